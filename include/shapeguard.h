@@ -1,0 +1,12 @@
+/* shapeguard: a symbolic shape and guard engine. The umbrella header.
+ * <shapeguard/flint.h> (FLINT access) is not included here: include it
+ * yourself when you need it. */
+#ifndef SHAPEGUARD_H
+#define SHAPEGUARD_H
+
+#include <shapeguard/common.h>
+#include <shapeguard/expr.h>
+#include <shapeguard/parse.h>
+#include <shapeguard/print.h>
+
+#endif /* SHAPEGUARD_H */

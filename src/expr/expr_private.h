@@ -1,0 +1,165 @@
+/* Private definitions of the expression core: the node layout, the context,
+ * and the functions that cross files inside the library (prefix sg__). */
+#ifndef SG_EXPR_PRIVATE_H
+#define SG_EXPR_PRIVATE_H
+
+#include <flint/fmpz.h>
+#include <stdarg.h>
+#include <stdbool.h>
+
+#include "shapeguard/common.h"
+#include "shapeguard/expr.h"
+
+/* A node. 24 bytes of header, then nargs argument pointers, then (ADD and
+ * MUL only) nargs fmpz numbers: coefficients of ADD terms, exponents of MUL
+ * factors. u.val holds the value of INT and the constant term of ADD;
+ * u.name the name of SYM. Everything lives in the context's arena. */
+struct sg_expr {
+    uint8_t op;
+    uint8_t sort;
+    uint16_t depth;
+    uint32_t nargs;
+    uint32_t id;
+    uint32_t hash;
+    union {
+        fmpz val;
+        const char *name;
+    } u;
+    const sg_expr *args[];
+};
+
+static inline fmpz *sg__nums(const sg_expr *e)
+{
+    return (fmpz *)(e->args + e->nargs);
+}
+
+static inline int sg__is_atom(const sg_expr *e)
+{
+    return e->sort == SG_SORT_INT && e->op != SG_OP_INT && e->op != SG_OP_ADD && e->op != SG_OP_MUL;
+}
+
+/* Arena: chunks of memory handed out by bumping a pointer. */
+typedef struct sg__chunk {
+    struct sg__chunk *next;
+    size_t size, used;
+    max_align_t data[];
+} sg__chunk;
+
+struct sg_ctx {
+    sg__chunk *chunks;
+    size_t arena_bytes;
+    const sg_expr **table; /* open addressing, capacity a power of two */
+    size_t table_cap, table_used;
+    uint32_t next_id;
+    fmpz **bignums; /* fmpz slots in the arena that hold an mpz: cleared at free */
+    size_t nbignums, capbignums;
+    size_t max_terms, max_bits;
+    sg_status err;
+    char msg[1024];
+    /* frequent constants */
+    const sg_expr *zero, *one, *minus_one, *t, *f;
+};
+
+#define SG_DEFAULT_MAX_TERMS ((size_t)1 << 20)
+#define SG_DEFAULT_MAX_BITS ((size_t)1 << 24)
+
+/* ---- util ---- */
+void *sg__arena_alloc(sg_ctx *ctx, size_t size);
+char *sg__arena_strdup(sg_ctx *ctx, const char *s, size_t len);
+sg_status sg__err(sg_ctx *ctx, sg_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+sg_status sg__verr(sg_ctx *ctx, sg_status s, const char *fmt, va_list ap);
+sg_status sg__nomem(sg_ctx *ctx);
+
+/* A growable byte buffer (printers, messages). */
+typedef struct sg__buf {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} sg__buf;
+void sg__buf_put(sg__buf *b, const char *s, size_t n);
+void sg__buf_puts(sg__buf *b, const char *s);
+void sg__buf_printf(sg__buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void sg__buf_fmpz(sg__buf *b, const fmpz_t v);
+/* Takes the buffer's string (NUL-terminated) or NULL if an allocation failed. */
+char *sg__buf_take(sg__buf *b);
+void sg__buf_free(sg__buf *b);
+
+/* ---- interning ---- */
+
+/* Intern a node: op, sort, nargs args, optional nums (ADD/MUL: nargs numbers),
+ * optional val (INT value or ADD constant), optional name (SYM). Returns the
+ * unique node, or NULL with the error set (SG_ENOMEM, SG_ELIMIT). */
+const sg_expr *sg__intern(sg_ctx *ctx, sg_op op, sg_sort sort, size_t nargs, const sg_expr *const *args,
+                          const fmpz *nums, const fmpz *val, const char *name, size_t namelen);
+const sg_expr *sg__int_fmpz(sg_ctx *ctx, const fmpz_t v);
+const sg_expr *sg__int_si(sg_ctx *ctx, slong v);
+const sg_expr *sg__bool(sg_ctx *ctx, bool v);
+
+/* Sort expression pointers by id (ascending). */
+void sg__sort_by_id(const sg_expr **a, size_t n);
+
+/* ---- polynomials: a scratch representation c + sum k_i m_i ---- */
+typedef struct sg__term {
+    fmpz k;
+    const sg_expr *m; /* a monomial: an atom or a MUL node */
+} sg__term;
+
+typedef struct sg__poly {
+    sg__term *t;
+    size_t n, cap;
+    fmpz c;
+} sg__poly;
+
+void sg__poly_init(sg__poly *p);
+void sg__poly_clear(sg__poly *p);
+/* p = e (e of integer sort). */
+bool sg__poly_set(sg_ctx *ctx, sg__poly *p, const sg_expr *e);
+/* p += k * e. */
+bool sg__poly_addmul_expr(sg_ctx *ctx, sg__poly *p, const fmpz_t k, const sg_expr *e);
+bool sg__poly_push(sg_ctx *ctx, sg__poly *p, const fmpz_t k, const sg_expr *m);
+/* Canonicalize in place: sort by monomial id, combine, drop zeros. */
+void sg__poly_normalize(sg__poly *p);
+/* The canonical expression of a normalized or unnormalized p. */
+const sg_expr *sg__poly_get(sg_ctx *ctx, sg__poly *p);
+/* The content: gcd of the coefficients of the terms (0 if none). */
+void sg__poly_content(fmpz_t g, const sg__poly *p);
+
+/* Core constructors that return NULL with the error set (internal chaining). */
+const sg_expr *sg__add(sg_ctx *ctx, const sg_expr *a, const sg_expr *b);
+const sg_expr *sg__sub(sg_ctx *ctx, const sg_expr *a, const sg_expr *b);
+const sg_expr *sg__mul(sg_ctx *ctx, const sg_expr *a, const sg_expr *b);
+const sg_expr *sg__scale(sg_ctx *ctx, const sg_expr *a, const fmpz_t k);
+const sg_expr *sg__neg(sg_ctx *ctx, const sg_expr *a);
+const sg_expr *sg__pow(sg_ctx *ctx, const sg_expr *a, const sg_expr *b);
+const sg_expr *sg__floordiv(sg_ctx *ctx, const sg_expr *a, const sg_expr *b);
+const sg_expr *sg__mod(sg_ctx *ctx, const sg_expr *a, const sg_expr *b);
+const sg_expr *sg__ceildiv(sg_ctx *ctx, const sg_expr *a, const sg_expr *b);
+const sg_expr *sg__cleandiv(sg_ctx *ctx, const sg_expr *a, const sg_expr *b);
+const sg_expr *sg__truncdiv(sg_ctx *ctx, const sg_expr *a, const sg_expr *b);
+const sg_expr *sg__truncmod(sg_ctx *ctx, const sg_expr *a, const sg_expr *b);
+const sg_expr *sg__minmax(sg_ctx *ctx, sg_op op, size_t n, const sg_expr *const *args);
+const sg_expr *sg__abs(sg_ctx *ctx, const sg_expr *a);
+const sg_expr *sg__where(sg_ctx *ctx, const sg_expr *c, const sg_expr *a, const sg_expr *b);
+const sg_expr *sg__bitop(sg_ctx *ctx, sg_op op, const sg_expr *a, const sg_expr *b);
+const sg_expr *sg__rel(sg_ctx *ctx, sg_rel rel, const sg_expr *a, const sg_expr *b);
+/* p >= 0, p == 0, p != 0 for an integer expression p. */
+const sg_expr *sg__rel0(sg_ctx *ctx, sg_op op, const sg_expr *p);
+const sg_expr *sg__andor(sg_ctx *ctx, sg_op op, size_t n, const sg_expr *const *args);
+const sg_expr *sg__not(sg_ctx *ctx, const sg_expr *a);
+/* Rebuild a node of op from new arguments through the constructors (used by
+ * substitution): for ADD/MUL the numbers of proto are reused. */
+const sg_expr *sg__rebuild(sg_ctx *ctx, const sg_expr *proto, const sg_expr *const *args);
+
+/* Exact evaluation into an fmpz or a truth value. */
+sg_status sg__eval(sg_ctx *ctx, const sg_expr *e, size_t n, const sg_expr *const *syms,
+                   const sg_expr *const *vals, const sg_expr **out);
+
+#endif /* SG_EXPR_PRIVATE_H */
