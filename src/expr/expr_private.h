@@ -132,6 +132,11 @@ const sg_expr *sg__poly_get(sg_ctx *ctx, sg__poly *p);
 /* The content: gcd of the coefficients of the terms (0 if none). */
 void sg__poly_content(fmpz_t g, const sg__poly *p);
 
+/* Monomials: product, exact quotient, greatest common monomial of p and q. */
+const sg_expr *sg__mono_mul(sg_ctx *ctx, const sg_expr *m1, const sg_expr *m2);
+const sg_expr *sg__mono_div(sg_ctx *ctx, const sg_expr *m1, const sg_expr *m2);
+const sg_expr *sg__poly_mono_gcd(sg_ctx *ctx, const sg__poly *p, const sg__poly *q);
+
 /* Core constructors that return NULL with the error set (internal chaining). */
 const sg_expr *sg__add(sg_ctx *ctx, const sg_expr *a, const sg_expr *b);
 const sg_expr *sg__sub(sg_ctx *ctx, const sg_expr *a, const sg_expr *b);

@@ -1,0 +1,500 @@
+/* Canonical forms of the division family: FloorDiv, Mod, CeilDiv, CleanDiv,
+ * TruncDiv, TruncMod, ModularIndexing. Every rule below holds for all
+ * integers (negative operands included); the proof of each is in its comment.
+ * A constant zero divisor is kept unevaluated: evaluation raises the error. */
+#include <stdlib.h>
+
+#include "expr/expr_private.h"
+#include "num/num.h"
+
+static const sg_expr *node2(sg_ctx *ctx, sg_op op, const sg_expr *a, const sg_expr *b)
+{
+    const sg_expr *args[2] = {a, b};
+    return sg__intern(ctx, op, SG_SORT_INT, 2, args, NULL, NULL, NULL, 0);
+}
+
+static int leading_sign(const sg_expr *e)
+{
+    if (e->op == SG_OP_INT)
+        return fmpz_sgn(&e->u.val);
+    if (e->op == SG_OP_ADD)
+        return fmpz_sgn(sg__nums(e));
+    return 1;
+}
+
+/* Symbolic divisor b: write a = g*M*a2 and b = g*M*b2 where g is the integer
+ * content of both (signed so that b2's leading coefficient is positive) and M
+ * the greatest common monomial. (g*M*a2) / (g*M*b2) = a2 / b2 wherever g*M is
+ * not zero, so quotients keep their value; remainders scale by g*M. */
+typedef struct {
+    const sg_expr *a, *b, *gm;
+} split;
+
+static bool split_content(sg_ctx *ctx, const sg_expr *a, const sg_expr *b, split *s)
+{
+    sg__poly pa, pb;
+    sg__poly_init(&pa);
+    sg__poly_init(&pb);
+    bool ok = sg__poly_set(ctx, &pa, a) && sg__poly_set(ctx, &pb, b);
+    fmpz_t g, t;
+    fmpz_init(g);
+    fmpz_init(t);
+    const sg_expr *M = NULL;
+    if (ok) {
+        sg__poly_normalize(&pa);
+        sg__poly_normalize(&pb);
+        sg__poly_content(g, &pa);
+        sg__poly_content(t, &pb);
+        fmpz_gcd(g, g, t);
+        fmpz_gcd(g, g, &pa.c);
+        fmpz_gcd(g, g, &pb.c);
+        if (pb.n > 0 && fmpz_sgn(&pb.t[0].k) < 0)
+            fmpz_neg(g, g);
+        M = sg__poly_mono_gcd(ctx, &pa, &pb);
+        ok = M != NULL;
+    }
+    for (int w = 0; w < 2 && ok; w++) {
+        sg__poly *p = w ? &pb : &pa;
+        for (size_t i = 0; i < p->n && ok; i++) {
+            fmpz_divexact(&p->t[i].k, &p->t[i].k, g);
+            if (M != ctx->one) {
+                p->t[i].m = sg__mono_div(ctx, p->t[i].m, M);
+                ok = p->t[i].m != NULL;
+                if (ok && p->t[i].m->op == SG_OP_INT) {
+                    /* the whole monomial divided out: a constant term */
+                    fmpz_add(&p->c, &p->c, &p->t[i].k);
+                    fmpz_zero(&p->t[i].k);
+                    p->t[i].m = ctx->one;
+                }
+            }
+        }
+        fmpz_divexact(&p->c, &p->c, g);
+    }
+    if (ok) {
+        /* drop the placeholder terms on ctx->one (coefficient zero) */
+        for (int w = 0; w < 2; w++) {
+            sg__poly *p = w ? &pb : &pa;
+            size_t k = 0;
+            for (size_t i = 0; i < p->n; i++) {
+                if (p->t[i].m == ctx->one) {
+                    fmpz_clear(&p->t[i].k);
+                    continue;
+                }
+                p->t[k++] = p->t[i];
+            }
+            p->n = k;
+        }
+        s->a = sg__poly_get(ctx, &pa);
+        s->b = s->a ? sg__poly_get(ctx, &pb) : NULL;
+        s->gm = s->b ? sg__scale(ctx, M, g) : NULL;
+        ok = s->gm != NULL;
+    }
+    fmpz_clear(g);
+    fmpz_clear(t);
+    sg__poly_clear(&pa);
+    sg__poly_clear(&pb);
+    return ok;
+}
+
+/* Split p (a polynomial) by the positive constant d: p = d*Q + R where every
+ * coefficient and the constant of R lie in [0, d). Q is built, R is left in r. */
+static const sg_expr *divmod_terms(sg_ctx *ctx, const sg_expr *a, const fmpz_t d, sg__poly *r)
+{
+    sg__poly q;
+    sg__poly_init(&q);
+    const sg_expr *Q = NULL;
+    if (!sg__poly_set(ctx, r, a))
+        goto done;
+    sg__poly_normalize(r);
+    fmpz_t qk;
+    fmpz_init(qk);
+    bool ok = true;
+    for (size_t i = 0; i < r->n && ok; i++) {
+        fmpz_fdiv_qr(qk, &r->t[i].k, &r->t[i].k, d);
+        ok = sg__poly_push(ctx, &q, qk, r->t[i].m);
+    }
+    fmpz_fdiv_qr(&q.c, &r->c, &r->c, d);
+    fmpz_clear(qk);
+    if (ok) {
+        sg__poly_normalize(r); /* drops the terms whose coefficient became 0 */
+        Q = sg__poly_get(ctx, &q);
+    }
+done:
+    sg__poly_clear(&q);
+    return Q;
+}
+
+/* FloorDiv(a, d) for a constant d > 1 and a non-constant a. */
+static const sg_expr *floordiv_const(sg_ctx *ctx, const sg_expr *a, const fmpz_t d)
+{
+    /* a = d*Q + R  =>  a // d = Q + R // d  (Q is an integer). */
+    sg__poly r;
+    sg__poly_init(&r);
+    const sg_expr *res = NULL, *Q = divmod_terms(ctx, a, d, &r);
+    if (!Q)
+        goto done;
+    if (r.n == 0) { /* R is a constant in [0, d) */
+        res = Q;
+        goto done;
+    }
+    /* g = gcd(coefficients of R, d): (g*y + c) // (g*e) = (y + c // g) // e
+     * because floor(floor(x / g) / e) = floor(x / (g*e)). */
+    fmpz_t g, d2;
+    fmpz_init(g);
+    fmpz_init_set(d2, d);
+    sg__poly_content(g, &r);
+    fmpz_gcd(g, g, d);
+    if (!fmpz_is_one(g)) {
+        for (size_t i = 0; i < r.n; i++)
+            fmpz_divexact(&r.t[i].k, &r.t[i].k, g);
+        fmpz_fdiv_q(&r.c, &r.c, g);
+        fmpz_divexact(d2, d, g);
+    }
+    const sg_expr *R = sg__poly_get(ctx, &r), *inner = NULL;
+    if (R && R->op == SG_OP_INT) {
+        inner = ctx->zero; /* 0 <= R < d2 */
+    } else if (R && fmpz_is_one(d2)) {
+        inner = R;
+    } else if (R) {
+        /* (A // c + k) // e = (A + k*c) // (c*e) for c, e > 0. */
+        const sg_expr *atom = R->op == SG_OP_ADD && R->nargs == 1 && fmpz_is_one(sg__nums(R)) ? R->args[0] : R;
+        if (atom->op == SG_OP_FLOORDIV && atom->args[1]->op == SG_OP_INT && fmpz_sgn(&atom->args[1]->u.val) > 0) {
+            const fmpz *c = &atom->args[1]->u.val;
+            fmpz_t k, ce;
+            fmpz_init(k);
+            fmpz_init(ce);
+            if (R->op == SG_OP_ADD)
+                fmpz_mul(k, &R->u.val, c);
+            fmpz_mul(ce, c, d2);
+            const sg_expr *kc = sg__int_fmpz(ctx, k), *num = kc ? sg__add(ctx, atom->args[0], kc) : NULL;
+            const sg_expr *den = num ? sg__int_fmpz(ctx, ce) : NULL;
+            inner = den ? sg__floordiv(ctx, num, den) : NULL;
+            fmpz_clear(k);
+            fmpz_clear(ce);
+        } else {
+            const sg_expr *den = sg__int_fmpz(ctx, d2);
+            inner = den ? node2(ctx, SG_OP_FLOORDIV, R, den) : NULL;
+        }
+    }
+    res = inner ? sg__add(ctx, Q, inner) : NULL;
+    fmpz_clear(g);
+    fmpz_clear(d2);
+done:
+    sg__poly_clear(&r);
+    return res;
+}
+
+const sg_expr *sg__floordiv(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
+{
+    if (b->op == SG_OP_INT) {
+        const fmpz *d = &b->u.val;
+        if (fmpz_is_zero(d))
+            return node2(ctx, SG_OP_FLOORDIV, a, b);
+        if (a->op == SG_OP_INT) {
+            fmpz_t q;
+            fmpz_init(q);
+            sg__num_floordiv(q, &a->u.val, d);
+            const sg_expr *r = sg__int_fmpz(ctx, q);
+            fmpz_clear(q);
+            return r;
+        }
+        if (fmpz_sgn(d) < 0) { /* a // d = (-a) // (-d): the same rational */
+            const sg_expr *na = sg__neg(ctx, a), *nb = na ? sg__neg(ctx, b) : NULL;
+            return nb ? sg__floordiv(ctx, na, nb) : NULL;
+        }
+        if (fmpz_is_one(d))
+            return a;
+        return floordiv_const(ctx, a, d);
+    }
+    if (a == ctx->zero)
+        return a;
+    split s;
+    if (!split_content(ctx, a, b, &s))
+        return NULL;
+    if (s.b->op == SG_OP_INT)
+        return sg__floordiv(ctx, s.a, s.b);
+    if (s.a == s.b)
+        return ctx->one;
+    return node2(ctx, SG_OP_FLOORDIV, s.a, s.b);
+}
+
+/* Mod(a, d) for a constant d > 1 and a non-constant a. */
+static const sg_expr *mod_const(sg_ctx *ctx, const sg_expr *a, const fmpz_t d)
+{
+    /* Mod(A, m) with d | m can stand for A: A - Mod(A, m) is a multiple of m,
+     * hence of d. Replace such atoms first. */
+    const sg_expr *src = a;
+    if (a->op == SG_OP_ADD || a->op == SG_OP_MOD) {
+        sg__poly p;
+        sg__poly_init(&p);
+        bool ok = sg__poly_set(ctx, &p, a), changed = false;
+        for (size_t i = 0, n = p.n; i < n && ok; i++) {
+            const sg_expr *m = p.t[i].m;
+            if (m->op == SG_OP_MOD && m->args[1]->op == SG_OP_INT && fmpz_sgn(&m->args[1]->u.val) > 0 &&
+                fmpz_divisible(&m->args[1]->u.val, d)) {
+                fmpz_t k;
+                fmpz_init_set(k, &p.t[i].k);
+                fmpz_zero(&p.t[i].k);
+                ok = sg__poly_addmul_expr(ctx, &p, k, m->args[0]);
+                fmpz_clear(k);
+                changed = true;
+            }
+        }
+        src = !ok ? NULL : changed ? sg__poly_get(ctx, &p) : a;
+        sg__poly_clear(&p);
+        if (!src)
+            return NULL;
+        if (src->op == SG_OP_INT) {
+            fmpz_t r;
+            fmpz_init(r);
+            sg__num_mod(r, &src->u.val, d);
+            const sg_expr *res = sg__int_fmpz(ctx, r);
+            fmpz_clear(r);
+            return res;
+        }
+    }
+    /* Reduce every coefficient and the constant mod d: a = d*Q + R. */
+    sg__poly r;
+    sg__poly_init(&r);
+    const sg_expr *res = NULL;
+    if (!divmod_terms(ctx, src, d, &r))
+        goto done;
+    if (r.n == 0) {
+        res = sg__int_fmpz(ctx, &r.c);
+        goto done;
+    }
+    /* g = gcd(coefficients of R, d), c = g*q + s with 0 <= s < g:
+     * Mod(g*y + c, g*e) = g*Mod(y + q, e) + s. */
+    fmpz_t g, d2, q, s;
+    fmpz_init(g);
+    fmpz_init_set(d2, d);
+    fmpz_init(q);
+    fmpz_init(s);
+    sg__poly_content(g, &r);
+    fmpz_gcd(g, g, d);
+    if (!fmpz_is_one(g)) {
+        for (size_t i = 0; i < r.n; i++)
+            fmpz_divexact(&r.t[i].k, &r.t[i].k, g);
+        fmpz_fdiv_qr(q, s, &r.c, g);
+        fmpz_set(&r.c, q);
+        fmpz_divexact(d2, d, g);
+    }
+    const sg_expr *R = sg__poly_get(ctx, &r), *inner = NULL;
+    if (R && fmpz_is_one(d2)) {
+        inner = ctx->zero;
+    } else if (R && R->op == SG_OP_MOD && R->args[1]->op == SG_OP_INT && fmpz_sgn(&R->args[1]->u.val) > 0 &&
+               fmpz_cmp(&R->args[1]->u.val, d2) <= 0) {
+        inner = R; /* Mod(Mod(x, m), e) = Mod(x, m) when 0 <= Mod(x, m) < m <= e */
+    } else if (R) {
+        const sg_expr *den = sg__int_fmpz(ctx, d2);
+        inner = den ? node2(ctx, SG_OP_MOD, R, den) : NULL;
+    }
+    if (inner) {
+        const sg_expr *gi = sg__scale(ctx, inner, g), *se = gi ? sg__int_fmpz(ctx, s) : NULL;
+        res = se ? sg__add(ctx, gi, se) : NULL;
+    }
+    fmpz_clear(g);
+    fmpz_clear(d2);
+    fmpz_clear(q);
+    fmpz_clear(s);
+done:
+    sg__poly_clear(&r);
+    return res;
+}
+
+const sg_expr *sg__mod(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
+{
+    if (b->op == SG_OP_INT) {
+        const fmpz *d = &b->u.val;
+        if (fmpz_is_zero(d))
+            return node2(ctx, SG_OP_MOD, a, b);
+        if (a->op == SG_OP_INT) {
+            fmpz_t r;
+            fmpz_init(r);
+            sg__num_mod(r, &a->u.val, d);
+            const sg_expr *res = sg__int_fmpz(ctx, r);
+            fmpz_clear(r);
+            return res;
+        }
+        if (fmpz_is_pm1(d))
+            return ctx->zero;
+        if (fmpz_sgn(d) < 0) { /* a % d = -((-a) % (-d)) */
+            const sg_expr *na = sg__neg(ctx, a), *nb = na ? sg__neg(ctx, b) : NULL;
+            const sg_expr *m = nb ? sg__mod(ctx, na, nb) : NULL;
+            return m ? sg__neg(ctx, m) : NULL;
+        }
+        return mod_const(ctx, a, d);
+    }
+    if (a == ctx->zero)
+        return a;
+    split s;
+    if (!split_content(ctx, a, b, &s))
+        return NULL;
+    const sg_expr *m;
+    if (s.b->op == SG_OP_INT)
+        m = sg__mod(ctx, s.a, s.b);
+    else if (s.a == s.b)
+        m = ctx->zero;
+    else
+        m = node2(ctx, SG_OP_MOD, s.a, s.b);
+    return m ? sg__mul(ctx, s.gm, m) : NULL;
+}
+
+const sg_expr *sg__ceildiv(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
+{
+    /* ceil(a / b) = -floor(-a / b); for a constant d > 0 also
+     * floor((a + d - 1) / d), which keeps the dividend's sign pattern. */
+    if (b->op == SG_OP_INT && fmpz_sgn(&b->u.val) > 0 && a->op != SG_OP_INT) {
+        const sg_expr *dm1 = sg__add(ctx, b, ctx->minus_one);
+        const sg_expr *num = dm1 ? sg__add(ctx, a, dm1) : NULL;
+        return num ? sg__floordiv(ctx, num, b) : NULL;
+    }
+    if (b->op == SG_OP_INT && fmpz_sgn(&b->u.val) < 0 && a->op != SG_OP_INT) {
+        const sg_expr *na = sg__neg(ctx, a), *nb = na ? sg__neg(ctx, b) : NULL;
+        return nb ? sg__ceildiv(ctx, na, nb) : NULL;
+    }
+    const sg_expr *na = sg__neg(ctx, a), *q = na ? sg__floordiv(ctx, na, b) : NULL;
+    return q ? sg__neg(ctx, q) : NULL;
+}
+
+const sg_expr *sg__cleandiv(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
+{
+    if (b->op == SG_OP_INT) {
+        const fmpz *d = &b->u.val;
+        if (fmpz_is_zero(d))
+            return node2(ctx, SG_OP_CLEANDIV, a, b);
+        if (fmpz_sgn(d) < 0) { /* (-a) / (-d): the same rational */
+            const sg_expr *na = sg__neg(ctx, a), *nb = na ? sg__neg(ctx, b) : NULL;
+            return nb ? sg__cleandiv(ctx, na, nb) : NULL;
+        }
+        /* g = gcd(every coefficient, d): (g*A) / (g*e) is exact iff A / e is. */
+        sg__poly p;
+        sg__poly_init(&p);
+        const sg_expr *res = NULL;
+        if (sg__poly_set(ctx, &p, a)) {
+            fmpz_t g;
+            fmpz_init(g);
+            sg__poly_normalize(&p);
+            sg__poly_content(g, &p);
+            fmpz_gcd(g, g, &p.c);
+            fmpz_gcd(g, g, d);
+            for (size_t i = 0; i < p.n; i++)
+                fmpz_divexact(&p.t[i].k, &p.t[i].k, g);
+            fmpz_divexact(&p.c, &p.c, g);
+            const sg_expr *A = sg__poly_get(ctx, &p);
+            if (A && fmpz_equal(g, d)) {
+                res = A;
+            } else if (A) {
+                fmpz_divexact(g, d, g);
+                const sg_expr *den = sg__int_fmpz(ctx, g);
+                res = den ? node2(ctx, SG_OP_CLEANDIV, A, den) : NULL;
+            }
+            fmpz_clear(g);
+        }
+        sg__poly_clear(&p);
+        return res;
+    }
+    if (a == ctx->zero)
+        return a;
+    split s;
+    if (!split_content(ctx, a, b, &s))
+        return NULL;
+    if (s.b->op == SG_OP_INT)
+        return sg__cleandiv(ctx, s.a, s.b);
+    if (s.a == s.b)
+        return ctx->one;
+    return node2(ctx, SG_OP_CLEANDIV, s.a, s.b);
+}
+
+/* TruncDiv and TruncMod: trunc(a / b) is odd in a and in b, so signs come
+ * out: TruncDiv(-a, b) = TruncDiv(a, -b) = -TruncDiv(a, b); TruncMod(a, -b) =
+ * TruncMod(a, b) and TruncMod(-a, b) = -TruncMod(a, b). A common factor g
+ * cancels in the quotient and scales the remainder. */
+static const sg_expr *trunc_op(sg_ctx *ctx, sg_op op, const sg_expr *a, const sg_expr *b)
+{
+    if (b->op == SG_OP_INT && fmpz_is_zero(&b->u.val))
+        return node2(ctx, op, a, b);
+    if (a->op == SG_OP_INT && b->op == SG_OP_INT) {
+        fmpz_t r;
+        fmpz_init(r);
+        if (op == SG_OP_TRUNCDIV)
+            sg__num_truncdiv(r, &a->u.val, &b->u.val);
+        else
+            sg__num_truncmod(r, &a->u.val, &b->u.val);
+        const sg_expr *res = sg__int_fmpz(ctx, r);
+        fmpz_clear(r);
+        return res;
+    }
+    if (a == ctx->zero)
+        return a;
+    const sg_expr *A, *B, *gm;
+    if (b->op == SG_OP_INT) {
+        sg__poly p;
+        sg__poly_init(&p);
+        if (!sg__poly_set(ctx, &p, a)) {
+            sg__poly_clear(&p);
+            return NULL;
+        }
+        fmpz_t g;
+        fmpz_init(g);
+        sg__poly_normalize(&p);
+        sg__poly_content(g, &p);
+        fmpz_gcd(g, g, &p.c);
+        fmpz_gcd(g, g, &b->u.val);
+        if (fmpz_sgn(&b->u.val) < 0)
+            fmpz_neg(g, g);
+        for (size_t i = 0; i < p.n; i++)
+            fmpz_divexact(&p.t[i].k, &p.t[i].k, g);
+        fmpz_divexact(&p.c, &p.c, g);
+        A = sg__poly_get(ctx, &p);
+        B = A ? sg__int_fmpz(ctx, &b->u.val) : NULL;
+        if (B) {
+            fmpz_t bd;
+            fmpz_init(bd);
+            fmpz_divexact(bd, &b->u.val, g);
+            B = sg__int_fmpz(ctx, bd);
+            fmpz_clear(bd);
+        }
+        gm = B ? sg__int_fmpz(ctx, g) : NULL;
+        fmpz_clear(g);
+        sg__poly_clear(&p);
+        if (!gm)
+            return NULL;
+    } else {
+        split s;
+        if (!split_content(ctx, a, b, &s))
+            return NULL;
+        A = s.a, B = s.b, gm = s.gm;
+    }
+    bool negate = false;
+    if (leading_sign(A) < 0) {
+        A = sg__neg(ctx, A);
+        negate = true;
+        if (!A)
+            return NULL;
+    }
+    const sg_expr *core;
+    if (B == ctx->one)
+        core = op == SG_OP_TRUNCDIV ? A : ctx->zero;
+    else if (A == B)
+        core = op == SG_OP_TRUNCDIV ? ctx->one : ctx->zero;
+    else if (A->op == SG_OP_INT && B->op == SG_OP_INT)
+        core = trunc_op(ctx, op, A, B);
+    else
+        core = node2(ctx, op, A, B);
+    if (!core)
+        return NULL;
+    if (op == SG_OP_TRUNCMOD)
+        core = sg__mul(ctx, gm, core);
+    return core && negate ? sg__neg(ctx, core) : core;
+}
+
+const sg_expr *sg__truncdiv(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
+{
+    return trunc_op(ctx, SG_OP_TRUNCDIV, a, b);
+}
+
+const sg_expr *sg__truncmod(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
+{
+    return trunc_op(ctx, SG_OP_TRUNCMOD, a, b);
+}

@@ -1,0 +1,587 @@
+/* Exact evaluation, substitution and free symbols. Each walks the DAG once,
+ * remembering the result of every node with arguments in a small map keyed
+ * by node id. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/expr_private.h"
+#include "num/num.h"
+
+/* ---- a map from node id to a slot index (open addressing) ---- */
+typedef struct {
+    uint32_t *keys;
+    size_t *vals;
+    size_t cap, used;
+} idmap;
+
+static bool idmap_init(idmap *m, size_t hint)
+{
+    m->cap = 64;
+    while (m->cap < hint * 2)
+        m->cap *= 2;
+    m->used = 0;
+    m->keys = calloc(m->cap, sizeof *m->keys);
+    m->vals = malloc(m->cap * sizeof *m->vals);
+    return m->keys && m->vals;
+}
+
+static void idmap_free(idmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+}
+
+static size_t *idmap_find(const idmap *m, uint32_t id)
+{
+    size_t mask = m->cap - 1;
+    for (size_t j = (id * 2654435761u) & mask; m->keys[j]; j = (j + 1) & mask)
+        if (m->keys[j] == id)
+            return &m->vals[j];
+    return NULL;
+}
+
+static bool idmap_put(idmap *m, uint32_t id, size_t v)
+{
+    if ((m->used + 1) * 2 > m->cap) {
+        idmap big;
+        big.cap = m->cap * 2;
+        big.used = 0;
+        big.keys = calloc(big.cap, sizeof *big.keys);
+        big.vals = malloc(big.cap * sizeof *big.vals);
+        if (!big.keys || !big.vals) {
+            idmap_free(&big);
+            return false;
+        }
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i])
+                idmap_put(&big, m->keys[i], m->vals[i]);
+        idmap_free(m);
+        *m = big;
+    }
+    size_t mask = m->cap - 1, j = (id * 2654435761u) & mask;
+    while (m->keys[j] && m->keys[j] != id)
+        j = (j + 1) & mask;
+    if (!m->keys[j])
+        m->used++;
+    m->keys[j] = id;
+    m->vals[j] = v;
+    return true;
+}
+
+/* ---- evaluation ---- */
+
+typedef struct {
+    sg_ctx *ctx;
+    idmap syms; /* symbol id -> index into vals */
+    const sg_expr *const *vals;
+    idmap memo; /* node id -> index into cache */
+    fmpz *cache;
+    size_t ncache, capcache;
+} evaluator;
+
+static sg_status ev(evaluator *E, const sg_expr *e, fmpz_t out);
+
+static sg_status bits_check(evaluator *E, uint64_t bits)
+{
+    if (bits > E->ctx->max_bits)
+        return sg__err(E->ctx, SG_ELIMIT, "evaluation would produce an integer of more than %zu bits",
+                       E->ctx->max_bits);
+    return SG_OK;
+}
+
+static sg_status ev_pow(evaluator *E, fmpz_t out, const fmpz_t base, const fmpz_t exp)
+{
+    if (fmpz_sgn(exp) < 0)
+        return sg__err(E->ctx, SG_ENEGEXP, "negative exponent");
+    if (fmpz_is_zero(exp)) {
+        fmpz_one(out);
+        return SG_OK;
+    }
+    if (fmpz_is_zero(base) || fmpz_is_one(base)) {
+        fmpz_set(out, base);
+        return SG_OK;
+    }
+    if (fmpz_equal_si(base, -1)) {
+        fmpz_set_si(out, fmpz_is_even(exp) ? 1 : -1);
+        return SG_OK;
+    }
+    sg_status s = bits_check(E, sg__num_pow_bits(base, exp));
+    if (s == SG_OK)
+        sg__num_pow(out, base, fmpz_get_ui(exp));
+    return s;
+}
+
+static sg_status ev_mul(evaluator *E, fmpz_t acc, const fmpz_t v)
+{
+    if (!fmpz_is_zero(acc) && !fmpz_is_zero(v)) {
+        sg_status s = bits_check(E, (uint64_t)fmpz_bits(acc) + fmpz_bits(v));
+        if (s)
+            return s;
+    }
+    fmpz_mul(acc, acc, v);
+    return SG_OK;
+}
+
+static sg_status ev_div(evaluator *E, const sg_expr *e, fmpz_t out)
+{
+    fmpz_t a, b;
+    fmpz_init(a);
+    fmpz_init(b);
+    sg_status s = ev(E, e->args[0], a);
+    if (!s)
+        s = ev(E, e->args[1], b);
+    if (!s && fmpz_is_zero(b))
+        s = sg__err(E->ctx, e->op == SG_OP_FLOORDIV || e->op == SG_OP_CLEANDIV || e->op == SG_OP_TRUNCDIV
+                                ? SG_EZERODIV : SG_EZERODIV,
+                    "%s by zero", e->op == SG_OP_MOD || e->op == SG_OP_TRUNCMOD ? "modulo" : "division");
+    if (!s) {
+        switch ((sg_op)e->op) {
+        case SG_OP_FLOORDIV: sg__num_floordiv(out, a, b); break;
+        case SG_OP_MOD: sg__num_mod(out, a, b); break;
+        case SG_OP_TRUNCDIV: sg__num_truncdiv(out, a, b); break;
+        case SG_OP_TRUNCMOD: sg__num_truncmod(out, a, b); break;
+        default: /* CLEANDIV */
+            if (!fmpz_divisible(a, b))
+                s = sg__err(E->ctx, SG_EINEXACT, "CleanDiv: the divisor does not divide the dividend");
+            else
+                fmpz_divexact(out, a, b);
+        }
+    }
+    fmpz_clear(a);
+    fmpz_clear(b);
+    return s;
+}
+
+/* Truth value of a boolean node, as 0/1 in out. */
+static sg_status ev_node(evaluator *E, const sg_expr *e, fmpz_t out)
+{
+    sg_status s = SG_OK;
+    fmpz_t v;
+    fmpz_init(v);
+    switch ((sg_op)e->op) {
+    case SG_OP_ADD: {
+        fmpz_set(out, &e->u.val);
+        const fmpz *k = sg__nums(e);
+        for (size_t i = 0; i < e->nargs && !s; i++) {
+            s = ev(E, e->args[i], v);
+            if (!s)
+                s = ev_mul(E, v, k + i);
+            if (!s)
+                fmpz_add(out, out, v);
+        }
+        break;
+    }
+    case SG_OP_MUL: {
+        fmpz_t p;
+        fmpz_init(p);
+        fmpz_one(out);
+        const fmpz *k = sg__nums(e);
+        for (size_t i = 0; i < e->nargs && !s; i++) {
+            s = ev(E, e->args[i], v);
+            if (!s)
+                s = ev_pow(E, p, v, k + i);
+            if (!s)
+                s = ev_mul(E, out, p);
+        }
+        fmpz_clear(p);
+        break;
+    }
+    case SG_OP_POW: {
+        fmpz_t x;
+        fmpz_init(x);
+        s = ev(E, e->args[0], v);
+        if (!s)
+            s = ev(E, e->args[1], x);
+        if (!s)
+            s = ev_pow(E, out, v, x);
+        fmpz_clear(x);
+        break;
+    }
+    case SG_OP_FLOORDIV:
+    case SG_OP_MOD:
+    case SG_OP_CLEANDIV:
+    case SG_OP_TRUNCDIV:
+    case SG_OP_TRUNCMOD:
+        s = ev_div(E, e, out);
+        break;
+    case SG_OP_MIN:
+    case SG_OP_MAX:
+        for (size_t i = 0; i < e->nargs && !s; i++) {
+            s = ev(E, e->args[i], v);
+            if (!s && (i == 0 || (e->op == SG_OP_MIN ? fmpz_cmp(v, out) < 0 : fmpz_cmp(v, out) > 0)))
+                fmpz_set(out, v);
+        }
+        break;
+    case SG_OP_ABS:
+        s = ev(E, e->args[0], v);
+        if (!s)
+            fmpz_abs(out, v);
+        break;
+    case SG_OP_WHERE:
+        s = ev(E, e->args[0], v);
+        if (!s)
+            s = ev(E, e->args[fmpz_is_zero(v) ? 2 : 1], out);
+        break;
+    case SG_OP_BAND:
+    case SG_OP_BOR:
+    case SG_OP_BXOR:
+        for (size_t i = 0; i < e->nargs && !s; i++) {
+            s = ev(E, e->args[i], v);
+            if (s)
+                break;
+            if (i == 0)
+                fmpz_set(out, v);
+            else if (e->op == SG_OP_BAND)
+                fmpz_and(out, out, v);
+            else if (e->op == SG_OP_BOR)
+                fmpz_or(out, out, v);
+            else
+                fmpz_xor(out, out, v);
+        }
+        break;
+    case SG_OP_GE0:
+    case SG_OP_EQ0:
+    case SG_OP_NE0:
+        s = ev(E, e->args[0], v);
+        if (!s) {
+            int c = fmpz_sgn(v);
+            fmpz_set_ui(out, e->op == SG_OP_GE0 ? c >= 0 : e->op == SG_OP_EQ0 ? c == 0 : c != 0);
+        }
+        break;
+    case SG_OP_AND:
+    case SG_OP_OR: {
+        /* The answer is decided by any argument that decides it, even where
+         * another argument cannot be evaluated; else the first error. */
+        bool want = e->op == SG_OP_OR;
+        sg_status first = SG_OK;
+        char msg[sizeof E->ctx->msg];
+        bool decided = false;
+        for (size_t i = 0; i < e->nargs && !decided; i++) {
+            sg_status si = ev(E, e->args[i], v);
+            if (si) {
+                if (!first) {
+                    first = si;
+                    memcpy(msg, E->ctx->msg, sizeof msg);
+                }
+                if (si == SG_ENOMEM || si == SG_ELIMIT || si == SG_EINTERNAL)
+                    break;
+                continue;
+            }
+            decided = !fmpz_is_zero(v) == want;
+        }
+        if (decided) {
+            fmpz_set_ui(out, want);
+        } else if (first) {
+            s = first;
+            E->ctx->err = first;
+            memcpy(E->ctx->msg, msg, sizeof msg);
+        } else {
+            fmpz_set_ui(out, !want);
+        }
+        break;
+    }
+    default:
+        s = sg__err(E->ctx, SG_EINTERNAL, "eval: unexpected node kind %d", e->op);
+    }
+    fmpz_clear(v);
+    return s;
+}
+
+static sg_status ev(evaluator *E, const sg_expr *e, fmpz_t out)
+{
+    switch ((sg_op)e->op) {
+    case SG_OP_INT:
+        fmpz_set(out, &e->u.val);
+        return SG_OK;
+    case SG_OP_TRUE:
+        fmpz_one(out);
+        return SG_OK;
+    case SG_OP_FALSE:
+        fmpz_zero(out);
+        return SG_OK;
+    case SG_OP_SYM: {
+        size_t *i = idmap_find(&E->syms, e->id);
+        if (!i)
+            return sg__err(E->ctx, SG_EUNBOUND, "symbol '%s' has no value", e->u.name);
+        fmpz_set(out, &E->vals[*i]->u.val);
+        return SG_OK;
+    }
+    default:
+        break;
+    }
+    size_t *slot = idmap_find(&E->memo, e->id);
+    if (slot) {
+        fmpz_set(out, E->cache + *slot);
+        return SG_OK;
+    }
+    sg_status s = ev_node(E, e, out);
+    if (s)
+        return s;
+    if (E->ncache == E->capcache) {
+        size_t cap = E->capcache ? E->capcache * 2 : 32;
+        fmpz *c = realloc(E->cache, cap * sizeof *c);
+        if (!c)
+            return sg__nomem(E->ctx);
+        E->cache = c;
+        E->capcache = cap;
+    }
+    fmpz_init_set(E->cache + E->ncache, out);
+    if (!idmap_put(&E->memo, e->id, E->ncache)) {
+        fmpz_clear(E->cache + E->ncache);
+        return sg__nomem(E->ctx);
+    }
+    E->ncache++;
+    return SG_OK;
+}
+
+sg_status sg__eval(sg_ctx *ctx, const sg_expr *e, size_t n, const sg_expr *const *syms,
+                   const sg_expr *const *vals, const sg_expr **out)
+{
+    evaluator E = {.ctx = ctx, .vals = vals};
+    sg_status s = SG_OK;
+    if (!idmap_init(&E.syms, n) || !idmap_init(&E.memo, 16)) {
+        s = sg__nomem(ctx);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!syms[i] || syms[i]->op != SG_OP_SYM) {
+            s = sg__err(ctx, SG_EINVAL, "eval: syms[%zu] is not a symbol", i);
+            goto done;
+        }
+        if (!vals[i] || vals[i]->op != SG_OP_INT) {
+            s = sg__err(ctx, SG_EINVAL, "eval: vals[%zu] is not an integer constant", i);
+            goto done;
+        }
+        if (!idmap_put(&E.syms, syms[i]->id, i)) {
+            s = sg__nomem(ctx);
+            goto done;
+        }
+    }
+    fmpz_t v;
+    fmpz_init(v);
+    s = ev(&E, e, v);
+    if (!s) {
+        if (e->sort == SG_SORT_BOOL)
+            *out = sg__bool(ctx, !fmpz_is_zero(v));
+        else if (!(*out = sg__int_fmpz(ctx, v)))
+            s = ctx->err;
+    }
+    fmpz_clear(v);
+done:
+    for (size_t i = 0; i < E.ncache; i++)
+        fmpz_clear(E.cache + i);
+    free(E.cache);
+    idmap_free(&E.syms);
+    idmap_free(&E.memo);
+    return s;
+}
+
+/* ---- rebuilding a node from new arguments ---- */
+
+const sg_expr *sg__rebuild(sg_ctx *ctx, const sg_expr *p, const sg_expr *const *a)
+{
+    switch ((sg_op)p->op) {
+    case SG_OP_INT:
+    case SG_OP_TRUE:
+    case SG_OP_FALSE:
+    case SG_OP_SYM:
+        return p;
+    case SG_OP_ADD: {
+        sg__poly q;
+        sg__poly_init(&q);
+        fmpz_set(&q.c, &p->u.val);
+        bool ok = true;
+        for (size_t i = 0; i < p->nargs && ok; i++)
+            ok = sg__poly_addmul_expr(ctx, &q, sg__nums(p) + i, a[i]);
+        const sg_expr *r = ok ? sg__poly_get(ctx, &q) : NULL;
+        sg__poly_clear(&q);
+        return r;
+    }
+    case SG_OP_MUL: {
+        const sg_expr *r = ctx->one;
+        for (size_t i = 0; i < p->nargs && r; i++) {
+            const sg_expr *k = sg__int_fmpz(ctx, sg__nums(p) + i);
+            const sg_expr *f = k ? sg__pow(ctx, a[i], k) : NULL;
+            r = f ? sg__mul(ctx, r, f) : NULL;
+        }
+        return r;
+    }
+    case SG_OP_POW: return sg__pow(ctx, a[0], a[1]);
+    case SG_OP_FLOORDIV: return sg__floordiv(ctx, a[0], a[1]);
+    case SG_OP_MOD: return sg__mod(ctx, a[0], a[1]);
+    case SG_OP_CLEANDIV: return sg__cleandiv(ctx, a[0], a[1]);
+    case SG_OP_TRUNCDIV: return sg__truncdiv(ctx, a[0], a[1]);
+    case SG_OP_TRUNCMOD: return sg__truncmod(ctx, a[0], a[1]);
+    case SG_OP_MIN:
+    case SG_OP_MAX: return sg__minmax(ctx, (sg_op)p->op, p->nargs, a);
+    case SG_OP_ABS: return sg__abs(ctx, a[0]);
+    case SG_OP_WHERE: return sg__where(ctx, a[0], a[1], a[2]);
+    case SG_OP_BAND:
+    case SG_OP_BOR:
+    case SG_OP_BXOR: {
+        const sg_expr *r = a[0];
+        for (size_t i = 1; i < p->nargs && r; i++)
+            r = sg__bitop(ctx, (sg_op)p->op, r, a[i]);
+        return r;
+    }
+    case SG_OP_GE0:
+    case SG_OP_EQ0:
+    case SG_OP_NE0: return sg__rel0(ctx, (sg_op)p->op, a[0]);
+    case SG_OP_AND:
+    case SG_OP_OR: return sg__andor(ctx, (sg_op)p->op, p->nargs, a);
+    default: return sg__err(ctx, SG_EINTERNAL, "rebuild: unexpected node kind %d", p->op), NULL;
+    }
+}
+
+/* ---- substitution ---- */
+
+typedef struct {
+    sg_ctx *ctx;
+    idmap from; /* symbol id -> index into to */
+    const sg_expr *const *to;
+    idmap memo; /* node id -> index into done */
+    const sg_expr **done;
+    size_t ndone, capdone;
+} substituter;
+
+static const sg_expr *sub(substituter *S, const sg_expr *e)
+{
+    if (e->op == SG_OP_SYM) {
+        size_t *i = idmap_find(&S->from, e->id);
+        return i ? S->to[*i] : e;
+    }
+    if (e->nargs == 0)
+        return e;
+    size_t *slot = idmap_find(&S->memo, e->id);
+    if (slot)
+        return S->done[*slot];
+    const sg_expr *small[8], **args = small;
+    if (e->nargs > 8 && !(args = malloc(e->nargs * sizeof *args)))
+        return sg__nomem(S->ctx), NULL;
+    bool same = true;
+    const sg_expr *r = NULL;
+    size_t i;
+    for (i = 0; i < e->nargs; i++) {
+        if (!(args[i] = sub(S, e->args[i])))
+            break;
+        same = same && args[i] == e->args[i];
+    }
+    if (i == e->nargs)
+        r = same ? e : sg__rebuild(S->ctx, e, args);
+    if (args != small)
+        free(args);
+    if (!r)
+        return NULL;
+    if (S->ndone == S->capdone) {
+        size_t cap = S->capdone ? S->capdone * 2 : 32;
+        const sg_expr **d = realloc(S->done, cap * sizeof *d);
+        if (!d)
+            return sg__nomem(S->ctx), NULL;
+        S->done = d;
+        S->capdone = cap;
+    }
+    S->done[S->ndone] = r;
+    if (!idmap_put(&S->memo, e->id, S->ndone))
+        return sg__nomem(S->ctx), NULL;
+    S->ndone++;
+    return r;
+}
+
+sg_status sg_expr_subs(sg_ctx *ctx, const sg_expr **out, const sg_expr *e, size_t n,
+                       const sg_expr *const *syms, const sg_expr *const *vals)
+{
+    if (!ctx)
+        return SG_EINVAL;
+    if (!out)
+        return sg__err(ctx, SG_EINVAL, "sg_expr_subs: out is NULL");
+    *out = NULL;
+    if (!e || (n && (!syms || !vals)))
+        return sg__err(ctx, SG_EINVAL, "sg_expr_subs: NULL argument");
+    for (size_t i = 0; i < n; i++) {
+        if (!syms[i] || syms[i]->op != SG_OP_SYM)
+            return sg__err(ctx, SG_EINVAL, "sg_expr_subs: syms[%zu] is not a symbol", i);
+        if (!vals[i] || vals[i]->sort != SG_SORT_INT)
+            return sg__err(ctx, !vals[i] ? SG_EINVAL : SG_ETYPE,
+                           "sg_expr_subs: vals[%zu] is not an integer expression", i);
+    }
+    substituter S = {.ctx = ctx, .to = vals};
+    sg_status s = SG_OK;
+    if (!idmap_init(&S.from, n) || !idmap_init(&S.memo, 16)) {
+        s = sg__nomem(ctx);
+    } else {
+        for (size_t i = 0; i < n && !s; i++)
+            if (!idmap_put(&S.from, syms[i]->id, i))
+                s = sg__nomem(ctx);
+        if (!s) {
+            const sg_expr *r = sub(&S, e);
+            if (r)
+                *out = r;
+            else
+                s = ctx->err;
+        }
+    }
+    idmap_free(&S.from);
+    idmap_free(&S.memo);
+    free(S.done);
+    return s;
+}
+
+/* ---- free symbols ---- */
+
+typedef struct {
+    idmap seen;
+    const sg_expr **syms;
+    size_t n, cap;
+    bool oom;
+} collector;
+
+static void collect(collector *C, const sg_expr *e)
+{
+    if (C->oom || idmap_find(&C->seen, e->id))
+        return;
+    if (!idmap_put(&C->seen, e->id, 0)) {
+        C->oom = true;
+        return;
+    }
+    if (e->op == SG_OP_SYM) {
+        if (C->n == C->cap) {
+            size_t cap = C->cap ? C->cap * 2 : 8;
+            const sg_expr **p = realloc(C->syms, cap * sizeof *p);
+            if (!p) {
+                C->oom = true;
+                return;
+            }
+            C->syms = p;
+            C->cap = cap;
+        }
+        C->syms[C->n++] = e;
+        return;
+    }
+    for (size_t i = 0; i < e->nargs; i++)
+        collect(C, e->args[i]);
+}
+
+sg_status sg_expr_free_symbols(sg_ctx *ctx, const sg_expr ***out, size_t *n, const sg_expr *e)
+{
+    if (!ctx)
+        return SG_EINVAL;
+    if (!out || !n || !e)
+        return sg__err(ctx, SG_EINVAL, "sg_expr_free_symbols: NULL argument");
+    *out = NULL;
+    *n = 0;
+    collector C = {0};
+    if (!idmap_init(&C.seen, 16)) {
+        idmap_free(&C.seen);
+        return sg__nomem(ctx);
+    }
+    collect(&C, e);
+    idmap_free(&C.seen);
+    if (C.oom) {
+        free(C.syms);
+        return sg__nomem(ctx);
+    }
+    sg__sort_by_id(C.syms, C.n);
+    *out = C.syms;
+    *n = C.n;
+    return SG_OK;
+}

@@ -1,0 +1,236 @@
+/* Hash-consing: every node is built through sg__intern, which returns the
+ * existing node when an equal one exists. Hashes and orders use ids (the
+ * order of creation), never addresses, so every output is deterministic. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/expr_private.h"
+
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 32);
+}
+
+static uint64_t hash_fmpz(uint64_t h, const fmpz *v)
+{
+    if (!COEFF_IS_MPZ(*v))
+        return mix(h, (uint64_t)*v);
+    __mpz_struct *z = COEFF_TO_PTR(*v);
+    h = mix(h, (uint64_t)(int64_t)z->_mp_size);
+    int n = z->_mp_size < 0 ? -z->_mp_size : z->_mp_size;
+    for (int i = 0; i < n; i++)
+        h = mix(h, (uint64_t)z->_mp_d[i]);
+    return h;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s, size_t n)
+{
+    uint64_t x = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        x = (x ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return mix(h, x);
+}
+
+static bool has_nums(sg_op op)
+{
+    return op == SG_OP_ADD || op == SG_OP_MUL;
+}
+
+static bool has_val(sg_op op)
+{
+    return op == SG_OP_INT || op == SG_OP_ADD;
+}
+
+static bool node_equal(const sg_expr *e, sg_op op, sg_sort sort, size_t nargs, const sg_expr *const *args,
+                       const fmpz *nums, const fmpz *val, const char *name, size_t namelen)
+{
+    if (e->op != op || e->sort != sort || e->nargs != nargs)
+        return false;
+    for (size_t i = 0; i < nargs; i++)
+        if (e->args[i] != args[i])
+            return false;
+    if (has_nums(op)) {
+        const fmpz *en = sg__nums(e);
+        for (size_t i = 0; i < nargs; i++)
+            if (!fmpz_equal(en + i, nums + i))
+                return false;
+    }
+    if (has_val(op) && !fmpz_equal(&e->u.val, val))
+        return false;
+    if (op == SG_OP_SYM)
+        return strlen(e->u.name) == namelen && memcmp(e->u.name, name, namelen) == 0;
+    return true;
+}
+
+static bool table_grow(sg_ctx *ctx)
+{
+    size_t cap = ctx->table_cap ? ctx->table_cap * 2 : 1024;
+    const sg_expr **t = calloc(cap, sizeof *t);
+    if (!t)
+        return false;
+    for (size_t i = 0; i < ctx->table_cap; i++) {
+        const sg_expr *e = ctx->table[i];
+        if (!e)
+            continue;
+        size_t j = e->hash & (cap - 1);
+        while (t[j])
+            j = (j + 1) & (cap - 1);
+        t[j] = e;
+    }
+    free(ctx->table);
+    ctx->table = t;
+    ctx->table_cap = cap;
+    return true;
+}
+
+static bool reserve_bignums(sg_ctx *ctx, size_t extra)
+{
+    if (ctx->nbignums + extra <= ctx->capbignums)
+        return true;
+    size_t cap = ctx->capbignums ? ctx->capbignums : 16;
+    while (cap < ctx->nbignums + extra)
+        cap *= 2;
+    fmpz **p = realloc(ctx->bignums, cap * sizeof *p);
+    if (!p)
+        return false;
+    ctx->bignums = p;
+    ctx->capbignums = cap;
+    return true;
+}
+
+static void set_num(sg_ctx *ctx, fmpz *slot, const fmpz *v)
+{
+    fmpz_init(slot);
+    fmpz_set(slot, v);
+    if (COEFF_IS_MPZ(*slot))
+        ctx->bignums[ctx->nbignums++] = slot;
+}
+
+static size_t count_big(size_t n, const fmpz *nums, const fmpz *val)
+{
+    size_t k = val && COEFF_IS_MPZ(*val) ? 1 : 0;
+    for (size_t i = 0; nums && i < n; i++)
+        k += COEFF_IS_MPZ(nums[i]) ? 1 : 0;
+    return k;
+}
+
+const sg_expr *sg__intern(sg_ctx *ctx, sg_op op, sg_sort sort, size_t nargs, const sg_expr *const *args,
+                          const fmpz *nums, const fmpz *val, const char *name, size_t namelen)
+{
+    if (nargs > UINT32_MAX)
+        return sg__err(ctx, SG_ELIMIT, "too many arguments"), NULL;
+    if (!has_nums(op))
+        nums = NULL;
+    if (!has_val(op))
+        val = NULL;
+    uint64_t h = mix((uint64_t)op * 31 + sort, nargs);
+    unsigned depth = 0;
+    for (size_t i = 0; i < nargs; i++) {
+        h = mix(h, args[i]->id);
+        if (args[i]->depth + 1u > depth)
+            depth = args[i]->depth + 1u;
+    }
+    for (size_t i = 0; nums && i < nargs; i++)
+        h = hash_fmpz(h, nums + i);
+    if (val)
+        h = hash_fmpz(h, val);
+    if (op == SG_OP_SYM)
+        h = hash_str(h, name, namelen);
+    uint32_t h32 = (uint32_t)(h ^ (h >> 32));
+
+    if (ctx->table_cap) {
+        size_t mask = ctx->table_cap - 1;
+        for (size_t j = h32 & mask; ctx->table[j]; j = (j + 1) & mask) {
+            const sg_expr *e = ctx->table[j];
+            if (e->hash == h32 && node_equal(e, op, sort, nargs, args, nums, val, name, namelen))
+                return e;
+        }
+    }
+    if (depth > SG_MAX_DEPTH)
+        return sg__err(ctx, SG_ELIMIT, "expression nested deeper than %d", SG_MAX_DEPTH), NULL;
+    if (ctx->next_id == UINT32_MAX)
+        return sg__err(ctx, SG_ELIMIT, "too many expressions in one context"), NULL;
+    if ((ctx->table_used + 1) * 2 > ctx->table_cap && !table_grow(ctx))
+        return sg__nomem(ctx), NULL;
+    if (!reserve_bignums(ctx, count_big(nargs, nums, val)))
+        return sg__nomem(ctx), NULL;
+
+    size_t size = sizeof(sg_expr) + nargs * sizeof(sg_expr *) + (nums ? nargs * sizeof(fmpz) : 0);
+    sg_expr *e = sg__arena_alloc(ctx, size);
+    if (!e)
+        return NULL;
+    e->op = (uint8_t)op;
+    e->sort = (uint8_t)sort;
+    e->depth = (uint16_t)depth;
+    e->nargs = (uint32_t)nargs;
+    e->hash = h32;
+    if (nargs)
+        memcpy(e->args, args, nargs * sizeof *args);
+    if (op == SG_OP_SYM) {
+        char *s = sg__arena_strdup(ctx, name, namelen);
+        if (!s)
+            return NULL;
+        e->u.name = s;
+    } else if (val) {
+        set_num(ctx, &e->u.val, val);
+    } else {
+        e->u.val = 0;
+    }
+    for (size_t i = 0; nums && i < nargs; i++)
+        set_num(ctx, sg__nums(e) + i, nums + i);
+    e->id = ctx->next_id++;
+
+    size_t mask = ctx->table_cap - 1, j = h32 & mask;
+    while (ctx->table[j])
+        j = (j + 1) & mask;
+    ctx->table[j] = e;
+    ctx->table_used++;
+    return e;
+}
+
+const sg_expr *sg__int_fmpz(sg_ctx *ctx, const fmpz_t v)
+{
+    return sg__intern(ctx, SG_OP_INT, SG_SORT_INT, 0, NULL, NULL, v, NULL, 0);
+}
+
+const sg_expr *sg__int_si(sg_ctx *ctx, slong v)
+{
+    fmpz_t z;
+    fmpz_init_set_si(z, v);
+    const sg_expr *e = sg__int_fmpz(ctx, z);
+    fmpz_clear(z);
+    return e;
+}
+
+const sg_expr *sg__bool(sg_ctx *ctx, bool v)
+{
+    return v ? ctx->t : ctx->f;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    uint32_t x = (*(const sg_expr *const *)a)->id, y = (*(const sg_expr *const *)b)->id;
+    return (x > y) - (x < y);
+}
+
+void sg__sort_by_id(const sg_expr **a, size_t n)
+{
+    if (n < 2)
+        return;
+    /* insertion sort for the short lists that dominate */
+    if (n <= 16) {
+        for (size_t i = 1; i < n; i++) {
+            const sg_expr *x = a[i];
+            size_t j = i;
+            while (j > 0 && a[j - 1]->id > x->id) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = x;
+        }
+        return;
+    }
+    qsort(a, n, sizeof *a, cmp_id);
+}

@@ -1,0 +1,603 @@
+/* Polynomial normal form: an integer expression is c + sum k_i * m_i over
+ * monomials m_i (atoms or MUL nodes), with terms sorted by monomial id and
+ * nonzero coefficients. Addition, multiplication and natural powers work on
+ * the scratch form sg__poly and intern the result. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/expr_private.h"
+#include "num/num.h"
+
+void sg__poly_init(sg__poly *p)
+{
+    p->t = NULL;
+    p->n = p->cap = 0;
+    fmpz_init(&p->c);
+}
+
+void sg__poly_clear(sg__poly *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        fmpz_clear(&p->t[i].k);
+    free(p->t);
+    fmpz_clear(&p->c);
+    p->t = NULL;
+    p->n = p->cap = 0;
+}
+
+static void poly_reset(sg__poly *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        fmpz_clear(&p->t[i].k);
+    p->n = 0;
+    fmpz_zero(&p->c);
+}
+
+bool sg__poly_push(sg_ctx *ctx, sg__poly *p, const fmpz_t k, const sg_expr *m)
+{
+    if (fmpz_is_zero(k))
+        return true;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 8;
+        if (cap > ctx->max_terms * 2 + 16) {
+            sg__err(ctx, SG_ELIMIT, "polynomial with more than %zu terms", ctx->max_terms);
+            return false;
+        }
+        sg__term *t = realloc(p->t, cap * sizeof *t);
+        if (!t) {
+            sg__nomem(ctx);
+            return false;
+        }
+        p->t = t;
+        p->cap = cap;
+    }
+    fmpz_init_set(&p->t[p->n].k, k);
+    p->t[p->n].m = m;
+    p->n++;
+    return true;
+}
+
+bool sg__poly_addmul_expr(sg_ctx *ctx, sg__poly *p, const fmpz_t k, const sg_expr *e)
+{
+    if (e->op == SG_OP_INT) {
+        fmpz_addmul(&p->c, k, &e->u.val);
+        return true;
+    }
+    if (e->op == SG_OP_ADD) {
+        fmpz_addmul(&p->c, k, &e->u.val);
+        const fmpz *nums = sg__nums(e);
+        fmpz_t t;
+        fmpz_init(t);
+        for (size_t i = 0; i < e->nargs; i++) {
+            fmpz_mul(t, k, nums + i);
+            if (!sg__poly_push(ctx, p, t, e->args[i])) {
+                fmpz_clear(t);
+                return false;
+            }
+        }
+        fmpz_clear(t);
+        return true;
+    }
+    return sg__poly_push(ctx, p, k, e);
+}
+
+bool sg__poly_set(sg_ctx *ctx, sg__poly *p, const sg_expr *e)
+{
+    fmpz_t one;
+    fmpz_init_set_ui(one, 1);
+    poly_reset(p);
+    bool ok = sg__poly_addmul_expr(ctx, p, one, e);
+    fmpz_clear(one);
+    return ok;
+}
+
+static int cmp_term(const void *a, const void *b)
+{
+    uint32_t x = ((const sg__term *)a)->m->id, y = ((const sg__term *)b)->m->id;
+    return (x > y) - (x < y);
+}
+
+void sg__poly_normalize(sg__poly *p)
+{
+    if (p->n > 1) {
+        bool sorted = true;
+        for (size_t i = 1; i < p->n && sorted; i++)
+            sorted = p->t[i - 1].m->id < p->t[i].m->id;
+        if (!sorted)
+            qsort(p->t, p->n, sizeof *p->t, cmp_term);
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (w > 0 && p->t[w - 1].m == p->t[i].m) {
+            fmpz_add(&p->t[w - 1].k, &p->t[w - 1].k, &p->t[i].k);
+            fmpz_clear(&p->t[i].k);
+            continue;
+        }
+        if (w > 0 && fmpz_is_zero(&p->t[w - 1].k)) {
+            fmpz_clear(&p->t[w - 1].k);
+            w--;
+        }
+        if (w != i)
+            p->t[w] = p->t[i];
+        w++;
+    }
+    if (w > 0 && fmpz_is_zero(&p->t[w - 1].k)) {
+        fmpz_clear(&p->t[w - 1].k);
+        w--;
+    }
+    p->n = w;
+}
+
+void sg__poly_content(fmpz_t g, const sg__poly *p)
+{
+    fmpz_zero(g);
+    for (size_t i = 0; i < p->n && !fmpz_is_one(g); i++)
+        fmpz_gcd(g, g, &p->t[i].k);
+}
+
+#define SG_SMALL 16
+
+const sg_expr *sg__poly_get(sg_ctx *ctx, sg__poly *p)
+{
+    sg__poly_normalize(p);
+    if (p->n == 0)
+        return sg__int_fmpz(ctx, &p->c);
+    if (p->n == 1 && fmpz_is_one(&p->t[0].k) && fmpz_is_zero(&p->c))
+        return p->t[0].m;
+    const sg_expr *sargs[SG_SMALL];
+    fmpz snums[SG_SMALL];
+    const sg_expr **args = sargs;
+    fmpz *nums = snums;
+    if (p->n > SG_SMALL) {
+        args = malloc(p->n * sizeof *args);
+        nums = malloc(p->n * sizeof *nums);
+        if (!args || !nums) {
+            free(args);
+            free(nums);
+            return sg__nomem(ctx), NULL;
+        }
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        args[i] = p->t[i].m;
+        nums[i] = p->t[i].k; /* shallow copy: intern copies the values */
+    }
+    const sg_expr *e = sg__intern(ctx, SG_OP_ADD, SG_SORT_INT, p->n, args, nums, &p->c, NULL, 0);
+    if (args != sargs) {
+        free(args);
+        free(nums);
+    }
+    return e;
+}
+
+/* ---- monomials ---- */
+
+typedef struct {
+    const sg_expr *const *atoms;
+    const fmpz *exps;
+    size_t n;
+    fmpz one;
+} mono_view;
+
+static void mono_view_of(mono_view *v, const sg_expr *m)
+{
+    if (m->op == SG_OP_MUL) {
+        v->atoms = m->args;
+        v->exps = sg__nums(m);
+        v->n = m->nargs;
+    } else {
+        v->one = 1;
+        v->atoms = NULL;
+        v->exps = &v->one;
+        v->n = 1;
+    }
+}
+
+static const sg_expr *mv_atom(const mono_view *v, const sg_expr *m, size_t i)
+{
+    return v->atoms ? v->atoms[i] : m;
+}
+
+/* Build the monomial prod atoms[i] ** exps[i] (atoms sorted by id, distinct,
+ * exps >= 1). */
+static const sg_expr *mono_make(sg_ctx *ctx, size_t n, const sg_expr **atoms, fmpz *exps)
+{
+    if (n == 0)
+        return ctx->one;
+    if (n == 1 && fmpz_is_one(exps))
+        return atoms[0];
+    return sg__intern(ctx, SG_OP_MUL, SG_SORT_INT, n, atoms, exps, NULL, NULL, 0);
+}
+
+/* m1 * m2 (or m1 / m2 when sign is -1: every factor of m2 must divide m1). */
+static const sg_expr *mono_combine(sg_ctx *ctx, const sg_expr *m1, const sg_expr *m2, int sign)
+{
+    mono_view a, b;
+    mono_view_of(&a, m1);
+    mono_view_of(&b, m2);
+    size_t cap = a.n + b.n;
+    const sg_expr *satoms[SG_SMALL];
+    fmpz sexps[SG_SMALL];
+    const sg_expr **atoms = satoms;
+    fmpz *exps = sexps;
+    if (cap > SG_SMALL) {
+        atoms = malloc(cap * sizeof *atoms);
+        exps = malloc(cap * sizeof *exps);
+        if (!atoms || !exps) {
+            free(atoms);
+            free(exps);
+            return sg__nomem(ctx), NULL;
+        }
+    }
+    size_t i = 0, j = 0, n = 0;
+    while (i < a.n || j < b.n) {
+        const sg_expr *x = i < a.n ? mv_atom(&a, m1, i) : NULL;
+        const sg_expr *y = j < b.n ? mv_atom(&b, m2, j) : NULL;
+        if (x && (!y || x->id < y->id)) {
+            atoms[n] = x;
+            fmpz_init_set(exps + n, a.exps + i);
+            n++, i++;
+        } else if (y && (!x || y->id < x->id)) {
+            atoms[n] = y;
+            fmpz_init(exps + n);
+            if (sign > 0)
+                fmpz_set(exps + n, b.exps + j);
+            else
+                fmpz_neg(exps + n, b.exps + j);
+            n++, j++;
+        } else {
+            atoms[n] = x;
+            fmpz_init(exps + n);
+            if (sign > 0)
+                fmpz_add(exps + n, a.exps + i, b.exps + j);
+            else
+                fmpz_sub(exps + n, a.exps + i, b.exps + j);
+            if (fmpz_is_zero(exps + n))
+                fmpz_clear(exps + n);
+            else
+                n++;
+            i++, j++;
+        }
+    }
+    const sg_expr *r = mono_make(ctx, n, atoms, exps);
+    for (size_t k = 0; k < n; k++)
+        fmpz_clear(exps + k);
+    if (atoms != satoms) {
+        free(atoms);
+        free(exps);
+    }
+    return r;
+}
+
+const sg_expr *sg__mono_mul(sg_ctx *ctx, const sg_expr *m1, const sg_expr *m2)
+{
+    return mono_combine(ctx, m1, m2, 1);
+}
+
+const sg_expr *sg__mono_div(sg_ctx *ctx, const sg_expr *m1, const sg_expr *m2)
+{
+    return mono_combine(ctx, m1, m2, -1);
+}
+
+/* m ** e for a monomial m and e >= 1. */
+static const sg_expr *mono_pow(sg_ctx *ctx, const sg_expr *m, const fmpz_t e)
+{
+    mono_view v;
+    mono_view_of(&v, m);
+    const sg_expr *satoms[SG_SMALL];
+    fmpz sexps[SG_SMALL];
+    const sg_expr **atoms = satoms;
+    fmpz *exps = sexps;
+    if (v.n > SG_SMALL) {
+        atoms = malloc(v.n * sizeof *atoms);
+        exps = malloc(v.n * sizeof *exps);
+        if (!atoms || !exps) {
+            free(atoms);
+            free(exps);
+            return sg__nomem(ctx), NULL;
+        }
+    }
+    for (size_t i = 0; i < v.n; i++) {
+        atoms[i] = mv_atom(&v, m, i);
+        fmpz_init(exps + i);
+        fmpz_mul(exps + i, v.exps + i, e);
+    }
+    const sg_expr *r = mono_make(ctx, v.n, atoms, exps);
+    for (size_t i = 0; i < v.n; i++)
+        fmpz_clear(exps + i);
+    if (atoms != satoms) {
+        free(atoms);
+        free(exps);
+    }
+    return r;
+}
+
+/* ---- arithmetic ---- */
+
+const sg_expr *sg__add(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
+{
+    if (a->op == SG_OP_INT && b->op == SG_OP_INT) {
+        fmpz_t s;
+        fmpz_init(s);
+        fmpz_add(s, &a->u.val, &b->u.val);
+        const sg_expr *r = sg__int_fmpz(ctx, s);
+        fmpz_clear(s);
+        return r;
+    }
+    if (a == ctx->zero)
+        return b;
+    if (b == ctx->zero)
+        return a;
+    sg__poly p;
+    sg__poly_init(&p);
+    fmpz_t one;
+    fmpz_init_set_ui(one, 1);
+    const sg_expr *r = NULL;
+    if (sg__poly_addmul_expr(ctx, &p, one, a) && sg__poly_addmul_expr(ctx, &p, one, b))
+        r = sg__poly_get(ctx, &p);
+    fmpz_clear(one);
+    sg__poly_clear(&p);
+    return r;
+}
+
+const sg_expr *sg__scale(sg_ctx *ctx, const sg_expr *a, const fmpz_t k)
+{
+    if (fmpz_is_one(k))
+        return a;
+    if (fmpz_is_zero(k))
+        return ctx->zero;
+    sg__poly p;
+    sg__poly_init(&p);
+    const sg_expr *r = NULL;
+    if (sg__poly_addmul_expr(ctx, &p, k, a))
+        r = sg__poly_get(ctx, &p);
+    sg__poly_clear(&p);
+    return r;
+}
+
+const sg_expr *sg__neg(sg_ctx *ctx, const sg_expr *a)
+{
+    fmpz_t m;
+    fmpz_init_set_si(m, -1);
+    const sg_expr *r = sg__scale(ctx, a, m);
+    fmpz_clear(m);
+    return r;
+}
+
+const sg_expr *sg__sub(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
+{
+    if (b == ctx->zero)
+        return a;
+    sg__poly p;
+    sg__poly_init(&p);
+    fmpz_t one, m;
+    fmpz_init_set_ui(one, 1);
+    fmpz_init_set_si(m, -1);
+    const sg_expr *r = NULL;
+    if (sg__poly_addmul_expr(ctx, &p, one, a) && sg__poly_addmul_expr(ctx, &p, m, b))
+        r = sg__poly_get(ctx, &p);
+    fmpz_clear(one);
+    fmpz_clear(m);
+    sg__poly_clear(&p);
+    return r;
+}
+
+/* r += p * q (both normalized or not). */
+static bool poly_mul_into(sg_ctx *ctx, sg__poly *r, const sg__poly *p, const sg__poly *q)
+{
+    size_t np = p->n + 1, nq = q->n + 1;
+    if (np > ctx->max_terms / nq + 1) {
+        sg__err(ctx, SG_ELIMIT, "product of polynomials with %zu and %zu terms is too large", p->n, q->n);
+        return false;
+    }
+    fmpz_t k;
+    fmpz_init(k);
+    bool ok = true;
+    for (size_t i = 0; i < p->n && ok; i++) {
+        for (size_t j = 0; j < q->n && ok; j++) {
+            const sg_expr *m = sg__mono_mul(ctx, p->t[i].m, q->t[j].m);
+            fmpz_mul(k, &p->t[i].k, &q->t[j].k);
+            ok = m && sg__poly_push(ctx, r, k, m);
+        }
+        if (ok) {
+            fmpz_mul(k, &p->t[i].k, &q->c);
+            ok = sg__poly_push(ctx, r, k, p->t[i].m);
+        }
+    }
+    for (size_t j = 0; j < q->n && ok; j++) {
+        fmpz_mul(k, &q->t[j].k, &p->c);
+        ok = sg__poly_push(ctx, r, k, q->t[j].m);
+    }
+    fmpz_addmul(&r->c, &p->c, &q->c);
+    fmpz_clear(k);
+    if (ok)
+        sg__poly_normalize(r);
+    return ok;
+}
+
+const sg_expr *sg__mul(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
+{
+    if (a->op == SG_OP_INT)
+        return sg__scale(ctx, b, &a->u.val);
+    if (b->op == SG_OP_INT)
+        return sg__scale(ctx, a, &b->u.val);
+    if (a->op != SG_OP_ADD && b->op != SG_OP_ADD)
+        return sg__mono_mul(ctx, a, b);
+    sg__poly p, q, r;
+    sg__poly_init(&p);
+    sg__poly_init(&q);
+    sg__poly_init(&r);
+    const sg_expr *res = NULL;
+    if (sg__poly_set(ctx, &p, a) && sg__poly_set(ctx, &q, b) && poly_mul_into(ctx, &r, &p, &q))
+        res = sg__poly_get(ctx, &r);
+    sg__poly_clear(&p);
+    sg__poly_clear(&q);
+    sg__poly_clear(&r);
+    return res;
+}
+
+/* Number of terms of a polynomial with n terms (constant included) raised to
+ * e: at most C(e + n - 1, n - 1); saturates at limit + 1. */
+static size_t pow_terms_bound(size_t n, ulong e, size_t limit)
+{
+    double c = 1;
+    for (size_t i = 1; i < n; i++) {
+        c = c * (double)(e + i) / (double)i;
+        if (c > (double)limit)
+            return limit + 1;
+    }
+    return (size_t)c;
+}
+
+static const sg_expr *poly_pow(sg_ctx *ctx, const sg_expr *a, const fmpz_t e)
+{
+    if (a->op == SG_OP_INT) {
+        if (sg__num_pow_bits(&a->u.val, e) > ctx->max_bits)
+            return sg__err(ctx, SG_ELIMIT, "power with more than %zu bits", ctx->max_bits), NULL;
+        fmpz_t r;
+        fmpz_init(r);
+        sg__num_pow(r, &a->u.val, fmpz_get_ui(e));
+        const sg_expr *res = sg__int_fmpz(ctx, r);
+        fmpz_clear(r);
+        return res;
+    }
+    if (fmpz_is_zero(e))
+        return ctx->one;
+    if (fmpz_is_one(e))
+        return a;
+    if (a->op != SG_OP_ADD)
+        return mono_pow(ctx, a, e);
+    if (a->nargs == 1 && fmpz_is_zero(&a->u.val)) {
+        /* k * m: k ** e * m ** e */
+        if (sg__num_pow_bits(sg__nums(a), e) > ctx->max_bits)
+            return sg__err(ctx, SG_ELIMIT, "power with more than %zu bits", ctx->max_bits), NULL;
+        const sg_expr *m = mono_pow(ctx, a->args[0], e);
+        if (!m)
+            return NULL;
+        fmpz_t k;
+        fmpz_init(k);
+        sg__num_pow(k, sg__nums(a), fmpz_get_ui(e));
+        const sg_expr *res = sg__scale(ctx, m, k);
+        fmpz_clear(k);
+        return res;
+    }
+    size_t nterms = a->nargs + (fmpz_is_zero(&a->u.val) ? 0 : 1);
+    /* squaring a polynomial of B terms costs B * B products: bound both */
+    size_t bound = fmpz_cmp_ui(e, 1u << 20) > 0 ? ctx->max_terms + 1
+                                                : pow_terms_bound(nterms, fmpz_get_ui(e), ctx->max_terms);
+    if (bound > ctx->max_terms || (uint64_t)bound * bound > (uint64_t)ctx->max_terms * 64)
+        return sg__err(ctx, SG_ELIMIT, "expanding a power of a sum of %zu terms gives more than %zu terms",
+                       nterms, ctx->max_terms), NULL;
+    ulong n = fmpz_get_ui(e);
+    sg__poly base, acc, tmp;
+    sg__poly_init(&base);
+    sg__poly_init(&acc);
+    sg__poly_init(&tmp);
+    const sg_expr *res = NULL;
+    bool ok = sg__poly_set(ctx, &base, a);
+    fmpz_one(&acc.c);
+    /* left-to-right binary powering */
+    int top = 63;
+    while (top > 0 && !((n >> top) & 1))
+        top--;
+    for (int bit = top; bit >= 0 && ok; bit--) {
+        poly_reset(&tmp);
+        ok = poly_mul_into(ctx, &tmp, &acc, &acc);
+        if (!ok)
+            break;
+        sg__poly sw = acc;
+        acc = tmp;
+        tmp = sw;
+        if ((n >> bit) & 1) {
+            poly_reset(&tmp);
+            ok = poly_mul_into(ctx, &tmp, &acc, &base);
+            sw = acc;
+            acc = tmp;
+            tmp = sw;
+        }
+    }
+    if (ok)
+        res = sg__poly_get(ctx, &acc);
+    sg__poly_clear(&base);
+    sg__poly_clear(&acc);
+    sg__poly_clear(&tmp);
+    return res;
+}
+
+const sg_expr *sg__pow(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
+{
+    if (b->op == SG_OP_INT && fmpz_sgn(&b->u.val) >= 0) {
+        if (!fmpz_fits_si(&b->u.val) && !(a->op == SG_OP_INT && (fmpz_is_zero(&a->u.val) || fmpz_is_pm1(&a->u.val)))) {
+            if (a->op == SG_OP_INT || a->op == SG_OP_ADD)
+                return sg__err(ctx, SG_ELIMIT, "exponent too large"), NULL;
+            return mono_pow(ctx, a, &b->u.val);
+        }
+        if (a->op == SG_OP_INT && !fmpz_fits_si(&b->u.val)) {
+            /* 0, 1 or -1 to a huge power */
+            if (fmpz_is_zero(&a->u.val) || fmpz_is_one(&a->u.val))
+                return a;
+            return fmpz_is_even(&b->u.val) ? ctx->one : ctx->minus_one;
+        }
+        return poly_pow(ctx, a, &b->u.val);
+    }
+    /* symbolic or negative exponent: kept as an atom (evaluation decides) */
+    if (b->op != SG_OP_INT && (a == ctx->one))
+        return ctx->one;
+    const sg_expr *args[2] = {a, b};
+    return sg__intern(ctx, SG_OP_POW, SG_SORT_INT, 2, args, NULL, NULL, NULL, 0);
+}
+
+/* The greatest monomial dividing every term of p and q (1 when either has a
+ * nonzero constant term or no terms). */
+const sg_expr *sg__poly_mono_gcd(sg_ctx *ctx, const sg__poly *p, const sg__poly *q)
+{
+    if (!fmpz_is_zero(&p->c) || !fmpz_is_zero(&q->c) || p->n == 0 || q->n == 0)
+        return ctx->one;
+    mono_view v;
+    mono_view_of(&v, q->t[0].m);
+    const sg_expr *satoms[SG_SMALL];
+    fmpz sexps[SG_SMALL];
+    const sg_expr **atoms = satoms;
+    fmpz *exps = sexps;
+    if (v.n > SG_SMALL) {
+        atoms = malloc(v.n * sizeof *atoms);
+        exps = malloc(v.n * sizeof *exps);
+        if (!atoms || !exps) {
+            free(atoms);
+            free(exps);
+            return sg__nomem(ctx), NULL;
+        }
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < v.n; i++) {
+        const sg_expr *x = mv_atom(&v, q->t[0].m, i);
+        fmpz_init_set(exps + n, v.exps + i);
+        for (int which = 0; which < 2 && !fmpz_is_zero(exps + n); which++) {
+            const sg__poly *r = which ? q : p;
+            for (size_t t = 0; t < r->n && !fmpz_is_zero(exps + n); t++) {
+                mono_view w;
+                mono_view_of(&w, r->t[t].m);
+                const fmpz *found = NULL;
+                for (size_t k = 0; k < w.n; k++)
+                    if (mv_atom(&w, r->t[t].m, k) == x)
+                        found = w.exps + k;
+                if (!found)
+                    fmpz_zero(exps + n);
+                else if (fmpz_cmp(found, exps + n) < 0)
+                    fmpz_set(exps + n, found);
+            }
+        }
+        if (fmpz_is_zero(exps + n)) {
+            fmpz_clear(exps + n);
+        } else {
+            atoms[n++] = x;
+        }
+    }
+    const sg_expr *r = mono_make(ctx, n, atoms, exps);
+    for (size_t k = 0; k < n; k++)
+        fmpz_clear(exps + k);
+    if (atoms != satoms) {
+        free(atoms);
+        free(exps);
+    }
+    return r;
+}

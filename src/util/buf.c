@@ -1,0 +1,100 @@
+/* A growable string buffer. Allocation failures are sticky: the buffer
+ * records them and sg__buf_take returns NULL. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/expr_private.h"
+
+static bool buf_reserve(sg__buf *b, size_t extra)
+{
+    if (b->oom)
+        return false;
+    if (b->n + extra + 1 <= b->cap)
+        return true;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->n + extra + 1)
+        cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = true;
+        return false;
+    }
+    b->p = p;
+    b->cap = cap;
+    return true;
+}
+
+void sg__buf_put(sg__buf *b, const char *s, size_t n)
+{
+    if (!buf_reserve(b, n))
+        return;
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+
+void sg__buf_puts(sg__buf *b, const char *s)
+{
+    sg__buf_put(b, s, strlen(s));
+}
+
+void sg__buf_printf(sg__buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    char small[256];
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        sg__buf_put(b, small, (size_t)n);
+        return;
+    }
+    if (!buf_reserve(b, (size_t)n))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)n;
+}
+
+void sg__buf_fmpz(sg__buf *b, const fmpz_t v)
+{
+    if (!COEFF_IS_MPZ(*v)) {
+        sg__buf_printf(b, "%ld", (long)*v);
+        return;
+    }
+    size_t n = fmpz_sizeinbase(v, 10) + 2;
+    if (!buf_reserve(b, n))
+        return;
+    fmpz_get_str(b->p + b->n, 10, v);
+    b->n += strlen(b->p + b->n);
+}
+
+char *sg__buf_take(sg__buf *b)
+{
+    if (b->oom || !buf_reserve(b, 0)) {
+        sg__buf_free(b);
+        return NULL;
+    }
+    if (!b->p) {
+        b->p = malloc(1);
+        if (!b->p)
+            return NULL;
+        b->p[0] = '\0';
+    }
+    char *p = b->p;
+    b->p = NULL;
+    b->n = b->cap = 0;
+    return p;
+}
+
+void sg__buf_free(sg__buf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->n = b->cap = 0;
+    b->oom = false;
+}

@@ -1,0 +1,179 @@
+/* The context: arena, error state, limits, statistics. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/expr_private.h"
+
+const char *sg_status_kind(sg_status s)
+{
+    switch (s) {
+    case SG_OK: return "ok";
+    case SG_EINVAL: return "invalid";
+    case SG_ENOMEM: return "nomem";
+    case SG_ESYNTAX: return "syntax";
+    case SG_ETYPE: return "type";
+    case SG_EZERODIV: return "zero-division";
+    case SG_ENEGEXP: return "negative-exponent";
+    case SG_EINEXACT: return "inexact";
+    case SG_EUNBOUND: return "unbound";
+    case SG_EDATADEP: return "data-dependent";
+    case SG_EASSERT: return "assertion";
+    case SG_ELIMIT: return "limit";
+    case SG_EUNSUPPORTED: return "unsupported";
+    case SG_EINTERNAL: return "internal";
+    }
+    return "unknown";
+}
+
+sg_status sg__verr(sg_ctx *ctx, sg_status s, const char *fmt, va_list ap)
+{
+    if (!ctx)
+        return s;
+    ctx->err = s;
+    vsnprintf(ctx->msg, sizeof ctx->msg, fmt, ap);
+    return s;
+}
+
+sg_status sg__err(sg_ctx *ctx, sg_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sg__verr(ctx, s, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+sg_status sg_ctx_set_error(sg_ctx *ctx, sg_status s, const char *fmt, ...)
+{
+    va_list ap;
+    if (!ctx || !fmt)
+        return s;
+    va_start(ap, fmt);
+    sg__verr(ctx, s, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+sg_status sg__nomem(sg_ctx *ctx)
+{
+    return sg__err(ctx, SG_ENOMEM, "out of memory");
+}
+
+sg_status sg_ctx_last_error(const sg_ctx *ctx)
+{
+    return ctx ? ctx->err : SG_EINVAL;
+}
+
+const char *sg_ctx_last_error_msg(const sg_ctx *ctx)
+{
+    return ctx ? ctx->msg : "invalid argument: ctx is NULL";
+}
+
+void sg_ctx_reset_error(sg_ctx *ctx)
+{
+    if (ctx) {
+        ctx->err = SG_OK;
+        ctx->msg[0] = '\0';
+    }
+}
+
+void sg_ctx_set_limits(sg_ctx *ctx, size_t max_terms, size_t max_bits)
+{
+    if (!ctx)
+        return;
+    ctx->max_terms = max_terms ? max_terms : SG_DEFAULT_MAX_TERMS;
+    ctx->max_bits = max_bits ? max_bits : SG_DEFAULT_MAX_BITS;
+}
+
+void sg_ctx_stats(const sg_ctx *ctx, size_t *nodes, size_t *arena_bytes, size_t *table_bytes)
+{
+    if (nodes)
+        *nodes = ctx ? ctx->table_used : 0;
+    if (arena_bytes)
+        *arena_bytes = ctx ? ctx->arena_bytes : 0;
+    if (table_bytes)
+        *table_bytes = ctx ? ctx->table_cap * sizeof(*ctx->table) : 0;
+}
+
+void sg_free(void *p)
+{
+    free(p);
+}
+
+#define SG_CHUNK_MIN ((size_t)64 * 1024)
+
+void *sg__arena_alloc(sg_ctx *ctx, size_t size)
+{
+    sg__chunk *c = ctx->chunks;
+    size = (size + 7) & ~(size_t)7;
+    if (!c || c->size - c->used < size) {
+        size_t cap = size > SG_CHUNK_MIN ? size : SG_CHUNK_MIN;
+        if (c && c->size * 2 > cap && c->size < (size_t)8 << 20)
+            cap = c->size * 2;
+        c = malloc(sizeof(sg__chunk) + cap);
+        if (!c) {
+            sg__nomem(ctx);
+            return NULL;
+        }
+        c->size = cap;
+        c->used = 0;
+        c->next = ctx->chunks;
+        ctx->chunks = c;
+    }
+    void *p = (char *)c->data + c->used;
+    c->used += size;
+    ctx->arena_bytes += size;
+    return p;
+}
+
+char *sg__arena_strdup(sg_ctx *ctx, const char *s, size_t len)
+{
+    char *p = sg__arena_alloc(ctx, len + 1);
+    if (p) {
+        memcpy(p, s, len);
+        p[len] = '\0';
+    }
+    return p;
+}
+
+sg_status sg_ctx_new(sg_ctx **out)
+{
+    if (!out)
+        return SG_EINVAL;
+    *out = NULL;
+    sg_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return SG_ENOMEM;
+    ctx->max_terms = SG_DEFAULT_MAX_TERMS;
+    ctx->max_bits = SG_DEFAULT_MAX_BITS;
+    ctx->next_id = 1;
+    ctx->zero = sg__int_si(ctx, 0);
+    ctx->one = ctx->zero ? sg__int_si(ctx, 1) : NULL;
+    ctx->minus_one = ctx->one ? sg__int_si(ctx, -1) : NULL;
+    ctx->t = ctx->minus_one ? sg__intern(ctx, SG_OP_TRUE, SG_SORT_BOOL, 0, NULL, NULL, NULL, NULL, 0) : NULL;
+    ctx->f = ctx->t ? sg__intern(ctx, SG_OP_FALSE, SG_SORT_BOOL, 0, NULL, NULL, NULL, NULL, 0) : NULL;
+    if (!ctx->f) {
+        sg_ctx_free(ctx);
+        return SG_ENOMEM;
+    }
+    *out = ctx;
+    return SG_OK;
+}
+
+void sg_ctx_free(sg_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    for (size_t i = 0; i < ctx->nbignums; i++)
+        fmpz_clear(ctx->bignums[i]);
+    free(ctx->bignums);
+    free(ctx->table);
+    sg__chunk *c = ctx->chunks;
+    while (c) {
+        sg__chunk *n = c->next;
+        free(c);
+        c = n;
+    }
+    free(ctx);
+}
