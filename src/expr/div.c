@@ -48,13 +48,12 @@ static bool split_content(sg_ctx *ctx, const sg_expr *a, const sg_expr *b, split
         fmpz_gcd(g, g, t);
         fmpz_gcd(g, g, &pa.c);
         fmpz_gcd(g, g, &pb.c);
-        if (pb.n > 0 && fmpz_sgn(&pb.t[0].k) < 0)
-            fmpz_neg(g, g);
         M = sg__poly_mono_gcd(ctx, &pa, &pb);
         ok = M != NULL;
     }
     for (int w = 0; w < 2 && ok; w++) {
         sg__poly *p = w ? &pb : &pa;
+        fmpz_divexact(&p->c, &p->c, g);
         for (size_t i = 0; i < p->n && ok; i++) {
             fmpz_divexact(&p->t[i].k, &p->t[i].k, g);
             if (M != ctx->one) {
@@ -68,7 +67,6 @@ static bool split_content(sg_ctx *ctx, const sg_expr *a, const sg_expr *b, split
                 }
             }
         }
-        fmpz_divexact(&p->c, &p->c, g);
     }
     if (ok) {
         /* drop the placeholder terms on ctx->one (coefficient zero) */
@@ -86,6 +84,11 @@ static bool split_content(sg_ctx *ctx, const sg_expr *a, const sg_expr *b, split
         }
         s->a = sg__poly_get(ctx, &pa);
         s->b = s->a ? sg__poly_get(ctx, &pb) : NULL;
+        if (s->b && leading_sign(s->b) < 0) { /* the sign goes with g */
+            s->a = sg__neg(ctx, s->a);
+            s->b = s->a ? sg__neg(ctx, s->b) : NULL;
+            fmpz_neg(g, g);
+        }
         s->gm = s->b ? sg__scale(ctx, M, g) : NULL;
         ok = s->gm != NULL;
     }

@@ -155,7 +155,7 @@ static const sg_expr *ge_base(sg_ctx *ctx, const sg_expr *ge, fmpz_t off)
 /* Among p + a >= 0 and p + b >= 0 keep one: the stronger (And, smaller
  * offset) or the weaker (Or, larger). For p + a >= 0 and -p + b >= 0: And is
  * false when a + b < 0 and p + a == 0 when a + b == 0; Or is true when
- * a + b >= -1. Entries replaced are set to NULL; *decided is set when the
+ * a + b >= -1 and p + a + 1 != 0 when a + b == -2. Entries replaced are set to NULL; *decided is set when the
  * whole connective is decided. Quadratic, so only for short lists. */
 #define SG_MERGE_MAX 64
 static bool merge_bounds(sg_ctx *ctx, sg_op op, const sg_expr **list, size_t n, const sg_expr **decided)
@@ -199,8 +199,12 @@ static bool merge_bounds(sg_ctx *ctx, sg_op op, const sg_expr **list, size_t n, 
                 *decided = ctx->f;
             } else if (op == SG_OP_OR && fmpz_cmp_si(s, -1) >= 0) {
                 *decided = ctx->t;
-            } else if (op == SG_OP_AND && fmpz_is_zero(s)) {
-                list[i] = sg__rel0(ctx, SG_OP_EQ0, list[i]->args[0]);
+            } else if ((op == SG_OP_AND && fmpz_is_zero(s)) || (op == SG_OP_OR && fmpz_cmp_si(s, -2) == 0)) {
+                /* And: p + a == 0. Or: only p + a == -1 is left out, so p + a + 1 != 0. */
+                const sg_expr *q = list[i]->args[0];
+                if (op == SG_OP_OR)
+                    q = sg__add(ctx, q, ctx->one);
+                list[i] = q ? sg__rel0(ctx, op == SG_OP_AND ? SG_OP_EQ0 : SG_OP_NE0, q) : NULL;
                 ok = list[i] != NULL;
                 list[j] = NULL;
                 base[i] = base[j] = NULL;
