@@ -232,11 +232,11 @@ static sg_status ev_node(evaluator *E, const sg_expr *e, fmpz_t out)
             if (i == 0)
                 fmpz_set(out, v);
             else if (e->op == SG_OP_BAND)
-                fmpz_and(out, out, v);
+                sg__num_and(out, out, v);
             else if (e->op == SG_OP_BOR)
-                fmpz_or(out, out, v);
+                sg__num_or(out, out, v);
             else
-                fmpz_xor(out, out, v);
+                sg__num_xor(out, out, v);
         }
         break;
     case SG_OP_GE0:

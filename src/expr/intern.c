@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "expr/expr_private.h"
+#include "num/num.h"
 
 static inline uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -116,6 +117,41 @@ static size_t count_big(size_t n, const fmpz *nums, const fmpz *val)
     return k;
 }
 
+static bool any_uncanon(size_t n, const fmpz *nums)
+{
+    for (size_t i = 0; nums && i < n; i++)
+        if (sg__fmpz_is_uncanon(nums + i))
+            return true;
+    return false;
+}
+
+/* Intern again with the numbers copied into canonical representation. */
+static const sg_expr *intern_canon(sg_ctx *ctx, sg_op op, sg_sort sort, size_t nargs, const sg_expr *const *args,
+                                   const fmpz *nums, const fmpz *val)
+{
+    fmpz_t v;
+    fmpz_init(v);
+    fmpz *n = NULL;
+    if (val) {
+        fmpz_set(v, val);
+        sg__fmpz_canon(v);
+    }
+    if (nums && !(n = malloc(nargs * sizeof *n))) {
+        fmpz_clear(v);
+        return sg__nomem(ctx), NULL;
+    }
+    for (size_t i = 0; n && i < nargs; i++) {
+        fmpz_init_set(n + i, nums + i);
+        sg__fmpz_canon(n + i);
+    }
+    const sg_expr *e = sg__intern(ctx, op, sort, nargs, args, n, val ? v : NULL, NULL, 0);
+    for (size_t i = 0; n && i < nargs; i++)
+        fmpz_clear(n + i);
+    free(n);
+    fmpz_clear(v);
+    return e;
+}
+
 const sg_expr *sg__intern(sg_ctx *ctx, sg_op op, sg_sort sort, size_t nargs, const sg_expr *const *args,
                           const fmpz *nums, const fmpz *val, const char *name, size_t namelen)
 {
@@ -125,6 +161,9 @@ const sg_expr *sg__intern(sg_ctx *ctx, sg_op op, sg_sort sort, size_t nargs, con
         nums = NULL;
     if (!has_val(op))
         val = NULL;
+    /* Numbers must be in canonical representation to hash and compare. */
+    if ((val && sg__fmpz_is_uncanon(val)) || any_uncanon(nargs, nums))
+        return intern_canon(ctx, op, sort, nargs, args, nums, val);
     uint64_t h = mix((uint64_t)op * 31 + sort, nargs);
     unsigned depth = 0;
     for (size_t i = 0; i < nargs; i++) {

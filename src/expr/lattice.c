@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "expr/expr_private.h"
+#include "num/num.h"
 
 /* e = base + off where off is the constant term of e (0 for non-sums). */
 static const sg_expr *split_offset(sg_ctx *ctx, const sg_expr *e, fmpz_t off)
@@ -209,11 +210,11 @@ const sg_expr *sg__where(sg_ctx *ctx, const sg_expr *c, const sg_expr *a, const 
 static void fold_bits(sg_op op, fmpz_t acc, const fmpz_t v)
 {
     if (op == SG_OP_BAND)
-        fmpz_and(acc, acc, v);
+        sg__num_and(acc, acc, v);
     else if (op == SG_OP_BOR)
-        fmpz_or(acc, acc, v);
+        sg__num_or(acc, acc, v);
     else
-        fmpz_xor(acc, acc, v);
+        sg__num_xor(acc, acc, v);
 }
 
 const sg_expr *sg__bitop(sg_ctx *ctx, sg_op op, const sg_expr *a, const sg_expr *b)

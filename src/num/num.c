@@ -49,3 +49,21 @@ void sg__num_pow(fmpz_t r, const fmpz_t base, ulong exp)
 {
     fmpz_pow_ui(r, base, exp);
 }
+
+void sg__num_and(fmpz_t r, const fmpz_t a, const fmpz_t b)
+{
+    fmpz_and(r, a, b);
+    sg__fmpz_canon(r);
+}
+
+void sg__num_or(fmpz_t r, const fmpz_t a, const fmpz_t b)
+{
+    fmpz_or(r, a, b);
+    sg__fmpz_canon(r);
+}
+
+void sg__num_xor(fmpz_t r, const fmpz_t a, const fmpz_t b)
+{
+    fmpz_xor(r, a, b);
+    sg__fmpz_canon(r);
+}

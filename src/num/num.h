@@ -60,6 +60,20 @@ static inline bool sg__i64_truncmod(int64_t *r, int64_t a, int64_t b)
     return true;
 }
 
+/* Put v in FLINT's canonical representation: a value that fits a small fmpz
+ * is stored inline. FLINT 2.9's fmpz_and/or/xor can leave small results in
+ * mpz form, which would break hashing and equality by representation. */
+static inline bool sg__fmpz_is_uncanon(const fmpz_t v)
+{
+    return COEFF_IS_MPZ(*v) && fmpz_bits(v) <= FLINT_BITS - 2;
+}
+
+static inline void sg__fmpz_canon(fmpz_t v)
+{
+    if (COEFF_IS_MPZ(*v))
+        _fmpz_demote_val(v);
+}
+
 /* ---- exact operations on fmpz. Divisors must be nonzero (callers check). */
 void sg__num_floordiv(fmpz_t q, const fmpz_t a, const fmpz_t b);
 void sg__num_mod(fmpz_t r, const fmpz_t a, const fmpz_t b);
@@ -70,5 +84,9 @@ void sg__num_truncmod(fmpz_t r, const fmpz_t a, const fmpz_t b);
 uint64_t sg__num_pow_bits(const fmpz_t base, const fmpz_t exp);
 /* r = base ** exp for exp >= 0 that fits in ulong (callers check size). */
 void sg__num_pow(fmpz_t r, const fmpz_t base, ulong exp);
+/* r = a & b, a | b, a ^ b (Python's semantics), in canonical form. */
+void sg__num_and(fmpz_t r, const fmpz_t a, const fmpz_t b);
+void sg__num_or(fmpz_t r, const fmpz_t a, const fmpz_t b);
+void sg__num_xor(fmpz_t r, const fmpz_t a, const fmpz_t b);
 
 #endif /* SG_NUM_H */

@@ -272,6 +272,11 @@ static void test_lattice(void **state)
     assert_ptr_equal(band(band(X, I(12)), I(10)), band(X, I(8)));
     assert_ptr_equal(bxor(X, I(-1)), sub(neg(X), I(1)));
     assert_ptr_equal(band(I(-6), I(13)), I(8)); /* Python: -6 & 13 == 8 */
+    /* small results of big operands are interned as the small constant (Python values) */
+    assert_ptr_equal(bor(big("22418786645441909612557"), I(-5)), I(-1));
+    assert_ptr_equal(band(big("22418786645441909612557"), big("-22418786645441909612557")), I(1));
+    assert_ptr_equal(bxor(big("1180591620717411303427"), big("1180591620717411303425")), I(2)); /* 2**70+3, 2**70+1 */
+    assert_ptr_equal(floordiv(X, bxor(big("1180591620717411303427"), big("1180591620717411303425"))), floordiv(X, I(2)));
     assert_ptr_equal(bxor(I(-6), I(13)), I(-9)); /* Python: -6 ^ 13 == -9 */
 }
 

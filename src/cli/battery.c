@@ -1,0 +1,860 @@
+/* shapeguard, the command-line tool: the battery runner (shared/spec/battery.md)
+ * and the helpers that main.c shares with it.
+ *
+ * A battery is read whole, split into lines, and each line is checked
+ * (no NUL byte, valid UTF-8), stripped of its comment and split at its arrow
+ * into the command text and the expected text. The command word selects an
+ * entry of the command table below: a handler with the rule for its arrow.
+ * Handlers work on the state of the current case (its context, later its
+ * shape environment) and report pass, fail (with the reason) or nothing
+ * (lines that state something rather than expect it). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* ==== helpers shared with main.c ========================================== */
+
+static void cli_out_of_memory(void)
+{
+    fputs("shapeguard: out of memory\n", stderr);
+    exit(1);
+}
+
+void *cli_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        cli_out_of_memory();
+    return p;
+}
+
+void *cli_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        cli_out_of_memory();
+    return q;
+}
+
+char *cli_xstrndup(const char *s, size_t n)
+{
+    char *p;
+    if (n == SIZE_MAX)
+        cli_out_of_memory();
+    p = cli_xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+static void cli_str_reserve(cli_str *s, size_t extra)
+{
+    size_t need, cap;
+    if (extra > SIZE_MAX - s->n - 1)
+        cli_out_of_memory();
+    need = s->n + extra + 1;
+    if (need <= s->cap)
+        return;
+    cap = s->cap ? s->cap : 64;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    s->p = cli_xrealloc(s->p, cap);
+    s->cap = cap;
+}
+
+void cli_str_addn(cli_str *s, const char *p, size_t n)
+{
+    cli_str_reserve(s, n);
+    if (n)
+        memcpy(s->p + s->n, p, n);
+    s->n += n;
+    s->p[s->n] = '\0';
+}
+
+void cli_str_adds(cli_str *s, const char *p)
+{
+    cli_str_addn(s, p, strlen(p));
+}
+
+void cli_str_addf(cli_str *s, const char *fmt, ...)
+{
+    va_list ap;
+    int len;
+    va_start(ap, fmt);
+    len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (len <= 0)
+        return;
+    cli_str_reserve(s, (size_t)len);
+    va_start(ap, fmt);
+    vsnprintf(s->p + s->n, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    s->n += (size_t)len;
+}
+
+const char *cli_str_get(const cli_str *s)
+{
+    return s->p ? s->p : "";
+}
+
+void cli_str_clear(cli_str *s)
+{
+    s->n = 0;
+    if (s->p)
+        s->p[0] = '\0';
+}
+
+void cli_str_free(cli_str *s)
+{
+    free(s->p);
+    s->p = NULL;
+    s->n = s->cap = 0;
+}
+
+void cli_str_add_error(cli_str *s, sg_ctx *ctx, sg_status st)
+{
+    const char *msg = ctx ? sg_ctx_last_error_msg(ctx) : "";
+    cli_str_addf(s, "error %s", sg_status_kind(st));
+    if (ctx && sg_ctx_last_error(ctx) == st && msg[0])
+        cli_str_addf(s, " (%s)", msg);
+}
+
+void cli_str_add_expr(cli_str *s, sg_ctx *ctx, const sg_expr *e, sg_format fmt)
+{
+    char *text = NULL;
+    sg_status st = sg_print(ctx, &text, e, fmt);
+    if (st == SG_OK && text)
+        cli_str_adds(s, text);
+    else
+        cli_str_addf(s, "<cannot print: %s>", sg_status_kind(st));
+    sg_free(text);
+}
+
+int cli_is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+void cli_trim(const char **p, size_t *n)
+{
+    while (*n && cli_is_blank(**p)) {
+        ++*p;
+        --*n;
+    }
+    while (*n && cli_is_blank((*p)[*n - 1]))
+        --*n;
+}
+
+int cli_eq(const char *p, size_t n, const char *w)
+{
+    return strlen(w) == n && memcmp(p, w, n) == 0;
+}
+
+sg_status cli_kind_status(const char *kind, size_t n)
+{
+    int s;
+    for (s = -1; s >= SG_EINTERNAL; s--)
+        if (cli_eq(kind, n, sg_status_kind((sg_status)s)))
+            return (sg_status)s;
+    return SG_OK;
+}
+
+static int is_ident_start(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static int is_ident_char(char c)
+{
+    return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+static int is_ident(const char *p, size_t n)
+{
+    size_t i;
+    if (n == 0 || !is_ident_start(p[0]))
+        return 0;
+    for (i = 1; i < n; i++)
+        if (!is_ident_char(p[i]))
+            return 0;
+    return 1;
+}
+
+sg_status cli_bindings_add(cli_bindings *b, sg_ctx *ctx, const char *text, size_t n)
+{
+    const char *eq = memchr(text, '=', n);
+    const char *name = text, *value;
+    size_t nlen, vlen, i;
+    const sg_expr *sym, *val;
+    char *tmp;
+    sg_status st;
+
+    if (!eq)
+        return sg_ctx_set_error(ctx, SG_ESYNTAX, "binding '%.*s' is not NAME=INT", (int)n, text);
+    nlen = (size_t)(eq - text);
+    value = eq + 1;
+    vlen = n - nlen - 1;
+    cli_trim(&name, &nlen);
+    cli_trim(&value, &vlen);
+    if (!is_ident(name, nlen))
+        return sg_ctx_set_error(ctx, SG_ESYNTAX, "binding '%.*s': '%.*s' is not a name", (int)n, text,
+                                (int)nlen, name);
+    tmp = cli_xstrndup(value, vlen);
+    st = vlen ? sg_expr_int_str(ctx, &val, tmp) : SG_ESYNTAX;
+    free(tmp);
+    if (st != SG_OK)
+        return sg_ctx_set_error(ctx, st == SG_ENOMEM ? st : SG_ESYNTAX,
+                                "binding '%.*s': '%.*s' is not an integer", (int)n, text, (int)vlen, value);
+    tmp = cli_xstrndup(name, nlen);
+    st = sg_expr_sym(ctx, &sym, tmp);
+    free(tmp);
+    if (st != SG_OK)
+        return st;
+    for (i = 0; i < b->n; i++)
+        if (b->syms[i] == sym)
+            return sg_ctx_set_error(ctx, SG_ESYNTAX, "'%.*s' is bound twice", (int)nlen, name);
+    if (b->n == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 8;
+        b->syms = cli_xrealloc(b->syms, b->cap * sizeof *b->syms);
+        b->vals = cli_xrealloc(b->vals, b->cap * sizeof *b->vals);
+    }
+    b->syms[b->n] = sym;
+    b->vals[b->n] = val;
+    b->n++;
+    return SG_OK;
+}
+
+void cli_bindings_free(cli_bindings *b)
+{
+    free(b->syms);
+    free(b->vals);
+    b->syms = b->vals = NULL;
+    b->n = b->cap = 0;
+}
+
+/* ==== the state of a case ================================================== */
+
+/* Everything a case owns. Each `case` line (and each file) starts a new one.
+ * The context is made at its first use. Commands to come add their state
+ * here (the shape environment, bound names, assumed facts) and release it
+ * in case_end. */
+typedef struct case_state {
+    sg_ctx *ctx;
+} case_state;
+
+static void case_end(case_state *cs)
+{
+    sg_ctx_free(cs->ctx);
+    cs->ctx = NULL;
+}
+
+/* ==== commands ============================================================= */
+
+/* One command line, split. All strings are NUL-terminated and trimmed. */
+typedef struct cmd_line {
+    const char *args;     /* the text after the command word */
+    const char *expected; /* the text after the arrow; NULL without an arrow */
+} cmd_line;
+
+typedef enum cmd_result {
+    CMD_PASS,  /* an expectation that holds */
+    CMD_FAIL,  /* an expectation that does not hold, or a line in error */
+    CMD_QUIET  /* a line that expects nothing and went well */
+} cmd_result;
+
+/* A handler runs one line in the case's context ctx. On CMD_FAIL it has put
+ * the reason in why ("expected X, got Y", or what was wrong). */
+typedef cmd_result (*cmd_fn)(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+
+typedef enum arrow_rule {
+    ARROW_NEVER,   /* COMMAND ARGS */
+    ARROW_ALWAYS   /* COMMAND ARGS => EXPECTED */
+} arrow_rule;
+
+/* What an expected side names: a value or canonical form, or an error kind. */
+typedef struct expected {
+    const sg_expr *e;   /* when kind is SG_OK */
+    sg_status kind;     /* the error kind of `error KIND` */
+} expected;
+
+/* Read `error KIND` into *x. Returns 1 if text starts with the word error,
+ * else 0. An unknown KIND leaves x->kind at SG_OK, with the reason in why. */
+static int read_expected_error(const char *text, expected *x, cli_str *why)
+{
+    size_t n = strlen(text);
+    const char *kind;
+    size_t klen;
+    if (n < 5 || memcmp(text, "error", 5) != 0 || (n > 5 && !cli_is_blank(text[5])))
+        return 0;
+    kind = text + 5;
+    klen = n - 5;
+    cli_trim(&kind, &klen);
+    x->e = NULL;
+    x->kind = cli_kind_status(kind, klen);
+    if (x->kind == SG_OK)
+        cli_str_addf(why, "bad expected side '%s': '%.*s' is not an error kind", text, (int)klen, kind);
+    return 1;
+}
+
+/* The outcome of building (and evaluating) an expression: a node, or the
+ * error status. Its text, for messages, is appended by add_outcome. */
+static void add_outcome(cli_str *s, sg_ctx *ctx, sg_status st, const sg_expr *e)
+{
+    if (st != SG_OK)
+        cli_str_add_error(s, ctx, st);
+    else
+        cli_str_add_expr(s, ctx, e, SG_FMT_SG);
+}
+
+/* Compare an outcome with an expected side; on a mismatch put
+ * "expected X, got Y" in why, where X is the expected text as written
+ * (expected_text) or, if that is NULL, the printed canonical form. */
+static cmd_result compare_outcome(sg_ctx *ctx, const expected *x, const char *expected_text, sg_status st,
+                                  const sg_expr *e, cli_str *why)
+{
+    int holds = x->kind != SG_OK ? st == x->kind : st == SG_OK && e == x->e;
+    if (holds)
+        return CMD_PASS;
+    cli_str_adds(why, "expected ");
+    if (expected_text)
+        cli_str_adds(why, expected_text);
+    else
+        add_outcome(why, ctx, x->kind, x->e);
+    cli_str_adds(why, ", got ");
+    add_outcome(why, ctx, st, e);
+    return CMD_FAIL;
+}
+
+/* Find the keyword `where`, with blanks on both sides, outside brackets and
+ * quotes. Returns its offset or SIZE_MAX. */
+static size_t find_where(const char *s)
+{
+    size_t i, depth = 0;
+    char quote = 0;
+    for (i = 0; s[i]; i++) {
+        char c = s[i];
+        if (quote) {
+            if (c == '\\' && s[i + 1])
+                i++;
+            else if (c == quote)
+                quote = 0;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '(' || c == '[' || c == '{') {
+            depth++;
+        } else if (c == ')' || c == ']' || c == '}') {
+            if (depth)
+                depth--;
+        } else if (depth == 0 && i > 0 && cli_is_blank(s[i - 1]) && strncmp(s + i, "where", 5) == 0 &&
+                   (s[i + 5] == '\0' || cli_is_blank(s[i + 5]))) {
+            return i;
+        }
+    }
+    return SIZE_MAX;
+}
+
+/* Parse "NAME=INT, NAME=INT, ..." into b. */
+static int read_bindings(sg_ctx *ctx, const char *text, cli_bindings *b, cli_str *why)
+{
+    const char *p = text;
+    while (cli_is_blank(*p))
+        p++;
+    if (!*p) {
+        cli_str_adds(why, "missing bindings after 'where'");
+        return 0;
+    }
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        sg_status st = cli_bindings_add(b, ctx, p, n);
+        if (st != SG_OK) {
+            cli_str_adds(why, sg_ctx_last_error_msg(ctx));
+            return 0;
+        }
+        if (!comma)
+            return 1;
+        p = comma + 1;
+    }
+}
+
+/* Read the expected side of eval: an integer, true, false or error KIND. */
+static int read_expected_value(sg_ctx *ctx, const char *text, expected *x, cli_str *why)
+{
+    x->kind = SG_OK;
+    x->e = NULL;
+    if (read_expected_error(text, x, why))
+        return x->kind != SG_OK;
+    if (!strcmp(text, "true") || !strcmp(text, "True") || !strcmp(text, "false") || !strcmp(text, "False")) {
+        if (sg_expr_bool(ctx, &x->e, text[0] == 't' || text[0] == 'T') == SG_OK)
+            return 1;
+    } else if (sg_expr_int_str(ctx, &x->e, text) == SG_OK) {
+        return 1;
+    }
+    cli_str_addf(why, "bad expected value '%s' (an integer, true, false or error KIND)", text);
+    return 0;
+}
+
+/* eval EXPR [where NAME=INT, ...] => VALUE */
+static cmd_result cmd_eval(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    cli_bindings b = CLI_BINDINGS_INIT;
+    size_t w = find_where(ln->args);
+    const char *exprp = ln->args;
+    size_t exprn = w == SIZE_MAX ? strlen(ln->args) : w;
+    const sg_expr *e = NULL, *v = NULL;
+    expected x;
+    sg_status st;
+    cmd_result r = CMD_FAIL;
+
+    cli_trim(&exprp, &exprn);
+    if (exprn == 0) {
+        cli_str_adds(why, "missing expression");
+        return CMD_FAIL;
+    }
+    if (w != SIZE_MAX && !read_bindings(ctx, ln->args + w + 5, &b, why))
+        goto done;
+    if (!read_expected_value(ctx, ln->expected, &x, why))
+        goto done;
+    st = sg_parse_n(ctx, &e, exprp, exprn, NULL);
+    if (st == SG_OK)
+        st = sg_expr_eval(ctx, &v, e, b.n, b.syms, b.vals);
+    r = compare_outcome(ctx, &x, ln->expected, st, v, why);
+done:
+    cli_bindings_free(&b);
+    return r;
+}
+
+/* simplify EXPR => EXPR2 | error KIND */
+static cmd_result cmd_simplify(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    const sg_expr *e = NULL;
+    expected x = { NULL, SG_OK };
+    sg_status st;
+
+    if (!ln->args[0]) {
+        cli_str_adds(why, "missing expression");
+        return CMD_FAIL;
+    }
+    if (read_expected_error(ln->expected, &x, why)) {
+        if (x.kind == SG_OK)
+            return CMD_FAIL;
+    } else {
+        st = sg_parse(ctx, &x.e, ln->expected, NULL);
+        if (st != SG_OK) {
+            cli_str_addf(why, "cannot parse the expected side '%s': ", ln->expected);
+            cli_str_add_error(why, ctx, st);
+            return CMD_FAIL;
+        }
+    }
+    st = sg_parse(ctx, &e, ln->args, NULL);
+    return compare_outcome(ctx, &x, x.kind != SG_OK ? ln->expected : NULL, st, e, why);
+}
+
+/* parse TEXT => ok | error KIND */
+static cmd_result cmd_parse(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    sg_parse_opts opts = { NULL, NULL, 1 };
+    const sg_expr *e = NULL;
+    expected x = { NULL, SG_OK };
+    sg_status st;
+
+    if (read_expected_error(ln->expected, &x, why)) {
+        if (x.kind == SG_OK)
+            return CMD_FAIL;
+    } else if (strcmp(ln->expected, "ok") != 0) {
+        cli_str_addf(why, "bad expected side '%s' (ok or error KIND)", ln->expected);
+        return CMD_FAIL;
+    }
+    st = sg_parse(ctx, &e, ln->args, &opts);
+    if (st == x.kind)
+        return CMD_PASS;
+    cli_str_addf(why, "expected %s, got ", ln->expected);
+    if (st == SG_OK)
+        cli_str_adds(why, "ok");
+    else
+        cli_str_add_error(why, ctx, st);
+    return CMD_FAIL;
+}
+
+/* print FORMAT EXPR => TEXT */
+static cmd_result cmd_print(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    const char *fmtp = ln->args, *expr;
+    size_t fmtn = 0;
+    char *fmtname, *text = NULL;
+    sg_format fmt;
+    const sg_expr *e = NULL;
+    sg_status st;
+    cli_str got = CLI_STR_INIT;
+    cmd_result r;
+
+    while (fmtp[fmtn] && !cli_is_blank(fmtp[fmtn]))
+        fmtn++;
+    expr = fmtp + fmtn;
+    while (cli_is_blank(*expr))
+        expr++;
+    fmtname = cli_xstrndup(fmtp, fmtn);
+    st = sg_format_from_name(&fmt, fmtname);
+    free(fmtname);
+    if (st != SG_OK) {
+        cli_str_addf(why, "unknown format '%.*s' (sg, python or c)", (int)fmtn, fmtp);
+        return CMD_FAIL;
+    }
+    if (!*expr) {
+        cli_str_adds(why, "missing expression");
+        return CMD_FAIL;
+    }
+    st = sg_parse(ctx, &e, expr, NULL);
+    if (st == SG_OK)
+        st = sg_print(ctx, &text, e, fmt);
+    if (st == SG_OK)
+        cli_str_adds(&got, text);
+    else
+        cli_str_addf(&got, "error %s", sg_status_kind(st));
+    sg_free(text);
+    r = strcmp(cli_str_get(&got), ln->expected) == 0 ? CMD_PASS : CMD_FAIL;
+    if (r == CMD_FAIL) {
+        cli_str_addf(why, "expected %s, got ", ln->expected);
+        if (st == SG_OK)
+            cli_str_adds(why, cli_str_get(&got));
+        else
+            cli_str_add_error(why, ctx, st);
+    }
+    cli_str_free(&got);
+    return r;
+}
+
+/* The commands. A NULL handler is a command of the format that this version
+ * does not implement yet: each such line fails as "not implemented". */
+typedef struct command {
+    const char *name;
+    arrow_rule arrow;
+    cmd_fn run;
+} command;
+
+static const command commands[] = {
+    { "eval", ARROW_ALWAYS, cmd_eval },
+    { "simplify", ARROW_ALWAYS, cmd_simplify },
+    { "parse", ARROW_ALWAYS, cmd_parse },
+    { "print", ARROW_ALWAYS, cmd_print },
+    { "assume", ARROW_NEVER, NULL },
+    { "range", ARROW_ALWAYS, NULL },
+    { "known", ARROW_ALWAYS, NULL },
+    { "env", ARROW_NEVER, NULL },
+    { "backed", ARROW_NEVER, NULL },
+    { "unbacked", ARROW_NEVER, NULL },
+    { "value", ARROW_ALWAYS, NULL },
+    { "evaluate", ARROW_ALWAYS, NULL },
+    { "guard_or_false", ARROW_ALWAYS, NULL },
+    { "guard_or_true", ARROW_ALWAYS, NULL },
+    { "check", ARROW_ALWAYS, NULL },
+    { "guards", ARROW_ALWAYS, NULL },
+    { "asserts", ARROW_ALWAYS, NULL },
+    { "tensor", ARROW_NEVER, NULL },
+    { "subclass", ARROW_NEVER, NULL },
+    { "refakify", ARROW_ALWAYS, NULL },
+    { "call", ARROW_ALWAYS, NULL },
+};
+
+static const command *find_command(const char *word, size_t n)
+{
+    size_t i;
+    for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (cli_eq(word, n, commands[i].name))
+            return &commands[i];
+    return NULL;
+}
+
+/* ==== lines ================================================================ */
+
+/* The offset of the first byte that is not valid UTF-8 (overlong forms,
+ * surrogates and code points above U+10FFFF are invalid), or n. */
+static size_t utf8_invalid_at(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        unsigned char lo = 0x80, hi = 0xBF;
+        size_t k, more;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF) {
+            more = 1;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            more = 2;
+            if (c == 0xE0)
+                lo = 0xA0;
+            else if (c == 0xED)
+                hi = 0x9F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            more = 3;
+            if (c == 0xF0)
+                lo = 0x90;
+            else if (c == 0xF4)
+                hi = 0x8F;
+        } else {
+            return i;
+        }
+        if (n - i <= more)
+            return i;
+        for (k = 1; k <= more; k++) {
+            unsigned char d = s[i + k];
+            if (d < (k == 1 ? lo : 0x80) || d > (k == 1 ? hi : 0xBF))
+                return i;
+        }
+        i += more + 1;
+    }
+    return n;
+}
+
+/* The length of the line without its comment: a `#` outside quotes. */
+static size_t strip_comment(const char *s, size_t n)
+{
+    size_t i;
+    char quote = 0;
+    for (i = 0; i < n; i++) {
+        char c = s[i];
+        if (quote) {
+            if (c == '\\' && i + 1 < n)
+                i++;
+            else if (c == quote)
+                quote = 0;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '#') {
+            return i;
+        }
+    }
+    return n;
+}
+
+/* The offset of the arrow: the first `=>` outside quotes whose previous
+ * character is not one of `<>=!`; n if there is none. */
+static size_t find_arrow(const char *s, size_t n)
+{
+    size_t i;
+    char quote = 0;
+    for (i = 0; i + 1 < n; i++) {
+        char c = s[i];
+        if (quote) {
+            if (c == '\\')
+                i++;
+            else if (c == quote)
+                quote = 0;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '=' && s[i + 1] == '>' && (i == 0 || !strchr("<>=!", s[i - 1]))) {
+            return i;
+        }
+    }
+    return n;
+}
+
+typedef struct runner {
+    FILE *out;
+    size_t passed, failed;
+} runner;
+
+static void report(runner *r, const char *file, size_t lineno, const char *what, size_t whatn, const char *msg)
+{
+    r->failed++;
+    fprintf(r->out, "%s:%zu: ", file, lineno);
+    if (what) {
+        fwrite(what, 1, whatn, r->out);
+        fputs(": ", r->out);
+    }
+    fprintf(r->out, "%s\n", msg);
+}
+
+/* `case NAME`: the end of one case and the start of the next. */
+static int is_case_line(const char *s, size_t n)
+{
+    return n >= 4 && memcmp(s, "case", 4) == 0 && (n == 4 || cli_is_blank(s[4]));
+}
+
+/* Run one command line (already trimmed, no comment). */
+static void run_command(runner *r, case_state *cs, const char *file, size_t lineno, const char *s, size_t n)
+{
+    size_t arrow = find_arrow(s, n), wordn = 0;
+    const char *cmd = s, *args, *exp = NULL;
+    size_t cmdn = arrow, argsn, expn = 0;
+    const command *c;
+    cli_str why = CLI_STR_INIT;
+    cmd_line ln;
+    char *argcopy, *expcopy = NULL;
+    cmd_result res;
+
+    cli_trim(&cmd, &cmdn);
+    if (arrow < n) {
+        exp = s + arrow + 2;
+        expn = n - arrow - 2;
+        cli_trim(&exp, &expn);
+    }
+    while (wordn < cmdn && !cli_is_blank(cmd[wordn]))
+        wordn++;
+    args = cmd + wordn;
+    argsn = cmdn - wordn;
+    cli_trim(&args, &argsn);
+
+    if (cmdn == 0) {
+        report(r, file, lineno, NULL, 0, "missing command before '=>'");
+        return;
+    }
+    if (is_case_line(cmd, cmdn)) {
+        case_end(cs);
+        if (exp)
+            report(r, file, lineno, cmd, cmdn, "'case' takes no '=>'");
+        else if (argsn == 0)
+            report(r, file, lineno, cmd, cmdn, "missing case name");
+        return;
+    }
+    c = find_command(cmd, wordn);
+    if (!c) {
+        report(r, file, lineno, cmd, cmdn, "unknown command");
+        return;
+    }
+    if (!c->run) {
+        report(r, file, lineno, cmd, cmdn, "not implemented");
+        return;
+    }
+    if (c->arrow == ARROW_ALWAYS && !exp) {
+        report(r, file, lineno, cmd, cmdn, "missing '=> EXPECTED'");
+        return;
+    }
+    if (c->arrow == ARROW_ALWAYS && expn == 0) {
+        report(r, file, lineno, cmd, cmdn, "nothing expected after '=>'");
+        return;
+    }
+    if (c->arrow == ARROW_NEVER && exp) {
+        cli_str_addf(&why, "'%s' takes no '=>'", c->name);
+        report(r, file, lineno, cmd, cmdn, cli_str_get(&why));
+        cli_str_free(&why);
+        return;
+    }
+    if (!cs->ctx && sg_ctx_new(&cs->ctx) != SG_OK) {
+        cs->ctx = NULL;
+        report(r, file, lineno, cmd, cmdn, "cannot make a context: out of memory");
+        return;
+    }
+    argcopy = cli_xstrndup(args, argsn);
+    if (exp)
+        expcopy = cli_xstrndup(exp, expn);
+    ln.args = argcopy;
+    ln.expected = expcopy;
+    sg_ctx_reset_error(cs->ctx);
+    res = c->run(cs, cs->ctx, &ln, &why);
+    if (res == CMD_PASS)
+        r->passed++;
+    else if (res == CMD_FAIL)
+        report(r, file, lineno, cmd, cmdn, why.n ? cli_str_get(&why) : "failed");
+    free(argcopy);
+    free(expcopy);
+    cli_str_free(&why);
+}
+
+/* Check and run one raw line (without its newline). */
+static void run_line(runner *r, case_state *cs, const char *file, size_t lineno, const char *s, size_t n)
+{
+    const char *nul = memchr(s, '\0', n);
+    size_t bad = utf8_invalid_at((const unsigned char *)s, n);
+    char msg[96];
+
+    if (nul) {
+        snprintf(msg, sizeof msg, "line contains a NUL byte (column %zu)", (size_t)(nul - s) + 1);
+        report(r, file, lineno, NULL, 0, msg);
+        return;
+    }
+    if (bad < n) {
+        snprintf(msg, sizeof msg, "invalid UTF-8 (byte 0x%02X at column %zu)", (unsigned char)s[bad], bad + 1);
+        report(r, file, lineno, NULL, 0, msg);
+        return;
+    }
+    n = strip_comment(s, n);
+    cli_trim(&s, &n);
+    if (n)
+        run_command(r, cs, file, lineno, s, n);
+}
+
+/* Read the whole file. Returns 0, or an errno value. */
+static int read_all(const char *path, char **out, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int err = 0;
+
+    *out = NULL;
+    *len = 0;
+    if (!f)
+        return errno ? errno : EIO;
+    for (;;) {
+        size_t got;
+        if (cap - n < 65536) {
+            char *nb;
+            size_t ncap = cap ? cap * 2 : 65536;
+            if (ncap <= cap || !(nb = realloc(buf, ncap))) {
+                err = ENOMEM;
+                break;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f))
+                err = errno ? errno : EIO;
+            break;
+        }
+    }
+    fclose(f);
+    if (err) {
+        free(buf);
+        return err;
+    }
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+static void run_file(runner *r, const char *path)
+{
+    char *buf;
+    size_t len, pos = 0, lineno = 0;
+    case_state cs = { NULL };
+    int err;
+
+    errno = 0;
+    err = read_all(path, &buf, &len);
+    if (err) {
+        r->failed++;
+        fprintf(r->out, "%s: cannot read: %s\n", path, strerror(err));
+        return;
+    }
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+        pos = 3;
+    while (pos < len) {
+        const char *nl = memchr(buf + pos, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+        run_line(r, &cs, path, ++lineno, buf + pos, n);
+        pos += n + 1;
+    }
+    case_end(&cs);
+    free(buf);
+}
+
+int cli_run_batteries(size_t nfiles, char *const *files, FILE *out)
+{
+    runner r = { out, 0, 0 };
+    size_t i;
+    for (i = 0; i < nfiles; i++)
+        run_file(&r, files[i]);
+    fprintf(out, "%zu passed, %zu failed\n", r.passed, r.failed);
+    fflush(out);
+    return r.failed ? 1 : 0;
+}

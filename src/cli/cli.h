@@ -1,0 +1,78 @@
+/* shapeguard, the command-line tool: what main.c and battery.c share.
+ * The tool uses the public API only (<shapeguard.h>). */
+#ifndef SG_CLI_H
+#define SG_CLI_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <shapeguard.h>
+
+/* ---- memory: the tool gives up with a message when memory runs out ---- */
+
+void *cli_xmalloc(size_t n);
+void *cli_xrealloc(void *p, size_t n);
+char *cli_xstrndup(const char *s, size_t n);
+
+/* ---- a growable NUL-terminated string ---------------------------------- */
+
+typedef struct cli_str {
+    char *p;
+    size_t n, cap;
+} cli_str;
+
+#define CLI_STR_INIT { NULL, 0, 0 }
+
+void cli_str_addn(cli_str *s, const char *p, size_t n);
+void cli_str_adds(cli_str *s, const char *p);
+void cli_str_addf(cli_str *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The text so far ("" when nothing was added). */
+const char *cli_str_get(const cli_str *s);
+void cli_str_clear(cli_str *s);
+void cli_str_free(cli_str *s);
+
+/* Append e printed in format fmt, or "<cannot print: KIND>". */
+void cli_str_add_expr(cli_str *s, sg_ctx *ctx, const sg_expr *e, sg_format fmt);
+/* Append "error KIND", then " (MESSAGE)" when ctx holds a message for st. */
+void cli_str_add_error(cli_str *s, sg_ctx *ctx, sg_status st);
+
+/* ---- text helpers ------------------------------------------------------- */
+
+int cli_is_blank(char c);
+/* Trim blanks (space, tab, CR, VT, FF) from both ends of [*p, *p + *n). */
+void cli_trim(const char **p, size_t *n);
+/* 1 if [p, p + n) is exactly the NUL-terminated word w. */
+int cli_eq(const char *p, size_t n, const char *w);
+/* The status whose sg_status_kind() is the n bytes at kind; 0 if none is
+ * (SG_OK, "ok", is not an error kind and also gives 0). */
+sg_status cli_kind_status(const char *kind, size_t n);
+
+/* ---- symbol bindings NAME=INT ------------------------------------------ */
+
+typedef struct cli_bindings {
+    const sg_expr **syms, **vals;
+    size_t n, cap;
+} cli_bindings;
+
+#define CLI_BINDINGS_INIT { NULL, NULL, 0, 0 }
+
+/* Parse one binding NAME=INT from the n bytes at text (blanks around the
+ * name and the value are allowed; the value is a decimal integer of any
+ * size) and add it. Errors: SG_ESYNTAX (malformed, or NAME bound already),
+ * with the message in ctx. */
+sg_status cli_bindings_add(cli_bindings *b, sg_ctx *ctx, const char *text, size_t n);
+void cli_bindings_free(cli_bindings *b);
+
+/* ---- batteries ------------------------------------------------------------ */
+
+/* Run the battery files in order, print one line per failed expectation and
+ * then "N passed, N failed" to out. Returns 0 when every expectation holds,
+ * else 1. */
+int cli_run_batteries(size_t nfiles, char *const *files, FILE *out);
+
+#endif /* SG_CLI_H */
