@@ -13,15 +13,6 @@ static const sg_expr *node2(sg_ctx *ctx, sg_op op, const sg_expr *a, const sg_ex
     return sg__intern(ctx, op, SG_SORT_INT, 2, args, NULL, NULL, NULL, 0);
 }
 
-static int leading_sign(const sg_expr *e)
-{
-    if (e->op == SG_OP_INT)
-        return fmpz_sgn(&e->u.val);
-    if (e->op == SG_OP_ADD)
-        return fmpz_sgn(sg__nums(e));
-    return 1;
-}
-
 /* Symbolic divisor b: write a = g*M*a2 and b = g*M*b2 where g is the integer
  * content of both (signed so that b2's leading coefficient is positive) and M
  * the greatest common monomial. (g*M*a2) / (g*M*b2) = a2 / b2 wherever g*M is
@@ -84,7 +75,7 @@ static bool split_content(sg_ctx *ctx, const sg_expr *a, const sg_expr *b, split
         }
         s->a = sg__poly_get(ctx, &pa);
         s->b = s->a ? sg__poly_get(ctx, &pb) : NULL;
-        if (s->b && leading_sign(s->b) < 0) { /* the sign goes with g */
+        if (s->b && sg__lead_sign(s->b) < 0) { /* the sign goes with g */
             s->a = sg__neg(ctx, s->a);
             s->b = s->a ? sg__neg(ctx, s->b) : NULL;
             fmpz_neg(g, g);
@@ -470,7 +461,7 @@ static const sg_expr *trunc_op(sg_ctx *ctx, sg_op op, const sg_expr *a, const sg
         A = s.a, B = s.b, gm = s.gm;
     }
     bool negate = false;
-    if (leading_sign(A) < 0) {
+    if (sg__lead_sign(A) < 0) {
         A = sg__neg(ctx, A);
         negate = true;
         if (!A)

@@ -132,6 +132,15 @@ const sg_expr *sg__poly_get(sg_ctx *ctx, sg__poly *p);
 /* The content: gcd of the coefficients of the terms (0 if none). */
 void sg__poly_content(fmpz_t g, const sg__poly *p);
 
+/* The sign of the leading term of a polynomial: the term whose monomial has
+ * the smallest structural hash (ties, which need a hash collision, by id).
+ * The choice does not depend on the order in which nodes were created, so
+ * canonical signs are the same in every context. 0 for no terms. */
+int sg__poly_lead_sign(const sg__poly *p);
+/* The same for an expression: the leading term of an ADD, the sign of an
+ * INT, 1 for anything else. */
+int sg__lead_sign(const sg_expr *e);
+
 /* Monomials: product, exact quotient, greatest common monomial of p and q. */
 const sg_expr *sg__mono_mul(sg_ctx *ctx, const sg_expr *m1, const sg_expr *m2);
 const sg_expr *sg__mono_div(sg_ctx *ctx, const sg_expr *m1, const sg_expr *m2);

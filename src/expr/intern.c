@@ -167,7 +167,7 @@ const sg_expr *sg__intern(sg_ctx *ctx, sg_op op, sg_sort sort, size_t nargs, con
     uint64_t h = mix((uint64_t)op * 31 + sort, nargs);
     unsigned depth = 0;
     for (size_t i = 0; i < nargs; i++) {
-        h = mix(h, args[i]->id);
+        h = mix(h, args[i]->hash); /* structural: independent of creation order */
         if (args[i]->depth + 1u > depth)
             depth = args[i]->depth + 1u;
     }

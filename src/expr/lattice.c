@@ -164,7 +164,7 @@ const sg_expr *sg__abs(sg_ctx *ctx, const sg_expr *a)
         fmpz_init(g);
         sg__poly_content(g, &p);
         fmpz_gcd(g, g, &p.c);
-        if (p.n > 0 && fmpz_sgn(&p.t[0].k) < 0)
+        if (sg__poly_lead_sign(&p) < 0)
             fmpz_neg(g, g);
         for (size_t i = 0; i < p.n; i++)
             fmpz_divexact(&p.t[i].k, &p.t[i].k, g);

@@ -37,7 +37,7 @@ const sg_expr *sg__rel0(sg_ctx *ctx, sg_op op, const sg_expr *p)
             fmpz_clear(g);
             goto done;
         }
-        if (fmpz_sgn(&q.t[0].k) < 0)
+        if (sg__poly_lead_sign(&q) < 0)
             fmpz_neg(g, g);
         fmpz_divexact(&q.c, &q.c, g);
     }

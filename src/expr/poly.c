@@ -135,6 +135,33 @@ void sg__poly_content(fmpz_t g, const sg__poly *p)
         fmpz_gcd(g, g, &p->t[i].k);
 }
 
+static bool mono_before(const sg_expr *a, const sg_expr *b)
+{
+    return a->hash != b->hash ? a->hash < b->hash : a->id < b->id;
+}
+
+int sg__poly_lead_sign(const sg__poly *p)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < p->n; i++)
+        if (mono_before(p->t[i].m, p->t[best].m))
+            best = i;
+    return p->n ? fmpz_sgn(&p->t[best].k) : 0;
+}
+
+int sg__lead_sign(const sg_expr *e)
+{
+    if (e->op == SG_OP_INT)
+        return fmpz_sgn(&e->u.val);
+    if (e->op != SG_OP_ADD)
+        return 1;
+    size_t best = 0;
+    for (size_t i = 1; i < e->nargs; i++)
+        if (mono_before(e->args[i], e->args[best]))
+            best = i;
+    return fmpz_sgn(sg__nums(e) + best);
+}
+
 #define SG_SMALL 16
 
 const sg_expr *sg__poly_get(sg_ctx *ctx, sg__poly *p)

@@ -609,6 +609,37 @@ static void test_random_properties(void **state)
     }
 }
 
+/* The same expressions built in a context whose symbols were created in the
+ * opposite order print the same: canonical forms do not depend on history. */
+static void test_history_independence(void **state)
+{
+    (void)state;
+    sg_ctx *saved = C, *other;
+    const sg_expr *sx = X, *sy = Y, *sz = Z;
+    assert_int_equal(sg_ctx_new(&other), SG_OK);
+    unsigned long long seed = 777;
+    for (int k = 0; k < 2000; k++) {
+        char *text[2] = {NULL, NULL};
+        for (int w = 0; w < 2; w++) {
+            C = w ? other : saved;
+            if (w) {
+                Z = S("z"), Y = S("y"), X = S("x");
+            } else {
+                X = sx, Y = sy, Z = sz;
+            }
+            rng = seed + (unsigned long long)k;
+            const sg_expr *e = rnd(4) ? rand_int(3) : rand_bool(3);
+            assert_int_equal(sg_print(C, &text[w], e, SG_FMT_SG), SG_OK);
+        }
+        if (strcmp(text[0], text[1]) != 0)
+            fail_msg("case %d prints as %s and as %s", k, text[0], text[1]);
+        sg_free(text[0]);
+        sg_free(text[1]);
+    }
+    C = saved, X = sx, Y = sy, Z = sz;
+    sg_ctx_free(other);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -623,6 +654,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_random_properties),
+        cmocka_unit_test(test_history_independence),
     };
     return cmocka_run_group_tests_name("expr", tests, setup, teardown);
 }
