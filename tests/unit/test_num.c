@@ -57,8 +57,8 @@ static void each_pair(fast_fn fast, exact_fn exact, bool divides)
     unsigned seed = getenv("SG_TEST_SEED") ? (unsigned)strtoul(getenv("SG_TEST_SEED"), NULL, 10) : 1234u;
     srand(seed);
     for (int k = 0; k < 20000; k++) {
-        int64_t a = ((int64_t)rand() << 40) ^ ((int64_t)rand() << 20) ^ rand();
-        int64_t b = (k & 1) ? (rand() % 200) - 100 : ((int64_t)rand() << 33) ^ rand();
+        int64_t a = (int64_t)(((uint64_t)rand() << 40) ^ ((uint64_t)rand() << 20) ^ (uint64_t)rand());
+        int64_t b = (k & 1) ? (rand() % 200) - 100 : (int64_t)(((uint64_t)rand() << 33) ^ (uint64_t)rand());
         if (k & 2)
             a = -a;
         agree(fast, exact, a, b, divides);

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Install what is missing (Debian packages), then configure and build in the
+# source tree. Safe to run again: it installs and reconfigures only as needed.
+set -e
+cd "$(dirname "$0")/.."
+
+pkgs="build-essential autoconf automake libtool pkg-config libgmp-dev libflint-dev libcmocka-dev python3 python3-sympy"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "setup: installing$missing"
+    SUDO=""
+    [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+
+[ -x configure ] || autoreconf -fi
+[ -f Makefile ] || ./configure ${SG_CONFIGURE_FLAGS:-}
+make -j"$(nproc 2>/dev/null || echo 2)"
