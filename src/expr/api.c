@@ -29,29 +29,48 @@ static sg_status check_args(sg_ctx *ctx, const char *fn, const sg_expr **out, si
     return SG_OK;
 }
 
-#define SG_BINARY(NAME, CALL)                                                                    \
+/* Memo tags: one per remembered operation. */
+enum {
+    TAG_ADD = 1, TAG_SUB, TAG_MUL, TAG_POW, TAG_FLOORDIV, TAG_MOD, TAG_CEILDIV, TAG_CLEANDIV, TAG_TRUNCDIV,
+    TAG_TRUNCMOD, TAG_BAND, TAG_BOR, TAG_BXOR, TAG_SHL, TAG_SHR, TAG_MIN, TAG_MAX, TAG_AND, TAG_OR,
+    TAG_REL /* + sg_rel */
+};
+
+/* A binary integer operation, remembered: a trace asks the same questions
+ * again and again, and a result is a canonical form that never changes. */
+#define SG_BINARY(NAME, TAG, CALL)                                                               \
     sg_status sg_expr_##NAME(sg_ctx *ctx, const sg_expr **out, const sg_expr *a, const sg_expr *b) \
     {                                                                                            \
         if (!ctx)                                                                                \
             return SG_EINVAL;                                                                    \
         const sg_expr *args[2] = {a, b};                                                         \
         sg_status s = check_args(ctx, "sg_expr_" #NAME, out, 2, args, SG_SORT_INT);              \
-        return s ? s : finish(ctx, out, CALL);                                                   \
+        if (s)                                                                                   \
+            return s;                                                                            \
+        const sg_expr *r = sg__memo_get(ctx, TAG, a, b);                                         \
+        if (r) {                                                                                 \
+            *out = r;                                                                            \
+            return SG_OK;                                                                        \
+        }                                                                                        \
+        r = CALL;                                                                                \
+        if (r)                                                                                   \
+            sg__memo_put(ctx, TAG, a, b, r);                                                     \
+        return finish(ctx, out, r);                                                              \
     }
 
-SG_BINARY(add, sg__add(ctx, a, b))
-SG_BINARY(sub, sg__sub(ctx, a, b))
-SG_BINARY(mul, sg__mul(ctx, a, b))
-SG_BINARY(pow, sg__pow(ctx, a, b))
-SG_BINARY(floordiv, sg__floordiv(ctx, a, b))
-SG_BINARY(mod, sg__mod(ctx, a, b))
-SG_BINARY(ceildiv, sg__ceildiv(ctx, a, b))
-SG_BINARY(cleandiv, sg__cleandiv(ctx, a, b))
-SG_BINARY(truncdiv, sg__truncdiv(ctx, a, b))
-SG_BINARY(truncmod, sg__truncmod(ctx, a, b))
-SG_BINARY(band, sg__bitop(ctx, SG_OP_BAND, a, b))
-SG_BINARY(bor, sg__bitop(ctx, SG_OP_BOR, a, b))
-SG_BINARY(bxor, sg__bitop(ctx, SG_OP_BXOR, a, b))
+SG_BINARY(add, TAG_ADD, sg__add(ctx, a, b))
+SG_BINARY(sub, TAG_SUB, sg__sub(ctx, a, b))
+SG_BINARY(mul, TAG_MUL, sg__mul(ctx, a, b))
+SG_BINARY(pow, TAG_POW, sg__pow(ctx, a, b))
+SG_BINARY(floordiv, TAG_FLOORDIV, sg__floordiv(ctx, a, b))
+SG_BINARY(mod, TAG_MOD, sg__mod(ctx, a, b))
+SG_BINARY(ceildiv, TAG_CEILDIV, sg__ceildiv(ctx, a, b))
+SG_BINARY(cleandiv, TAG_CLEANDIV, sg__cleandiv(ctx, a, b))
+SG_BINARY(truncdiv, TAG_TRUNCDIV, sg__truncdiv(ctx, a, b))
+SG_BINARY(truncmod, TAG_TRUNCMOD, sg__truncmod(ctx, a, b))
+SG_BINARY(band, TAG_BAND, sg__bitop(ctx, SG_OP_BAND, a, b))
+SG_BINARY(bor, TAG_BOR, sg__bitop(ctx, SG_OP_BOR, a, b))
+SG_BINARY(bxor, TAG_BXOR, sg__bitop(ctx, SG_OP_BXOR, a, b))
 
 /* a << b = a * 2**b and a >> b = a // 2**b; a negative b gives an
  * unevaluated power whose evaluation raises negative-exponent. */
@@ -63,8 +82,8 @@ static const sg_expr *shift(sg_ctx *ctx, const sg_expr *a, const sg_expr *b, boo
     return left ? sg__mul(ctx, a, p) : sg__floordiv(ctx, a, p);
 }
 
-SG_BINARY(shl, shift(ctx, a, b, true))
-SG_BINARY(shr, shift(ctx, a, b, false))
+SG_BINARY(shl, TAG_SHL, shift(ctx, a, b, true))
+SG_BINARY(shr, TAG_SHR, shift(ctx, a, b, false))
 
 sg_status sg_expr_neg(sg_ctx *ctx, const sg_expr **out, const sg_expr *a)
 {
@@ -121,9 +140,19 @@ static sg_status nary(sg_ctx *ctx, const char *fn, const sg_expr **out, size_t n
     sg_status s = check_args(ctx, fn, out, n, args, sort);
     if (s)
         return s;
+    uint32_t tag = op == SG_OP_MIN ? TAG_MIN : op == SG_OP_MAX ? TAG_MAX : op == SG_OP_AND ? TAG_AND : TAG_OR;
+    const sg_expr *r = n == 2 ? sg__memo_get(ctx, tag, args[0], args[1]) : NULL;
+    if (r) {
+        *out = r;
+        return SG_OK;
+    }
     if (op == SG_OP_MIN || op == SG_OP_MAX)
-        return finish(ctx, out, sg__minmax(ctx, op, n, args));
-    return finish(ctx, out, sg__andor(ctx, op, n, args));
+        r = sg__minmax(ctx, op, n, args);
+    else
+        r = sg__andor(ctx, op, n, args);
+    if (r && n == 2)
+        sg__memo_put(ctx, tag, args[0], args[1], r);
+    return finish(ctx, out, r);
 }
 
 sg_status sg_expr_min(sg_ctx *ctx, const sg_expr **out, size_t n, const sg_expr *const *args)
@@ -183,7 +212,15 @@ sg_status sg_expr_rel(sg_ctx *ctx, const sg_expr **out, sg_rel rel, const sg_exp
         return sg__err(ctx, SG_ETYPE, "comparison of an integer with a boolean");
     if (a->sort == SG_SORT_BOOL && rel != SG_REL_EQ && rel != SG_REL_NE)
         return sg__err(ctx, SG_ETYPE, "booleans can only be compared with == and !=");
-    return finish(ctx, out, sg__rel(ctx, rel, a, b));
+    const sg_expr *r = sg__memo_get(ctx, TAG_REL + (uint32_t)rel, a, b);
+    if (r) {
+        *out = r;
+        return SG_OK;
+    }
+    r = sg__rel(ctx, rel, a, b);
+    if (r)
+        sg__memo_put(ctx, TAG_REL + (uint32_t)rel, a, b, r);
+    return finish(ctx, out, r);
 }
 
 /* ---- leaves ---- */
@@ -194,6 +231,12 @@ sg_status sg_expr_int(sg_ctx *ctx, const sg_expr **out, int64_t v)
         return SG_EINVAL;
     if (!out)
         return sg__err(ctx, SG_EINVAL, "sg_expr_int: out is NULL");
+    if (v >= SG_SMALL_MIN && v <= SG_SMALL_MAX) {
+        const sg_expr **slot = &ctx->small[v - SG_SMALL_MIN];
+        if (!*slot)
+            *slot = sg__int_si(ctx, (slong)v);
+        return finish(ctx, out, *slot);
+    }
     fmpz_t z;
     fmpz_init(z);
     fmpz_set_si(z, (slong)v);

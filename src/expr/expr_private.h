@@ -45,6 +45,16 @@ typedef struct sg__chunk {
     max_align_t data[];
 } sg__chunk;
 
+/* A remembered constructor call: (operation, operand ids) -> result. */
+typedef struct sg__memo_ent {
+    uint32_t tag, a, b;
+    const sg_expr *r;
+} sg__memo_ent;
+
+#define SG_MEMO_SIZE 4096 /* entries, a power of two */
+#define SG_SMALL_MIN (-64)
+#define SG_SMALL_MAX 1023
+
 struct sg_ctx {
     sg__chunk *chunks;
     size_t arena_bytes;
@@ -58,7 +68,14 @@ struct sg_ctx {
     char msg[1024];
     /* frequent constants */
     const sg_expr *zero, *one, *minus_one, *t, *f;
+    const sg_expr *small[SG_SMALL_MAX - SG_SMALL_MIN + 1]; /* interned on first use */
+    sg__memo_ent *memo; /* allocated on first use; NULL if that failed */
+    bool memo_failed;
 };
+
+/* Look up or remember the result of a constructor call. */
+const sg_expr *sg__memo_get(sg_ctx *ctx, uint32_t tag, const sg_expr *a, const sg_expr *b);
+void sg__memo_put(sg_ctx *ctx, uint32_t tag, const sg_expr *a, const sg_expr *b, const sg_expr *r);
 
 #define SG_DEFAULT_MAX_TERMS ((size_t)1 << 20)
 #define SG_DEFAULT_MAX_BITS ((size_t)1 << 24)

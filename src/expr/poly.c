@@ -449,6 +449,23 @@ const sg_expr *sg__mul(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
         return sg__scale(ctx, a, &b->u.val);
     if (a->op != SG_OP_ADD && b->op != SG_OP_ADD)
         return sg__mono_mul(ctx, a, b);
+    /* (k*m) * (j*n) = (k*j) * (m*n) for single terms without a constant */
+    bool ta = a->op != SG_OP_ADD || (a->nargs == 1 && fmpz_is_zero(&a->u.val));
+    bool tb = b->op != SG_OP_ADD || (b->nargs == 1 && fmpz_is_zero(&b->u.val));
+    if (ta && tb) {
+        const sg_expr *m = sg__mono_mul(ctx, a->op == SG_OP_ADD ? a->args[0] : a, b->op == SG_OP_ADD ? b->args[0] : b);
+        if (!m)
+            return NULL;
+        fmpz_t k;
+        fmpz_init_set_ui(k, 1);
+        if (a->op == SG_OP_ADD)
+            fmpz_mul(k, k, sg__nums(a));
+        if (b->op == SG_OP_ADD)
+            fmpz_mul(k, k, sg__nums(b));
+        const sg_expr *r = sg__scale(ctx, m, k);
+        fmpz_clear(k);
+        return r;
+    }
     sg__poly p, q, r;
     sg__poly_init(&p);
     sg__poly_init(&q);

@@ -169,6 +169,7 @@ void sg_ctx_free(sg_ctx *ctx)
         fmpz_clear(ctx->bignums[i]);
     free(ctx->bignums);
     free(ctx->table);
+    free(ctx->memo);
     sg__chunk *c = ctx->chunks;
     while (c) {
         sg__chunk *n = c->next;
@@ -176,4 +177,36 @@ void sg_ctx_free(sg_ctx *ctx)
         c = n;
     }
     free(ctx);
+}
+
+static size_t memo_slot(uint32_t tag, const sg_expr *a, const sg_expr *b)
+{
+    uint64_t h = ((uint64_t)a->id << 32 | (b ? b->id : 0)) * 0x9e3779b97f4a7c15ULL;
+    h ^= (uint64_t)tag * 0xc2b2ae3d27d4eb4fULL;
+    return (size_t)(h >> 40) & (SG_MEMO_SIZE - 1);
+}
+
+const sg_expr *sg__memo_get(sg_ctx *ctx, uint32_t tag, const sg_expr *a, const sg_expr *b)
+{
+    if (!ctx->memo)
+        return NULL;
+    const sg__memo_ent *m = &ctx->memo[memo_slot(tag, a, b)];
+    if (m->r && m->tag == tag && m->a == a->id && m->b == (b ? b->id : 0))
+        return m->r;
+    return NULL;
+}
+
+void sg__memo_put(sg_ctx *ctx, uint32_t tag, const sg_expr *a, const sg_expr *b, const sg_expr *r)
+{
+    if (!ctx->memo) {
+        if (ctx->memo_failed || !(ctx->memo = calloc(SG_MEMO_SIZE, sizeof *ctx->memo))) {
+            ctx->memo_failed = true; /* the memo is an optimization: go on without it */
+            return;
+        }
+    }
+    sg__memo_ent *m = &ctx->memo[memo_slot(tag, a, b)];
+    m->tag = tag;
+    m->a = a->id;
+    m->b = b ? b->id : 0;
+    m->r = r;
 }
