@@ -17,6 +17,9 @@
 
 /* ==== helpers shared with main.c ========================================== */
 
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
 static void cli_out_of_memory(void)
 {
     fputs("shapeguard: out of memory\n", stderr);
@@ -188,7 +191,7 @@ sg_status cli_bindings_add(cli_bindings *b, sg_ctx *ctx, const char *text, size_
     const char *eq = memchr(text, '=', n);
     const char *name = text, *value;
     size_t nlen, vlen, i;
-    const sg_expr *sym, *val;
+    const sg_expr *sym = NULL, *val = NULL;
     char *tmp;
     sg_status st;
 
@@ -660,13 +663,24 @@ typedef struct runner {
     size_t passed, failed;
 } runner;
 
+/* Commands longer than this are shortened in failure lines. */
+#define REPORT_MAX_COMMAND 200
+
+/* Print a failure line: "FILE:LINE: COMMAND: msg", or "FILE:LINE: msg"
+ * without a command. A long command is cut at a UTF-8 character boundary. */
 static void report(runner *r, const char *file, size_t lineno, const char *what, size_t whatn, const char *msg)
 {
     r->failed++;
     fprintf(r->out, "%s:%zu: ", file, lineno);
     if (what) {
+        int cut = whatn > REPORT_MAX_COMMAND;
+        if (cut) {
+            whatn = REPORT_MAX_COMMAND;
+            while (whatn > 0 && (what[whatn] & 0xC0) == 0x80)
+                whatn--;
+        }
         fwrite(what, 1, whatn, r->out);
-        fputs(": ", r->out);
+        fputs(cut ? "...: " : ": ", r->out);
     }
     fprintf(r->out, "%s\n", msg);
 }

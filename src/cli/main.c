@@ -3,6 +3,7 @@
  *
  * Exit status: 0 on success; 1 when an expression is in error or an
  * expectation of a battery fails; 2 for a usage error. */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,19 +21,33 @@ static const char usage_text[] =
     "  --help                    show this text\n"
     "  --version                 show the version\n"
     "\n"
-    "EXPR uses the Python-like syntax of the battery format (doc/battery.md).\n";
+    "EXPR uses the Python-like syntax of the battery format (doc/battery.md).\n"
+    "Exit status: 0 on success, 1 for an error in an expression or a failed\n"
+    "expectation, 2 for a usage error.\n";
 
-/* A usage error: the message (fmt with one string argument), then a hint;
- * without a message, the whole usage. Returns the exit status 2. */
-static int usage_error(const char *fmt, const char *arg)
+/* The whole usage on stderr, for a command line that names no command.
+ * Returns the exit status 2. */
+static int usage(void)
 {
-    if (fmt) {
-        fputs("shapeguard: ", stderr);
-        fprintf(stderr, fmt, arg);
-        fputs("\n(shapeguard --help shows the usage)\n", stderr);
-    } else {
-        fputs(usage_text, stderr);
-    }
+    fputs(usage_text, stderr);
+    return 2;
+}
+
+/* A usage error: the message, then a hint. Returns the exit status 2. */
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("shapeguard: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\n(shapeguard --help shows the usage)\n", stderr);
     return 2;
 }
 
@@ -86,7 +101,7 @@ static int cmd_eval(int argc, char **argv)
     int i, rc = 0;
 
     if (argc < 1)
-        return usage_error("eval: missing EXPR", NULL);
+        return usage_error("eval: missing EXPR");
     ctx = new_ctx();
     for (i = 1; i < argc; i++) {
         if (cli_bindings_add(&b, ctx, argv[i], strlen(argv[i])) != SG_OK) {
@@ -134,8 +149,10 @@ static int print_expr(const char *text, sg_format fmt)
 /* shapeguard simplify EXPR */
 static int cmd_simplify(int argc, char **argv)
 {
-    if (argc != 1)
-        return usage_error(argc < 1 ? "simplify: missing EXPR" : "simplify: one EXPR only (quote it)", NULL);
+    if (argc < 1)
+        return usage_error("simplify: missing EXPR");
+    if (argc > 1)
+        return usage_error("simplify: one EXPR only (quote it)");
     return print_expr(argv[0], SG_FMT_SG);
 }
 
@@ -144,7 +161,7 @@ static int cmd_print(int argc, char **argv)
 {
     sg_format fmt;
     if (argc != 2)
-        return usage_error("print: FORMAT and EXPR expected", NULL);
+        return usage_error("print: FORMAT and EXPR expected");
     if (sg_format_from_name(&fmt, argv[0]) != SG_OK)
         return usage_error("print: unknown format '%s' (sg, python or c)", argv[0]);
     return print_expr(argv[1], fmt);
@@ -154,7 +171,7 @@ static int cmd_print(int argc, char **argv)
 static int cmd_run(int argc, char **argv)
 {
     if (argc < 1)
-        return usage_error("run: missing FILE", NULL);
+        return usage_error("run: missing FILE");
     return cli_run_batteries((size_t)argc, argv, stdout);
 }
 
@@ -240,7 +257,7 @@ static int cmd_demo(int argc, char **argv)
     size_t i;
 
     if (argc != 0)
-        return usage_error("demo takes no arguments", NULL);
+        return usage_error("demo takes no arguments");
     ctx = new_ctx();
     printf("shapeguard %s: what the engine answers (INPUT  ->  OUTPUT)\n\n", SG_VERSION_STRING);
     for (i = 0; i < sizeof demo_items / sizeof demo_items[0]; i++) {
@@ -283,13 +300,13 @@ static const subcommand subcommands[] = {
     { "demo", cmd_demo },
 };
 
-int main(int argc, char **argv)
+/* Run the subcommand of argv[1]; returns the exit status. */
+static int dispatch(int argc, char **argv)
 {
     size_t i;
-    int rc;
 
     if (argc < 2)
-        return usage_error(NULL, NULL);
+        return usage();
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(usage_text, stdout);
         return 0;
@@ -298,16 +315,19 @@ int main(int argc, char **argv)
         printf("shapeguard %s\n", SG_VERSION_STRING);
         return 0;
     }
-    for (i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++) {
-        if (!strcmp(argv[1], subcommands[i].name)) {
-            rc = subcommands[i].run(argc - 2, argv + 2);
-            if (fflush(stdout) != 0 || ferror(stdout)) {
-                fputs("shapeguard: cannot write the output\n", stderr);
-                return 1;
-            }
-            return rc;
-        }
-    }
+    for (i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        if (!strcmp(argv[1], subcommands[i].name))
+            return subcommands[i].run(argc - 2, argv + 2);
     fprintf(stderr, "shapeguard: unknown command '%s'\n", argv[1]);
-    return usage_error(NULL, NULL);
+    return usage();
+}
+
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fputs("shapeguard: cannot write the output\n", stderr);
+        return rc ? rc : 1;
+    }
+    return rc;
 }
