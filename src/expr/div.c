@@ -118,6 +118,66 @@ done:
     return Q;
 }
 
+/* The mirror of R = sum r_i m_i + r0 (0 < r_i < d, 0 <= r0 < d) is
+ * R' = sum (d - r_i) m_i + (d - 1 - r0), and
+ *     R // d = sum m_i - R' // d,
+ * because R // d = -((-R + d - 1) // d) (ceil(t) = -floor(-t), and
+ * ceil(R / d) = (R + d - 1) // d), and -R + d - 1 = d*(-sum m_i) + R'.
+ * The mirror of R' is R. Of the two, the canonical one has the smaller
+ * vector of coefficients (terms in leading order, then the constant); the
+ * vectors always differ (equal would need 2*r_i = d and 2*r0 = d - 1). */
+static bool term_before(const sg__term *a, const sg__term *b)
+{
+    return a->m->hash != b->m->hash ? a->m->hash < b->m->hash : a->m->id < b->m->id;
+}
+
+static bool mirror_is_smaller(const sg__poly *r, const fmpz_t d)
+{
+    fmpz_t x, y;
+    fmpz_init(x);
+    fmpz_init(y);
+    bool *used = calloc(r->n ? r->n : 1, sizeof *used);
+    int c = 0;
+    for (size_t k = 0; k < r->n && c == 0 && used; k++) {
+        size_t best = SIZE_MAX;
+        for (size_t i = 0; i < r->n; i++)
+            if (!used[i] && (best == SIZE_MAX || term_before(&r->t[i], &r->t[best])))
+                best = i;
+        used[best] = true;
+        fmpz_sub(y, d, &r->t[best].k);
+        c = fmpz_cmp(y, &r->t[best].k);
+    }
+    if (c == 0) {
+        fmpz_sub(y, d, &r->c);
+        fmpz_sub_ui(y, y, 1);
+        c = fmpz_cmp(y, &r->c);
+    }
+    free(used); /* without memory for the order, keep R: still a valid form */
+    fmpz_clear(x);
+    fmpz_clear(y);
+    return c < 0;
+}
+
+/* Turn r into its mirror; return sum m_i (or NULL with the error set). */
+static const sg_expr *mirror(sg_ctx *ctx, sg__poly *r, const fmpz_t d)
+{
+    sg__poly s;
+    sg__poly_init(&s);
+    fmpz_t one;
+    fmpz_init_set_ui(one, 1);
+    bool ok = true;
+    for (size_t i = 0; i < r->n && ok; i++) {
+        ok = sg__poly_push(ctx, &s, one, r->t[i].m);
+        fmpz_sub(&r->t[i].k, d, &r->t[i].k);
+    }
+    fmpz_sub(&r->c, d, &r->c);
+    fmpz_sub_ui(&r->c, &r->c, 1);
+    const sg_expr *S = ok ? sg__poly_get(ctx, &s) : NULL;
+    fmpz_clear(one);
+    sg__poly_clear(&s);
+    return S;
+}
+
 /* FloorDiv(a, d) for a constant d > 1 and a non-constant a. */
 static const sg_expr *floordiv_const(sg_ctx *ctx, const sg_expr *a, const fmpz_t d)
 {
@@ -143,6 +203,15 @@ static const sg_expr *floordiv_const(sg_ctx *ctx, const sg_expr *a, const fmpz_t
             fmpz_divexact(&r.t[i].k, &r.t[i].k, g);
         fmpz_fdiv_q(&r.c, &r.c, g);
         fmpz_divexact(d2, d, g);
+    }
+    /* Choose between R and its mirror (see mirror_floordiv), so that equal
+     * quotients such as -((-x) // 4) and (x + 3) // 4 meet. */
+    const sg_expr *S = ctx->zero;
+    bool flip = !fmpz_is_one(d2) && mirror_is_smaller(&r, d2);
+    if (flip) {
+        S = mirror(ctx, &r, d2);
+        if (!S)
+            goto fail;
     }
     const sg_expr *R = sg__poly_get(ctx, &r), *inner = NULL;
     if (R && R->op == SG_OP_INT) {
@@ -170,7 +239,10 @@ static const sg_expr *floordiv_const(sg_ctx *ctx, const sg_expr *a, const fmpz_t
             inner = den ? node2(ctx, SG_OP_FLOORDIV, R, den) : NULL;
         }
     }
+    if (inner && flip)
+        inner = sg__sub(ctx, S, inner);
     res = inner ? sg__add(ctx, Q, inner) : NULL;
+fail:
     fmpz_clear(g);
     fmpz_clear(d2);
 done:

@@ -226,6 +226,12 @@ static void test_floordiv_mod_rules(void **state)
     assert_ptr_equal(floordiv(add(mul(I(6), mul(X, Y)), mul(I(3), X)), mul(I(-3), X)), floordiv(add(mul(I(2), Y), I(1)), I(-1)));
     assert_ptr_equal(mod(mul(I(2), X), mul(I(2), Y)), mul(I(2), mod(X, Y)));
     assert_ptr_equal(mod(X, X), I(0));
+    /* mirror: R // d = sum m_i - R' // d; the smaller coefficient vector wins */
+    assert_ptr_equal(ceildiv(X, I(4)), floordiv(add(X, I(3)), I(4)));
+    assert_ptr_equal(neg(floordiv(neg(X), I(4))), floordiv(add(X, I(3)), I(4)));
+    assert_ptr_equal(floordiv(add(X, I(1)), I(2)), sub(X, floordiv(X, I(2))));
+    assert_ptr_equal(floordiv(mul(I(3), X), I(4)), sub(X, floordiv(add(X, I(3)), I(4))));
+    assert_int_equal(sg_expr_op(floordiv(add(X, I(2)), I(3))), SG_OP_FLOORDIV);
     /* CeilDiv */
     assert_ptr_equal(ceildiv(X, I(2)), floordiv(add(X, I(1)), I(2)));
     assert_ptr_equal(ceildiv(I(-7), I(2)), I(-3));

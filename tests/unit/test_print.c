@@ -229,7 +229,7 @@ static void test_c(void **state)
     C("x**5", "sg_pow(x, 5LL)");
     C("(x // y)**2", "sg_pow(sg_floordiv(x, y), 2LL)");
     C("x // 2", "sg_floordiv(x, 2LL)");
-    C("(x + 1) // 2", "sg_floordiv(x + 1LL, 2LL)");
+    C("(x + 2) // 3", "sg_floordiv(x + 2LL, 3LL)");
     C("x % y", "sg_mod(x, y)");
     C("CleanDiv(x, y)", "sg_cleandiv(x, y)");
     C("TruncDiv(x, y)", "sg_truncdiv(x, y)");
