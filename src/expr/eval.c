@@ -81,6 +81,34 @@ typedef struct {
 
 static sg_status ev(evaluator *E, const sg_expr *e, fmpz_t out);
 
+/* The first error among operands whose answer another operand may decide. */
+typedef struct {
+    sg_status s;
+    char msg[sizeof ((sg_ctx *)0)->msg];
+} first_error;
+
+static void keep_first(evaluator *E, first_error *fe, sg_status s)
+{
+    if (s && !fe->s) {
+        fe->s = s;
+        strcpy(fe->msg, E->ctx->msg);
+    }
+}
+
+static sg_status raise_first(evaluator *E, const first_error *fe)
+{
+    if (fe->s) {
+        E->ctx->err = fe->s;
+        strcpy(E->ctx->msg, fe->msg);
+    }
+    return fe->s;
+}
+
+static bool fatal(sg_status s)
+{
+    return s == SG_ENOMEM || s == SG_EINTERNAL;
+}
+
 static sg_status bits_check(evaluator *E, uint64_t bits)
 {
     if (bits > E->ctx->max_bits)
@@ -122,18 +150,47 @@ static sg_status ev_mul(evaluator *E, fmpz_t acc, const fmpz_t v)
     return SG_OK;
 }
 
+/* a // 2**k is a shift: computed without 2**k, so a >> k is 0 or -1 for any
+ * k beyond the bits of a (as in Python), however large k is. */
+static sg_status ev_shift_right(evaluator *E, const sg_expr *e, const fmpz_t a, fmpz_t out)
+{
+    fmpz_t k;
+    fmpz_init(k);
+    sg_status s = ev(E, e->args[1]->args[1], k);
+    if (!s && fmpz_sgn(k) < 0)
+        s = sg__err(E->ctx, SG_ENEGEXP, "negative exponent");
+    if (!s) {
+        if (fmpz_cmp_ui(k, fmpz_bits(a) + 1) > 0)
+            fmpz_set_si(out, fmpz_sgn(a) < 0 ? -1 : 0);
+        else
+            fmpz_fdiv_q_2exp(out, a, fmpz_get_ui(k));
+    }
+    fmpz_clear(k);
+    return s;
+}
+
+static bool is_power_of_two_node(const sg_expr *d)
+{
+    return d->op == SG_OP_POW && d->args[0]->op == SG_OP_INT && fmpz_equal_ui(&d->args[0]->u.val, 2);
+}
+
 static sg_status ev_div(evaluator *E, const sg_expr *e, fmpz_t out)
 {
     fmpz_t a, b;
     fmpz_init(a);
     fmpz_init(b);
     sg_status s = ev(E, e->args[0], a);
+    if (!s && e->op == SG_OP_FLOORDIV && is_power_of_two_node(e->args[1])) {
+        s = ev_shift_right(E, e, a, out);
+        fmpz_clear(a);
+        fmpz_clear(b);
+        return s;
+    }
     if (!s)
         s = ev(E, e->args[1], b);
     if (!s && fmpz_is_zero(b))
-        s = sg__err(E->ctx, e->op == SG_OP_FLOORDIV || e->op == SG_OP_CLEANDIV || e->op == SG_OP_TRUNCDIV
-                                ? SG_EZERODIV : SG_EZERODIV,
-                    "%s by zero", e->op == SG_OP_MOD || e->op == SG_OP_TRUNCMOD ? "modulo" : "division");
+        s = sg__err(E->ctx, SG_EZERODIV, "%s by zero",
+                    e->op == SG_OP_MOD || e->op == SG_OP_TRUNCMOD ? "modulo" : "division");
     if (!s) {
         switch ((sg_op)e->op) {
         case SG_OP_FLOORDIV: sg__num_floordiv(out, a, b); break;
@@ -172,18 +229,39 @@ static sg_status ev_node(evaluator *E, const sg_expr *e, fmpz_t out)
         break;
     }
     case SG_OP_MUL: {
-        fmpz_t p;
-        fmpz_init(p);
-        fmpz_one(out);
-        const fmpz *k = sg__nums(e);
-        for (size_t i = 0; i < e->nargs && !s; i++) {
-            s = ev(E, e->args[i], v);
-            if (!s)
-                s = ev_pow(E, p, v, k + i);
-            if (!s)
-                s = ev_mul(E, out, p);
+        /* A zero factor decides the product, even where another factor
+         * cannot be evaluated (0 << 2**70 is 0, as in Python). */
+        fmpz *f = malloc(e->nargs * sizeof *f);
+        if (!f) {
+            s = sg__nomem(E->ctx);
+            break;
         }
-        fmpz_clear(p);
+        for (size_t i = 0; i < e->nargs; i++)
+            fmpz_init(f + i);
+        first_error fe = {SG_OK, ""};
+        bool zero = false;
+        for (size_t i = 0; i < e->nargs && !zero && !fatal(fe.s); i++) {
+            sg_status si = ev(E, e->args[i], f + i);
+            keep_first(E, &fe, si);
+            zero = !si && fmpz_is_zero(f + i);
+        }
+        fmpz_one(out);
+        if (zero) {
+            fmpz_zero(out);
+        } else if (!(s = raise_first(E, &fe))) {
+            fmpz_t p;
+            fmpz_init(p);
+            const fmpz *k = sg__nums(e);
+            for (size_t i = 0; i < e->nargs && !s; i++) {
+                s = ev_pow(E, p, f + i, k + i);
+                if (!s)
+                    s = ev_mul(E, out, p);
+            }
+            fmpz_clear(p);
+        }
+        for (size_t i = 0; i < e->nargs; i++)
+            fmpz_clear(f + i);
+        free(f);
         break;
     }
     case SG_OP_POW: {
@@ -252,32 +330,17 @@ static sg_status ev_node(evaluator *E, const sg_expr *e, fmpz_t out)
     case SG_OP_OR: {
         /* The answer is decided by any argument that decides it, even where
          * another argument cannot be evaluated; else the first error. */
-        bool want = e->op == SG_OP_OR;
-        sg_status first = SG_OK;
-        char msg[sizeof E->ctx->msg];
-        bool decided = false;
-        for (size_t i = 0; i < e->nargs && !decided; i++) {
+        bool want = e->op == SG_OP_OR, decided = false;
+        first_error fe = {SG_OK, ""};
+        for (size_t i = 0; i < e->nargs && !decided && !fatal(fe.s); i++) {
             sg_status si = ev(E, e->args[i], v);
-            if (si) {
-                if (!first) {
-                    first = si;
-                    memcpy(msg, E->ctx->msg, sizeof msg);
-                }
-                if (si == SG_ENOMEM || si == SG_ELIMIT || si == SG_EINTERNAL)
-                    break;
-                continue;
-            }
-            decided = !fmpz_is_zero(v) == want;
+            keep_first(E, &fe, si);
+            decided = !si && !fmpz_is_zero(v) == want;
         }
-        if (decided) {
+        if (decided)
             fmpz_set_ui(out, want);
-        } else if (first) {
-            s = first;
-            E->ctx->err = first;
-            memcpy(E->ctx->msg, msg, sizeof msg);
-        } else {
+        else if (!(s = raise_first(E, &fe)))
             fmpz_set_ui(out, !want);
-        }
         break;
     }
     default:
@@ -357,9 +420,21 @@ sg_status sg__eval(sg_ctx *ctx, const sg_expr *e, size_t n, const sg_expr *const
             goto done;
         }
     }
+    /* Errors of operands that did not decide the answer are internal: a
+     * successful evaluation leaves the context's last error as it was. */
+    sg_status prev = ctx->err;
+    char *prev_msg = prev ? strdup(ctx->msg) : NULL;
     fmpz_t v;
     fmpz_init(v);
     s = ev(&E, e, v);
+    if (!s) {
+        ctx->err = prev;
+        if (prev_msg)
+            strcpy(ctx->msg, prev_msg);
+        else if (!prev)
+            ctx->msg[0] = '\0';
+    }
+    free(prev_msg);
     if (!s) {
         if (e->sort == SG_SORT_BOOL)
             *out = sg__bool(ctx, !fmpz_is_zero(v));

@@ -569,24 +569,32 @@ static const sg_expr *poly_pow(sg_ctx *ctx, const sg_expr *a, const fmpz_t e)
 
 const sg_expr *sg__pow(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
 {
+    const sg_expr *args[2] = {a, b};
     if (b->op == SG_OP_INT && fmpz_sgn(&b->u.val) >= 0) {
-        if (!fmpz_fits_si(&b->u.val) && !(a->op == SG_OP_INT && (fmpz_is_zero(&a->u.val) || fmpz_is_pm1(&a->u.val)))) {
-            if (a->op == SG_OP_INT || a->op == SG_OP_ADD)
-                return sg__err(ctx, SG_ELIMIT, "exponent too large"), NULL;
-            return mono_pow(ctx, a, &b->u.val);
-        }
-        if (a->op == SG_OP_INT && !fmpz_fits_si(&b->u.val)) {
-            /* 0, 1 or -1 to a huge power */
+        if (a->op == SG_OP_INT) {
+            /* 0, 1 and -1 to any power fold; a constant power too large to
+             * compute stays a Pow atom: evaluation decides (x >> 2**70 is 0
+             * or -1 without computing 2**(2**70)). */
+            if (fmpz_is_zero(&b->u.val))
+                return ctx->one; /* 0 ** 0 is 1 too */
             if (fmpz_is_zero(&a->u.val) || fmpz_is_one(&a->u.val))
                 return a;
-            return fmpz_is_even(&b->u.val) ? ctx->one : ctx->minus_one;
+            if (fmpz_equal_si(&a->u.val, -1))
+                return fmpz_is_even(&b->u.val) ? ctx->one : ctx->minus_one;
+            if (sg__num_pow_bits(&a->u.val, &b->u.val) > ctx->max_bits)
+                return sg__intern(ctx, SG_OP_POW, SG_SORT_INT, 2, args, NULL, NULL, NULL, 0);
+            return poly_pow(ctx, a, &b->u.val);
+        }
+        if (!fmpz_fits_si(&b->u.val)) {
+            if (a->op == SG_OP_ADD)
+                return sg__err(ctx, SG_ELIMIT, "exponent too large"), NULL;
+            return mono_pow(ctx, a, &b->u.val);
         }
         return poly_pow(ctx, a, &b->u.val);
     }
     /* symbolic or negative exponent: kept as an atom (evaluation decides) */
-    if (b->op != SG_OP_INT && (a == ctx->one))
+    if (b->op != SG_OP_INT && a == ctx->one)
         return ctx->one;
-    const sg_expr *args[2] = {a, b};
     return sg__intern(ctx, SG_OP_POW, SG_SORT_INT, 2, args, NULL, NULL, NULL, 0);
 }
 
