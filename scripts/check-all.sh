@@ -29,20 +29,22 @@ run() { # run NAME DIR MAKE-ARGS...
     fi
 }
 
-rm -f test-suite.log
-run "make check" "$top" check
-[ -f test-suite.log ] && count test-suite.log
+build="$top/build"
+rm -f "$build/test-suite.log"
+run "make check" "$build" check
+[ -f "$build/test-suite.log" ] && count "$build/test-suite.log"
 
 asan="$top/build-asan"
 mkdir -p "$asan"
-(cd "$asan" && [ -f Makefile ] || "$top/configure" -q --enable-asan) >/dev/null
+(cd "$asan" && { [ -f Makefile ] || "$top/configure" -q --enable-asan; }) >/dev/null
 rm -f "$asan/test-suite.log"
-ASAN_OPTIONS=detect_leaks=1 run "make check (ASan+UBSan)" "$asan" check
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}; export ASAN_OPTIONS
+run "make check (ASan+UBSan)" "$asan" check
 [ -f "$asan/test-suite.log" ] && count "$asan/test-suite.log"
 
 # distcheck removes its build when it succeeds: it counts as one test
 before=$fail
-run "make distcheck" "$top" distcheck
+run "make distcheck" "$build" distcheck
 [ "$fail" = "$before" ] && pass=$((pass + 1))
 
 echo "check-all: $pass passed, $fail failed"

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Install what is missing (Debian packages), then configure and build in the
-# source tree. Safe to run again: it installs and reconfigures only as needed.
+# Install what is missing (Debian packages), then configure and build in
+# build/ and link the tool as ./shapeguard. Safe to run again: it installs and
+# reconfigures only as needed. SG_CONFIGURE_FLAGS adds configure options.
 set -e
 cd "$(dirname "$0")/.."
 
@@ -18,5 +19,6 @@ if [ -n "$missing" ]; then
 fi
 
 [ -x configure ] || autoreconf -fi
-[ -f Makefile ] || ./configure ${SG_CONFIGURE_FLAGS:-}
-make -j"$(nproc 2>/dev/null || echo 2)"
+mkdir -p build
+(cd build && { [ -f Makefile ] || ../configure ${SG_CONFIGURE_FLAGS:-}; } && make -j"$(nproc 2>/dev/null || echo 2)")
+ln -sfn build/shapeguard shapeguard

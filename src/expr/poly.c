@@ -481,15 +481,46 @@ const sg_expr *sg__mul(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
 
 /* Number of terms of a polynomial with n terms (constant included) raised to
  * e: at most C(e + n - 1, n - 1); saturates at limit + 1. */
-static size_t pow_terms_bound(size_t n, ulong e, size_t limit)
+static size_t pow_terms_bound(size_t n, double e, size_t limit)
 {
     double c = 1;
     for (size_t i = 1; i < n; i++) {
-        c = c * (double)(e + i) / (double)i;
+        c = c * (e + (double)i) / (double)i;
         if (c > (double)limit)
             return limit + 1;
     }
     return (size_t)c;
+}
+
+/* Distinct atoms of an ADD's monomials, and their highest total degree:
+ * a power e of it has at most C(v + e*D, v) monomials. */
+static void atoms_and_degree(const sg_expr *a, size_t *v, double *D)
+{
+    const sg_expr *seen[64];
+    size_t nseen = 0;
+    bool overflow = false;
+    *D = 0;
+    for (size_t i = 0; i < a->nargs; i++) {
+        mono_view w;
+        mono_view_of(&w, a->args[i]);
+        double deg = 0;
+        for (size_t k = 0; k < w.n; k++) {
+            const sg_expr *x = mv_atom(&w, a->args[i], k);
+            deg += fmpz_get_d(w.exps + k);
+            size_t j = 0;
+            while (j < nseen && seen[j] != x)
+                j++;
+            if (j == nseen) {
+                if (nseen < 64)
+                    seen[nseen++] = x;
+                else
+                    overflow = true;
+            }
+        }
+        if (deg > *D)
+            *D = deg;
+    }
+    *v = overflow ? SIZE_MAX : nseen;
 }
 
 static const sg_expr *poly_pow(sg_ctx *ctx, const sg_expr *a, const fmpz_t e)
@@ -526,8 +557,17 @@ static const sg_expr *poly_pow(sg_ctx *ctx, const sg_expr *a, const fmpz_t e)
     }
     size_t nterms = a->nargs + (fmpz_is_zero(&a->u.val) ? 0 : 1);
     /* squaring a polynomial of B terms costs B * B products: bound both */
-    size_t bound = fmpz_cmp_ui(e, 1u << 20) > 0 ? ctx->max_terms + 1
-                                                : pow_terms_bound(nterms, fmpz_get_ui(e), ctx->max_terms);
+    size_t bound = ctx->max_terms + 1, v;
+    if (fmpz_cmp_ui(e, 1u << 20) <= 0) {
+        double D, ed = (double)fmpz_get_ui(e);
+        atoms_and_degree(a, &v, &D);
+        bound = pow_terms_bound(nterms, ed, ctx->max_terms);
+        if (v != SIZE_MAX) {
+            size_t by_degree = pow_terms_bound(v + 1, ed * D, ctx->max_terms);
+            if (by_degree < bound)
+                bound = by_degree;
+        }
+    }
     if (bound > ctx->max_terms || (uint64_t)bound * bound > (uint64_t)ctx->max_terms * 64)
         return sg__err(ctx, SG_ELIMIT, "expanding a power of a sum of %zu terms gives more than %zu terms",
                        nterms, ctx->max_terms), NULL;
