@@ -463,6 +463,62 @@ static void test_bad_input(void **state)
     assert_ptr_equal(add(X, I(0)), X);
 }
 
+/* Every binary integer constructor: NULL context, NULL output, NULL
+ * operands and booleans where integers belong are errors with a message. */
+typedef sg_status (*binary_fn)(sg_ctx *, const sg_expr **, const sg_expr *, const sg_expr *);
+
+static void test_bad_input_every_binary(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        binary_fn fn;
+    } fns[] = {
+        {"add", sg_expr_add}, {"sub", sg_expr_sub}, {"mul", sg_expr_mul}, {"pow", sg_expr_pow},
+        {"floordiv", sg_expr_floordiv}, {"mod", sg_expr_mod}, {"ceildiv", sg_expr_ceildiv},
+        {"cleandiv", sg_expr_cleandiv}, {"truncdiv", sg_expr_truncdiv}, {"truncmod", sg_expr_truncmod},
+        {"shl", sg_expr_shl}, {"shr", sg_expr_shr}, {"band", sg_expr_band}, {"bor", sg_expr_bor},
+        {"bxor", sg_expr_bxor},
+    };
+    const sg_expr *T = sg__bool(C, true), *e;
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        assert_int_equal(fns[i].fn(NULL, &e, X, Y), SG_EINVAL);
+        expect_error(fns[i].fn(C, NULL, X, Y), SG_EINVAL);
+        e = X;
+        expect_error(fns[i].fn(C, &e, NULL, Y), SG_EINVAL);
+        assert_null(e);
+        expect_error(fns[i].fn(C, &e, X, NULL), SG_EINVAL);
+        expect_error(fns[i].fn(C, &e, T, Y), SG_ETYPE);
+        expect_error(fns[i].fn(C, &e, X, T), SG_ETYPE);
+        if (fns[i].fn(C, &e, X, Y) != SG_OK)
+            fail_msg("%s: %s", fns[i].name, sg_ctx_last_error_msg(C));
+    }
+    /* unary and n-ary ones */
+    assert_int_equal(sg_expr_neg(NULL, &e, X), SG_EINVAL);
+    expect_error(sg_expr_neg(C, &e, T), SG_ETYPE);
+    expect_error(sg_expr_abs(C, &e, NULL), SG_EINVAL);
+    expect_error(sg_expr_bnot(C, &e, T), SG_ETYPE);
+    expect_error(sg_expr_modular_indexing(C, &e, X, NULL, Y), SG_EINVAL);
+    expect_error(sg_expr_modular_indexing(C, &e, X, T, Y), SG_ETYPE);
+    expect_error(sg_expr_min(C, &e, 2, NULL), SG_EINVAL);
+    expect_error(sg_expr_or(C, &e, 1, (const sg_expr *[]){NULL}), SG_EINVAL);
+    expect_error(sg_expr_not(C, NULL, T), SG_EINVAL);
+    expect_error(sg_expr_where(C, &e, T, NULL, X), SG_EINVAL);
+    expect_error(sg_expr_int(C, NULL, 1), SG_EINVAL);
+    expect_error(sg_expr_bool(C, NULL, 1), SG_EINVAL);
+    expect_error(sg_expr_int_str(C, &e, NULL), SG_EINVAL);
+    expect_error(sg_expr_free_symbols(C, NULL, NULL, X), SG_EINVAL);
+    expect_error(sg_expr_subs(C, &e, NULL, 0, NULL, NULL), SG_EINVAL);
+    expect_error(sg_expr_eval(C, &e, NULL, 0, NULL, NULL), SG_EINVAL);
+    assert_int_equal(sg_expr_eval(NULL, &e, X, 0, NULL, NULL), SG_EINVAL);
+    assert_string_equal(sg_status_kind(SG_EZERODIV), "zero-division");
+    assert_string_equal(sg_status_kind((sg_status)-99), "unknown");
+    assert_int_equal(sg_ctx_last_error(NULL), SG_EINVAL);
+    assert_true(strlen(sg_ctx_last_error_msg(NULL)) > 0);
+    sg_ctx_free(NULL);
+    sg_free(NULL);
+}
+
 static void test_limits(void **state)
 {
     (void)state;
@@ -672,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_eval),
         cmocka_unit_test(test_subs_and_symbols),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_bad_input_every_binary),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_random_properties),
         cmocka_unit_test(test_history_independence),
