@@ -13,6 +13,19 @@ static const sg_expr *node2(sg_ctx *ctx, sg_op op, const sg_expr *a, const sg_ex
     return sg__intern(ctx, op, SG_SORT_INT, 2, args, NULL, NULL, NULL, 0);
 }
 
+typedef void (*num_op)(fmpz_t, const fmpz_t, const fmpz_t);
+
+/* The constant op(a, b) of two constants (b nonzero). */
+static const sg_expr *fold(sg_ctx *ctx, num_op op, const sg_expr *a, const sg_expr *b)
+{
+    fmpz_t r;
+    fmpz_init(r);
+    op(r, &a->u.val, &b->u.val);
+    const sg_expr *res = sg__int_fmpz(ctx, r);
+    fmpz_clear(r);
+    return res;
+}
+
 /* Symbolic divisor b: write a = g*M*a2 and b = g*M*b2 where g is the integer
  * content of both (signed so that b2's leading coefficient is positive) and M
  * the greatest common monomial. (g*M*a2) / (g*M*b2) = a2 / b2 wherever g*M is
@@ -256,14 +269,8 @@ const sg_expr *sg__floordiv(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
         const fmpz *d = &b->u.val;
         if (fmpz_is_zero(d))
             return node2(ctx, SG_OP_FLOORDIV, a, b);
-        if (a->op == SG_OP_INT) {
-            fmpz_t q;
-            fmpz_init(q);
-            sg__num_floordiv(q, &a->u.val, d);
-            const sg_expr *r = sg__int_fmpz(ctx, q);
-            fmpz_clear(q);
-            return r;
-        }
+        if (a->op == SG_OP_INT)
+            return fold(ctx, sg__num_floordiv, a, b);
         if (fmpz_sgn(d) < 0) { /* a // d = (-a) // (-d): the same rational */
             const sg_expr *na = sg__neg(ctx, a), *nb = na ? sg__neg(ctx, b) : NULL;
             return nb ? sg__floordiv(ctx, na, nb) : NULL;
@@ -311,12 +318,8 @@ static const sg_expr *mod_const(sg_ctx *ctx, const sg_expr *a, const fmpz_t d)
         if (!src)
             return NULL;
         if (src->op == SG_OP_INT) {
-            fmpz_t r;
-            fmpz_init(r);
-            sg__num_mod(r, &src->u.val, d);
-            const sg_expr *res = sg__int_fmpz(ctx, r);
-            fmpz_clear(r);
-            return res;
+            const sg_expr *den = sg__int_fmpz(ctx, d);
+            return den ? fold(ctx, sg__num_mod, src, den) : NULL;
         }
     }
     /* Reduce every coefficient and the constant mod d: a = d*Q + R. */
@@ -374,14 +377,8 @@ const sg_expr *sg__mod(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
         const fmpz *d = &b->u.val;
         if (fmpz_is_zero(d))
             return node2(ctx, SG_OP_MOD, a, b);
-        if (a->op == SG_OP_INT) {
-            fmpz_t r;
-            fmpz_init(r);
-            sg__num_mod(r, &a->u.val, d);
-            const sg_expr *res = sg__int_fmpz(ctx, r);
-            fmpz_clear(r);
-            return res;
-        }
+        if (a->op == SG_OP_INT)
+            return fold(ctx, sg__num_mod, a, b);
         if (fmpz_is_pm1(d))
             return ctx->zero;
         if (fmpz_sgn(d) < 0) { /* a % d = -((-a) % (-d)) */
@@ -480,17 +477,8 @@ static const sg_expr *trunc_op(sg_ctx *ctx, sg_op op, const sg_expr *a, const sg
 {
     if (b->op == SG_OP_INT && fmpz_is_zero(&b->u.val))
         return node2(ctx, op, a, b);
-    if (a->op == SG_OP_INT && b->op == SG_OP_INT) {
-        fmpz_t r;
-        fmpz_init(r);
-        if (op == SG_OP_TRUNCDIV)
-            sg__num_truncdiv(r, &a->u.val, &b->u.val);
-        else
-            sg__num_truncmod(r, &a->u.val, &b->u.val);
-        const sg_expr *res = sg__int_fmpz(ctx, r);
-        fmpz_clear(r);
-        return res;
-    }
+    if (a->op == SG_OP_INT && b->op == SG_OP_INT)
+        return fold(ctx, op == SG_OP_TRUNCDIV ? sg__num_truncdiv : sg__num_truncmod, a, b);
     if (a == ctx->zero)
         return a;
     const sg_expr *A, *B, *gm;

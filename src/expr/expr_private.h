@@ -158,6 +158,9 @@ int sg__poly_lead_sign(const sg__poly *p);
  * INT, 1 for anything else. */
 int sg__lead_sign(const sg_expr *e);
 
+/* e = base + c where c is e's constant term: returns base, sets c. */
+const sg_expr *sg__split_const(sg_ctx *ctx, const sg_expr *e, fmpz_t c);
+
 /* Monomials: product, exact quotient, greatest common monomial of p and q. */
 const sg_expr *sg__mono_mul(sg_ctx *ctx, const sg_expr *m1, const sg_expr *m2);
 const sg_expr *sg__mono_div(sg_ctx *ctx, const sg_expr *m1, const sg_expr *m2);

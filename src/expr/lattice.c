@@ -4,26 +4,6 @@
 #include "expr/expr_private.h"
 #include "num/num.h"
 
-/* e = base + off where off is the constant term of e (0 for non-sums). */
-static const sg_expr *split_offset(sg_ctx *ctx, const sg_expr *e, fmpz_t off)
-{
-    if (e->op == SG_OP_INT) {
-        fmpz_set(off, &e->u.val);
-        return ctx->zero;
-    }
-    if (e->op != SG_OP_ADD || fmpz_is_zero(&e->u.val)) {
-        fmpz_zero(off);
-        return e;
-    }
-    fmpz_set(off, &e->u.val);
-    fmpz_t m;
-    fmpz_init(m);
-    fmpz_neg(m, off);
-    const sg_expr *k = sg__int_fmpz(ctx, m);
-    fmpz_clear(m);
-    return k ? sg__add(ctx, e, k) : NULL;
-}
-
 typedef struct {
     const sg_expr *base;
     fmpz off;
@@ -96,7 +76,7 @@ const sg_expr *sg__minmax(sg_ctx *ctx, sg_op op, size_t n, const sg_expr *const 
     bool ok = true;
     for (size_t i = 0; i < cnt && ok; i++) {
         fmpz_init(&b[nb].off);
-        b[nb].base = split_offset(ctx, list[i], &b[nb].off);
+        b[nb].base = sg__split_const(ctx, list[i], &b[nb].off);
         ok = b[nb].base != NULL;
         nb++;
     }

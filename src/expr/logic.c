@@ -135,28 +135,12 @@ static bool has(const sg_expr *const *list, size_t n, const sg_expr *x)
     return false;
 }
 
-/* p + c >= 0 as (base p, offset c) */
-static const sg_expr *ge_base(sg_ctx *ctx, const sg_expr *ge, fmpz_t off)
-{
-    const sg_expr *p = ge->args[0];
-    if (p->op != SG_OP_ADD || fmpz_is_zero(&p->u.val)) {
-        fmpz_zero(off);
-        return p;
-    }
-    fmpz_set(off, &p->u.val);
-    fmpz_t m;
-    fmpz_init(m);
-    fmpz_neg(m, off);
-    const sg_expr *k = sg__int_fmpz(ctx, m);
-    fmpz_clear(m);
-    return k ? sg__add(ctx, p, k) : NULL;
-}
-
 /* Among p + a >= 0 and p + b >= 0 keep one: the stronger (And, smaller
  * offset) or the weaker (Or, larger). For p + a >= 0 and -p + b >= 0: And is
  * false when a + b < 0 and p + a == 0 when a + b == 0; Or is true when
- * a + b >= -1 and p + a + 1 != 0 when a + b == -2. Entries replaced are set to NULL; *decided is set when the
- * whole connective is decided. Quadratic, so only for short lists. */
+ * a + b >= -1 and p + a + 1 != 0 when a + b == -2. Entries replaced are set
+ * to NULL; *decided is set when the whole connective is decided. Quadratic,
+ * so only for short lists. */
 #define SG_MERGE_MAX 64
 static bool merge_bounds(sg_ctx *ctx, sg_op op, const sg_expr **list, size_t n, const sg_expr **decided)
 {
@@ -172,7 +156,7 @@ static bool merge_bounds(sg_ctx *ctx, sg_op op, const sg_expr **list, size_t n, 
         base[i] = nbase[i] = NULL;
         if (list[i]->op != SG_OP_GE0)
             continue;
-        base[i] = ge_base(ctx, list[i], off + i);
+        base[i] = sg__split_const(ctx, list[i]->args[0], off + i); /* p + c >= 0 */
         nbase[i] = base[i] ? sg__neg(ctx, base[i]) : NULL;
         ok = nbase[i] != NULL;
     }

@@ -162,6 +162,25 @@ int sg__lead_sign(const sg_expr *e)
     return fmpz_sgn(sg__nums(e) + best);
 }
 
+const sg_expr *sg__split_const(sg_ctx *ctx, const sg_expr *e, fmpz_t c)
+{
+    if (e->op == SG_OP_INT) {
+        fmpz_set(c, &e->u.val);
+        return ctx->zero;
+    }
+    if (e->op != SG_OP_ADD || fmpz_is_zero(&e->u.val)) {
+        fmpz_zero(c);
+        return e;
+    }
+    fmpz_set(c, &e->u.val);
+    fmpz_t m;
+    fmpz_init(m);
+    fmpz_neg(m, c);
+    const sg_expr *k = sg__int_fmpz(ctx, m);
+    fmpz_clear(m);
+    return k ? sg__add(ctx, e, k) : NULL;
+}
+
 #define SG_SMALL 16
 
 const sg_expr *sg__poly_get(sg_ctx *ctx, sg__poly *p)
@@ -224,6 +243,41 @@ static const sg_expr *mv_atom(const mono_view *v, const sg_expr *m, size_t i)
     return v->atoms ? v->atoms[i] : m;
 }
 
+/* Room for the factors of a monomial: on the stack when few. */
+typedef struct {
+    const sg_expr **atoms;
+    fmpz *exps;
+    const sg_expr *satoms[SG_SMALL];
+    fmpz sexps[SG_SMALL];
+} mono_buf;
+
+static bool mono_buf_init(sg_ctx *ctx, mono_buf *b, size_t cap)
+{
+    b->atoms = b->satoms;
+    b->exps = b->sexps;
+    if (cap <= SG_SMALL)
+        return true;
+    b->atoms = malloc(cap * sizeof *b->atoms);
+    b->exps = malloc(cap * sizeof *b->exps);
+    if (b->atoms && b->exps)
+        return true;
+    free(b->atoms);
+    free(b->exps);
+    sg__nomem(ctx);
+    return false;
+}
+
+/* Clear the first n exponents and release the room. */
+static void mono_buf_free(mono_buf *b, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        fmpz_clear(b->exps + k);
+    if (b->atoms != b->satoms) {
+        free(b->atoms);
+        free(b->exps);
+    }
+}
+
 /* Build the monomial prod atoms[i] ** exps[i] (atoms sorted by id, distinct,
  * exps >= 1). */
 static const sg_expr *mono_make(sg_ctx *ctx, size_t n, const sg_expr **atoms, fmpz *exps)
@@ -242,19 +296,11 @@ static const sg_expr *mono_combine(sg_ctx *ctx, const sg_expr *m1, const sg_expr
     mono_view_of(&a, m1);
     mono_view_of(&b, m2);
     size_t cap = a.n + b.n;
-    const sg_expr *satoms[SG_SMALL];
-    fmpz sexps[SG_SMALL];
-    const sg_expr **atoms = satoms;
-    fmpz *exps = sexps;
-    if (cap > SG_SMALL) {
-        atoms = malloc(cap * sizeof *atoms);
-        exps = malloc(cap * sizeof *exps);
-        if (!atoms || !exps) {
-            free(atoms);
-            free(exps);
-            return sg__nomem(ctx), NULL;
-        }
-    }
+    mono_buf buf;
+    if (!mono_buf_init(ctx, &buf, cap))
+        return NULL;
+    const sg_expr **atoms = buf.atoms;
+    fmpz *exps = buf.exps;
     size_t i = 0, j = 0, n = 0;
     while (i < a.n || j < b.n) {
         const sg_expr *x = i < a.n ? mv_atom(&a, m1, i) : NULL;
@@ -286,12 +332,7 @@ static const sg_expr *mono_combine(sg_ctx *ctx, const sg_expr *m1, const sg_expr
         }
     }
     const sg_expr *r = mono_make(ctx, n, atoms, exps);
-    for (size_t k = 0; k < n; k++)
-        fmpz_clear(exps + k);
-    if (atoms != satoms) {
-        free(atoms);
-        free(exps);
-    }
+    mono_buf_free(&buf, n);
     return r;
 }
 
@@ -310,31 +351,18 @@ static const sg_expr *mono_pow(sg_ctx *ctx, const sg_expr *m, const fmpz_t e)
 {
     mono_view v;
     mono_view_of(&v, m);
-    const sg_expr *satoms[SG_SMALL];
-    fmpz sexps[SG_SMALL];
-    const sg_expr **atoms = satoms;
-    fmpz *exps = sexps;
-    if (v.n > SG_SMALL) {
-        atoms = malloc(v.n * sizeof *atoms);
-        exps = malloc(v.n * sizeof *exps);
-        if (!atoms || !exps) {
-            free(atoms);
-            free(exps);
-            return sg__nomem(ctx), NULL;
-        }
-    }
+    mono_buf buf;
+    if (!mono_buf_init(ctx, &buf, v.n))
+        return NULL;
+    const sg_expr **atoms = buf.atoms;
+    fmpz *exps = buf.exps;
     for (size_t i = 0; i < v.n; i++) {
         atoms[i] = mv_atom(&v, m, i);
         fmpz_init(exps + i);
         fmpz_mul(exps + i, v.exps + i, e);
     }
     const sg_expr *r = mono_make(ctx, v.n, atoms, exps);
-    for (size_t i = 0; i < v.n; i++)
-        fmpz_clear(exps + i);
-    if (atoms != satoms) {
-        free(atoms);
-        free(exps);
-    }
+    mono_buf_free(&buf, v.n);
     return r;
 }
 
@@ -646,19 +674,11 @@ const sg_expr *sg__poly_mono_gcd(sg_ctx *ctx, const sg__poly *p, const sg__poly 
         return ctx->one;
     mono_view v;
     mono_view_of(&v, q->t[0].m);
-    const sg_expr *satoms[SG_SMALL];
-    fmpz sexps[SG_SMALL];
-    const sg_expr **atoms = satoms;
-    fmpz *exps = sexps;
-    if (v.n > SG_SMALL) {
-        atoms = malloc(v.n * sizeof *atoms);
-        exps = malloc(v.n * sizeof *exps);
-        if (!atoms || !exps) {
-            free(atoms);
-            free(exps);
-            return sg__nomem(ctx), NULL;
-        }
-    }
+    mono_buf buf;
+    if (!mono_buf_init(ctx, &buf, v.n))
+        return NULL;
+    const sg_expr **atoms = buf.atoms;
+    fmpz *exps = buf.exps;
     size_t n = 0;
     for (size_t i = 0; i < v.n; i++) {
         const sg_expr *x = mv_atom(&v, q->t[0].m, i);
@@ -685,11 +705,6 @@ const sg_expr *sg__poly_mono_gcd(sg_ctx *ctx, const sg__poly *p, const sg__poly 
         }
     }
     const sg_expr *r = mono_make(ctx, n, atoms, exps);
-    for (size_t k = 0; k < n; k++)
-        fmpz_clear(exps + k);
-    if (atoms != satoms) {
-        free(atoms);
-        free(exps);
-    }
+    mono_buf_free(&buf, n);
     return r;
 }
