@@ -7,74 +7,13 @@
 #include "expr/expr_private.h"
 #include "num/num.h"
 
-/* ---- a map from node id to a slot index (open addressing) ---- */
-typedef struct {
-    uint32_t *keys;
-    size_t *vals;
-    size_t cap, used;
-} idmap;
-
-static bool idmap_init(idmap *m, size_t hint)
-{
-    m->cap = 64;
-    while (m->cap < hint * 2)
-        m->cap *= 2;
-    m->used = 0;
-    m->keys = calloc(m->cap, sizeof *m->keys);
-    m->vals = malloc(m->cap * sizeof *m->vals);
-    return m->keys && m->vals;
-}
-
-static void idmap_free(idmap *m)
-{
-    free(m->keys);
-    free(m->vals);
-}
-
-static size_t *idmap_find(const idmap *m, uint32_t id)
-{
-    size_t mask = m->cap - 1;
-    for (size_t j = (id * 2654435761u) & mask; m->keys[j]; j = (j + 1) & mask)
-        if (m->keys[j] == id)
-            return &m->vals[j];
-    return NULL;
-}
-
-static bool idmap_put(idmap *m, uint32_t id, size_t v)
-{
-    if ((m->used + 1) * 2 > m->cap) {
-        idmap big;
-        big.cap = m->cap * 2;
-        big.used = 0;
-        big.keys = calloc(big.cap, sizeof *big.keys);
-        big.vals = malloc(big.cap * sizeof *big.vals);
-        if (!big.keys || !big.vals) {
-            idmap_free(&big);
-            return false;
-        }
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i])
-                idmap_put(&big, m->keys[i], m->vals[i]);
-        idmap_free(m);
-        *m = big;
-    }
-    size_t mask = m->cap - 1, j = (id * 2654435761u) & mask;
-    while (m->keys[j] && m->keys[j] != id)
-        j = (j + 1) & mask;
-    if (!m->keys[j])
-        m->used++;
-    m->keys[j] = id;
-    m->vals[j] = v;
-    return true;
-}
-
 /* ---- evaluation ---- */
 
 typedef struct {
     sg_ctx *ctx;
-    idmap syms; /* symbol id -> index into vals */
+    sg__idmap syms; /* symbol id -> index into vals */
     const sg_expr *const *vals;
-    idmap memo; /* node id -> index into cache */
+    sg__idmap memo; /* node id -> index into cache */
     fmpz *cache;
     size_t ncache, capcache;
 } evaluator;
@@ -363,7 +302,7 @@ static sg_status ev(evaluator *E, const sg_expr *e, fmpz_t out)
         fmpz_zero(out);
         return SG_OK;
     case SG_OP_SYM: {
-        size_t *i = idmap_find(&E->syms, e->id);
+        size_t *i = sg__idmap_find(&E->syms, e->id);
         if (!i)
             return sg__err(E->ctx, SG_EUNBOUND, "symbol '%s' has no value", e->u.name);
         fmpz_set(out, &E->vals[*i]->u.val);
@@ -372,7 +311,7 @@ static sg_status ev(evaluator *E, const sg_expr *e, fmpz_t out)
     default:
         break;
     }
-    size_t *slot = idmap_find(&E->memo, e->id);
+    size_t *slot = sg__idmap_find(&E->memo, e->id);
     if (slot) {
         fmpz_set(out, E->cache + *slot);
         return SG_OK;
@@ -389,7 +328,7 @@ static sg_status ev(evaluator *E, const sg_expr *e, fmpz_t out)
         E->capcache = cap;
     }
     fmpz_init_set(E->cache + E->ncache, out);
-    if (!idmap_put(&E->memo, e->id, E->ncache)) {
+    if (!sg__idmap_put(&E->memo, e->id, E->ncache)) {
         fmpz_clear(E->cache + E->ncache);
         return sg__nomem(E->ctx);
     }
@@ -402,7 +341,7 @@ sg_status sg__eval(sg_ctx *ctx, const sg_expr *e, size_t n, const sg_expr *const
 {
     evaluator E = {.ctx = ctx, .vals = vals};
     sg_status s = SG_OK;
-    if (!idmap_init(&E.syms, n) || !idmap_init(&E.memo, 16)) {
+    if (!sg__idmap_init(&E.syms, n) || !sg__idmap_init(&E.memo, 16)) {
         s = sg__nomem(ctx);
         goto done;
     }
@@ -415,7 +354,7 @@ sg_status sg__eval(sg_ctx *ctx, const sg_expr *e, size_t n, const sg_expr *const
             s = sg__err(ctx, SG_EINVAL, "eval: vals[%zu] is not an integer constant", i);
             goto done;
         }
-        if (!idmap_put(&E.syms, syms[i]->id, i)) {
+        if (!sg__idmap_put(&E.syms, syms[i]->id, i)) {
             s = sg__nomem(ctx);
             goto done;
         }
@@ -446,8 +385,8 @@ done:
     for (size_t i = 0; i < E.ncache; i++)
         fmpz_clear(E.cache + i);
     free(E.cache);
-    idmap_free(&E.syms);
-    idmap_free(&E.memo);
+    sg__idmap_free(&E.syms);
+    sg__idmap_free(&E.memo);
     return s;
 }
 
@@ -512,9 +451,9 @@ const sg_expr *sg__rebuild(sg_ctx *ctx, const sg_expr *p, const sg_expr *const *
 
 typedef struct {
     sg_ctx *ctx;
-    idmap from; /* symbol id -> index into to */
+    sg__idmap from; /* symbol id -> index into to */
     const sg_expr *const *to;
-    idmap memo; /* node id -> index into done */
+    sg__idmap memo; /* node id -> index into done */
     const sg_expr **done;
     size_t ndone, capdone;
 } substituter;
@@ -522,12 +461,12 @@ typedef struct {
 static const sg_expr *sub(substituter *S, const sg_expr *e)
 {
     if (e->op == SG_OP_SYM) {
-        size_t *i = idmap_find(&S->from, e->id);
+        size_t *i = sg__idmap_find(&S->from, e->id);
         return i ? S->to[*i] : e;
     }
     if (e->nargs == 0)
         return e;
-    size_t *slot = idmap_find(&S->memo, e->id);
+    size_t *slot = sg__idmap_find(&S->memo, e->id);
     if (slot)
         return S->done[*slot];
     const sg_expr *small[8], **args = small;
@@ -556,7 +495,7 @@ static const sg_expr *sub(substituter *S, const sg_expr *e)
         S->capdone = cap;
     }
     S->done[S->ndone] = r;
-    if (!idmap_put(&S->memo, e->id, S->ndone))
+    if (!sg__idmap_put(&S->memo, e->id, S->ndone))
         return sg__nomem(S->ctx), NULL;
     S->ndone++;
     return r;
@@ -581,11 +520,11 @@ sg_status sg_expr_subs(sg_ctx *ctx, const sg_expr **out, const sg_expr *e, size_
     }
     substituter S = {.ctx = ctx, .to = vals};
     sg_status s = SG_OK;
-    if (!idmap_init(&S.from, n) || !idmap_init(&S.memo, 16)) {
+    if (!sg__idmap_init(&S.from, n) || !sg__idmap_init(&S.memo, 16)) {
         s = sg__nomem(ctx);
     } else {
         for (size_t i = 0; i < n && !s; i++)
-            if (!idmap_put(&S.from, syms[i]->id, i))
+            if (!sg__idmap_put(&S.from, syms[i]->id, i))
                 s = sg__nomem(ctx);
         if (!s) {
             const sg_expr *r = sub(&S, e);
@@ -595,8 +534,8 @@ sg_status sg_expr_subs(sg_ctx *ctx, const sg_expr **out, const sg_expr *e, size_
                 s = ctx->err;
         }
     }
-    idmap_free(&S.from);
-    idmap_free(&S.memo);
+    sg__idmap_free(&S.from);
+    sg__idmap_free(&S.memo);
     free(S.done);
     return s;
 }
@@ -604,7 +543,7 @@ sg_status sg_expr_subs(sg_ctx *ctx, const sg_expr **out, const sg_expr *e, size_
 /* ---- free symbols ---- */
 
 typedef struct {
-    idmap seen;
+    sg__idmap seen;
     const sg_expr **syms;
     size_t n, cap;
     bool oom;
@@ -612,9 +551,9 @@ typedef struct {
 
 static void collect(collector *C, const sg_expr *e)
 {
-    if (C->oom || idmap_find(&C->seen, e->id))
+    if (C->oom || sg__idmap_find(&C->seen, e->id))
         return;
-    if (!idmap_put(&C->seen, e->id, 0)) {
+    if (!sg__idmap_put(&C->seen, e->id, 0)) {
         C->oom = true;
         return;
     }
@@ -645,12 +584,12 @@ sg_status sg_expr_free_symbols(sg_ctx *ctx, const sg_expr ***out, size_t *n, con
     *out = NULL;
     *n = 0;
     collector C = {0};
-    if (!idmap_init(&C.seen, 16)) {
-        idmap_free(&C.seen);
+    if (!sg__idmap_init(&C.seen, 16)) {
+        sg__idmap_free(&C.seen);
         return sg__nomem(ctx);
     }
     collect(&C, e);
-    idmap_free(&C.seen);
+    sg__idmap_free(&C.seen);
     if (C.oom) {
         free(C.syms);
         return sg__nomem(ctx);

@@ -109,6 +109,19 @@ void sg__buf_fmpz(sg__buf *b, const fmpz_t v);
 char *sg__buf_take(sg__buf *b);
 void sg__buf_free(sg__buf *b);
 
+/* A map from node id to a slot index. Zero-initialized is empty (and
+ * unallocated: init allocates). */
+typedef struct sg__idmap {
+    uint32_t *keys;
+    size_t *vals;
+    size_t cap, used;
+} sg__idmap;
+bool sg__idmap_init(sg__idmap *m, size_t hint);
+void sg__idmap_free(sg__idmap *m);
+void sg__idmap_reset(sg__idmap *m);
+size_t *sg__idmap_find(const sg__idmap *m, uint32_t id);
+bool sg__idmap_put(sg__idmap *m, uint32_t id, size_t v);
+
 /* ---- interning ---- */
 
 /* Intern a node: op, sort, nargs args, optional nums (ADD/MUL: nargs numbers),
