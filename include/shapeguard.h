@@ -8,5 +8,7 @@
 #include <shapeguard/expr.h>
 #include <shapeguard/parse.h>
 #include <shapeguard/print.h>
+#include <shapeguard/range.h>
+#include <shapeguard/reason.h>
 
 #endif /* SHAPEGUARD_H */

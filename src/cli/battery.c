@@ -246,12 +246,25 @@ void cli_bindings_free(cli_bindings *b)
  * in case_end. */
 typedef struct case_state {
     sg_ctx *ctx;
+    sg_facts *facts; /* made at the first assume, range or known */
 } case_state;
 
 static void case_end(case_state *cs)
 {
+    sg_facts_free(cs->facts);
+    cs->facts = NULL;
     sg_ctx_free(cs->ctx);
     cs->ctx = NULL;
+}
+
+/* The case's fact base, made if needed; NULL (with why set) if it cannot be. */
+static sg_facts *case_facts(case_state *cs, cli_str *why)
+{
+    if (!cs->facts && sg_facts_new(cs->ctx, &cs->facts) != SG_OK) {
+        cs->facts = NULL;
+        cli_str_adds(why, "cannot make a fact base: out of memory");
+    }
+    return cs->facts;
 }
 
 /* ==== commands ============================================================= */
@@ -453,7 +466,138 @@ static cmd_result cmd_simplify(case_state *cs, sg_ctx *ctx, const cmd_line *ln, 
         }
     }
     st = sg_parse(ctx, &e, ln->args, NULL);
+    if (cs->facts) { /* both sides under the facts assumed so far */
+        if (st == SG_OK)
+            st = sg_facts_simplify(cs->facts, &e, e);
+        if (x.kind == SG_OK && sg_facts_simplify(cs->facts, &x.e, x.e) != SG_OK) {
+            cli_str_adds(why, "cannot simplify the expected side: ");
+            cli_str_add_error(why, ctx, sg_ctx_last_error(ctx));
+            return CMD_FAIL;
+        }
+    }
     return compare_outcome(ctx, &x, x.kind != SG_OK ? ln->expected : NULL, st, e, why);
+}
+
+/* assume BOOLEXPR */
+static cmd_result cmd_assume(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    const sg_expr *e;
+    sg_facts *f = case_facts(cs, why);
+    if (!f)
+        return CMD_FAIL;
+    sg_status st = sg_parse(ctx, &e, ln->args, NULL);
+    if (st == SG_OK)
+        st = sg_facts_assume(f, e);
+    /* a fact that contradicts the others is recorded: later questions are
+     * vacuously true, as the format asks nothing of assume itself */
+    if (st == SG_OK || st == SG_EASSERT)
+        return CMD_QUIET;
+    cli_str_add_error(why, ctx, st);
+    return CMD_FAIL;
+}
+
+/* A bound as the format writes it: an integer, -oo, oo, true, false. */
+static void add_bound(cli_str *s, sg_ctx *ctx, const sg_expr *b, int is_hi)
+{
+    if (!b)
+        cli_str_adds(s, is_hi ? "oo" : "-oo");
+    else
+        cli_str_add_expr(s, ctx, b, SG_FMT_SG);
+}
+
+/* Read "[LO, HI]" into its two words. Returns 0 on malformed text. */
+static int read_interval_text(const char *t, const char **lo, size_t *lon, const char **hi, size_t *hin)
+{
+    size_t n = strlen(t);
+    const char *comma;
+    if (n < 2 || t[0] != '[' || t[n - 1] != ']')
+        return 0;
+    comma = memchr(t, ',', n);
+    if (!comma)
+        return 0;
+    *lo = t + 1;
+    *lon = (size_t)(comma - t) - 1;
+    *hi = comma + 1;
+    *hin = (size_t)(t + n - 1 - *hi);
+    cli_trim(lo, lon);
+    cli_trim(hi, hin);
+    return *lon > 0 && *hin > 0;
+}
+
+/* Does the word name the bound b (NULL: infinite)? */
+static int bound_matches(sg_ctx *ctx, const char *w, size_t n, const sg_expr *b, int is_hi)
+{
+    if (!b)
+        return cli_eq(w, n, is_hi ? "oo" : "-oo") || (is_hi && cli_eq(w, n, "+oo"));
+    if (sg_expr_sort(b) == SG_SORT_BOOL)
+        return cli_eq(w, n, sg_expr_op(b) == SG_OP_TRUE ? "true" : "false");
+    char *word = cli_xstrndup(w, n);
+    const sg_expr *v = NULL;
+    int same = sg_expr_int_str(ctx, &v, word) == SG_OK && v == b;
+    free(word);
+    return same;
+}
+
+/* range EXPR => [LO, HI] */
+static cmd_result cmd_range(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    const sg_expr *e;
+    const char *lo, *hi;
+    size_t lon, hin;
+    sg_interval iv;
+    sg_facts *f = case_facts(cs, why);
+    if (!f)
+        return CMD_FAIL;
+    if (!read_interval_text(ln->expected, &lo, &lon, &hi, &hin)) {
+        cli_str_addf(why, "bad expected side '%s' ([LO, HI])", ln->expected);
+        return CMD_FAIL;
+    }
+    sg_status st = sg_parse(ctx, &e, ln->args, NULL);
+    if (st == SG_OK)
+        st = sg_facts_range(f, &iv, e);
+    if (st == SG_OK && bound_matches(ctx, lo, lon, iv.lo, 0) && bound_matches(ctx, hi, hin, iv.hi, 1))
+        return CMD_PASS;
+    cli_str_addf(why, "expected %s, got ", ln->expected);
+    if (st != SG_OK) {
+        cli_str_add_error(why, ctx, st);
+        return CMD_FAIL;
+    }
+    cli_str_adds(why, "[");
+    add_bound(why, ctx, iv.lo, 0);
+    cli_str_adds(why, ", ");
+    add_bound(why, ctx, iv.hi, 1);
+    cli_str_adds(why, "]");
+    return CMD_FAIL;
+}
+
+static const char *truth_name(sg_truth t)
+{
+    return t == SG_TRUE ? "true" : t == SG_FALSE ? "false" : "unknown";
+}
+
+/* known BOOLEXPR => true | false | unknown */
+static cmd_result cmd_known(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    const sg_expr *e;
+    sg_truth t = SG_UNKNOWN;
+    sg_facts *f = case_facts(cs, why);
+    if (!f)
+        return CMD_FAIL;
+    if (strcmp(ln->expected, "true") && strcmp(ln->expected, "false") && strcmp(ln->expected, "unknown")) {
+        cli_str_addf(why, "bad expected side '%s' (true, false or unknown)", ln->expected);
+        return CMD_FAIL;
+    }
+    sg_status st = sg_parse(ctx, &e, ln->args, NULL);
+    if (st == SG_OK)
+        st = sg_facts_known(f, &t, e);
+    if (st == SG_OK && strcmp(truth_name(t), ln->expected) == 0)
+        return CMD_PASS;
+    cli_str_addf(why, "expected %s, got ", ln->expected);
+    if (st != SG_OK)
+        cli_str_add_error(why, ctx, st);
+    else
+        cli_str_adds(why, truth_name(t));
+    return CMD_FAIL;
 }
 
 /* parse TEXT => ok | error KIND */
@@ -543,9 +687,9 @@ static const command commands[] = {
     { "simplify", ARROW_ALWAYS, cmd_simplify },
     { "parse", ARROW_ALWAYS, cmd_parse },
     { "print", ARROW_ALWAYS, cmd_print },
-    { "assume", ARROW_NEVER, NULL },
-    { "range", ARROW_ALWAYS, NULL },
-    { "known", ARROW_ALWAYS, NULL },
+    { "assume", ARROW_NEVER, cmd_assume },
+    { "range", ARROW_ALWAYS, cmd_range },
+    { "known", ARROW_ALWAYS, cmd_known },
     { "env", ARROW_NEVER, NULL },
     { "backed", ARROW_NEVER, NULL },
     { "unbacked", ARROW_NEVER, NULL },

@@ -15,7 +15,12 @@ static const char usage_text[] =
     "commands:\n"
     "  run FILE...               run battery files; exit 0 iff every expectation holds\n"
     "  eval EXPR [NAME=INT ...]  evaluate EXPR exactly, the symbols bound to the integers\n"
-    "  simplify EXPR             print the canonical form of EXPR\n"
+    "  simplify EXPR [--assume FACT]...\n"
+    "                            the canonical form of EXPR (under the facts)\n"
+    "  range EXPR [--assume FACT]...\n"
+    "                            the bounds of EXPR under the facts: [LO, HI]\n"
+    "  known EXPR [--assume FACT]...\n"
+    "                            true, false or unknown: is EXPR true under the facts?\n"
     "  print FORMAT EXPR         print the canonical form of EXPR as sg, python or c\n"
     "  demo                      show what the engine answers for a few expressions\n"
     "  --help                    show this text\n"
@@ -146,14 +151,95 @@ static int print_expr(const char *text, sg_format fmt)
     return rc;
 }
 
-/* shapeguard simplify EXPR */
+typedef enum query_kind { QUERY_SIMPLIFY, QUERY_RANGE, QUERY_KNOWN } query_kind;
+
+/* Print the bound b of a range ("-oo"/"oo" when infinite). */
+static void add_bound(cli_str *s, sg_ctx *ctx, const sg_expr *b, int is_hi)
+{
+    if (!b)
+        cli_str_adds(s, is_hi ? "oo" : "-oo");
+    else
+        cli_str_add_expr(s, ctx, b, SG_FMT_SG);
+}
+
+/* shapeguard simplify|range|known EXPR [--assume FACT]... */
+static int cmd_query(query_kind kind, const char *name, int argc, char **argv)
+{
+    const char *text = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--assume")) {
+            if (++i == argc)
+                return usage_error("%s: --assume needs a FACT", name);
+        } else if (text) {
+            return usage_error("%s: one EXPR only (quote it)", name);
+        } else {
+            text = argv[i];
+        }
+    }
+    if (!text)
+        return usage_error("%s: missing EXPR", name);
+    sg_ctx *ctx = new_ctx();
+    sg_facts *facts = NULL;
+    const sg_expr *e = NULL, *fact;
+    cli_str out = CLI_STR_INIT;
+    int rc = 0;
+    sg_status st = sg_facts_new(ctx, &facts);
+    for (int i = 0; i < argc && st == SG_OK; i++)
+        if (!strcmp(argv[i], "--assume")) {
+            st = sg_parse(ctx, &fact, argv[++i], NULL);
+            if (st == SG_OK && (st = sg_facts_assume(facts, fact)) == SG_EASSERT) {
+                fprintf(stderr, "shapeguard: the facts contradict each other\n");
+                st = SG_OK;
+            }
+        }
+    if (st == SG_OK)
+        st = sg_parse(ctx, &e, text, NULL);
+    if (st == SG_OK) {
+        if (kind == QUERY_SIMPLIFY) {
+            const sg_expr *r;
+            st = sg_facts_simplify(facts, &r, e);
+            if (st == SG_OK)
+                cli_str_add_expr(&out, ctx, r, SG_FMT_SG);
+        } else if (kind == QUERY_RANGE) {
+            sg_interval iv;
+            st = sg_facts_range(facts, &iv, e);
+            if (st == SG_OK) {
+                cli_str_adds(&out, "[");
+                add_bound(&out, ctx, iv.lo, 0);
+                cli_str_adds(&out, ", ");
+                add_bound(&out, ctx, iv.hi, 1);
+                cli_str_adds(&out, "]");
+            }
+        } else {
+            sg_truth t;
+            st = sg_facts_known(facts, &t, e);
+            if (st == SG_OK)
+                cli_str_adds(&out, t == SG_TRUE ? "true" : t == SG_FALSE ? "false" : "unknown");
+        }
+    }
+    if (st == SG_OK)
+        put_line(&out);
+    else
+        rc = expr_error(ctx, st);
+    cli_str_free(&out);
+    sg_facts_free(facts);
+    sg_ctx_free(ctx);
+    return rc;
+}
+
 static int cmd_simplify(int argc, char **argv)
 {
-    if (argc < 1)
-        return usage_error("simplify: missing EXPR");
-    if (argc > 1)
-        return usage_error("simplify: one EXPR only (quote it)");
-    return print_expr(argv[0], SG_FMT_SG);
+    return cmd_query(QUERY_SIMPLIFY, "simplify", argc, argv);
+}
+
+static int cmd_range(int argc, char **argv)
+{
+    return cmd_query(QUERY_RANGE, "range", argc, argv);
+}
+
+static int cmd_known(int argc, char **argv)
+{
+    return cmd_query(QUERY_KNOWN, "known", argc, argv);
 }
 
 /* shapeguard print FORMAT EXPR */
@@ -296,6 +382,8 @@ static const subcommand subcommands[] = {
     { "run", cmd_run },
     { "eval", cmd_eval },
     { "simplify", cmd_simplify },
+    { "range", cmd_range },
+    { "known", cmd_known },
     { "print", cmd_print },
     { "demo", cmd_demo },
 };

@@ -71,6 +71,7 @@ struct sg_ctx {
     const sg_expr *small[SG_SMALL_MAX - SG_SMALL_MIN + 1]; /* interned on first use */
     sg__memo_ent *memo; /* allocated on first use; NULL if that failed */
     bool memo_failed;
+    uint32_t fresh; /* fresh symbols made so far (_k0, _k1, ...) */
 };
 
 /* Look up or remember the result of a constructor call. */

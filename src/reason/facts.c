@@ -1,0 +1,537 @@
+/* The fact base: facts as assumed, and what they give after decomposition:
+ * replacements, bounds of atoms, linear facts, axioms. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reason/reason_private.h"
+
+bool sg__list_push(sg__list *l, const sg_expr *e)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        const sg_expr **v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = e;
+    return true;
+}
+
+void sg__list_free(sg__list *l)
+{
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
+static bool list_copy(sg__list *dst, const sg__list *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        if (!sg__list_push(dst, src->v[i]))
+            return false;
+    return true;
+}
+
+static void clear_bounds(sg_facts *f)
+{
+    for (size_t i = 0; i < f->batom.n; i++)
+        sg__iv_clear(&f->biv[i]);
+    f->batom.n = 0;
+    if (f->bidx.cap)
+        sg__idmap_reset(&f->bidx);
+}
+
+/* Forget what the facts give (not the facts themselves). */
+static void clear_derived(sg_facts *f, bool keep_replacements)
+{
+    if (!keep_replacements) {
+        f->rsym.n = 0;
+        f->rval.n = 0;
+    }
+    clear_bounds(f);
+    f->ne.n = 0;
+    f->lin.n = 0;
+    f->axioms.n = 0;
+    f->inconsistent = false;
+}
+
+void sg__facts_invalidate(sg_facts *f)
+{
+    if (f->rcache)
+        sg__range_cache_clear(f->rcache);
+    if (f->known_memo.cap)
+        sg__idmap_reset(&f->known_memo);
+}
+
+sg_status sg_facts_new(sg_ctx *ctx, sg_facts **out)
+{
+    if (!ctx)
+        return SG_EINVAL;
+    if (!out)
+        return sg__err(ctx, SG_EINVAL, "sg_facts_new: out is NULL");
+    *out = NULL;
+    sg_facts *f = calloc(1, sizeof *f);
+    if (!f || !(f->rcache = sg__range_cache_new()) || !sg__idmap_init(&f->bidx, 16) ||
+        !sg__idmap_init(&f->known_memo, 16)) {
+        sg_facts_free(f);
+        return sg__nomem(ctx);
+    }
+    f->ctx = ctx;
+    f->budget = SG_DEFAULT_BUDGET;
+    *out = f;
+    return SG_OK;
+}
+
+void sg_facts_free(sg_facts *f)
+{
+    if (!f)
+        return;
+    clear_bounds(f);
+    free(f->biv);
+    sg__idmap_free(&f->bidx);
+    sg__idmap_free(&f->known_memo);
+    sg__range_cache_free(f->rcache);
+    sg__list_free(&f->facts);
+    sg__list_free(&f->rsym);
+    sg__list_free(&f->rval);
+    sg__list_free(&f->batom);
+    sg__list_free(&f->ne);
+    sg__list_free(&f->lin);
+    sg__list_free(&f->axioms);
+    free(f);
+}
+
+int sg_facts_consistent(const sg_facts *f)
+{
+    return f && !f->inconsistent;
+}
+
+size_t sg_facts_count(const sg_facts *f)
+{
+    return f ? f->facts.n : 0;
+}
+
+void sg_facts_set_budget(sg_facts *f, size_t budget)
+{
+    if (f)
+        f->budget = budget ? budget : SG_DEFAULT_BUDGET;
+}
+
+const sg_expr *sg__facts_replace(sg_facts *f, const sg_expr *e)
+{
+    if (!f->rsym.n)
+        return e;
+    const sg_expr *r;
+    if (sg_expr_subs(f->ctx, &r, e, f->rsym.n, f->rsym.v, f->rval.v) != SG_OK)
+        return NULL;
+    return r;
+}
+
+const sg__iv *sg__facts_bound(const sg_facts *f, const sg_expr *atom)
+{
+    size_t *i = sg__idmap_find(&f->bidx, atom->id);
+    return i ? &f->biv[*i] : NULL;
+}
+
+bool sg__facts_atom_range(void *user, const sg_expr *atom, sg__iv *out)
+{
+    const sg__iv *b = sg__facts_bound(user, atom);
+    if (b)
+        sg__iv_set(out, b);
+    return b != NULL;
+}
+
+/* Narrow the bounds of atom by iv. */
+static bool meet_bound(sg_facts *f, const sg_expr *atom, const sg__iv *iv)
+{
+    size_t *i = sg__idmap_find(&f->bidx, atom->id);
+    if (i) {
+        if (!sg__iv_meet(&f->biv[*i], iv))
+            f->inconsistent = true;
+        return true;
+    }
+    if (f->batom.n == f->capbiv) {
+        size_t cap = f->capbiv ? f->capbiv * 2 : 16;
+        sg__iv *b = realloc(f->biv, cap * sizeof *b);
+        if (!b)
+            return false;
+        f->biv = b;
+        f->capbiv = cap;
+    }
+    size_t k = f->batom.n;
+    if (!sg__list_push(&f->batom, atom))
+        return false;
+    sg__iv_init(&f->biv[k]);
+    sg__iv_set(&f->biv[k], iv);
+    return sg__idmap_put(&f->bidx, atom->id, k);
+}
+
+/* p as k*atom + c with k = +-1 and atom an atom; false if it is not. */
+static bool single_atom(const sg_expr *p, const sg_expr **atom, int *k, fmpz_t c)
+{
+    if (sg__is_atom(p)) {
+        *atom = p;
+        *k = 1;
+        fmpz_zero(c);
+        return true;
+    }
+    if (p->op != SG_OP_ADD || p->nargs != 1 || !sg__is_atom(p->args[0]) || !fmpz_is_pm1(sg__nums(p)))
+        return false;
+    *atom = p->args[0];
+    *k = fmpz_sgn(sg__nums(p));
+    fmpz_set(c, &p->u.val);
+    return true;
+}
+
+static bool occurs(sg_ctx *ctx, const sg_expr *sym, const sg_expr *e)
+{
+    const sg_expr **syms;
+    size_t n;
+    if (sg_expr_free_symbols(ctx, &syms, &n, e) != SG_OK)
+        return true; /* out of memory: do not solve */
+    bool found = false;
+    for (size_t i = 0; i < n && !found; i++)
+        found = syms[i] == sym;
+    sg_free(syms);
+    return found;
+}
+
+/* A new replacement sym := val; the earlier ones are rewritten so that no
+ * value mentions a replaced symbol. */
+static bool add_replacement(sg_facts *f, const sg_expr *sym, const sg_expr *val)
+{
+    for (size_t i = 0; i < f->rval.n; i++) {
+        const sg_expr *r;
+        if (sg_expr_subs(f->ctx, &r, f->rval.v[i], 1, &sym, &val) != SG_OK)
+            return false;
+        f->rval.v[i] = r;
+    }
+    return sg__list_push(&f->rsym, sym) && sg__list_push(&f->rval, val);
+}
+
+/* p == 0 solved for a symbol with coefficient +-1 that occurs nowhere else
+ * in p; the newest such symbol (largest id) is chosen. */
+static const sg_expr *solve_for_symbol(sg_facts *f, const sg_expr *p, const sg_expr **val)
+{
+    if (p->op != SG_OP_ADD && p->op != SG_OP_SYM)
+        return NULL;
+    const sg_expr *best = NULL;
+    int bestk = 0;
+    if (p->op == SG_OP_SYM) {
+        best = p;
+        bestk = 1;
+    } else {
+        for (size_t i = 0; i < p->nargs; i++) {
+            const sg_expr *m = p->args[i];
+            if (m->op != SG_OP_SYM || !fmpz_is_pm1(sg__nums(p) + i))
+                continue;
+            if (best && best->id > m->id)
+                continue;
+            const sg_expr *zero = f->ctx->zero, *rest;
+            if (sg_expr_subs(f->ctx, &rest, p, 1, &m, &zero) != SG_OK)
+                return NULL;
+            if (occurs(f->ctx, m, rest))
+                continue;
+            best = m;
+            bestk = fmpz_sgn(sg__nums(p) + i);
+        }
+    }
+    if (!best)
+        return NULL;
+    /* p = k*s + rest = 0  =>  s = -k * rest (k = +-1) */
+    const sg_expr *zero = f->ctx->zero, *rest;
+    if (sg_expr_subs(f->ctx, &rest, p, 1, &best, &zero) != SG_OK)
+        return NULL;
+    *val = bestk > 0 ? sg__neg(f->ctx, rest) : rest;
+    return *val ? best : NULL;
+}
+
+/* p == 0 where p = Mod(s, m) + c, s a symbol, m > 0, 0 <= -c < m: s is
+ * m*k - c for a fresh symbol k. */
+static const sg_expr *solve_divisibility(sg_facts *f, const sg_expr *p, const sg_expr **val)
+{
+    const sg_expr *atom;
+    int k;
+    fmpz_t c, r;
+    fmpz_init(c);
+    fmpz_init(r);
+    const sg_expr *sym = NULL;
+    if (single_atom(p, &atom, &k, c) && k == 1 && atom->op == SG_OP_MOD && atom->args[0]->op == SG_OP_SYM &&
+        atom->args[1]->op == SG_OP_INT && fmpz_sgn(&atom->args[1]->u.val) > 0) {
+        fmpz_neg(r, c);
+        if (fmpz_sgn(r) >= 0 && fmpz_cmp(r, &atom->args[1]->u.val) < 0) {
+            char name[32];
+            snprintf(name, sizeof name, "_k%u", (unsigned)f->ctx->fresh++);
+            const sg_expr *fresh, *rv = sg__int_fmpz(f->ctx, r);
+            if (rv && sg_expr_sym(f->ctx, &fresh, name) == SG_OK) {
+                const sg_expr *mk = sg__mul(f->ctx, atom->args[1], fresh);
+                *val = mk ? sg__add(f->ctx, mk, rv) : NULL;
+                sym = *val ? atom->args[0] : NULL;
+            }
+        }
+    }
+    fmpz_clear(c);
+    fmpz_clear(r);
+    return sym;
+}
+
+typedef enum { PROCESS_OK, PROCESS_REPLACED, PROCESS_NOMEM } process_result;
+
+/* Decompose one fact (replacements already applied). */
+static process_result process(sg_facts *f, const sg_expr *e)
+{
+    switch ((sg_op)e->op) {
+    case SG_OP_TRUE:
+        return PROCESS_OK;
+    case SG_OP_FALSE:
+        f->inconsistent = true;
+        return PROCESS_OK;
+    case SG_OP_AND:
+        for (size_t i = 0; i < e->nargs; i++) {
+            process_result r = process(f, e->args[i]);
+            if (r != PROCESS_OK)
+                return r;
+        }
+        return PROCESS_OK;
+    default:
+        break;
+    }
+    const sg_expr *atom, *val, *sym;
+    int k;
+    fmpz_t c;
+    fmpz_init(c);
+    process_result res = PROCESS_OK;
+    bool ok = true;
+    if (e->op == SG_OP_EQ0 || e->op == SG_OP_GE0 || e->op == SG_OP_NE0) {
+        const sg_expr *p = e->args[0];
+        if (e->op == SG_OP_EQ0 && ((sym = solve_for_symbol(f, p, &val)) || (sym = solve_divisibility(f, p, &val)))) {
+            res = add_replacement(f, sym, val) ? PROCESS_REPLACED : PROCESS_NOMEM;
+        } else if (e->op != SG_OP_NE0 && single_atom(p, &atom, &k, c)) {
+            /* k*atom + c >= 0 (or == 0), k = +-1 */
+            sg__iv iv;
+            sg__iv_init(&iv);
+            fmpz_neg(c, c);
+            if (k < 0)
+                fmpz_neg(c, c); /* atom <= c */
+            if (e->op == SG_OP_EQ0)
+                sg__iv_set_point(&iv, c);
+            else if (k > 0)
+                iv.lo_inf = false, fmpz_set(&iv.lo, c); /* atom >= -c */
+            else
+                iv.hi_inf = false, fmpz_set(&iv.hi, c); /* atom <= c */
+            ok = meet_bound(f, atom, &iv);
+            sg__iv_clear(&iv);
+        } else if (e->op == SG_OP_NE0 && single_atom(p, &atom, &k, c)) {
+            ok = sg__list_push(&f->ne, e) && sg__list_push(&f->axioms, e);
+        } else if (e->op == SG_OP_NE0) {
+            ok = sg__list_push(&f->axioms, e);
+        } else {
+            ok = sg__list_push(&f->lin, e) && sg__list_push(&f->axioms, e);
+        }
+    } else {
+        ok = sg__list_push(&f->axioms, e);
+    }
+    fmpz_clear(c);
+    return ok ? res : PROCESS_NOMEM;
+}
+
+/* p != 0 on one atom moves a bound that stands on the excluded value. */
+static bool apply_ne(sg_facts *f)
+{
+    bool changed = true;
+    fmpz_t c, v;
+    fmpz_init(c);
+    fmpz_init(v);
+    for (int round = 0; changed && round < 64; round++) {
+        changed = false;
+        for (size_t i = 0; i < f->ne.n; i++) {
+            const sg_expr *atom;
+            int k;
+            if (!single_atom(f->ne.v[i]->args[0], &atom, &k, c))
+                continue;
+            fmpz_neg(v, c);
+            if (k < 0)
+                fmpz_neg(v, v); /* the excluded value of atom */
+            size_t *j = sg__idmap_find(&f->bidx, atom->id);
+            if (!j)
+                continue;
+            sg__iv *b = &f->biv[*j];
+            if (!b->lo_inf && fmpz_equal(&b->lo, v)) {
+                fmpz_add_ui(&b->lo, &b->lo, 1);
+                changed = true;
+            }
+            if (!b->hi_inf && fmpz_equal(&b->hi, v)) {
+                fmpz_sub_ui(&b->hi, &b->hi, 1);
+                changed = true;
+            }
+            if (!b->lo_inf && !b->hi_inf && fmpz_cmp(&b->lo, &b->hi) > 0)
+                f->inconsistent = true;
+        }
+    }
+    fmpz_clear(c);
+    fmpz_clear(v);
+    return true;
+}
+
+/* Bounds propagation over the linear facts: for sum a_j*v_j + c >= 0, each
+ * atom v_i with a_i > 0 is at least ceil(-(c + sum_{j != i} max(a_j*v_j)) / a_i)
+ * (and symmetrically). A few rounds: enough for chains, bounded for cycles. */
+static bool propagate(sg_facts *f)
+{
+    sg_ctx *ctx = f->ctx;
+    fmpz_t rest, t, q;
+    fmpz_init(rest);
+    fmpz_init(t);
+    fmpz_init(q);
+    sg__iv r, nb;
+    sg__iv_init(&r);
+    sg__iv_init(&nb);
+    bool ok = true;
+    for (int round = 0; round < 8 && ok && !f->inconsistent; round++) {
+        bool changed = false;
+        for (size_t l = 0; l < f->lin.n && ok; l++) {
+            const sg_expr *p = f->lin.v[l]->args[0];
+            bool eq = f->lin.v[l]->op == SG_OP_EQ0;
+            if (p->op != SG_OP_ADD || p->nargs > 8)
+                continue;
+            for (int dir = 0; dir < (eq ? 2 : 1); dir++) { /* p >= 0, and -p >= 0 for equalities */
+                for (size_t i = 0; i < p->nargs && ok; i++) {
+                    if (!sg__is_atom(p->args[i]))
+                        continue;
+                    /* max of c + sum_{j != i} a_j v_j (signs flipped for dir 1) */
+                    fmpz_set(rest, &p->u.val);
+                    if (dir)
+                        fmpz_neg(rest, rest);
+                    bool inf = false;
+                    for (size_t j = 0; j < p->nargs && !inf; j++) {
+                        if (j == i)
+                            continue;
+                        if (sg__range(ctx, p->args[j], sg__facts_atom_range, f, NULL, &r) != SG_OK) {
+                            ok = false;
+                            break;
+                        }
+                        int s = fmpz_sgn(sg__nums(p) + j) * (dir ? -1 : 1);
+                        bool end_inf = s > 0 ? r.hi_inf : r.lo_inf;
+                        if (end_inf) {
+                            inf = true;
+                            break;
+                        }
+                        fmpz_mul(t, sg__nums(p) + j, s > 0 ? &r.hi : &r.lo);
+                        if (dir)
+                            fmpz_neg(t, t);
+                        fmpz_add(rest, rest, t);
+                    }
+                    if (inf || !ok)
+                        continue;
+                    /* a_i * v_i + rest >= 0 */
+                    const fmpz *a = sg__nums(p) + i;
+                    fmpz_set(t, a);
+                    if (dir)
+                        fmpz_neg(t, t);
+                    fmpz_neg(q, rest);
+                    sg__iv_set_full(&nb);
+                    if (fmpz_sgn(t) > 0) {
+                        fmpz_cdiv_q(&nb.lo, q, t); /* v >= ceil(-rest / a) */
+                        nb.lo_inf = false;
+                    } else {
+                        fmpz_fdiv_q(&nb.hi, q, t); /* v <= floor(-rest / a) for a < 0 */
+                        nb.hi_inf = false;
+                    }
+                    const sg__iv *old = sg__facts_bound(f, p->args[i]);
+                    sg__iv before;
+                    sg__iv_init(&before);
+                    if (old)
+                        sg__iv_set(&before, old);
+                    ok = meet_bound(f, p->args[i], &nb);
+                    const sg__iv *now = sg__facts_bound(f, p->args[i]);
+                    if (ok && (!old || !sg__iv_equal(&before, now)))
+                        changed = true;
+                    sg__iv_clear(&before);
+                }
+            }
+        }
+        if (!changed)
+            break;
+    }
+    sg__iv_clear(&r);
+    sg__iv_clear(&nb);
+    fmpz_clear(rest);
+    fmpz_clear(t);
+    fmpz_clear(q);
+    return ok;
+}
+
+/* Derive everything again from the facts. */
+static bool derive(sg_facts *f)
+{
+    clear_derived(f, false);
+    for (int round = 0; round < 1000; round++) {
+        bool again = false;
+        for (size_t i = 0; i < f->facts.n && !again; i++) {
+            const sg_expr *e = sg__facts_replace(f, f->facts.v[i]);
+            if (!e)
+                return false;
+            process_result r = process(f, e);
+            if (r == PROCESS_NOMEM)
+                return false;
+            again = r == PROCESS_REPLACED;
+        }
+        if (!again)
+            return apply_ne(f) && propagate(f) && apply_ne(f);
+        clear_derived(f, true);
+    }
+    return sg__err(f->ctx, SG_ELIMIT, "too many replacements"), false;
+}
+
+sg_status sg_facts_assume(sg_facts *f, const sg_expr *fact)
+{
+    if (!f)
+        return SG_EINVAL;
+    sg_ctx *ctx = f->ctx;
+    if (!fact)
+        return sg__err(ctx, SG_EINVAL, "sg_facts_assume: fact is NULL");
+    if (fact->sort != SG_SORT_BOOL)
+        return sg__err(ctx, SG_ETYPE, "sg_facts_assume: a fact must be a boolean expression");
+    bool was_inconsistent = f->inconsistent;
+    if (!sg__list_push(&f->facts, fact))
+        return sg__nomem(ctx);
+    sg__facts_invalidate(f);
+    const sg_expr *e = sg__facts_replace(f, fact);
+    process_result r = e ? process(f, e) : PROCESS_NOMEM;
+    bool ok = r != PROCESS_NOMEM;
+    if (ok)
+        ok = r == PROCESS_REPLACED ? derive(f) : apply_ne(f) && propagate(f) && apply_ne(f);
+    if (!ok) {
+        /* leave the base as it was: drop the fact and derive again */
+        sg_status s = ctx->err ? ctx->err : SG_ENOMEM;
+        char msg[sizeof ctx->msg];
+        strcpy(msg, ctx->msg);
+        f->facts.n--;
+        derive(f);
+        return sg__err(ctx, s, "sg_facts_assume: %s", msg);
+    }
+    if (f->inconsistent && !was_inconsistent)
+        return sg__err(ctx, SG_EASSERT, "sg_facts_assume: the facts contradict each other");
+    return SG_OK;
+}
+
+sg_status sg_facts_copy(sg_facts **out, const sg_facts *f)
+{
+    if (!out || !f)
+        return f ? sg__err(f->ctx, SG_EINVAL, "sg_facts_copy: out is NULL") : SG_EINVAL;
+    *out = NULL;
+    sg_facts *g;
+    sg_status s = sg_facts_new(f->ctx, &g);
+    if (s)
+        return s;
+    g->budget = f->budget;
+    if (!list_copy(&g->facts, &f->facts) || !derive(g)) {
+        sg_facts_free(g);
+        return sg__nomem(f->ctx);
+    }
+    *out = g;
+    return SG_OK;
+}

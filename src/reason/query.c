@@ -1,0 +1,482 @@
+/* Questions to a fact base: ranges, truth, simplification. */
+#include <stdlib.h>
+
+#include "reason/reason_private.h"
+
+sg_status sg__facts_range(sg_facts *f, const sg_expr *e, sg__iv *out)
+{
+    return sg__range(f->ctx, e, sg__facts_atom_range, f, f->rcache, out);
+}
+
+static sg_truth truth_of_bool_range(const sg__iv *r)
+{
+    if (!sg__iv_is_point(r))
+        return SG_UNKNOWN;
+    return fmpz_is_zero(&r->lo) ? SG_FALSE : SG_TRUE;
+}
+
+static bool is_axiom(const sg_facts *f, const sg_expr *q)
+{
+    for (size_t i = 0; i < f->axioms.n; i++)
+        if (f->axioms.v[i] == q)
+            return true;
+    return false;
+}
+
+/* ---- replacing one atom by a value (for case splits) ---- */
+
+static const sg_expr *replace_node(sg_ctx *ctx, const sg_expr *e, const sg_expr *from, const sg_expr *to, int depth)
+{
+    if (e == from)
+        return to;
+    if (e->nargs == 0 || depth > SG_MAX_DEPTH)
+        return e;
+    const sg_expr *small[8], **args = small;
+    if (e->nargs > 8 && !(args = malloc(e->nargs * sizeof *args)))
+        return sg__nomem(ctx), NULL;
+    bool same = true;
+    size_t i;
+    for (i = 0; i < e->nargs; i++) {
+        if (!(args[i] = replace_node(ctx, e->args[i], from, to, depth + 1)))
+            break;
+        same = same && args[i] == e->args[i];
+    }
+    const sg_expr *r = i < e->nargs ? NULL : same ? e : sg__rebuild(ctx, e, args);
+    if (args != small)
+        free(args);
+    return r;
+}
+
+/* The atom of q's integer parts with the fewest possible values (2 to max),
+ * or NULL. */
+static void small_atom(sg_facts *f, const sg_expr *e, const sg_expr **best, slong *bestn, slong max, int depth)
+{
+    if (depth > 8)
+        return;
+    if (sg__is_atom(e) && e->op != SG_OP_SYM) {
+        sg__iv r;
+        sg__iv_init(&r);
+        if (sg__facts_range(f, e, &r) == SG_OK && !r.lo_inf && !r.hi_inf) {
+            fmpz_t w;
+            fmpz_init(w);
+            fmpz_sub(w, &r.hi, &r.lo);
+            if (fmpz_cmp_si(w, max) < 0 && fmpz_sgn(w) > 0 && (!*best || fmpz_get_si(w) + 1 < *bestn)) {
+                *best = e;
+                *bestn = fmpz_get_si(w) + 1;
+            }
+            fmpz_clear(w);
+        }
+        sg__iv_clear(&r);
+    }
+    if (e->op == SG_OP_SYM) {
+        sg__iv r;
+        sg__iv_init(&r);
+        if (sg__facts_range(f, e, &r) == SG_OK && !r.lo_inf && !r.hi_inf) {
+            fmpz_t w;
+            fmpz_init(w);
+            fmpz_sub(w, &r.hi, &r.lo);
+            if (fmpz_cmp_si(w, max) < 0 && fmpz_sgn(w) > 0 && (!*best || fmpz_get_si(w) + 1 < *bestn)) {
+                *best = e;
+                *bestn = fmpz_get_si(w) + 1;
+            }
+            fmpz_clear(w);
+        }
+        sg__iv_clear(&r);
+        return;
+    }
+    for (size_t i = 0; i < e->nargs; i++)
+        small_atom(f, e->args[i], best, bestn, max, depth + 1);
+}
+
+#define SG_SPLIT_MAX 16
+
+/* Try every value of the atom of q with the fewest values: q holds (fails)
+ * if it holds (fails) for each. Sound: at every point the atom takes one of
+ * those values, and each case is decided from the facts alone. */
+static sg_truth case_split(sg_facts *f, const sg_expr *q, size_t *budget, int depth)
+{
+    const sg_expr *atom = NULL;
+    slong n = 0;
+    small_atom(f, q, &atom, &n, SG_SPLIT_MAX, 0);
+    if (!atom || (size_t)n > *budget)
+        return SG_UNKNOWN;
+    sg__iv r;
+    sg__iv_init(&r);
+    if (sg__facts_range(f, atom, &r) != SG_OK) {
+        sg__iv_clear(&r);
+        return SG_UNKNOWN;
+    }
+    sg_truth all = SG_UNKNOWN;
+    fmpz_t v;
+    fmpz_init_set(v, &r.lo);
+    for (bool first = true; fmpz_cmp(v, &r.hi) <= 0; fmpz_add_ui(v, v, 1), first = false) {
+        const sg_expr *val = sg__int_fmpz(f->ctx, v), *qv = val ? replace_node(f->ctx, q, atom, val, 0) : NULL;
+        if (!qv) {
+            all = SG_UNKNOWN;
+            break;
+        }
+        *budget -= *budget ? 1 : 0;
+        sg_truth t = sg__facts_known(f, qv, budget, depth + 1);
+        if (t == SG_UNKNOWN || (!first && t != all)) {
+            all = SG_UNKNOWN;
+            break;
+        }
+        all = t;
+    }
+    fmpz_clear(v);
+    sg__iv_clear(&r);
+    return all;
+}
+
+/* ---- simplification ---- */
+
+typedef struct {
+    sg_facts *f;
+    bool use_known;
+    size_t *budget;
+    sg__idmap memo;
+    const sg_expr **done;
+    size_t ndone, capdone;
+} simplifier;
+
+static const sg_expr *simp(simplifier *S, const sg_expr *e);
+
+/* Is a >= b under the facts? */
+static sg_truth known_ge(simplifier *S, const sg_expr *a, const sg_expr *b)
+{
+    const sg_expr *d = sg__sub(S->f->ctx, a, b), *ge = d ? sg__rel0(S->f->ctx, SG_OP_GE0, d) : NULL;
+    if (!ge)
+        return SG_UNKNOWN;
+    if (ge->op == SG_OP_TRUE || ge->op == SG_OP_FALSE)
+        return ge->op == SG_OP_TRUE ? SG_TRUE : SG_FALSE;
+    if (S->use_known)
+        return sg__facts_known(S->f, ge, S->budget, 1);
+    sg__iv r;
+    sg__iv_init(&r);
+    sg_truth t = sg__facts_range(S->f, ge, &r) == SG_OK ? truth_of_bool_range(&r) : SG_UNKNOWN;
+    sg__iv_clear(&r);
+    return t;
+}
+
+/* Drop each argument of Max (Min) that a remaining argument provably bounds
+ * from above (below): the value does not change. Of equal arguments, the
+ * later one stays. */
+static const sg_expr *simp_minmax(simplifier *S, const sg_expr *e)
+{
+    bool *dropped = calloc(e->nargs, sizeof *dropped);
+    if (!dropped)
+        return sg__nomem(S->f->ctx), NULL;
+    size_t left = e->nargs;
+    for (size_t i = 0; i < e->nargs; i++)
+        for (size_t j = 0; j < e->nargs && !dropped[i]; j++)
+            if (j != i && !dropped[j] &&
+                (e->op == SG_OP_MAX ? known_ge(S, e->args[j], e->args[i]) : known_ge(S, e->args[i], e->args[j])) ==
+                    SG_TRUE) {
+                dropped[i] = true;
+                left--;
+            }
+    const sg_expr *r = e;
+    if (left < e->nargs) {
+        const sg_expr **keep = malloc(left * sizeof *keep);
+        if (keep) {
+            size_t k = 0;
+            for (size_t i = 0; i < e->nargs; i++)
+                if (!dropped[i])
+                    keep[k++] = e->args[i];
+            r = sg__minmax(S->f->ctx, (sg_op)e->op, k, keep);
+        } else {
+            sg__nomem(S->f->ctx);
+            r = NULL;
+        }
+        free(keep);
+    }
+    free(dropped);
+    return r;
+}
+
+/* Rules that use the facts, on a node whose arguments are simplified. */
+static const sg_expr *simp_node(simplifier *S, const sg_expr *e)
+{
+    sg_facts *f = S->f;
+    sg_ctx *ctx = f->ctx;
+    if (e->nargs == 0)
+        return e;
+    sg__iv r;
+    sg__iv_init(&r);
+    if (sg__facts_range(f, e, &r) != SG_OK) {
+        sg__iv_clear(&r);
+        return NULL;
+    }
+    const sg_expr *res = e;
+    if (e->sort == SG_SORT_INT && sg__iv_is_point(&r)) {
+        res = sg__int_fmpz(ctx, &r.lo);
+    } else if (e->sort == SG_SORT_BOOL) {
+        sg_truth t = truth_of_bool_range(&r);
+        if (t == SG_UNKNOWN && S->use_known && (e->op == SG_OP_GE0 || e->op == SG_OP_EQ0 || e->op == SG_OP_NE0))
+            t = sg__facts_known(f, e, S->budget, 1);
+        if (t != SG_UNKNOWN)
+            res = sg__bool(ctx, t == SG_TRUE);
+    } else {
+        sg__iv a, b;
+        sg__iv_init(&a);
+        sg__iv_init(&b);
+        switch ((sg_op)e->op) {
+        case SG_OP_MOD: /* a % d = a - k*d when a stays within [k*d, k*d + d - 1] */
+        case SG_OP_FLOORDIV:
+            if (e->args[1]->op == SG_OP_INT && fmpz_sgn(&e->args[1]->u.val) > 0 &&
+                sg__facts_range(f, e->args[0], &a) == SG_OK && !a.lo_inf && !a.hi_inf) {
+                fmpz_t k1, k2;
+                fmpz_init(k1);
+                fmpz_init(k2);
+                fmpz_fdiv_q(k1, &a.lo, &e->args[1]->u.val);
+                fmpz_fdiv_q(k2, &a.hi, &e->args[1]->u.val);
+                if (fmpz_equal(k1, k2)) {
+                    if (e->op == SG_OP_FLOORDIV) {
+                        res = sg__int_fmpz(ctx, k1);
+                    } else {
+                        fmpz_mul(k1, k1, &e->args[1]->u.val);
+                        fmpz_neg(k1, k1);
+                        const sg_expr *kd = sg__int_fmpz(ctx, k1);
+                        res = kd ? sg__add(ctx, e->args[0], kd) : NULL;
+                    }
+                }
+                fmpz_clear(k1);
+                fmpz_clear(k2);
+            }
+            break;
+        case SG_OP_TRUNCDIV: /* C and Python division agree for a >= 0, b > 0 */
+        case SG_OP_TRUNCMOD:
+            if (sg__facts_range(f, e->args[0], &a) == SG_OK && sg__facts_range(f, e->args[1], &b) == SG_OK &&
+                !a.lo_inf && fmpz_sgn(&a.lo) >= 0 && !b.lo_inf && fmpz_sgn(&b.lo) > 0)
+                res = e->op == SG_OP_TRUNCDIV ? sg__floordiv(ctx, e->args[0], e->args[1])
+                                              : sg__mod(ctx, e->args[0], e->args[1]);
+            break;
+        case SG_OP_ABS:
+            if (sg__facts_range(f, e->args[0], &a) == SG_OK) {
+                if (!a.lo_inf && fmpz_sgn(&a.lo) >= 0)
+                    res = e->args[0];
+                else if (!a.hi_inf && fmpz_sgn(&a.hi) <= 0)
+                    res = sg__neg(ctx, e->args[0]);
+            }
+            break;
+        case SG_OP_MIN:
+        case SG_OP_MAX:
+            res = simp_minmax(S, e);
+            break;
+        default:
+            break;
+        }
+        sg__iv_clear(&a);
+        sg__iv_clear(&b);
+    }
+    sg__iv_clear(&r);
+    return res;
+}
+
+static const sg_expr *simp(simplifier *S, const sg_expr *e)
+{
+    if (e->nargs == 0)
+        return e;
+    size_t *slot = sg__idmap_find(&S->memo, e->id);
+    if (slot)
+        return S->done[*slot];
+    sg_ctx *ctx = S->f->ctx;
+    const sg_expr *small[8], **args = small;
+    if (e->nargs > 8 && !(args = malloc(e->nargs * sizeof *args)))
+        return sg__nomem(ctx), NULL;
+    bool same = true;
+    size_t i;
+    for (i = 0; i < e->nargs; i++) {
+        if (!(args[i] = simp(S, e->args[i])))
+            break;
+        same = same && args[i] == e->args[i];
+    }
+    const sg_expr *r = i < e->nargs ? NULL : same ? e : sg__rebuild(ctx, e, args);
+    if (args != small)
+        free(args);
+    /* the rules may expose more: apply them until the node stops changing */
+    for (int round = 0; r && round < 4; round++) {
+        const sg_expr *r2 = simp_node(S, r);
+        if (r2 == r)
+            break;
+        r = r2 && r2 != r && r2->nargs ? simp(S, r2) : r2;
+    }
+    if (!r)
+        return NULL;
+    if (S->ndone == S->capdone) {
+        size_t cap = S->capdone ? S->capdone * 2 : 32;
+        const sg_expr **d = realloc(S->done, cap * sizeof *d);
+        if (!d)
+            return sg__nomem(ctx), NULL;
+        S->done = d;
+        S->capdone = cap;
+    }
+    S->done[S->ndone] = r;
+    if (!sg__idmap_put(&S->memo, e->id, S->ndone++))
+        return sg__nomem(ctx), NULL;
+    return r;
+}
+
+static const sg_expr *simplify(sg_facts *f, const sg_expr *e, bool use_known, size_t *budget)
+{
+    const sg_expr *r = sg__facts_replace(f, e);
+    if (!r)
+        return NULL;
+    simplifier S = {.f = f, .use_known = use_known, .budget = budget};
+    if (!sg__idmap_init(&S.memo, 16)) {
+        sg__idmap_free(&S.memo);
+        return sg__nomem(f->ctx), NULL;
+    }
+    r = simp(&S, r);
+    sg__idmap_free(&S.memo);
+    free(S.done);
+    return r;
+}
+
+/* ---- truth ---- */
+
+static sg_truth known_relation(sg_facts *f, const sg_expr *q, size_t *budget)
+{
+    const sg_expr *p = q->args[0];
+    if (is_axiom(f, q))
+        return SG_TRUE;
+    const sg_expr *nq = sg__not(f->ctx, q);
+    if (nq && is_axiom(f, nq))
+        return SG_FALSE;
+    switch ((sg_op)q->op) {
+    case SG_OP_GE0:
+        if (sg__fm_implies(f, p, false, budget) == SG_TRUE)
+            return SG_TRUE;
+        if (sg__fm_refutes(f, p, false, budget) == SG_TRUE)
+            return SG_FALSE;
+        return SG_UNKNOWN;
+    case SG_OP_EQ0:
+        if (sg__fm_refutes(f, p, true, budget) == SG_TRUE)
+            return SG_FALSE;
+        if (sg__fm_implies(f, p, true, budget) == SG_TRUE)
+            return SG_TRUE;
+        return SG_UNKNOWN;
+    default: /* NE0 */
+        if (sg__fm_refutes(f, p, true, budget) == SG_TRUE)
+            return SG_TRUE;
+        if (sg__fm_implies(f, p, true, budget) == SG_TRUE)
+            return SG_FALSE;
+        return SG_UNKNOWN;
+    }
+}
+
+sg_truth sg__facts_known(sg_facts *f, const sg_expr *q, size_t *budget, int depth)
+{
+    if (f->inconsistent)
+        return SG_TRUE;
+    size_t *slot = sg__idmap_find(&f->known_memo, q->id);
+    if (slot)
+        return (sg_truth)*slot;
+    const sg_expr *s = simplify(f, q, false, budget);
+    if (!s)
+        return SG_UNKNOWN;
+    sg_truth t = SG_UNKNOWN;
+    switch ((sg_op)s->op) {
+    case SG_OP_TRUE:
+        t = SG_TRUE;
+        break;
+    case SG_OP_FALSE:
+        t = SG_FALSE;
+        break;
+    case SG_OP_AND:
+    case SG_OP_OR: {
+        bool is_and = s->op == SG_OP_AND;
+        sg_truth all = is_and ? SG_TRUE : SG_FALSE;
+        for (size_t i = 0; i < s->nargs; i++) {
+            sg_truth ti = sg__facts_known(f, s->args[i], budget, depth);
+            if (ti == (is_and ? SG_FALSE : SG_TRUE)) {
+                all = ti;
+                break;
+            }
+            if (ti == SG_UNKNOWN)
+                all = SG_UNKNOWN;
+        }
+        t = all;
+        if (t == SG_UNKNOWN && is_axiom(f, s))
+            t = SG_TRUE;
+        break;
+    }
+    default:
+        t = known_relation(f, s, budget);
+        break;
+    }
+    if (t == SG_UNKNOWN && depth == 0 && *budget > 0)
+        t = case_split(f, s, budget, depth);
+    /* remember answers that do not depend on the budget left */
+    if (t != SG_UNKNOWN && !sg__idmap_put(&f->known_memo, q->id, (size_t)t))
+        sg__idmap_reset(&f->known_memo);
+    return t;
+}
+
+/* ---- the public questions ---- */
+
+static void to_interval(sg_ctx *ctx, const sg__iv *r, bool is_bool, sg_interval *out)
+{
+    if (is_bool) {
+        out->lo = sg__bool(ctx, !fmpz_is_zero(&r->lo));
+        out->hi = sg__bool(ctx, !fmpz_is_zero(&r->hi));
+        return;
+    }
+    out->lo = r->lo_inf ? NULL : sg__int_fmpz(ctx, &r->lo);
+    out->hi = r->hi_inf ? NULL : sg__int_fmpz(ctx, &r->hi);
+}
+
+sg_status sg_facts_range(sg_facts *f, sg_interval *out, const sg_expr *e)
+{
+    if (!f)
+        return SG_EINVAL;
+    if (!out || !e)
+        return sg__err(f->ctx, SG_EINVAL, "sg_facts_range: NULL argument");
+    const sg_expr *r = sg__facts_replace(f, e);
+    if (!r)
+        return f->ctx->err;
+    sg__iv iv;
+    sg__iv_init(&iv);
+    sg_status s = sg__facts_range(f, r, &iv);
+    if (!s) {
+        to_interval(f->ctx, &iv, e->sort == SG_SORT_BOOL, out);
+        if ((!iv.lo_inf && !out->lo) || (!iv.hi_inf && !out->hi))
+            s = f->ctx->err;
+    }
+    sg__iv_clear(&iv);
+    return s;
+}
+
+sg_status sg_facts_known(sg_facts *f, sg_truth *out, const sg_expr *q)
+{
+    if (!f)
+        return SG_EINVAL;
+    if (!out || !q)
+        return sg__err(f->ctx, SG_EINVAL, "sg_facts_known: NULL argument");
+    if (q->sort != SG_SORT_BOOL)
+        return sg__err(f->ctx, SG_ETYPE, "sg_facts_known: the question must be a boolean expression");
+    size_t budget = f->budget;
+    sg_status before = f->ctx->err;
+    *out = sg__facts_known(f, q, &budget, 0);
+    if (f->ctx->err == SG_ENOMEM && before != SG_ENOMEM)
+        return SG_ENOMEM;
+    return SG_OK;
+}
+
+sg_status sg_facts_simplify(sg_facts *f, const sg_expr **out, const sg_expr *e)
+{
+    if (!f)
+        return SG_EINVAL;
+    if (!out || !e)
+        return sg__err(f->ctx, SG_EINVAL, "sg_facts_simplify: NULL argument");
+    *out = NULL;
+    size_t budget = f->budget;
+    if (f->inconsistent) {
+        const sg_expr *r = sg__facts_replace(f, e);
+        *out = r;
+        return r ? SG_OK : f->ctx->err;
+    }
+    const sg_expr *r = simplify(f, e, true, &budget);
+    *out = r;
+    return r ? SG_OK : f->ctx->err;
+}

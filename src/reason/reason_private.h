@@ -1,0 +1,58 @@
+/* The reasoning layer, internal: the fact base and the decision procedure. */
+#ifndef SG_REASON_PRIVATE_H
+#define SG_REASON_PRIVATE_H
+
+#include "range/range_private.h"
+#include "shapeguard/reason.h"
+
+#define SG_DEFAULT_BUDGET 20000
+
+/* A growable list of expressions. */
+typedef struct sg__list {
+    const sg_expr **v;
+    size_t n, cap;
+} sg__list;
+
+bool sg__list_push(sg__list *l, const sg_expr *e);
+void sg__list_free(sg__list *l);
+
+struct sg_facts {
+    sg_ctx *ctx;
+    sg__list facts;   /* every fact, as assumed */
+    /* what the facts give, derived again whenever a replacement appears */
+    sg__list rsym, rval; /* replacements: symbol -> expression without replaced symbols */
+    sg__idmap bidx;      /* atom id -> index in batom/biv */
+    sg__list batom;
+    sg__iv *biv;
+    size_t capbiv;
+    sg__list ne;         /* p != 0 facts on one atom, applied to bounds at their ends */
+    sg__list lin;        /* GE0 / EQ0 facts for the decision procedure */
+    sg__list axioms;     /* facts matched as they are (after replacements) */
+    bool inconsistent;
+    size_t budget;
+    /* caches, valid until the facts change */
+    sg__range_cache *rcache;
+    sg__idmap known_memo; /* query id -> truth */
+};
+
+/* Apply the replacements to e. */
+const sg_expr *sg__facts_replace(sg_facts *f, const sg_expr *e);
+/* The bounds the facts give an atom, or NULL. */
+const sg__iv *sg__facts_bound(const sg_facts *f, const sg_expr *atom);
+/* The range callback of the facts (sg__atom_range_fn): an atom's bounds. */
+bool sg__facts_atom_range(void *user, const sg_expr *atom, sg__iv *out);
+/* The range of e under the facts (cached). */
+sg_status sg__facts_range(sg_facts *f, const sg_expr *e, sg__iv *out);
+/* The truth of q, spending at most *budget units. */
+sg_truth sg__facts_known(sg_facts *f, const sg_expr *q, size_t *budget, int depth);
+/* Forget cached answers (the facts changed). */
+void sg__facts_invalidate(sg_facts *f);
+
+/* Is p >= 0 (or p == 0 when eq) implied by the facts? Fourier-Motzkin with
+ * integer tightening over the atoms of p and of the facts that share atoms
+ * with it. SG_TRUE: proved; SG_UNKNOWN otherwise (never SG_FALSE). */
+sg_truth sg__fm_implies(sg_facts *f, const sg_expr *p, bool eq, size_t *budget);
+/* Are the facts together with p >= 0 (p == 0 when eq) infeasible? */
+sg_truth sg__fm_refutes(sg_facts *f, const sg_expr *p, bool eq, size_t *budget);
+
+#endif /* SG_REASON_PRIVATE_H */
