@@ -101,6 +101,8 @@ void sg_facts_free(sg_facts *f)
     sg__list_free(&f->ne);
     sg__list_free(&f->lin);
     sg__list_free(&f->axioms);
+    sg__list_free(&f->divfact);
+    sg__list_free(&f->divsym);
     free(f);
 }
 
@@ -249,6 +251,25 @@ static const sg_expr *solve_for_symbol(sg_facts *f, const sg_expr *p, const sg_e
     return *val ? best : NULL;
 }
 
+/* The fresh symbol of the divisibility fact p == 0: made once per fact. */
+static const sg_expr *fresh_for(sg_facts *f, const sg_expr *p)
+{
+    for (size_t i = 0; i < f->divfact.n; i++)
+        if (f->divfact.v[i] == p)
+            return f->divsym.v[i];
+    char name[32];
+    const sg_expr *sym;
+    snprintf(name, sizeof name, "_k%u", (unsigned)f->ctx->fresh++);
+    if (sg_expr_sym(f->ctx, &sym, name) != SG_OK)
+        return NULL;
+    if (!sg__list_push(&f->divfact, p) || !sg__list_push(&f->divsym, sym)) {
+        f->divfact.n = f->divsym.n;
+        sg__nomem(f->ctx);
+        return NULL;
+    }
+    return sym;
+}
+
 /* p == 0 where p = Mod(s, m) + c, s a symbol, m > 0, 0 <= -c < m: s is
  * m*k - c for a fresh symbol k. */
 static const sg_expr *solve_divisibility(sg_facts *f, const sg_expr *p, const sg_expr **val)
@@ -263,10 +284,8 @@ static const sg_expr *solve_divisibility(sg_facts *f, const sg_expr *p, const sg
         atom->args[1]->op == SG_OP_INT && fmpz_sgn(&atom->args[1]->u.val) > 0) {
         fmpz_neg(r, c);
         if (fmpz_sgn(r) >= 0 && fmpz_cmp(r, &atom->args[1]->u.val) < 0) {
-            char name[32];
-            snprintf(name, sizeof name, "_k%u", (unsigned)f->ctx->fresh++);
-            const sg_expr *fresh, *rv = sg__int_fmpz(f->ctx, r);
-            if (rv && sg_expr_sym(f->ctx, &fresh, name) == SG_OK) {
+            const sg_expr *fresh = fresh_for(f, p), *rv = fresh ? sg__int_fmpz(f->ctx, r) : NULL;
+            if (rv) {
                 const sg_expr *mk = sg__mul(f->ctx, atom->args[1], fresh);
                 *val = mk ? sg__add(f->ctx, mk, rv) : NULL;
                 sym = *val ? atom->args[0] : NULL;
@@ -528,7 +547,8 @@ sg_status sg_facts_copy(sg_facts **out, const sg_facts *f)
     if (s)
         return s;
     g->budget = f->budget;
-    if (!list_copy(&g->facts, &f->facts) || !derive(g)) {
+    if (!list_copy(&g->facts, &f->facts) || !list_copy(&g->divfact, &f->divfact) ||
+        !list_copy(&g->divsym, &f->divsym) || !derive(g)) {
         sg_facts_free(g);
         return sg__nomem(f->ctx);
     }

@@ -28,6 +28,8 @@ struct sg_facts {
     sg__list ne;         /* p != 0 facts on one atom, applied to bounds at their ends */
     sg__list lin;        /* GE0 / EQ0 facts for the decision procedure */
     sg__list axioms;     /* facts matched as they are (after replacements) */
+    sg__list divfact, divsym; /* the fresh symbol made for each divisibility fact: kept
+                                 when the facts are derived again, and by copies */
     bool inconsistent;
     size_t budget;
     /* caches, valid until the facts change */

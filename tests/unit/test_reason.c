@@ -77,6 +77,28 @@ static void test_copy_is_independent(void **state)
     sg_facts_free(g);
 }
 
+/* x % 8 == 0 replaces x by 8*k for one fresh k: the same after later facts
+ * and in copies, so forms simplified in either meet. */
+static void test_divisibility_symbol_is_stable(void **state)
+{
+    (void)state;
+    sg_facts *f, *g;
+    const sg_expr *a, *b, *c;
+    assert_int_equal(sg_facts_new(C, &f), SG_OK);
+    assert_int_equal(sg_facts_assume(f, P("w % 8 == 0")), SG_OK);
+    assert_int_equal(sg_facts_simplify(f, &a, P("w")), SG_OK);
+    assert_int_equal(sg_facts_assume(f, P("v == w + 1")), SG_OK); /* a new replacement: derived again */
+    assert_int_equal(sg_facts_simplify(f, &b, P("w")), SG_OK);
+    assert_ptr_equal(a, b);
+    assert_int_equal(sg_facts_copy(&g, f), SG_OK);
+    assert_int_equal(sg_facts_simplify(g, &c, P("w")), SG_OK);
+    assert_ptr_equal(a, c);
+    assert_int_equal(sg_facts_simplify(g, &c, P("v - w")), SG_OK);
+    assert_ptr_equal(c, P("1"));
+    sg_facts_free(f);
+    sg_facts_free(g);
+}
+
 static void test_contradiction(void **state)
 {
     (void)state;
@@ -156,6 +178,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_assume_and_ask),
         cmocka_unit_test(test_copy_is_independent),
+        cmocka_unit_test(test_divisibility_symbol_is_stable),
         cmocka_unit_test(test_contradiction),
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_bad_input),
