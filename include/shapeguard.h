@@ -10,5 +10,6 @@
 #include <shapeguard/print.h>
 #include <shapeguard/range.h>
 #include <shapeguard/reason.h>
+#include <shapeguard/env.h>
 
 #endif /* SHAPEGUARD_H */

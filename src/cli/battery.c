@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "battery.h"
 
 /* ==== helpers shared with main.c ========================================== */
 
@@ -240,26 +240,40 @@ void cli_bindings_free(cli_bindings *b)
 
 /* ==== the state of a case ================================================== */
 
-/* Everything a case owns. Each `case` line (and each file) starts a new one.
- * The context is made at its first use. Commands to come add their state
- * here (the shape environment, bound names, assumed facts) and release it
- * in case_end. */
-typedef struct case_state {
-    sg_ctx *ctx;
-    sg_facts *facts; /* made at the first assume, range or known */
-} case_state;
+/* case_state, cmd_line and the handlers of the shape-environment commands
+ * are in battery.h. */
+
+void case_init(case_state *cs)
+{
+    memset(cs, 0, sizeof *cs);
+    sg_env_options_default(&cs->opts);
+}
 
 static void case_end(case_state *cs)
 {
+    sg_env_free(cs->env);
+    cs->env = NULL;
     sg_facts_free(cs->facts);
     cs->facts = NULL;
+    for (size_t i = 0; i < cs->nnames; i++)
+        free(cs->names[i]);
+    free(cs->names);
+    free(cs->named);
+    cs->names = NULL;
+    cs->named = NULL;
+    cs->nnames = 0;
+    free(cs->assumed);
+    cs->assumed = NULL;
+    cs->nassumed = 0;
+    sg_env_options_default(&cs->opts);
     sg_ctx_free(cs->ctx);
     cs->ctx = NULL;
 }
 
-/* The case's fact base, made if needed; NULL (with why set) if it cannot be. */
-static sg_facts *case_facts(case_state *cs, cli_str *why)
+sg_facts *case_facts(case_state *cs, cli_str *why)
 {
+    if (cs->env)
+        return sg_env_facts(cs->env);
     if (!cs->facts && sg_facts_new(cs->ctx, &cs->facts) != SG_OK) {
         cs->facts = NULL;
         cli_str_adds(why, "cannot make a fact base: out of memory");
@@ -267,23 +281,34 @@ static sg_facts *case_facts(case_state *cs, cli_str *why)
     return cs->facts;
 }
 
+/* Identifiers of a case: a bound NAME, then a symbol of the environment. */
+static sg_status case_resolve(void *user, sg_ctx *ctx, const char *text, size_t len, int is_source,
+                              const sg_expr **out)
+{
+    case_state *cs = user;
+    *out = NULL;
+    for (size_t i = 0; i < cs->nnames; i++)
+        if (strlen(cs->names[i]) == len && !memcmp(cs->names[i], text, len)) {
+            *out = cs->named[i];
+            return SG_OK;
+        }
+    if (cs->env && !is_source && len < 32) {
+        char name[32];
+        memcpy(name, text, len);
+        name[len] = '\0';
+        *out = sg_env_symbol(cs->env, name);
+    }
+    return SG_OK;
+}
+
+sg_status case_parse(case_state *cs, const sg_expr **out, const char *text, size_t len)
+{
+    sg_parse_opts opts = { case_resolve, cs, 0 };
+    return sg_parse_n(cs->ctx, out, text, len, &opts);
+}
+
 /* ==== commands ============================================================= */
 
-/* One command line, split. All strings are NUL-terminated and trimmed. */
-typedef struct cmd_line {
-    const char *args;     /* the text after the command word */
-    const char *expected; /* the text after the arrow; NULL without an arrow */
-} cmd_line;
-
-typedef enum cmd_result {
-    CMD_PASS,  /* an expectation that holds */
-    CMD_FAIL,  /* an expectation that does not hold, or a line in error */
-    CMD_QUIET  /* a line that expects nothing and went well */
-} cmd_result;
-
-/* A handler runs one line in the case's context ctx. On CMD_FAIL it has put
- * the reason in why ("expected X, got Y", or what was wrong). */
-typedef cmd_result (*cmd_fn)(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 
 typedef enum arrow_rule {
     ARROW_NEVER,   /* COMMAND ARGS */
@@ -434,7 +459,7 @@ static cmd_result cmd_eval(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_
         goto done;
     if (!read_expected_value(ctx, ln->expected, &x, why))
         goto done;
-    st = sg_parse_n(ctx, &e, exprp, exprn, NULL);
+    st = case_parse(cs, &e, exprp, exprn);
     if (st == SG_OK)
         st = sg_expr_eval(ctx, &v, e, b.n, b.syms, b.vals);
     r = compare_outcome(ctx, &x, ln->expected, st, v, why);
@@ -458,18 +483,21 @@ static cmd_result cmd_simplify(case_state *cs, sg_ctx *ctx, const cmd_line *ln, 
         if (x.kind == SG_OK)
             return CMD_FAIL;
     } else {
-        st = sg_parse(ctx, &x.e, ln->expected, NULL);
+        st = case_parse(cs, &x.e, ln->expected, strlen(ln->expected));
         if (st != SG_OK) {
             cli_str_addf(why, "cannot parse the expected side '%s': ", ln->expected);
             cli_str_add_error(why, ctx, st);
             return CMD_FAIL;
         }
     }
-    st = sg_parse(ctx, &e, ln->args, NULL);
-    if (cs->facts) { /* both sides under the facts assumed so far */
+    st = case_parse(cs, &e, ln->args, strlen(ln->args));
+    if (cs->facts || cs->env) { /* both sides under the facts assumed so far */
+        sg_facts *f = case_facts(cs, why);
+        if (!f)
+            return CMD_FAIL;
         if (st == SG_OK)
-            st = sg_facts_simplify(cs->facts, &e, e);
-        if (x.kind == SG_OK && sg_facts_simplify(cs->facts, &x.e, x.e) != SG_OK) {
+            st = sg_facts_simplify(f, &e, e);
+        if (x.kind == SG_OK && sg_facts_simplify(f, &x.e, x.e) != SG_OK) {
             cli_str_adds(why, "cannot simplify the expected side: ");
             cli_str_add_error(why, ctx, sg_ctx_last_error(ctx));
             return CMD_FAIL;
@@ -485,9 +513,13 @@ static cmd_result cmd_assume(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cl
     sg_facts *f = case_facts(cs, why);
     if (!f)
         return CMD_FAIL;
-    sg_status st = sg_parse(ctx, &e, ln->args, NULL);
+    sg_status st = case_parse(cs, &e, ln->args, strlen(ln->args));
     if (st == SG_OK)
         st = sg_facts_assume(f, e);
+    if ((st == SG_OK || st == SG_EASSERT) && !cs->env) { /* replayed if an environment comes */
+        cs->assumed = cli_xrealloc(cs->assumed, (cs->nassumed + 1) * sizeof *cs->assumed);
+        cs->assumed[cs->nassumed++] = e;
+    }
     /* a fact that contradicts the others is recorded: later questions are
      * vacuously true, as the format asks nothing of assume itself */
     if (st == SG_OK || st == SG_EASSERT)
@@ -552,7 +584,7 @@ static cmd_result cmd_range(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli
         cli_str_addf(why, "bad expected side '%s' ([LO, HI])", ln->expected);
         return CMD_FAIL;
     }
-    sg_status st = sg_parse(ctx, &e, ln->args, NULL);
+    sg_status st = case_parse(cs, &e, ln->args, strlen(ln->args));
     if (st == SG_OK)
         st = sg_facts_range(f, &iv, e);
     if (st == SG_OK && bound_matches(ctx, lo, lon, iv.lo, 0) && bound_matches(ctx, hi, hin, iv.hi, 1))
@@ -587,7 +619,7 @@ static cmd_result cmd_known(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli
         cli_str_addf(why, "bad expected side '%s' (true, false or unknown)", ln->expected);
         return CMD_FAIL;
     }
-    sg_status st = sg_parse(ctx, &e, ln->args, NULL);
+    sg_status st = case_parse(cs, &e, ln->args, strlen(ln->args));
     if (st == SG_OK)
         st = sg_facts_known(f, &t, e);
     if (st == SG_OK && strcmp(truth_name(t), ln->expected) == 0)
@@ -654,7 +686,7 @@ static cmd_result cmd_print(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli
         cli_str_adds(why, "missing expression");
         return CMD_FAIL;
     }
-    st = sg_parse(ctx, &e, expr, NULL);
+    st = case_parse(cs, &e, expr, strlen(expr));
     if (st == SG_OK)
         st = sg_print(ctx, &text, e, fmt);
     if (st == SG_OK)
@@ -690,16 +722,16 @@ static const command commands[] = {
     { "assume", ARROW_NEVER, cmd_assume },
     { "range", ARROW_ALWAYS, cmd_range },
     { "known", ARROW_ALWAYS, cmd_known },
-    { "env", ARROW_NEVER, NULL },
-    { "backed", ARROW_NEVER, NULL },
-    { "unbacked", ARROW_NEVER, NULL },
-    { "value", ARROW_ALWAYS, NULL },
-    { "evaluate", ARROW_ALWAYS, NULL },
-    { "guard_or_false", ARROW_ALWAYS, NULL },
-    { "guard_or_true", ARROW_ALWAYS, NULL },
-    { "check", ARROW_ALWAYS, NULL },
-    { "guards", ARROW_ALWAYS, NULL },
-    { "asserts", ARROW_ALWAYS, NULL },
+    { "env", ARROW_NEVER, cmd_env },
+    { "backed", ARROW_NEVER, cmd_backed },
+    { "unbacked", ARROW_NEVER, cmd_unbacked },
+    { "value", ARROW_ALWAYS, cmd_value },
+    { "evaluate", ARROW_ALWAYS, cmd_evaluate },
+    { "guard_or_false", ARROW_ALWAYS, cmd_guard_or_false },
+    { "guard_or_true", ARROW_ALWAYS, cmd_guard_or_true },
+    { "check", ARROW_ALWAYS, cmd_check },
+    { "guards", ARROW_ALWAYS, cmd_guards },
+    { "asserts", ARROW_ALWAYS, cmd_asserts },
     { "tensor", ARROW_NEVER, NULL },
     { "subclass", ARROW_NEVER, NULL },
     { "refakify", ARROW_ALWAYS, NULL },
@@ -984,9 +1016,10 @@ static void run_file(runner *r, const char *path)
 {
     char *buf;
     size_t len, pos = 0, lineno = 0;
-    case_state cs = { NULL };
+    case_state cs;
     int err;
 
+    case_init(&cs);
     errno = 0;
     err = read_all(path, &buf, &len);
     if (err) {

@@ -215,40 +215,43 @@ static bool add_replacement(sg_facts *f, const sg_expr *sym, const sg_expr *val)
 }
 
 /* p == 0 solved for a symbol with coefficient +-1 that occurs nowhere else
- * in p; the newest such symbol (largest id) is chosen. */
+ * in p and that the policy lets go; the newest such symbol (largest id) is
+ * chosen. */
 static const sg_expr *solve_for_symbol(sg_facts *f, const sg_expr *p, const sg_expr **val)
 {
     if (p->op != SG_OP_ADD && p->op != SG_OP_SYM)
         return NULL;
-    const sg_expr *best = NULL;
-    int bestk = 0;
-    if (p->op == SG_OP_SYM) {
-        best = p;
-        bestk = 1;
-    } else {
-        for (size_t i = 0; i < p->nargs; i++) {
-            const sg_expr *m = p->args[i];
-            if (m->op != SG_OP_SYM || !fmpz_is_pm1(sg__nums(p) + i))
-                continue;
-            if (best && best->id > m->id)
-                continue;
-            const sg_expr *zero = f->ctx->zero, *rest;
-            if (sg_expr_subs(f->ctx, &rest, p, 1, &m, &zero) != SG_OK)
-                return NULL;
-            if (occurs(f->ctx, m, rest))
+    const sg_expr *zero = f->ctx->zero;
+    const sg_expr *tried = NULL; /* candidates are tried newest first */
+    for (;;) {
+        const sg_expr *best = NULL;
+        int bestk = 0;
+        size_t n = p->op == SG_OP_SYM ? 1 : p->nargs;
+        for (size_t i = 0; i < n; i++) {
+            const sg_expr *m = p->op == SG_OP_SYM ? p : p->args[i];
+            int k = p->op == SG_OP_SYM ? 1 : fmpz_is_pm1(sg__nums(p) + i) ? fmpz_sgn(sg__nums(p) + i) : 0;
+            if (m->op != SG_OP_SYM || !k || (tried && m->id >= tried->id) || (best && best->id > m->id))
                 continue;
             best = m;
-            bestk = fmpz_sgn(sg__nums(p) + i);
+            bestk = k;
         }
+        if (!best)
+            return NULL;
+        tried = best;
+        /* p = k*s + rest = 0  =>  s = -k * rest (k = +-1) */
+        const sg_expr *rest;
+        if (sg_expr_subs(f->ctx, &rest, p, 1, &best, &zero) != SG_OK)
+            return NULL;
+        if (occurs(f->ctx, best, rest))
+            continue;
+        const sg_expr *v = bestk > 0 ? sg__neg(f->ctx, rest) : rest;
+        if (!v)
+            return NULL;
+        if (f->may_replace && !f->may_replace(f->policy_user, best, v))
+            continue;
+        *val = v;
+        return best;
     }
-    if (!best)
-        return NULL;
-    /* p = k*s + rest = 0  =>  s = -k * rest (k = +-1) */
-    const sg_expr *zero = f->ctx->zero, *rest;
-    if (sg_expr_subs(f->ctx, &rest, p, 1, &best, &zero) != SG_OK)
-        return NULL;
-    *val = bestk > 0 ? sg__neg(f->ctx, rest) : rest;
-    return *val ? best : NULL;
 }
 
 /* The fresh symbol of the divisibility fact p == 0: made once per fact. */
@@ -537,16 +540,31 @@ sg_status sg_facts_assume(sg_facts *f, const sg_expr *fact)
     return SG_OK;
 }
 
-sg_status sg_facts_copy(sg_facts **out, const sg_facts *f)
+void sg__facts_set_policy(sg_facts *f, bool (*may_replace)(void *, const sg_expr *, const sg_expr *), void *user)
 {
-    if (!out || !f)
-        return f ? sg__err(f->ctx, SG_EINVAL, "sg_facts_copy: out is NULL") : SG_EINVAL;
-    *out = NULL;
+    f->may_replace = may_replace;
+    f->policy_user = user;
+}
+
+bool sg__facts_truncate(sg_facts *f, size_t n)
+{
+    if (n >= f->facts.n)
+        return true;
+    f->facts.n = n;
+    sg__facts_invalidate(f);
+    return derive(f);
+}
+
+sg_status sg__facts_copy_policy(sg_facts **out, const sg_facts *f,
+                                bool (*may_replace)(void *, const sg_expr *, const sg_expr *), void *user)
+{
     sg_facts *g;
     sg_status s = sg_facts_new(f->ctx, &g);
     if (s)
         return s;
     g->budget = f->budget;
+    g->may_replace = may_replace;
+    g->policy_user = user;
     if (!list_copy(&g->facts, &f->facts) || !list_copy(&g->divfact, &f->divfact) ||
         !list_copy(&g->divsym, &f->divsym) || !derive(g)) {
         sg_facts_free(g);
@@ -554,4 +572,12 @@ sg_status sg_facts_copy(sg_facts **out, const sg_facts *f)
     }
     *out = g;
     return SG_OK;
+}
+
+sg_status sg_facts_copy(sg_facts **out, const sg_facts *f)
+{
+    if (!out || !f)
+        return f ? sg__err(f->ctx, SG_EINVAL, "sg_facts_copy: out is NULL") : SG_EINVAL;
+    *out = NULL;
+    return sg__facts_copy_policy(out, f, f->may_replace, f->policy_user);
 }

@@ -32,10 +32,21 @@ struct sg_facts {
                                  when the facts are derived again, and by copies */
     bool inconsistent;
     size_t budget;
+    /* which symbol an equality may replace, and by what (NULL: any) */
+    bool (*may_replace)(void *user, const sg_expr *sym, const sg_expr *value);
+    void *policy_user;
     /* caches, valid until the facts change */
     sg__range_cache *rcache;
     sg__idmap known_memo; /* query id -> truth */
 };
+
+/* A copy of f whose replacements follow the given policy. */
+sg_status sg__facts_copy_policy(sg_facts **out, const sg_facts *f,
+                                bool (*may_replace)(void *, const sg_expr *, const sg_expr *), void *user);
+/* Set the replacement policy (copies keep it, with the same user pointer). */
+void sg__facts_set_policy(sg_facts *f, bool (*may_replace)(void *, const sg_expr *, const sg_expr *), void *user);
+/* Forget every fact after the first n and derive again. */
+bool sg__facts_truncate(sg_facts *f, size_t n);
 
 /* Apply the replacements to e. */
 const sg_expr *sg__facts_replace(sg_facts *f, const sg_expr *e);

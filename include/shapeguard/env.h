@@ -1,0 +1,195 @@
+/* shapeguard: the shape environment.
+ *
+ * A tracing front end makes one environment per trace and asks it every
+ * question about sizes. It creates symbols for inputs (backed: with a hint,
+ * the value seen at trace time; unbacked: values known only at run time, such
+ * as the result of .item()), answers questions about them, records the guards
+ * under which the trace stays valid and the runtime assertions the compiled
+ * program must check, and lists them for the guard layer.
+ *
+ * Everything the environment knows is a fact of its fact base (reason.h):
+ * the range of every symbol, every guard, every runtime assertion. So
+ * replacements (x == 2*y), divisibility, bounds and implications learned from
+ * one guard settle later questions without new guards.
+ *
+ * Names: backed symbols are s0, s1, ... and unbacked ones u0, u1, ..., in
+ * order of creation (an input that reuses a symbol or becomes a constant
+ * takes no number).
+ *
+ * Errors leave the environment as it was: a failed call records nothing.
+ */
+#ifndef SG_ENV_H
+#define SG_ENV_H
+
+#include <shapeguard/reason.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sg_env sg_env;
+
+/* How an input becomes symbolic (PyTorch's DimDynamic). */
+typedef enum sg_dim_dynamic {
+    SG_DIM_DUCK = 0,              /* a symbol, reusing the symbol of an equal hint (duck sizing) */
+    SG_DIM_DYNAMIC = 1,           /* always a fresh symbol */
+    SG_DIM_STATIC = 2,            /* the constant hint */
+    SG_DIM_SIZE_LIKE_UNBACKED = 3,/* a fresh unbacked size-like symbol; the hint is not used */
+    SG_DIM_OBLIVIOUS_SIZE = 4     /* as SIZE_LIKE_UNBACKED, remembering the hint */
+} sg_dim_dynamic;
+
+/* What happens to a guard after sg_env_freeze. */
+typedef enum sg_freeze_mode {
+    SG_FREEZE_ERROR = 0, /* the call fails with SG_EASSERT */
+    SG_FREEZE_IGNORE = 1 /* the guard is counted (sg_env_ignored_guards) and not recorded */
+} sg_freeze_mode;
+
+typedef struct sg_env_options {
+    int duck_shape;               /* 1 (default): equal hints share a symbol under SG_DIM_DUCK */
+    int specialize_zero_one;      /* 1 (default): a size hint of 0 or 1 becomes that constant, and
+                                     size symbols have the range [2, oo] */
+    int assume_static_by_default; /* 0 (default); 1: SG_DIM_DUCK inputs become constants */
+    int prefer_runtime_asserts;   /* 0 (default); 1: sg_env_check on backed symbols records a
+                                     runtime assertion instead of a guard */
+    unsigned guard_limit;         /* 0 (default): none; else a symbol in more guards than this is
+                                     specialized to its hint */
+    sg_freeze_mode freeze_mode;
+} sg_env_options;
+
+/* The defaults above. */
+void sg_env_options_default(sg_env_options *o);
+
+/* A new environment over ctx (opts NULL: the defaults). Errors: SG_EINVAL,
+ * SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_env_new(sg_ctx *ctx, const sg_env_options *opts, sg_give sg_env **out);
+/* A deep copy: independent from then on. Errors: SG_EINVAL, SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_env_copy(sg_give sg_env **out, const sg_env *env);
+void sg_env_free(sg_take sg_env *env);
+
+/* The fact base of the environment (owned by it): ranges, known, simplify. */
+sg_facts *sg_env_facts(sg_env *env);
+
+/* ---- symbols ------------------------------------------------------------ */
+
+/* An input with source name source (copied) and hint (an integer constant).
+ * is_size marks a tensor size: non-negative, 0/1-specialized, range [2, oo]
+ * (or [0, oo] without 0/1 specialization); otherwise the range is [-oo, oo].
+ * user_range (NULL: none) narrows the range (either bound may be NULL).
+ * *out is the symbol, a reused symbol (duck sizing), or a constant (static,
+ * 0/1 specialization). Errors: SG_EINVAL (NULL, a hint that is not an integer
+ * constant, a negative size hint, the hint outside the range, an empty range,
+ * a source name given twice), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_env_create_backed(sg_env *env, const sg_expr **out, const char *source,
+                                              const sg_expr *hint, sg_dim_dynamic dyn, int is_size,
+                                              const sg_interval *user_range);
+
+/* A fresh unbacked symbol u<N>. size_like: range [0, oo], treated as >= 2 by
+ * size-oblivious questions. source may be NULL. It is pending until bound
+ * (sg_env_bind_unbacked). Errors: SG_EINVAL, SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_env_create_unbacked(sg_env *env, const sg_expr **out, const char *source,
+                                                int size_like, const sg_interval *user_range);
+
+/* The symbol named name (s3, u0), or NULL. */
+const sg_expr *sg_env_symbol(const sg_env *env, const char *name);
+/* The hint of an expression: its value at the hints of its symbols. Returns
+ * SG_OK with *out an integer constant (or true/false), or SG_EDATADEP when a
+ * symbol has no hint. */
+SG_WARN_UNUSED sg_status sg_env_hint(sg_env *env, const sg_expr **out, const sg_expr *e);
+/* e with the environment's replacements applied. */
+SG_WARN_UNUSED sg_status sg_env_replace(sg_env *env, const sg_expr **out, const sg_expr *e);
+
+/* ---- questions ------------------------------------------------------------ */
+
+/* What the trace asks when it branches on cond. Provable from what the
+ * environment knows: that answer, no guard. Else, if every symbol has a hint:
+ * the hinted answer, recorded as a guard (cond or its negation) with the
+ * caller's provenance (copied; may be NULL). Else SG_EDATADEP, with a message
+ * that names the expression, its unbacked symbols and the two checks that
+ * would settle it. Errors: SG_EINVAL, SG_ETYPE, SG_EDATADEP, SG_EASSERT
+ * (frozen, SG_FREEZE_ERROR), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_env_evaluate(sg_env *env, int *out, const sg_expr *cond, const char *provenance);
+
+/* As evaluate for an integer expression: its provable value, or its hinted
+ * value with the guard e == value. *out is an integer constant. */
+SG_WARN_UNUSED sg_status sg_env_evaluate_int(sg_env *env, const sg_expr **out, const sg_expr *e,
+                                             const char *provenance);
+
+/* guard_or_false (fallback 0) and guard_or_true (fallback 1): as evaluate,
+ * but where the answer would need an unbacked value, answer the fallback and
+ * record nothing. */
+SG_WARN_UNUSED sg_status sg_env_guard_or(sg_env *env, int *out, const sg_expr *cond, int fallback,
+                                         const char *provenance);
+
+/* As evaluate, but size-like unbacked symbols count as >= 2 when trying to
+ * prove cond (PyTorch's guard_size_oblivious). */
+SG_WARN_UNUSED sg_status sg_env_guard_size_oblivious(sg_env *env, int *out, const sg_expr *cond,
+                                                     const char *provenance);
+
+/* statically_known_true/false: what the environment proves, recording
+ * nothing. *out is SG_TRUE, SG_FALSE or SG_UNKNOWN. */
+SG_WARN_UNUSED sg_status sg_env_known(sg_env *env, sg_truth *out, const sg_expr *cond);
+
+/* A user's assertion that cond holds (torch._check). Provably false:
+ * SG_EASSERT. Provably true: nothing. Backed (every symbol hinted) and not
+ * prefer_runtime_asserts: evaluated and guarded as evaluate does, SG_EASSERT
+ * if the hinted answer is false. Otherwise kept as a runtime assertion (under
+ * its newest unbacked symbol) and used from then on. msg may be NULL. */
+SG_WARN_UNUSED sg_status sg_env_check(sg_env *env, const sg_expr *cond, const char *msg);
+
+/* After freeze, new guards are refused or ignored (options.freeze_mode). */
+void sg_env_freeze(sg_env *env);
+size_t sg_env_ignored_guards(const sg_env *env);
+
+/* ---- unbacked bookkeeping --------------------------------------------- */
+
+/* Unbacked symbols made and not yet bound, oldest first. */
+size_t sg_env_npending(const sg_env *env);
+const sg_expr *sg_env_pending(const sg_env *env, size_t i);
+/* Bind a pending symbol to the output path that produces it (".size()[0]"
+ * of an op's result, say; copied). Errors: SG_EINVAL (not a pending
+ * unbacked symbol). */
+SG_WARN_UNUSED sg_status sg_env_bind_unbacked(sg_env *env, const sg_expr *sym, const char *path);
+/* SG_OK if nothing is pending; else SG_EINVAL naming the unbound symbols. */
+SG_WARN_UNUSED sg_status sg_env_check_pending(sg_env *env);
+/* Rename the unbacked symbol from to the unbacked symbol to (from := to),
+ * as when an op is traced again and yields a new symbol for the same value. */
+SG_WARN_UNUSED sg_status sg_env_rename_unbacked(sg_env *env, const sg_expr *from, const sg_expr *to);
+
+/* ---- snapshots -------------------------------------------------------- */
+
+/* A mark of the current state; restoring it forgets every symbol, guard and
+ * assertion made since (speculative tracing of a branch). Taking a mark is
+ * O(1); restoring re-derives the facts. Marks taken after the one restored
+ * become invalid. */
+typedef struct sg_env_mark {
+    size_t nsyms, ninputs, nguards, nasserts, nfacts, npending, nbindings;
+    uint32_t nbacked, nunbacked;
+    size_t ignored;
+    int frozen;
+} sg_env_mark;
+void sg_env_mark_take(const sg_env *env, sg_env_mark *mark);
+SG_WARN_UNUSED sg_status sg_env_mark_restore(sg_env *env, const sg_env_mark *mark);
+
+/* ---- what the environment recorded ------------------------------------ */
+
+/* Guards in order of recording: the condition (over symbols) and its
+ * provenance (owned by the environment; "" when none was given). */
+size_t sg_env_nguards(const sg_env *env);
+const sg_expr *sg_env_guard(const sg_env *env, size_t i, const char **provenance);
+/* Runtime assertions in order: the condition and its message. */
+size_t sg_env_nasserts(const sg_env *env);
+const sg_expr *sg_env_assert(const sg_env *env, size_t i, const char **msg);
+
+/* The guard set over sources: every input source is the symbol named by its
+ * source name. It holds: source equalities (an input whose value is another
+ * input's symbol, a constant, or an expression of other inputs after
+ * replacements), the recorded guards that the ranges alone do not imply,
+ * and the finite bounds of every input symbol's range. *out is an array the
+ * caller frees with sg_free; each item is a boolean expression. Errors:
+ * SG_EINVAL, SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_env_produce_guards(sg_env *env, sg_give const sg_expr ***out, size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SG_ENV_H */

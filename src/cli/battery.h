@@ -1,0 +1,60 @@
+/* shapeguard tool: the state of a battery case and the command handlers
+ * that battery.c and battery_env.c share. */
+#ifndef SG_CLI_BATTERY_H
+#define SG_CLI_BATTERY_H
+
+#include "cli.h"
+
+/* Everything a case owns. Each `case` line (and each file) starts a new one.
+ * The context, the fact base and the environment are made at their first
+ * use; case_end releases them. Start from case_init. */
+typedef struct case_state {
+    sg_ctx *ctx;
+    sg_facts *facts;        /* facts of a case without an environment */
+    sg_env *env;            /* the shape environment, made at its first use */
+    sg_env_options opts;    /* set by `env` before the environment is made */
+    char **names;           /* NAME -> what it is bound to */
+    const sg_expr **named;
+    size_t nnames;
+    const sg_expr **assumed; /* facts assumed before the environment was made */
+    size_t nassumed;
+} case_state;
+
+void case_init(case_state *cs);
+
+/* The case's fact base (the environment's, when there is one), made if
+ * needed; NULL (with why set) if it cannot be. */
+sg_facts *case_facts(case_state *cs, cli_str *why);
+/* Parse len bytes of text, identifiers resolved as the format says: a bound
+ * NAME, a symbol of the environment (s0, u3), else a free symbol. */
+sg_status case_parse(case_state *cs, const sg_expr **out, const char *text, size_t len);
+
+/* One command line, split. All strings are NUL-terminated and trimmed. */
+typedef struct cmd_line {
+    const char *args;     /* the text after the command word */
+    const char *expected; /* the text after the arrow; NULL without an arrow */
+} cmd_line;
+
+typedef enum cmd_result {
+    CMD_PASS,  /* an expectation that holds */
+    CMD_FAIL,  /* an expectation that does not hold, or a line in error */
+    CMD_QUIET  /* a line that expects nothing and went well */
+} cmd_result;
+
+/* A handler runs one line in the case's context ctx. On CMD_FAIL it has put
+ * the reason in why ("expected X, got Y", or what was wrong). */
+typedef cmd_result (*cmd_fn)(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+
+/* The shape-environment commands (battery_env.c). */
+cmd_result cmd_env(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_backed(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_unbacked(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_value(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_evaluate(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_guard_or_false(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_guard_or_true(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_check(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_guards(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_asserts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+
+#endif /* SG_CLI_BATTERY_H */

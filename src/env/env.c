@@ -1,0 +1,1135 @@
+/* The shape environment: symbols with hints and sources, questions that
+ * record guards, runtime assertions, unbacked bookkeeping, marks. Every piece
+ * of knowledge is a fact of the environment's fact base; the lists below are
+ * logs that only grow, so a mark is a set of lengths. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reason/reason_private.h"
+#include "shapeguard/env.h"
+#include "shapeguard/print.h"
+
+typedef struct symrec {
+    const sg_expr *sym;
+    const sg_expr *hint; /* an INT node; NULL for unbacked (OBLIVIOUS_SIZE keeps it in obl) */
+    const sg_expr *obl;  /* the remembered hint of an OBLIVIOUS_SIZE symbol */
+    char *source;        /* the first source (binding site), or NULL */
+    char *binding;       /* unbacked: the output path that binds it, or NULL */
+    bool backed, size_like, pending;
+    unsigned nguards;
+} symrec;
+
+typedef struct input {
+    char *source;
+    const sg_expr *expr; /* what the input became: a symbol or a constant */
+} input;
+
+typedef struct logged {
+    const sg_expr *e;
+    char *text; /* provenance of a guard, message of an assertion */
+} logged;
+
+struct sg_env {
+    sg_ctx *ctx;
+    sg_env_options opt;
+    sg_facts *facts;
+    symrec *syms;
+    size_t nsyms, capsyms;
+    sg__idmap symidx; /* symbol id -> index in syms */
+    input *inputs;
+    size_t ninputs, capinputs;
+    logged *guards, *asserts;
+    size_t nguards, capguards, nasserts, capasserts;
+    size_t *bindings; /* indexes of symbols bound, in order (undone by marks) */
+    size_t nbindings, capbindings;
+    uint32_t nbacked, nunbacked;
+    bool frozen;
+    size_t ignored;
+};
+
+#define GROW(ptr, n, cap)                                                   \
+    ((n) < (cap) || grow_array((void **)&(ptr), &(cap), sizeof *(ptr)))
+
+static bool grow_array(void **p, size_t *cap, size_t elem)
+{
+    size_t c = *cap ? *cap * 2 : 16;
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+static char *dup_text(const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+void sg_env_options_default(sg_env_options *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->duck_shape = 1;
+    o->specialize_zero_one = 1;
+    o->freeze_mode = SG_FREEZE_ERROR;
+}
+
+static symrec *rec_of(const sg_env *env, const sg_expr *sym)
+{
+    size_t *i = sg__idmap_find(&env->symidx, sym->id);
+    return i ? &env->syms[*i] : NULL;
+}
+
+/* The replacement policy: a backed symbol only by an expression of backed
+ * symbols; an unbacked symbol never by one with an unbacked symbol made after
+ * it (PyTorch's time-travel hazard). Symbols the environment did not make
+ * (free symbols of a battery) may be replaced by anything. */
+static bool may_replace(void *user, const sg_expr *sym, const sg_expr *value)
+{
+    sg_env *env = user;
+    symrec *r = rec_of(env, sym);
+    if (!r)
+        return true;
+    const sg_expr **fs;
+    size_t n;
+    if (sg_expr_free_symbols(env->ctx, &fs, &n, value) != SG_OK)
+        return false;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        symrec *q = rec_of(env, fs[i]);
+        if (!q || q->backed)
+            continue;
+        ok = !r->backed && q->sym->id < r->sym->id;
+    }
+    sg_free(fs);
+    return ok;
+}
+
+sg_status sg_env_new(sg_ctx *ctx, const sg_env_options *opts, sg_env **out)
+{
+    if (!ctx)
+        return SG_EINVAL;
+    if (!out)
+        return sg__err(ctx, SG_EINVAL, "sg_env_new: out is NULL");
+    *out = NULL;
+    sg_env *env = calloc(1, sizeof *env);
+    if (!env)
+        return sg__nomem(ctx);
+    env->ctx = ctx;
+    if (opts)
+        env->opt = *opts;
+    else
+        sg_env_options_default(&env->opt);
+    sg_status s = sg_facts_new(ctx, &env->facts);
+    if (s || !sg__idmap_init(&env->symidx, 16)) {
+        sg_env_free(env);
+        return s ? s : sg__nomem(ctx);
+    }
+    sg__facts_set_policy(env->facts, may_replace, env);
+    *out = env;
+    return SG_OK;
+}
+
+static void free_logged(logged *l, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        free(l[i].text);
+}
+
+void sg_env_free(sg_env *env)
+{
+    if (!env)
+        return;
+    for (size_t i = 0; i < env->nsyms; i++) {
+        free(env->syms[i].source);
+        free(env->syms[i].binding);
+    }
+    for (size_t i = 0; i < env->ninputs; i++)
+        free(env->inputs[i].source);
+    free_logged(env->guards, 0, env->nguards);
+    free_logged(env->asserts, 0, env->nasserts);
+    free(env->syms);
+    free(env->inputs);
+    free(env->guards);
+    free(env->asserts);
+    free(env->bindings);
+    sg__idmap_free(&env->symidx);
+    sg_facts_free(env->facts);
+    free(env);
+}
+
+sg_facts *sg_env_facts(sg_env *env)
+{
+    return env ? env->facts : NULL;
+}
+
+/* ---- symbols ------------------------------------------------------------ */
+
+static sg_status add_symrec(sg_env *env, const symrec *r)
+{
+    if (!GROW(env->syms, env->nsyms, env->capsyms) || !sg__idmap_put(&env->symidx, r->sym->id, env->nsyms))
+        return sg__nomem(env->ctx);
+    env->syms[env->nsyms++] = *r;
+    return SG_OK;
+}
+
+static sg_status add_input(sg_env *env, const char *source, const sg_expr *e)
+{
+    char *s = dup_text(source);
+    if (!s || !GROW(env->inputs, env->ninputs, env->capinputs)) {
+        free(s);
+        return sg__nomem(env->ctx);
+    }
+    env->inputs[env->ninputs].source = s;
+    env->inputs[env->ninputs].expr = e;
+    env->ninputs++;
+    return SG_OK;
+}
+
+static bool source_taken(const sg_env *env, const char *source)
+{
+    for (size_t i = 0; i < env->ninputs; i++)
+        if (!strcmp(env->inputs[i].source, source))
+            return true;
+    return false;
+}
+
+/* lo <= sym <= hi as facts (NULL: no bound). */
+static sg_status assume_range(sg_env *env, const sg_expr *sym, const sg_expr *lo, const sg_expr *hi)
+{
+    const sg_expr *c;
+    sg_status s = SG_OK;
+    if (lo && !(s = sg_expr_rel(env->ctx, &c, SG_REL_GE, sym, lo)))
+        s = sg_facts_assume(env->facts, c);
+    if (!s && hi && !(s = sg_expr_rel(env->ctx, &c, SG_REL_LE, sym, hi)))
+        s = sg_facts_assume(env->facts, c);
+    return s;
+}
+
+static bool in_range(const sg_expr *v, const sg_interval *r)
+{
+    if (!r)
+        return true;
+    if (r->lo && fmpz_cmp(&v->u.val, &r->lo->u.val) < 0)
+        return false;
+    if (r->hi && fmpz_cmp(&v->u.val, &r->hi->u.val) > 0)
+        return false;
+    return true;
+}
+
+static sg_status check_range_arg(sg_env *env, const char *fn, const sg_interval *r)
+{
+    if (!r)
+        return SG_OK;
+    if ((r->lo && r->lo->op != SG_OP_INT) || (r->hi && r->hi->op != SG_OP_INT))
+        return sg__err(env->ctx, SG_EINVAL, "%s: a range bound is not an integer constant", fn);
+    if (r->lo && r->hi && fmpz_cmp(&r->lo->u.val, &r->hi->u.val) > 0)
+        return sg__err(env->ctx, SG_EINVAL, "%s: empty range", fn);
+    return SG_OK;
+}
+
+static sg_status new_symbol(sg_env *env, const sg_expr **out, bool backed)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%c%u", backed ? 's' : 'u', backed ? env->nbacked : env->nunbacked);
+    sg_status s = sg_expr_sym(env->ctx, out, name);
+    if (!s) {
+        if (backed)
+            env->nbacked++;
+        else
+            env->nunbacked++;
+    }
+    return s;
+}
+
+/* Undo a half-made input: facts, records and counters back to the mark. */
+static void rollback(sg_env *env, const sg_env_mark *m);
+
+static sg_status make_unbacked(sg_env *env, const sg_expr **out, const char *source, int size_like,
+                               const sg_interval *user_range, const sg_expr *oblivious_hint)
+{
+    const sg_expr *sym;
+    sg_status s = new_symbol(env, &sym, false);
+    if (s)
+        return s;
+    symrec r = {.sym = sym, .obl = oblivious_hint, .size_like = size_like != 0, .pending = true};
+    if (source && !(r.source = dup_text(source)))
+        return sg__nomem(env->ctx);
+    if ((s = add_symrec(env, &r))) {
+        free(r.source);
+        return s;
+    }
+    if (size_like && (s = assume_range(env, sym, env->ctx->zero, NULL)))
+        return s;
+    if (user_range && (s = assume_range(env, sym, user_range->lo, user_range->hi)))
+        return s;
+    *out = sym;
+    return SG_OK;
+}
+
+sg_status sg_env_create_unbacked(sg_env *env, const sg_expr **out, const char *source, int size_like,
+                                 const sg_interval *user_range)
+{
+    if (!env)
+        return SG_EINVAL;
+    if (!out)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_create_unbacked: out is NULL");
+    *out = NULL;
+    sg_status s = check_range_arg(env, "sg_env_create_unbacked", user_range);
+    if (s)
+        return s;
+    if (source && source_taken(env, source))
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_create_unbacked: source '%s' is already an input", source);
+    sg_env_mark m;
+    sg_env_mark_take(env, &m);
+    s = make_unbacked(env, out, source, size_like, user_range, NULL);
+    if (!s && source)
+        s = add_input(env, source, *out);
+    if (s) {
+        rollback(env, &m);
+        *out = NULL;
+        return s == SG_EASSERT ? sg__err(env->ctx, SG_EINVAL, "sg_env_create_unbacked: the range contradicts what is known") : s;
+    }
+    return SG_OK;
+}
+
+/* The symbol of an equal hint made under duck sizing, or NULL. */
+static const sg_expr *duck_symbol(const sg_env *env, const sg_expr *hint, bool is_size)
+{
+    for (size_t i = 0; i < env->nsyms; i++) {
+        const symrec *r = &env->syms[i];
+        if (r->backed && r->hint == hint && r->size_like == is_size)
+            return r->sym;
+    }
+    return NULL;
+}
+
+sg_status sg_env_create_backed(sg_env *env, const sg_expr **out, const char *source, const sg_expr *hint,
+                               sg_dim_dynamic dyn, int is_size, const sg_interval *user_range)
+{
+    if (!env)
+        return SG_EINVAL;
+    sg_ctx *ctx = env->ctx;
+    if (!out || !source || !hint)
+        return sg__err(ctx, SG_EINVAL, "sg_env_create_backed: NULL argument");
+    *out = NULL;
+    if (hint->op != SG_OP_INT)
+        return sg__err(ctx, SG_EINVAL, "sg_env_create_backed: the hint of %s is not an integer constant", source);
+    if ((unsigned)dyn > SG_DIM_OBLIVIOUS_SIZE)
+        return sg__err(ctx, SG_EINVAL, "sg_env_create_backed: unknown policy %d", (int)dyn);
+    sg_status s = check_range_arg(env, "sg_env_create_backed", user_range);
+    if (s)
+        return s;
+    if (source_taken(env, source))
+        return sg__err(ctx, SG_EINVAL, "sg_env_create_backed: source '%s' is already an input", source);
+    if (is_size && fmpz_sgn(&hint->u.val) < 0)
+        return sg__err(ctx, SG_EINVAL, "sg_env_create_backed: %s is a size, but its hint %s is negative", source,
+                       "below 0");
+    if (!in_range(hint, user_range)) {
+        char *h = NULL;
+        if (sg_expr_num_str(ctx, &h, hint, SIZE_MAX) != SG_OK)
+            h = NULL;
+        s = sg__err(ctx, SG_EINVAL, "sg_env_create_backed: the hint %s of %s is not in the range given", h ? h : "?",
+                    source);
+        sg_free(h);
+        return s;
+    }
+    sg_env_mark m;
+    sg_env_mark_take(env, &m);
+    const sg_expr *e = NULL;
+    bool zero_one = is_size && env->opt.specialize_zero_one && (hint == ctx->zero || hint == ctx->one);
+    if (dyn == SG_DIM_SIZE_LIKE_UNBACKED || dyn == SG_DIM_OBLIVIOUS_SIZE) {
+        s = make_unbacked(env, &e, NULL, 1, user_range, dyn == SG_DIM_OBLIVIOUS_SIZE ? hint : NULL);
+        if (!s) { /* an input: bound by its source, not pending */
+            symrec *r = rec_of(env, e);
+            r->pending = false;
+            if (!(r->source = dup_text(source)))
+                s = sg__nomem(ctx);
+        }
+    } else if (dyn == SG_DIM_STATIC || (dyn == SG_DIM_DUCK && env->opt.assume_static_by_default) || zero_one) {
+        e = hint;
+    } else if (dyn == SG_DIM_DUCK && env->opt.duck_shape && !user_range && (e = duck_symbol(env, hint, is_size))) {
+        /* duck sizing: the symbol of the equal hint */
+    } else {
+        s = new_symbol(env, &e, true);
+        symrec r = {.sym = e, .hint = hint, .backed = true, .size_like = is_size != 0};
+        if (!s && !(r.source = dup_text(source)))
+            s = sg__nomem(ctx);
+        if (!s && (s = add_symrec(env, &r)))
+            free(r.source);
+        if (!s && is_size) {
+            const sg_expr *lo = env->opt.specialize_zero_one ? sg__int_si(ctx, 2) : ctx->zero;
+            s = lo ? assume_range(env, e, lo, NULL) : ctx->err;
+        }
+        if (!s && user_range)
+            s = assume_range(env, e, user_range->lo, user_range->hi);
+    }
+    if (!s)
+        s = add_input(env, source, e);
+    if (s) {
+        rollback(env, &m);
+        return s == SG_EASSERT ? sg__err(ctx, SG_EINVAL, "sg_env_create_backed: the range of %s is empty", source) : s;
+    }
+    *out = e;
+    return SG_OK;
+}
+
+const sg_expr *sg_env_symbol(const sg_env *env, const char *name)
+{
+    if (!env || !name)
+        return NULL;
+    for (size_t i = 0; i < env->nsyms; i++)
+        if (!strcmp(env->syms[i].sym->u.name, name))
+            return env->syms[i].sym;
+    return NULL;
+}
+
+sg_status sg_env_replace(sg_env *env, const sg_expr **out, const sg_expr *e)
+{
+    if (!env)
+        return SG_EINVAL;
+    if (!out || !e)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_replace: NULL argument");
+    *out = sg__facts_replace(env->facts, e);
+    return *out ? SG_OK : env->ctx->err;
+}
+
+/* ---- hints ---------------------------------------------------------------- */
+
+/* The value of e at the hints. SG_EDATADEP (message set by the caller) when
+ * a symbol has none. */
+static sg_status hint_value(sg_env *env, const sg_expr *e, const sg_expr **out, bool oblivious)
+{
+    const sg_expr **fs;
+    size_t n;
+    sg_status s = sg_expr_free_symbols(env->ctx, &fs, &n, e);
+    if (s)
+        return s;
+    const sg_expr **vals = malloc((n ? n : 1) * sizeof *vals);
+    if (!vals) {
+        sg_free(fs);
+        return sg__nomem(env->ctx);
+    }
+    for (size_t i = 0; i < n && !s; i++) {
+        symrec *r = rec_of(env, fs[i]);
+        vals[i] = r ? (r->hint ? r->hint : oblivious ? r->obl : NULL) : NULL;
+        if (!vals[i])
+            s = SG_EDATADEP;
+    }
+    if (!s)
+        s = sg_expr_eval(env->ctx, out, e, n, fs, vals);
+    free(vals);
+    sg_free(fs);
+    return s;
+}
+
+sg_status sg_env_hint(sg_env *env, const sg_expr **out, const sg_expr *e)
+{
+    if (!env)
+        return SG_EINVAL;
+    if (!out || !e)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_hint: NULL argument");
+    *out = NULL;
+    sg_status s = hint_value(env, e, out, false);
+    if (s == SG_EDATADEP)
+        return sg__err(env->ctx, s, "the expression has a symbol without a hint");
+    return s;
+}
+
+/* ---- guards ------------------------------------------------------------- */
+
+static sg_status print_to(sg_env *env, char **out, const sg_expr *e)
+{
+    return sg_print(env->ctx, out, e, SG_FMT_SG);
+}
+
+/* The data-dependent error for cond: the expression, its unbacked symbols,
+ * and the two checks that would settle it. */
+static sg_status data_dependent(sg_env *env, const sg_expr *cond, bool is_int)
+{
+    char *text = NULL, *neg = NULL;
+    const sg_expr **fs;
+    size_t n;
+    char syms[512] = "";
+    if (sg_expr_free_symbols(env->ctx, &fs, &n, cond) == SG_OK) {
+        size_t used = 0;
+        for (size_t i = 0; i < n && used + 40 < sizeof syms; i++) {
+            symrec *r = rec_of(env, fs[i]);
+            if (r && r->backed)
+                continue;
+            used += (size_t)snprintf(syms + used, sizeof syms - used, "%s%s", used ? ", " : "", fs[i]->u.name);
+        }
+        sg_free(fs);
+    }
+    const sg_expr *nc = cond->sort == SG_SORT_BOOL ? sg__not(env->ctx, cond) : NULL;
+    if (print_to(env, &text, cond) != SG_OK)
+        text = NULL;
+    if (nc && print_to(env, &neg, nc) != SG_OK)
+        neg = NULL;
+    sg_status s;
+    if (is_int)
+        s = sg__err(env->ctx, SG_EDATADEP,
+                    "could not find the value of the data-dependent expression %s (unbacked symbols: %s)",
+                    text ? text : "?", syms[0] ? syms : "none");
+    else
+        s = sg__err(env->ctx, SG_EDATADEP,
+                    "could not guard on the data-dependent expression %s (unbacked symbols: %s); to settle it, "
+                    "check one of: 1. %s  2. %s",
+                    text ? text : "?", syms[0] ? syms : "none", text ? text : "?", neg ? neg : "?");
+    sg_free(text);
+    sg_free(neg);
+    return s;
+}
+
+static sg_status specialize(sg_env *env, symrec *r);
+
+/* Record the guard g (true at the hints). */
+static sg_status record_guard(sg_env *env, const sg_expr *g, const char *provenance)
+{
+    if (g->op == SG_OP_TRUE)
+        return SG_OK;
+    if (env->frozen) {
+        if (env->opt.freeze_mode == SG_FREEZE_IGNORE) {
+            env->ignored++;
+            return SG_OK;
+        }
+        char *t = NULL;
+        if (print_to(env, &t, g) != SG_OK)
+            t = NULL;
+        sg_status s = sg__err(env->ctx, SG_EASSERT, "the environment is frozen: guard %s refused", t ? t : "?");
+        sg_free(t);
+        return s;
+    }
+    char *prov = dup_text(provenance);
+    if (!prov || !GROW(env->guards, env->nguards, env->capguards)) {
+        free(prov);
+        return sg__nomem(env->ctx);
+    }
+    sg_status s = sg_facts_assume(env->facts, g);
+    if (s && s != SG_EASSERT) {
+        free(prov);
+        return s;
+    }
+    env->guards[env->nguards].e = g;
+    env->guards[env->nguards].text = prov;
+    env->nguards++;
+    /* count guards per symbol; past the limit, specialize */
+    const sg_expr **fs;
+    size_t n;
+    if (sg_expr_free_symbols(env->ctx, &fs, &n, g) != SG_OK)
+        return SG_OK;
+    for (size_t i = 0; i < n; i++) {
+        symrec *r = rec_of(env, fs[i]);
+        if (r && r->backed && ++r->nguards > env->opt.guard_limit && env->opt.guard_limit &&
+            r->nguards == env->opt.guard_limit + 1)
+            specialize(env, r);
+    }
+    sg_free(fs);
+    return SG_OK;
+}
+
+/* Past the guard limit a symbol becomes its hint: the guard sym == hint. */
+static sg_status specialize(sg_env *env, symrec *r)
+{
+    const sg_expr *eq;
+    sg_status s = sg_expr_rel(env->ctx, &eq, SG_REL_EQ, r->sym, r->hint);
+    return s ? s : record_guard(env, eq, "specialized: too many guards on this symbol");
+}
+
+static sg_status check_cond(sg_env *env, const char *fn, const sg_expr *cond, bool want_bool)
+{
+    if (!cond)
+        return sg__err(env->ctx, SG_EINVAL, "%s: NULL argument", fn);
+    if ((cond->sort == SG_SORT_BOOL) != want_bool)
+        return sg__err(env->ctx, SG_ETYPE, "%s: expected %s expression", fn, want_bool ? "a boolean" : "an integer");
+    return SG_OK;
+}
+
+/* The core of evaluate, guard_or_*, guard_size_oblivious. fallback: -1 for
+ * none, else the answer for a data-dependent question. */
+static sg_status evaluate(sg_env *env, int *out, const sg_expr *cond, const char *provenance, int fallback,
+                          bool oblivious)
+{
+    sg_truth t;
+    sg_status s = sg_facts_known(env->facts, &t, cond);
+    if (s)
+        return s;
+    if (t == SG_UNKNOWN && oblivious) {
+        /* size-like symbols count as >= 2 for the proof */
+        sg_facts *g;
+        if (!(s = sg__facts_copy_policy(&g, env->facts, may_replace, env))) {
+            for (size_t i = 0; i < env->nsyms && !s; i++) {
+                const sg_expr *c, *two = sg__int_si(env->ctx, 2);
+                if (!env->syms[i].size_like || env->syms[i].backed || !two)
+                    continue;
+                if (!(s = sg_expr_rel(env->ctx, &c, SG_REL_GE, env->syms[i].sym, two)))
+                    s = sg_facts_assume(g, c) == SG_ENOMEM ? SG_ENOMEM : SG_OK;
+            }
+            if (!s)
+                s = sg_facts_known(g, &t, cond);
+            sg_facts_free(g);
+        }
+        if (s)
+            return s;
+    }
+    if (t != SG_UNKNOWN) {
+        *out = t == SG_TRUE;
+        return SG_OK;
+    }
+    const sg_expr *r = sg__facts_replace(env->facts, cond), *v;
+    if (!r)
+        return env->ctx->err;
+    s = hint_value(env, r, &v, false);
+    if (s == SG_EDATADEP) {
+        if (fallback >= 0) {
+            *out = fallback;
+            return SG_OK;
+        }
+        return data_dependent(env, r, false);
+    }
+    if (s)
+        return s;
+    bool val = v->op == SG_OP_TRUE;
+    const sg_expr *g = val ? r : sg__not(env->ctx, r);
+    if (!g)
+        return env->ctx->err;
+    if ((s = record_guard(env, g, provenance)))
+        return s;
+    *out = val;
+    return SG_OK;
+}
+
+sg_status sg_env_evaluate(sg_env *env, int *out, const sg_expr *cond, const char *provenance)
+{
+    if (!env)
+        return SG_EINVAL;
+    sg_status s = check_cond(env, "sg_env_evaluate", cond, true);
+    if (s)
+        return s;
+    if (!out)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_evaluate: out is NULL");
+    return evaluate(env, out, cond, provenance, -1, false);
+}
+
+sg_status sg_env_guard_or(sg_env *env, int *out, const sg_expr *cond, int fallback, const char *provenance)
+{
+    if (!env)
+        return SG_EINVAL;
+    sg_status s = check_cond(env, "sg_env_guard_or", cond, true);
+    if (s)
+        return s;
+    if (!out)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_guard_or: out is NULL");
+    return evaluate(env, out, cond, provenance, fallback != 0, false);
+}
+
+sg_status sg_env_guard_size_oblivious(sg_env *env, int *out, const sg_expr *cond, const char *provenance)
+{
+    if (!env)
+        return SG_EINVAL;
+    sg_status s = check_cond(env, "sg_env_guard_size_oblivious", cond, true);
+    if (s)
+        return s;
+    if (!out)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_guard_size_oblivious: out is NULL");
+    return evaluate(env, out, cond, provenance, -1, true);
+}
+
+sg_status sg_env_evaluate_int(sg_env *env, const sg_expr **out, const sg_expr *e, const char *provenance)
+{
+    if (!env)
+        return SG_EINVAL;
+    sg_status s = check_cond(env, "sg_env_evaluate_int", e, false);
+    if (s)
+        return s;
+    if (!out)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_evaluate_int: out is NULL");
+    *out = NULL;
+    sg_interval iv;
+    if ((s = sg_facts_range(env->facts, &iv, e)))
+        return s;
+    if (iv.lo && iv.lo == iv.hi) {
+        *out = iv.lo;
+        return SG_OK;
+    }
+    const sg_expr *r = sg__facts_replace(env->facts, e), *v, *eq;
+    if (!r)
+        return env->ctx->err;
+    s = hint_value(env, r, &v, false);
+    if (s == SG_EDATADEP)
+        return data_dependent(env, r, true);
+    if (s)
+        return s;
+    if ((s = sg_expr_rel(env->ctx, &eq, SG_REL_EQ, r, v)) || (s = record_guard(env, eq, provenance)))
+        return s;
+    *out = v;
+    return SG_OK;
+}
+
+sg_status sg_env_known(sg_env *env, sg_truth *out, const sg_expr *cond)
+{
+    if (!env)
+        return SG_EINVAL;
+    sg_status s = check_cond(env, "sg_env_known", cond, true);
+    if (s)
+        return s;
+    if (!out)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_known: out is NULL");
+    return sg_facts_known(env->facts, out, cond);
+}
+
+sg_status sg_env_check(sg_env *env, const sg_expr *cond, const char *msg)
+{
+    if (!env)
+        return SG_EINVAL;
+    sg_status s = check_cond(env, "sg_env_check", cond, true);
+    if (s)
+        return s;
+    sg_truth t;
+    if ((s = sg_facts_known(env->facts, &t, cond)))
+        return s;
+    char *text = NULL;
+    if (t == SG_FALSE) {
+        if (print_to(env, &text, cond) != SG_OK)
+            text = NULL;
+        s = sg__err(env->ctx, SG_EASSERT, "check failed: %s is false%s%s", text ? text : "?", msg ? ": " : "",
+                    msg ? msg : "");
+        sg_free(text);
+        return s;
+    }
+    if (t == SG_TRUE)
+        return SG_OK;
+    const sg_expr *r = sg__facts_replace(env->facts, cond), *v;
+    if (!r)
+        return env->ctx->err;
+    s = hint_value(env, r, &v, false);
+    if (s && s != SG_EDATADEP)
+        return s;
+    if (!s && !env->opt.prefer_runtime_asserts) {
+        if (v->op != SG_OP_TRUE) {
+            if (print_to(env, &text, cond) != SG_OK)
+                text = NULL;
+            s = sg__err(env->ctx, SG_EASSERT, "check failed: %s is false at the hints%s%s", text ? text : "?",
+                        msg ? ": " : "", msg ? msg : "");
+            sg_free(text);
+            return s;
+        }
+        return record_guard(env, r, msg);
+    }
+    /* a runtime assertion, used for reasoning from now on */
+    char *m = dup_text(msg);
+    if (!m || !GROW(env->asserts, env->nasserts, env->capasserts)) {
+        free(m);
+        return sg__nomem(env->ctx);
+    }
+    size_t nfacts = sg_facts_count(env->facts);
+    s = sg_facts_assume(env->facts, cond);
+    if (s) {
+        free(m);
+        sg__facts_truncate(env->facts, nfacts);
+        if (s == SG_EASSERT) {
+            if (print_to(env, &text, cond) != SG_OK)
+                text = NULL;
+            s = sg__err(env->ctx, SG_EASSERT, "check failed: %s contradicts what is known", text ? text : "?");
+            sg_free(text);
+        }
+        return s;
+    }
+    env->asserts[env->nasserts].e = cond;
+    env->asserts[env->nasserts].text = m;
+    env->nasserts++;
+    return SG_OK;
+}
+
+void sg_env_freeze(sg_env *env)
+{
+    if (env)
+        env->frozen = true;
+}
+
+size_t sg_env_ignored_guards(const sg_env *env)
+{
+    return env ? env->ignored : 0;
+}
+
+/* ---- unbacked bookkeeping ---------------------------------------------- */
+
+size_t sg_env_npending(const sg_env *env)
+{
+    size_t n = 0;
+    for (size_t i = 0; env && i < env->nsyms; i++)
+        n += env->syms[i].pending;
+    return n;
+}
+
+const sg_expr *sg_env_pending(const sg_env *env, size_t k)
+{
+    for (size_t i = 0; env && i < env->nsyms; i++)
+        if (env->syms[i].pending && k-- == 0)
+            return env->syms[i].sym;
+    return NULL;
+}
+
+sg_status sg_env_bind_unbacked(sg_env *env, const sg_expr *sym, const char *path)
+{
+    if (!env)
+        return SG_EINVAL;
+    if (!sym || !path)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_bind_unbacked: NULL argument");
+    symrec *r = rec_of(env, sym);
+    if (!r || !r->pending)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_bind_unbacked: %s is not a pending unbacked symbol",
+                       sym->op == SG_OP_SYM ? sym->u.name : "the expression");
+    char *p = dup_text(path);
+    if (!p || !GROW(env->bindings, env->nbindings, env->capbindings)) {
+        free(p);
+        return sg__nomem(env->ctx);
+    }
+    r->binding = p;
+    r->pending = false;
+    env->bindings[env->nbindings++] = (size_t)(r - env->syms);
+    return SG_OK;
+}
+
+sg_status sg_env_check_pending(sg_env *env)
+{
+    if (!env)
+        return SG_EINVAL;
+    char names[512] = "";
+    size_t used = 0, n = 0;
+    for (size_t i = 0; i < env->nsyms; i++)
+        if (env->syms[i].pending) {
+            n++;
+            if (used + 40 < sizeof names)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "",
+                                         env->syms[i].sym->u.name);
+        }
+    if (!n)
+        return SG_OK;
+    return sg__err(env->ctx, SG_EINVAL,
+                   "pending unbacked symbols not bound to any output: %s (was an unbacked value made more times "
+                   "than the op returns?)",
+                   names);
+}
+
+sg_status sg_env_rename_unbacked(sg_env *env, const sg_expr *from, const sg_expr *to)
+{
+    if (!env)
+        return SG_EINVAL;
+    if (!from || !to)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_rename_unbacked: NULL argument");
+    symrec *a = rec_of(env, from), *b = rec_of(env, to);
+    if (!a || !b || a->backed || b->backed || a == b)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_rename_unbacked: two distinct unbacked symbols expected");
+    const sg_expr *eq;
+    size_t nfacts = sg_facts_count(env->facts);
+    sg_status s = sg_expr_rel(env->ctx, &eq, SG_REL_EQ, from, to);
+    if (!s)
+        s = sg_facts_assume(env->facts, eq);
+    if (s) {
+        sg__facts_truncate(env->facts, nfacts);
+        return s == SG_EASSERT ? sg__err(env->ctx, SG_EINVAL, "sg_env_rename_unbacked: the two cannot be equal") : s;
+    }
+    if (b->pending && !a->pending) { /* the new symbol is produced where the old one was */
+        b->pending = false;
+    }
+    return SG_OK;
+}
+
+/* ---- marks ------------------------------------------------------------- */
+
+void sg_env_mark_take(const sg_env *env, sg_env_mark *m)
+{
+    if (!env || !m)
+        return;
+    m->nsyms = env->nsyms;
+    m->ninputs = env->ninputs;
+    m->nguards = env->nguards;
+    m->nasserts = env->nasserts;
+    m->nfacts = sg_facts_count(env->facts);
+    m->nbindings = env->nbindings;
+    m->nbacked = env->nbacked;
+    m->nunbacked = env->nunbacked;
+    m->ignored = env->ignored;
+    m->frozen = env->frozen;
+    m->npending = 0;
+}
+
+static void rollback(sg_env *env, const sg_env_mark *m)
+{
+    while (env->nbindings > m->nbindings) {
+        symrec *r = &env->syms[env->bindings[--env->nbindings]];
+        free(r->binding);
+        r->binding = NULL;
+        r->pending = true;
+    }
+    for (size_t i = m->nsyms; i < env->nsyms; i++) {
+        free(env->syms[i].source);
+        free(env->syms[i].binding);
+    }
+    if (env->nsyms > m->nsyms) {
+        env->nsyms = m->nsyms;
+        sg__idmap_reset(&env->symidx);
+        for (size_t i = 0; i < env->nsyms; i++)
+            sg__idmap_put(&env->symidx, env->syms[i].sym->id, i); /* cannot grow: fewer entries */
+    }
+    for (size_t i = m->ninputs; i < env->ninputs; i++)
+        free(env->inputs[i].source);
+    env->ninputs = m->ninputs < env->ninputs ? m->ninputs : env->ninputs;
+    free_logged(env->guards, m->nguards, env->nguards);
+    env->nguards = m->nguards < env->nguards ? m->nguards : env->nguards;
+    free_logged(env->asserts, m->nasserts, env->nasserts);
+    env->nasserts = m->nasserts < env->nasserts ? m->nasserts : env->nasserts;
+    env->nbacked = m->nbacked;
+    env->nunbacked = m->nunbacked;
+    env->ignored = m->ignored;
+    env->frozen = m->frozen;
+    /* guard counts of the remaining symbols: recount */
+    for (size_t i = 0; i < env->nsyms; i++)
+        env->syms[i].nguards = 0;
+    for (size_t g = 0; g < env->nguards; g++) {
+        const sg_expr **fs;
+        size_t n;
+        if (sg_expr_free_symbols(env->ctx, &fs, &n, env->guards[g].e) != SG_OK)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            symrec *r = rec_of(env, fs[i]);
+            if (r)
+                r->nguards++;
+        }
+        sg_free(fs);
+    }
+    sg__facts_truncate(env->facts, m->nfacts);
+}
+
+sg_status sg_env_mark_restore(sg_env *env, const sg_env_mark *m)
+{
+    if (!env)
+        return SG_EINVAL;
+    if (!m || m->nsyms > env->nsyms || m->nguards > env->nguards || m->nasserts > env->nasserts ||
+        m->nfacts > sg_facts_count(env->facts) || m->ninputs > env->ninputs || m->nbindings > env->nbindings)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_mark_restore: the mark is not of this state");
+    rollback(env, m);
+    return SG_OK;
+}
+
+/* ---- copies ------------------------------------------------------------ */
+
+sg_status sg_env_copy(sg_env **out, const sg_env *env)
+{
+    if (!env)
+        return SG_EINVAL;
+    if (!out)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_copy: out is NULL");
+    *out = NULL;
+    sg_env *c;
+    sg_status s = sg_env_new(env->ctx, &env->opt, &c);
+    if (s)
+        return s;
+    bool ok = true;
+    for (size_t i = 0; i < env->nsyms && ok; i++) {
+        symrec r = env->syms[i];
+        r.source = r.source ? dup_text(r.source) : NULL;
+        r.binding = r.binding ? dup_text(r.binding) : NULL;
+        ok = (!env->syms[i].source || r.source) && (!env->syms[i].binding || r.binding) && !add_symrec(c, &r);
+    }
+    for (size_t i = 0; i < env->ninputs && ok; i++)
+        ok = !add_input(c, env->inputs[i].source, env->inputs[i].expr);
+    for (size_t i = 0; i < env->nguards && ok; i++) {
+        char *t = dup_text(env->guards[i].text);
+        ok = t && GROW(c->guards, c->nguards, c->capguards);
+        if (ok)
+            c->guards[c->nguards++] = (logged){env->guards[i].e, t};
+        else
+            free(t);
+    }
+    for (size_t i = 0; i < env->nasserts && ok; i++) {
+        char *t = dup_text(env->asserts[i].text);
+        ok = t && GROW(c->asserts, c->nasserts, c->capasserts);
+        if (ok)
+            c->asserts[c->nasserts++] = (logged){env->asserts[i].e, t};
+        else
+            free(t);
+    }
+    for (size_t i = 0; i < env->nbindings && ok; i++) {
+        ok = GROW(c->bindings, c->nbindings, c->capbindings);
+        if (ok)
+            c->bindings[c->nbindings++] = env->bindings[i];
+    }
+    sg_facts *f = NULL;
+    if (ok && (s = sg__facts_copy_policy(&f, env->facts, may_replace, c)) == SG_OK) {
+        sg_facts_free(c->facts);
+        c->facts = f;
+    }
+    if (!ok || s) {
+        sg_env_free(c);
+        return s ? s : sg__nomem(env->ctx);
+    }
+    c->nbacked = env->nbacked;
+    c->nunbacked = env->nunbacked;
+    c->frozen = env->frozen;
+    c->ignored = env->ignored;
+    *out = c;
+    return SG_OK;
+}
+
+/* ---- what was recorded -------------------------------------------------- */
+
+size_t sg_env_nguards(const sg_env *env)
+{
+    return env ? env->nguards : 0;
+}
+
+const sg_expr *sg_env_guard(const sg_env *env, size_t i, const char **provenance)
+{
+    if (!env || i >= env->nguards)
+        return NULL;
+    if (provenance)
+        *provenance = env->guards[i].text;
+    return env->guards[i].e;
+}
+
+size_t sg_env_nasserts(const sg_env *env)
+{
+    return env ? env->nasserts : 0;
+}
+
+const sg_expr *sg_env_assert(const sg_env *env, size_t i, const char **msg)
+{
+    if (!env || i >= env->nasserts)
+        return NULL;
+    if (msg)
+        *msg = env->asserts[i].text;
+    return env->asserts[i].e;
+}
+
+/* ---- the guard set over sources ----------------------------------------- */
+
+typedef struct {
+    sg__list items;
+    const sg_expr **from, **to; /* symbols -> source symbols */
+    size_t n;
+} guardset;
+
+static sg_status to_sources(sg_env *env, guardset *G, const sg_expr *e, const sg_expr **out)
+{
+    return sg_expr_subs(env->ctx, out, e, G->n, G->from, G->to);
+}
+
+static sg_status push_item(sg_env *env, guardset *G, const sg_expr *e)
+{
+    const sg_expr *r;
+    sg_status s = to_sources(env, G, e, &r);
+    if (s)
+        return s;
+    if (r->op == SG_OP_TRUE)
+        return SG_OK;
+    for (size_t i = 0; i < G->items.n; i++)
+        if (G->items.v[i] == r)
+            return SG_OK;
+    return sg__list_push(&G->items, r) ? SG_OK : sg__nomem(env->ctx);
+}
+
+/* A bound of a single symbol (shown through the symbol's range instead). */
+static bool is_single_bound(const sg_expr *g)
+{
+    if (g->op != SG_OP_GE0 && g->op != SG_OP_EQ0)
+        return false;
+    const sg_expr *p = g->args[0];
+    if (p->op == SG_OP_SYM)
+        return true;
+    return p->op == SG_OP_ADD && p->nargs == 1 && p->args[0]->op == SG_OP_SYM && fmpz_is_pm1(sg__nums(p));
+}
+
+sg_status sg_env_produce_guards(sg_env *env, const sg_expr ***out, size_t *n)
+{
+    if (!env)
+        return SG_EINVAL;
+    if (!out || !n)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_produce_guards: NULL argument");
+    *out = NULL;
+    *n = 0;
+    sg_ctx *ctx = env->ctx;
+    guardset G = {{0}, NULL, NULL, 0};
+    G.from = malloc((env->nsyms ? env->nsyms : 1) * sizeof *G.from);
+    G.to = malloc((env->nsyms ? env->nsyms : 1) * sizeof *G.to);
+    sg_status s = G.from && G.to ? SG_OK : sg__nomem(ctx);
+    for (size_t i = 0; i < env->nsyms && !s; i++)
+        if (env->syms[i].source) {
+            G.from[G.n] = env->syms[i].sym;
+            s = sg_expr_sym(ctx, &G.to[G.n], env->syms[i].source);
+            G.n++;
+        }
+    /* 1. each input: what it is after replacements, unless it is its symbol's binding site */
+    for (size_t i = 0; i < env->ninputs && !s; i++) {
+        const input *in = &env->inputs[i];
+        const sg_expr *e = sg__facts_replace(env->facts, in->expr), *src, *eq;
+        if (!e) {
+            s = ctx->err;
+            break;
+        }
+        symrec *r = in->expr->op == SG_OP_SYM ? rec_of(env, in->expr) : NULL;
+        if (e == in->expr && r && r->source && !strcmp(r->source, in->source))
+            continue;
+        if (!(s = sg_expr_sym(ctx, &src, in->source)) && !(s = to_sources(env, &G, e, &e)) &&
+            !(s = sg_expr_rel(ctx, &eq, SG_REL_EQ, src, e)))
+            s = push_item(env, &G, eq);
+    }
+    /* 2. recorded guards (each conjunct) that the ranges do not imply */
+    for (size_t i = 0; i < env->nguards && !s; i++) {
+        const sg_expr *g = sg__facts_replace(env->facts, env->guards[i].e);
+        if (!g) {
+            s = ctx->err;
+            break;
+        }
+        size_t nc = g->op == SG_OP_AND ? g->nargs : 1;
+        for (size_t k = 0; k < nc && !s; k++) {
+            const sg_expr *c = g->op == SG_OP_AND ? g->args[k] : g;
+            if (c->op == SG_OP_TRUE || is_single_bound(c))
+                continue;
+            sg_interval iv;
+            if ((s = sg_facts_range(env->facts, &iv, c)))
+                break;
+            if (iv.lo != ctx->t)
+                s = push_item(env, &G, c);
+        }
+    }
+    /* 3. the finite bounds of every input symbol still standing */
+    for (size_t i = 0; i < env->nsyms && !s; i++) {
+        const symrec *r = &env->syms[i];
+        if (!r->source)
+            continue;
+        const sg_expr *e = sg__facts_replace(env->facts, r->sym), *c;
+        if (!e) {
+            s = ctx->err;
+            break;
+        }
+        if (e != r->sym)
+            continue;
+        sg_interval iv;
+        if ((s = sg_facts_range(env->facts, &iv, r->sym)))
+            break;
+        if (iv.lo && !(s = sg_expr_rel(ctx, &c, SG_REL_GE, r->sym, iv.lo)))
+            s = push_item(env, &G, c);
+        if (!s && iv.hi && !(s = sg_expr_rel(ctx, &c, SG_REL_LE, r->sym, iv.hi)))
+            s = push_item(env, &G, c);
+    }
+    free(G.from);
+    free(G.to);
+    if (s) {
+        sg__list_free(&G.items);
+        return s;
+    }
+    *out = G.items.v;
+    *n = G.items.n;
+    return SG_OK;
+}
