@@ -46,6 +46,9 @@ struct sg_env {
     uint32_t nbacked, nunbacked;
     bool frozen;
     size_t ignored;
+    /* final answers of evaluate by condition id (answer + 1): knowledge only
+     * grows, so an answer once given stays right; cleared by a mark restore */
+    sg__idmap answers;
 };
 
 #define GROW(ptr, n, cap)                                                   \
@@ -130,7 +133,7 @@ sg_status sg_env_new(sg_ctx *ctx, const sg_env_options *opts, sg_env **out)
     else
         sg_env_options_default(&env->opt);
     sg_status s = sg_facts_new(ctx, &env->facts);
-    if (s || !sg__idmap_init(&env->symidx, 16)) {
+    if (s || !sg__idmap_init(&env->symidx, 16) || !sg__idmap_init(&env->answers, 64)) {
         sg_env_free(env);
         return s ? s : sg__nomem(ctx);
     }
@@ -163,6 +166,7 @@ void sg_env_free(sg_env *env)
     free(env->asserts);
     free(env->bindings);
     sg__idmap_free(&env->symidx);
+    sg__idmap_free(&env->answers);
     sg_facts_free(env->facts);
     free(env);
 }
@@ -556,8 +560,27 @@ static sg_status check_cond(sg_env *env, const char *fn, const sg_expr *cond, bo
 
 /* The core of evaluate, guard_or_*, guard_size_oblivious. fallback: -1 for
  * none, else the answer for a data-dependent question. */
+static sg_status evaluate_uncached(sg_env *env, int *out, const sg_expr *cond, const char *provenance,
+                                   int fallback, bool oblivious, bool *final);
+
 static sg_status evaluate(sg_env *env, int *out, const sg_expr *cond, const char *provenance, int fallback,
                           bool oblivious)
+{
+    /* size-oblivious answers may prove more: they are not remembered */
+    size_t *known = oblivious ? NULL : sg__idmap_find(&env->answers, cond->id);
+    if (known) {
+        *out = (int)*known - 1;
+        return SG_OK;
+    }
+    bool final = false;
+    sg_status s = evaluate_uncached(env, out, cond, provenance, fallback, oblivious, &final);
+    if (!s && final && !oblivious && !sg__idmap_put(&env->answers, cond->id, (size_t)*out + 1))
+        sg__idmap_reset(&env->answers); /* out of memory: forget, stay right */
+    return s;
+}
+
+static sg_status evaluate_uncached(sg_env *env, int *out, const sg_expr *cond, const char *provenance,
+                                   int fallback, bool oblivious, bool *final)
 {
     sg_truth t;
     sg_status s = sg_facts_known(env->facts, &t, cond);
@@ -583,6 +606,7 @@ static sg_status evaluate(sg_env *env, int *out, const sg_expr *cond, const char
     }
     if (t != SG_UNKNOWN) {
         *out = t == SG_TRUE;
+        *final = true;
         return SG_OK;
     }
     const sg_expr *r = sg__facts_replace(env->facts, cond), *v;
@@ -605,6 +629,7 @@ static sg_status evaluate(sg_env *env, int *out, const sg_expr *cond, const char
     if ((s = record_guard(env, g, provenance)))
         return s;
     *out = val;
+    *final = true;
     return SG_OK;
 }
 
@@ -909,6 +934,7 @@ static void rollback(sg_env *env, const sg_env_mark *m)
         sg_free(fs);
     }
     sg__facts_truncate(env->facts, m->nfacts);
+    sg__idmap_reset(&env->answers);
 }
 
 sg_status sg_env_mark_restore(sg_env *env, const sg_env_mark *m)

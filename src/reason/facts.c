@@ -55,7 +55,79 @@ static void clear_derived(sg_facts *f, bool keep_replacements)
     f->ne.n = 0;
     f->lin.n = 0;
     f->axioms.n = 0;
+    for (size_t i = 0; i < f->nocc; i++)
+        f->occ[i].n = 0;
+    f->nocc = 0;
+    if (f->occidx.cap)
+        sg__idmap_reset(&f->occidx);
+    if (f->axidx.cap)
+        sg__idmap_reset(&f->axidx);
     f->inconsistent = false;
+}
+
+const sg__occ *sg__facts_occurrences(const sg_facts *f, const sg_expr *m)
+{
+    size_t *i = sg__idmap_find(&f->occidx, m->id);
+    return i ? &f->occ[*i] : NULL;
+}
+
+bool sg__facts_is_axiom(const sg_facts *f, const sg_expr *q)
+{
+    return sg__idmap_find(&f->axidx, q->id) != NULL;
+}
+
+static bool push_axiom(sg_facts *f, const sg_expr *e)
+{
+    return sg__list_push(&f->axioms, e) && sg__idmap_put(&f->axidx, e->id, 1);
+}
+
+static bool occ_add(sg_facts *f, const sg_expr *m, size_t l)
+{
+    size_t *i = sg__idmap_find(&f->occidx, m->id);
+    if (!i) {
+        if (f->nocc == f->capocc) {
+            size_t cap = f->capocc ? f->capocc * 2 : 32;
+            sg__occ *o = realloc(f->occ, cap * sizeof *o);
+            if (!o)
+                return false;
+            for (size_t k = f->capocc; k < cap; k++)
+                o[k] = (sg__occ){NULL, 0, 0};
+            f->occ = o;
+            f->capocc = cap;
+        }
+        if (!sg__idmap_put(&f->occidx, m->id, f->nocc))
+            return false;
+        i = sg__idmap_find(&f->occidx, m->id);
+        f->occ[f->nocc++].n = 0;
+    }
+    sg__occ *o = &f->occ[*i];
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 4;
+        size_t *v = realloc(o->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        o->v = v;
+        o->cap = cap;
+    }
+    o->v[o->n++] = l;
+    return true;
+}
+
+/* A linear fact: for the decision procedure, indexed by its monomials, and
+ * kept as an axiom. */
+static bool push_lin(sg_facts *f, const sg_expr *e)
+{
+    size_t l = f->lin.n;
+    if (!sg__list_push(&f->lin, e) || !push_axiom(f, e))
+        return false;
+    const sg_expr *p = e->args[0];
+    if (p->op == SG_OP_ADD) {
+        for (size_t i = 0; i < p->nargs; i++)
+            if (!occ_add(f, p->args[i], l))
+                return false;
+        return true;
+    }
+    return p->op == SG_OP_INT || occ_add(f, p, l);
 }
 
 void sg__facts_invalidate(sg_facts *f)
@@ -75,7 +147,7 @@ sg_status sg_facts_new(sg_ctx *ctx, sg_facts **out)
     *out = NULL;
     sg_facts *f = calloc(1, sizeof *f);
     if (!f || !(f->rcache = sg__range_cache_new()) || !sg__idmap_init(&f->bidx, 16) ||
-        !sg__idmap_init(&f->known_memo, 16)) {
+        !sg__idmap_init(&f->known_memo, 16) || !sg__idmap_init(&f->occidx, 16) || !sg__idmap_init(&f->axidx, 16)) {
         sg_facts_free(f);
         return sg__nomem(ctx);
     }
@@ -93,12 +165,18 @@ void sg_facts_free(sg_facts *f)
     free(f->biv);
     sg__idmap_free(&f->bidx);
     sg__idmap_free(&f->known_memo);
+    sg__idmap_free(&f->occidx);
+    sg__idmap_free(&f->axidx);
+    for (size_t i = 0; i < f->capocc; i++)
+        free(f->occ[i].v);
+    free(f->occ);
     sg__range_cache_free(f->rcache);
     sg__list_free(&f->facts);
     sg__list_free(&f->rsym);
     sg__list_free(&f->rval);
     sg__list_free(&f->batom);
     sg__list_free(&f->ne);
+    sg__list_free(&f->touched);
     sg__list_free(&f->lin);
     sg__list_free(&f->axioms);
     sg__list_free(&f->divfact);
@@ -150,6 +228,8 @@ bool sg__facts_atom_range(void *user, const sg_expr *atom, sg__iv *out)
 static bool meet_bound(sg_facts *f, const sg_expr *atom, const sg__iv *iv)
 {
     size_t *i = sg__idmap_find(&f->bidx, atom->id);
+    if (!sg__list_push(&f->touched, atom))
+        return false;
     if (i) {
         if (!sg__iv_meet(&f->biv[*i], iv))
             f->inconsistent = true;
@@ -347,14 +427,14 @@ static process_result process(sg_facts *f, const sg_expr *e)
             ok = meet_bound(f, atom, &iv);
             sg__iv_clear(&iv);
         } else if (e->op == SG_OP_NE0 && single_atom(p, &atom, &k, c)) {
-            ok = sg__list_push(&f->ne, e) && sg__list_push(&f->axioms, e);
+            ok = sg__list_push(&f->ne, e) && push_axiom(f, e);
         } else if (e->op == SG_OP_NE0) {
-            ok = sg__list_push(&f->axioms, e);
+            ok = push_axiom(f, e);
         } else {
-            ok = sg__list_push(&f->lin, e) && sg__list_push(&f->axioms, e);
+            ok = push_lin(f, e);
         }
     } else {
-        ok = sg__list_push(&f->axioms, e);
+        ok = push_axiom(f, e);
     }
     fmpz_clear(c);
     return ok ? res : PROCESS_NOMEM;
@@ -398,91 +478,130 @@ static bool apply_ne(sg_facts *f)
     return true;
 }
 
-/* Bounds propagation over the linear facts: for sum a_j*v_j + c >= 0, each
+/* Bounds propagation over one linear fact: for sum a_j*v_j + c >= 0, each
  * atom v_i with a_i > 0 is at least ceil(-(c + sum_{j != i} max(a_j*v_j)) / a_i)
- * (and symmetrically). A few rounds: enough for chains, bounded for cycles. */
-static bool propagate(sg_facts *f)
+ * (and symmetrically; both ways for an equality). Atoms whose bounds moved
+ * are added to *moved. */
+static bool propagate_fact(sg_facts *f, const sg_expr *fact, sg__list *moved)
 {
     sg_ctx *ctx = f->ctx;
+    const sg_expr *p = fact->args[0];
+    bool eq = fact->op == SG_OP_EQ0, ok = true;
+    if (p->op != SG_OP_ADD || p->nargs > 8)
+        return true;
     fmpz_t rest, t, q;
     fmpz_init(rest);
     fmpz_init(t);
     fmpz_init(q);
-    sg__iv r, nb;
+    sg__iv r, nb, before;
     sg__iv_init(&r);
     sg__iv_init(&nb);
-    bool ok = true;
-    for (int round = 0; round < 8 && ok && !f->inconsistent; round++) {
-        bool changed = false;
-        for (size_t l = 0; l < f->lin.n && ok; l++) {
-            const sg_expr *p = f->lin.v[l]->args[0];
-            bool eq = f->lin.v[l]->op == SG_OP_EQ0;
-            if (p->op != SG_OP_ADD || p->nargs > 8)
+    sg__iv_init(&before);
+    for (int dir = 0; dir < (eq ? 2 : 1) && ok; dir++) { /* p >= 0, and -p >= 0 for equalities */
+        for (size_t i = 0; i < p->nargs && ok; i++) {
+            if (!sg__is_atom(p->args[i]))
                 continue;
-            for (int dir = 0; dir < (eq ? 2 : 1); dir++) { /* p >= 0, and -p >= 0 for equalities */
-                for (size_t i = 0; i < p->nargs && ok; i++) {
-                    if (!sg__is_atom(p->args[i]))
-                        continue;
-                    /* max of c + sum_{j != i} a_j v_j (signs flipped for dir 1) */
-                    fmpz_set(rest, &p->u.val);
-                    if (dir)
-                        fmpz_neg(rest, rest);
-                    bool inf = false;
-                    for (size_t j = 0; j < p->nargs && !inf; j++) {
-                        if (j == i)
-                            continue;
-                        if (sg__range(ctx, p->args[j], sg__facts_atom_range, f, NULL, &r) != SG_OK) {
-                            ok = false;
-                            break;
-                        }
-                        int s = fmpz_sgn(sg__nums(p) + j) * (dir ? -1 : 1);
-                        bool end_inf = s > 0 ? r.hi_inf : r.lo_inf;
-                        if (end_inf) {
-                            inf = true;
-                            break;
-                        }
-                        fmpz_mul(t, sg__nums(p) + j, s > 0 ? &r.hi : &r.lo);
-                        if (dir)
-                            fmpz_neg(t, t);
-                        fmpz_add(rest, rest, t);
-                    }
-                    if (inf || !ok)
-                        continue;
-                    /* a_i * v_i + rest >= 0 */
-                    const fmpz *a = sg__nums(p) + i;
-                    fmpz_set(t, a);
-                    if (dir)
-                        fmpz_neg(t, t);
-                    fmpz_neg(q, rest);
-                    sg__iv_set_full(&nb);
-                    if (fmpz_sgn(t) > 0) {
-                        fmpz_cdiv_q(&nb.lo, q, t); /* v >= ceil(-rest / a) */
-                        nb.lo_inf = false;
-                    } else {
-                        fmpz_fdiv_q(&nb.hi, q, t); /* v <= floor(-rest / a) for a < 0 */
-                        nb.hi_inf = false;
-                    }
-                    const sg__iv *old = sg__facts_bound(f, p->args[i]);
-                    sg__iv before;
-                    sg__iv_init(&before);
-                    if (old)
-                        sg__iv_set(&before, old);
-                    ok = meet_bound(f, p->args[i], &nb);
-                    const sg__iv *now = sg__facts_bound(f, p->args[i]);
-                    if (ok && (!old || !sg__iv_equal(&before, now)))
-                        changed = true;
-                    sg__iv_clear(&before);
+            /* max of c + sum_{j != i} a_j v_j (signs flipped for dir 1) */
+            fmpz_set(rest, &p->u.val);
+            if (dir)
+                fmpz_neg(rest, rest);
+            bool inf = false;
+            for (size_t j = 0; j < p->nargs && !inf && ok; j++) {
+                if (j == i)
+                    continue;
+                if (sg__range(ctx, p->args[j], sg__facts_atom_range, f, NULL, &r) != SG_OK) {
+                    ok = false;
+                    break;
                 }
+                int sgn = fmpz_sgn(sg__nums(p) + j) * (dir ? -1 : 1);
+                if (sgn > 0 ? r.hi_inf : r.lo_inf) {
+                    inf = true;
+                    break;
+                }
+                fmpz_mul(t, sg__nums(p) + j, sgn > 0 ? &r.hi : &r.lo);
+                if (dir)
+                    fmpz_neg(t, t);
+                fmpz_add(rest, rest, t);
             }
+            if (inf || !ok)
+                continue;
+            /* a_i * v_i + rest >= 0 */
+            fmpz_set(t, sg__nums(p) + i);
+            if (dir)
+                fmpz_neg(t, t);
+            fmpz_neg(q, rest);
+            sg__iv_set_full(&nb);
+            if (fmpz_sgn(t) > 0) {
+                fmpz_cdiv_q(&nb.lo, q, t); /* v >= ceil(-rest / a) */
+                nb.lo_inf = false;
+            } else {
+                fmpz_fdiv_q(&nb.hi, q, t); /* v <= floor(-rest / a) for a < 0 */
+                nb.hi_inf = false;
+            }
+            const sg__iv *old = sg__facts_bound(f, p->args[i]);
+            if (old)
+                sg__iv_set(&before, old);
+            ok = meet_bound(f, p->args[i], &nb);
+            if (ok && (!old || !sg__iv_equal(&before, sg__facts_bound(f, p->args[i]))))
+                ok = sg__list_push(moved, p->args[i]);
         }
-        if (!changed)
-            break;
     }
     sg__iv_clear(&r);
     sg__iv_clear(&nb);
+    sg__iv_clear(&before);
     fmpz_clear(rest);
     fmpz_clear(t);
     fmpz_clear(q);
+    return ok;
+}
+
+/* Propagate bounds from the linear facts from index `from` on, then from
+ * every linear fact that mentions an atom whose bounds moved (a worklist
+ * over the occurrence index). The number of steps is bounded, enough for
+ * chains and finite for cycles; stopping early only loses precision. */
+static bool propagate(sg_facts *f, size_t from)
+{
+    size_t n = f->lin.n, steps = 0, limit = 8 * (n - from + f->touched.n) + 64;
+    if (!n) {
+        f->touched.n = 0;
+        return true;
+    }
+    size_t *queue = malloc(n * sizeof *queue);
+    bool *queued = calloc(n, sizeof *queued);
+    sg__list moved = {0};
+    bool ok = queue && queued;
+    size_t head = 0, tail = 0; /* a ring over n slots: each fact is queued at most once at a time */
+    for (size_t l = from; l < n && ok; l++) {
+        queue[tail++ % n] = l;
+        queued[l] = true;
+    }
+    /* and the facts that mention an atom whose bounds moved */
+    for (size_t a = 0; a < f->touched.n && ok; a++) {
+        const sg__occ *o = sg__facts_occurrences(f, f->touched.v[a]);
+        for (size_t k = 0; o && k < o->n; k++)
+            if (!queued[o->v[k]]) {
+                queued[o->v[k]] = true;
+                queue[tail++ % n] = o->v[k];
+            }
+    }
+    f->touched.n = 0;
+    while (ok && head != tail && steps++ < limit && !f->inconsistent) {
+        size_t l = queue[head++ % n];
+        queued[l] = false;
+        moved.n = 0;
+        ok = propagate_fact(f, f->lin.v[l], &moved);
+        for (size_t a = 0; a < moved.n && ok; a++) {
+            const sg__occ *o = sg__facts_occurrences(f, moved.v[a]);
+            for (size_t k = 0; o && k < o->n; k++)
+                if (!queued[o->v[k]] && o->v[k] != l) {
+                    queued[o->v[k]] = true;
+                    queue[tail++ % n] = o->v[k];
+                }
+        }
+    }
+    free(queue);
+    free(queued);
+    sg__list_free(&moved);
     return ok;
 }
 
@@ -490,6 +609,7 @@ static bool propagate(sg_facts *f)
 static bool derive(sg_facts *f)
 {
     clear_derived(f, false);
+    f->touched.n = 0;
     for (int round = 0; round < 1000; round++) {
         bool again = false;
         for (size_t i = 0; i < f->facts.n && !again; i++) {
@@ -502,7 +622,7 @@ static bool derive(sg_facts *f)
             again = r == PROCESS_REPLACED;
         }
         if (!again)
-            return apply_ne(f) && propagate(f) && apply_ne(f);
+            return apply_ne(f) && propagate(f, 0) && apply_ne(f);
         clear_derived(f, true);
     }
     return sg__err(f->ctx, SG_ELIMIT, "too many replacements"), false;
@@ -522,10 +642,12 @@ sg_status sg_facts_assume(sg_facts *f, const sg_expr *fact)
         return sg__nomem(ctx);
     sg__facts_invalidate(f);
     const sg_expr *e = sg__facts_replace(f, fact);
+    size_t nlin = f->lin.n;
+    f->touched.n = 0;
     process_result r = e ? process(f, e) : PROCESS_NOMEM;
     bool ok = r != PROCESS_NOMEM;
     if (ok)
-        ok = r == PROCESS_REPLACED ? derive(f) : apply_ne(f) && propagate(f) && apply_ne(f);
+        ok = r == PROCESS_REPLACED ? derive(f) : apply_ne(f) && propagate(f, nlin) && apply_ne(f);
     if (!ok) {
         /* leave the base as it was: drop the fact and derive again */
         sg_status s = ctx->err ? ctx->err : SG_ENOMEM;

@@ -266,20 +266,26 @@ static bool row_uses(const fmpz *r, size_t nvar)
     return false;
 }
 
-/* Monomials of a polynomial expression. */
-static bool shares_var(fm *F, const sg_expr *p)
+/* Monomials of p not yet variables. */
+static size_t new_vars(fm *F, const sg_expr *p)
 {
-    if (p->op == SG_OP_ADD) {
-        for (size_t i = 0; i < p->nargs; i++)
-            if (sg__idmap_find(&F->index, p->args[i]->id))
-                return true;
-        return false;
-    }
-    return p->op != SG_OP_INT && sg__idmap_find(&F->index, p->id);
+    if (p->op == SG_OP_INT)
+        return 0;
+    if (p->op != SG_OP_ADD)
+        return sg__idmap_find(&F->index, p->id) ? 0 : 1;
+    size_t k = 0;
+    for (size_t i = 0; i < p->nargs; i++)
+        k += sg__idmap_find(&F->index, p->args[i]->id) ? 0 : 1;
+    return k;
 }
 
-/* Collect the linear facts connected to the variables so far, the
- * definitions and bounds of every variable. */
+#define FM_MAX_FACTS 48
+
+/* Breadth first from the question's variables: for each variable, its
+ * bounds and definition, then the linear facts it appears in (through the
+ * occurrence index), whose new variables join the queue. A fact that would
+ * need more variables than there is room for is left out: fewer facts only
+ * make the procedure weaker, never wrong. */
 static bool gather(fm *F)
 {
     sg_facts *f = F->f;
@@ -288,23 +294,21 @@ static bool gather(fm *F)
         F->overflow = true;
         return false;
     }
-    size_t done_vars = 0;
-    bool ok = true, changed = true;
-    while (ok && changed && !F->overflow) {
-        changed = false;
-        for (size_t i = 0; i < f->lin.n && ok; i++) {
-            if (used[i] || !shares_var(F, f->lin.v[i]->args[0]))
+    size_t nfacts = 0;
+    bool ok = true;
+    for (size_t v = 0; v < F->nvar && ok && !F->overflow; v++) {
+        ok = add_var_facts(F, v);
+        const sg_expr *m = F->var[v];
+        const sg__occ *o = m ? sg__facts_occurrences(f, m) : NULL;
+        for (size_t k = 0; o && k < o->n && ok && nfacts < FM_MAX_FACTS; k++) {
+            size_t l = o->v[k];
+            const sg_expr *p = f->lin.v[l]->args[0];
+            if (used[l] || F->nvar + new_vars(F, p) > FM_MAX_VARS - 4) /* keep room for quotients */
                 continue;
-            used[i] = changed = true;
-            bool eq = f->lin.v[i]->op == SG_OP_EQ0;
-            ok = add_constraint(F, f->lin.v[i]->args[0], 1, NULL, 0, 0) &&
-                 (!eq || add_constraint(F, f->lin.v[i]->args[0], -1, NULL, 0, 0));
-        }
-        while (ok && done_vars < F->nvar) {
-            size_t before = F->nvar;
-            ok = add_var_facts(F, done_vars++);
-            if (F->nvar != before)
-                changed = true;
+            used[l] = true;
+            nfacts++;
+            bool eq = f->lin.v[l]->op == SG_OP_EQ0;
+            ok = add_constraint(F, p, 1, NULL, 0, 0) && (!eq || add_constraint(F, p, -1, NULL, 0, 0));
         }
     }
     free(used);

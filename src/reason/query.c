@@ -15,14 +15,6 @@ static sg_truth truth_of_bool_range(const sg__iv *r)
     return fmpz_is_zero(&r->lo) ? SG_FALSE : SG_TRUE;
 }
 
-static bool is_axiom(const sg_facts *f, const sg_expr *q)
-{
-    for (size_t i = 0; i < f->axioms.n; i++)
-        if (f->axioms.v[i] == q)
-            return true;
-    return false;
-}
-
 /* ---- replacing one atom by a value (for case splits) ---- */
 
 static const sg_expr *replace_node(sg_ctx *ctx, const sg_expr *e, const sg_expr *from, const sg_expr *to, int depth)
@@ -338,10 +330,10 @@ static const sg_expr *simplify(sg_facts *f, const sg_expr *e, bool use_known, si
 static sg_truth known_relation(sg_facts *f, const sg_expr *q, size_t *budget)
 {
     const sg_expr *p = q->args[0];
-    if (is_axiom(f, q))
+    if (sg__facts_is_axiom(f, q))
         return SG_TRUE;
     const sg_expr *nq = sg__not(f->ctx, q);
-    if (nq && is_axiom(f, nq))
+    if (nq && sg__facts_is_axiom(f, nq))
         return SG_FALSE;
     switch ((sg_op)q->op) {
     case SG_OP_GE0:
@@ -397,7 +389,7 @@ sg_truth sg__facts_known(sg_facts *f, const sg_expr *q, size_t *budget, int dept
                 all = SG_UNKNOWN;
         }
         t = all;
-        if (t == SG_UNKNOWN && is_axiom(f, s))
+        if (t == SG_UNKNOWN && sg__facts_is_axiom(f, s))
             t = SG_TRUE;
         break;
     }

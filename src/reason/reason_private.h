@@ -26,8 +26,13 @@ struct sg_facts {
     sg__iv *biv;
     size_t capbiv;
     sg__list ne;         /* p != 0 facts on one atom, applied to bounds at their ends */
+    sg__list touched;    /* atoms whose bounds moved since the last propagation */
     sg__list lin;        /* GE0 / EQ0 facts for the decision procedure */
+    sg__idmap occidx;    /* monomial id -> index in occ */
+    struct sg__occ *occ; /* for each monomial: the indexes of the linear facts it is in */
+    size_t nocc, capocc;
     sg__list axioms;     /* facts matched as they are (after replacements) */
+    sg__idmap axidx;     /* axiom id -> 1 */
     sg__list divfact, divsym; /* the fresh symbol made for each divisibility fact: kept
                                  when the facts are derived again, and by copies */
     bool inconsistent;
@@ -43,6 +48,15 @@ struct sg_facts {
 /* A copy of f whose replacements follow the given policy. */
 sg_status sg__facts_copy_policy(sg_facts **out, const sg_facts *f,
                                 bool (*may_replace)(void *, const sg_expr *, const sg_expr *), void *user);
+/* The linear facts (indexes into f->lin) that monomial m appears in. */
+typedef struct sg__occ {
+    size_t *v;
+    size_t n, cap;
+} sg__occ;
+const sg__occ *sg__facts_occurrences(const sg_facts *f, const sg_expr *m);
+/* An axiom of the facts? (hash lookup) */
+bool sg__facts_is_axiom(const sg_facts *f, const sg_expr *q);
+
 /* Set the replacement policy (copies keep it, with the same user pointer). */
 void sg__facts_set_policy(sg_facts *f, bool (*may_replace)(void *, const sg_expr *, const sg_expr *), void *user);
 /* Forget every fact after the first n and derive again. */
