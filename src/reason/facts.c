@@ -301,7 +301,6 @@ static const sg_expr *solve_for_symbol(sg_facts *f, const sg_expr *p, const sg_e
 {
     if (p->op != SG_OP_ADD && p->op != SG_OP_SYM)
         return NULL;
-    const sg_expr *zero = f->ctx->zero;
     const sg_expr *tried = NULL; /* candidates are tried newest first */
     for (;;) {
         const sg_expr *best = NULL;
@@ -318,9 +317,13 @@ static const sg_expr *solve_for_symbol(sg_facts *f, const sg_expr *p, const sg_e
         if (!best)
             return NULL;
         tried = best;
-        /* p = k*s + rest = 0  =>  s = -k * rest (k = +-1) */
-        const sg_expr *rest;
-        if (sg_expr_subs(f->ctx, &rest, p, 1, &best, &zero) != SG_OK)
+        /* p = k*s + rest = 0  =>  s = -k * rest (k = +-1), where rest is p
+         * without the term k*s: s must not occur in it (inside x // 4, say) */
+        fmpz_t kk;
+        fmpz_init_set_si(kk, bestk);
+        const sg_expr *ks = sg__scale(f->ctx, best, kk), *rest = ks ? sg__sub(f->ctx, p, ks) : NULL;
+        fmpz_clear(kk);
+        if (!rest)
             return NULL;
         if (occurs(f->ctx, best, rest))
             continue;

@@ -57,7 +57,7 @@ import tempfile
 import time
 
 DEFAULT_SEED = 20240611
-DEFAULT_CASES = 600
+DEFAULT_CASES = 2000
 ALL_SYMS = ('x', 'y', 'z')
 MAX_POINTS = 2000
 SENTINEL = 'q_sentinel'
@@ -615,7 +615,13 @@ class Gen:
         while True:
             box = {}
             for s in syms:
-                lo = r.choice((0, 0, 1, 1, 2)) if r.random() < 0.45 else r.randint(-8, 8)
+                f = r.random()
+                if f < 0.45:
+                    lo = r.choice((0, 0, 1, 1, 2))
+                elif f < 0.96:
+                    lo = r.randint(-8, 8)
+                else:           # far from zero
+                    lo = r.choice((1, -1)) * r.choice((100, 1000, 10**6, 2**31 - 3, 2**63 - 5))
                 w = r.randint(0, 3) if r.random() < 0.2 else r.randint(2, maxw)
                 box[s] = (lo, lo + w)
             total = 1
@@ -671,8 +677,8 @@ class Gen:
         s = r.choice(syms)
         others = [t for t in syms if t != s]
         t = r.choice(others) if others else None
-        kind = r.choices(('single', 'rel', 'lin', 'div', 'nonlin'),
-                         (30, 20 if t else 0, 20 if t else 0, 20, 10))[0]
+        kind = r.choices(('single', 'rel', 'lin', 'div', 'nonlin', 'eqmix'),
+                         (30, 20 if t else 0, 20 if t else 0, 20, 10, 10))[0]
         ops = ('>=', '>', '<=', '<', '==', '!=')
         opw = (25, 15, 25, 15, 3, 12)
         if kind == 'single':
@@ -715,8 +721,26 @@ class Gen:
                 return '%s // %d %s %d' % (s, m, r.choice(('==', '>=', '<=')),
                                           self._const_for('%s // %d' % (s, m), syms, box, 0))
             return 'ModularIndexing(%s, %d, %d) == %d' % (s, r.choice((1, 2)), m, rr)
+        elif kind == 'eqmix':
+            # equalities over floor divisions, remainders and other atoms,
+            # where a symbol may also occur outside the atom
+            m = r.choice((2, 3, 4))
+            k = r.randint(1, 3)
+            u = t or s
+            cands = ['{s} // {m}', '({s} + {k}) // {m}', '{k}*{s} // {m}', '{s} + {s} // {m}',
+                     '{s} - {s} % {m}', 'CeilDiv({s}, {m})', 'TruncDiv({s}, {m})',
+                     'Max({s}, {k})', 'Abs({s})', '{s}*{s}', '{s} + {u} // {m}',
+                     '{s} - {u} % {m}', '{s}*{u}', 'Min({s}, {u})', '{s} + {s} % {m}',
+                     'ModularIndexing({s}, {m}, {k} + 1)']
+            lhs = r.choice(cands).format(s=s, u=u, m=m, k=k)
+            if t and r.random() < 0.3:
+                rhs = r.choice(('{t} // {m}', '{m}*{t} + {k}', '({t} + {k}) // {m}', '{t}*{t}',
+                                '{t} - {t} % {m}', 'Max({t}, {k})')).format(t=t, m=m, k=k)
+                return '%s == %s' % (r.choice((s, lhs)), rhs)
+            return '%s == %d' % (lhs, self._const_for(lhs, syms, box, 0))
         else:
-            cands = ['%s*%s' % (s, s), 'Abs(%s)' % s, 'Abs(%s - 3)' % s]
+            cands = ['%s*%s' % (s, s), 'Abs(%s)' % s, 'Abs(%s - 3)' % s,
+                     'Where(%s > %d, %s, 0)' % (s, r.randint(*box[s]), (t or s))]
             if t:
                 cands += ['%s*%s' % (s, t), 'Max(%s, %s)' % (s, t), 'Min(%s, %s)' % (s, t),
                           'Abs(%s - %s)' % (s, t)]
@@ -1051,7 +1075,8 @@ class Runner:
                 assume_fails.append((it, msg))
             else:
                 answers[id(it)] = ('fail', msg)
-        nlines = sum(len(c.items) for c in cases)
+        nlines = sum(1 for c in cases for it in c.items if isinstance(it, Query))
+        nlines += len(assume_fails)     # assume lines count only when they fail
         if summary[1] != nfail or summary[0] + summary[1] != nlines:
             self.notes.append('engine summary %d passed, %d failed for %d command lines of '
                               'which %d reported failing' % (summary[0], summary[1], nlines, nfail))
@@ -1371,8 +1396,8 @@ def main(argv):
     ap.add_argument('--bin', default=None)
     ap.add_argument('--keep', default=None, help='write the generated battery to this file')
     ap.add_argument('--no-minimize', action='store_true')
-    ap.add_argument('--min-budget', type=float, default=40.0,
-                    help='seconds spent minimising in all (default 40)')
+    ap.add_argument('--min-budget', type=float, default=20.0,
+                    help='seconds spent minimising in all (default 20)')
     ap.add_argument('--verbose', action='store_true')
     ap.add_argument('--selftest', action='store_true')
     args = ap.parse_args(argv)
@@ -1471,6 +1496,7 @@ def main(argv):
         # ---- bad answers, minimised
         deadline = time.time() + args.min_budget
         seen = set()
+        repros = []
         for c, q, v in bad:
             print('')
             print('%s: %s %s' % (v[0], q.kind, q.text))
@@ -1495,9 +1521,16 @@ def main(argv):
                 lines = case_lines(mc)[0]
                 print('  minimised: %s' % mv[1])
                 print('  reproduce:')
+                one = '; '.join(lines[1:])
+                if one not in repros:
+                    repros.append(one)
             print('    ' + '\n    '.join(lines))
+        if repros:
+            print('')
+            print('distinct minimised reproductions (%d):' % len(repros))
+            for one in repros:
+                print('  ' + one)
     nbad = len(bad)
-    answered = sum(v for (k, cat), v in stats.c.items() if cat != 'ni')
     nrk = stats.total('range') + stats.total('known')
     all_ni = nrk > 0 and stats.get('range', 'ni') + stats.get('known', 'ni') == nrk
     total = sum(stats.c.values())
