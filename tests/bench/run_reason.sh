@@ -1,0 +1,149 @@
+#!/bin/sh
+# Reasoning benchmark (issue 3): shapeguard's fact base vs Z3 on one corpus.
+#
+#   run_reason.sh BUILDDIR SRCDIR
+#
+# Generates the seeded corpus (tests/bench/reason_corpus.py: facts over
+# symbols s0.., queries of which about 30% are not implied) into a temporary
+# directory, runs tests/bench/bench_reason (shapeguard) and
+# tests/bench/bench_reason_z3 (Z3 through libz3) on it, and prints the
+# figures side by side: time per query, how many queries each proves, and
+# every UNSOUND answer of shapeguard (true where Z3 finds the negation
+# satisfiable, false where Z3 finds the query satisfiable; there must be
+# none). Then the same at other sizes of the fact base (scaling).
+#
+# Without libz3 (or without the bench_reason_z3 program) only the shapeguard
+# side runs; its answers are then checked against the corpus's model only.
+#
+# Environment (all optional):
+#   SG_REASON_SEED        corpus seed (default 1)
+#   SG_REASON_SYMS        symbols (default 50)
+#   SG_REASON_FACTS       facts (default 100)
+#   SG_REASON_QUERIES     queries (default 1000)
+#   SG_REASON_RUNS        runs of the shapeguard side (default 11)
+#   SG_REASON_Z3_RUNS     runs of the Z3 side (default 5)
+#   SG_REASON_Z3_TIMEOUT  Z3 timeout per check, in ms (default 10000)
+#   SG_REASON_SCALE       fact counts of the scaling table (default
+#                         "25 50 100 200"; empty: no scaling table)
+#   SG_BENCH_CPU          CPU to pin both sides to with taskset (default 0;
+#                         empty: no pinning)
+#   SG_BENCH_PYTHON       python3 for the generator (default /usr/bin/python3)
+#   SG_BENCH_KEEP         a directory to keep the corpora and raw outputs in
+#
+# Exit status: 0; 1 when an answer is unsound or a side fails its checks;
+# 2 for a usage or setup error.
+set -u
+
+if [ $# -ne 2 ]; then
+    echo "usage: $0 BUILDDIR SRCDIR" >&2
+    exit 2
+fi
+BUILDDIR=$1
+SRCDIR=$2
+SG=$BUILDDIR/tests/bench/bench_reason
+Z3=$BUILDDIR/tests/bench/bench_reason_z3
+HERE=$SRCDIR/tests/bench
+GEN=$HERE/reason_corpus.py
+
+PY=${SG_BENCH_PYTHON:-/usr/bin/python3}
+if [ ! -x "$PY" ]; then
+    PY=$(command -v python3 || true)
+fi
+if [ -z "$PY" ]; then
+    echo "run_reason.sh: no python3 found: the corpus generator needs one" >&2
+    exit 2
+fi
+if [ ! -x "$SG" ]; then
+    echo "run_reason.sh: $SG is missing: run 'make tests/bench/bench_reason' in $BUILDDIR" >&2
+    exit 2
+fi
+
+SEED=${SG_REASON_SEED:-1}
+SYMS=${SG_REASON_SYMS:-50}
+FACTS=${SG_REASON_FACTS:-100}
+QUERIES=${SG_REASON_QUERIES:-1000}
+RUNS=${SG_REASON_RUNS:-11}
+ZRUNS=${SG_REASON_Z3_RUNS:-5}
+ZTIMEOUT=${SG_REASON_Z3_TIMEOUT:-10000}
+SCALE=${SG_REASON_SCALE-25 50 100 200}
+CPU=${SG_BENCH_CPU-0}
+
+PIN=
+if [ -n "$CPU" ] && command -v taskset >/dev/null 2>&1; then
+    PIN="taskset -c $CPU"
+fi
+
+have_z3=0
+if [ -x "$Z3" ]; then
+    have_z3=1
+elif pkg-config --exists z3 2>/dev/null || [ -f /usr/include/z3.h ]; then
+    echo "Z3: libz3 is installed but $Z3 is not built ('make tests/bench/bench_reason_z3'): shapeguard side only"
+else
+    echo "Z3: libz3 not found (Debian: apt-get install libz3-dev, then rebuild): shapeguard side only"
+fi
+
+if [ -n "${SG_BENCH_KEEP:-}" ]; then
+    TMP=$SG_BENCH_KEEP
+    mkdir -p "$TMP" || exit 2
+else
+    TMP=$(mktemp -d "${TMPDIR:-/tmp}/sgreason.XXXXXX") || exit 2
+    trap 'rm -rf "$TMP"' EXIT
+    trap 'exit 130' INT TERM
+fi
+
+status=0
+
+# one size: corpus, both sides, report (and a summary line for the scaling table)
+run_size() {
+    n=$1 quiet=$2
+    corpus=$TMP/corpus-$n.txt
+    "$PY" "$GEN" --seed "$SEED" --syms "$SYMS" --facts "$n" --queries "$QUERIES" -o "$corpus" || return 2
+    $PIN "$SG" "$corpus" "$RUNS" >"$TMP/sg-$n.out" || status=1
+    z3out=
+    if [ $have_z3 = 1 ]; then
+        $PIN "$Z3" "$corpus" "$ZRUNS" "$ZTIMEOUT" >"$TMP/z3-$n.out" || status=1
+        z3out=$TMP/z3-$n.out
+    fi
+    if [ "$quiet" = 1 ]; then
+        "$PY" "$GEN" --report "$corpus" "$TMP/sg-$n.out" $z3out --summary "$TMP/scale.txt" >"$TMP/report-$n.txt"
+    else
+        "$PY" "$GEN" --report "$corpus" "$TMP/sg-$n.out" $z3out --summary "$TMP/scale.txt"
+    fi
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        [ "$quiet" = 1 ] && cat "$TMP/report-$n.txt"
+        [ $rc -gt $status ] && status=$rc
+    fi
+    return 0
+}
+
+echo "shapeguard: $SG ($RUNS runs${PIN:+, $PIN})"
+[ $have_z3 = 1 ] && echo "Z3: $Z3 ($ZRUNS runs, timeout ${ZTIMEOUT} ms per check${PIN:+, $PIN})"
+echo
+: >"$TMP/scale.txt"
+run_size "$FACTS" 0 || exit 2
+
+if [ -n "$SCALE" ]; then
+    for n in $SCALE; do
+        [ "$n" = "$FACTS" ] && continue
+        run_size "$n" 1 || exit 2
+    done
+    echo
+    echo "scaling: $SYMS symbols, $QUERIES queries, seed $SEED (one corpus per size); us per query, cold"
+    sort -n "$TMP/scale.txt" | awk -v have_z3=$have_z3 '
+    BEGIN {
+        if (have_z3)
+            printf "%6s %12s %12s %12s %10s %12s %12s %10s %8s\n", "facts", "setup (us)", "sg median",
+                "sg mean", "sg proves", "Z3 median", "Z3 mean", "Z3 proves", "unsound"
+        else
+            printf "%6s %12s %12s %12s %10s %8s\n", "facts", "setup (us)", "sg median", "sg mean",
+                "sg proves", "unsound"
+    }
+    {
+        if (have_z3)
+            printf "%6d %12s %12s %12s %10d %12s %12s %10d %8d\n", $1, $2, $3, $4, $5, $7, $8, $6, $9
+        else
+            printf "%6d %12s %12s %12s %10d %8d\n", $1, $2, $3, $4, $5, $9
+    }'
+fi
+exit $status
