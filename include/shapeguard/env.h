@@ -44,6 +44,7 @@ typedef enum sg_freeze_mode {
     SG_FREEZE_IGNORE = 1 /* the guard is counted (sg_env_ignored_guards) and not recorded */
 } sg_freeze_mode;
 
+/* Options; sg_env_new rejects an unknown freeze_mode with SG_EINVAL. */
 typedef struct sg_env_options {
     int duck_shape;               /* 1 (default): equal hints share a symbol under SG_DIM_DUCK */
     int specialize_zero_one;      /* 1 (default): a size hint of 0 or 1 becomes that constant, and
@@ -151,8 +152,11 @@ const sg_expr *sg_env_pending(const sg_env *env, size_t i);
 SG_WARN_UNUSED sg_status sg_env_bind_unbacked(sg_env *env, const sg_expr *sym, const char *path);
 /* SG_OK if nothing is pending; else SG_EINVAL naming the unbound symbols. */
 SG_WARN_UNUSED sg_status sg_env_check_pending(sg_env *env);
-/* Rename the unbacked symbol from to the unbacked symbol to (from := to),
- * as when an op is traced again and yields a new symbol for the same value. */
+/* The unbacked symbol from (made again when an op is traced a second time)
+ * is the unbacked symbol to: the two become one value (which one stands for
+ * the other follows the replacement policy), and from is no longer pending.
+ * Errors: SG_EINVAL (not two distinct unbacked symbols of env, or values that
+ * cannot be equal), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_env_rename_unbacked(sg_env *env, const sg_expr *from, const sg_expr *to);
 
 /* ---- snapshots -------------------------------------------------------- */

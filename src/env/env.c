@@ -17,6 +17,7 @@ typedef struct symrec {
     char *source;        /* the first source (binding site), or NULL */
     char *binding;       /* unbacked: the output path that binds it, or NULL */
     bool backed, size_like, pending;
+    bool duckable; /* made by duck sizing: an equal hint may reuse it */
     unsigned nguards;
 } symrec;
 
@@ -92,26 +93,41 @@ static symrec *rec_of(const sg_env *env, const sg_expr *sym)
     return i ? &env->syms[*i] : NULL;
 }
 
-/* The replacement policy: a backed symbol only by an expression of backed
- * symbols; an unbacked symbol never by one with an unbacked symbol made after
- * it (PyTorch's time-travel hazard). Symbols the environment did not make
- * (free symbols of a battery) may be replaced by anything. */
+/* The replacement policy (PyTorch's rules, with the environment's order of
+ * creation):
+ *  - a backed symbol only by an expression of backed symbols (whose hints
+ *    give its value);
+ *  - an input (a symbol with a source) only by an expression of inputs;
+ *  - an unbacked symbol never by one with an unbacked symbol made after it
+ *    (the time-travel hazard).
+ * Symbols the environment did not make (free symbols of a battery, the
+ * fresh symbols of divisibility) may replace only unbacked non-inputs, and
+ * may be replaced freely. */
 static bool may_replace(void *user, const sg_expr *sym, const sg_expr *value)
 {
     sg_env *env = user;
-    symrec *r = rec_of(env, sym);
-    if (!r)
+    size_t *ri = sg__idmap_find(&env->symidx, sym->id);
+    if (!ri)
         return true;
+    const symrec *r = &env->syms[*ri];
     const sg_expr **fs;
     size_t n;
     if (sg_expr_free_symbols(env->ctx, &fs, &n, value) != SG_OK)
         return false;
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
-        symrec *q = rec_of(env, fs[i]);
-        if (!q || q->backed)
+        size_t *qi = sg__idmap_find(&env->symidx, fs[i]->id);
+        if (!qi) {
+            ok = !r->backed && !r->source;
             continue;
-        ok = !r->backed && q->sym->id < r->sym->id;
+        }
+        const symrec *q = &env->syms[*qi];
+        if (r->backed)
+            ok = q->backed;
+        else if (r->source)
+            ok = q->source && (q->backed || *qi < *ri);
+        else
+            ok = q->backed || *qi < *ri;
     }
     sg_free(fs);
     return ok;
@@ -132,6 +148,11 @@ sg_status sg_env_new(sg_ctx *ctx, const sg_env_options *opts, sg_env **out)
         env->opt = *opts;
     else
         sg_env_options_default(&env->opt);
+    if ((unsigned)env->opt.freeze_mode > SG_FREEZE_IGNORE) {
+        int mode = (int)env->opt.freeze_mode;
+        free(env);
+        return sg__err(ctx, SG_EINVAL, "sg_env_new: unknown freeze mode %d", mode);
+    }
     sg_status s = sg_facts_new(ctx, &env->facts);
     if (s || !sg__idmap_init(&env->symidx, 16) || !sg__idmap_init(&env->answers, 64)) {
         sg_env_free(env);
@@ -311,7 +332,7 @@ static const sg_expr *duck_symbol(const sg_env *env, const sg_expr *hint, bool i
 {
     for (size_t i = 0; i < env->nsyms; i++) {
         const symrec *r = &env->syms[i];
-        if (r->backed && r->hint == hint && r->size_like == is_size)
+        if (r->duckable && r->hint == hint && r->size_like == is_size)
             return r->sym;
     }
     return NULL;
@@ -336,8 +357,7 @@ sg_status sg_env_create_backed(sg_env *env, const sg_expr **out, const char *sou
     if (source_taken(env, source))
         return sg__err(ctx, SG_EINVAL, "sg_env_create_backed: source '%s' is already an input", source);
     if (is_size && fmpz_sgn(&hint->u.val) < 0)
-        return sg__err(ctx, SG_EINVAL, "sg_env_create_backed: %s is a size, but its hint %s is negative", source,
-                       "below 0");
+        return sg__err(ctx, SG_EINVAL, "sg_env_create_backed: %s is a size, but its hint is negative", source);
     if (!in_range(hint, user_range)) {
         char *h = NULL;
         if (sg_expr_num_str(ctx, &h, hint, SIZE_MAX) != SG_OK)
@@ -365,7 +385,8 @@ sg_status sg_env_create_backed(sg_env *env, const sg_expr **out, const char *sou
         /* duck sizing: the symbol of the equal hint */
     } else {
         s = new_symbol(env, &e, true);
-        symrec r = {.sym = e, .hint = hint, .backed = true, .size_like = is_size != 0};
+        symrec r = {.sym = e, .hint = hint, .backed = true, .size_like = is_size != 0,
+                    .duckable = dyn == SG_DIM_DUCK && !user_range};
         if (!s && !(r.source = dup_text(source)))
             s = sg__nomem(ctx);
         if (!s && (s = add_symrec(env, &r)))
@@ -518,10 +539,13 @@ static sg_status record_guard(sg_env *env, const sg_expr *g, const char *provena
         free(prov);
         return sg__nomem(env->ctx);
     }
+    size_t nfacts = sg_facts_count(env->facts);
     sg_status s = sg_facts_assume(env->facts, g);
-    if (s && s != SG_EASSERT) {
+    if (s) {
+        /* a guard true at the hints cannot contradict sound knowledge */
         free(prov);
-        return s;
+        sg__facts_truncate(env->facts, nfacts);
+        return s == SG_EASSERT ? sg__err(env->ctx, SG_EINTERNAL, "a guard contradicts what is known") : s;
     }
     env->guards[env->nguards].e = g;
     env->guards[env->nguards].text = prov;
@@ -592,10 +616,19 @@ static sg_status evaluate_uncached(sg_env *env, int *out, const sg_expr *cond, c
         if (!(s = sg__facts_copy_policy(&g, env->facts, may_replace, env))) {
             for (size_t i = 0; i < env->nsyms && !s; i++) {
                 const sg_expr *c, *two = sg__int_si(env->ctx, 2);
+                sg_truth ct;
                 if (!env->syms[i].size_like || env->syms[i].backed || !two)
                     continue;
-                if (!(s = sg_expr_rel(env->ctx, &c, SG_REL_GE, env->syms[i].sym, two)))
-                    s = sg_facts_assume(g, c) == SG_ENOMEM ? SG_ENOMEM : SG_OK;
+                /* an assumption the facts refute would prove everything: skipped */
+                if (!(s = sg_expr_rel(env->ctx, &c, SG_REL_GE, env->syms[i].sym, two)) &&
+                    !(s = sg_facts_known(g, &ct, c)) && ct != SG_FALSE) {
+                    size_t nf = sg_facts_count(g);
+                    s = sg_facts_assume(g, c);
+                    if (s == SG_EASSERT) {
+                        sg__facts_truncate(g, nf);
+                        s = SG_OK;
+                    }
+                }
             }
             if (!s)
                 s = sg_facts_known(g, &t, cond);
@@ -864,8 +897,13 @@ sg_status sg_env_rename_unbacked(sg_env *env, const sg_expr *from, const sg_expr
         sg__facts_truncate(env->facts, nfacts);
         return s == SG_EASSERT ? sg__err(env->ctx, SG_EINVAL, "sg_env_rename_unbacked: the two cannot be equal") : s;
     }
-    if (b->pending && !a->pending) { /* the new symbol is produced where the old one was */
-        b->pending = false;
+    /* from (made again by a re-trace) is produced where to is: no longer
+     * pending; logged so that a mark restore makes it pending again */
+    if (a->pending) {
+        if (!GROW(env->bindings, env->nbindings, env->capbindings))
+            return sg__nomem(env->ctx);
+        a->pending = false;
+        env->bindings[env->nbindings++] = (size_t)(a - env->syms);
     }
     return SG_OK;
 }
@@ -1065,6 +1103,12 @@ static sg_status push_item(sg_env *env, guardset *G, const sg_expr *e)
     return sg__list_push(&G->items, r) ? SG_OK : sg__nomem(env->ctx);
 }
 
+/* The facts' bounds of symbols only (a range callback). */
+static bool symbol_bounds(void *user, const sg_expr *atom, sg__iv *out)
+{
+    return atom->op == SG_OP_SYM && sg__facts_atom_range(user, atom, out);
+}
+
 /* A bound of a single symbol (shown through the symbol's range instead). */
 static bool is_single_bound(const sg_expr *g)
 {
@@ -1110,7 +1154,9 @@ sg_status sg_env_produce_guards(sg_env *env, const sg_expr ***out, size_t *n)
             !(s = sg_expr_rel(ctx, &eq, SG_REL_EQ, src, e)))
             s = push_item(env, &G, eq);
     }
-    /* 2. recorded guards (each conjunct) that the ranges do not imply */
+    /* 2. recorded guards (each conjunct) that the symbols' ranges do not
+     *    imply (a bound on a compound atom such as x % 8 came from a guard
+     *    and does not count) */
     for (size_t i = 0; i < env->nguards && !s; i++) {
         const sg_expr *g = sg__facts_replace(env->facts, env->guards[i].e);
         if (!g) {
@@ -1122,11 +1168,12 @@ sg_status sg_env_produce_guards(sg_env *env, const sg_expr ***out, size_t *n)
             const sg_expr *c = g->op == SG_OP_AND ? g->args[k] : g;
             if (c->op == SG_OP_TRUE || is_single_bound(c))
                 continue;
-            sg_interval iv;
-            if ((s = sg_facts_range(env->facts, &iv, c)))
-                break;
-            if (iv.lo != ctx->t)
+            sg__iv iv;
+            sg__iv_init(&iv);
+            s = sg__range(ctx, c, symbol_bounds, env->facts, NULL, &iv);
+            if (!s && !(sg__iv_is_point(&iv) && fmpz_is_one(&iv.lo)))
                 s = push_item(env, &G, c);
+            sg__iv_clear(&iv);
         }
     }
     /* 3. the finite bounds of every input symbol still standing */

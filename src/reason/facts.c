@@ -375,6 +375,8 @@ static const sg_expr *solve_divisibility(sg_facts *f, const sg_expr *p, const sg
                 const sg_expr *mk = sg__mul(f->ctx, atom->args[1], fresh);
                 *val = mk ? sg__add(f->ctx, mk, rv) : NULL;
                 sym = *val ? atom->args[0] : NULL;
+                if (sym && f->may_replace && !f->may_replace(f->policy_user, sym, *val))
+                    sym = NULL; /* kept as a fact on the Mod atom instead */
             }
         }
     }
@@ -596,7 +598,7 @@ static bool propagate(sg_facts *f, size_t from)
         for (size_t a = 0; a < moved.n && ok; a++) {
             const sg__occ *o = sg__facts_occurrences(f, moved.v[a]);
             for (size_t k = 0; o && k < o->n; k++)
-                if (!queued[o->v[k]] && o->v[k] != l) {
+                if (!queued[o->v[k]]) { /* the fact itself too: its rounding may cascade */
                     queued[o->v[k]] = true;
                     queue[tail++ % n] = o->v[k];
                 }

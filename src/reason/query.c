@@ -186,6 +186,48 @@ static const sg_expr *simp_minmax(simplifier *S, const sg_expr *e)
     return r;
 }
 
+/* A number that divides atom a wherever the facts hold: the lcm of every m
+ * with Mod(a, m) known to be 0 (1 if none). */
+static void atom_divisor(sg_facts *f, const sg_expr *a, fmpz_t g)
+{
+    fmpz_one(g);
+    for (size_t i = 0; i < f->batom.n; i++) {
+        const sg_expr *m = f->batom.v[i];
+        const sg__iv *b = &f->biv[i];
+        if (m->op == SG_OP_MOD && m->args[0] == a && m->args[1]->op == SG_OP_INT && sg__iv_is_point(b) &&
+            fmpz_is_zero(&b->lo))
+            fmpz_lcm(g, g, &m->args[1]->u.val);
+    }
+}
+
+/* A number dividing every value of p (0 when p is 0): the gcd over its terms
+ * of coefficient times the divisors of the term's atoms, and the constant. */
+static void poly_divisor(sg_facts *f, const sg_expr *p, fmpz_t g)
+{
+    fmpz_t t, d;
+    fmpz_init(t);
+    fmpz_init(d);
+    if (p->op == SG_OP_INT) {
+        fmpz_abs(g, &p->u.val);
+    } else if (p->op != SG_OP_ADD) {
+        atom_divisor(f, p, g); /* an atom (a product: left at 1) */
+        if (p->op == SG_OP_MUL)
+            fmpz_one(g);
+    } else {
+        fmpz_abs(g, &p->u.val);
+        for (size_t i = 0; i < p->nargs; i++) {
+            if (p->args[i]->op == SG_OP_MUL)
+                fmpz_one(d);
+            else
+                atom_divisor(f, p->args[i], d);
+            fmpz_mul(t, sg__nums(p) + i, d);
+            fmpz_gcd(g, g, t);
+        }
+    }
+    fmpz_clear(t);
+    fmpz_clear(d);
+}
+
 /* Rules that use the facts, on a node whose arguments are simplified. */
 static const sg_expr *simp_node(simplifier *S, const sg_expr *e)
 {
@@ -212,6 +254,20 @@ static const sg_expr *simp_node(simplifier *S, const sg_expr *e)
         sg__iv a, b;
         sg__iv_init(&a);
         sg__iv_init(&b);
+        if (e->op == SG_OP_MOD && e->args[1]->op == SG_OP_INT && !fmpz_is_zero(&e->args[1]->u.val)) {
+            /* d divides every value of a: a % d is 0 */
+            fmpz_t g;
+            fmpz_init(g);
+            poly_divisor(f, e->args[0], g);
+            bool zero = !fmpz_is_zero(g) && fmpz_divisible(g, &e->args[1]->u.val);
+            fmpz_clear(g);
+            if (zero) {
+                sg__iv_clear(&a);
+                sg__iv_clear(&b);
+                sg__iv_clear(&r);
+                return ctx->zero;
+            }
+        }
         switch ((sg_op)e->op) {
         case SG_OP_MOD: /* a % d = a - k*d when a stays within [k*d, k*d + d - 1] */
         case SG_OP_FLOORDIV:
