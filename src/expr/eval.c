@@ -518,23 +518,34 @@ sg_status sg_expr_subs(sg_ctx *ctx, const sg_expr **out, const sg_expr *e, size_
             return sg__err(ctx, !vals[i] ? SG_EINVAL : SG_ETYPE,
                            "sg_expr_subs: vals[%zu] is not an integer expression", i);
     }
-    substituter S = {.ctx = ctx, .to = vals};
+    sg__idmap from = {0};
     sg_status s = SG_OK;
-    if (!sg__idmap_init(&S.from, n) || !sg__idmap_init(&S.memo, 16)) {
+    if (!sg__idmap_init(&from, n))
+        s = sg__nomem(ctx);
+    for (size_t i = 0; i < n && !s; i++)
+        if (!sg__idmap_put(&from, syms[i]->id, i))
+            s = sg__nomem(ctx);
+    if (!s)
+        s = sg__subs_map(ctx, out, e, &from, vals);
+    sg__idmap_free(&from);
+    return s;
+}
+
+sg_status sg__subs_map(sg_ctx *ctx, const sg_expr **out, const sg_expr *e, const sg__idmap *from,
+                       const sg_expr *const *vals)
+{
+    substituter S = {.ctx = ctx, .from = *from, .to = vals};
+    sg_status s = SG_OK;
+    *out = NULL;
+    if (!sg__idmap_init(&S.memo, 16)) {
         s = sg__nomem(ctx);
     } else {
-        for (size_t i = 0; i < n && !s; i++)
-            if (!sg__idmap_put(&S.from, syms[i]->id, i))
-                s = sg__nomem(ctx);
-        if (!s) {
-            const sg_expr *r = sub(&S, e);
-            if (r)
-                *out = r;
-            else
-                s = ctx->err;
-        }
+        const sg_expr *r = sub(&S, e);
+        if (r)
+            *out = r;
+        else
+            s = ctx->err;
     }
-    sg__idmap_free(&S.from);
     sg__idmap_free(&S.memo);
     free(S.done);
     return s;

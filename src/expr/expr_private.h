@@ -206,6 +206,11 @@ const sg_expr *sg__not(sg_ctx *ctx, const sg_expr *a);
  * substitution): for ADD/MUL the numbers of proto are reused. */
 const sg_expr *sg__rebuild(sg_ctx *ctx, const sg_expr *proto, const sg_expr *const *args);
 
+/* Substitute symbols by id through a prebuilt map (symbol id -> index into
+ * vals); the map is only read. */
+sg_status sg__subs_map(sg_ctx *ctx, const sg_expr **out, const sg_expr *e, const sg__idmap *from,
+                       const sg_expr *const *vals);
+
 /* Exact evaluation into an fmpz or a truth value. */
 sg_status sg__eval(sg_ctx *ctx, const sg_expr *e, size_t n, const sg_expr *const *syms,
                    const sg_expr *const *vals, const sg_expr **out);

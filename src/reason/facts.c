@@ -35,6 +35,12 @@ static bool list_copy(sg__list *dst, const sg__list *src)
     return true;
 }
 
+static void forget_replaced(sg_facts *f)
+{
+    sg__idmap_reset(&f->rmemo);
+    f->rdone.n = 0;
+}
+
 static void clear_bounds(sg_facts *f)
 {
     for (size_t i = 0; i < f->batom.n; i++)
@@ -50,6 +56,8 @@ static void clear_derived(sg_facts *f, bool keep_replacements)
     if (!keep_replacements) {
         f->rsym.n = 0;
         f->rval.n = 0;
+        sg__idmap_reset(&f->rmap);
+        forget_replaced(f);
     }
     clear_bounds(f);
     f->ne.n = 0;
@@ -147,7 +155,8 @@ sg_status sg_facts_new(sg_ctx *ctx, sg_facts **out)
     *out = NULL;
     sg_facts *f = calloc(1, sizeof *f);
     if (!f || !(f->rcache = sg__range_cache_new()) || !sg__idmap_init(&f->bidx, 16) ||
-        !sg__idmap_init(&f->known_memo, 16) || !sg__idmap_init(&f->occidx, 16) || !sg__idmap_init(&f->axidx, 16)) {
+        !sg__idmap_init(&f->known_memo, 16) || !sg__idmap_init(&f->occidx, 16) || !sg__idmap_init(&f->axidx, 16) ||
+        !sg__idmap_init(&f->rmap, 16) || !sg__idmap_init(&f->rmemo, 64)) {
         sg_facts_free(f);
         return sg__nomem(ctx);
     }
@@ -167,6 +176,9 @@ void sg_facts_free(sg_facts *f)
     sg__idmap_free(&f->known_memo);
     sg__idmap_free(&f->occidx);
     sg__idmap_free(&f->axidx);
+    sg__idmap_free(&f->rmap);
+    sg__idmap_free(&f->rmemo);
+    sg__list_free(&f->rdone);
     for (size_t i = 0; i < f->capocc; i++)
         free(f->occ[i].v);
     free(f->occ);
@@ -196,17 +208,24 @@ size_t sg_facts_count(const sg_facts *f)
 
 void sg_facts_set_budget(sg_facts *f, size_t budget)
 {
-    if (f)
-        f->budget = budget ? budget : SG_DEFAULT_BUDGET;
+    if (!f)
+        return;
+    f->budget = budget ? budget : SG_DEFAULT_BUDGET;
+    sg__facts_invalidate(f); /* undecided answers depend on the budget */
 }
 
 const sg_expr *sg__facts_replace(sg_facts *f, const sg_expr *e)
 {
-    if (!f->rsym.n)
-        return e;
+    if (!f->rsym.n || (e->nargs == 0 && e->op != SG_OP_SYM))
+        return e; /* nothing to replace, or a constant */
+    size_t *i = sg__idmap_find(&f->rmemo, e->id);
+    if (i)
+        return f->rdone.v[*i];
     const sg_expr *r;
-    if (sg_expr_subs(f->ctx, &r, e, f->rsym.n, f->rsym.v, f->rval.v) != SG_OK)
+    if (sg__subs_map(f->ctx, &r, e, &f->rmap, f->rval.v) != SG_OK)
         return NULL;
+    if (!sg__list_push(&f->rdone, r) || !sg__idmap_put(&f->rmemo, e->id, f->rdone.n - 1))
+        forget_replaced(f); /* out of memory: no memo, still right */
     return r;
 }
 
@@ -291,7 +310,9 @@ static bool add_replacement(sg_facts *f, const sg_expr *sym, const sg_expr *val)
             return false;
         f->rval.v[i] = r;
     }
-    return sg__list_push(&f->rsym, sym) && sg__list_push(&f->rval, val);
+    forget_replaced(f);
+    return sg__list_push(&f->rsym, sym) && sg__list_push(&f->rval, val) &&
+           sg__idmap_put(&f->rmap, sym->id, f->rval.n - 1);
 }
 
 /* p == 0 solved for a symbol with coefficient +-1 that occurs nowhere else

@@ -415,6 +415,7 @@ static sg_truth known_relation(sg_facts *f, const sg_expr *q, size_t *budget)
 
 sg_truth sg__facts_known(sg_facts *f, const sg_expr *q, size_t *budget, int depth)
 {
+    bool top = *budget == f->budget; /* a question with the whole budget */
     if (f->inconsistent)
         return SG_TRUE;
     size_t *slot = sg__idmap_find(&f->known_memo, q->id);
@@ -455,8 +456,10 @@ sg_truth sg__facts_known(sg_facts *f, const sg_expr *q, size_t *budget, int dept
     }
     if (t == SG_UNKNOWN && depth == 0 && *budget > 0)
         t = case_split(f, s, budget, depth);
-    /* remember answers that do not depend on the budget left */
-    if (t != SG_UNKNOWN && !sg__idmap_put(&f->known_memo, q->id, (size_t)t))
+    /* remember the answer: a decided one holds whatever the budget; an
+     * undecided one is what a question with the full budget gets (the
+     * procedure is deterministic), so only top-level ones are kept */
+    if ((t != SG_UNKNOWN || (depth == 0 && top)) && !sg__idmap_put(&f->known_memo, q->id, (size_t)t))
         sg__idmap_reset(&f->known_memo);
     return t;
 }

@@ -5,7 +5,7 @@
 #include "range/range_private.h"
 #include "shapeguard/reason.h"
 
-#define SG_DEFAULT_BUDGET 20000
+#define SG_DEFAULT_BUDGET 4000
 
 /* A growable list of expressions. */
 typedef struct sg__list {
@@ -21,6 +21,9 @@ struct sg_facts {
     sg__list facts;   /* every fact, as assumed */
     /* what the facts give, derived again whenever a replacement appears */
     sg__list rsym, rval; /* replacements: symbol -> expression without replaced symbols */
+    sg__idmap rmap;      /* replaced symbol id -> index in rval */
+    sg__idmap rmemo;     /* expression id -> index in rdone: replacements applied, */
+    sg__list rdone;      /* valid until the replacements change */
     sg__idmap bidx;      /* atom id -> index in batom/biv */
     sg__list batom;
     sg__iv *biv;
