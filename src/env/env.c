@@ -607,9 +607,23 @@ static sg_status evaluate_uncached(sg_env *env, int *out, const sg_expr *cond, c
                                    int fallback, bool oblivious, bool *final)
 {
     sg_truth t;
-    sg_status s = sg_facts_known(env->facts, &t, cond);
-    if (s)
+    sg_status s;
+    /* Every guard holds at the hints, so a condition can only be proved
+     * what it is at the hints: try that proof alone when the hints give it. */
+    const sg_expr *r0 = sg__facts_replace(env->facts, cond), *v0 = NULL;
+    if (!r0)
+        return env->ctx->err;
+    s = hint_value(env, r0, &v0, false);
+    if (!s) {
+        t = sg__facts_known_want(env->facts, cond, v0->op == SG_OP_TRUE);
+        if (env->ctx->err == SG_ENOMEM)
+            return SG_ENOMEM;
+    } else if (s == SG_EDATADEP) {
+        s = sg_facts_known(env->facts, &t, cond);
+    }
+    if (s && s != SG_EDATADEP)
         return s;
+    s = SG_OK;
     if (t == SG_UNKNOWN && oblivious) {
         /* size-like symbols count as >= 2 for the proof */
         sg_facts *g;

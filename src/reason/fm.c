@@ -15,6 +15,12 @@
 
 #define FM_MAX_VARS 32
 
+/* fmpz_sgn without a call for the small values that dominate */
+static inline int sgn(const fmpz *x)
+{
+    return COEFF_IS_MPZ(*x) ? fmpz_sgn(x) : (*x > 0) - (*x < 0);
+}
+
 typedef struct {
     sg_facts *f;
     const sg_expr *var[FM_MAX_VARS]; /* NULL for a fresh variable (a quotient) */
@@ -261,7 +267,7 @@ static bool add_var_facts(fm *F, size_t v)
 static bool row_uses(const fmpz *r, size_t nvar)
 {
     for (size_t j = 0; j < nvar; j++)
-        if (!fmpz_is_zero(r + j))
+        if (r[j] != 0) /* a zero fmpz is the word 0 */
             return true;
     return false;
 }
@@ -342,7 +348,7 @@ static sg_truth eliminate(fm *F)
     for (;;) {
         /* a row without variables and a negative constant: infeasible */
         for (size_t i = 0; i < F->nrows; i++)
-            if (!row_uses(F->rows[i], nvar) && fmpz_sgn(F->rows[i] + CONST) < 0) {
+            if (!row_uses(F->rows[i], nvar) && sgn(F->rows[i] + CONST) < 0) {
                 result = SG_TRUE;
                 goto done;
             }
@@ -353,7 +359,7 @@ static sg_truth eliminate(fm *F)
                 continue;
             size_t p = 0, n = 0;
             for (size_t i = 0; i < F->nrows; i++) {
-                int s = fmpz_sgn(F->rows[i] + v);
+                int s = sgn(F->rows[i] + v);
                 p += s > 0;
                 n += s < 0;
             }
@@ -380,10 +386,10 @@ static sg_truth eliminate(fm *F)
         fmpz_init(b);
         bool ok = true;
         for (size_t i = 0; i < F->nrows && ok; i++) {
-            if (fmpz_sgn(F->rows[i] + best) >= 0)
+            if (sgn(F->rows[i] + best) >= 0)
                 continue;
             for (size_t j = 0; j < F->nrows && ok; j++) {
-                if (fmpz_sgn(F->rows[j] + best) <= 0)
+                if (sgn(F->rows[j] + best) <= 0)
                     continue;
                 /* row_i has -a (a > 0), row_j has b > 0: b*row_i + a*row_j */
                 fmpz_neg(a, F->rows[i] + best);

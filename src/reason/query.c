@@ -383,7 +383,8 @@ static const sg_expr *simplify(sg_facts *f, const sg_expr *e, bool use_known, si
 
 /* ---- truth ---- */
 
-static sg_truth known_relation(sg_facts *f, const sg_expr *q, size_t *budget)
+/* want: -1 to try both answers, 1 (0) to try to prove only true (false). */
+static sg_truth known_relation(sg_facts *f, const sg_expr *q, size_t *budget, int want)
 {
     const sg_expr *p = q->args[0];
     if (sg__facts_is_axiom(f, q))
@@ -391,31 +392,48 @@ static sg_truth known_relation(sg_facts *f, const sg_expr *q, size_t *budget)
     const sg_expr *nq = sg__not(f->ctx, q);
     if (nq && sg__facts_is_axiom(f, nq))
         return SG_FALSE;
+    bool try_true = want != 0, try_false = want != 1;
     switch ((sg_op)q->op) {
     case SG_OP_GE0:
-        if (sg__fm_implies(f, p, false, budget) == SG_TRUE)
+        if (try_true && sg__fm_implies(f, p, false, budget) == SG_TRUE)
             return SG_TRUE;
-        if (sg__fm_refutes(f, p, false, budget) == SG_TRUE)
+        if (try_false && sg__fm_refutes(f, p, false, budget) == SG_TRUE)
             return SG_FALSE;
         return SG_UNKNOWN;
     case SG_OP_EQ0:
-        if (sg__fm_refutes(f, p, true, budget) == SG_TRUE)
+        if (try_false && sg__fm_refutes(f, p, true, budget) == SG_TRUE)
             return SG_FALSE;
-        if (sg__fm_implies(f, p, true, budget) == SG_TRUE)
+        if (try_true && sg__fm_implies(f, p, true, budget) == SG_TRUE)
             return SG_TRUE;
         return SG_UNKNOWN;
     default: /* NE0 */
-        if (sg__fm_refutes(f, p, true, budget) == SG_TRUE)
+        if (try_true && sg__fm_refutes(f, p, true, budget) == SG_TRUE)
             return SG_TRUE;
-        if (sg__fm_implies(f, p, true, budget) == SG_TRUE)
+        if (try_false && sg__fm_implies(f, p, true, budget) == SG_TRUE)
             return SG_FALSE;
         return SG_UNKNOWN;
     }
 }
 
+static sg_truth known(sg_facts *f, const sg_expr *q, size_t *budget, int depth, int want);
+
 sg_truth sg__facts_known(sg_facts *f, const sg_expr *q, size_t *budget, int depth)
 {
-    bool top = *budget == f->budget; /* a question with the whole budget */
+    return known(f, q, budget, depth, -1);
+}
+
+sg_truth sg__facts_known_want(sg_facts *f, const sg_expr *q, bool want)
+{
+    size_t *slot = sg__idmap_find(&f->known_memo, q->id);
+    if (slot)
+        return (sg_truth)*slot;
+    size_t budget = f->budget;
+    return known(f, q, &budget, 0, want);
+}
+
+static sg_truth known(sg_facts *f, const sg_expr *q, size_t *budget, int depth, int want)
+{
+    bool top = *budget == f->budget && want < 0; /* a full question, remembered even if undecided */
     if (f->inconsistent)
         return SG_TRUE;
     size_t *slot = sg__idmap_find(&f->known_memo, q->id);
@@ -451,7 +469,7 @@ sg_truth sg__facts_known(sg_facts *f, const sg_expr *q, size_t *budget, int dept
         break;
     }
     default:
-        t = known_relation(f, s, budget);
+        t = known_relation(f, s, budget, want);
         break;
     }
     if (t == SG_UNKNOWN && depth == 0 && *budget > 0)

@@ -75,6 +75,10 @@ bool sg__facts_atom_range(void *user, const sg_expr *atom, sg__iv *out);
 sg_status sg__facts_range(sg_facts *f, const sg_expr *e, sg__iv *out);
 /* The truth of q, spending at most *budget units. */
 sg_truth sg__facts_known(sg_facts *f, const sg_expr *q, size_t *budget, int depth);
+/* The same for a question whose answer, if provable, can only be `want`
+ * (the caller knows a point where the facts hold and q is want): the
+ * impossible proof is not tried. Not remembered. */
+sg_truth sg__facts_known_want(sg_facts *f, const sg_expr *q, bool want);
 /* Forget cached answers (the facts changed). */
 void sg__facts_invalidate(sg_facts *f);
 
