@@ -239,6 +239,27 @@ cmd_result cmd_unbacked(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str
     return CMD_QUIET;
 }
 
+/* Compare an answer with the expected text: the word `answer` when st is
+ * SG_OK, else `error KIND`. On a mismatch why says what was found. */
+static cmd_result compare_word(sg_ctx *ctx, const char *expected, sg_status st, const char *answer, cli_str *why)
+{
+    cli_str got = CLI_STR_INIT;
+    if (st == SG_OK)
+        cli_str_adds(&got, answer);
+    else
+        cli_str_addf(&got, "error %s", sg_status_kind(st));
+    cmd_result r = strcmp(cli_str_get(&got), expected) ? CMD_FAIL : CMD_PASS;
+    if (r == CMD_FAIL) {
+        cli_str_addf(why, "expected %s, got ", expected);
+        if (st == SG_OK)
+            cli_str_adds(why, answer);
+        else
+            cli_str_add_error(why, ctx, st);
+    }
+    cli_str_free(&got);
+    return r;
+}
+
 /* Parse text in the case, or report why not. */
 static int parse_in(case_state *cs, const char *what, const char *text, const sg_expr **out, cli_str *why)
 {
@@ -293,21 +314,7 @@ static cmd_result ask(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *
         else
             st = sg_env_guard_or(env, &v, c, kind == ASK_OR_TRUE, ln->args);
     }
-    cli_str got = CLI_STR_INIT;
-    if (st == SG_OK)
-        cli_str_adds(&got, v ? "true" : "false");
-    else
-        cli_str_addf(&got, "error %s", sg_status_kind(st));
-    cmd_result r = strcmp(cli_str_get(&got), ln->expected) ? CMD_FAIL : CMD_PASS;
-    if (r == CMD_FAIL) {
-        cli_str_addf(why, "expected %s, got ", ln->expected);
-        if (st == SG_OK)
-            cli_str_adds(why, cli_str_get(&got));
-        else
-            cli_str_add_error(why, ctx, st);
-    }
-    cli_str_free(&got);
-    return r;
+    return compare_word(ctx, ln->expected, st, v ? "true" : "false", why);
 }
 
 cmd_result cmd_evaluate(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
@@ -339,21 +346,7 @@ cmd_result cmd_check(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     sg_status st = case_parse(cs, &c, ln->args, strlen(ln->args));
     if (st == SG_OK)
         st = sg_env_check(env, c, ln->args);
-    cli_str got = CLI_STR_INIT;
-    if (st == SG_OK)
-        cli_str_adds(&got, "ok");
-    else
-        cli_str_addf(&got, "error %s", sg_status_kind(st));
-    cmd_result r = strcmp(cli_str_get(&got), ln->expected) ? CMD_FAIL : CMD_PASS;
-    if (r == CMD_FAIL) {
-        cli_str_addf(why, "expected %s, got ", ln->expected);
-        if (st == SG_OK)
-            cli_str_adds(why, "ok");
-        else
-            cli_str_add_error(why, ctx, st);
-    }
-    cli_str_free(&got);
-    return r;
+    return compare_word(ctx, ln->expected, st, "ok", why);
 }
 
 /* A set of boolean items, conjunctions split. */

@@ -39,13 +39,13 @@ static const sg_expr *replace_node(sg_ctx *ctx, const sg_expr *e, const sg_expr 
     return r;
 }
 
-/* The atom of q's integer parts with the fewest possible values (2 to max),
- * or NULL. */
+/* The atom of q's integer parts (a symbol or any other atom) with the fewest
+ * possible values (2 to max), or NULL. */
 static void small_atom(sg_facts *f, const sg_expr *e, const sg_expr **best, slong *bestn, slong max, int depth)
 {
     if (depth > 8)
         return;
-    if (sg__is_atom(e) && e->op != SG_OP_SYM) {
+    if (sg__is_atom(e)) {
         sg__iv r;
         sg__iv_init(&r);
         if (sg__facts_range(f, e, &r) == SG_OK && !r.lo_inf && !r.hi_inf) {
@@ -60,22 +60,8 @@ static void small_atom(sg_facts *f, const sg_expr *e, const sg_expr **best, slon
         }
         sg__iv_clear(&r);
     }
-    if (e->op == SG_OP_SYM) {
-        sg__iv r;
-        sg__iv_init(&r);
-        if (sg__facts_range(f, e, &r) == SG_OK && !r.lo_inf && !r.hi_inf) {
-            fmpz_t w;
-            fmpz_init(w);
-            fmpz_sub(w, &r.hi, &r.lo);
-            if (fmpz_cmp_si(w, max) < 0 && fmpz_sgn(w) > 0 && (!*best || fmpz_get_si(w) + 1 < *bestn)) {
-                *best = e;
-                *bestn = fmpz_get_si(w) + 1;
-            }
-            fmpz_clear(w);
-        }
-        sg__iv_clear(&r);
+    if (e->op == SG_OP_SYM)
         return;
-    }
     for (size_t i = 0; i < e->nargs; i++)
         small_atom(f, e->args[i], best, bestn, max, depth + 1);
 }
