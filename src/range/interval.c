@@ -449,6 +449,17 @@ static void pow_mag(sg__iv *r, const fmpz_t m0, const fmpz_t m1, bool m1_inf, co
     xn_clear(&lo), xn_clear(&hi);
 }
 
+/* acc = acc united with part (part is consumed); *any says whether acc
+ * holds anything yet. */
+static void join(sg__iv *acc, sg__iv *part, bool *any)
+{
+    if (*any)
+        sg__iv_hull(acc, part);
+    else
+        sg__iv_swap(acc, part);
+    *any = true;
+}
+
 void sg__iv_pow(sg__iv *r, const sg__iv *a, const sg__iv *b, ulong cap)
 {
     /* Where it is defined the exponent is e >= 0, so only [max(lo, 0), hi]
@@ -502,11 +513,7 @@ void sg__iv_pow(sg__iv *r, const sg__iv *a, const sg__iv *b, ulong cap)
             pow_mag(&t, m0, m1, a->lo_inf, p0, p1, e1_inf, cap);
             if (odd)
                 sg__iv_neg(&t, &t);
-            if (any)
-                sg__iv_hull(&res, &t);
-            else
-                sg__iv_swap(&res, &t);
-            any = true;
+            join(&res, &t, &any);
         }
     }
     sg__iv_swap(r, &res);
@@ -588,11 +595,7 @@ static void div_any(sg__iv *r, const sg__iv *a, const sg__iv *b, rnd_mode mlo, r
         sg__iv_neg(&part, &part);
         sg__iv_neg(&na, a);
         if (div_pos(&t, &na, &part, mlo, mhi)) {
-            if (any)
-                sg__iv_hull(&res, &t);
-            else
-                sg__iv_swap(&res, &t);
-            any = true;
+            join(&res, &t, &any);
         }
     }
     if (!any)
@@ -672,11 +675,7 @@ void sg__iv_mod(sg__iv *r, const sg__iv *a, const sg__iv *b)
         sg__iv_neg(&na, a);
         mod_pos(&t, &na, &part);
         sg__iv_neg(&t, &t);
-        if (any)
-            sg__iv_hull(&res, &t);
-        else
-            sg__iv_swap(&res, &t);
-        any = true;
+        join(&res, &t, &any);
     }
     if (!any)
         sg__iv_set_full(&res);
@@ -699,11 +698,7 @@ void sg__iv_truncmod(sg__iv *r, const sg__iv *a, const sg__iv *b)
     }
     if (neg_part(&part, b)) {
         sg__iv_neg(&part, &part);
-        if (anyb)
-            sg__iv_hull(&absb, &part);
-        else
-            sg__iv_swap(&absb, &part);
-        anyb = true;
+        join(&absb, &part, &anyb);
     }
     if (anyb) {
         /* the dividend's values >= 0 */
@@ -720,11 +715,7 @@ void sg__iv_truncmod(sg__iv *r, const sg__iv *a, const sg__iv *b)
             sg__iv_neg(&part, &part);
             mod_pos(&t, &part, &absb);
             sg__iv_neg(&t, &t);
-            if (any)
-                sg__iv_hull(&res, &t);
-            else
-                sg__iv_swap(&res, &t);
-            any = true;
+            join(&res, &t, &any);
         }
     }
     if (!any)
