@@ -183,9 +183,52 @@ const sg_expr *sg__split_const(sg_ctx *ctx, const sg_expr *e, fmpz_t c)
 
 #define SG_SMALL 16
 
+/* c*(a % d) + c*d*(a // d) is c*a for a constant d != 0: Python defines
+ * a % d as a - d*(a // d). Applied to every pair of such terms in p. */
+static bool combine_divmod(sg_ctx *ctx, sg__poly *p)
+{
+    bool changed = false;
+    fmpz_t cd;
+    fmpz_init(cd);
+    for (size_t i = 0; i < p->n; i++) {
+        const sg_expr *m = p->t[i].m;
+        if (m->op != SG_OP_MOD || m->args[1]->op != SG_OP_INT || fmpz_is_zero(&p->t[i].k))
+            continue;
+        const sg_expr *fd_args[2] = {m->args[0], m->args[1]};
+        const sg_expr *fd = sg__intern(ctx, SG_OP_FLOORDIV, SG_SORT_INT, 2, fd_args, NULL, NULL, NULL, 0);
+        if (!fd) {
+            fmpz_clear(cd);
+            return false;
+        }
+        fmpz_mul(cd, &p->t[i].k, &m->args[1]->u.val);
+        for (size_t j = 0; j < p->n; j++) {
+            if (p->t[j].m != fd || !fmpz_equal(&p->t[j].k, cd))
+                continue;
+            fmpz_t c;
+            fmpz_init_set(c, &p->t[i].k);
+            fmpz_zero(&p->t[i].k);
+            fmpz_zero(&p->t[j].k);
+            bool ok = sg__poly_addmul_expr(ctx, p, c, m->args[0]);
+            fmpz_clear(c);
+            if (!ok) {
+                fmpz_clear(cd);
+                return false;
+            }
+            changed = true;
+            break;
+        }
+    }
+    fmpz_clear(cd);
+    if (changed)
+        sg__poly_normalize(p);
+    return true;
+}
+
 const sg_expr *sg__poly_get(sg_ctx *ctx, sg__poly *p)
 {
     sg__poly_normalize(p);
+    if (p->n > 1 && !combine_divmod(ctx, p))
+        return NULL;
     if (p->n == 0)
         return sg__int_fmpz(ctx, &p->c);
     if (p->n == 1 && fmpz_is_one(&p->t[0].k) && fmpz_is_zero(&p->c))

@@ -232,6 +232,12 @@ static void test_floordiv_mod_rules(void **state)
     assert_ptr_equal(floordiv(add(X, I(1)), I(2)), sub(X, floordiv(X, I(2))));
     assert_ptr_equal(floordiv(mul(I(3), X), I(4)), sub(X, floordiv(add(X, I(3)), I(4))));
     assert_int_equal(sg_expr_op(floordiv(add(X, I(2)), I(3))), SG_OP_FLOORDIV);
+    /* d*(a // d) + a % d is a (Python's definition of %) */
+    assert_ptr_equal(add(mul(I(8), floordiv(X, I(8))), mod(X, I(8))), X);
+    assert_ptr_equal(add(mul(I(6), floordiv(add(X, Y), I(2))), mul(I(3), mod(add(X, Y), I(2)))),
+                     mul(I(3), add(X, Y)));
+    assert_ptr_equal(add(add(mul(I(8), floordiv(X, I(8))), mod(X, I(8))), Z), add(X, Z));
+    assert_ptr_not_equal(add(mul(I(4), floordiv(X, I(8))), mod(X, I(8))), X); /* not the identity */
     /* CeilDiv */
     assert_ptr_equal(ceildiv(X, I(2)), floordiv(add(X, I(1)), I(2)));
     assert_ptr_equal(ceildiv(I(-7), I(2)), I(-3));
