@@ -183,11 +183,43 @@ const sg_expr *sg__split_const(sg_ctx *ctx, const sg_expr *e, fmpz_t c)
 
 #define SG_SMALL 16
 
+/* c*Max(a, b) + c*Min(a, b) is c*(a + b): of two values one is the larger,
+ * the other the smaller. */
+static bool combine_minmax(sg_ctx *ctx, sg__poly *p, bool *changed)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        const sg_expr *m = p->t[i].m;
+        if (m->op != SG_OP_MAX || m->nargs != 2 || fmpz_is_zero(&p->t[i].k))
+            continue;
+        const sg_expr *mn = sg__intern(ctx, SG_OP_MIN, SG_SORT_INT, 2, m->args, NULL, NULL, NULL, 0);
+        if (!mn)
+            return false;
+        for (size_t j = 0; j < p->n; j++) {
+            if (p->t[j].m != mn || !fmpz_equal(&p->t[j].k, &p->t[i].k))
+                continue;
+            fmpz_t c;
+            fmpz_init_set(c, &p->t[i].k);
+            fmpz_zero(&p->t[i].k);
+            fmpz_zero(&p->t[j].k);
+            bool ok = sg__poly_addmul_expr(ctx, p, c, m->args[0]) && sg__poly_addmul_expr(ctx, p, c, m->args[1]);
+            fmpz_clear(c);
+            if (!ok)
+                return false;
+            *changed = true;
+            break;
+        }
+    }
+    return true;
+}
+
 /* c*(a % d) + c*d*(a // d) is c*a for a constant d != 0: Python defines
- * a % d as a - d*(a // d). Applied to every pair of such terms in p. */
-static bool combine_divmod(sg_ctx *ctx, sg__poly *p)
+ * a % d as a - d*(a // d). Applied to every pair of such terms in p, and
+ * likewise Max and Min (combine_minmax). */
+static bool combine_pairs(sg_ctx *ctx, sg__poly *p)
 {
     bool changed = false;
+    if (!combine_minmax(ctx, p, &changed))
+        return false;
     fmpz_t cd;
     fmpz_init(cd);
     for (size_t i = 0; i < p->n; i++) {
@@ -227,7 +259,7 @@ static bool combine_divmod(sg_ctx *ctx, sg__poly *p)
 const sg_expr *sg__poly_get(sg_ctx *ctx, sg__poly *p)
 {
     sg__poly_normalize(p);
-    if (p->n > 1 && !combine_divmod(ctx, p))
+    if (p->n > 1 && !combine_pairs(ctx, p))
         return NULL;
     if (p->n == 0)
         return sg__int_fmpz(ctx, &p->c);

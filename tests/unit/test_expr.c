@@ -238,6 +238,10 @@ static void test_floordiv_mod_rules(void **state)
                      mul(I(3), add(X, Y)));
     assert_ptr_equal(add(add(mul(I(8), floordiv(X, I(8))), mod(X, I(8))), Z), add(X, Z));
     assert_ptr_not_equal(add(mul(I(4), floordiv(X, I(8))), mod(X, I(8))), X); /* not the identity */
+    /* Max(a, b) + Min(a, b) is a + b */
+    assert_ptr_equal(add(max2(X, Y), min2(Y, X)), add(X, Y));
+    assert_ptr_equal(sub(mul(I(2), max2(X, I(3))), mul(I(-2), min2(X, I(3)))), add(mul(I(2), X), I(6)));
+    assert_ptr_not_equal(add(max2(X, Y), mul(I(2), min2(X, Y))), add(X, Y));
     /* CeilDiv */
     assert_ptr_equal(ceildiv(X, I(2)), floordiv(add(X, I(1)), I(2)));
     assert_ptr_equal(ceildiv(I(-7), I(2)), I(-3));
