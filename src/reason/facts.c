@@ -138,6 +138,13 @@ static bool push_lin(sg_facts *f, const sg_expr *e)
     return p->op == SG_OP_INT || occ_add(f, p, l);
 }
 
+void sg__facts_grown(sg_facts *f)
+{
+    if (f->rcache)
+        sg__range_cache_clear(f->rcache);
+    f->epoch++;
+}
+
 void sg__facts_invalidate(sg_facts *f)
 {
     if (f->rcache)
@@ -666,7 +673,7 @@ sg_status sg_facts_assume(sg_facts *f, const sg_expr *fact)
     bool was_inconsistent = f->inconsistent;
     if (!sg__list_push(&f->facts, fact))
         return sg__nomem(ctx);
-    sg__facts_invalidate(f);
+    sg__facts_grown(f);
     const sg_expr *e = sg__facts_replace(f, fact);
     size_t nlin = f->lin.n;
     f->touched.n = 0;

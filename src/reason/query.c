@@ -408,11 +408,22 @@ sg_truth sg__facts_known(sg_facts *f, const sg_expr *q, size_t *budget, int dept
     return known(f, q, budget, depth, -1);
 }
 
-sg_truth sg__facts_known_want(sg_facts *f, const sg_expr *q, bool want)
+/* A remembered answer to q, if it still holds: decided ones always (facts
+ * only grow until invalidated), undecided ones within their epoch. */
+static bool memo_get(const sg_facts *f, const sg_expr *q, sg_truth *t)
 {
     size_t *slot = sg__idmap_find(&f->known_memo, q->id);
-    if (slot)
-        return (sg_truth)*slot;
+    if (!slot)
+        return false;
+    *t = (sg_truth)(*slot & 3);
+    return *t != SG_UNKNOWN || (*slot >> 2) == (f->epoch & (SIZE_MAX >> 2));
+}
+
+sg_truth sg__facts_known_want(sg_facts *f, const sg_expr *q, bool want)
+{
+    sg_truth m;
+    if (memo_get(f, q, &m))
+        return m;
     size_t budget = f->budget;
     return known(f, q, &budget, 0, want);
 }
@@ -422,9 +433,9 @@ static sg_truth known(sg_facts *f, const sg_expr *q, size_t *budget, int depth, 
     bool top = *budget == f->budget && want < 0; /* a full question, remembered even if undecided */
     if (f->inconsistent)
         return SG_TRUE;
-    size_t *slot = sg__idmap_find(&f->known_memo, q->id);
-    if (slot)
-        return (sg_truth)*slot;
+    sg_truth m;
+    if (memo_get(f, q, &m))
+        return m;
     const sg_expr *s = simplify(f, q, false, budget);
     if (!s)
         return SG_UNKNOWN;
@@ -463,7 +474,8 @@ static sg_truth known(sg_facts *f, const sg_expr *q, size_t *budget, int depth, 
     /* remember the answer: a decided one holds whatever the budget; an
      * undecided one is what a question with the full budget gets (the
      * procedure is deterministic), so only top-level ones are kept */
-    if ((t != SG_UNKNOWN || (depth == 0 && top)) && !sg__idmap_put(&f->known_memo, q->id, (size_t)t))
+    if ((t != SG_UNKNOWN || (depth == 0 && top)) &&
+        !sg__idmap_put(&f->known_memo, q->id, (size_t)t | (f->epoch & (SIZE_MAX >> 2)) << 2))
         sg__idmap_reset(&f->known_memo);
     return t;
 }

@@ -45,7 +45,9 @@ struct sg_facts {
     void *policy_user;
     /* caches, valid until the facts change */
     sg__range_cache *rcache;
-    sg__idmap known_memo; /* query id -> truth */
+    sg__idmap known_memo; /* query id -> truth | epoch << 2: a decided answer stays
+                             right as facts are added; an undecided one only in its epoch */
+    size_t epoch;         /* bumped by every fact added */
 };
 
 /* A copy of f whose replacements follow the given policy. */
@@ -79,8 +81,10 @@ sg_truth sg__facts_known(sg_facts *f, const sg_expr *q, size_t *budget, int dept
  * (the caller knows a point where the facts hold and q is want): the
  * impossible proof is not tried. Not remembered. */
 sg_truth sg__facts_known_want(sg_facts *f, const sg_expr *q, bool want);
-/* Forget cached answers (the facts changed). */
+/* Forget every cached answer (facts were removed, or the budget changed). */
 void sg__facts_invalidate(sg_facts *f);
+/* Facts were added: ranges are recomputed, decided answers kept. */
+void sg__facts_grown(sg_facts *f);
 
 /* Is p >= 0 (or p == 0 when eq) implied by the facts? Fourier-Motzkin with
  * integer tightening over the atoms of p and of the facts that share atoms
