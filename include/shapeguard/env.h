@@ -183,6 +183,10 @@ const sg_expr *sg_env_guard(const sg_env *env, size_t i, const char **provenance
 /* Runtime assertions in order: the condition and its message. */
 size_t sg_env_nasserts(const sg_env *env);
 const sg_expr *sg_env_assert(const sg_env *env, size_t i, const char **msg);
+/* The symbol an assertion is kept under: its unbacked symbol made last (the
+ * front end emits the assertion once that symbol is bound), or NULL when it
+ * has none (a backed check under prefer_runtime_asserts). */
+const sg_expr *sg_env_assert_key(const sg_env *env, size_t i);
 
 /* The guard set over sources: every input source is the symbol named by its
  * source name. It holds: source equalities (an input whose value is another

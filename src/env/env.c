@@ -28,7 +28,8 @@ typedef struct input {
 
 typedef struct logged {
     const sg_expr *e;
-    char *text; /* provenance of a guard, message of an assertion */
+    char *text;         /* provenance of a guard, message of an assertion */
+    const sg_expr *key; /* an assertion's newest unbacked symbol (NULL if none) */
 } logged;
 
 struct sg_env {
@@ -549,6 +550,7 @@ static sg_status record_guard(sg_env *env, const sg_expr *g, const char *provena
     }
     env->guards[env->nguards].e = g;
     env->guards[env->nguards].text = prov;
+    env->guards[env->nguards].key = NULL;
     env->nguards++;
     /* count guards per symbol; past the limit, specialize */
     const sg_expr **fs;
@@ -759,6 +761,22 @@ sg_status sg_env_known(sg_env *env, sg_truth *out, const sg_expr *cond)
     return sg_facts_known(env->facts, out, cond);
 }
 
+/* The unbacked symbol of e made last by env, or NULL. */
+static const sg_expr *newest_unbacked(sg_env *env, const sg_expr *e)
+{
+    const sg_expr **fs;
+    size_t n, best = SIZE_MAX;
+    if (sg_expr_free_symbols(env->ctx, &fs, &n, e) != SG_OK)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t *k = sg__idmap_find(&env->symidx, fs[i]->id);
+        if (k && !env->syms[*k].backed && (best == SIZE_MAX || *k > best))
+            best = *k;
+    }
+    sg_free(fs);
+    return best == SIZE_MAX ? NULL : env->syms[best].sym;
+}
+
 sg_status sg_env_check(sg_env *env, const sg_expr *cond, const char *msg)
 {
     if (!env)
@@ -818,6 +836,7 @@ sg_status sg_env_check(sg_env *env, const sg_expr *cond, const char *msg)
     }
     env->asserts[env->nasserts].e = cond;
     env->asserts[env->nasserts].text = m;
+    env->asserts[env->nasserts].key = newest_unbacked(env, cond);
     env->nasserts++;
     return SG_OK;
 }
@@ -1026,7 +1045,7 @@ sg_status sg_env_copy(sg_env **out, const sg_env *env)
         char *t = dup_text(env->guards[i].text);
         ok = t && GROW(c->guards, c->nguards, c->capguards);
         if (ok)
-            c->guards[c->nguards++] = (logged){env->guards[i].e, t};
+            c->guards[c->nguards++] = (logged){env->guards[i].e, t, NULL};
         else
             free(t);
     }
@@ -1034,7 +1053,7 @@ sg_status sg_env_copy(sg_env **out, const sg_env *env)
         char *t = dup_text(env->asserts[i].text);
         ok = t && GROW(c->asserts, c->nasserts, c->capasserts);
         if (ok)
-            c->asserts[c->nasserts++] = (logged){env->asserts[i].e, t};
+            c->asserts[c->nasserts++] = (logged){env->asserts[i].e, t, env->asserts[i].key};
         else
             free(t);
     }
@@ -1088,6 +1107,11 @@ const sg_expr *sg_env_assert(const sg_env *env, size_t i, const char **msg)
     if (msg)
         *msg = env->asserts[i].text;
     return env->asserts[i].e;
+}
+
+const sg_expr *sg_env_assert_key(const sg_env *env, size_t i)
+{
+    return env && i < env->nasserts ? env->asserts[i].key : NULL;
 }
 
 /* ---- the guard set over sources ----------------------------------------- */

@@ -1507,9 +1507,28 @@ static void test_bad_input_bookkeeping(void **state)
     sg_env_free(env);
 }
 
+/* An assertion is kept under its unbacked symbol made last. */
+static void test_assert_key(void **state)
+{
+    (void)state;
+    sg_env *env = new_env(NULL);
+    const sg_expr *u0 = NULL, *u1 = NULL;
+    assert_int_equal(sg_env_create_unbacked(env, &u0, NULL, 0, NULL), SG_OK);
+    assert_int_equal(sg_env_create_unbacked(env, &u1, NULL, 0, NULL), SG_OK);
+    assert_int_equal(sg_env_check(env, P("u0 + u1 == 10"), "sum"), SG_OK);
+    assert_int_equal(sg_env_check(env, P("u0 >= 3"), NULL), SG_OK);
+    assert_int_equal(sg_env_nasserts(env), 2);
+    assert_ptr_equal(sg_env_assert_key(env, 0), u1);
+    assert_ptr_equal(sg_env_assert_key(env, 1), u0);
+    assert_null(sg_env_assert_key(env, 2));
+    assert_null(sg_env_assert_key(NULL, 0));
+    sg_env_free(env);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_assert_key),
         cmocka_unit_test(test_options_default),
         cmocka_unit_test(test_backed_symbols_are_numbered),
         cmocka_unit_test(test_duck_sizing),
