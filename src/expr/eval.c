@@ -447,57 +447,89 @@ const sg_expr *sg__rebuild(sg_ctx *ctx, const sg_expr *p, const sg_expr *const *
     }
 }
 
+/* ---- rewriting walks ---- */
+
+const sg_expr *sg__nodememo_get(const sg__nodememo *m, const sg_expr *e)
+{
+    size_t *i = sg__idmap_find(&m->idx, e->id);
+    return i ? m->v[*i] : NULL;
+}
+
+bool sg__nodememo_put(sg__nodememo *m, const sg_expr *e, const sg_expr *r)
+{
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 32;
+        const sg_expr **v = realloc(m->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        m->v = v;
+        m->cap = cap;
+    }
+    if (!sg__idmap_put(&m->idx, e->id, m->n))
+        return false;
+    m->v[m->n++] = r;
+    return true;
+}
+
+void sg__nodememo_reset(sg__nodememo *m)
+{
+    if (m->idx.cap)
+        sg__idmap_reset(&m->idx);
+    m->n = 0;
+}
+
+void sg__nodememo_free(sg__nodememo *m)
+{
+    sg__idmap_free(&m->idx);
+    free(m->v);
+    m->v = NULL;
+    m->n = m->cap = 0;
+}
+
+const sg_expr *sg__map_args(sg_ctx *ctx, const sg_expr *e, sg__map_fn fn, void *user)
+{
+    const sg_expr *small[8], **args = small;
+    if (e->nargs > 8 && !(args = malloc(e->nargs * sizeof *args)))
+        return sg__nomem(ctx), NULL;
+    bool same = true;
+    const sg_expr *r = NULL;
+    size_t i;
+    for (i = 0; i < e->nargs; i++) {
+        if (!(args[i] = fn(user, e->args[i])))
+            break;
+        same = same && args[i] == e->args[i];
+    }
+    if (i == e->nargs)
+        r = same ? e : sg__rebuild(ctx, e, args);
+    if (args != small)
+        free(args);
+    return r;
+}
+
 /* ---- substitution ---- */
 
 typedef struct {
     sg_ctx *ctx;
     sg__idmap from; /* symbol id -> index into to */
     const sg_expr *const *to;
-    sg__idmap memo; /* node id -> index into done */
-    const sg_expr **done;
-    size_t ndone, capdone;
+    sg__nodememo memo;
 } substituter;
 
-static const sg_expr *sub(substituter *S, const sg_expr *e)
+static const sg_expr *sub(void *user, const sg_expr *e)
 {
+    substituter *S = user;
     if (e->op == SG_OP_SYM) {
         size_t *i = sg__idmap_find(&S->from, e->id);
         return i ? S->to[*i] : e;
     }
     if (e->nargs == 0)
         return e;
-    size_t *slot = sg__idmap_find(&S->memo, e->id);
-    if (slot)
-        return S->done[*slot];
-    const sg_expr *small[8], **args = small;
-    if (e->nargs > 8 && !(args = malloc(e->nargs * sizeof *args)))
+    const sg_expr *r = sg__nodememo_get(&S->memo, e);
+    if (r)
+        return r;
+    r = sg__map_args(S->ctx, e, sub, S);
+    if (r && !sg__nodememo_put(&S->memo, e, r))
         return sg__nomem(S->ctx), NULL;
-    bool same = true;
-    const sg_expr *r = NULL;
-    size_t i;
-    for (i = 0; i < e->nargs; i++) {
-        if (!(args[i] = sub(S, e->args[i])))
-            break;
-        same = same && args[i] == e->args[i];
-    }
-    if (i == e->nargs)
-        r = same ? e : sg__rebuild(S->ctx, e, args);
-    if (args != small)
-        free(args);
-    if (!r)
-        return NULL;
-    if (S->ndone == S->capdone) {
-        size_t cap = S->capdone ? S->capdone * 2 : 32;
-        const sg_expr **d = realloc(S->done, cap * sizeof *d);
-        if (!d)
-            return sg__nomem(S->ctx), NULL;
-        S->done = d;
-        S->capdone = cap;
-    }
-    S->done[S->ndone] = r;
-    if (!sg__idmap_put(&S->memo, e->id, S->ndone))
-        return sg__nomem(S->ctx), NULL;
-    S->ndone++;
     return r;
 }
 
@@ -535,20 +567,9 @@ sg_status sg__subs_map(sg_ctx *ctx, const sg_expr **out, const sg_expr *e, const
                        const sg_expr *const *vals)
 {
     substituter S = {.ctx = ctx, .from = *from, .to = vals};
-    sg_status s = SG_OK;
-    *out = NULL;
-    if (!sg__idmap_init(&S.memo, 16)) {
-        s = sg__nomem(ctx);
-    } else {
-        const sg_expr *r = sub(&S, e);
-        if (r)
-            *out = r;
-        else
-            s = ctx->err;
-    }
-    sg__idmap_free(&S.memo);
-    free(S.done);
-    return s;
+    *out = sub(&S, e);
+    sg__nodememo_free(&S.memo);
+    return *out ? SG_OK : ctx->err;
 }
 
 /* ---- free symbols ---- */

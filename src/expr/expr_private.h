@@ -206,6 +206,23 @@ const sg_expr *sg__not(sg_ctx *ctx, const sg_expr *a);
  * substitution): for ADD/MUL the numbers of proto are reused. */
 const sg_expr *sg__rebuild(sg_ctx *ctx, const sg_expr *proto, const sg_expr *const *args);
 
+/* A memo of rewritten nodes (node id -> result). Zero-initialized is empty. */
+typedef struct sg__nodememo {
+    sg__idmap idx;
+    const sg_expr **v;
+    size_t n, cap;
+} sg__nodememo;
+const sg_expr *sg__nodememo_get(const sg__nodememo *m, const sg_expr *e);
+bool sg__nodememo_put(sg__nodememo *m, const sg_expr *e, const sg_expr *r);
+void sg__nodememo_reset(sg__nodememo *m);
+void sg__nodememo_free(sg__nodememo *m);
+
+/* e rebuilt through the constructors with each argument mapped by fn (which
+ * returns NULL, the error set, on failure); e itself when no argument
+ * changed. The shared step of every rewriting walk. */
+typedef const sg_expr *(*sg__map_fn)(void *user, const sg_expr *arg);
+const sg_expr *sg__map_args(sg_ctx *ctx, const sg_expr *e, sg__map_fn fn, void *user);
+
 /* Substitute symbols by id through a prebuilt map (symbol id -> index into
  * vals); the map is only read. */
 sg_status sg__subs_map(sg_ctx *ctx, const sg_expr **out, const sg_expr *e, const sg__idmap *from,

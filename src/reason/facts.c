@@ -37,8 +37,7 @@ static bool list_copy(sg__list *dst, const sg__list *src)
 
 static void forget_replaced(sg_facts *f)
 {
-    sg__idmap_reset(&f->rmemo);
-    f->rdone.n = 0;
+    sg__nodememo_reset(&f->rmemo);
 }
 
 static void clear_bounds(sg_facts *f)
@@ -163,7 +162,7 @@ sg_status sg_facts_new(sg_ctx *ctx, sg_facts **out)
     sg_facts *f = calloc(1, sizeof *f);
     if (!f || !(f->rcache = sg__range_cache_new()) || !sg__idmap_init(&f->bidx, 16) ||
         !sg__idmap_init(&f->known_memo, 16) || !sg__idmap_init(&f->occidx, 16) || !sg__idmap_init(&f->axidx, 16) ||
-        !sg__idmap_init(&f->rmap, 16) || !sg__idmap_init(&f->rmemo, 64)) {
+        !sg__idmap_init(&f->rmap, 16)) {
         sg_facts_free(f);
         return sg__nomem(ctx);
     }
@@ -184,8 +183,7 @@ void sg_facts_free(sg_facts *f)
     sg__idmap_free(&f->occidx);
     sg__idmap_free(&f->axidx);
     sg__idmap_free(&f->rmap);
-    sg__idmap_free(&f->rmemo);
-    sg__list_free(&f->rdone);
+    sg__nodememo_free(&f->rmemo);
     for (size_t i = 0; i < f->capocc; i++)
         free(f->occ[i].v);
     free(f->occ);
@@ -225,13 +223,12 @@ const sg_expr *sg__facts_replace(sg_facts *f, const sg_expr *e)
 {
     if (!f->rsym.n || (e->nargs == 0 && e->op != SG_OP_SYM))
         return e; /* nothing to replace, or a constant */
-    size_t *i = sg__idmap_find(&f->rmemo, e->id);
-    if (i)
-        return f->rdone.v[*i];
-    const sg_expr *r;
+    const sg_expr *r = sg__nodememo_get(&f->rmemo, e);
+    if (r)
+        return r;
     if (sg__subs_map(f->ctx, &r, e, &f->rmap, f->rval.v) != SG_OK)
         return NULL;
-    if (!sg__list_push(&f->rdone, r) || !sg__idmap_put(&f->rmemo, e->id, f->rdone.n - 1))
+    if (!sg__nodememo_put(&f->rmemo, e, r))
         forget_replaced(f); /* out of memory: no memo, still right */
     return r;
 }

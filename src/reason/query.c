@@ -17,25 +17,34 @@ static sg_truth truth_of_bool_range(const sg__iv *r)
 
 /* ---- replacing one atom by a value (for case splits) ---- */
 
-static const sg_expr *replace_node(sg_ctx *ctx, const sg_expr *e, const sg_expr *from, const sg_expr *to, int depth)
+/* e with the node from replaced by to everywhere. */
+typedef struct {
+    sg_ctx *ctx;
+    const sg_expr *from, *to;
+    sg__nodememo memo;
+} node_replacer;
+
+static const sg_expr *replace_arg(void *user, const sg_expr *e)
 {
-    if (e == from)
-        return to;
-    if (e->nargs == 0 || depth > SG_MAX_DEPTH)
+    node_replacer *R = user;
+    if (e == R->from)
+        return R->to;
+    if (e->nargs == 0)
         return e;
-    const sg_expr *small[8], **args = small;
-    if (e->nargs > 8 && !(args = malloc(e->nargs * sizeof *args)))
-        return sg__nomem(ctx), NULL;
-    bool same = true;
-    size_t i;
-    for (i = 0; i < e->nargs; i++) {
-        if (!(args[i] = replace_node(ctx, e->args[i], from, to, depth + 1)))
-            break;
-        same = same && args[i] == e->args[i];
-    }
-    const sg_expr *r = i < e->nargs ? NULL : same ? e : sg__rebuild(ctx, e, args);
-    if (args != small)
-        free(args);
+    const sg_expr *r = sg__nodememo_get(&R->memo, e);
+    if (r)
+        return r;
+    r = sg__map_args(R->ctx, e, replace_arg, R);
+    if (r && !sg__nodememo_put(&R->memo, e, r))
+        return sg__nomem(R->ctx), NULL;
+    return r;
+}
+
+static const sg_expr *replace_node(sg_ctx *ctx, const sg_expr *e, const sg_expr *from, const sg_expr *to)
+{
+    node_replacer R = {.ctx = ctx, .from = from, .to = to};
+    const sg_expr *r = replace_arg(&R, e);
+    sg__nodememo_free(&R.memo);
     return r;
 }
 
@@ -88,7 +97,7 @@ static sg_truth case_split(sg_facts *f, const sg_expr *q, size_t *budget, int de
     fmpz_t v;
     fmpz_init_set(v, &r.lo);
     for (bool first = true; fmpz_cmp(v, &r.hi) <= 0; fmpz_add_ui(v, v, 1), first = false) {
-        const sg_expr *val = sg__int_fmpz(f->ctx, v), *qv = val ? replace_node(f->ctx, q, atom, val, 0) : NULL;
+        const sg_expr *val = sg__int_fmpz(f->ctx, v), *qv = val ? replace_node(f->ctx, q, atom, val) : NULL;
         if (!qv) {
             all = SG_UNKNOWN;
             break;
@@ -112,9 +121,7 @@ typedef struct {
     sg_facts *f;
     bool use_known;
     size_t *budget;
-    sg__idmap memo;
-    const sg_expr **done;
-    size_t ndone, capdone;
+    sg__nodememo memo;
 } simplifier;
 
 static const sg_expr *simp(simplifier *S, const sg_expr *e);
@@ -307,27 +314,19 @@ static const sg_expr *simp_node(simplifier *S, const sg_expr *e)
     return res;
 }
 
+static const sg_expr *simp_arg(void *user, const sg_expr *e)
+{
+    return simp(user, e);
+}
+
 static const sg_expr *simp(simplifier *S, const sg_expr *e)
 {
     if (e->nargs == 0)
         return e;
-    size_t *slot = sg__idmap_find(&S->memo, e->id);
-    if (slot)
-        return S->done[*slot];
-    sg_ctx *ctx = S->f->ctx;
-    const sg_expr *small[8], **args = small;
-    if (e->nargs > 8 && !(args = malloc(e->nargs * sizeof *args)))
-        return sg__nomem(ctx), NULL;
-    bool same = true;
-    size_t i;
-    for (i = 0; i < e->nargs; i++) {
-        if (!(args[i] = simp(S, e->args[i])))
-            break;
-        same = same && args[i] == e->args[i];
-    }
-    const sg_expr *r = i < e->nargs ? NULL : same ? e : sg__rebuild(ctx, e, args);
-    if (args != small)
-        free(args);
+    const sg_expr *r = sg__nodememo_get(&S->memo, e);
+    if (r)
+        return r;
+    r = sg__map_args(S->f->ctx, e, simp_arg, S);
     /* the rules may expose more: apply them until the node stops changing */
     for (int round = 0; r && round < 4; round++) {
         const sg_expr *r2 = simp_node(S, r);
@@ -335,19 +334,8 @@ static const sg_expr *simp(simplifier *S, const sg_expr *e)
             break;
         r = r2 && r2 != r && r2->nargs ? simp(S, r2) : r2;
     }
-    if (!r)
-        return NULL;
-    if (S->ndone == S->capdone) {
-        size_t cap = S->capdone ? S->capdone * 2 : 32;
-        const sg_expr **d = realloc(S->done, cap * sizeof *d);
-        if (!d)
-            return sg__nomem(ctx), NULL;
-        S->done = d;
-        S->capdone = cap;
-    }
-    S->done[S->ndone] = r;
-    if (!sg__idmap_put(&S->memo, e->id, S->ndone++))
-        return sg__nomem(ctx), NULL;
+    if (r && !sg__nodememo_put(&S->memo, e, r))
+        return sg__nomem(S->f->ctx), NULL;
     return r;
 }
 
@@ -357,13 +345,8 @@ static const sg_expr *simplify(sg_facts *f, const sg_expr *e, bool use_known, si
     if (!r)
         return NULL;
     simplifier S = {.f = f, .use_known = use_known, .budget = budget};
-    if (!sg__idmap_init(&S.memo, 16)) {
-        sg__idmap_free(&S.memo);
-        return sg__nomem(f->ctx), NULL;
-    }
     r = simp(&S, r);
-    sg__idmap_free(&S.memo);
-    free(S.done);
+    sg__nodememo_free(&S.memo);
     return r;
 }
 

@@ -22,8 +22,7 @@ struct sg_facts {
     /* what the facts give, derived again whenever a replacement appears */
     sg__list rsym, rval; /* replacements: symbol -> expression without replaced symbols */
     sg__idmap rmap;      /* replaced symbol id -> index in rval */
-    sg__idmap rmemo;     /* expression id -> index in rdone: replacements applied, */
-    sg__list rdone;      /* valid until the replacements change */
+    sg__nodememo rmemo;  /* expressions with the replacements applied, until they change */
     sg__idmap bidx;      /* atom id -> index in batom/biv */
     sg__list batom;
     sg__iv *biv;
