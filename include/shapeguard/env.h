@@ -35,7 +35,7 @@ typedef enum sg_dim_dynamic {
     SG_DIM_DYNAMIC = 1,           /* always a fresh symbol */
     SG_DIM_STATIC = 2,            /* the constant hint */
     SG_DIM_SIZE_LIKE_UNBACKED = 3,/* a fresh unbacked size-like symbol; the hint is not used */
-    SG_DIM_OBLIVIOUS_SIZE = 4     /* as SIZE_LIKE_UNBACKED, remembering the hint */
+    SG_DIM_OBLIVIOUS_SIZE = 4     /* as SIZE_LIKE_UNBACKED (its hint is not used yet) */
 } sg_dim_dynamic;
 
 /* What happens to a guard after sg_env_freeze. */
@@ -166,7 +166,7 @@ SG_WARN_UNUSED sg_status sg_env_rename_unbacked(sg_env *env, const sg_expr *from
  * O(1); restoring re-derives the facts. Marks taken after the one restored
  * become invalid. */
 typedef struct sg_env_mark {
-    size_t nsyms, ninputs, nguards, nasserts, nfacts, npending, nbindings;
+    size_t nsyms, ninputs, nguards, nasserts, nfacts, nbindings;
     uint32_t nbacked, nunbacked;
     size_t ignored;
     int frozen;

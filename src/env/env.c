@@ -12,8 +12,7 @@
 
 typedef struct symrec {
     const sg_expr *sym;
-    const sg_expr *hint; /* an INT node; NULL for unbacked (OBLIVIOUS_SIZE keeps it in obl) */
-    const sg_expr *obl;  /* the remembered hint of an OBLIVIOUS_SIZE symbol */
+    const sg_expr *hint; /* an INT node; NULL for unbacked */
     char *source;        /* the first source (binding site), or NULL */
     char *binding;       /* unbacked: the output path that binds it, or NULL */
     bool backed, size_like, pending;
@@ -281,13 +280,13 @@ static sg_status new_symbol(sg_env *env, const sg_expr **out, bool backed)
 static void rollback(sg_env *env, const sg_env_mark *m);
 
 static sg_status make_unbacked(sg_env *env, const sg_expr **out, const char *source, int size_like,
-                               const sg_interval *user_range, const sg_expr *oblivious_hint)
+                               const sg_interval *user_range)
 {
     const sg_expr *sym;
     sg_status s = new_symbol(env, &sym, false);
     if (s)
         return s;
-    symrec r = {.sym = sym, .obl = oblivious_hint, .size_like = size_like != 0, .pending = true};
+    symrec r = {.sym = sym, .size_like = size_like != 0, .pending = true};
     if (source && !(r.source = dup_text(source)))
         return sg__nomem(env->ctx);
     if ((s = add_symrec(env, &r))) {
@@ -317,7 +316,7 @@ sg_status sg_env_create_unbacked(sg_env *env, const sg_expr **out, const char *s
         return sg__err(env->ctx, SG_EINVAL, "sg_env_create_unbacked: source '%s' is already an input", source);
     sg_env_mark m;
     sg_env_mark_take(env, &m);
-    s = make_unbacked(env, out, source, size_like, user_range, NULL);
+    s = make_unbacked(env, out, source, size_like, user_range);
     if (!s && source)
         s = add_input(env, source, *out);
     if (s) {
@@ -373,7 +372,7 @@ sg_status sg_env_create_backed(sg_env *env, const sg_expr **out, const char *sou
     const sg_expr *e = NULL;
     bool zero_one = is_size && env->opt.specialize_zero_one && (hint == ctx->zero || hint == ctx->one);
     if (dyn == SG_DIM_SIZE_LIKE_UNBACKED || dyn == SG_DIM_OBLIVIOUS_SIZE) {
-        s = make_unbacked(env, &e, NULL, 1, user_range, dyn == SG_DIM_OBLIVIOUS_SIZE ? hint : NULL);
+        s = make_unbacked(env, &e, NULL, 1, user_range);
         if (!s) { /* an input: bound by its source, not pending */
             symrec *r = rec_of(env, e);
             r->pending = false;
@@ -433,7 +432,7 @@ sg_status sg_env_replace(sg_env *env, const sg_expr **out, const sg_expr *e)
 
 /* The value of e at the hints. SG_EDATADEP (message set by the caller) when
  * a symbol has none. */
-static sg_status hint_value(sg_env *env, const sg_expr *e, const sg_expr **out, bool oblivious)
+static sg_status hint_value(sg_env *env, const sg_expr *e, const sg_expr **out)
 {
     const sg_expr **fs;
     size_t n;
@@ -447,7 +446,7 @@ static sg_status hint_value(sg_env *env, const sg_expr *e, const sg_expr **out, 
     }
     for (size_t i = 0; i < n && !s; i++) {
         symrec *r = rec_of(env, fs[i]);
-        vals[i] = r ? (r->hint ? r->hint : oblivious ? r->obl : NULL) : NULL;
+        vals[i] = r ? r->hint : NULL;
         if (!vals[i])
             s = SG_EDATADEP;
     }
@@ -465,7 +464,7 @@ sg_status sg_env_hint(sg_env *env, const sg_expr **out, const sg_expr *e)
     if (!out || !e)
         return sg__err(env->ctx, SG_EINVAL, "sg_env_hint: NULL argument");
     *out = NULL;
-    sg_status s = hint_value(env, e, out, false);
+    sg_status s = hint_value(env, e, out);
     if (s == SG_EDATADEP)
         return sg__err(env->ctx, s, "the expression has a symbol without a hint");
     return s;
@@ -609,23 +608,23 @@ static sg_status evaluate_uncached(sg_env *env, int *out, const sg_expr *cond, c
                                    int fallback, bool oblivious, bool *final)
 {
     sg_truth t;
-    sg_status s;
     /* Every guard holds at the hints, so a condition can only be proved
-     * what it is at the hints: try that proof alone when the hints give it. */
-    const sg_expr *r0 = sg__facts_replace(env->facts, cond), *v0 = NULL;
-    if (!r0)
+     * what it is at the hints: try that proof alone when the hints give it.
+     * (Questions do not change the replacements: r and v stay valid.) */
+    const sg_expr *r = sg__facts_replace(env->facts, cond), *v = NULL;
+    if (!r)
         return env->ctx->err;
-    s = hint_value(env, r0, &v0, false);
-    if (!s) {
-        t = sg__facts_known_want(env->facts, cond, v0->op == SG_OP_TRUE);
+    sg_status hinted = hint_value(env, r, &v);
+    if (hinted && hinted != SG_EDATADEP)
+        return hinted;
+    sg_status s = SG_OK;
+    if (!hinted) {
+        t = sg__facts_known_want(env->facts, cond, v->op == SG_OP_TRUE);
         if (env->ctx->err == SG_ENOMEM)
             return SG_ENOMEM;
-    } else if (s == SG_EDATADEP) {
-        s = sg_facts_known(env->facts, &t, cond);
-    }
-    if (s && s != SG_EDATADEP)
+    } else if ((s = sg_facts_known(env->facts, &t, cond))) {
         return s;
-    s = SG_OK;
+    }
     if (t == SG_UNKNOWN && oblivious) {
         /* size-like symbols count as >= 2 for the proof */
         sg_facts *g;
@@ -658,19 +657,13 @@ static sg_status evaluate_uncached(sg_env *env, int *out, const sg_expr *cond, c
         *final = true;
         return SG_OK;
     }
-    const sg_expr *r = sg__facts_replace(env->facts, cond), *v;
-    if (!r)
-        return env->ctx->err;
-    s = hint_value(env, r, &v, false);
-    if (s == SG_EDATADEP) {
+    if (hinted == SG_EDATADEP) {
         if (fallback >= 0) {
             *out = fallback;
             return SG_OK;
         }
         return data_dependent(env, r, false);
     }
-    if (s)
-        return s;
     bool val = v->op == SG_OP_TRUE;
     const sg_expr *g = val ? r : sg__not(env->ctx, r);
     if (!g)
@@ -738,7 +731,7 @@ sg_status sg_env_evaluate_int(sg_env *env, const sg_expr **out, const sg_expr *e
     const sg_expr *r = sg__facts_replace(env->facts, e), *v, *eq;
     if (!r)
         return env->ctx->err;
-    s = hint_value(env, r, &v, false);
+    s = hint_value(env, r, &v);
     if (s == SG_EDATADEP)
         return data_dependent(env, r, true);
     if (s)
@@ -801,7 +794,7 @@ sg_status sg_env_check(sg_env *env, const sg_expr *cond, const char *msg)
     const sg_expr *r = sg__facts_replace(env->facts, cond), *v;
     if (!r)
         return env->ctx->err;
-    s = hint_value(env, r, &v, false);
+    s = hint_value(env, r, &v);
     if (s && s != SG_EDATADEP)
         return s;
     if (!s && !env->opt.prefer_runtime_asserts) {
@@ -957,7 +950,6 @@ void sg_env_mark_take(const sg_env *env, sg_env_mark *m)
     m->nunbacked = env->nunbacked;
     m->ignored = env->ignored;
     m->frozen = env->frozen;
-    m->npending = 0;
 }
 
 static void rollback(sg_env *env, const sg_env_mark *m)
