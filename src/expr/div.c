@@ -26,7 +26,7 @@ static const sg_expr *fold(sg_ctx *ctx, num_op op, const sg_expr *a, const sg_ex
     return res;
 }
 
-/* Symbolic divisor b: write a = g*M*a2 and b = g*M*b2 where g is the integer
+/* Write a = g*M*a2 and b = g*M*b2 (b symbolic or a constant) where g is the integer
  * content of both (signed so that b2's leading coefficient is positive) and M
  * the greatest common monomial. (g*M*a2) / (g*M*b2) = a2 / b2 wherever g*M is
  * not zero, so quotients keep their value; remainders scale by g*M. */
@@ -481,45 +481,10 @@ static const sg_expr *trunc_op(sg_ctx *ctx, sg_op op, const sg_expr *a, const sg
         return fold(ctx, op == SG_OP_TRUNCDIV ? sg__num_truncdiv : sg__num_truncmod, a, b);
     if (a == ctx->zero)
         return a;
-    const sg_expr *A, *B, *gm;
-    if (b->op == SG_OP_INT) {
-        sg__poly p;
-        sg__poly_init(&p);
-        if (!sg__poly_set(ctx, &p, a)) {
-            sg__poly_clear(&p);
-            return NULL;
-        }
-        fmpz_t g;
-        fmpz_init(g);
-        sg__poly_normalize(&p);
-        sg__poly_content(g, &p);
-        fmpz_gcd(g, g, &p.c);
-        fmpz_gcd(g, g, &b->u.val);
-        if (fmpz_sgn(&b->u.val) < 0)
-            fmpz_neg(g, g);
-        for (size_t i = 0; i < p.n; i++)
-            fmpz_divexact(&p.t[i].k, &p.t[i].k, g);
-        fmpz_divexact(&p.c, &p.c, g);
-        A = sg__poly_get(ctx, &p);
-        B = A ? sg__int_fmpz(ctx, &b->u.val) : NULL;
-        if (B) {
-            fmpz_t bd;
-            fmpz_init(bd);
-            fmpz_divexact(bd, &b->u.val, g);
-            B = sg__int_fmpz(ctx, bd);
-            fmpz_clear(bd);
-        }
-        gm = B ? sg__int_fmpz(ctx, g) : NULL;
-        fmpz_clear(g);
-        sg__poly_clear(&p);
-        if (!gm)
-            return NULL;
-    } else {
-        split s;
-        if (!split_content(ctx, a, b, &s))
-            return NULL;
-        A = s.a, B = s.b, gm = s.gm;
-    }
+    split sp; /* a = gm*A, b = gm*B with B's leading coefficient positive */
+    if (!split_content(ctx, a, b, &sp))
+        return NULL;
+    const sg_expr *A = sp.a, *B = sp.b, *gm = sp.gm;
     bool negate = false;
     if (sg__lead_sign(A) < 0) {
         A = sg__neg(ctx, A);
