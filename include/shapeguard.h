@@ -11,5 +11,7 @@
 #include <shapeguard/range.h>
 #include <shapeguard/reason.h>
 #include <shapeguard/env.h>
+#include <shapeguard/source.h>
+#include <shapeguard/guard.h>
 
 #endif /* SHAPEGUARD_H */

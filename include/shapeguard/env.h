@@ -35,8 +35,16 @@ typedef enum sg_dim_dynamic {
     SG_DIM_DYNAMIC = 1,           /* always a fresh symbol */
     SG_DIM_STATIC = 2,            /* the constant hint */
     SG_DIM_SIZE_LIKE_UNBACKED = 3,/* a fresh unbacked size-like symbol; the hint is not used */
-    SG_DIM_OBLIVIOUS_SIZE = 4     /* as SIZE_LIKE_UNBACKED (its hint is not used yet) */
+    SG_DIM_OBLIVIOUS_SIZE = 4,    /* as SIZE_LIKE_UNBACKED (its hint is not used yet) */
+    SG_DIM_INFER_STRIDE = 5       /* strides only (source.h): the product of the sizes and strides
+                                     of faster dimensions when the hint equals it, else DUCK;
+                                     sg_env_create_backed rejects it */
 } sg_dim_dynamic;
+
+/* What an input is (flags of sg_env_create_backed and sg_env_add_input). */
+#define SG_INPUT_SIZE 1u     /* a tensor size, stride or offset: non-negative, 0/1-specialized */
+#define SG_INPUT_PROPERTY 2u /* a tensor property: a constant value is checked per tensor, so
+                                produce_guards leaves it out unless asked (SG_GUARDS_STATIC) */
 
 /* What happens to a guard after sg_env_freeze. */
 typedef enum sg_freeze_mode {
@@ -73,16 +81,32 @@ sg_facts *sg_env_facts(sg_env *env);
 /* ---- symbols ------------------------------------------------------------ */
 
 /* An input with source name source (copied) and hint (an integer constant).
- * is_size marks a tensor size: non-negative, 0/1-specialized, range [2, oo]
- * (or [0, oo] without 0/1 specialization); otherwise the range is [-oo, oo].
+ * flags: SG_INPUT_SIZE marks a tensor size: non-negative, 0/1-specialized,
+ * range [2, oo] (or [0, oo] without 0/1 specialization); otherwise the range
+ * is [-oo, oo]. SG_INPUT_PROPERTY: see above.
  * user_range (NULL: none) narrows the range (either bound may be NULL).
  * *out is the symbol, a reused symbol (duck sizing), or a constant (static,
  * 0/1 specialization). Errors: SG_EINVAL (NULL, a hint that is not an integer
  * constant, a negative size hint, the hint outside the range, an empty range,
  * a source name given twice), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_env_create_backed(sg_env *env, const sg_expr **out, const char *source,
-                                              const sg_expr *hint, sg_dim_dynamic dyn, int is_size,
+                                              const sg_expr *hint, sg_dim_dynamic dyn, unsigned flags,
                                               const sg_interval *user_range);
+
+/* An input whose value is e, an expression over the environment's symbols
+ * (an inferred stride such as s1, or a symbol made for another source):
+ * produce_guards states source == e unless source is e's binding site.
+ * flags as for sg_env_create_backed (SG_INPUT_SIZE is not used). Errors:
+ * SG_EINVAL (NULL, a source name given twice, a symbol that is not the
+ * environment's), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_env_add_input(sg_env *env, const char *source, const sg_expr *e, unsigned flags);
+
+/* A number that tells this environment from every other made in its
+ * context, even one made at the same address after it was freed (a key for
+ * caches that outlive environments, such as the source-to-symbol cache). */
+uint64_t sg_env_serial(const sg_env *env);
+/* The context of env. */
+sg_ctx *sg_env_ctx(const sg_env *env);
 
 /* A fresh unbacked symbol u<N>. size_like: range [0, oo], treated as >= 2 by
  * size-oblivious questions. source may be NULL. It is pending until bound
@@ -196,6 +220,23 @@ const sg_expr *sg_env_assert_key(const sg_env *env, size_t i);
  * caller frees with sg_free; each item is a boolean expression. Errors:
  * SG_EINVAL, SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_env_produce_guards(sg_env *env, sg_give const sg_expr ***out, size_t *n);
+
+/* Options of sg_env_produce_guards_flags. */
+#define SG_GUARDS_STATIC 1u /* also the constant values of SG_INPUT_PROPERTY inputs */
+
+/* As sg_env_produce_guards, with flags (0 is sg_env_produce_guards). */
+SG_WARN_UNUSED sg_status sg_env_produce_guards_flags(sg_env *env, unsigned flags, sg_give const sg_expr ***out,
+                                                     size_t *n);
+
+/* As sg_env_produce_guards_flags, and for each item i, when it is an input
+ * equality (source == value), its two sides over sources: (*lhs)[i] is the
+ * source's symbol and (*rhs)[i] the value (both NULL for other items), so
+ * that a printer can state it as PyTorch does, source first. lhs and rhs
+ * are arrays of *n entries freed with sg_free (NULL when *n is 0); either
+ * may be NULL (not wanted). */
+SG_WARN_UNUSED sg_status sg_env_produce_guards_sides(sg_env *env, unsigned flags, sg_give const sg_expr ***out,
+                                                     sg_give const sg_expr ***lhs, sg_give const sg_expr ***rhs,
+                                                     size_t *n);
 
 #ifdef __cplusplus
 }

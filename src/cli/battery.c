@@ -251,6 +251,10 @@ void case_init(case_state *cs)
 
 static void case_end(case_state *cs)
 {
+    sg_inputs_free(cs->inputs);
+    cs->inputs = NULL;
+    sg_symcache_free(cs->cache);
+    cs->cache = NULL;
     sg_env_free(cs->env);
     cs->env = NULL;
     sg_facts_free(cs->facts);
@@ -732,10 +736,10 @@ static const command commands[] = {
     { "check", ARROW_ALWAYS, cmd_check },
     { "guards", ARROW_ALWAYS, cmd_guards },
     { "asserts", ARROW_ALWAYS, cmd_asserts },
-    { "tensor", ARROW_NEVER, NULL },
-    { "subclass", ARROW_NEVER, NULL },
-    { "refakify", ARROW_ALWAYS, NULL },
-    { "call", ARROW_ALWAYS, NULL },
+    { "tensor", ARROW_NEVER, cmd_tensor },
+    { "subclass", ARROW_NEVER, cmd_subclass },
+    { "refakify", ARROW_ALWAYS, cmd_refakify },
+    { "call", ARROW_ALWAYS, cmd_call },
 };
 
 static const command *find_command(const char *word, size_t n)
@@ -1012,7 +1016,8 @@ static int read_all(const char *path, char **out, size_t *len)
     return 0;
 }
 
-static void run_file(runner *r, const char *path)
+/* Run a file; before its last case ends, at_end (if not NULL) sees it. */
+static void run_file(runner *r, const char *path, void (*at_end)(case_state *, FILE *), FILE *end_out)
 {
     char *buf;
     size_t len, pos = 0, lineno = 0;
@@ -1035,6 +1040,8 @@ static void run_file(runner *r, const char *path)
         run_line(r, &cs, path, ++lineno, buf + pos, n);
         pos += n + 1;
     }
+    if (at_end)
+        at_end(&cs, end_out);
     case_end(&cs);
     free(buf);
 }
@@ -1044,8 +1051,15 @@ int cli_run_batteries(size_t nfiles, char *const *files, FILE *out)
     runner r = { out, 0, 0 };
     size_t i;
     for (i = 0; i < nfiles; i++)
-        run_file(&r, files[i]);
+        run_file(&r, files[i], NULL, NULL);
     fprintf(out, "%zu passed, %zu failed\n", r.passed, r.failed);
     fflush(out);
+    return r.failed ? 1 : 0;
+}
+
+int cli_battery_guards(const char *file, FILE *out, FILE *err)
+{
+    runner r = { err, 0, 0 };
+    run_file(&r, file, case_print_guards, out);
     return r.failed ? 1 : 0;
 }

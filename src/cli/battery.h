@@ -12,6 +12,8 @@ typedef struct case_state {
     sg_ctx *ctx;
     sg_facts *facts;        /* facts of a case without an environment */
     sg_env *env;            /* the shape environment, made at its first use */
+    sg_symcache *cache;     /* the source-to-symbol cache of the case */
+    sg_inputs *inputs;      /* the inputs given to env (backed, tensor, subclass) */
     sg_env_options opts;    /* set by `env` before the environment is made */
     char **names;           /* NAME -> what it is bound to */
     const sg_expr **named;
@@ -25,6 +27,16 @@ void case_init(case_state *cs);
 /* The case's fact base (the environment's, when there is one), made if
  * needed; NULL (with why set) if it cannot be. */
 sg_facts *case_facts(case_state *cs, cli_str *why);
+/* The case's environment, made if needed (facts assumed before it existed
+ * are assumed again in it), and its inputs; NULL (why set) if they cannot be
+ * made. */
+sg_env *case_env(case_state *cs, cli_str *why);
+sg_inputs *case_inputs(case_state *cs, cli_str *why);
+/* Bind the source names of a fake's sizes, strides and offset (and of its
+ * inner tensors) to their expressions, so that expressions of the case may
+ * name them. 0 (why set) on failure. */
+int case_bind_fake(case_state *cs, const sg_fake *f);
+
 /* Parse len bytes of text, identifiers resolved as the format says: a bound
  * NAME, a symbol of the environment (s0, u3), else a free symbol. */
 sg_status case_parse(case_state *cs, const sg_expr **out, const char *text, size_t len);
@@ -56,5 +68,15 @@ cmd_result cmd_guard_or_true(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cl
 cmd_result cmd_check(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 cmd_result cmd_guards(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 cmd_result cmd_asserts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+
+/* Print the case's guards (sg_env_produce_guards) to out in PyTorch's text,
+ * one a line (nothing without an environment). */
+void case_print_guards(case_state *cs, FILE *out);
+
+/* Tensor inputs and guards at call time (battery_tensor.c). */
+cmd_result cmd_tensor(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_subclass(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_refakify(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_call(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 
 #endif /* SG_CLI_BATTERY_H */

@@ -7,11 +7,17 @@
 
 /* The case's environment, made at its first use; facts assumed before it
  * existed are assumed again in it. NULL (why set) if it cannot be made. */
-static sg_env *case_env(case_state *cs, cli_str *why)
+sg_env *case_env(case_state *cs, cli_str *why)
 {
     if (cs->env)
         return cs->env;
-    if (sg_env_new(cs->ctx, &cs->opts, &cs->env) != SG_OK) {
+    if (sg_env_new(cs->ctx, &cs->opts, &cs->env) != SG_OK || sg_symcache_new(cs->ctx, &cs->cache) != SG_OK ||
+        sg_inputs_new(cs->env, cs->cache, &cs->inputs) != SG_OK) {
+        sg_inputs_free(cs->inputs);
+        sg_symcache_free(cs->cache);
+        sg_env_free(cs->env);
+        cs->inputs = NULL;
+        cs->cache = NULL;
         cs->env = NULL;
         cli_str_adds(why, "cannot make a shape environment: out of memory");
         return NULL;
@@ -26,6 +32,11 @@ static sg_env *case_env(case_state *cs, cli_str *why)
     sg_facts_free(cs->facts);
     cs->facts = NULL;
     return cs->env;
+}
+
+sg_inputs *case_inputs(case_state *cs, cli_str *why)
+{
+    return case_env(cs, why) ? cs->inputs : NULL;
 }
 
 static void bind_name(case_state *cs, const char *name, size_t n, const sg_expr *e)
@@ -97,6 +108,37 @@ static int read_range(sg_ctx *ctx, const char *w, size_t n, sg_interval *r, cli_
         return 0;
     }
     return 1;
+}
+
+static int bind_source(case_state *cs, const sg_source *base, sg_source_kind kind, size_t i, const sg_expr *e)
+{
+    const sg_source *s;
+    if (sg_source_property(cs->ctx, &s, base, kind, i) != SG_OK)
+        return 0;
+    bind_name(cs, sg_source_name(s), strlen(sg_source_name(s)), e);
+    return 1;
+}
+
+static int bind_fake_at(case_state *cs, const sg_source *src, const sg_fake *f)
+{
+    for (size_t i = 0; i < f->ndim; i++)
+        if (!bind_source(cs, src, SG_SOURCE_SIZE, i, f->sizes[i]) ||
+            !bind_source(cs, src, SG_SOURCE_STRIDE, i, f->strides[i]))
+            return 0;
+    if (!bind_source(cs, src, SG_SOURCE_OFFSET, 0, f->offset))
+        return 0;
+    for (size_t i = 0; i < f->ninner; i++) {
+        const sg_source *s;
+        if (sg_source_attr(cs->ctx, &s, src, f->names[i]) != SG_OK || !bind_fake_at(cs, s, f->inner[i]))
+            return 0;
+    }
+    return 1;
+}
+
+int case_bind_fake(case_state *cs, const sg_fake *f)
+{
+    const sg_source *src = sg_inputs_source(cs->inputs, sg_inputs_count(cs->inputs) - 1);
+    return src && bind_fake_at(cs, src, f);
 }
 
 /* NAME at the start of *p (advanced past it). */
@@ -197,7 +239,10 @@ cmd_result cmd_backed(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *
         }
     }
     char *source = cli_xstrndup(name, nn);
-    sg_status st = sg_env_create_backed(env, &e, source, hint, dyn, size, ranged ? &r : NULL);
+    const sg_source *src;
+    sg_status st = sg_source_named(ctx, &src, source);
+    if (st == SG_OK)
+        st = sg_inputs_int(cs->inputs, src, hint, dyn, size ? SG_INPUT_SIZE : 0, ranged ? &r : NULL, &e);
     free(source);
     if (st != SG_OK) {
         cli_str_add_error(why, ctx, st);
@@ -412,6 +457,20 @@ static void add_set(cli_str *s, sg_ctx *ctx, const item_set *set)
     free(t);
 }
 
+/* Sources in the expected side of guards: the symbols of their names. */
+static sg_status source_as_symbol(void *user, sg_ctx *ctx, const char *text, size_t len, int is_source,
+                                  const sg_expr **out)
+{
+    (void)user;
+    *out = NULL;
+    if (!is_source)
+        return SG_OK;
+    char *name = cli_xstrndup(text, len);
+    sg_status st = sg_expr_sym(ctx, out, name);
+    free(name);
+    return st;
+}
+
 /* Read "G1; G2; ..." or "none". resolve: identifiers as in the case (asserts)
  * or left as they are (guards: source names). */
 static int read_set(case_state *cs, const char *text, int resolve, item_set *out, cli_str *why)
@@ -425,7 +484,8 @@ static int read_set(case_state *cs, const char *text, int resolve, item_set *out
         const char *q = p;
         cli_trim(&q, &n);
         const sg_expr *e;
-        sg_status st = resolve ? case_parse(cs, &e, q, n) : sg_parse_n(cs->ctx, &e, q, n, NULL);
+        sg_parse_opts sources = { source_as_symbol, NULL, 0 };
+        sg_status st = resolve ? case_parse(cs, &e, q, n) : sg_parse_n(cs->ctx, &e, q, n, &sources);
         if (st != SG_OK) {
             cli_str_addf(why, "cannot parse the expected item '%.*s': ", (int)n, q);
             cli_str_add_error(why, cs->ctx, st);
@@ -450,7 +510,7 @@ static cmd_result compare_sets(sg_ctx *ctx, const char *expected, item_set *want
     return r;
 }
 
-/* guards => G1; G2; ... | none */
+/* guards [all] => G1; G2; ... | none */
 cmd_result cmd_guards(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
     item_set want = { NULL, 0 }, got = { NULL, 0 };
@@ -459,15 +519,15 @@ cmd_result cmd_guards(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *
     size_t n;
     if (!env)
         return CMD_FAIL;
-    if (ln->args[0]) {
-        cli_str_adds(why, "'guards' takes no argument");
+    if (ln->args[0] && strcmp(ln->args, "all")) {
+        cli_str_adds(why, "'guards' takes no argument but 'all'");
         return CMD_FAIL;
     }
     if (!read_set(cs, ln->expected, 0, &want, why)) {
         free(want.v);
         return CMD_FAIL;
     }
-    sg_status st = sg_env_produce_guards(env, &items, &n);
+    sg_status st = sg_env_produce_guards_flags(env, ln->args[0] ? SG_GUARDS_STATIC : 0, &items, &n);
     if (st != SG_OK) {
         free(want.v);
         cli_str_add_error(why, ctx, st);
@@ -497,4 +557,72 @@ cmd_result cmd_asserts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str 
     for (size_t i = 0; i < sg_env_nasserts(env); i++)
         set_add(&got, sg_env_assert(env, i, NULL));
     return compare_sets(ctx, ln->expected, &want, &got, why);
+}
+
+/* If g is a bound of one symbol (s - c >= 0 or c - s >= 0): the symbol, the
+ * bound printed, and which side (1: upper). */
+static const sg_expr *bound_of(sg_ctx *ctx, const sg_expr *g, char **c, int *upper)
+{
+    const sg_expr *p = sg_expr_op(g) == SG_OP_GE0 ? sg_expr_arg(g, 0) : NULL;
+    int64_t k;
+    if (p && sg_expr_op(p) == SG_OP_SYM) { /* s >= 0 */
+        *upper = 0;
+        *c = cli_xstrndup("0", 1);
+        return p;
+    }
+    if (!p || sg_expr_op(p) != SG_OP_ADD || sg_expr_nargs(p) != 1 || !sg_expr_num_si(p, 0, &k) ||
+        (k != 1 && k != -1) || sg_expr_op(sg_expr_arg(p, 0)) != SG_OP_SYM)
+        return NULL;
+    const sg_expr *cst, *neg;
+    char *t = NULL;
+    if (sg_expr_num_str(ctx, &t, p, SIZE_MAX) != SG_OK || sg_expr_int_str(ctx, &cst, t) != SG_OK) {
+        sg_free(t);
+        return NULL;
+    }
+    sg_free(t);
+    *upper = k < 0;
+    if (!*upper && sg_expr_neg(ctx, &neg, cst) == SG_OK)
+        cst = neg; /* s + c >= 0 is -c <= s */
+    if (sg_expr_num_str(ctx, c, cst, SIZE_MAX) != SG_OK)
+        return NULL;
+    return sg_expr_arg(p, 0);
+}
+
+void case_print_guards(case_state *cs, FILE *out)
+{
+    const sg_expr **items, **lhs, **rhs;
+    size_t n;
+    if (!cs->env || sg_env_produce_guards_sides(cs->env, 0, &items, &lhs, &rhs, &n) != SG_OK)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        char *c = NULL, *c2 = NULL;
+        int up, up2;
+        const sg_expr *s = lhs[i] ? NULL : bound_of(cs->ctx, items[i], &c, &up), *s2;
+        if (lhs[i]) {
+            cli_str line = CLI_STR_INIT;
+            cli_str_add_expr(&line, cs->ctx, lhs[i], SG_FMT_PYTHON);
+            cli_str_adds(&line, " == ");
+            cli_str_add_expr(&line, cs->ctx, rhs[i], SG_FMT_PYTHON);
+            fprintf(out, "%s\n", cli_str_get(&line));
+            cli_str_free(&line);
+        } else if (s && !up && i + 1 < n && (s2 = bound_of(cs->ctx, items[i + 1], &c2, &up2)) == s && up2) {
+            fprintf(out, "%s <= %s and %s <= %s\n", c, sg_expr_sym_name(s), sg_expr_sym_name(s), c2);
+            i++;
+        } else if (s) {
+            if (up)
+                fprintf(out, "%s <= %s\n", sg_expr_sym_name(s), c);
+            else
+                fprintf(out, "%s <= %s\n", c, sg_expr_sym_name(s));
+        } else {
+            cli_str line = CLI_STR_INIT;
+            cli_str_add_expr(&line, cs->ctx, items[i], SG_FMT_PYTHON);
+            fprintf(out, "%s\n", cli_str_get(&line));
+            cli_str_free(&line);
+        }
+        sg_free(c);
+        sg_free(c2);
+    }
+    sg_free(items);
+    sg_free(lhs);
+    sg_free(rhs);
 }

@@ -75,4 +75,9 @@ void cli_bindings_free(cli_bindings *b);
  * else 1. */
 int cli_run_batteries(size_t nfiles, char *const *files, FILE *out);
 
+/* Run one battery file (failed expectations go to err, without the count
+ * line), then print the guards of its last case to out in PyTorch's text,
+ * one a line. Returns 0 when every expectation held, else 1. */
+int cli_battery_guards(const char *file, FILE *out, FILE *err);
+
 #endif /* SG_CLI_H */

@@ -14,6 +14,8 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  run FILE...               run battery files; exit 0 iff every expectation holds\n"
+    "  guards FILE               run a battery file, then print the guards of its last\n"
+    "                            case in PyTorch's text, one a line\n"
     "  eval EXPR [NAME=INT ...]  evaluate EXPR exactly, the symbols bound to the integers\n"
     "  simplify EXPR [--assume FACT]...\n"
     "                            the canonical form of EXPR (under the facts)\n"
@@ -261,6 +263,13 @@ static int cmd_run(int argc, char **argv)
     return cli_run_batteries((size_t)argc, argv, stdout);
 }
 
+static int cmd_guards(int argc, char **argv)
+{
+    if (argc != 1)
+        return usage_error("guards: expected one FILE");
+    return cli_battery_guards(argv[0], stdout, stderr);
+}
+
 /* ---- demo ---------------------------------------------------------------- */
 
 typedef enum demo_kind {
@@ -380,6 +389,7 @@ typedef struct subcommand {
 
 static const subcommand subcommands[] = {
     { "run", cmd_run },
+    { "guards", cmd_guards },
     { "eval", cmd_eval },
     { "simplify", cmd_simplify },
     { "range", cmd_range },

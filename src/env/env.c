@@ -22,7 +22,8 @@ typedef struct symrec {
 
 typedef struct input {
     char *source;
-    const sg_expr *expr; /* what the input became: a symbol or a constant */
+    const sg_expr *expr; /* what the input became: a symbol, a constant, an expression */
+    unsigned flags;      /* SG_INPUT_* */
 } input;
 
 typedef struct logged {
@@ -33,6 +34,7 @@ typedef struct logged {
 
 struct sg_env {
     sg_ctx *ctx;
+    uint64_t serial;
     sg_env_options opt;
     sg_facts *facts;
     symrec *syms;
@@ -144,6 +146,7 @@ sg_status sg_env_new(sg_ctx *ctx, const sg_env_options *opts, sg_env **out)
     if (!env)
         return sg__nomem(ctx);
     env->ctx = ctx;
+    env->serial = ++ctx->envs;
     if (opts)
         env->opt = *opts;
     else
@@ -207,7 +210,7 @@ static sg_status add_symrec(sg_env *env, const symrec *r)
     return SG_OK;
 }
 
-static sg_status add_input(sg_env *env, const char *source, const sg_expr *e)
+static sg_status add_input(sg_env *env, const char *source, const sg_expr *e, unsigned flags)
 {
     char *s = dup_text(source);
     if (!s || !GROW(env->inputs, env->ninputs, env->capinputs)) {
@@ -216,6 +219,7 @@ static sg_status add_input(sg_env *env, const char *source, const sg_expr *e)
     }
     env->inputs[env->ninputs].source = s;
     env->inputs[env->ninputs].expr = e;
+    env->inputs[env->ninputs].flags = flags;
     env->ninputs++;
     return SG_OK;
 }
@@ -318,7 +322,7 @@ sg_status sg_env_create_unbacked(sg_env *env, const sg_expr **out, const char *s
     sg_env_mark_take(env, &m);
     s = make_unbacked(env, out, source, size_like, user_range);
     if (!s && source)
-        s = add_input(env, source, *out);
+        s = add_input(env, source, *out, 0);
     if (s) {
         rollback(env, &m);
         *out = NULL;
@@ -339,8 +343,9 @@ static const sg_expr *duck_symbol(const sg_env *env, const sg_expr *hint, bool i
 }
 
 sg_status sg_env_create_backed(sg_env *env, const sg_expr **out, const char *source, const sg_expr *hint,
-                               sg_dim_dynamic dyn, int is_size, const sg_interval *user_range)
+                               sg_dim_dynamic dyn, unsigned flags, const sg_interval *user_range)
 {
+    bool is_size = flags & SG_INPUT_SIZE;
     if (!env)
         return SG_EINVAL;
     sg_ctx *ctx = env->ctx;
@@ -385,7 +390,7 @@ sg_status sg_env_create_backed(sg_env *env, const sg_expr **out, const char *sou
         /* duck sizing: the symbol of the equal hint */
     } else {
         s = new_symbol(env, &e, true);
-        symrec r = {.sym = e, .hint = hint, .backed = true, .size_like = is_size != 0,
+        symrec r = {.sym = e, .hint = hint, .backed = true, .size_like = is_size,
                     .duckable = dyn == SG_DIM_DUCK && !user_range};
         if (!s && !(r.source = dup_text(source)))
             s = sg__nomem(ctx);
@@ -399,13 +404,46 @@ sg_status sg_env_create_backed(sg_env *env, const sg_expr **out, const char *sou
             s = assume_range(env, e, user_range->lo, user_range->hi);
     }
     if (!s)
-        s = add_input(env, source, e);
+        s = add_input(env, source, e, flags);
     if (s) {
         rollback(env, &m);
         return s == SG_EASSERT ? sg__err(ctx, SG_EINVAL, "sg_env_create_backed: the range of %s is empty", source) : s;
     }
     *out = e;
     return SG_OK;
+}
+
+sg_status sg_env_add_input(sg_env *env, const char *source, const sg_expr *e, unsigned flags)
+{
+    if (!env)
+        return SG_EINVAL;
+    if (!source || !e)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_add_input: NULL argument");
+    if (e->sort != SG_SORT_INT)
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_add_input: the value of %s is not an integer", source);
+    if (source_taken(env, source))
+        return sg__err(env->ctx, SG_EINVAL, "sg_env_add_input: source '%s' is already an input", source);
+    const sg_expr **fs;
+    size_t nfs;
+    sg_status s = sg_expr_free_symbols(env->ctx, &fs, &nfs, e);
+    if (s)
+        return s;
+    for (size_t i = 0; i < nfs && !s; i++)
+        if (!rec_of(env, fs[i]))
+            s = sg__err(env->ctx, SG_EINVAL, "sg_env_add_input: the value of %s holds %s, not a symbol of the environment",
+                        source, sg_expr_sym_name(fs[i]));
+    sg_free(fs);
+    return s ? s : add_input(env, source, e, flags & ~SG_INPUT_SIZE);
+}
+
+uint64_t sg_env_serial(const sg_env *env)
+{
+    return env ? env->serial : 0;
+}
+
+sg_ctx *sg_env_ctx(const sg_env *env)
+{
+    return env ? env->ctx : NULL;
 }
 
 const sg_expr *sg_env_symbol(const sg_env *env, const char *name)
@@ -1032,7 +1070,7 @@ sg_status sg_env_copy(sg_env **out, const sg_env *env)
         ok = (!env->syms[i].source || r.source) && (!env->syms[i].binding || r.binding) && !add_symrec(c, &r);
     }
     for (size_t i = 0; i < env->ninputs && ok; i++)
-        ok = !add_input(c, env->inputs[i].source, env->inputs[i].expr);
+        ok = !add_input(c, env->inputs[i].source, env->inputs[i].expr, env->inputs[i].flags);
     for (size_t i = 0; i < env->nguards && ok; i++) {
         char *t = dup_text(env->guards[i].text);
         ok = t && GROW(c->guards, c->nguards, c->capguards);
@@ -1110,6 +1148,7 @@ const sg_expr *sg_env_assert_key(const sg_env *env, size_t i)
 
 typedef struct {
     sg__list items;
+    sg__list lhs, rhs; /* per item: the sides of an input equality, else NULL */
     const sg_expr **from, **to; /* symbols -> source symbols */
     size_t n;
 } guardset;
@@ -1119,7 +1158,9 @@ static sg_status to_sources(sg_env *env, guardset *G, const sg_expr *e, const sg
     return sg_expr_subs(env->ctx, out, e, G->n, G->from, G->to);
 }
 
-static sg_status push_item(sg_env *env, guardset *G, const sg_expr *e)
+/* Add e (over symbols) to the items; lhs == rhs (over sources) when it is
+ * an input equality. */
+static sg_status push_item(sg_env *env, guardset *G, const sg_expr *e, const sg_expr *lhs, const sg_expr *rhs)
 {
     const sg_expr *r;
     sg_status s = to_sources(env, G, e, &r);
@@ -1130,7 +1171,9 @@ static sg_status push_item(sg_env *env, guardset *G, const sg_expr *e)
     for (size_t i = 0; i < G->items.n; i++)
         if (G->items.v[i] == r)
             return SG_OK;
-    return sg__list_push(&G->items, r) ? SG_OK : sg__nomem(env->ctx);
+    return sg__list_push(&G->items, r) && sg__list_push(&G->lhs, lhs) && sg__list_push(&G->rhs, rhs)
+               ? SG_OK
+               : sg__nomem(env->ctx);
 }
 
 /* The facts' bounds of symbols only (a range callback). */
@@ -1152,14 +1195,29 @@ static bool is_single_bound(const sg_expr *g)
 
 sg_status sg_env_produce_guards(sg_env *env, const sg_expr ***out, size_t *n)
 {
+    return sg_env_produce_guards_flags(env, 0, out, n);
+}
+
+sg_status sg_env_produce_guards_flags(sg_env *env, unsigned flags, const sg_expr ***out, size_t *n)
+{
+    return sg_env_produce_guards_sides(env, flags, out, NULL, NULL, n);
+}
+
+sg_status sg_env_produce_guards_sides(sg_env *env, unsigned flags, const sg_expr ***out, const sg_expr ***lhs,
+                                      const sg_expr ***rhs, size_t *n)
+{
     if (!env)
         return SG_EINVAL;
     if (!out || !n)
         return sg__err(env->ctx, SG_EINVAL, "sg_env_produce_guards: NULL argument");
     *out = NULL;
+    if (lhs)
+        *lhs = NULL;
+    if (rhs)
+        *rhs = NULL;
     *n = 0;
     sg_ctx *ctx = env->ctx;
-    guardset G = {{0}, NULL, NULL, 0};
+    guardset G = {{0}, {0}, {0}, NULL, NULL, 0};
     G.from = malloc((env->nsyms ? env->nsyms : 1) * sizeof *G.from);
     G.to = malloc((env->nsyms ? env->nsyms : 1) * sizeof *G.to);
     sg_status s = G.from && G.to ? SG_OK : sg__nomem(ctx);
@@ -1180,9 +1238,12 @@ sg_status sg_env_produce_guards(sg_env *env, const sg_expr ***out, size_t *n)
         symrec *r = in->expr->op == SG_OP_SYM ? rec_of(env, in->expr) : NULL;
         if (e == in->expr && r && r->source && !strcmp(r->source, in->source))
             continue;
+        /* a tensor property that was a constant from the start is checked per tensor */
+        if ((in->flags & SG_INPUT_PROPERTY) && in->expr->op == SG_OP_INT && !(flags & SG_GUARDS_STATIC))
+            continue;
         if (!(s = sg_expr_sym(ctx, &src, in->source)) && !(s = to_sources(env, &G, e, &e)) &&
             !(s = sg_expr_rel(ctx, &eq, SG_REL_EQ, src, e)))
-            s = push_item(env, &G, eq);
+            s = push_item(env, &G, eq, src, e);
     }
     /* 2. recorded guards (each conjunct) that the symbols' ranges do not
      *    imply (a bound on a compound atom such as x % 8 came from a guard
@@ -1202,7 +1263,7 @@ sg_status sg_env_produce_guards(sg_env *env, const sg_expr ***out, size_t *n)
             sg__iv_init(&iv);
             s = sg__range(ctx, c, symbol_bounds, env->facts, NULL, &iv);
             if (!s && !(sg__iv_is_point(&iv) && fmpz_is_one(&iv.lo)))
-                s = push_item(env, &G, c);
+                s = push_item(env, &G, c, NULL, NULL);
             sg__iv_clear(&iv);
         }
     }
@@ -1222,17 +1283,27 @@ sg_status sg_env_produce_guards(sg_env *env, const sg_expr ***out, size_t *n)
         if ((s = sg_facts_range(env->facts, &iv, r->sym)))
             break;
         if (iv.lo && !(s = sg_expr_rel(ctx, &c, SG_REL_GE, r->sym, iv.lo)))
-            s = push_item(env, &G, c);
+            s = push_item(env, &G, c, NULL, NULL);
         if (!s && iv.hi && !(s = sg_expr_rel(ctx, &c, SG_REL_LE, r->sym, iv.hi)))
-            s = push_item(env, &G, c);
+            s = push_item(env, &G, c, NULL, NULL);
     }
     free(G.from);
     free(G.to);
     if (s) {
         sg__list_free(&G.items);
+        sg__list_free(&G.lhs);
+        sg__list_free(&G.rhs);
         return s;
     }
     *out = G.items.v;
     *n = G.items.n;
+    if (lhs)
+        *lhs = G.lhs.v;
+    else
+        sg__list_free(&G.lhs);
+    if (rhs)
+        *rhs = G.rhs.v;
+    else
+        sg__list_free(&G.rhs);
     return SG_OK;
 }

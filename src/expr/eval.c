@@ -10,9 +10,11 @@
 /* ---- evaluation ---- */
 
 typedef struct {
-    sg_ctx *ctx;
-    sg__idmap syms; /* symbol id -> index into vals */
+    sg_ctx *ctx;    /* NULL: no messages (sg__eval_fmpz) */
+    size_t max_bits;
+    sg__idmap syms; /* symbol id -> index into vals (or fvals) */
     const sg_expr *const *vals;
+    const fmpz *fvals; /* values as numbers instead of constants, when not NULL */
     sg__idmap memo; /* node id -> index into cache */
     fmpz *cache;
     size_t ncache, capcache;
@@ -30,13 +32,14 @@ static void keep_first(evaluator *E, first_error *fe, sg_status s)
 {
     if (s && !fe->s) {
         fe->s = s;
-        strcpy(fe->msg, E->ctx->msg);
+        if (E->ctx)
+            strcpy(fe->msg, E->ctx->msg);
     }
 }
 
 static sg_status raise_first(evaluator *E, const first_error *fe)
 {
-    if (fe->s) {
+    if (fe->s && E->ctx) {
         E->ctx->err = fe->s;
         strcpy(E->ctx->msg, fe->msg);
     }
@@ -50,9 +53,9 @@ static bool fatal(sg_status s)
 
 static sg_status bits_check(evaluator *E, uint64_t bits)
 {
-    if (bits > E->ctx->max_bits)
+    if (bits > E->max_bits)
         return sg__err(E->ctx, SG_ELIMIT, "evaluation would produce an integer of more than %zu bits",
-                       E->ctx->max_bits);
+                       E->max_bits);
     return SG_OK;
 }
 
@@ -305,7 +308,7 @@ static sg_status ev(evaluator *E, const sg_expr *e, fmpz_t out)
         size_t *i = sg__idmap_find(&E->syms, e->id);
         if (!i)
             return sg__err(E->ctx, SG_EUNBOUND, "symbol '%s' has no value", e->u.name);
-        fmpz_set(out, &E->vals[*i]->u.val);
+        fmpz_set(out, E->fvals ? E->fvals + *i : &E->vals[*i]->u.val);
         return SG_OK;
     }
     default:
@@ -339,7 +342,7 @@ static sg_status ev(evaluator *E, const sg_expr *e, fmpz_t out)
 sg_status sg__eval(sg_ctx *ctx, const sg_expr *e, size_t n, const sg_expr *const *syms,
                    const sg_expr *const *vals, const sg_expr **out)
 {
-    evaluator E = {.ctx = ctx, .vals = vals};
+    evaluator E = {.ctx = ctx, .max_bits = ctx->max_bits, .vals = vals};
     sg_status s = SG_OK;
     if (!sg__idmap_init(&E.syms, n) || !sg__idmap_init(&E.memo, 16)) {
         s = sg__nomem(ctx);
@@ -386,6 +389,17 @@ done:
         fmpz_clear(E.cache + i);
     free(E.cache);
     sg__idmap_free(&E.syms);
+    sg__idmap_free(&E.memo);
+    return s;
+}
+
+sg_status sg__eval_fmpz(fmpz_t out, const sg_expr *e, const sg__idmap *syms, const fmpz *vals, size_t max_bits)
+{
+    evaluator E = {.ctx = NULL, .max_bits = max_bits, .syms = *syms, .fvals = vals};
+    sg_status s = sg__idmap_init(&E.memo, 16) ? ev(&E, e, out) : SG_ENOMEM;
+    for (size_t i = 0; i < E.ncache; i++)
+        fmpz_clear(E.cache + i);
+    free(E.cache);
     sg__idmap_free(&E.memo);
     return s;
 }

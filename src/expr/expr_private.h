@@ -72,6 +72,7 @@ struct sg_ctx {
     sg__memo_ent *memo; /* allocated on first use; NULL if that failed */
     bool memo_failed;
     uint32_t fresh; /* fresh symbols made so far (_k0, _k1, ...) */
+    uint64_t envs;  /* shape environments made so far (their serial numbers) */
 };
 
 /* Look up or remember the result of a constructor call. */
@@ -231,5 +232,11 @@ sg_status sg__subs_map(sg_ctx *ctx, const sg_expr **out, const sg_expr *e, const
 /* Exact evaluation into an fmpz or a truth value. */
 sg_status sg__eval(sg_ctx *ctx, const sg_expr *e, size_t n, const sg_expr *const *syms,
                    const sg_expr *const *vals, const sg_expr **out);
+/* The same without a context, so it may run in any thread while nodes are
+ * read only: out = the value of e (0/1 for a boolean) where the symbol with
+ * id k has the value vals[*sg__idmap_find(syms, k)] (syms is only read).
+ * Errors as sg__eval (SG_EUNBOUND, SG_EZERODIV, SG_ENEGEXP, SG_EINEXACT,
+ * SG_ELIMIT beyond max_bits, SG_ENOMEM), with no message. */
+sg_status sg__eval_fmpz(fmpz_t out, const sg_expr *e, const sg__idmap *syms, const fmpz *vals, size_t max_bits);
 
 #endif /* SG_EXPR_PRIVATE_H */

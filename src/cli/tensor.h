@@ -1,0 +1,56 @@
+/* shapeguard tool: tensor inputs of batteries (tensor, subclass, call) and
+ * the demo subclass kinds. */
+#ifndef SG_CLI_TENSOR_H
+#define SG_CLI_TENSOR_H
+
+#include "cli.h"
+
+#define CLI_MAX_ATTRS 8
+
+/* A tensor, subclass or integer written in a battery line:
+ *   NAME sizes=[...] [strides=[...]] [offset=K] [dynamic=P|[P0, ...]]
+ *        [rangeI=[LO, HI]] [kind=K] [ctx=INT] [ATTR={...}]...
+ * or NAME=INT. It is also the object behind a demo subclass value. */
+typedef struct cli_tval {
+    char *name;
+    int is_int;
+    int64_t ival;
+    const sg_subclass_kind *kind;
+    size_t ndim;
+    int64_t sizes[SG_MAX_DIMS];
+    int has_strides;
+    int64_t strides[SG_MAX_DIMS];
+    int64_t offset;
+    int has_ctx;
+    int64_t ctxv;
+    int has_policy; /* dynamic= or a range was given */
+    sg_dim_spec specs[SG_MAX_DIMS];
+    size_t nattrs; /* as written */
+    struct cli_tval *attrs[CLI_MAX_ATTRS];
+    /* built by cli_tval_finish: the value, its flattened inner tensors (kind
+     * order, required ones derived from the outer when absent) and its context */
+    sg_tensor_value tv;
+    size_t nflat;
+    const char *flat_names[CLI_MAX_ATTRS];
+    sg_tensor_value flat_inner[CLI_MAX_ATTRS];
+    struct cli_tval *flat[CLI_MAX_ATTRS];
+    sg_tensor_context tc;
+    size_t nctx;
+    const char *ctx_names[CLI_MAX_ATTRS];
+    const sg_tensor_context *ctx_inner[CLI_MAX_ATTRS];
+} cli_tval;
+
+/* Parse one value from the n bytes at text; kinds_allowed: kind= is
+ * accepted. NULL (why set) on a malformed text. Free with cli_tval_free. */
+cli_tval *cli_tval_parse(sg_ctx *ctx, const char *text, size_t n, int kinds_allowed, cli_str *why);
+void cli_tval_free(cli_tval *t);
+
+/* The demo kinds (demo_subclass.c). */
+const sg_subclass_kind *cli_subclass_kind(const char *name, size_t n);
+/* The attributes of kind k in flatten order (the first *nrequired are
+ * required; a required one that a value does not give is derived from the
+ * outer tensor). Returns their number. */
+size_t cli_subclass_attrs(const sg_subclass_kind *k, const char *const **names, size_t *nrequired);
+int cli_subclass_has_ctx(const sg_subclass_kind *k);
+
+#endif /* SG_CLI_TENSOR_H */

@@ -1,0 +1,624 @@
+/* Compiling guards to a guard program (guard.h; the layout is in
+ * guard_private.h): validation, batched runs for small linear relations,
+ * register instructions for the rest with one register per distinct node,
+ * then register reuse by last use. Linear in the size of the guards. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard/guard_private.h"
+
+/* ---- shared helpers ---------------------------------------------------- */
+
+void sg__gp_lin(gp_lin *L, const sg_expr *p)
+{
+    if (p->op == SG_OP_ADD) {
+        L->n = p->nargs;
+        L->k = sg__nums(p);
+        L->m = p->args;
+        L->c = &p->u.val;
+    } else if (p->op == SG_OP_INT) {
+        L->n = 0;
+        L->k = NULL;
+        L->m = NULL;
+        L->c = &p->u.val;
+    } else {
+        L->n = 1;
+        L->k = NULL;
+        L->m = (const sg_expr *const *)&L->self;
+        L->self = p;
+        L->c = NULL;
+    }
+}
+
+static int big_node(const sg_expr *e)
+{
+    if (e->op == SG_OP_INT)
+        return !fmpz_fits_si(&e->u.val);
+    if (e->op == SG_OP_ADD && !fmpz_fits_si(&e->u.val))
+        return 1;
+    if (e->op == SG_OP_ADD || e->op == SG_OP_MUL)
+        for (size_t i = 0; i < e->nargs; i++)
+            if (!fmpz_fits_si(sg__nums(e) + i))
+                return 1;
+    return 0;
+}
+
+int sg__gp_has_big(gp_bigscan *S, const sg_expr *e)
+{
+    size_t *f = sg__idmap_find(&S->seen, e->id);
+    if (f)
+        return (int)*f;
+    int r = big_node(e);
+    for (size_t i = 0; i < e->nargs && !r; i++) {
+        r = sg__gp_has_big(S, e->args[i]);
+        if (r < 0)
+            return r;
+    }
+    if (!sg__idmap_put(&S->seen, e->id, (size_t)r))
+        return -1;
+    return r;
+}
+
+sg_status sg__gp_check_ctx(sg_ctx *ctx, const sg_guard_prog *p, const char *fn)
+{
+    if (!ctx)
+        return SG_EINVAL;
+    if (!p)
+        return sg__err(ctx, SG_EINVAL, "%s: the program is NULL", fn);
+    if (p->ctx != ctx)
+        return sg__err(ctx, SG_EINVAL, "%s: the program belongs to another context", fn);
+    return SG_OK;
+}
+
+/* ---- growable arrays --------------------------------------------------- */
+
+static bool grow(void **a, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*a, c * elem);
+    if (!q)
+        return false;
+    *a = q;
+    *cap = c;
+    return true;
+}
+
+/* ---- the compiler ------------------------------------------------------- */
+
+#define NOREG UINT32_MAX
+
+typedef struct comp {
+    sg_guard_prog *p;
+    sg_ctx *ctx;
+    sg__idmap memo;   /* node id -> virtual register */
+    uint32_t *owner;  /* per virtual register: the guard that computed it */
+    uint8_t *cheap;   /* per virtual register: a load or a constant (never garbage) */
+    size_t nvregs, capv;
+    size_t capi, capo, capc, cap1, cap2, capl;
+    uint32_t guard;   /* the guard being compiled */
+    uint32_t dep1;
+    bool oom;
+} comp;
+
+static uint32_t new_vreg(comp *C, bool cheap)
+{
+    if (!grow((void **)&C->owner, &C->capv, C->nvregs + 1, sizeof *C->owner)) {
+        C->oom = true;
+        return NOREG;
+    }
+    size_t cap = C->capv;
+    void *q = realloc(C->cheap, cap);
+    if (!q) {
+        C->oom = true;
+        return NOREG;
+    }
+    C->cheap = q;
+    C->owner[C->nvregs] = C->guard;
+    C->cheap[C->nvregs] = cheap;
+    return (uint32_t)C->nvregs++;
+}
+
+static gp_insn *new_insn(comp *C, gp_op op)
+{
+    sg_guard_prog *p = C->p;
+    if (!grow((void **)&p->insns, &C->capi, p->ninsns + 1, sizeof *p->insns)) {
+        C->oom = true;
+        return NULL;
+    }
+    gp_insn *I = &p->insns[p->ninsns++];
+    memset(I, 0, sizeof *I);
+    I->op = (uint8_t)op;
+    I->dst = I->a = I->b = I->c = NOREG;
+    return I;
+}
+
+/* Room for n operands; returns their offset. */
+static bool new_opnds(comp *C, size_t n, uint32_t *off)
+{
+    sg_guard_prog *p = C->p;
+    if (!grow((void **)&p->opnd, &C->capo, p->nopnd + n, sizeof *p->opnd) ||
+        !grow((void **)&p->coef, &C->capc, p->nopnd + n, sizeof *p->coef)) {
+        C->oom = true;
+        return false;
+    }
+    *off = (uint32_t)p->nopnd;
+    p->nopnd += n;
+    return true;
+}
+
+static uint8_t rel_mask(sg_op op)
+{
+    return op == SG_OP_GE0 ? GP_MASK_GE0 : op == SG_OP_EQ0 ? GP_MASK_EQ0 : GP_MASK_NE0;
+}
+
+static uint32_t node(comp *C, const sg_expr *e);
+
+/* The operands of e (all of its arguments) as registers at a new offset. */
+static bool node_args(comp *C, const sg_expr *e, uint32_t *off)
+{
+    uint32_t *regs = malloc(e->nargs * sizeof *regs);
+    if (!regs) {
+        C->oom = true;
+        return false;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < e->nargs && ok; i++)
+        ok = (regs[i] = node(C, e->args[i])) != NOREG;
+    if (ok && (ok = new_opnds(C, e->nargs, off))) {
+        memcpy(C->p->opnd + *off, regs, e->nargs * sizeof *regs);
+        for (size_t i = 0; i < e->nargs; i++)
+            C->p->coef[*off + i] = (e->op == SG_OP_ADD || e->op == SG_OP_MUL) ? fmpz_get_si(sg__nums(e) + i) : 0;
+    }
+    free(regs);
+    return ok;
+}
+
+static const gp_op node_ops[SG_OP_COUNT_] = {
+    [SG_OP_ADD] = GP_ADD,           [SG_OP_MUL] = GP_MUL,           [SG_OP_POW] = GP_POW,
+    [SG_OP_FLOORDIV] = GP_FLOORDIV, [SG_OP_MOD] = GP_MOD,           [SG_OP_CLEANDIV] = GP_CLEANDIV,
+    [SG_OP_TRUNCDIV] = GP_TRUNCDIV, [SG_OP_TRUNCMOD] = GP_TRUNCMOD, [SG_OP_MIN] = GP_MIN,
+    [SG_OP_MAX] = GP_MAX,           [SG_OP_ABS] = GP_ABS,           [SG_OP_WHERE] = GP_WHERE,
+    [SG_OP_BAND] = GP_BAND,         [SG_OP_BOR] = GP_BOR,           [SG_OP_BXOR] = GP_BXOR,
+    [SG_OP_GE0] = GP_REL,           [SG_OP_EQ0] = GP_REL,           [SG_OP_NE0] = GP_REL,
+    [SG_OP_AND] = GP_AND,           [SG_OP_OR] = GP_OR,
+};
+
+static uint32_t node_insn(comp *C, const sg_expr *e)
+{
+    gp_op op = node_ops[e->op];
+    uint32_t a = NOREG, b = NOREG, c = NOREG, off = 0;
+    switch (op) {
+    case GP_ADD: case GP_MUL: case GP_MIN: case GP_MAX:
+    case GP_BAND: case GP_BOR: case GP_BXOR: case GP_AND: case GP_OR:
+        if (!node_args(C, e, &off))
+            return NOREG;
+        break;
+    default:
+        if (e->nargs > 0 && (a = node(C, e->args[0])) == NOREG)
+            return NOREG;
+        if (e->nargs > 1 && (b = node(C, e->args[1])) == NOREG)
+            return NOREG;
+        if (e->nargs > 2 && (c = node(C, e->args[2])) == NOREG)
+            return NOREG;
+    }
+    uint32_t dst = new_vreg(C, false);
+    gp_insn *I = dst == NOREG ? NULL : new_insn(C, op);
+    if (!I)
+        return NOREG;
+    I->dst = dst;
+    I->a = a;
+    I->b = b;
+    I->c = c;
+    I->off = off;
+    I->n = e->nargs;
+    if (op == GP_ADD)
+        I->k = fmpz_get_si(&e->u.val);
+    if (op == GP_REL)
+        I->mask = rel_mask((sg_op)e->op);
+    return dst;
+}
+
+static uint32_t node(comp *C, const sg_expr *e)
+{
+    size_t *m = sg__idmap_find(&C->memo, e->id);
+    if (m) {
+        uint32_t v = (uint32_t)*m;
+        if (!C->cheap[v] && C->owner[v] != C->guard && C->owner[v] + 1 > C->dep1)
+            C->dep1 = C->owner[v] + 1;
+        return v;
+    }
+    uint32_t v;
+    if (e->op == SG_OP_SYM || e->op == SG_OP_INT || e->op == SG_OP_TRUE || e->op == SG_OP_FALSE) {
+        v = new_vreg(C, true);
+        gp_insn *I = v == NOREG ? NULL : new_insn(C, e->op == SG_OP_SYM ? GP_LOAD : GP_CONST);
+        if (!I)
+            return NOREG;
+        I->dst = v;
+        if (e->op == SG_OP_SYM)
+            I->a = (uint32_t)*sg__idmap_find(&C->p->slotmap, e->id);
+        else
+            I->k = e->op == SG_OP_INT ? fmpz_get_si(&e->u.val) : e->op == SG_OP_TRUE;
+    } else {
+        v = node_insn(C, e);
+        if (v == NOREG)
+            return NOREG;
+    }
+    if (!sg__idmap_put(&C->memo, e->id, v)) {
+        C->oom = true;
+        return NOREG;
+    }
+    return v;
+}
+
+/* ---- batched runs -------------------------------------------------------- */
+
+static bool fits_i32(const fmpz *k)
+{
+    return fmpz_cmp_si(k, INT32_MIN) >= 0 && fmpz_cmp_si(k, INT32_MAX) <= 0;
+}
+
+static uint32_t flip(uint32_t mask)
+{
+    return (mask & GP_EQ) | ((mask & GP_LT) ? GP_GT : 0) | ((mask & GP_GT) ? GP_LT : 0);
+}
+
+/* Append guard g to the run of kind op (a new one unless the last
+ * instruction is such a run ending at g - 1). */
+static void *run_slot(comp *C, gp_op op, uint32_t g)
+{
+    sg_guard_prog *p = C->p;
+    gp_insn *last = p->ninsns ? &p->insns[p->ninsns - 1] : NULL;
+    if (!last || last->op != op || last->b + last->n != g) {
+        last = new_insn(C, op);
+        if (!last)
+            return NULL;
+        last->b = g;
+        last->off = (uint32_t)(op == GP_RUN1 ? p->nrun1 : op == GP_RUN2 ? p->nrun2 : p->nrunl);
+    }
+    last->n++;
+    p->nbatched++;
+    switch (op) {
+    case GP_RUN1:
+        if (!grow((void **)&p->run1, &C->cap1, p->nrun1 + 1, sizeof *p->run1))
+            break;
+        return &p->run1[p->nrun1++];
+    case GP_RUN2:
+        if (!grow((void **)&p->run2, &C->cap2, p->nrun2 + 1, sizeof *p->run2))
+            break;
+        return &p->run2[p->nrun2++];
+    default:
+        if (!grow((void **)&p->runl, &C->capl, p->nrunl + 1, sizeof *p->runl))
+            break;
+        return &p->runl[p->nrunl++];
+    }
+    C->oom = true;
+    return NULL;
+}
+
+/* Guard g as an element of a run if it is a relation over at most two slots
+ * with small coefficients: 1 if done, 0 if not eligible, -1 on failure. */
+static int try_run(comp *C, const sg_expr *t, uint32_t g)
+{
+    if (t->op != SG_OP_GE0 && t->op != SG_OP_EQ0 && t->op != SG_OP_NE0)
+        return 0;
+    gp_lin L;
+    sg__gp_lin(&L, t->args[0]);
+    if (L.n < 1 || L.n > 2 || (L.c && !fmpz_fits_si(L.c)))
+        return 0;
+    for (size_t i = 0; i < L.n; i++)
+        if (L.m[i]->op != SG_OP_SYM || !fits_i32(sg__gp_lin_k(&L, i)))
+            return 0;
+    int64_t c = L.c ? fmpz_get_si(L.c) : 0;
+    uint32_t mask = rel_mask((sg_op)t->op);
+    uint32_t s0 = (uint32_t)*sg__idmap_find(&C->p->slotmap, L.m[0]->id);
+    int64_t k0 = fmpz_get_si(sg__gp_lin_k(&L, 0));
+    if (L.n == 1 && (k0 == 1 || k0 == -1) && c != INT64_MIN) {
+        gp_run1 *r = run_slot(C, GP_RUN1, g);
+        if (!r)
+            return -1;
+        *r = (gp_run1){.d = k0 == 1 ? -c : c, .a = s0, .mask = k0 == 1 ? mask : flip(mask)};
+        return 1;
+    }
+    uint32_t s1 = L.n == 2 ? (uint32_t)*sg__idmap_find(&C->p->slotmap, L.m[1]->id) : s0;
+    int64_t k1 = L.n == 2 ? fmpz_get_si(sg__gp_lin_k(&L, 1)) : 0;
+    if (L.n == 2 && k0 == -k1 && (k0 == 1 || k0 == -1)) {
+        gp_run2 *r = run_slot(C, GP_RUN2, g);
+        if (!r)
+            return -1;
+        *r = (gp_run2){.c = c, .a = k0 == 1 ? s0 : s1, .b = k0 == 1 ? s1 : s0, .mask = mask};
+        return 1;
+    }
+    gp_runl *r = run_slot(C, GP_RUNL, g);
+    if (!r)
+        return -1;
+    *r = (gp_runl){.c = c, .a = s0, .b = s1, .k1 = (int32_t)k0, .k2 = (int32_t)k1, .mask = mask};
+    return 1;
+}
+
+/* ---- one guard --------------------------------------------------------- */
+
+static bool guard(comp *C, gp_bigscan *big, const sg_expr *t, uint32_t g)
+{
+    sg_guard_prog *p = C->p;
+    C->guard = g;
+    C->dep1 = 0;
+    if (t->op == SG_OP_TRUE)
+        return true;
+    if (t->op == SG_OP_FALSE) {
+        gp_insn *I = new_insn(C, GP_FALSE);
+        if (I)
+            I->b = g;
+        return I != NULL;
+    }
+    int r = sg__gp_has_big(big, t);
+    if (r < 0) {
+        C->oom = true;
+        return false;
+    }
+    if (r) {
+        gp_insn *I = new_insn(C, GP_EXACT);
+        if (I)
+            I->b = g;
+        p->nexact++;
+        return I != NULL;
+    }
+    r = try_run(C, t, g);
+    if (r)
+        return r > 0;
+    bool rel = t->op == SG_OP_GE0 || t->op == SG_OP_EQ0 || t->op == SG_OP_NE0;
+    uint32_t v = node(C, rel ? t->args[0] : t);
+    gp_insn *I = v == NOREG ? NULL : new_insn(C, rel ? GP_TESTREL : GP_TEST);
+    if (!I)
+        return false;
+    I->a = v;
+    I->b = g;
+    if (rel)
+        I->mask = rel_mask((sg_op)t->op);
+    p->dep1[g] = C->dep1;
+    return true;
+}
+
+/* ---- register reuse ------------------------------------------------------ */
+
+/* The register operands of I, in place: up to 3 plain ones and n at off. */
+static size_t reads(sg_guard_prog *p, gp_insn *I, uint32_t **out)
+{
+    size_t n = 0;
+    switch ((gp_op)I->op) {
+    case GP_ADD: case GP_MUL: case GP_MIN: case GP_MAX:
+    case GP_BAND: case GP_BOR: case GP_BXOR: case GP_AND: case GP_OR:
+        for (size_t j = 0; j < I->n; j++)
+            out[n++] = &p->opnd[I->off + j];
+        return n;
+    case GP_RUN1: case GP_RUN2: case GP_RUNL: case GP_LOAD: case GP_CONST:
+    case GP_EXACT: case GP_FALSE:
+        return 0;
+    case GP_TEST: case GP_TESTREL:
+        out[n++] = &I->a;
+        return n;
+    default:
+        if (I->a != NOREG)
+            out[n++] = &I->a;
+        if (I->b != NOREG)
+            out[n++] = &I->b;
+        if (I->c != NOREG)
+            out[n++] = &I->c;
+        return n;
+    }
+}
+
+static bool has_dst(const gp_insn *I)
+{
+    return I->op >= GP_LOAD && I->op <= GP_REL;
+}
+
+static bool allocate(comp *C)
+{
+    sg_guard_prog *p = C->p;
+    size_t nv = C->nvregs, maxn = 3;
+    for (size_t i = 0; i < p->ninsns; i++)
+        if (p->insns[i].n > maxn && !(p->insns[i].op <= GP_RUNL))
+            maxn = p->insns[i].n;
+    size_t *last = malloc((nv + 1) * sizeof *last);
+    uint32_t *phys = malloc((nv + 1) * sizeof *phys);
+    uint32_t *freel = malloc((nv + 1) * sizeof *freel);
+    uint32_t **rd = malloc(maxn * sizeof *rd);
+    bool ok = last && phys && freel && rd;
+    if (ok) {
+        for (size_t v = 0; v < nv; v++)
+            last[v] = SIZE_MAX;
+        for (size_t i = 0; i < p->ninsns; i++) {
+            size_t n = reads(p, &p->insns[i], rd);
+            for (size_t j = 0; j < n; j++)
+                last[*rd[j]] = i;
+        }
+        size_t nfree = 0, nregs = 0;
+        for (size_t i = 0; i < p->ninsns; i++) {
+            gp_insn *I = &p->insns[i];
+            size_t n = reads(p, I, rd);
+            for (size_t j = 0; j < n; j++) {
+                uint32_t v = *rd[j];
+                *rd[j] = phys[v];
+                if (last[v] == i) {
+                    last[v] = SIZE_MAX - 1; /* freed once even if read twice here */
+                    freel[nfree++] = phys[v];
+                }
+            }
+            if (has_dst(I)) {
+                uint32_t v = I->dst;
+                phys[v] = nfree ? freel[--nfree] : (uint32_t)nregs++;
+                I->dst = phys[v];
+                if (last[v] == SIZE_MAX) /* never read */
+                    freel[nfree++] = phys[v];
+            }
+        }
+        p->nregs = nregs;
+    }
+    free(last);
+    free(phys);
+    free(freel);
+    free(rd);
+    return ok;
+}
+
+/* ---- validation -------------------------------------------------------- */
+
+/* Every symbol of e is a slot. */
+static sg_status check_syms(sg_ctx *ctx, sg__idmap *seen, const sg__idmap *slots, const sg_expr *e, size_t g)
+{
+    if (sg__idmap_find(seen, e->id))
+        return SG_OK;
+    if (e->op == SG_OP_SYM && !sg__idmap_find(slots, e->id))
+        return sg__err(ctx, SG_EINVAL, "sg_guard_prog_compile: guard %zu: symbol '%s' is not a slot", g,
+                       e->u.name);
+    for (size_t i = 0; i < e->nargs; i++) {
+        sg_status s = check_syms(ctx, seen, slots, e->args[i], g);
+        if (s)
+            return s;
+    }
+    return sg__idmap_put(seen, e->id, 0) ? SG_OK : sg__nomem(ctx);
+}
+
+static sg_status validate(sg_ctx *ctx, sg_guard_prog *p, const sg_expr *const *guards, size_t n,
+                          const sg_expr *const *slots, size_t nslots)
+{
+    const char *fn = "sg_guard_prog_compile";
+    if ((n && !guards) || (nslots && !slots))
+        return sg__err(ctx, SG_EINVAL, "%s: guards or slots is NULL", fn);
+    if (n > UINT32_MAX - 1 || nslots > UINT32_MAX - 1)
+        return sg__err(ctx, SG_EINVAL, "%s: too many guards or slots", fn);
+    if (!sg__idmap_init(&p->slotmap, nslots))
+        return sg__nomem(ctx);
+    for (size_t i = 0; i < nslots; i++) {
+        if (!slots[i] || slots[i]->op != SG_OP_SYM)
+            return sg__err(ctx, SG_EINVAL, "%s: slot %zu is %s", fn, i, slots[i] ? "not a symbol" : "NULL");
+        if (sg__idmap_find(&p->slotmap, slots[i]->id))
+            return sg__err(ctx, SG_EINVAL, "%s: slot %zu repeats the symbol '%s'", fn, i, slots[i]->u.name);
+        if (!sg__idmap_put(&p->slotmap, slots[i]->id, i))
+            return sg__nomem(ctx);
+    }
+    for (size_t g = 0; g < n; g++) {
+        if (!guards[g])
+            return sg__err(ctx, SG_EINVAL, "%s: guard %zu is NULL", fn, g);
+        if (guards[g]->sort != SG_SORT_BOOL)
+            return sg__err(ctx, SG_EINVAL, "%s: guard %zu is an integer expression, not a boolean one", fn, g);
+    }
+    sg__idmap seen = {0};
+    sg_status s = sg__idmap_init(&seen, 64) ? SG_OK : sg__nomem(ctx);
+    for (size_t g = 0; g < n && !s; g++)
+        s = check_syms(ctx, &seen, &p->slotmap, guards[g], g);
+    sg__idmap_free(&seen);
+    return s;
+}
+
+/* ---- public API -------------------------------------------------------------- */
+
+void sg_guard_prog_free(sg_guard_prog *p)
+{
+    if (!p)
+        return;
+    free(p->guards);
+    free(p->slots);
+    free(p->dep1);
+    sg__idmap_free(&p->slotmap);
+    free(p->insns);
+    free(p->opnd);
+    free(p->coef);
+    free(p->run1);
+    free(p->run2);
+    free(p->runl);
+    free(p);
+}
+
+sg_status sg_guard_prog_compile(sg_ctx *ctx, sg_guard_prog **out, const sg_expr *const *guards, size_t n,
+                                const sg_expr *const *slots, size_t nslots)
+{
+    if (!ctx)
+        return SG_EINVAL;
+    if (!out)
+        return sg__err(ctx, SG_EINVAL, "sg_guard_prog_compile: out is NULL");
+    *out = NULL;
+    sg_guard_prog *p = calloc(1, sizeof *p);
+    if (!p)
+        return sg__nomem(ctx);
+    p->ctx = ctx;
+    p->max_bits = ctx->max_bits;
+    p->nguards = n;
+    p->nslots = nslots;
+    sg_status s = validate(ctx, p, guards, n, slots, nslots);
+    if (s) {
+        sg_guard_prog_free(p);
+        return s;
+    }
+    p->guards = malloc((n ? n : 1) * sizeof *p->guards);
+    p->slots = malloc((nslots ? nslots : 1) * sizeof *p->slots);
+    p->dep1 = calloc(n ? n : 1, sizeof *p->dep1);
+    comp C = {.p = p, .ctx = ctx};
+    gp_bigscan big = {{0}};
+    bool ok = p->guards && p->slots && p->dep1 && sg__idmap_init(&C.memo, 64) && sg__idmap_init(&big.seen, 64);
+    if (ok) {
+        if (n)
+            memcpy(p->guards, guards, n * sizeof *guards);
+        if (nslots)
+            memcpy(p->slots, slots, nslots * sizeof *slots);
+        for (size_t g = 0; g < n && ok; g++)
+            ok = guard(&C, &big, guards[g], (uint32_t)g);
+        ok = ok && allocate(&C);
+    }
+    sg__idmap_free(&C.memo);
+    sg__idmap_free(&big.seen);
+    free(C.owner);
+    free(C.cheap);
+    if (!ok) {
+        sg_guard_prog_free(p);
+        return sg__nomem(ctx);
+    }
+    *out = p;
+    return SG_OK;
+}
+
+size_t sg_guard_prog_nguards(const sg_guard_prog *p)
+{
+    return p->nguards;
+}
+
+size_t sg_guard_prog_nslots(const sg_guard_prog *p)
+{
+    return p->nslots;
+}
+
+const sg_expr *sg_guard_prog_guard(const sg_guard_prog *p, size_t i)
+{
+    return i < p->nguards ? p->guards[i] : NULL;
+}
+
+const sg_expr *sg_guard_prog_slot(const sg_guard_prog *p, size_t i)
+{
+    return i < p->nslots ? p->slots[i] : NULL;
+}
+
+sg_ctx *sg_guard_prog_ctx(const sg_guard_prog *p)
+{
+    return p->ctx;
+}
+
+void sg_guard_prog_stats(const sg_guard_prog *p, size_t *ninsns, size_t *nregs, size_t *nbatched, size_t *nexact)
+{
+    if (ninsns)
+        *ninsns = p->ninsns;
+    if (nregs)
+        *nregs = p->nregs;
+    if (nbatched)
+        *nbatched = p->nbatched;
+    if (nexact)
+        *nexact = p->nexact;
+}
+
+size_t sg_guard_prog_nscratch(const sg_guard_prog *p)
+{
+    return p ? p->nregs : 0;
+}

@@ -1,0 +1,14 @@
+/* The source layer's internals shared by its files and the guard layer. */
+#ifndef SG_SOURCE_PRIVATE_H
+#define SG_SOURCE_PRIVATE_H
+
+#include "shapeguard/source.h"
+
+/* Record source -> e for env in the cache (a source recorded before keeps
+ * its first expression). Errors: SG_ENOMEM. */
+sg_status sg__symcache_put(sg_symcache *c, const sg_env *env, const char *source, const sg_expr *e);
+
+/* The source of a fake that in handed out (its tensor's source). */
+const sg_source *sg__fake_source(const sg_fake *f);
+
+#endif

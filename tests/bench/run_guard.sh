@@ -1,0 +1,33 @@
+#!/bin/sh
+# Guards at call time benchmark (issue 6): a compiled guard program vs the
+# same guards as C compiled with cc -O2 vs the Python lambda (timeit).
+#
+#   run_guard.sh BUILDDIR SRCDIR
+#
+# Environment (all optional): SG_BENCH_GUARD_SIZES (default
+# "10,100,1000,4355"), SG_BENCH_RUNS (rounds, best kept; default 7),
+# SG_BENCH_SEED (default 42), SG_BENCH_CPU (CPU to pin to with taskset;
+# default 0, empty: none), PYTHON3 (default python3), CC (default cc).
+set -u
+if [ $# -ne 2 ]; then
+    echo "usage: $0 BUILDDIR SRCDIR" >&2
+    exit 2
+fi
+BENCH=$1/tests/bench/bench_guard
+if [ ! -x "$BENCH" ]; then
+    echo "run_guard.sh: $BENCH is missing: run 'make tests/bench/bench_guard' in $1" >&2
+    exit 2
+fi
+CPU=${SG_BENCH_CPU-0}
+PIN=
+if [ -n "$CPU" ] && command -v taskset >/dev/null 2>&1; then
+    PIN="taskset -c $CPU"
+fi
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/sgbguard.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+echo "Guards at call time: program vs C (cc -O2) vs Python lambda; every guard holds (best of ${SG_BENCH_RUNS:-7})"
+echo "  prog/c: program time / C time (goal <= 2); py/prog: lambda time / program time (goal >= 50);"
+echo "  comp_us/g: compile time per guard (goal < 10)"
+# shellcheck disable=SC2086
+$PIN "$BENCH" -n "${SG_BENCH_GUARD_SIZES:-10,100,1000,4355}" -r "${SG_BENCH_RUNS:-7}" -s "${SG_BENCH_SEED:-42}" \
+    -k "$TMP" -p "${PYTHON3:-python3}" -c "${CC:-cc}"
