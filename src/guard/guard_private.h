@@ -26,7 +26,14 @@
  * register computed by an earlier guard depends on it (dep1 = 1 + the latest
  * such guard, 0 for none); once a guard took the exact path in a check, its
  * registers may be garbage, so every later guard that depends on it or on a
- * later one is evaluated exactly too. */
+ * later one is evaluated exactly too.
+ *
+ * A check first makes a pass that assumes every guard holds (the hot case):
+ * all elements of each run kind in one branch-free loop (p->run1 holds the
+ * elements of every GP_RUN1 in guard order, and so on), then reg_insns. Only
+ * when something fails or raises does it run the ordered program to find the
+ * first guard that does not hold; guards have no side effects, so the order
+ * of the first pass changes no answer. */
 
 /* Sign codes of a value t: bit 0 t < 0, bit 1 t == 0, bit 2 t > 0. A relation
  * mask is the set of signs for which p REL 0 holds. */
@@ -92,6 +99,8 @@ struct sg_guard_prog {
     sg__idmap slotmap;/* slot symbol id -> slot index */
     gp_insn *insns;
     size_t ninsns;
+    gp_insn *reg_insns; /* insns without the runs (the all-runs-first pass) */
+    size_t nreg_insns;
     uint32_t *opnd;
     int64_t *coef;
     size_t nopnd;

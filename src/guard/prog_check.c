@@ -123,9 +123,16 @@ static void free_values(fmpz *xv, size_t n)
 
 /* ---- the interpreter ------------------------------------------------------- */
 
-static int run(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t *r)
+/* The ordered program (insns) or, with fast, the pass that assumes every guard
+ * holds (reg_insns after the runs): RETRY there when something does not. */
+#define RETRY 2
+
+static int run(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t *r, bool fast)
 {
-    const gp_insn *I = p->insns, *end = p->insns + p->ninsns;
+    const gp_insn *I = fast ? p->reg_insns : p->insns, *end = fast ? I + p->nreg_insns : I + p->ninsns;
+    if (fast && (scan1(p->run1, p->nrun1, v) < p->nrun1 || scan2(p->run2, p->nrun2, v) < p->nrun2 ||
+                 scanl(p->runl, p->nrunl, v) < p->nrunl))
+        return RETRY;
     const uint32_t *op = p->opnd;
     const int64_t *cf = p->coef;
     uint32_t first_bail = UINT32_MAX;
@@ -300,6 +307,10 @@ static int run(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t
     res = SG_GUARD_PASS;
     goto out;
 done:
+    if (fast && res != SG_ENOMEM) {
+        res = RETRY;
+        goto out;
+    }
     if (failed)
         *failed = g;
 out:
@@ -314,7 +325,8 @@ int sg_guard_prog_check_scratch(const sg_guard_prog *p, const int64_t *v, size_t
 {
     if (!p || (p->nslots && !v) || nv < p->nslots || (p->nregs && (!scratch || nscratch < p->nregs)))
         return SG_EINVAL;
-    return run(p, v, failed, scratch);
+    int res = run(p, v, failed, scratch, true);
+    return res == RETRY ? run(p, v, failed, scratch, false) : res;
 }
 
 int sg_guard_prog_check(const sg_guard_prog *p, const int64_t *v, size_t nv, size_t *failed)
@@ -323,12 +335,15 @@ int sg_guard_prog_check(const sg_guard_prog *p, const int64_t *v, size_t nv, siz
         return SG_EINVAL;
     if (p->nregs <= SG_GUARD_STACK_REGS) {
         int64_t regs[SG_GUARD_STACK_REGS];
-        return run(p, v, failed, regs);
+        int res = run(p, v, failed, regs, true);
+        return res == RETRY ? run(p, v, failed, regs, false) : res;
     }
     int64_t *regs = malloc(p->nregs * sizeof *regs);
     if (!regs)
         return SG_ENOMEM;
-    int res = run(p, v, failed, regs);
+    int res = run(p, v, failed, regs, true);
+    if (res == RETRY)
+        res = run(p, v, failed, regs, false);
     free(regs);
     return res;
 }

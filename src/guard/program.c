@@ -526,6 +526,7 @@ void sg_guard_prog_free(sg_guard_prog *p)
     free(p->dep1);
     sg__idmap_free(&p->slotmap);
     free(p->insns);
+    free(p->reg_insns);
     free(p->opnd);
     free(p->coef);
     free(p->run1);
@@ -568,6 +569,10 @@ sg_status sg_guard_prog_compile(sg_ctx *ctx, sg_guard_prog **out, const sg_expr 
         for (size_t g = 0; g < n && ok; g++)
             ok = guard(&C, &big, guards[g], (uint32_t)g);
         ok = ok && allocate(&C);
+        if (ok && (ok = (p->reg_insns = malloc((p->ninsns ? p->ninsns : 1) * sizeof *p->reg_insns)) != NULL))
+            for (size_t i = 0; i < p->ninsns; i++)
+                if (p->insns[i].op > GP_RUNL)
+                    p->reg_insns[p->nreg_insns++] = p->insns[i];
     }
     sg__idmap_free(&C.memo);
     sg__idmap_free(&big.seen);
