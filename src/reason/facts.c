@@ -1,5 +1,6 @@
 /* The fact base: facts as assumed, and what they give after decomposition:
  * replacements, bounds of atoms, linear facts, axioms. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,56 @@ static bool list_copy(sg__list *dst, const sg__list *src)
 static void forget_replaced(sg_facts *f)
 {
     sg__nodememo_reset(&f->rmemo);
+    f->rdead = 0;
+}
+
+/* The bit of symbol s in signatures. */
+static sg__sig sym_bit(const sg_expr *s)
+{
+    return (sg__sig)1 << ((s->id * 2654435761u) % (sizeof(sg__sig) * CHAR_BIT));
+}
+
+/* The signature of e: the bits of its symbols (cached per node). */
+static sg__sig signature(sg_facts *f, const sg_expr *e)
+{
+    if (e->op == SG_OP_SYM)
+        return sym_bit(e);
+    if (e->nargs == 0)
+        return 0;
+    size_t *c = sg__idmap_find(&f->sigs, e->id);
+    if (c)
+        return *c;
+    sg__sig g = 0;
+    for (size_t i = 0; i < e->nargs; i++)
+        g |= signature(f, e->args[i]);
+    sg__idmap_put(&f->sigs, e->id, g); /* out of memory: not cached, still right */
+    return g;
+}
+
+/* Does symbol sym (whose bit is bit) occur in e? */
+static bool mentions(sg_facts *f, const sg_expr *e, const sg_expr *sym, sg__sig bit)
+{
+    if (e == sym)
+        return true;
+    if (e->nargs == 0 || !(signature(f, e) & bit))
+        return false;
+    for (size_t i = 0; i < e->nargs; i++)
+        if (mentions(f, e->args[i], sym, bit))
+            return true;
+    return false;
+}
+
+/* Forget the replaced forms that mention sym; the others stay right. */
+static void forget_replaced_with(sg_facts *f, const sg_expr *sym)
+{
+    sg__sig bit = sym_bit(sym);
+    for (size_t j = 0; j < f->rmemo.n; j++)
+        if (f->rmemo.v[j] && (f->rsig[j] & bit) && mentions(f, f->rmemo.v[j], sym, bit)) {
+            f->rmemo.v[j] = NULL;
+            f->rdead++;
+        }
+    if (f->rdead > f->rmemo.n / 2 + 1024)
+        forget_replaced(f); /* mostly forgotten: start afresh */
 }
 
 static void clear_bounds(sg_facts *f)
@@ -49,17 +100,173 @@ static void clear_bounds(sg_facts *f)
         sg__idmap_reset(&f->bidx);
 }
 
-/* Forget what the facts give (not the facts themselves). */
-static void clear_derived(sg_facts *f, bool keep_replacements)
+/* ---- which undecided answers stay right ----
+ *
+ * The work on a question reads: the replacements of the symbols of the
+ * question; the bounds of the atoms of the expressions whose ranges it takes
+ * (and, for a divisor, the bounds of Mod(a, m) through a); the occurrence
+ * lists of monomials; whether nodes are axioms. Each change to what the
+ * facts give stamps what it changed with the epoch, and an undecided answer
+ * is kept with the list of what its work read: it stays right while none of
+ * that has a later stamp, since the work is deterministic. */
+
+/* Out of memory while stamping: every remembered answer is forgotten. */
+static void stamp_in(sg_facts *f, sg__idmap *m, const sg_expr *e)
 {
-    if (!keep_replacements) {
-        f->rsym.n = 0;
-        f->rval.n = 0;
-        sg__idmap_reset(&f->rmap);
-        forget_replaced(f);
+    if (!sg__idmap_put(m, e->id, f->epoch))
+        sg__facts_invalidate(f);
+}
+
+/* The bounds of atom changed. */
+static void stamp_bound(sg_facts *f, const sg_expr *atom)
+{
+    stamp_in(f, &f->nstamp, atom);
+    if (atom->op == SG_OP_MOD)
+        stamp_in(f, &f->nstamp, atom->args[0]); /* read through the divisors of its argument */
+}
+
+void sg__facts_read(sg_facts *f, const sg_expr *e)
+{
+    if (f->kdepth && !sg__list_push(&f->reads, e))
+        f->reads_lost = true;
+}
+
+/* The question under way looked node e up (an occurrence list, an axiom). */
+static void read_node(sg_facts *f, const sg_expr *e)
+{
+    if (f->kdepth && !sg__list_push(&f->nreads, e))
+        f->reads_lost = true;
+}
+
+void sg__facts_read_occurrences(sg_facts *f, const sg_expr *m, bool whole)
+{
+    if (f->kdepth && !sg__list_push(whole ? &f->oreads : &f->nreads, m))
+        f->reads_lost = true;
+}
+
+sg__readmark sg__facts_read_mark(const sg_facts *f)
+{
+    return (sg__readmark){f->reads.n, f->nreads.n, f->oreads.n};
+}
+
+void sg__facts_read_done(sg_facts *f)
+{
+    if (--f->kdepth == 0) {
+        f->reads.n = f->nreads.n = f->oreads.n = 0;
+        f->reads_lost = false;
     }
+}
+
+/* Mark node e in seen (bits: 1 kept in the record, 2 walked); false if
+ * it had the mark already, or on out of memory (*ok false). */
+static bool mark_new(sg__idmap *seen, const sg_expr *e, size_t bit, bool *ok)
+{
+    size_t *v = sg__idmap_find(seen, e->id);
+    if (v && (*v & bit))
+        return false;
+    if (v)
+        *v |= bit;
+    else
+        *ok = sg__idmap_put(seen, e->id, bit);
+    return *ok;
+}
+
+/* Add node e to the record under way (once). */
+static bool record(sg_facts *f, sg__idmap *seen, const sg_expr *e)
+{
+    bool ok = true;
+    if (mark_new(seen, e, 1, &ok))
+        ok = sg__list_push(&f->uread, e);
+    return ok;
+}
+
+/* Add the symbols and atoms of e, walking inside atoms too: what a range
+ * or a replacement of e reads. */
+static bool record_atoms(sg_facts *f, sg__idmap *seen, const sg_expr *e)
+{
+    bool ok = true;
+    if ((e->nargs == 0 && e->op != SG_OP_SYM) || !mark_new(seen, e, 2, &ok))
+        return ok;
+    if ((e->op == SG_OP_SYM || sg__is_atom(e)) && !record(f, seen, e))
+        return false;
+    for (size_t i = 0; i < e->nargs; i++)
+        if (!record_atoms(f, seen, e->args[i]))
+            return false;
+    return true;
+}
+
+#define SG_MAX_UREAD ((size_t)1 << 22) /* nodes kept for undecided answers */
+
+bool sg__facts_remember_reads(sg_facts *f, sg__readmark mark, size_t *rec)
+{
+    if (f->reads_lost)
+        return false;
+    if (f->uread.n > SG_MAX_UREAD) { /* mostly stale records: start afresh */
+        sg__facts_invalidate(f);
+        return false;
+    }
+    if (f->nund == f->capund) {
+        size_t cap = f->capund ? f->capund * 2 : 64;
+        sg__undecided *u = realloc(f->und, cap * sizeof *u);
+        if (!u)
+            return false;
+        f->und = u;
+        f->capund = cap;
+    }
+    sg__idmap seen;
+    size_t off = f->uread.n;
+    bool ok = sg__idmap_init(&seen, 64);
+    for (size_t i = mark.o; i < f->oreads.n && ok; i++)
+        ok = record(f, &seen, f->oreads.v[i]);
+    size_t nwhole = f->uread.n - off;
+    for (size_t i = mark.r; i < f->reads.n && ok; i++)
+        ok = record_atoms(f, &seen, f->reads.v[i]);
+    for (size_t i = mark.n; i < f->nreads.n && ok; i++)
+        ok = record(f, &seen, f->nreads.v[i]);
+    sg__idmap_free(&seen);
+    if (!ok) {
+        f->uread.n = off;
+        return false;
+    }
+    f->und[f->nund] = (sg__undecided){f->epoch, off, nwhole, f->uread.n - off};
+    *rec = f->nund++;
+    return true;
+}
+
+static bool stamped_after(const sg__idmap *m, const sg_expr *e, size_t epoch)
+{
+    size_t *t = sg__idmap_find(m, e->id);
+    return t && *t > epoch;
+}
+
+bool sg__facts_undecided_holds(sg_facts *f, size_t rec)
+{
+    const sg__undecided *u = &f->und[rec];
+    for (size_t i = 0; i < u->n; i++) {
+        const sg_expr *e = f->uread.v[u->off + i];
+        if (stamped_after(&f->nstamp, e, u->epoch) || (i < u->nwhole && stamped_after(&f->astamp, e, u->epoch)) ||
+            (e->op == SG_OP_SYM && stamped_after(&f->stamp, e, u->epoch)))
+            return false;
+    }
+    for (size_t i = 0; i < u->n; i++) /* what it read, the question under way read */
+        sg__facts_read_occurrences(f, f->uread.v[u->off + i], i < u->nwhole);
+    return true;
+}
+
+/* Forget what the facts give (not the facts themselves). */
+static void clear_derived(sg_facts *f)
+{
+    f->nfst = 0;
+    f->rsym.n = 0;
+    f->rval.n = 0;
+    sg__idmap_reset(&f->rmap);
+    forget_replaced(f);
     clear_bounds(f);
-    f->ne.n = 0;
+    for (size_t i = 0; i < f->nnes; i++)
+        f->nes[i].n = 0;
+    f->nnes = 0;
+    if (f->neidx.cap)
+        sg__idmap_reset(&f->neidx);
     f->lin.n = 0;
     f->axioms.n = 0;
     for (size_t i = 0; i < f->nocc; i++)
@@ -78,13 +285,15 @@ const sg__occ *sg__facts_occurrences(const sg_facts *f, const sg_expr *m)
     return i ? &f->occ[*i] : NULL;
 }
 
-bool sg__facts_is_axiom(const sg_facts *f, const sg_expr *q)
+bool sg__facts_is_axiom(sg_facts *f, const sg_expr *q)
 {
+    read_node(f, q);
     return sg__idmap_find(&f->axidx, q->id) != NULL;
 }
 
 static bool push_axiom(sg_facts *f, const sg_expr *e)
 {
+    stamp_in(f, &f->nstamp, e);
     return sg__list_push(&f->axioms, e) && sg__idmap_put(&f->axidx, e->id, 1);
 }
 
@@ -107,6 +316,7 @@ static bool occ_add(sg_facts *f, const sg_expr *m, size_t l)
         i = sg__idmap_find(&f->occidx, m->id);
         f->occ[f->nocc++].n = 0;
     }
+    stamp_in(f, &f->astamp, m);
     sg__occ *o = &f->occ[*i];
     if (o->n == o->cap) {
         size_t cap = o->cap ? o->cap * 2 : 4;
@@ -118,6 +328,17 @@ static bool occ_add(sg_facts *f, const sg_expr *m, size_t l)
     }
     o->v[o->n++] = l;
     return true;
+}
+
+/* A linear fact leaves the occurrence lists of its monomials. */
+static void drop_lin(sg_facts *f, const sg_expr *e)
+{
+    const sg_expr *p = e->args[0];
+    if (p->op == SG_OP_ADD)
+        for (size_t i = 0; i < p->nargs; i++)
+            stamp_in(f, &f->nstamp, p->args[i]);
+    else if (p->op != SG_OP_INT)
+        stamp_in(f, &f->nstamp, p);
 }
 
 /* A linear fact: for the decision procedure, indexed by its monomials, and
@@ -150,6 +371,8 @@ void sg__facts_invalidate(sg_facts *f)
         sg__range_cache_clear(f->rcache);
     if (f->known_memo.cap)
         sg__idmap_reset(&f->known_memo);
+    f->nund = 0;
+    f->uread.n = 0;
 }
 
 sg_status sg_facts_new(sg_ctx *ctx, sg_facts **out)
@@ -162,7 +385,8 @@ sg_status sg_facts_new(sg_ctx *ctx, sg_facts **out)
     sg_facts *f = calloc(1, sizeof *f);
     if (!f || !(f->rcache = sg__range_cache_new()) || !sg__idmap_init(&f->bidx, 16) ||
         !sg__idmap_init(&f->known_memo, 16) || !sg__idmap_init(&f->occidx, 16) || !sg__idmap_init(&f->axidx, 16) ||
-        !sg__idmap_init(&f->rmap, 16)) {
+        !sg__idmap_init(&f->rmap, 16) || !sg__idmap_init(&f->sigs, 16) || !sg__idmap_init(&f->stamp, 16) ||
+        !sg__idmap_init(&f->nstamp, 16) || !sg__idmap_init(&f->astamp, 16)) {
         sg_facts_free(f);
         return sg__nomem(ctx);
     }
@@ -184,6 +408,17 @@ void sg_facts_free(sg_facts *f)
     sg__idmap_free(&f->axidx);
     sg__idmap_free(&f->rmap);
     sg__nodememo_free(&f->rmemo);
+    free(f->rsig);
+    free(f->fst);
+    sg__idmap_free(&f->sigs);
+    sg__idmap_free(&f->stamp);
+    sg__idmap_free(&f->nstamp);
+    sg__idmap_free(&f->astamp);
+    sg__list_free(&f->nreads);
+    sg__list_free(&f->oreads);
+    free(f->und);
+    sg__list_free(&f->uread);
+    sg__list_free(&f->reads);
     for (size_t i = 0; i < f->capocc; i++)
         free(f->occ[i].v);
     free(f->occ);
@@ -192,7 +427,10 @@ void sg_facts_free(sg_facts *f)
     sg__list_free(&f->rsym);
     sg__list_free(&f->rval);
     sg__list_free(&f->batom);
-    sg__list_free(&f->ne);
+    for (size_t i = 0; i < f->capnes; i++)
+        sg__list_free(&f->nes[i]);
+    free(f->nes);
+    sg__idmap_free(&f->neidx);
     sg__list_free(&f->touched);
     sg__list_free(&f->lin);
     sg__list_free(&f->axioms);
@@ -228,6 +466,16 @@ const sg_expr *sg__facts_replace(sg_facts *f, const sg_expr *e)
         return r;
     if (sg__subs_map(f->ctx, &r, e, &f->rmap, f->rval.v) != SG_OK)
         return NULL;
+    size_t j = f->rmemo.n;
+    if (j == f->caprsig) {
+        size_t cap = f->caprsig ? f->caprsig * 2 : 64;
+        sg__sig *g = realloc(f->rsig, cap * sizeof *g);
+        if (!g)
+            return r; /* out of memory: not remembered, still right */
+        f->rsig = g;
+        f->caprsig = cap;
+    }
+    f->rsig[j] = signature(f, r);
     if (!sg__nodememo_put(&f->rmemo, e, r))
         forget_replaced(f); /* out of memory: no memo, still right */
     return r;
@@ -247,6 +495,13 @@ bool sg__facts_atom_range(void *user, const sg_expr *atom, sg__iv *out)
     return b != NULL;
 }
 
+/* Is b within iv? */
+static bool iv_within(const sg__iv *b, const sg__iv *iv)
+{
+    return (iv->lo_inf || (!b->lo_inf && fmpz_cmp(&b->lo, &iv->lo) >= 0)) &&
+           (iv->hi_inf || (!b->hi_inf && fmpz_cmp(&b->hi, &iv->hi) <= 0));
+}
+
 /* Narrow the bounds of atom by iv. */
 static bool meet_bound(sg_facts *f, const sg_expr *atom, const sg__iv *iv)
 {
@@ -254,10 +509,14 @@ static bool meet_bound(sg_facts *f, const sg_expr *atom, const sg__iv *iv)
     if (!sg__list_push(&f->touched, atom))
         return false;
     if (i) {
+        if (iv_within(&f->biv[*i], iv))
+            return true; /* nothing new */
+        stamp_bound(f, atom);
         if (!sg__iv_meet(&f->biv[*i], iv))
             f->inconsistent = true;
         return true;
     }
+    stamp_bound(f, atom);
     if (f->batom.n == f->capbiv) {
         size_t cap = f->capbiv ? f->capbiv * 2 : 16;
         sg__iv *b = realloc(f->biv, cap * sizeof *b);
@@ -314,7 +573,8 @@ static bool add_replacement(sg_facts *f, const sg_expr *sym, const sg_expr *val)
             return false;
         f->rval.v[i] = r;
     }
-    forget_replaced(f);
+    forget_replaced_with(f, sym);
+    stamp_in(f, &f->stamp, sym);
     return sg__list_push(&f->rsym, sym) && sg__list_push(&f->rval, val) &&
            sg__idmap_put(&f->rmap, sym->id, f->rval.n - 1);
 }
@@ -412,6 +672,29 @@ static const sg_expr *solve_divisibility(sg_facts *f, const sg_expr *p, const sg
 
 typedef enum { PROCESS_OK, PROCESS_REPLACED, PROCESS_NOMEM } process_result;
 
+/* p != 0 on one atom: kept with the others on that atom, which is touched. */
+static bool push_ne(sg_facts *f, const sg_expr *atom, const sg_expr *e)
+{
+    size_t *i = sg__idmap_find(&f->neidx, atom->id);
+    if (!i) {
+        if (f->nnes == f->capnes) {
+            size_t cap = f->capnes ? f->capnes * 2 : 16;
+            sg__list *l = realloc(f->nes, cap * sizeof *l);
+            if (!l)
+                return false;
+            for (size_t k = f->capnes; k < cap; k++)
+                l[k] = (sg__list){0};
+            f->nes = l;
+            f->capnes = cap;
+        }
+        if (!sg__idmap_put(&f->neidx, atom->id, f->nnes))
+            return false;
+        i = sg__idmap_find(&f->neidx, atom->id);
+        f->nes[f->nnes++].n = 0;
+    }
+    return sg__list_push(&f->nes[*i], e) && sg__list_push(&f->touched, atom);
+}
+
 /* Decompose one fact (replacements already applied). */
 static process_result process(sg_facts *f, const sg_expr *e)
 {
@@ -457,7 +740,7 @@ static process_result process(sg_facts *f, const sg_expr *e)
             ok = meet_bound(f, atom, &iv);
             sg__iv_clear(&iv);
         } else if (e->op == SG_OP_NE0 && single_atom(p, &atom, &k, c)) {
-            ok = sg__list_push(&f->ne, e) && push_axiom(f, e);
+            ok = push_ne(f, atom, e) && push_axiom(f, e);
         } else if (e->op == SG_OP_NE0) {
             ok = push_axiom(f, e);
         } else {
@@ -470,35 +753,42 @@ static process_result process(sg_facts *f, const sg_expr *e)
     return ok ? res : PROCESS_NOMEM;
 }
 
-/* p != 0 on one atom moves a bound that stands on the excluded value. */
+/* p != 0 on one atom moves a bound that stands on the excluded value: done
+ * for the atoms whose bounds were touched (and those of new such facts). */
 static bool apply_ne(sg_facts *f)
 {
-    bool changed = true;
     fmpz_t c, v;
     fmpz_init(c);
     fmpz_init(v);
-    for (int round = 0; changed && round < 64; round++) {
-        changed = false;
-        for (size_t i = 0; i < f->ne.n; i++) {
-            const sg_expr *atom;
-            int k;
-            if (!single_atom(f->ne.v[i]->args[0], &atom, &k, c))
-                continue;
-            fmpz_neg(v, c);
-            if (k < 0)
-                fmpz_neg(v, v); /* the excluded value of atom */
-            size_t *j = sg__idmap_find(&f->bidx, atom->id);
-            if (!j)
-                continue;
-            sg__iv *b = &f->biv[*j];
-            if (!b->lo_inf && fmpz_equal(&b->lo, v)) {
-                fmpz_add_ui(&b->lo, &b->lo, 1);
-                changed = true;
+    for (size_t a = 0; a < f->touched.n; a++) {
+        size_t *i = sg__idmap_find(&f->neidx, f->touched.v[a]->id);
+        size_t *j = sg__idmap_find(&f->bidx, f->touched.v[a]->id);
+        if (!i || !j)
+            continue;
+        const sg__list *l = &f->nes[*i];
+        sg__iv *b = &f->biv[*j];
+        bool changed = true;
+        for (size_t round = 0; changed && round <= l->n; round++) {
+            changed = false;
+            for (size_t e = 0; e < l->n; e++) {
+                const sg_expr *atom;
+                int k;
+                if (!single_atom(l->v[e]->args[0], &atom, &k, c))
+                    continue;
+                fmpz_neg(v, c);
+                if (k < 0)
+                    fmpz_neg(v, v); /* the excluded value of atom */
+                if (!b->lo_inf && fmpz_equal(&b->lo, v)) {
+                    fmpz_add_ui(&b->lo, &b->lo, 1);
+                    changed = true;
+                }
+                if (!b->hi_inf && fmpz_equal(&b->hi, v)) {
+                    fmpz_sub_ui(&b->hi, &b->hi, 1);
+                    changed = true;
+                }
             }
-            if (!b->hi_inf && fmpz_equal(&b->hi, v)) {
-                fmpz_sub_ui(&b->hi, &b->hi, 1);
-                changed = true;
-            }
+            if (changed)
+                stamp_bound(f, f->touched.v[a]);
             if (!b->lo_inf && !b->hi_inf && fmpz_cmp(&b->lo, &b->hi) > 0)
                 f->inconsistent = true;
         }
@@ -514,6 +804,8 @@ static bool apply_ne(sg_facts *f)
  * are added to *moved. */
 static bool propagate_fact(sg_facts *f, const sg_expr *fact, sg__list *moved)
 {
+    if (!fact)
+        return true; /* dropped */
     sg_ctx *ctx = f->ctx;
     const sg_expr *p = fact->args[0];
     bool eq = fact->op == SG_OP_EQ0, ok = true;
@@ -635,27 +927,95 @@ static bool propagate(sg_facts *f, size_t from)
     return ok;
 }
 
+/* Process fact j (the next one when j == f->nfst) with the current
+ * replacements, unless its form is what was processed last; the linear facts
+ * of its earlier form are dropped. */
+static process_result process_fact(sg_facts *f, size_t j)
+{
+    const sg_expr *e = sg__facts_replace(f, f->facts.v[j]);
+    if (!e)
+        return PROCESS_NOMEM;
+    if (j == f->nfst) {
+        if (f->nfst == f->capfst) {
+            size_t cap = f->capfst ? f->capfst * 2 : 64;
+            sg__fstate *s = realloc(f->fst, cap * sizeof *s);
+            if (!s)
+                return PROCESS_NOMEM;
+            f->fst = s;
+            f->capfst = cap;
+        }
+        f->fst[f->nfst++] = (sg__fstate){NULL, 0, 0, 0};
+    }
+    sg__fstate *s = &f->fst[j];
+    if (s->form == e)
+        return PROCESS_OK;
+    for (size_t l = s->lin_lo; l < s->lin_hi; l++)
+        if (f->lin.v[l]) {
+            drop_lin(f, f->lin.v[l]);
+            f->lin.v[l] = NULL;
+        }
+    s->form = e;
+    s->sig = signature(f, e);
+    s->lin_lo = f->lin.n;
+    process_result r = process(f, e);
+    f->fst[j].lin_hi = f->lin.n;
+    return r;
+}
+
+/* Mark the processed facts whose forms mention the newest replaced symbol;
+ * returns the smallest index marked, or lo if smaller. */
+static size_t mark_mentions(sg_facts *f, bool *pending, size_t lo)
+{
+    const sg_expr *sym = f->rsym.v[f->rsym.n - 1];
+    sg__sig bit = sym_bit(sym);
+    for (size_t j = 0; j < f->nfst; j++)
+        if ((f->fst[j].sig & bit) && mentions(f, f->fst[j].form, sym, bit)) {
+            pending[j] = true;
+            lo = j < lo ? j : lo;
+        }
+    return lo;
+}
+
+#define SG_MAX_CASCADE 1000 /* replacements that one fact may set off */
+
+/* Process fact i, the next one, then every fact that a replacement made on
+ * the way rewrites, in the order of the facts: each fact ends up processed
+ * in its form under the final replacements. */
+static bool add_fact(sg_facts *f, size_t i)
+{
+    bool *pending = NULL, ok = true;
+    size_t next = i, lo = SIZE_MAX, made = 0;
+    while (ok && next != SIZE_MAX) {
+        process_result r = process_fact(f, next);
+        ok = r != PROCESS_NOMEM;
+        if (ok && r == PROCESS_REPLACED) {
+            if (++made > SG_MAX_CASCADE)
+                ok = (sg__err(f->ctx, SG_ELIMIT, "too many replacements"), false);
+            else if (!pending && !(pending = calloc(f->nfst, sizeof *pending)))
+                ok = (sg__nomem(f->ctx), false);
+            else
+                lo = mark_mentions(f, pending, lo);
+        }
+        for (next = SIZE_MAX; pending && lo < f->nfst; lo++)
+            if (pending[lo]) {
+                pending[lo] = false;
+                next = lo;
+                break;
+            }
+    }
+    free(pending);
+    return ok;
+}
+
 /* Derive everything again from the facts. */
 static bool derive(sg_facts *f)
 {
-    clear_derived(f, false);
+    clear_derived(f);
     f->touched.n = 0;
-    for (int round = 0; round < 1000; round++) {
-        bool again = false;
-        for (size_t i = 0; i < f->facts.n && !again; i++) {
-            const sg_expr *e = sg__facts_replace(f, f->facts.v[i]);
-            if (!e)
-                return false;
-            process_result r = process(f, e);
-            if (r == PROCESS_NOMEM)
-                return false;
-            again = r == PROCESS_REPLACED;
-        }
-        if (!again)
-            return apply_ne(f) && propagate(f, 0) && apply_ne(f);
-        clear_derived(f, true);
-    }
-    return sg__err(f->ctx, SG_ELIMIT, "too many replacements"), false;
+    for (size_t i = 0; i < f->facts.n; i++)
+        if (!add_fact(f, i))
+            return false;
+    return apply_ne(f) && propagate(f, 0) && apply_ne(f);
 }
 
 sg_status sg_facts_assume(sg_facts *f, const sg_expr *fact)
@@ -671,19 +1031,16 @@ sg_status sg_facts_assume(sg_facts *f, const sg_expr *fact)
     if (!sg__list_push(&f->facts, fact))
         return sg__nomem(ctx);
     sg__facts_grown(f);
-    const sg_expr *e = sg__facts_replace(f, fact);
     size_t nlin = f->lin.n;
     f->touched.n = 0;
-    process_result r = e ? process(f, e) : PROCESS_NOMEM;
-    bool ok = r != PROCESS_NOMEM;
-    if (ok)
-        ok = r == PROCESS_REPLACED ? derive(f) : apply_ne(f) && propagate(f, nlin) && apply_ne(f);
+    bool ok = add_fact(f, f->facts.n - 1) && apply_ne(f) && propagate(f, nlin) && apply_ne(f);
     if (!ok) {
         /* leave the base as it was: drop the fact and derive again */
         sg_status s = ctx->err ? ctx->err : SG_ENOMEM;
         char msg[sizeof ctx->msg];
         strcpy(msg, ctx->msg);
         f->facts.n--;
+        sg__facts_invalidate(f);
         derive(f);
         return sg__err(ctx, s, "sg_facts_assume: %s", msg);
     }

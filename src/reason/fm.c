@@ -9,7 +9,9 @@
  * constraints: d*q <= A <= d*q + d - 1 for q = A // d, m = A - d*q for
  * m = A % d, M >= a_i for M = Max(...), M <= a_i for Min, t >= a and t >= -a
  * for t = Abs(a); the facts' bounds of every variable are added too. */
+#include <flint/ulong_extras.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "reason/reason_private.h"
 
@@ -21,13 +23,23 @@ static inline int sgn(const fmpz *x)
     return COEFF_IS_MPZ(*x) ? fmpz_sgn(x) : (*x > 0) - (*x < 0);
 }
 
+/* A row: FM_MAX_VARS coefficients, the constant, then a word that is not an
+ * fmpz: the row's hash once eliminate has taken it (0 before). */
+#define CONST FM_MAX_VARS
+#define HASH (FM_MAX_VARS + 1)
+#define ROW_WORDS (FM_MAX_VARS + 2)
+
 typedef struct {
     sg_facts *f;
+    fmpz **spare;                    /* rows freed, for reuse (entries small) */
+    size_t nspare, capspare;
     const sg_expr *var[FM_MAX_VARS]; /* NULL for a fresh variable (a quotient) */
     size_t nvar;
     sg__idmap index;                 /* monomial id -> variable */
     fmpz **rows;                     /* nvar coefficients then the constant: sum a_j v_j + c >= 0 */
     size_t nrows, caprows;
+    size_t pos[FM_MAX_VARS], neg[FM_MAX_VARS]; /* eliminate: rows with each sign, per variable */
+    size_t *slot, capslot;           /* prune: a hash table of rows */
     size_t *budget;
     bool overflow;                   /* too many variables or out of memory: give up */
 } fm;
@@ -35,6 +47,10 @@ typedef struct {
 static void fm_init(fm *F, sg_facts *f, size_t *budget)
 {
     F->f = f;
+    F->spare = NULL;
+    F->nspare = F->capspare = 0;
+    F->slot = NULL;
+    F->capslot = 0;
     F->nvar = 0;
     F->rows = NULL;
     F->nrows = F->caprows = 0;
@@ -42,35 +58,58 @@ static void fm_init(fm *F, sg_facts *f, size_t *budget)
     F->overflow = !sg__idmap_init(&F->index, 16);
 }
 
-static void row_free(fmpz *r)
+static void clear_large(fmpz *x)
 {
-    for (size_t j = 0; j <= FM_MAX_VARS; j++)
-        fmpz_clear(r + j);
-    free(r);
+    if (COEFF_IS_MPZ(*x)) {
+        fmpz_clear(x);
+        *x = 0;
+    }
+}
+
+/* Release a row: kept for reuse, its large entries cleared (only the first
+ * nvar coefficients and the constant are ever set). */
+static void row_free(fm *F, fmpz *r)
+{
+    for (size_t j = 0; j < F->nvar; j++)
+        clear_large(r + j);
+    clear_large(r + CONST);
+    if (F->nspare == F->capspare) {
+        size_t cap = F->capspare ? F->capspare * 2 : 64;
+        fmpz **v = realloc(F->spare, cap * sizeof *v);
+        if (!v) {
+            free(r);
+            return;
+        }
+        F->spare = v;
+        F->capspare = cap;
+    }
+    F->spare[F->nspare++] = r;
 }
 
 static void fm_clear(fm *F)
 {
     for (size_t i = 0; i < F->nrows; i++)
-        row_free(F->rows[i]);
+        row_free(F, F->rows[i]);
     free(F->rows);
+    for (size_t i = 0; i < F->nspare; i++)
+        free(F->spare[i]);
+    free(F->spare);
+    free(F->slot);
     sg__idmap_free(&F->index);
 }
 
-/* A zero row (every row has room for the largest number of variables). */
+/* A zero row (every row has room for the largest number of variables; a
+ * zero fmpz is the word 0). */
 static fmpz *row_new(fm *F)
 {
-    fmpz *r = malloc((FM_MAX_VARS + 1) * sizeof *r);
+    fmpz *r = F->nspare ? F->spare[--F->nspare] : malloc(ROW_WORDS * sizeof *r);
     if (!r) {
         F->overflow = true;
         return NULL;
     }
-    for (size_t j = 0; j <= FM_MAX_VARS; j++)
-        fmpz_init(r + j);
+    memset(r, 0, ROW_WORDS * sizeof *r);
     return r;
 }
-
-#define CONST FM_MAX_VARS /* index of the constant in a row */
 
 static bool row_push(fm *F, fmpz *r)
 {
@@ -78,7 +117,7 @@ static bool row_push(fm *F, fmpz *r)
         size_t cap = F->caprows ? F->caprows * 2 : 32;
         fmpz **rows = realloc(F->rows, cap * sizeof *rows);
         if (!rows) {
-            row_free(r);
+            row_free(F, r);
             F->overflow = true;
             return false;
         }
@@ -153,7 +192,7 @@ static bool add_constraint(fm *F, const sg_expr *p1, slong k1, const sg_expr *p2
     fmpz_add_si(r + CONST, r + CONST, c);
     fmpz_clear(k);
     if (!ok) {
-        row_free(r);
+        row_free(F, r);
         return false;
     }
     return row_push(F, r);
@@ -171,7 +210,7 @@ static bool add_quotient_def(fm *F, int q, const sg_expr *A, const fmpz_t d)
         bool ok = row_addmul(F, r, one, A);
         fmpz_clear(one);
         if (!ok) {
-            row_free(r);
+            row_free(F, r);
             return false;
         }
         if (side == 0) { /* A - d*q >= 0 */
@@ -237,7 +276,7 @@ static bool add_var_facts(fm *F, size_t v)
                 ok = row_addmul(F, row, k, m->args[0]);
                 fmpz_clear(k);
                 if (!ok) {
-                    row_free(row);
+                    row_free(F, row);
                     return false;
                 }
                 /* side 0: m - A + d*q >= 0; side 1: A - m - d*q >= 0 */
@@ -287,6 +326,21 @@ static size_t new_vars(fm *F, const sg_expr *p)
 
 #define FM_MAX_FACTS 48
 
+#define FM_TAKEN_SLOTS 128 /* a power of two, more than twice FM_MAX_FACTS */
+
+/* Is linear fact l among the taken (a set of l + 1, 0 for a free slot)?
+ * If not and take, it is added. */
+static bool taken(size_t *set, size_t l, bool take)
+{
+    size_t at = (l * 2654435761u) & (FM_TAKEN_SLOTS - 1);
+    for (; set[at]; at = (at + 1) & (FM_TAKEN_SLOTS - 1))
+        if (set[at] == l + 1)
+            return true;
+    if (take)
+        set[at] = l + 1;
+    return false;
+}
+
 /* Breadth first from the question's variables: for each variable, its
  * bounds and definition, then the linear facts it appears in (through the
  * occurrence index), whose new variables join the queue. A fact that would
@@ -295,34 +349,74 @@ static size_t new_vars(fm *F, const sg_expr *p)
 static bool gather(fm *F)
 {
     sg_facts *f = F->f;
-    bool *used = calloc(f->lin.n ? f->lin.n : 1, sizeof *used);
-    if (!used) {
-        F->overflow = true;
-        return false;
-    }
+    size_t used[FM_TAKEN_SLOTS] = {0};
     size_t nfacts = 0;
     bool ok = true;
     for (size_t v = 0; v < F->nvar && ok && !F->overflow; v++) {
         ok = add_var_facts(F, v);
         const sg_expr *m = F->var[v];
-        const sg__occ *o = m ? sg__facts_occurrences(f, m) : NULL;
-        for (size_t k = 0; o && k < o->n && ok && nfacts < FM_MAX_FACTS; k++) {
+        if (!m || nfacts == FM_MAX_FACTS)
+            continue;
+        const sg__occ *o = sg__facts_occurrences(f, m);
+        size_t k = 0;
+        for (; o && k < o->n && ok && nfacts < FM_MAX_FACTS; k++) {
             size_t l = o->v[k];
-            const sg_expr *p = f->lin.v[l]->args[0];
-            if (used[l] || F->nvar + new_vars(F, p) > FM_MAX_VARS - 4) /* keep room for quotients */
+            if (!f->lin.v[l] || taken(used, l, false)) /* dropped, or taken */
                 continue;
-            used[l] = true;
+            const sg_expr *p = f->lin.v[l]->args[0];
+            if (F->nvar + new_vars(F, p) > FM_MAX_VARS - 4) /* keep room for quotients */
+                continue;
+            taken(used, l, true);
             nfacts++;
             bool eq = f->lin.v[l]->op == SG_OP_EQ0;
             ok = add_constraint(F, p, 1, NULL, 0, 0) && (!eq || add_constraint(F, p, -1, NULL, 0, 0));
         }
+        sg__facts_read_occurrences(f, m, !o || k == o->n);
     }
-    free(used);
     return ok && !F->overflow;
 }
 
+/* r = b*x + a*y, without calls when every value is small. */
+static inline void combine(fmpz *r, const fmpz *b, const fmpz *x, const fmpz *a, const fmpz *y)
+{
+#if defined(__GNUC__)
+    slong p, q, t;
+    if (!COEFF_IS_MPZ(*a) && !COEFF_IS_MPZ(*b) && !COEFF_IS_MPZ(*x) && !COEFF_IS_MPZ(*y) && !COEFF_IS_MPZ(*r) &&
+        !__builtin_mul_overflow(*b, *x, &p) && !__builtin_mul_overflow(*a, *y, &q) &&
+        !__builtin_add_overflow(p, q, &t) && t >= COEFF_MIN && t <= COEFF_MAX) {
+        *r = t;
+        return;
+    }
+#endif
+    fmpz_mul(r, b, x);
+    fmpz_addmul(r, a, y);
+}
+
+/* The gcd g of the small entries r[0 .. nvar): false if some entry is large. */
+static bool small_content(const fmpz *r, size_t nvar, ulong *g)
+{
+    *g = 0;
+    for (size_t j = 0; j < nvar && *g != 1; j++) {
+        if (COEFF_IS_MPZ(r[j]))
+            return false;
+        if (r[j])
+            *g = n_gcd(*g, (ulong)(r[j] < 0 ? -r[j] : r[j]));
+    }
+    return true;
+}
+
+/* Divide the coefficients by their gcd and floor the constant. */
 static void tighten(fmpz *r, size_t nvar)
 {
+    ulong w;
+    if (small_content(r, nvar, &w)) {
+        if (w <= 1)
+            return;
+        for (size_t j = 0; j < nvar; j++)
+            r[j] /= (slong)w;
+        fmpz_fdiv_q_ui(r + CONST, r + CONST, w);
+        return;
+    }
     fmpz_t g;
     fmpz_init(g);
     for (size_t j = 0; j < nvar && !fmpz_is_one(g); j++)
@@ -335,98 +429,180 @@ static void tighten(fmpz *r, size_t nvar)
     fmpz_clear(g);
 }
 
+/* Count the signs of row r in F->pos and F->neg: add (d > 0) or remove it. */
+static void count_signs(fm *F, const fmpz *r, int d)
+{
+    for (size_t v = 0; v < F->nvar; v++) {
+        if (!r[v])
+            continue;
+        size_t *c = sgn(r + v) > 0 ? &F->pos[v] : &F->neg[v];
+        *c = d > 0 ? *c + 1 : *c - 1;
+    }
+}
+
+static void drop_row(fm *F, fmpz *r)
+{
+    count_signs(F, r, -1);
+    row_free(F, r);
+}
+
+static bool same_coefficients(const fmpz *r, const fmpz *s, size_t nvar)
+{
+    if (r[HASH] != s[HASH])
+        return false;
+    for (size_t j = 0; j < nvar; j++)
+        if (r[j] != s[j] && !fmpz_equal(r + j, s + j)) /* equal small values are equal words */
+            return false;
+    return true;
+}
+
+static slong row_hash(const fmpz *r, size_t nvar)
+{
+    ulong h = 14695981039346656037u;
+    for (size_t j = 0; j < nvar; j++)
+        h = (h ^ (COEFF_IS_MPZ(r[j]) ? 1 : (ulong)r[j])) * 1099511628211u;
+    return (slong)(h | 1);
+}
+
+/* Drop the rows that another row implies: rows without variables that
+ * hold (0 + c >= 0 with c >= 0), and each row with the same coefficients as
+ * an earlier one, which keeps the smaller (stronger) constant. True if a
+ * row without variables fails (c < 0): infeasible. Rows kept from the
+ * last round (hashed already) have variables and are not duplicates. */
+static bool prune(fm *F)
+{
+    size_t nvar = F->nvar, cap = 16;
+    while (cap < 2 * F->nrows)
+        cap *= 2;
+    if (cap > F->capslot) {
+        free(F->slot);
+        F->slot = malloc(cap * sizeof *F->slot);
+        F->capslot = F->slot ? cap : 0;
+    }
+    size_t *slot = F->slot; /* 1 + index into the rows kept; 0: free */
+    if (slot)
+        memset(slot, 0, cap * sizeof *slot);
+    bool infeasible = false;
+    size_t k = 0;
+    for (size_t i = 0; i < F->nrows; i++) {
+        fmpz *r = F->rows[i];
+        if (!r[HASH]) {
+            if (!row_uses(r, nvar)) {
+                if (sgn(r + CONST) < 0) {
+                    infeasible = true;
+                    F->rows[k++] = r;
+                } else {
+                    row_free(F, r);
+                }
+                continue;
+            }
+            r[HASH] = row_hash(r, nvar);
+        }
+        if (slot) {
+            size_t at = (ulong)r[HASH] & (cap - 1);
+            while (slot[at] && !same_coefficients(F->rows[slot[at] - 1], r, nvar))
+                at = (at + 1) & (cap - 1);
+            if (slot[at]) {
+                fmpz *kept = F->rows[slot[at] - 1];
+                if (fmpz_cmp(r + CONST, kept + CONST) < 0)
+                    fmpz_set(kept + CONST, r + CONST);
+                drop_row(F, r);
+                continue;
+            }
+            slot[at] = k + 1;
+        }
+        F->rows[k++] = r;
+    }
+    F->nrows = k;
+    return infeasible;
+}
+
+/* The variable whose elimination makes the fewest rows (SIZE_MAX when none
+ * is left), and that number. */
+static size_t cheapest_var(const fm *F, const bool *gone, size_t *cost)
+{
+    size_t best = SIZE_MAX;
+    for (size_t v = 0; v < F->nvar; v++)
+        if (!gone[v] && (best == SIZE_MAX || F->pos[v] * F->neg[v] < *cost)) {
+            best = v;
+            *cost = F->pos[v] * F->neg[v];
+        }
+    return best;
+}
+
+/* Eliminate variable v: rows without it stay; pairs of opposite signs
+ * combine; with one sign only, those rows can always be satisfied: dropped.
+ * False when out of memory. */
+static bool eliminate_var(fm *F, size_t v, size_t cost)
+{
+    size_t nvar = F->nvar, k = 0;
+    fmpz **out = malloc((F->nrows + cost + 1) * sizeof *out);
+    if (!out)
+        return false;
+    bool ok = true;
+    for (size_t i = 0; i < F->nrows && ok; i++) {
+        if (sgn(F->rows[i] + v) >= 0)
+            continue;
+        for (size_t j = 0; j < F->nrows; j++) {
+            if (sgn(F->rows[j] + v) <= 0)
+                continue;
+            /* row_i has -a (a > 0), row_j has b > 0: b*row_i + a*row_j */
+            fmpz *r = row_new(F);
+            if (!r) {
+                ok = false;
+                break;
+            }
+            fmpz_t a;
+            fmpz_init(a);
+            fmpz_neg(a, F->rows[i] + v);
+            const fmpz *b = F->rows[j] + v;
+            for (size_t t = 0; t < nvar; t++)
+                if (F->rows[i][t] || F->rows[j][t]) /* r[t] is 0 already */
+                    combine(r + t, b, F->rows[i] + t, a, F->rows[j] + t);
+            combine(r + CONST, b, F->rows[i] + CONST, a, F->rows[j] + CONST);
+            fmpz_clear(a);
+            tighten(r, nvar);
+            count_signs(F, r, 1);
+            out[k++] = r;
+        }
+    }
+    for (size_t i = 0; i < F->nrows; i++) {
+        if (ok && fmpz_is_zero(F->rows[i] + v))
+            out[k++] = F->rows[i];
+        else
+            drop_row(F, F->rows[i]);
+    }
+    free(F->rows);
+    F->rows = out;
+    F->nrows = F->caprows = k;
+    return ok;
+}
+
 /* Are the rows infeasible over the integers? SG_TRUE if proved. */
 static sg_truth eliminate(fm *F)
 {
-    size_t nvar = F->nvar;
-    bool *gone = calloc(nvar ? nvar : 1, sizeof *gone);
-    if (!gone)
-        return SG_UNKNOWN;
-    sg_truth result = SG_UNKNOWN;
-    for (size_t i = 0; i < F->nrows; i++)
-        tighten(F->rows[i], nvar);
-    for (;;) {
-        /* a row without variables and a negative constant: infeasible */
-        for (size_t i = 0; i < F->nrows; i++)
-            if (!row_uses(F->rows[i], nvar) && sgn(F->rows[i] + CONST) < 0) {
-                result = SG_TRUE;
-                goto done;
-            }
-        /* the variable whose elimination makes the fewest rows */
-        size_t best = SIZE_MAX, bestcost = SIZE_MAX;
-        for (size_t v = 0; v < nvar; v++) {
-            if (gone[v])
-                continue;
-            size_t p = 0, n = 0;
-            for (size_t i = 0; i < F->nrows; i++) {
-                int s = sgn(F->rows[i] + v);
-                p += s > 0;
-                n += s < 0;
-            }
-            size_t cost = p * n;
-            if (cost < bestcost || best == SIZE_MAX)
-                best = v, bestcost = cost;
-        }
-        if (best == SIZE_MAX)
-            break;
-        gone[best] = true;
-        if (bestcost > *F->budget) {
-            *F->budget = 0;
-            goto done;
-        }
-        *F->budget -= bestcost;
-        /* rows without the variable stay; pairs of opposite signs combine;
-         * with one sign only, those rows can always be satisfied: dropped */
-        fmpz **out = malloc((F->nrows + bestcost + 1) * sizeof *out);
-        if (!out)
-            goto done;
-        size_t k = 0;
-        fmpz_t a, b;
-        fmpz_init(a);
-        fmpz_init(b);
-        bool ok = true;
-        for (size_t i = 0; i < F->nrows && ok; i++) {
-            if (sgn(F->rows[i] + best) >= 0)
-                continue;
-            for (size_t j = 0; j < F->nrows && ok; j++) {
-                if (sgn(F->rows[j] + best) <= 0)
-                    continue;
-                /* row_i has -a (a > 0), row_j has b > 0: b*row_i + a*row_j */
-                fmpz_neg(a, F->rows[i] + best);
-                fmpz_set(b, F->rows[j] + best);
-                fmpz *r = row_new(F);
-                if (!r) {
-                    ok = false;
-                    break;
-                }
-                for (size_t t = 0; t < nvar; t++) {
-                    fmpz_mul(r + t, b, F->rows[i] + t);
-                    fmpz_addmul(r + t, a, F->rows[j] + t);
-                }
-                fmpz_mul(r + CONST, b, F->rows[i] + CONST);
-                fmpz_addmul(r + CONST, a, F->rows[j] + CONST);
-                tighten(r, nvar);
-                out[k++] = r;
-            }
-        }
-        fmpz_clear(a);
-        fmpz_clear(b);
-        for (size_t i = 0; i < F->nrows; i++) {
-            if (ok && fmpz_is_zero(F->rows[i] + best))
-                out[k++] = F->rows[i];
-            else
-                row_free(F->rows[i]);
-        }
-        free(F->rows);
-        F->rows = out;
-        F->nrows = k;
-        F->caprows = k;
-        if (!ok)
-            goto done;
+    bool gone[FM_MAX_VARS] = {false};
+    for (size_t v = 0; v < F->nvar; v++)
+        F->pos[v] = F->neg[v] = 0;
+    for (size_t i = 0; i < F->nrows; i++) {
+        tighten(F->rows[i], F->nvar);
+        count_signs(F, F->rows[i], 1);
     }
-done:
-    free(gone);
-    return result;
+    for (;;) {
+        if (prune(F))
+            return SG_TRUE;
+        size_t cost = 0, best = cheapest_var(F, gone, &cost);
+        if (best == SIZE_MAX)
+            return SG_UNKNOWN;
+        gone[best] = true;
+        if (cost > *F->budget) {
+            *F->budget = 0;
+            return SG_UNKNOWN;
+        }
+        *F->budget -= cost;
+        if (!eliminate_var(F, best, cost))
+            return SG_UNKNOWN;
+    }
 }
 
 /* Is the set {facts, k*p + c >= 0 (and -(k*p + c) >= 0 when eq)} infeasible? */

@@ -5,6 +5,7 @@
 
 sg_status sg__facts_range(sg_facts *f, const sg_expr *e, sg__iv *out)
 {
+    sg__facts_read(f, e);
     return sg__range(f->ctx, e, sg__facts_atom_range, f, f->rcache, out);
 }
 
@@ -184,6 +185,7 @@ static const sg_expr *simp_minmax(simplifier *S, const sg_expr *e)
 static void atom_divisor(sg_facts *f, const sg_expr *a, fmpz_t g)
 {
     fmpz_one(g);
+    sg__facts_read(f, a); /* the bounds of Mod(a, m) change a's stamp */
     for (size_t i = 0; i < f->batom.n; i++) {
         const sg_expr *m = f->batom.v[i];
         const sg__iv *b = &f->biv[i];
@@ -392,14 +394,21 @@ sg_truth sg__facts_known(sg_facts *f, const sg_expr *q, size_t *budget, int dept
 }
 
 /* A remembered answer to q, if it still holds: decided ones always (facts
- * only grow until invalidated), undecided ones within their epoch. */
-static bool memo_get(const sg_facts *f, const sg_expr *q, sg_truth *t)
+ * only grow until invalidated), undecided ones while nothing their work read
+ * has changed (the work is deterministic: it would come to the same answer). */
+static bool memo_get(sg_facts *f, const sg_expr *q, sg_truth *t)
 {
     size_t *slot = sg__idmap_find(&f->known_memo, q->id);
     if (!slot)
         return false;
     *t = (sg_truth)(*slot & 3);
-    return *t != SG_UNKNOWN || (*slot >> 2) == (f->epoch & (SIZE_MAX >> 2));
+    return *t != SG_UNKNOWN || sg__facts_undecided_holds(f, *slot >> 2);
+}
+
+static void memo_put(sg_facts *f, const sg_expr *q, size_t v)
+{
+    if (!sg__idmap_put(&f->known_memo, q->id, v))
+        sg__facts_invalidate(f);
 }
 
 sg_truth sg__facts_known_want(sg_facts *f, const sg_expr *q, bool want)
@@ -411,16 +420,39 @@ sg_truth sg__facts_known_want(sg_facts *f, const sg_expr *q, bool want)
     return known(f, q, &budget, 0, want);
 }
 
+static sg_truth known_uncached(sg_facts *f, const sg_expr *q, size_t *budget, int depth, int want);
+
 static sg_truth known(sg_facts *f, const sg_expr *q, size_t *budget, int depth, int want)
 {
     bool top = *budget == f->budget && want < 0; /* a full question, remembered even if undecided */
     if (f->inconsistent)
         return SG_TRUE;
-    sg_truth m;
-    if (memo_get(f, q, &m))
-        return m;
-    const sg_expr *s = simplify(f, q, false, budget);
+    sg_truth t;
+    if (memo_get(f, q, &t))
+        return t;
+    sg__readmark mark = sg__facts_read_mark(f);
+    size_t rec;
+    f->kdepth++;
+    sg__facts_read(f, q);
+    t = known_uncached(f, q, budget, depth, want);
+    /* remember the answer: a decided one holds whatever the budget; an
+     * undecided one is what a question with the full budget gets (the
+     * procedure is deterministic), so only top-level ones are kept */
+    if (t != SG_UNKNOWN)
+        memo_put(f, q, (size_t)t);
+    else if (depth == 0 && top && sg__facts_remember_reads(f, mark, &rec))
+        memo_put(f, q, (size_t)t | rec << 2);
+    sg__facts_read_done(f);
+    return t;
+}
+
+static sg_truth known_uncached(sg_facts *f, const sg_expr *q, size_t *budget, int depth, int want)
+{
+    const sg_expr *s = sg__facts_replace(f, q);
     if (!s)
+        return SG_UNKNOWN;
+    sg__facts_read(f, s);
+    if (!(s = simplify(f, q, false, budget)))
         return SG_UNKNOWN;
     sg_truth t = SG_UNKNOWN;
     switch ((sg_op)s->op) {
@@ -454,12 +486,6 @@ static sg_truth known(sg_facts *f, const sg_expr *q, size_t *budget, int depth, 
     }
     if (t == SG_UNKNOWN && depth == 0 && *budget > 0)
         t = case_split(f, s, budget, depth);
-    /* remember the answer: a decided one holds whatever the budget; an
-     * undecided one is what a question with the full budget gets (the
-     * procedure is deterministic), so only top-level ones are kept */
-    if ((t != SG_UNKNOWN || (depth == 0 && top)) &&
-        !sg__idmap_put(&f->known_memo, q->id, (size_t)t | (f->epoch & (SIZE_MAX >> 2)) << 2))
-        sg__idmap_reset(&f->known_memo);
     return t;
 }
 
