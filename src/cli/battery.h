@@ -32,6 +32,10 @@ sg_facts *case_facts(case_state *cs, cli_str *why);
  * made. */
 sg_env *case_env(case_state *cs, cli_str *why);
 sg_inputs *case_inputs(case_state *cs, cli_str *why);
+/* An integer bound written as an integer, -oo or oo (NULL) into *out; 0 if
+ * the n bytes at w are neither. */
+int cli_read_bound(sg_ctx *ctx, const char *w, size_t n, const sg_expr **out);
+
 /* Bind the source names of a fake's sizes, strides and offset (and of its
  * inner tensors) to their expressions, so that expressions of the case may
  * name them. 0 (why set) on failure. */

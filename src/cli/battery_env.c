@@ -85,7 +85,7 @@ static int word_is(const char *w, size_t n, const char *lit)
 }
 
 /* An integer bound, -oo/oo (NULL), into *out. */
-static int read_bound(sg_ctx *ctx, const char *w, size_t n, const sg_expr **out)
+int cli_read_bound(sg_ctx *ctx, const char *w, size_t n, const sg_expr **out)
 {
     cli_trim(&w, &n);
     if (word_is(w, n, "-oo") || word_is(w, n, "oo") || word_is(w, n, "+oo")) {
@@ -102,8 +102,8 @@ static int read_bound(sg_ctx *ctx, const char *w, size_t n, const sg_expr **out)
 static int read_range(sg_ctx *ctx, const char *w, size_t n, sg_interval *r, cli_str *why)
 {
     const char *lo = w + 7, *comma = memchr(w, ',', n);
-    if (n < 10 || w[n - 1] != ']' || !comma || !read_bound(ctx, lo, (size_t)(comma - lo), &r->lo) ||
-        !read_bound(ctx, comma + 1, (size_t)(w + n - 1 - comma - 1), &r->hi)) {
+    if (n < 10 || w[n - 1] != ']' || !comma || !cli_read_bound(ctx, lo, (size_t)(comma - lo), &r->lo) ||
+        !cli_read_bound(ctx, comma + 1, (size_t)(w + n - 1 - comma - 1), &r->hi)) {
         cli_str_addf(why, "bad range '%.*s' (range=[LO, HI])", (int)n, w);
         return 0;
     }
@@ -213,7 +213,7 @@ cmd_result cmd_backed(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *
     }
     p++;
     const sg_expr *hint = NULL, *e;
-    if (!next_word(&p, &w, &n) || !read_bound(ctx, w, n, &hint) || !hint) {
+    if (!next_word(&p, &w, &n) || !cli_read_bound(ctx, w, n, &hint) || !hint) {
         cli_str_adds(why, "the hint must be an integer");
         return CMD_FAIL;
     }

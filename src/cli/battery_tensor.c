@@ -110,19 +110,6 @@ static int read_policy(const char *w, size_t n, sg_dim_dynamic *out)
     return 1;
 }
 
-static int read_bound(sg_ctx *ctx, const char *w, size_t n, const sg_expr **out)
-{
-    cli_trim(&w, &n);
-    if (cli_eq(w, n, "-oo") || cli_eq(w, n, "oo") || cli_eq(w, n, "+oo")) {
-        *out = NULL;
-        return 1;
-    }
-    char *t = cli_xstrndup(w, n);
-    int ok = sg_expr_int_str(ctx, out, t) == SG_OK;
-    free(t);
-    return ok;
-}
-
 void cli_tval_free(cli_tval *t)
 {
     if (!t)
@@ -229,8 +216,8 @@ static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed
             const char *items[2];
             size_t lens[2], cnt;
             if (nranges == SG_MAX_DIMS || !read_list(v, vn, items, lens, 2, &cnt) || cnt != 2 ||
-                !read_bound(ctx, items[0], lens[0], &ranges[nranges].lo) ||
-                !read_bound(ctx, items[1], lens[1], &ranges[nranges].hi)) {
+                !cli_read_bound(ctx, items[0], lens[0], &ranges[nranges].lo) ||
+                !cli_read_bound(ctx, items[1], lens[1], &ranges[nranges].hi)) {
                 cli_str_addf(why, "bad range '%.*s' (rangeI=[LO, HI])", (int)n, w);
                 return 0;
             }

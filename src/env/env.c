@@ -68,17 +68,6 @@ static bool grow_array(void **p, size_t *cap, size_t elem)
     return true;
 }
 
-static char *dup_text(const char *s)
-{
-    if (!s)
-        s = "";
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 void sg_env_options_default(sg_env_options *o)
 {
     if (!o)
@@ -212,7 +201,7 @@ static sg_status add_symrec(sg_env *env, const symrec *r)
 
 static sg_status add_input(sg_env *env, const char *source, const sg_expr *e, unsigned flags)
 {
-    char *s = dup_text(source);
+    char *s = sg__strdup(source);
     if (!s || !GROW(env->inputs, env->ninputs, env->capinputs)) {
         free(s);
         return sg__nomem(env->ctx);
@@ -291,7 +280,7 @@ static sg_status make_unbacked(sg_env *env, const sg_expr **out, const char *sou
     if (s)
         return s;
     symrec r = {.sym = sym, .size_like = size_like != 0, .pending = true};
-    if (source && !(r.source = dup_text(source)))
+    if (source && !(r.source = sg__strdup(source)))
         return sg__nomem(env->ctx);
     if ((s = add_symrec(env, &r))) {
         free(r.source);
@@ -381,7 +370,7 @@ sg_status sg_env_create_backed(sg_env *env, const sg_expr **out, const char *sou
         if (!s) { /* an input: bound by its source, not pending */
             symrec *r = rec_of(env, e);
             r->pending = false;
-            if (!(r->source = dup_text(source)))
+            if (!(r->source = sg__strdup(source)))
                 s = sg__nomem(ctx);
         }
     } else if (dyn == SG_DIM_STATIC || (dyn == SG_DIM_DUCK && env->opt.assume_static_by_default) || zero_one) {
@@ -392,7 +381,7 @@ sg_status sg_env_create_backed(sg_env *env, const sg_expr **out, const char *sou
         s = new_symbol(env, &e, true);
         symrec r = {.sym = e, .hint = hint, .backed = true, .size_like = is_size,
                     .duckable = dyn == SG_DIM_DUCK && !user_range};
-        if (!s && !(r.source = dup_text(source)))
+        if (!s && !(r.source = sg__strdup(source)))
             s = sg__nomem(ctx);
         if (!s && (s = add_symrec(env, &r)))
             free(r.source);
@@ -572,7 +561,7 @@ static sg_status record_guard(sg_env *env, const sg_expr *g, const char *provena
         sg_free(t);
         return s;
     }
-    char *prov = dup_text(provenance);
+    char *prov = sg__strdup(provenance);
     if (!prov || !GROW(env->guards, env->nguards, env->capguards)) {
         free(prov);
         return sg__nomem(env->ctx);
@@ -847,7 +836,7 @@ sg_status sg_env_check(sg_env *env, const sg_expr *cond, const char *msg)
         return record_guard(env, r, msg);
     }
     /* a runtime assertion, used for reasoning from now on */
-    char *m = dup_text(msg);
+    char *m = sg__strdup(msg);
     if (!m || !GROW(env->asserts, env->nasserts, env->capasserts)) {
         free(m);
         return sg__nomem(env->ctx);
@@ -911,7 +900,7 @@ sg_status sg_env_bind_unbacked(sg_env *env, const sg_expr *sym, const char *path
     if (!r || !r->pending)
         return sg__err(env->ctx, SG_EINVAL, "sg_env_bind_unbacked: %s is not a pending unbacked symbol",
                        sym->op == SG_OP_SYM ? sym->u.name : "the expression");
-    char *p = dup_text(path);
+    char *p = sg__strdup(path);
     if (!p || !GROW(env->bindings, env->nbindings, env->capbindings)) {
         free(p);
         return sg__nomem(env->ctx);
@@ -1065,14 +1054,14 @@ sg_status sg_env_copy(sg_env **out, const sg_env *env)
     bool ok = true;
     for (size_t i = 0; i < env->nsyms && ok; i++) {
         symrec r = env->syms[i];
-        r.source = r.source ? dup_text(r.source) : NULL;
-        r.binding = r.binding ? dup_text(r.binding) : NULL;
+        r.source = r.source ? sg__strdup(r.source) : NULL;
+        r.binding = r.binding ? sg__strdup(r.binding) : NULL;
         ok = (!env->syms[i].source || r.source) && (!env->syms[i].binding || r.binding) && !add_symrec(c, &r);
     }
     for (size_t i = 0; i < env->ninputs && ok; i++)
         ok = !add_input(c, env->inputs[i].source, env->inputs[i].expr, env->inputs[i].flags);
     for (size_t i = 0; i < env->nguards && ok; i++) {
-        char *t = dup_text(env->guards[i].text);
+        char *t = sg__strdup(env->guards[i].text);
         ok = t && GROW(c->guards, c->nguards, c->capguards);
         if (ok)
             c->guards[c->nguards++] = (logged){env->guards[i].e, t, NULL};
@@ -1080,7 +1069,7 @@ sg_status sg_env_copy(sg_env **out, const sg_env *env)
             free(t);
     }
     for (size_t i = 0; i < env->nasserts && ok; i++) {
-        char *t = dup_text(env->asserts[i].text);
+        char *t = sg__strdup(env->asserts[i].text);
         ok = t && GROW(c->asserts, c->nasserts, c->capasserts);
         if (ok)
             c->asserts[c->nasserts++] = (logged){env->asserts[i].e, t, env->asserts[i].key};

@@ -109,6 +109,9 @@ void sg__buf_printf(sg__buf *b, const char *fmt, ...)
 void sg__buf_fmpz(sg__buf *b, const fmpz_t v);
 /* Takes the buffer's string (NUL-terminated) or NULL if an allocation failed. */
 char *sg__buf_take(sg__buf *b);
+
+/* A malloc'd copy of s (NULL: of ""), or NULL when memory runs out. */
+char *sg__strdup(const char *s);
 void sg__buf_free(sg__buf *b);
 
 /* A map from node id to a slot index. Zero-initialized is empty (and

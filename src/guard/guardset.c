@@ -82,13 +82,6 @@ static char *label_of(const char *source)
     return sg__buf_take(&b);
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    return d ? memcpy(d, s, n) : NULL;
-}
-
 typedef struct builder {
     sg_ctx *ctx;
     sg_guard_set *g;
@@ -124,7 +117,7 @@ static gnode *new_node(builder *B)
     return n;
 }
 
-static sg_status add_tensor(builder *B, const sg_fake *f, unsigned flags)
+static sg_status add_tensor(builder *B, const sg_fake *f)
 {
     sg_ctx *ctx = B->ctx;
     gnode *n = new_node(B);
@@ -133,7 +126,7 @@ static sg_status add_tensor(builder *B, const sg_fake *f, unsigned flags)
     const sg_source *src = sg__fake_source(f);
     size_t np = 2 * f->ndim + 1;
     n->ndim = f->ndim;
-    n->source = dup_str(sg_source_name(src));
+    n->source = sg__strdup(sg_source_name(src));
     n->label = label_of(sg_source_name(src));
     n->want = calloc(np, sizeof *n->want);
     n->fixed = calloc(np, sizeof *n->fixed);
@@ -152,7 +145,6 @@ static sg_status add_tensor(builder *B, const sg_fake *f, unsigned flags)
             return s;
         /* a constant at fakification is checked per tensor (exact: int64 by construction) */
         n->fixed[k] = e->op == SG_OP_INT && sg_expr_get_si(e, &n->want[k]);
-        (void)flags;
     }
     if (f->kind) {
         n->ninner = 0;
@@ -164,10 +156,10 @@ static sg_status add_tensor(builder *B, const sg_fake *f, unsigned flags)
             memcpy(n->meta, f->meta, f->metalen);
         n->metalen = f->metalen;
         for (size_t i = 0; i < f->ninner; i++, n->ninner++)
-            if (!(n->names[i] = dup_str(f->names[i])))
+            if (!(n->names[i] = sg__strdup(f->names[i])))
                 return sg__nomem(ctx);
         for (size_t i = 0; i < f->ninner; i++) {
-            sg_status s = add_tensor(B, f->inner[i], flags); /* may move g->nodes: n is stale after */
+            sg_status s = add_tensor(B, f->inner[i]); /* may move g->nodes: n is stale after */
             if (s)
                 return s;
         }
@@ -217,11 +209,11 @@ sg_status sg_guard_set_build(sg_inputs *in, unsigned flags, sg_guard_set **out)
     for (size_t i = 0; i < sg_inputs_count(in) && !s; i++) {
         const sg_fake *f = sg_inputs_fake(in, i);
         if (f) {
-            s = add_tensor(&B, f, flags);
+            s = add_tensor(&B, f);
         } else {
             gnode *n = new_node(&B);
             const char *name = sg_source_name(sg_inputs_source(in, i));
-            if (!n || !(n->is_int = true) || !(n->source = dup_str(name)) || !(n->label = label_of(name)))
+            if (!n || !(n->is_int = true) || !(n->source = sg__strdup(name)) || !(n->label = label_of(name)))
                 s = sg__nomem(ctx);
             else
                 s = slot_of(&B, name, &n->slot);
@@ -295,12 +287,8 @@ static int walk_tensor(walker *W, size_t *k, const sg_tensor_value *t)
     int64_t cont[SG_MAX_DIMS];
     const int64_t *strides = t->strides;
     if (!strides) {
-        int64_t acc = 1;
-        for (size_t i = n->ndim; i-- > 0;) {
-            cont[i] = acc;
-            if (__builtin_mul_overflow(acc, t->sizes[i] > 1 ? t->sizes[i] : 1, &acc))
-                acc = INT64_MAX; /* only strides past the first dimension could see it */
-        }
+        if (!sg__contiguous_strides(n->ndim, t->sizes, cont))
+            return fail(W, "tensor '%s' contiguous strides overflow int64", n->label);
         strides = cont;
     }
     size_t np = 2 * n->ndim + 1;

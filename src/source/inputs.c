@@ -117,17 +117,9 @@ static void csnap_free(csnap *c)
     free(c);
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    return d ? memcpy(d, s, n) : NULL;
-}
-
 /* ---- recording the initial state ------------------------------------------ */
 
-/* The contiguous strides of sizes into st; false if one overflows int64. */
-static bool contiguous(size_t nd, const int64_t *sizes, int64_t *st)
+bool sg__contiguous_strides(size_t nd, const int64_t *sizes, int64_t *st)
 {
     int64_t acc = 1;
     for (size_t i = nd; i-- > 0;) {
@@ -172,7 +164,7 @@ static sg_status snap_value(sg_ctx *ctx, snap **out, const sg_tensor_value *v, c
     if (v->strides) {
         if (v->ndim)
             memcpy(s->strides, v->strides, v->ndim * sizeof *s->strides);
-    } else if (!contiguous(v->ndim, s->sizes, s->strides)) {
+    } else if (!sg__contiguous_strides(v->ndim, s->sizes, s->strides)) {
         snap_free(s);
         return sg__err(ctx, SG_EINVAL, "%s: the contiguous strides overflow int64", where);
     }
@@ -209,7 +201,7 @@ static sg_status snap_value(sg_ctx *ctx, snap **out, const sg_tensor_value *v, c
     s->metalen = fl.metalen;
     /* copy the names first: the embedder's memory may not outlive the next call */
     for (size_t i = 0; i < fl.n; i++, s->ninner++)
-        if (!fl.names[i] || !(s->names[i] = dup_str(fl.names[i]))) {
+        if (!fl.names[i] || !(s->names[i] = sg__strdup(fl.names[i]))) {
             snap_free(s);
             return fl.names[i] ? sg__nomem(ctx) : sg__err(ctx, SG_EINVAL, "%s: flatten gave a NULL name", where);
         }
@@ -249,7 +241,7 @@ static sg_status snap_context(sg_ctx *ctx, csnap **out, const sg_tensor_context 
                 csnap_free(s);
                 return sg__err(ctx, SG_EINVAL, "sg_inputs_tensor: inner context %zu has no name", i);
             }
-            ok = (s->names[i] = dup_str(c->inner_names[i])) != NULL;
+            ok = (s->names[i] = sg__strdup(c->inner_names[i])) != NULL;
             /* the inner rank is checked when the inner tensor is fakified */
             sg_status st = ok ? snap_context(ctx, &s->inner[i], c->inner[i], SG_MAX_DIMS, depth + 1) : SG_OK;
             if (st) {

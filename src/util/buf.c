@@ -98,3 +98,12 @@ void sg__buf_free(sg__buf *b)
     b->n = b->cap = 0;
     b->oom = false;
 }
+
+char *sg__strdup(const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    return d ? memcpy(d, s, n) : NULL;
+}
