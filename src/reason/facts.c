@@ -1007,15 +1007,25 @@ static bool add_fact(sg_facts *f, size_t i)
     return ok;
 }
 
-/* Derive everything again from the facts. */
+/* Add fact i (the next one) and propagate what it changed. */
+static bool step(sg_facts *f, size_t i)
+{
+    size_t nlin = f->lin.n;
+    f->touched.n = 0;
+    return add_fact(f, i) && apply_ne(f) && propagate(f, nlin) && apply_ne(f);
+}
+
+/* Derive everything again from the facts, one step a fact as they were
+ * assumed: bounds propagation stops after a bounded number of steps, so
+ * deriving all at once could know less than the base that was built
+ * fact by fact, and a copy or a restore must know what the original knew. */
 static bool derive(sg_facts *f)
 {
     clear_derived(f);
-    f->touched.n = 0;
     for (size_t i = 0; i < f->facts.n; i++)
-        if (!add_fact(f, i))
+        if (!step(f, i))
             return false;
-    return apply_ne(f) && propagate(f, 0) && apply_ne(f);
+    return true;
 }
 
 sg_status sg_facts_assume(sg_facts *f, const sg_expr *fact)
@@ -1031,10 +1041,7 @@ sg_status sg_facts_assume(sg_facts *f, const sg_expr *fact)
     if (!sg__list_push(&f->facts, fact))
         return sg__nomem(ctx);
     sg__facts_grown(f);
-    size_t nlin = f->lin.n;
-    f->touched.n = 0;
-    bool ok = add_fact(f, f->facts.n - 1) && apply_ne(f) && propagate(f, nlin) && apply_ne(f);
-    if (!ok) {
+    if (!step(f, f->facts.n - 1)) {
         /* leave the base as it was: drop the fact and derive again */
         sg_status s = ctx->err ? ctx->err : SG_ENOMEM;
         char msg[sizeof ctx->msg];

@@ -83,6 +83,8 @@ typedef struct run {
     size_t nsyms;
     wsrc srcs[MAXSRCS];
     size_t nsrcs;
+    wsym fresh[MAXSYMS]; /* the environment's fresh symbols (_k<N>) */
+    size_t nfresh;
     unsigned nbacked, nunbacked; /* symbols made so far: the next names */
     unsigned ninputs;            /* source names made so far (never reused) */
     int frozen;
@@ -181,15 +183,76 @@ static wsym *find_sym(run *R, const sg_expr *s)
     return NULL;
 }
 
+static sg_status eval_known(run *R, const sg_expr *e, const sg_expr **v)
+{
+    const sg_expr *syms[2 * MAXSYMS], *vals[2 * MAXSYMS];
+    size_t n = 0;
+    for (size_t i = 0; i < R->nsyms; i++, n++) {
+        syms[n] = R->syms[i].sym;
+        vals[n] = R->syms[i].val;
+    }
+    for (size_t i = 0; i < R->nfresh; i++, n++) {
+        syms[n] = R->fresh[i].sym;
+        vals[n] = R->fresh[i].val;
+    }
+    return sg_expr_eval(C, v, e, n, syms, vals);
+}
+
+/* The world value of the environment's own fresh symbols: a divisibility
+ * fact x % m == r makes x = m*_k + r for a fresh _k, so _k's value follows
+ * from x's. Learned from the replacements of the world's symbols, which are
+ * linear in one unknown fresh symbol (repeated: a fresh symbol may itself
+ * be replaced by another). */
+static void learn_fresh(run *R)
+{
+    for (int progress = 1; progress;) {
+        progress = 0;
+        for (size_t i = 0; i < R->nsyms && R->nfresh < MAXSYMS; i++) {
+            const sg_expr *out = NULL, **fs = NULL, *unknown = NULL;
+            size_t n = 0, nunknown = 0;
+            if (sg_env_replace(R->env, &out, R->syms[i].sym) != SG_OK ||
+                sg_expr_free_symbols(C, &fs, &n, out) != SG_OK) {
+                sg_ctx_reset_error(C);
+                continue;
+            }
+            for (size_t j = 0; j < n; j++) {
+                const sg_expr *v;
+                if (eval_known(R, fs[j], &v) != SG_OK) {
+                    sg_ctx_reset_error(C);
+                    unknown = fs[j];
+                    nunknown++;
+                }
+            }
+            sg_free(fs);
+            if (nunknown != 1 || strncmp(sg_expr_sym_name(unknown), "_k", 2))
+                continue;
+            /* out = a*k + b: b at k = 0, a + b at k = 1, checked at k = 2 */
+            int64_t at[3], want;
+            int ok = sg_expr_get_si(R->syms[i].val, &want);
+            for (int k = 0; k < 3 && ok; k++) {
+                const sg_expr *syms[1] = {unknown}, *kv = I(k), *sub = NULL, *v = NULL;
+                ok = sg_expr_subs(C, &sub, out, 1, syms, &kv) == SG_OK && eval_known(R, sub, &v) == SG_OK &&
+                     sg_expr_get_si(v, &at[k]);
+            }
+            sg_ctx_reset_error(C);
+            int64_t a = ok ? at[1] - at[0] : 0;
+            if (!ok || !a || at[2] - at[1] != a || (want - at[0]) % a)
+                continue;
+            R->fresh[R->nfresh++] = (wsym){unknown, I((want - at[0]) / a), 0, 0};
+            progress = 1;
+        }
+    }
+}
+
 /* e's value where every symbol of the world has its value. */
 static sg_status world_eval(run *R, const sg_expr *e, const sg_expr **v)
 {
-    const sg_expr *syms[MAXSYMS], *vals[MAXSYMS];
-    for (size_t i = 0; i < R->nsyms; i++) {
-        syms[i] = R->syms[i].sym;
-        vals[i] = R->syms[i].val;
-    }
-    return sg_expr_eval(C, v, e, R->nsyms, syms, vals);
+    sg_status s = eval_known(R, e, v);
+    if (s == SG_OK)
+        return s;
+    sg_ctx_reset_error(C);
+    learn_fresh(R);
+    return eval_known(R, e, v);
 }
 
 /* 1 if every symbol of e is a backed symbol of the world, 0 if one is
