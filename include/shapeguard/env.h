@@ -14,7 +14,14 @@
  *
  * Names: backed symbols are s0, s1, ... and unbacked ones u0, u1, ..., in
  * order of creation (an input that reuses a symbol or becomes a constant
- * takes no number).
+ * takes no number). Under the option stable_names, a symbol made for an
+ * input is named after its source instead, so that its name does not
+ * depend on the order of creation: s_ (backed) or u_ (unbacked) and the
+ * source, with every run of characters other than letters, digits and _
+ * made one _ and trailing ones dropped (the source L['x'].size()[0] gives
+ * s_L_x_size_0, the source n gives s_n); should two sources give the same
+ * name, the later symbol gets _2, _3, ... Unbacked symbols without a source
+ * keep u<N>.
  *
  * Errors leave the environment as it was: a failed call records nothing.
  */
@@ -35,7 +42,11 @@ typedef enum sg_dim_dynamic {
     SG_DIM_DYNAMIC = 1,           /* always a fresh symbol */
     SG_DIM_STATIC = 2,            /* the constant hint */
     SG_DIM_SIZE_LIKE_UNBACKED = 3,/* a fresh unbacked size-like symbol; the hint is not used */
-    SG_DIM_OBLIVIOUS_SIZE = 4,    /* as SIZE_LIKE_UNBACKED (its hint is not used yet) */
+    SG_DIM_OBLIVIOUS_SIZE = 4,    /* as SIZE_LIKE_UNBACKED, but the hint is kept for PyTorch's
+                                     counterfactual: a question that only these inputs leave
+                                     undecided is answered (and guarded) when its value at the
+                                     hints equals its value with each such hint raised to at
+                                     least 2 */
     SG_DIM_INFER_STRIDE = 5       /* strides only (source.h): the product of the sizes and strides
                                      of faster dimensions when the hint equals it, else DUCK;
                                      sg_env_create_backed rejects it */
@@ -63,6 +74,8 @@ typedef struct sg_env_options {
     unsigned guard_limit;         /* 0 (default): none; else a symbol in more guards than this is
                                      specialized to its hint */
     sg_freeze_mode freeze_mode;
+    int stable_names;             /* 0 (default): s<N>, u<N>; 1: symbols of inputs are named after
+                                     their sources (see Names above) */
 } sg_env_options;
 
 /* The defaults above. */

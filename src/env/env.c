@@ -13,6 +13,7 @@
 typedef struct symrec {
     const sg_expr *sym;
     const sg_expr *hint; /* an INT node; NULL for unbacked */
+    const sg_expr *ohint; /* SG_DIM_OBLIVIOUS_SIZE: the input's value (for the counterfactual) */
     char *source;        /* the first source (binding site), or NULL */
     char *binding;       /* unbacked: the output path that binds it, or NULL */
     bool backed, size_like, pending;
@@ -255,11 +256,39 @@ static sg_status check_range_arg(sg_env *env, const char *fn, const sg_interval 
     return SG_OK;
 }
 
-static sg_status new_symbol(sg_env *env, const sg_expr **out, bool backed)
+/* A new symbol: s<N> or u<N>; under the option stable_names, for an input
+ * with a source, s_ or u_ and the source, every run of characters other
+ * than letters, digits and _ made one _ and trailing ones dropped
+ * (L['x'].size()[0] gives s_L_x_size_0); a name the environment has
+ * already gets _2, _3, ... The counters advance either way. */
+static sg_status new_symbol(sg_env *env, const sg_expr **out, bool backed, const char *source)
 {
-    char name[32];
-    snprintf(name, sizeof name, "%c%u", backed ? 's' : 'u', backed ? env->nbacked : env->nunbacked);
+    char num[32], *name = num;
+    snprintf(num, sizeof num, "%c%u", backed ? 's' : 'u', backed ? env->nbacked : env->nunbacked);
+    size_t len = 0;
+    if (env->opt.stable_names && source) {
+        if (!(name = malloc(strlen(source) + 32)))
+            return sg__nomem(env->ctx);
+        name[len++] = backed ? 's' : 'u';
+        name[len++] = '_';
+        for (const char *c = source; *c; c++) {
+            bool word = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
+            if (word)
+                name[len++] = *c;
+            else if (name[len - 1] != '_')
+                name[len++] = '_';
+        }
+        while (len > 2 && name[len - 1] == '_')
+            len--;
+        name[len] = 0;
+    }
     sg_status s = sg_expr_sym(env->ctx, out, name);
+    for (unsigned k = 2; !s && name != num && rec_of(env, *out); k++) {
+        snprintf(name + len, 32, "_%u", k);
+        s = sg_expr_sym(env->ctx, out, name);
+    }
+    if (name != num)
+        free(name);
     if (!s) {
         if (backed)
             env->nbacked++;
@@ -276,7 +305,7 @@ static sg_status make_unbacked(sg_env *env, const sg_expr **out, const char *sou
                                const sg_interval *user_range)
 {
     const sg_expr *sym;
-    sg_status s = new_symbol(env, &sym, false);
+    sg_status s = new_symbol(env, &sym, false, source);
     if (s)
         return s;
     symrec r = {.sym = sym, .size_like = size_like != 0, .pending = true};
@@ -366,19 +395,19 @@ sg_status sg_env_create_backed(sg_env *env, const sg_expr **out, const char *sou
     const sg_expr *e = NULL;
     bool zero_one = is_size && env->opt.specialize_zero_one && (hint == ctx->zero || hint == ctx->one);
     if (dyn == SG_DIM_SIZE_LIKE_UNBACKED || dyn == SG_DIM_OBLIVIOUS_SIZE) {
-        s = make_unbacked(env, &e, NULL, 1, user_range);
+        s = make_unbacked(env, &e, source, 1, user_range);
         if (!s) { /* an input: bound by its source, not pending */
             symrec *r = rec_of(env, e);
             r->pending = false;
-            if (!(r->source = sg__strdup(source)))
-                s = sg__nomem(ctx);
+            if (dyn == SG_DIM_OBLIVIOUS_SIZE)
+                r->ohint = hint;
         }
     } else if (dyn == SG_DIM_STATIC || (dyn == SG_DIM_DUCK && env->opt.assume_static_by_default) || zero_one) {
         e = hint;
     } else if (dyn == SG_DIM_DUCK && env->opt.duck_shape && !user_range && (e = duck_symbol(env, hint, is_size))) {
         /* duck sizing: the symbol of the equal hint */
     } else {
-        s = new_symbol(env, &e, true);
+        s = new_symbol(env, &e, true, source);
         symrec r = {.sym = e, .hint = hint, .backed = true, .size_like = is_size,
                     .duckable = dyn == SG_DIM_DUCK && !user_range};
         if (!s && !(r.source = sg__strdup(source)))
@@ -457,9 +486,12 @@ sg_status sg_env_replace(sg_env *env, const sg_expr **out, const sg_expr *e)
 
 /* ---- hints ---------------------------------------------------------------- */
 
-/* The value of e at the hints. SG_EDATADEP (message set by the caller) when
- * a symbol has none. */
-static sg_status hint_value(sg_env *env, const sg_expr *e, const sg_expr **out)
+/* Which values hint_value gives the symbols of SG_DIM_OBLIVIOUS_SIZE inputs. */
+typedef enum { OBL_NONE, OBL_REAL, OBL_AT_LEAST_2 } obl_mode;
+
+/* The value of e at the hints (and, by mode, at the values of the oblivious
+ * inputs). SG_EDATADEP (message set by the caller) when a symbol has none. */
+static sg_status hint_value_mode(sg_env *env, const sg_expr *e, const sg_expr **out, obl_mode mode)
 {
     const sg_expr **fs;
     size_t n;
@@ -473,14 +505,40 @@ static sg_status hint_value(sg_env *env, const sg_expr *e, const sg_expr **out)
     }
     for (size_t i = 0; i < n && !s; i++) {
         symrec *r = rec_of(env, fs[i]);
-        vals[i] = r ? r->hint : NULL;
+        vals[i] = !r ? NULL : r->hint ? r->hint : mode == OBL_NONE ? NULL : r->ohint;
+        if (vals[i] && !r->hint && mode == OBL_AT_LEAST_2 && fmpz_cmp_si(&vals[i]->u.val, 2) < 0)
+            vals[i] = sg__int_si(env->ctx, 2);
         if (!vals[i])
-            s = SG_EDATADEP;
+            s = env->ctx->err == SG_ENOMEM ? SG_ENOMEM : SG_EDATADEP;
     }
     if (!s)
         s = sg_expr_eval(env->ctx, out, e, n, fs, vals);
     free(vals);
     sg_free(fs);
+    return s;
+}
+
+static sg_status hint_value(sg_env *env, const sg_expr *e, const sg_expr **out)
+{
+    return hint_value_mode(env, e, out, OBL_NONE);
+}
+
+/* PyTorch's counterfactual for SG_DIM_OBLIVIOUS_SIZE inputs: e's value when
+ * those inputs take their values, if it is the same when each takes
+ * max(2, value) instead (so the answer does not hang on a 0 or 1 that
+ * size-oblivious reasoning rules out). Every other symbol of e must have a
+ * hint (PyTorch asks that e have no other symbol at all; a backed symbol's
+ * hint is as good). SG_EDATADEP if there is no such value. */
+static sg_status counterfactual_value(sg_env *env, const sg_expr *e, const sg_expr **out)
+{
+    const sg_expr *real, *cf;
+    sg_status s = hint_value_mode(env, e, &real, OBL_REAL);
+    if (!s)
+        s = hint_value_mode(env, e, &cf, OBL_AT_LEAST_2);
+    if (!s && real != cf)
+        s = SG_EDATADEP;
+    if (!s)
+        *out = real;
     return s;
 }
 
@@ -492,6 +550,8 @@ sg_status sg_env_hint(sg_env *env, const sg_expr **out, const sg_expr *e)
         return sg__err(env->ctx, SG_EINVAL, "sg_env_hint: NULL argument");
     *out = NULL;
     sg_status s = hint_value(env, e, out);
+    if (s == SG_EDATADEP)
+        s = counterfactual_value(env, e, out);
     if (s == SG_EDATADEP)
         return sg__err(env->ctx, s, "the expression has a symbol without a hint");
     return s;
@@ -689,7 +749,10 @@ static sg_status evaluate_uncached(sg_env *env, int *out, const sg_expr *cond, c
             *out = fallback;
             return SG_OK;
         }
-        return data_dependent(env, r, false);
+        if ((s = counterfactual_value(env, r, &v)) == SG_EDATADEP)
+            return data_dependent(env, r, false);
+        if (s)
+            return s;
     }
     bool val = v->op == SG_OP_TRUE;
     const sg_expr *g = val ? r : sg__not(env->ctx, r);
@@ -759,7 +822,7 @@ sg_status sg_env_evaluate_int(sg_env *env, const sg_expr **out, const sg_expr *e
     if (!r)
         return env->ctx->err;
     s = hint_value(env, r, &v);
-    if (s == SG_EDATADEP)
+    if (s == SG_EDATADEP && (s = counterfactual_value(env, r, &v)) == SG_EDATADEP)
         return data_dependent(env, r, true);
     if (s)
         return s;

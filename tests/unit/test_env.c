@@ -436,6 +436,78 @@ static void test_unbacked_inputs(void **state)
     sg_env_free(env);
 }
 
+/* OBLIVIOUS_SIZE inputs: a question they alone leave undecided is answered
+ * at their hints when raising each hint to at least 2 gives the same answer
+ * (PyTorch's counterfactual), and the answer is guarded; otherwise it is
+ * data-dependent. Values by hand: a = 5, b = 1 (b counts as 2). */
+static void test_oblivious_counterfactual(void **state)
+{
+    (void)state;
+    sg_env *env = new_env(NULL);
+    const sg_expr *a = backed(env, "a", 5, SG_DIM_OBLIVIOUS_SIZE, 1, NULL);
+    const sg_expr *b = backed(env, "b", 1, SG_DIM_OBLIVIOUS_SIZE, 1, NULL);
+    const sg_expr *n = size(env, "n", 7);
+    assert_ptr_equal(a, P("u0"));
+    assert_ptr_equal(b, P("u1"));
+    assert_ptr_equal(n, P("s0"));
+    int out = -1;
+    /* a > 3: 5 > 3 and max(2, 5) > 3: true, guarded */
+    assert_int_equal(EV(env, "u0 > 3"), 1);
+    assert_int_equal(sg_env_nguards(env), 1);
+    /* a + n == 12 (backed n at its hint 7): true */
+    assert_int_equal(EV(env, "u0 + s0 == 12"), 1);
+    /* b >= 3: 1 >= 3 and 2 >= 3 are both false: false, guarded as b <= 2 */
+    assert_int_equal(EV(env, "u1 >= 3"), 0);
+    assert_int_equal(sg_env_nguards(env), 3);
+    /* b == 1: true at 1, false at 2: data-dependent, nothing recorded */
+    assert_int_equal(sg_env_evaluate(env, &out, P("u1 == 1"), NULL), SG_EDATADEP);
+    assert_int_equal(sg_env_nguards(env), 3);
+    /* the same for integers and hints: 2*b + a is 7 at 1 but 9 at 2 */
+    const sg_expr *v = NULL;
+    assert_int_equal(sg_env_evaluate_int(env, &v, P("2*u1 + u0"), NULL), SG_EDATADEP);
+    assert_int_equal(sg_env_hint(env, &v, P("2*u1 + u0")), SG_EDATADEP);
+    assert_int_equal(sg_env_hint(env, &v, P("u0*s0")), SG_OK);
+    assert_ptr_equal(v, I(35));
+    assert_int_equal(sg_env_evaluate_int(env, &v, P("u0 + 1"), NULL), SG_OK);
+    assert_ptr_equal(v, I(6)); /* and a is now 5: the guard u0 + 1 == 6 */
+    assert_int_equal(KN(env, "u0 == 5"), SG_TRUE);
+    /* guard_or keeps its fallback and records nothing */
+    assert_int_equal(sg_env_guard_or(env, &out, P("u1 <= 1"), 0, NULL), SG_OK);
+    assert_int_equal(out, 0);
+    /* a plain SIZE_LIKE_UNBACKED input has no counterfactual */
+    backed(env, "c", 5, SG_DIM_SIZE_LIKE_UNBACKED, 1, NULL);
+    assert_int_equal(sg_env_evaluate(env, &out, P("u2 > 3"), NULL), SG_EDATADEP);
+    /* a + n == 12 replaced a by 12 - n, so a + 1 == 6 made n 7 and a 5: the
+     * input equalities say so, and they imply a >= 4 and n >= 2 */
+    GUARDS(env, "a == 5", "n == 7", "b <= 2", "b >= 0", "c >= 0");
+    sg_env_free(env);
+}
+
+/* stable_names: symbols of inputs named after their sources, whatever the
+ * order of creation. */
+static void test_stable_names(void **state)
+{
+    (void)state;
+    sg_env_options o = opts();
+    o.stable_names = 1;
+    sg_env *env = new_env(&o);
+    assert_ptr_equal(size(env, "L['x'].size()[0]", 8), P("s_L_x_size_0"));
+    assert_ptr_equal(size(env, "L['x'].size()[1]", 8), P("s_L_x_size_0")); /* duck sizing */
+    assert_ptr_equal(backed(env, "n", 3, SG_DIM_DYNAMIC, 0, NULL), P("s_n"));
+    assert_ptr_equal(backed(env, "n!", 4, SG_DIM_DYNAMIC, 0, NULL), P("s_n_2")); /* s_n is taken */
+    assert_ptr_equal(unbacked(env, "L['y'].item()", 1, NULL), P("u_L_y_item"));
+    assert_ptr_equal(unbacked(env, NULL, 0, NULL), P("u1")); /* no source: numbered */
+    assert_ptr_equal(backed(env, "w", 6, SG_DIM_OBLIVIOUS_SIZE, 1, NULL), P("u_w"));
+    assert_ptr_equal(sg_env_symbol(env, "s_n_2"), P("s_n_2"));
+    assert_int_equal(EV(env, "s_L_x_size_0 == s_n + 5"), 1);
+    sg_env_free(env);
+    /* the other order gives the same names */
+    env = new_env(&o);
+    assert_ptr_equal(backed(env, "n", 3, SG_DIM_DYNAMIC, 0, NULL), P("s_n"));
+    assert_ptr_equal(size(env, "L['x'].size()[0]", 8), P("s_L_x_size_0"));
+    sg_env_free(env);
+}
+
 static void test_user_ranges(void **state)
 {
     (void)state;
@@ -1294,9 +1366,15 @@ static void test_hint(void **state)
     assert_ptr_equal(h, I(42));
     unbacked(env, NULL, 0, NULL);
     EXPECT_ERR(env, SG_EDATADEP, sg_env_hint(env, &h, P("s0 + u0")), "s2", "u1");
-    /* an OBLIVIOUS_SIZE input has no hint either */
+    /* an OBLIVIOUS_SIZE input has a hint only where raising it to 2 changes
+     * nothing (the counterfactual): 9 is one, 1 is none */
     backed(env, "z", 9, SG_DIM_OBLIVIOUS_SIZE, 1, NULL);
-    EXPECT_ERR(env, SG_EDATADEP, sg_env_hint(env, &h, P("u1")), "s2", "u2");
+    assert_int_equal(sg_env_hint(env, &h, P("u1")), SG_OK);
+    assert_ptr_equal(h, I(9));
+    backed(env, "z1", 1, SG_DIM_OBLIVIOUS_SIZE, 1, NULL);
+    EXPECT_ERR(env, SG_EDATADEP, sg_env_hint(env, &h, P("u2")), "s2", "u3");
+    assert_int_equal(sg_env_hint(env, &h, P("u2 >= 0")), SG_OK); /* true at 1 and at 2 */
+    assert_ptr_equal(h, P("true"));
     assert_int_equal(sg_env_nguards(env), 0);
     sg_env_free(env);
 }
@@ -1571,6 +1649,8 @@ int main(void)
         cmocka_unit_test(test_hint),
         cmocka_unit_test(test_data_dependent_message),
         cmocka_unit_test(test_bad_input_new_copy),
+        cmocka_unit_test(test_oblivious_counterfactual),
+        cmocka_unit_test(test_stable_names),
         cmocka_unit_test(test_bad_input_new_options),
         cmocka_unit_test(test_bad_input_create_backed),
         cmocka_unit_test(test_bad_input_create_unbacked),

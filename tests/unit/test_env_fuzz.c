@@ -58,6 +58,7 @@ typedef struct wsym {
     const sg_expr *sym; /* an environment symbol (s<N>, u<N>) */
     const sg_expr *val; /* its hint (backed) or secret (unbacked) */
     int backed, size_like;
+    int oblivious; /* an SG_DIM_OBLIVIOUS_SIZE input: val is its hint */
 } wsym;
 
 typedef struct wsrc {
@@ -238,7 +239,7 @@ static void learn_fresh(run *R)
             int64_t a = ok ? at[1] - at[0] : 0;
             if (!ok || !a || at[2] - at[1] != a || (want - at[0]) % a)
                 continue;
-            R->fresh[R->nfresh++] = (wsym){unknown, I((want - at[0]) / a), 0, 0};
+            R->fresh[R->nfresh++] = (wsym){unknown, I((want - at[0]) / a), 0, 0, 0};
             progress = 1;
         }
     }
@@ -275,6 +276,31 @@ static int backed_only(run *R, const sg_expr *e)
     }
     sg_free(fs);
     return r;
+}
+
+/* PyTorch's counterfactual for oblivious inputs: every symbol of e that is
+ * not backed is an oblivious input, and e's value in the world (want) is
+ * also its value when each oblivious input takes max(2, value). */
+static int counterfactual_holds(run *R, const sg_expr *e, const sg_expr *want)
+{
+    const sg_expr **fs = NULL, *syms[MAXSYMS], *vals[MAXSYMS], *v = NULL;
+    size_t n = 0;
+    if (sg_expr_free_symbols(C, &fs, &n, e) != SG_OK)
+        fail_msg("sg_expr_free_symbols failed");
+    int ok = 1;
+    for (size_t i = 0; i < n && ok; i++) {
+        wsym *w = find_sym(R, fs[i]);
+        int64_t x;
+        ok = w && (w->backed || w->oblivious) && sg_expr_get_si(w->val, &x);
+        if (ok) {
+            syms[i] = fs[i];
+            vals[i] = w->oblivious && x < 2 ? I(2) : w->val;
+        }
+    }
+    ok = ok && sg_expr_eval(C, &v, e, n, syms, vals) == SG_OK && v == want;
+    sg_ctx_reset_error(C);
+    sg_free(fs);
+    return ok;
 }
 
 /* The size-oblivious assumption (size-like unbacked symbols are >= 2) holds
@@ -510,10 +536,17 @@ static const sg_expr *rand_int(run *R)
 
 /* ---- world bookkeeping --------------------------------------------------- */
 
-static void add_world_sym(run *R, const sg_expr *sym, const sg_expr *val, int backed, int size_like)
+/* A new symbol of the environment, made for source (NULL: none): named s<N>
+ * or u<N>, or s_<source> or u_<source> under stable_names (the fuzz's
+ * sources are identifiers, in<N>, never reused). */
+static void add_world_sym(run *R, const sg_expr *sym, const sg_expr *val, int backed, int size_like,
+                          const char *source)
 {
-    char want[32];
-    snprintf(want, sizeof want, "%c%u", backed ? 's' : 'u', backed ? R->nbacked : R->nunbacked);
+    char want[64];
+    if (R->opt.stable_names && source)
+        snprintf(want, sizeof want, "%c_%s", backed ? 's' : 'u', source);
+    else
+        snprintf(want, sizeof want, "%c%u", backed ? 's' : 'u', backed ? R->nbacked : R->nunbacked);
     if (strcmp(sg_expr_sym_name(sym), want))
         failf(R, "a new %s symbol is named %s, expected %s", backed ? "backed" : "unbacked", sg_expr_sym_name(sym),
               want);
@@ -524,7 +557,7 @@ static void add_world_sym(run *R, const sg_expr *sym, const sg_expr *val, int ba
     else
         R->nunbacked++;
     if (R->nsyms < MAXSYMS)
-        R->syms[R->nsyms++] = (wsym){sym, val, backed, size_like};
+        R->syms[R->nsyms++] = (wsym){sym, val, backed, size_like, 0};
 }
 
 static void add_world_src(run *R, const char *name, const sg_expr *val)
@@ -584,7 +617,9 @@ static void op_backed(run *R)
         if (sg_expr_op(out) != SG_OP_SYM || find_sym(R, out))
             failf(R, "an unbacked input did not get a fresh symbol");
         else
-            add_world_sym(R, out, I(hint), 0, 1);
+            add_world_sym(R, out, I(hint), 0, 1, name);
+        if (dyn == SG_DIM_OBLIVIOUS_SIZE && R->nsyms && R->syms[R->nsyms - 1].sym == out)
+            R->syms[R->nsyms - 1].oblivious = 1;
         if (sg_env_npending(R->env) != b.npending)
             failf(R, "an unbacked input is pending");
         return;
@@ -608,7 +643,7 @@ static void op_backed(run *R)
             failf(R, "input %s reuses %s without duck sizing", name, T(out));
         return;
     }
-    add_world_sym(R, out, I(hint), 1, is_size);
+    add_world_sym(R, out, I(hint), 1, is_size, name);
 }
 
 static void op_unbacked(run *R)
@@ -638,7 +673,7 @@ static void op_unbacked(run *R)
         failf(R, "sg_env_create_unbacked did not give a fresh symbol");
         return;
     }
-    add_world_sym(R, out, I(secret), 0, size_like);
+    add_world_sym(R, out, I(secret), 0, size_like, source);
     if (source)
         add_world_src(R, source, I(secret));
     if (sg_env_npending(R->env) != b.npending + 1 || sg_env_pending(R->env, b.npending) != out)
@@ -668,7 +703,7 @@ static void op_rename(run *R)
         failf(R, "sg_env_create_unbacked failed: %s", sg_ctx_last_error_msg(C));
         return;
     }
-    add_world_sym(R, nu, old.val, 0, old.size_like);
+    add_world_sym(R, nu, old.val, 0, old.size_like, NULL);
     s = sg_env_rename_unbacked(R->env, nu, old.sym);
     tracef(R, "unbacked%s -> %s; rename %s := %s -> %s", old.size_like ? " size" : "", T(nu), T(nu), T(old.sym),
            sg_status_kind(s));
@@ -805,7 +840,7 @@ static void op_hint(run *R)
         sg_ctx_reset_error(C);
         return;
     }
-    int bo = backed_only(R, e);
+    int bo = backed_only(R, e) || counterfactual_holds(R, e, want);
     sg_status s = sg_env_hint(R->env, &out, e);
     tracef(R, "hint %s -> %s", T(e), s ? sg_status_kind(s) : T(out));
     if (bo ? (s != SG_OK || out != want) : s != SG_EDATADEP)
@@ -1077,10 +1112,12 @@ static void one_run(run *R)
     R->opt.prefer_runtime_asserts = rnd(R, 5) == 0;
     R->opt.guard_limit = rnd(R, 6) == 0 ? 1 + rnd(R, 4) : 0;
     R->opt.freeze_mode = rnd(R, 2) ? SG_FREEZE_ERROR : SG_FREEZE_IGNORE;
+    R->opt.stable_names = rnd(R, 4) == 0;
     tracef(R, "env duck_shape=%d specialize_zero_one=%d assume_static_by_default=%d prefer_runtime_asserts=%d "
-              "guard_limit=%u freeze=%s",
+              "guard_limit=%u freeze=%s stable_names=%d",
            R->opt.duck_shape, R->opt.specialize_zero_one, R->opt.assume_static_by_default,
-           R->opt.prefer_runtime_asserts, R->opt.guard_limit, R->opt.freeze_mode ? "ignore" : "error");
+           R->opt.prefer_runtime_asserts, R->opt.guard_limit, R->opt.freeze_mode ? "ignore" : "error",
+           R->opt.stable_names);
     if (sg_env_new(C, &R->opt, &R->env) != SG_OK)
         fail_msg("sg_env_new failed: %s", sg_ctx_last_error_msg(C));
     unsigned nb = 2 + rnd(R, 5), nu = rnd(R, 4);
