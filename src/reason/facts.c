@@ -115,6 +115,7 @@ static void stamp_in(sg_facts *f, sg__idmap *m, const sg_expr *e)
 {
     if (!sg__idmap_put(m, e->id, f->epoch))
         sg__facts_invalidate(f);
+    f->last_stamp = f->epoch;
 }
 
 /* The bounds of atom changed. */
@@ -242,13 +243,13 @@ static bool stamped_after(const sg__idmap *m, const sg_expr *e, size_t epoch)
 bool sg__facts_undecided_holds(sg_facts *f, size_t rec)
 {
     const sg__undecided *u = &f->und[rec];
-    for (size_t i = 0; i < u->n; i++) {
+    for (size_t i = 0; i < u->n && f->last_stamp > u->epoch; i++) { /* nothing stamped since: it holds */
         const sg_expr *e = f->uread.v[u->off + i];
         if (stamped_after(&f->nstamp, e, u->epoch) || (i < u->nwhole && stamped_after(&f->astamp, e, u->epoch)) ||
             (e->op == SG_OP_SYM && stamped_after(&f->stamp, e, u->epoch)))
             return false;
     }
-    for (size_t i = 0; i < u->n; i++) /* what it read, the question under way read */
+    for (size_t i = 0; i < u->n && f->kdepth; i++) /* what it read, the question under way read */
         sg__facts_read_occurrences(f, f->uread.v[u->off + i], i < u->nwhole);
     return true;
 }

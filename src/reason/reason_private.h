@@ -70,6 +70,7 @@ struct sg_facts {
                              right as facts are added; an undecided one while nothing
                              its work read has changed (see the records below) */
     size_t epoch;         /* bumped by every fact added */
+    size_t last_stamp;    /* the latest epoch of a stamp below */
     sg__idmap stamp;      /* symbol id -> the epoch that replaced the symbol */
     sg__idmap nstamp;     /* node id -> the last epoch that changed the bounds of the
                              atom, dropped a linear fact the monomial is in, or made
