@@ -68,7 +68,13 @@ const char *sg_source_name(const sg_source *s);
 
 /* How one size or stride becomes symbolic: a policy (sizes: DUCK, DYNAMIC,
  * STATIC, SIZE_LIKE_UNBACKED; strides also INFER_STRIDE) and an optional
- * user range (lo, hi integer constants, NULL for no bound: a constraint). */
+ * user range (lo, hi integer constants, NULL for no bound: a constraint).
+ * A size with a range is made DYNAMIC when its policy is DUCK or STATIC, as
+ * PyTorch's create_symbol does for a constrained dim: it is a symbol in that
+ * range that neither reuses nor offers a symbol for duck sizing (a hint of 0
+ * or 1 still specializes). INFER_STRIDE follows PyTorch's
+ * _compute_symbolic_stride: where several faster dimensions give the same
+ * product, the one computed last is used. */
 typedef struct sg_dim_spec {
     sg_dim_dynamic dyn;
     const sg_expr *lo, *hi;

@@ -249,7 +249,7 @@ void case_init(case_state *cs)
     sg_env_options_default(&cs->opts);
 }
 
-static void case_end(case_state *cs)
+void case_end(case_state *cs)
 {
     sg_inputs_free(cs->inputs);
     cs->inputs = NULL;

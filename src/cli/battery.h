@@ -23,6 +23,8 @@ typedef struct case_state {
 } case_state;
 
 void case_init(case_state *cs);
+/* Release everything the case owns; cs is ready for case_init again. */
+void case_end(case_state *cs);
 
 /* The case's fact base (the environment's, when there is one), made if
  * needed; NULL (with why set) if it cannot be. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "battery.h"
+#include "tensor.h"
 
 /* The case's environment, made at its first use; facts assumed before it
  * existed are assumed again in it. NULL (why set) if it cannot be made. */
@@ -240,7 +241,14 @@ cmd_result cmd_backed(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *
     }
     char *source = cli_xstrndup(name, nn);
     const sg_source *src;
-    sg_status st = sg_source_named(ctx, &src, source);
+    sg_status st = sg_source_local(ctx, &src, source);
+    if (st == SG_OK && sg_inputs_find(cs->inputs, sg_source_name(src)) >= 0) {
+        cli_str_addf(why, "'%s' is a tensor input already", source);
+        free(source);
+        return CMD_FAIL;
+    }
+    sg_ctx_reset_error(ctx);
+    st = sg_source_named(ctx, &src, source);
     if (st == SG_OK)
         st = sg_inputs_int(cs->inputs, src, hint, dyn, size ? SG_INPUT_SIZE : 0, ranged ? &r : NULL, &e);
     free(source);
@@ -321,7 +329,8 @@ cmd_result cmd_value(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
 {
     const sg_expr *a, *b;
     sg_env *env = case_env(cs, why);
-    if (!env || !parse_in(cs, "the expected side", ln->expected, &b, why) || !parse_in(cs, "", ln->args, &a, why))
+    if (!env || !parse_in(cs, "the expected side", ln->expected, &b, why) ||
+        !parse_in(cs, "the expression", ln->args, &a, why))
         return CMD_FAIL;
     sg_status st = sg_env_replace(env, &a, a);
     if (st == SG_OK)
@@ -590,6 +599,11 @@ static const sg_expr *bound_of(sg_ctx *ctx, const sg_expr *g, char **c, int *upp
 
 void case_print_guards(case_state *cs, FILE *out)
 {
+    case_write_guards(cs, out, "");
+}
+
+void case_write_guards(case_state *cs, FILE *out, const char *indent)
+{
     const sg_expr **items, **lhs, **rhs;
     size_t n;
     if (!cs->env || sg_env_produce_guards_sides(cs->env, 0, &items, &lhs, &rhs, &n) != SG_OK)
@@ -603,20 +617,20 @@ void case_print_guards(case_state *cs, FILE *out)
             cli_str_add_expr(&line, cs->ctx, lhs[i], SG_FMT_PYTHON);
             cli_str_adds(&line, " == ");
             cli_str_add_expr(&line, cs->ctx, rhs[i], SG_FMT_PYTHON);
-            fprintf(out, "%s\n", cli_str_get(&line));
+            fprintf(out, "%s%s\n", indent, cli_str_get(&line));
             cli_str_free(&line);
         } else if (s && !up && i + 1 < n && (s2 = bound_of(cs->ctx, items[i + 1], &c2, &up2)) == s && up2) {
-            fprintf(out, "%s <= %s and %s <= %s\n", c, sg_expr_sym_name(s), sg_expr_sym_name(s), c2);
+            fprintf(out, "%s%s <= %s and %s <= %s\n", indent, c, sg_expr_sym_name(s), sg_expr_sym_name(s), c2);
             i++;
         } else if (s) {
             if (up)
-                fprintf(out, "%s <= %s\n", sg_expr_sym_name(s), c);
+                fprintf(out, "%s%s <= %s\n", indent, sg_expr_sym_name(s), c);
             else
-                fprintf(out, "%s <= %s\n", c, sg_expr_sym_name(s));
+                fprintf(out, "%s%s <= %s\n", indent, c, sg_expr_sym_name(s));
         } else {
             cli_str line = CLI_STR_INIT;
             cli_str_add_expr(&line, cs->ctx, items[i], SG_FMT_PYTHON);
-            fprintf(out, "%s\n", cli_str_get(&line));
+            fprintf(out, "%s%s\n", indent, cli_str_get(&line));
             cli_str_free(&line);
         }
         sg_free(c);

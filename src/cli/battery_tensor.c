@@ -123,15 +123,52 @@ void cli_tval_free(cli_tval *t)
     free(t);
 }
 
+/* 1 if the brackets [] and braces {} of s nest properly; else 0 with why set. */
+static int balanced(const char *s, cli_str *why)
+{
+    char open[64];
+    size_t depth = 0;
+    for (const char *c = s; *c; c++) {
+        if (*c == '[' || *c == '{') {
+            if (depth == sizeof open) {
+                cli_str_addf(why, "brackets nest more than %zu deep", sizeof open);
+                return 0;
+            }
+            open[depth++] = *c;
+        } else if (*c == ']' || *c == '}') {
+            if (!depth || open[depth - 1] != (*c == ']' ? '[' : '{')) {
+                cli_str_addf(why, "unbalanced '%c' at column %zu of '%.*s%s'", *c, (size_t)(c - s) + 1,
+                             (int)(strlen(s) > 80 ? 80 : strlen(s)), s, strlen(s) > 80 ? "..." : "");
+                return 0;
+            }
+            depth--;
+        }
+    }
+    if (depth) {
+        cli_str_addf(why, "unclosed '%c' in '%.*s%s'", open[depth - 1], (int)(strlen(s) > 80 ? 80 : strlen(s)), s,
+                     strlen(s) > 80 ? "..." : "");
+        return 0;
+    }
+    return 1;
+}
+
 static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed, cli_str *why);
 
 /* ATTR={...}: an inner tensor. */
 static int parse_attr(sg_ctx *ctx, cli_tval *t, const char *w, size_t kn, const char *v, size_t vn, cli_str *why)
 {
     if (vn < 2 || v[0] != '{' || v[vn - 1] != '}') {
-        cli_str_addf(why, "unknown word '%.*s'", (int)(kn + 1 + vn), w);
+        cli_str_addf(why,
+                     "unknown key '%.*s' (sizes, strides, offset, dynamic, rangeI; for a subclass also kind, ctx "
+                     "and ATTR={...})",
+                     (int)kn, w);
         return 0;
     }
+    for (size_t i = 0; i < t->nattrs; i++)
+        if (cli_eq(w, kn, t->attrs[i]->name)) {
+            cli_str_addf(why, "inner tensor '%s' given twice", t->attrs[i]->name);
+            return 0;
+        }
     if (t->nattrs == CLI_MAX_ATTRS) {
         cli_str_addf(why, "more than %d inner tensors", CLI_MAX_ATTRS);
         return 0;
@@ -159,6 +196,10 @@ static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed
         const sg_expr *lo, *hi;
     } ranges[SG_MAX_DIMS];
     size_t nranges = 0;
+    unsigned seen = 0; /* keys given so far, one bit each */
+    static const char *const keys[] = {"sizes", "strides", "offset", "ctx", "kind", "dynamic"};
+    if (!balanced(p, why))
+        return 0;
     while (next_item(&p, &w, &n)) {
         const char *eq = memchr(w, '=', n);
         if (!eq) {
@@ -167,6 +208,18 @@ static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed
         }
         size_t kn = (size_t)(eq - w), vn = n - kn - 1;
         const char *v = eq + 1;
+        for (unsigned k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            if (cli_eq(w, kn, keys[k])) {
+                if (seen & (1u << k)) {
+                    cli_str_addf(why, "%s= given twice", keys[k]);
+                    return 0;
+                }
+                seen |= 1u << k;
+            }
+        if (cli_eq(w, kn, "kind") && !kinds_allowed) {
+            cli_str_adds(why, "kind= is only for subclass inputs (the command subclass)");
+            return 0;
+        }
         if (cli_eq(w, kn, "sizes")) {
             if (!read_ints(v, vn, t->sizes, &t->ndim, "sizes", why))
                 return 0;
@@ -245,6 +298,11 @@ static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed
             cli_str_addf(why, "range%zu: the tensor has rank %zu", ranges[i].dim, t->ndim);
             return 0;
         }
+        for (size_t j = 0; j < i; j++)
+            if (ranges[j].dim == ranges[i].dim) {
+                cli_str_addf(why, "range%zu= given twice", ranges[i].dim);
+                return 0;
+            }
         t->specs[ranges[i].dim].lo = ranges[i].lo;
         t->specs[ranges[i].dim].hi = ranges[i].hi;
     }
@@ -324,7 +382,10 @@ cli_tval *cli_tval_parse(sg_ctx *ctx, const char *text, size_t n, int kinds_allo
                      (k && s[k] >= '0' && s[k] <= '9')))
         k++;
     if (!k) {
-        cli_str_addf(why, "missing NAME in '%.*s'", (int)n, s);
+        if (n)
+            cli_str_addf(why, "missing NAME in '%.*s'", (int)n, s);
+        else
+            cli_str_adds(why, "missing NAME (NAME sizes=[...])");
         return NULL;
     }
     cli_tval *t = cli_xmalloc(sizeof *t);
@@ -334,11 +395,21 @@ cli_tval *cli_tval_parse(sg_ctx *ctx, const char *text, size_t n, int kinds_allo
     size_t rn = n - k;
     cli_trim(&rest, &rn);
     int ok;
-    if (rn && rest[0] == '=') {
+    int is_key = 0;
+    static const char *const keys[] = {"sizes", "strides", "offset", "dynamic", "kind", "ctx"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        is_key |= cli_eq(s, k, keys[i]);
+    if (rn && rest[0] == '=' && is_key && rn > 1 && (rest[1] == '[' || !read_i64(rest + 1, rn - 1, &t->ival))) {
+        cli_str_addf(why, "missing NAME before '%.*s'", (int)n, s);
+        ok = 0;
+    } else if (rn && rest[0] == '=') {
         t->is_int = 1;
         ok = read_i64(rest + 1, rn - 1, &t->ival);
         if (!ok)
             cli_str_addf(why, "bad integer in '%.*s'", (int)n, s);
+    } else if (rn && !cli_is_blank(s[k])) {
+        cli_str_addf(why, "bad NAME in '%.*s' (an identifier, then sizes=[...])", (int)n, s);
+        ok = 0;
     } else {
         char *body = cli_xstrndup(rest, rn);
         ok = parse_body(ctx, t, body, kinds_allowed, why) && finish(t, why);
@@ -369,6 +440,8 @@ static cmd_result add_tensor(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cl
         cli_str_adds(why, "expected NAME sizes=[...]");
     else if (sub && !t->kind)
         cli_str_adds(why, "missing kind=two|double|scaled");
+    else if (sg_inputs_find(in, t->name) >= 0)
+        cli_str_addf(why, "'%s' is an integer input already", t->name);
     else if ((st = sg_source_local(ctx, &src, t->name)) || (st = sg_inputs_tensor(in, src, &t->tv, &t->tc, &f)))
         cli_str_add_error(why, ctx, st);
     else
@@ -415,8 +488,8 @@ cmd_result cmd_refakify(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str
         return CMD_FAIL;
     }
     long i = find_input(in, ctx, ln->args, strlen(ln->args));
-    if (i < 0) {
-        cli_str_addf(why, "no tensor input '%s'", ln->args);
+    if (i < 0 || !sg_inputs_fake(in, (size_t)i)) {
+        cli_str_addf(why, i < 0 ? "no tensor input '%s'" : "'%s' is an integer input, not a tensor", ln->args);
         return CMD_FAIL;
     }
     const sg_fake *f;
@@ -433,22 +506,19 @@ cmd_result cmd_refakify(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str
     return CMD_FAIL;
 }
 
-/* call INPUT; INPUT; ... => pass | fail */
-cmd_result cmd_call(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+/* Check the case's guards, compiled for call time, against the concrete
+ * inputs of args ("INPUT; INPUT; ..."). */
+int case_call(case_state *cs, const char *args, int *pass, cli_str *reason, cli_str *why)
 {
+    sg_ctx *ctx = cs->ctx;
     sg_inputs *in = case_inputs(cs, why);
     if (!in)
-        return CMD_FAIL;
-    if (strcmp(ln->expected, "pass") && strcmp(ln->expected, "fail")) {
-        cli_str_addf(why, "bad expected side '%s' (pass or fail)", ln->expected);
-        return CMD_FAIL;
-    }
+        return 0;
     size_t ni = sg_inputs_count(in);
     cli_tval **given = cli_xmalloc((ni + 1) * sizeof *given);
     sg_input_value *vals = cli_xmalloc((ni + 1) * sizeof *vals);
     memset(given, 0, (ni + 1) * sizeof *given);
-    cmd_result r = CMD_FAIL;
-    const char *p = ln->args;
+    const char *p = args;
     int ok = 1;
     while (ok && *p) {
         /* split at ';' outside brackets */
@@ -480,6 +550,10 @@ cmd_result cmd_call(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *wh
         if (!given[i]) {
             cli_str_addf(why, "no value for input %s", sg_source_name(sg_inputs_source(in, i)));
             ok = 0;
+        } else if (given[i]->is_int != (sg_inputs_fake(in, i) == NULL)) {
+            cli_str_addf(why, "input '%s' is %s", given[i]->name,
+                         given[i]->is_int ? "a tensor, not NAME=INT" : "an integer (NAME=INT)");
+            ok = 0;
         } else {
             vals[i] = given[i]->is_int ? (sg_input_value){NULL, given[i]->ival}
                                        : (sg_input_value){&given[i]->tv, 0};
@@ -493,26 +567,55 @@ cmd_result cmd_call(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *wh
     }
     if (ok) {
         int res = sg_guard_set_check(g, vals, ni);
-        char *reason = NULL;
+        char *text = NULL;
         if (res < 0) {
-            cli_str_addf(why, "expected %s, got error %s", ln->expected, sg_status_kind((sg_status)res));
-        } else if (!strcmp(res == SG_GUARD_PASS ? "pass" : "fail", ln->expected)) {
-            r = CMD_PASS;
-        } else if ((st = sg_guard_set_explain(g, vals, ni, &reason))) {
-            cli_str_addf(why, "expected %s, got %s (cannot explain: ", ln->expected,
-                         res == SG_GUARD_PASS ? "pass" : "fail");
-            cli_str_add_error(why, ctx, st);
-            cli_str_adds(why, ")");
+            cli_str_addf(why, "error %s", sg_status_kind((sg_status)res));
+            ok = 0;
         } else {
-            cli_str_addf(why, "expected %s, got %s%s%s", ln->expected, res == SG_GUARD_PASS ? "pass" : "fail",
-                         reason ? ": " : "", reason ? reason : "");
+            *pass = res == SG_GUARD_PASS;
+            if (!*pass && reason) {
+                if ((st = sg_guard_set_explain(g, vals, ni, &text))) {
+                    cli_str_adds(reason, "cannot explain: ");
+                    cli_str_add_error(reason, ctx, st);
+                } else if (text) {
+                    cli_str_adds(reason, text);
+                }
+            }
         }
-        sg_free(reason);
+        sg_free(text);
     }
     sg_guard_set_free(g);
     for (size_t i = 0; i < ni; i++)
         cli_tval_free(given[i]);
     free(given);
     free(vals);
+    return ok;
+}
+
+/* call INPUT; INPUT; ... => pass | fail */
+cmd_result cmd_call(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    (void)ctx;
+    if (strcmp(ln->expected, "pass") && strcmp(ln->expected, "fail")) {
+        cli_str_addf(why, "bad expected side '%s' (pass or fail)", ln->expected);
+        return CMD_FAIL;
+    }
+    int pass = 0;
+    cli_str reason = CLI_STR_INIT;
+    cli_str err = CLI_STR_INIT;
+    cmd_result r = CMD_FAIL;
+    if (!case_call(cs, ln->args, &pass, &reason, &err)) {
+        if (!strncmp(cli_str_get(&err), "error ", 6))
+            cli_str_addf(why, "expected %s, got %s", ln->expected, cli_str_get(&err));
+        else
+            cli_str_adds(why, cli_str_get(&err));
+    } else if (!strcmp(pass ? "pass" : "fail", ln->expected)) {
+        r = CMD_PASS;
+    } else {
+        cli_str_addf(why, "expected %s, got %s%s%s", ln->expected, pass ? "pass" : "fail", reason.n ? ": " : "",
+                     cli_str_get(&reason));
+    }
+    cli_str_free(&reason);
+    cli_str_free(&err);
     return r;
 }

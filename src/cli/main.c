@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tensor.h"
 
 static const char usage_text[] =
     "usage: shapeguard COMMAND [ARGUMENTS]\n"
@@ -25,6 +26,7 @@ static const char usage_text[] =
     "                            true, false or unknown: is EXPR true under the facts?\n"
     "  print FORMAT EXPR         print the canonical form of EXPR as sg, python or c\n"
     "  demo                      show what the engine answers for a few expressions\n"
+    "                            and for tensor inputs traced through a shape environment\n"
     "  --help                    show this text\n"
     "  --version                 show the version\n"
     "\n"
@@ -377,7 +379,8 @@ static int cmd_demo(int argc, char **argv)
     }
     cli_str_free(&line);
     sg_ctx_free(ctx);
-    return 0;
+    printf("\nthe shape environment: tensor inputs, guards, and guards at call time\n\n");
+    return cli_demo_shapes();
 }
 
 /* ---- dispatch -------------------------------------------------------------- */

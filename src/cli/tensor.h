@@ -53,4 +53,22 @@ const sg_subclass_kind *cli_subclass_kind(const char *name, size_t n);
 size_t cli_subclass_attrs(const sg_subclass_kind *k, const char *const **names, size_t *nrequired);
 int cli_subclass_has_ctx(const sg_subclass_kind *k);
 
+/* ---- what the demo (demo.c) shares with the battery commands ---- */
+
+struct case_state; /* battery.h */
+
+/* Check the guards of the case, compiled for call time, against the
+ * concrete inputs args ("INPUT; INPUT; ...", as for `call`). Returns 1 with
+ * *pass set (and, when reason is not NULL, the reason of a failure appended
+ * to it: the first failing check in Dynamo's words), or 0 with why set (bad
+ * input; "error KIND ..." when the check itself failed). */
+int case_call(struct case_state *cs, const char *args, int *pass, cli_str *reason, cli_str *why);
+
+/* As case_print_guards (battery.h), each line prefixed with indent. */
+void case_write_guards(struct case_state *cs, FILE *out, const char *indent);
+
+/* The shape-environment part of `shapeguard demo`: prints its lines to
+ * stdout; returns 0, or 1 if a step went wrong (the line says why). */
+int cli_demo_shapes(void);
+
 #endif /* SG_CLI_TENSOR_H */

@@ -516,7 +516,7 @@ static SG_NOINLINE sg_status build_name(parser *p, const token *t, const sg_expr
     }
     if (is_source) {
         int shown = t->len > 200 ? 200 : (int)t->len;
-        return perr(p, SG_ESYNTAX, t->off, "the source %.*s%s is only valid in a shape environment", shown, s,
+        return perr(p, SG_ESYNTAX, t->off, "unknown source %.*s%s: not an input of a shape environment", shown, s,
                     t->len > 200 ? "..." : "");
     }
     char small[64];

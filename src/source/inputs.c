@@ -321,8 +321,14 @@ static sg_status backed(fk *F, const sg_source *s, int64_t hint, const sg_dim_sp
     if (st || *out)
         return st;
     sg_interval r = {spec->lo, spec->hi};
+    /* a user range (a constraint) makes the size DYNAMIC, whatever the policy
+     * said: PyTorch's create_symbol does so, so that a constrained dim is
+     * neither duck-sized nor static */
+    sg_dim_dynamic dyn = (spec->lo || spec->hi) && (spec->dyn == SG_DIM_DUCK || spec->dyn == SG_DIM_STATIC)
+                             ? SG_DIM_DYNAMIC
+                             : spec->dyn;
     if ((st = sg_expr_int(ctx, &h, hint)) ||
-        (st = sg_env_create_backed(F->in->env, out, sg_source_name(s), h, spec->dyn,
+        (st = sg_env_create_backed(F->in->env, out, sg_source_name(s), h, dyn,
                                    SG_INPUT_SIZE | SG_INPUT_PROPERTY, spec->lo || spec->hi ? &r : NULL)))
         return st;
     return pend_add(F->in, &F->pend, sg_source_name(s), *out);
@@ -383,10 +389,15 @@ static sg_status strides(fk *F, const sg_source *src, const snap *v, fnode *f, c
         sg_status e = sg_source_property(ctx, &s, src, SG_SOURCE_STRIDE, i);
         if (e)
             return e;
-        bool contig = i + 1 < nd && val == v->sizes[i + 1] * v->strides[i + 1];
-        size_t j = 0;
-        while (j < ncand && cand_val[j] != val)
-            j++;
+        int64_t next;
+        bool contig = i + 1 < nd && !__builtin_mul_overflow(v->sizes[i + 1], v->strides[i + 1], &next) &&
+                      val == next;
+        /* the candidate made last wins, as a later entry of PyTorch's dict
+         * `candidates` replaces an earlier one of the same value */
+        size_t j = ncand;
+        while (j > 0 && cand_val[j - 1] != val)
+            j--;
+        j = j ? j - 1 : ncand;
         const sg_expr *out;
         if ((val == 0 || val == 1) && !contig) {
             if ((e = sg_expr_int(ctx, &out, val)) || (e = bound(F, s, out, &out)))
