@@ -68,9 +68,12 @@ const sg_expr *sg_guard_prog_slot(const sg_guard_prog *p, size_t i);
 sg_ctx *sg_guard_prog_ctx(const sg_guard_prog *p);
 
 /* Program statistics: instructions, registers (int64 words of scratch that a
- * check uses), guards checked in batched runs (linear relations over at most
- * two slots, checked without overflow in 128-bit arithmetic), guards that
- * always take the exact path (a constant beyond int64). Any pointer may be NULL. */
+ * check uses), guards checked in batched runs (relations of a common shape
+ * that read slots directly: bounds, x == y, a linear relation of two slots,
+ * x % c, x // c, x*y, Max or Min of two slots, each atom optionally plus a
+ * multiple of a slot; checked branch-free in int64, where an overflow sends
+ * that guard to the exact path), guards that always take the exact path (a
+ * constant beyond int64). Any pointer may be NULL. */
 void sg_guard_prog_stats(const sg_guard_prog *p, size_t *ninsns, size_t *nregs, size_t *nbatched,
                          size_t *nexact);
 
@@ -211,7 +214,7 @@ int sg_guard_set_check(const sg_guard_set *g, const sg_input_value *vals, size_t
  * every guard holds; else the first failing check, as Dynamo words it:
  *     tensor 'x' size mismatch at index 1. expected 4, actual 5
  *     tensor 'x' rank mismatch. expected 2, actual 3
- *     L['x'].size()[0] == L['y'].size()[0]  (5 != 6)
+ *     L['x'].size()[0] == L['y'].size()[0] (5 != 6)
  * Free with sg_free. Errors: SG_EINVAL (NULL, wrong n), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_guard_set_explain(const sg_guard_set *g, const sg_input_value *vals, size_t n,
                                               sg_give char **out);

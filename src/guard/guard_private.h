@@ -9,11 +9,13 @@
 /* A program is a straight-line sequence of instructions over a register file
  * of int64 words, in guard order:
  *
- *   - batched runs (GP_RUN1, GP_RUN2, GP_RUNL): consecutive guards that are
- *     each a relation p REL 0 with p linear in at most two slots and small
- *     coefficients. A run is checked without branches per guard, in 128-bit
- *     arithmetic where it needs it, so it never overflows; the first failing
- *     guard of a run is found by a second scan.
+ *   - batched runs (GP_RUN_SLOT .. GP_RUN_MUL_Z, the run kinds): consecutive
+ *     guards of one common shape, each a relation that reads at most three
+ *     slots directly (no loads, no registers) and whose constants sit in
+ *     the element (below). Every kind is evaluated without branches per
+ *     guard, in int64; a kind whose value can overflow detects it, and that
+ *     guard is then evaluated exactly. The first failing guard of a run is
+ *     found by a second scan.
  *   - register instructions: one per distinct node of the other guards (the
  *     node of a sub-expression shared by guards is computed once), in int64
  *     with every overflow or domain error noted in a flag, then GP_TEST or
@@ -29,8 +31,9 @@
  * later one is evaluated exactly too.
  *
  * A check first makes a pass that assumes every guard holds (the hot case):
- * all elements of each run kind in one branch-free loop (p->run1 holds the
- * elements of every GP_RUN1 in guard order, and so on), then reg_insns. Only
+ * all elements of each run kind in one branch-free loop (p->elts[k] holds the
+ * elements of every run of kind k in guard order), then reg_insns (none when
+ * every guard is batched: then the pass needs no register file at all). Only
  * when something fails or raises does it run the ordered program to find the
  * first guard that does not hold; guards have no side effects, so the order
  * of the first pass changes no answer. */
@@ -44,11 +47,42 @@
 #define GP_MASK_EQ0 GP_EQ
 #define GP_MASK_NE0 (GP_LT | GP_GT)
 
+/* The run kinds come first (their op is their kind, an index of p->elts).
+ * Element e of a run computes an int64 value f from x = v[e->a], y = v[e->b]
+ * and z = v[e->z], and its guard holds iff f is in the set of e, stored as
+ * an interval modulo 2**64: (uint64_t)f - e->lo <= e->span. The compiler
+ * folds the relation, its constant and the atom's coefficient into that set
+ * with exact arithmetic (guard t = k*f + c REL 0 becomes f in {f : k*f + c
+ * REL 0}, which within int64 is an interval or the complement of one point,
+ * never empty for a batched guard), so a check does no arithmetic on c.
+ *   without a z term (f is the atom; its coefficient is folded):
+ *     GP_RUN_SLOT    f = x
+ *     GP_RUN_MODP2   f = x % 2**s  (e->b = 2**s - 1: x & e->b, Python's for any sign)
+ *     GP_RUN_MOD     f = x % m     (m = e->b > 0; C's remainder + m when negative)
+ *     GP_RUN_DIVP2   f = x // 2**s (e->b = s < 64: the arithmetic shift x >> s)
+ *     GP_RUN_DIV     f = x // m    (m = e->b > 0; C's quotient - 1 when the remainder is negative)
+ *     GP_RUN_MAX     f = Max(x, y)
+ *     GP_RUN_MIN     f = Min(x, y)
+ *     GP_RUN_MUL     f = x*y       (may overflow)
+ *   with a z term (the atom's coefficient is +-1 and folded into k = e->k):
+ *     GP_RUN_SAME    f = x - z modulo 2**64, for the sets {0} and not {0}
+ *                    only (x == z, x != z: the wrapped difference is 0 iff
+ *                    x == z, so no overflow can change the answer)
+ *     GP_RUN_DIFF    f = x - z     (may overflow)
+ *     GP_RUN_LIN     f = x + k*z   (may overflow)
+ *     GP_RUN_MODP2_Z .. GP_RUN_MUL_Z: f = atom + k*z (may overflow)
+ * (// and % are Python's.) No other value is computed. Only the ones marked
+ * may overflow int64, and they detect it (__builtin_*_overflow): then the
+ * run cannot decide and that guard is evaluated exactly, as a flagged
+ * register guard is. Every other f is exact by construction: x % m is in
+ * [0, m), x // m and x >> s lie between x and 0, Max and Min are x or y. */
 typedef enum gp_op {
-    GP_RUN1,   /* n guards from b: sign(v[a] - d) in mask (gp_run1 from off) */
-    GP_RUN2,   /* n guards from b: sign(v[a] - v[b] + c) in mask (gp_run2 from off) */
-    GP_RUNL,   /* n guards from b: sign(k1*v[a] + k2*v[b] + c) in mask (gp_runl from off) */
-    GP_LOAD,   /* r[dst] = v[a] */
+    GP_RUN_SLOT, GP_RUN_MODP2, GP_RUN_MOD, GP_RUN_DIVP2, GP_RUN_DIV, GP_RUN_MAX, GP_RUN_MIN, GP_RUN_MUL,
+    GP_RUN_SAME, GP_RUN_DIFF, GP_RUN_LIN, GP_RUN_MODP2_Z, GP_RUN_MOD_Z, GP_RUN_DIVP2_Z, GP_RUN_DIV_Z, GP_RUN_MAX_Z,
+    GP_RUN_MIN_Z, GP_RUN_MUL_Z, /* in the order of the atoms: atom kind + GP_RUN_Z */
+    GP_NRUNKINDS, /* the number of run kinds, not an instruction */
+    /* a run: n guards from guard b, elements elts[op][off ..] */
+    GP_LOAD = GP_NRUNKINDS, /* r[dst] = v[a] */
     GP_CONST,  /* r[dst] = k */
     GP_ADD,    /* r[dst] = k + sum coef[off+j] * r[opnd[off+j]], j < n */
     GP_MUL,    /* r[dst] = prod r[opnd[off+j]] ** coef[off+j] */
@@ -61,8 +95,10 @@ typedef enum gp_op {
     GP_TEST,   /* guard b holds iff r[a] != 0 */
     GP_TESTREL,/* guard b holds iff sign(r[a]) in mask */
     GP_EXACT,  /* guard b: exact evaluation */
-    GP_FALSE   /* guard b is false */
+    GP_FALSE,  /* guard b is false */
+    GP_NOPS
 } gp_op;
+#define GP_RUN_Z (GP_RUN_MODP2_Z - GP_RUN_MODP2)
 
 typedef struct gp_insn {
     uint8_t op;
@@ -72,22 +108,12 @@ typedef struct gp_insn {
     int64_t k;
 } gp_insn;
 
-typedef struct gp_run1 {
-    int64_t d;
-    uint32_t a, mask;
-} gp_run1;
-
-typedef struct gp_run2 {
-    int64_t c;
-    uint32_t a, b, mask;
-} gp_run2;
-
-typedef struct gp_runl {
-    int64_t c;
-    uint32_t a, b;
-    int32_t k1, k2;
-    uint32_t mask;
-} gp_runl;
+/* One guard of a run (32 bytes); the fields as the kinds above use them. */
+typedef struct gp_elt {
+    uint64_t lo, span;
+    uint32_t a, b, z;
+    int32_t k;
+} gp_elt;
 
 struct sg_guard_prog {
     sg_ctx *ctx;
@@ -104,10 +130,10 @@ struct sg_guard_prog {
     uint32_t *opnd;
     int64_t *coef;
     size_t nopnd;
-    gp_run1 *run1;
-    gp_run2 *run2;
-    gp_runl *runl;
-    size_t nrun1, nrun2, nrunl;
+    gp_elt *elts[GP_NRUNKINDS]; /* per run kind: the elements of its runs, in guard order */
+    size_t nelts[GP_NRUNKINDS];
+    uint8_t used[GP_NRUNKINDS]; /* the kinds that have elements */
+    size_t nused;
     size_t nregs;
     size_t nbatched, nexact;
 };

@@ -7,12 +7,22 @@
 #include "num/num.h"
 
 #if defined(__GNUC__)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define NOINLINE __attribute__((noinline))
 #else
+#define LIKELY(x) (x)
 #define UNLIKELY(x) (x)
+#define NOINLINE
 #endif
-
-typedef __int128 i128;
+/* Unroll the loops over the elements of a run kind (-O2 does not). */
+#if defined(__clang__)
+#define UNROLL4 _Pragma("unroll 4")
+#elif defined(__GNUC__)
+#define UNROLL4 _Pragma("GCC unroll 4")
+#else
+#define UNROLL4
+#endif
 
 /* 1 if sign(t) is in mask. */
 static inline unsigned in_mask(uint32_t mask, int s)
@@ -25,44 +35,204 @@ static inline int sgn64(int64_t t)
     return (t > 0) - (t < 0);
 }
 
-static inline unsigned run1_ok(const gp_run1 *e, const int64_t *v)
+/* ---- run kinds (guard_private.h gives each one's f and why it is exact) --- */
+
+/* The atoms: f from x = v[e->a] and y = v[e->b] (or a constant operand in
+ * e->b); *bad set when f overflows int64. */
+static inline int64_t f_slot(const gp_elt *e, const int64_t *v, unsigned *bad)
 {
-    int64_t x = v[e->a];
-    return in_mask(e->mask, (x > e->d) - (x < e->d));
+    (void)bad;
+    return v[e->a];
 }
 
-static inline unsigned run2_ok(const gp_run2 *e, const int64_t *v)
+/* Python's x % 2**s is x & (2**s - 1) in two's complement, for any sign. */
+static inline int64_t f_modp2(const gp_elt *e, const int64_t *v, unsigned *bad)
 {
-    i128 t = (i128)v[e->a] - v[e->b] + e->c;
-    return in_mask(e->mask, (t > 0) - (t < 0));
+    (void)bad;
+    return v[e->a] & (int64_t)e->b;
 }
 
-static inline unsigned runl_ok(const gp_runl *e, const int64_t *v)
+/* m > 0: C's remainder has x's sign; Python's is in [0, m). */
+static inline int64_t f_mod(const gp_elt *e, const int64_t *v, unsigned *bad)
 {
-    i128 t = (i128)e->k1 * v[e->a] + (i128)e->k2 * v[e->b] + e->c;
-    return in_mask(e->mask, (t > 0) - (t < 0));
+    (void)bad;
+    int64_t m = e->b, r = v[e->a] % m;
+    return r + (r < 0 ? m : 0);
 }
 
-/* The index of the first element of a run that fails, or n: blocks of 16
- * without branches, then a scan of the block that failed. */
-#define RUN_SCAN(NAME, TYPE, OK)                                                                      \
-    static size_t NAME(const TYPE *e, size_t n, const int64_t *v)                                     \
-    {                                                                                                 \
-        for (size_t j0 = 0; j0 < n; j0 += 16) {                                                       \
-            size_t j1 = n - j0 > 16 ? j0 + 16 : n;                                                    \
-            unsigned ok = 1;                                                                          \
-            for (size_t j = j0; j < j1; j++)                                                          \
-                ok &= OK(e + j, v);                                                                   \
-            if (UNLIKELY(!ok))                                                                        \
-                for (size_t j = j0;; j++)                                                             \
-                    if (!OK(e + j, v))                                                                \
-                        return j;                                                                     \
-        }                                                                                             \
-        return n;                                                                                     \
+/* Python's x // 2**s is the arithmetic shift (>> of a negative int64 is
+ * arithmetic in GCC and Clang). */
+static inline int64_t f_divp2(const gp_elt *e, const int64_t *v, unsigned *bad)
+{
+    (void)bad;
+    return v[e->a] >> e->b;
+}
+
+/* m > 0: C truncates; the floor is one less when the remainder is negative. */
+static inline int64_t f_div(const gp_elt *e, const int64_t *v, unsigned *bad)
+{
+    (void)bad;
+    int64_t m = e->b, x = v[e->a];
+    return x / m - (x % m < 0);
+}
+
+static inline int64_t f_max(const gp_elt *e, const int64_t *v, unsigned *bad)
+{
+    (void)bad;
+    int64_t x = v[e->a], y = v[e->b];
+    return x > y ? x : y;
+}
+
+static inline int64_t f_min(const gp_elt *e, const int64_t *v, unsigned *bad)
+{
+    (void)bad;
+    int64_t x = v[e->a], y = v[e->b];
+    return x < y ? x : y;
+}
+
+static inline int64_t f_mul(const gp_elt *e, const int64_t *v, unsigned *bad)
+{
+    int64_t f;
+    *bad |= __builtin_mul_overflow(v[e->a], v[e->b], &f);
+    return f;
+}
+
+/* x - z wrapped: only tested against {0} or not {0}, where it is exact. */
+static inline int64_t f_same(const gp_elt *e, const int64_t *v, unsigned *bad)
+{
+    (void)bad;
+    return (int64_t)((uint64_t)v[e->a] - (uint64_t)v[e->z]);
+}
+
+static inline int64_t f_diff(const gp_elt *e, const int64_t *v, unsigned *bad)
+{
+    int64_t f;
+    *bad |= __builtin_sub_overflow(v[e->a], v[e->z], &f);
+    return f;
+}
+
+/* The kinds with a z term: f = atom + k*z. */
+#define Z_TERM(F)                                                                                            \
+    static inline int64_t F##_z(const gp_elt *e, const int64_t *v, unsigned *bad)                            \
+    {                                                                                                        \
+        int64_t t, f;                                                                                        \
+        *bad |= __builtin_mul_overflow((int64_t)e->k, v[e->z], &t);                                          \
+        *bad |= __builtin_add_overflow(F(e, v, bad), t, &f);                                                 \
+        return f;                                                                                            \
     }
-RUN_SCAN(scan1, gp_run1, run1_ok)
-RUN_SCAN(scan2, gp_run2, run2_ok)
-RUN_SCAN(scanl, gp_runl, runl_ok)
+Z_TERM(f_slot)
+Z_TERM(f_modp2)
+Z_TERM(f_mod)
+Z_TERM(f_divp2)
+Z_TERM(f_div)
+Z_TERM(f_max)
+Z_TERM(f_min)
+Z_TERM(f_mul)
+
+/* Every run kind and its f. */
+#define GP_RUN_KINDS(X)                                                                                      \
+    X(GP_RUN_SLOT, f_slot)                                                                                   \
+    X(GP_RUN_MODP2, f_modp2)                                                                                 \
+    X(GP_RUN_MOD, f_mod)                                                                                     \
+    X(GP_RUN_DIVP2, f_divp2)                                                                                 \
+    X(GP_RUN_DIV, f_div)                                                                                     \
+    X(GP_RUN_MAX, f_max)                                                                                     \
+    X(GP_RUN_MIN, f_min)                                                                                     \
+    X(GP_RUN_MUL, f_mul)                                                                                     \
+    X(GP_RUN_SAME, f_same)                                                                                   \
+    X(GP_RUN_DIFF, f_diff)                                                                                   \
+    X(GP_RUN_LIN, f_slot_z)                                                                                  \
+    X(GP_RUN_MODP2_Z, f_modp2_z)                                                                             \
+    X(GP_RUN_MOD_Z, f_mod_z)                                                                                 \
+    X(GP_RUN_DIVP2_Z, f_divp2_z)                                                                             \
+    X(GP_RUN_DIV_Z, f_div_z)                                                                                 \
+    X(GP_RUN_MAX_Z, f_max_z)                                                                                 \
+    X(GP_RUN_MIN_Z, f_min_z)                                                                                 \
+    X(GP_RUN_MUL_Z, f_mul_z)
+
+/* 1 if f is in e's set (an interval modulo 2**64). */
+static inline unsigned in_set(const gp_elt *e, int64_t f)
+{
+    return (uint64_t)f - e->lo <= e->span;
+}
+
+/* Per kind F: all_F, 1 if every element of e[0 .. n-1] holds and none
+ * overflows (no branch per element); scan_F, the first element that does
+ * not hold or overflows, or n (blocks of 16 without branches, then a scan of
+ * the block that failed); one_F, element e: 1 if it holds, *bad if it
+ * overflows. */
+#define RUN_FNS(K, F)                                                                                        \
+    static inline unsigned all_##F(const gp_elt *e, size_t n, const int64_t *v)                             \
+    {                                                                                                        \
+        unsigned ok = 1, bad = 0;                                                                            \
+        UNROLL4                                                                                              \
+        for (size_t j = 0; j < n; j++)                                                                       \
+            ok &= in_set(e + j, F(e + j, v, &bad));                                                          \
+        return ok & !bad;                                                                                    \
+    }                                                                                                        \
+    static inline unsigned one_##F(const gp_elt *e, const int64_t *v, unsigned *bad)                        \
+    {                                                                                                        \
+        return in_set(e, F(e, v, bad));                                                                      \
+    }                                                                                                        \
+    static inline size_t scan_##F(const gp_elt *e, size_t n, const int64_t *v)                              \
+    {                                                                                                        \
+        for (size_t j0 = 0; j0 < n; j0 += 16) {                                                              \
+            size_t j1 = n - j0 > 16 ? j0 + 16 : n;                                                           \
+            if (UNLIKELY(!all_##F(e + j0, j1 - j0, v)))                                                      \
+                for (size_t j = j0;; j++) {                                                                  \
+                    unsigned bad = 0;                                                                        \
+                    if (!one_##F(e + j, v, &bad) || bad)                                                     \
+                        return j;                                                                            \
+                }                                                                                            \
+        }                                                                                                    \
+        return n;                                                                                            \
+    }
+GP_RUN_KINDS(RUN_FNS)
+
+static size_t scan_run(gp_op k, const gp_elt *e, size_t n, const int64_t *v)
+{
+    switch (k) {
+#define SCAN_CASE(K, F)                                                                                      \
+    case K:                                                                                                  \
+        return scan_##F(e, n, v);
+        GP_RUN_KINDS(SCAN_CASE)
+    default:
+        return n;
+    }
+}
+
+static unsigned one_run(gp_op k, const gp_elt *e, const int64_t *v, unsigned *bad)
+{
+    switch (k) {
+#define ONE_CASE(K, F)                                                                                       \
+    case K:                                                                                                  \
+        return one_##F(e, v, bad);
+        GP_RUN_KINDS(ONE_CASE)
+    default:
+        return 0;
+    }
+}
+
+/* Every batched guard holds and none overflows (all the elements of each
+ * kind that has any, in one loop per kind): the first half of the pass that
+ * assumes every guard holds. */
+static inline bool runs_hold(const sg_guard_prog *p, const int64_t *v)
+{
+    unsigned ok = 1;
+    for (size_t i = 0; i < p->nused; i++) {
+        gp_op k = (gp_op)p->used[i];
+        switch (k) {
+#define ALL_CASE(K, F)                                                                                       \
+    case K:                                                                                                  \
+        ok &= all_##F(p->elts[K], p->nelts[K], v);                                                           \
+        break;
+            GP_RUN_KINDS(ALL_CASE)
+        default:
+            break;
+        }
+    }
+    return ok;
+}
 
 /* b ** e for e >= 0 in int64: false on overflow. */
 static bool ipow(int64_t *r, int64_t b, int64_t e)
@@ -130,9 +300,6 @@ static void free_values(fmpz *xv, size_t n)
 static int run(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t *r, bool fast)
 {
     const gp_insn *I = fast ? p->reg_insns : p->insns, *end = fast ? I + p->nreg_insns : I + p->ninsns;
-    if (fast && (scan1(p->run1, p->nrun1, v) < p->nrun1 || scan2(p->run2, p->nrun2, v) < p->nrun2 ||
-                 scanl(p->runl, p->nrunl, v) < p->nrunl))
-        return RETRY;
     const uint32_t *op = p->opnd;
     const int64_t *cf = p->coef;
     uint32_t first_bail = UINT32_MAX;
@@ -142,30 +309,35 @@ static int run(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t
     uint32_t g = 0;
     for (; I < end; I++) {
         switch ((gp_op)I->op) {
-        case GP_RUN1: {
-            size_t j = scan1(p->run1 + I->off, I->n, v);
-            if (UNLIKELY(j < I->n)) {
-                g = I->b + (uint32_t)j;
-                res = SG_GUARD_FAIL;
-                goto done;
-            }
-            break;
-        }
-        case GP_RUN2: {
-            size_t j = scan2(p->run2 + I->off, I->n, v);
-            if (UNLIKELY(j < I->n)) {
-                g = I->b + (uint32_t)j;
-                res = SG_GUARD_FAIL;
-                goto done;
-            }
-            break;
-        }
-        case GP_RUNL: {
-            size_t j = scanl(p->runl + I->off, I->n, v);
-            if (UNLIKELY(j < I->n)) {
-                g = I->b + (uint32_t)j;
-                res = SG_GUARD_FAIL;
-                goto done;
+        case GP_RUN_SLOT: case GP_RUN_MODP2: case GP_RUN_MOD: case GP_RUN_DIVP2: case GP_RUN_DIV:
+        case GP_RUN_MAX: case GP_RUN_MIN: case GP_RUN_MUL: case GP_RUN_SAME: case GP_RUN_DIFF:
+        case GP_RUN_LIN:
+        case GP_RUN_MODP2_Z: case GP_RUN_MOD_Z: case GP_RUN_DIVP2_Z: case GP_RUN_DIV_Z:
+        case GP_RUN_MAX_Z: case GP_RUN_MIN_Z: case GP_RUN_MUL_Z: {
+            /* a run: an element that overflows is evaluated exactly (it
+             * reads no register, so later guards need not know) */
+            const gp_elt *e = p->elts[I->op] + I->off;
+            for (uint32_t j = 0; j < I->n; j++) {
+                j += (uint32_t)scan_run((gp_op)I->op, e + j, I->n - j, v);
+                if (j == I->n)
+                    break;
+                unsigned bad = 0;
+                one_run((gp_op)I->op, e + j, v, &bad);
+                g = I->b + j;
+                if (!bad) {
+                    res = SG_GUARD_FAIL;
+                    goto done;
+                }
+                if (!xv && !(xv = exact_values(p, v))) {
+                    res = SG_ENOMEM;
+                    goto out;
+                }
+                res = sg__gp_eval_exact(p, g, xv);
+                if (res != SG_GUARD_PASS) {
+                    if (res == SG_ENOMEM)
+                        goto out;
+                    goto done;
+                }
             }
             break;
         }
@@ -287,6 +459,8 @@ static int run(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t
             g = I->b;
             res = SG_GUARD_FAIL;
             goto done;
+        case GP_NOPS:
+            break;
         }
         continue;
     slow:
@@ -320,32 +494,51 @@ out:
 
 /* ---- public API -------------------------------------------------------------- */
 
+/* The rest of a check once the runs are done (runs_ok: they all hold): the
+ * register pass that assumes every guard holds, then, when a guard does not
+ * hold or raises, the ordered program. */
+static int check_regs(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t *r, bool runs_ok)
+{
+    int res = runs_ok ? run(p, v, failed, r, true) : RETRY;
+    return res == RETRY ? run(p, v, failed, r, false) : res;
+}
+
+/* check_regs with a register file on the stack or in the heap: out of line,
+ * so that the entry of a check whose guards are all batched keeps a small
+ * frame. */
+static NOINLINE int check_regs_own(const sg_guard_prog *p, const int64_t *v, size_t *failed, bool runs_ok)
+{
+    if (p->nregs <= SG_GUARD_STACK_REGS) {
+        int64_t regs[SG_GUARD_STACK_REGS];
+        return check_regs(p, v, failed, regs, runs_ok);
+    }
+    int64_t *regs = malloc(p->nregs * sizeof *regs);
+    if (!regs)
+        return SG_ENOMEM;
+    int res = check_regs(p, v, failed, regs, runs_ok);
+    free(regs);
+    return res;
+}
+
 int sg_guard_prog_check_scratch(const sg_guard_prog *p, const int64_t *v, size_t nv, size_t *failed,
                                 int64_t *scratch, size_t nscratch)
 {
     if (!p || (p->nslots && !v) || nv < p->nslots || (p->nregs && (!scratch || nscratch < p->nregs)))
         return SG_EINVAL;
-    int res = run(p, v, failed, scratch, true);
-    return res == RETRY ? run(p, v, failed, scratch, false) : res;
+    bool runs_ok = runs_hold(p, v);
+    if (LIKELY(runs_ok) && !p->nreg_insns)
+        return SG_GUARD_PASS;
+    return check_regs(p, v, failed, scratch, runs_ok);
 }
 
 int sg_guard_prog_check(const sg_guard_prog *p, const int64_t *v, size_t nv, size_t *failed)
 {
-    if (!p || (p->nslots && !v) || nv < p->nslots)
+    if (UNLIKELY(!p || (p->nslots && !v) || nv < p->nslots))
         return SG_EINVAL;
-    if (p->nregs <= SG_GUARD_STACK_REGS) {
-        int64_t regs[SG_GUARD_STACK_REGS];
-        int res = run(p, v, failed, regs, true);
-        return res == RETRY ? run(p, v, failed, regs, false) : res;
-    }
-    int64_t *regs = malloc(p->nregs * sizeof *regs);
-    if (!regs)
-        return SG_ENOMEM;
-    int res = run(p, v, failed, regs, true);
-    if (res == RETRY)
-        res = run(p, v, failed, regs, false);
-    free(regs);
-    return res;
+    bool runs_ok = runs_hold(p, v);
+    if (LIKELY(runs_ok) && !p->nreg_insns)
+        return SG_GUARD_PASS;
+    return check_regs_own(p, v, failed, runs_ok);
 }
 
 int sg_guard_prog_check_exact(const sg_guard_prog *p, const sg_expr *const *vals, size_t nv, size_t *failed)

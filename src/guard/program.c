@@ -1,5 +1,5 @@
 /* Compiling guards to a guard program (guard.h; the layout is in
- * guard_private.h): validation, batched runs for small linear relations,
+ * guard_private.h): validation, batched runs for the common relation shapes,
  * register instructions for the rest with one register per distinct node,
  * then register reuse by last use. Linear in the size of the guards. */
 #include <stdlib.h>
@@ -98,7 +98,7 @@ typedef struct comp {
     uint32_t *owner;  /* per virtual register: the guard that computed it */
     uint8_t *cheap;   /* per virtual register: a load or a constant (never garbage) */
     size_t nvregs, capv;
-    size_t capi, capo, capc, cap1, cap2, capl;
+    size_t capi, capo, capc, cape[GP_NRUNKINDS];
     uint32_t guard;   /* the guard being compiled */
     uint32_t dep1;
     bool oom;
@@ -261,46 +261,146 @@ static bool fits_i32(const fmpz *k)
     return fmpz_cmp_si(k, INT32_MIN) >= 0 && fmpz_cmp_si(k, INT32_MAX) <= 0;
 }
 
-static uint32_t flip(uint32_t mask)
+/* The set {f in int64 : k*f + c REL 0} (k != 0, REL the relation of mask) as
+ * an interval modulo 2**64 (gp_elt: f holds iff (uint64_t)f - lo <= span).
+ * False when the set is empty. Exact (fmpz). */
+static bool rel_interval(int64_t k, int64_t c, uint32_t mask, uint64_t *lo, uint64_t *span)
 {
-    return (mask & GP_EQ) | ((mask & GP_LT) ? GP_GT : 0) | ((mask & GP_GT) ? GP_LT : 0);
+    fmpz_t nc, q, r, mn, mx;
+    fmpz_init(nc);
+    fmpz_init(q);
+    fmpz_init(r);
+    fmpz_init_set_si(mn, INT64_MIN);
+    fmpz_init_set_si(mx, INT64_MAX);
+    fmpz_set_si(nc, c);
+    fmpz_neg(nc, nc);
+    fmpz_t kk;
+    fmpz_init_set_si(kk, k);
+    fmpz_fdiv_qr(q, r, nc, kk);
+    bool ok = true, point = fmpz_is_zero(r); /* k*f + c == 0 at f = q */
+    if (mask == GP_MASK_GE0) {
+        /* k > 0: f >= ceil(-c / k); k < 0: f <= floor(-c / k) */
+        if (k > 0) {
+            if (!point)
+                fmpz_add_ui(q, q, 1);
+            fmpz_set(r, mx);
+        } else {
+            fmpz_set(r, q);
+            fmpz_set(q, mn);
+        }
+        if (fmpz_cmp(q, mn) < 0)
+            fmpz_set(q, mn);
+        if (fmpz_cmp(r, mx) > 0)
+            fmpz_set(r, mx);
+        ok = fmpz_cmp(q, r) <= 0;
+        if (ok) {
+            *lo = (uint64_t)fmpz_get_si(q);
+            *span = (uint64_t)fmpz_get_si(r) - *lo;
+        }
+    } else if (mask == GP_MASK_EQ0) {
+        ok = point && fmpz_cmp(q, mn) >= 0 && fmpz_cmp(q, mx) <= 0;
+        if (ok) {
+            *lo = (uint64_t)fmpz_get_si(q);
+            *span = 0;
+        }
+    } else if (point && fmpz_cmp(q, mn) >= 0 && fmpz_cmp(q, mx) <= 0) {
+        /* every f but q: from q + 1 around to q - 1 */
+        *lo = (uint64_t)fmpz_get_si(q) + 1;
+        *span = UINT64_MAX - 1;
+    } else {
+        *lo = (uint64_t)INT64_MIN;
+        *span = UINT64_MAX;
+    }
+    fmpz_clear(nc);
+    fmpz_clear(q);
+    fmpz_clear(r);
+    fmpz_clear(mn);
+    fmpz_clear(mx);
+    fmpz_clear(kk);
+    return ok;
 }
 
-/* Append guard g to the run of kind op (a new one unless the last
- * instruction is such a run ending at g - 1). */
-static void *run_slot(comp *C, gp_op op, uint32_t g)
+/* Append guard g to a run of kind op (a new one unless the last instruction
+ * is such a run ending at g - 1); returns its element. */
+static gp_elt *run_slot(comp *C, gp_op op, uint32_t g)
 {
     sg_guard_prog *p = C->p;
     gp_insn *last = p->ninsns ? &p->insns[p->ninsns - 1] : NULL;
+    if (!grow((void **)&p->elts[op], &C->cape[op], p->nelts[op] + 1, sizeof *p->elts[op])) {
+        C->oom = true;
+        return NULL;
+    }
+    if (!p->nelts[op])
+        p->used[p->nused++] = (uint8_t)op;
     if (!last || last->op != op || last->b + last->n != g) {
         last = new_insn(C, op);
         if (!last)
             return NULL;
         last->b = g;
-        last->off = (uint32_t)(op == GP_RUN1 ? p->nrun1 : op == GP_RUN2 ? p->nrun2 : p->nrunl);
+        last->off = (uint32_t)p->nelts[op];
     }
     last->n++;
     p->nbatched++;
-    switch (op) {
-    case GP_RUN1:
-        if (!grow((void **)&p->run1, &C->cap1, p->nrun1 + 1, sizeof *p->run1))
-            break;
-        return &p->run1[p->nrun1++];
-    case GP_RUN2:
-        if (!grow((void **)&p->run2, &C->cap2, p->nrun2 + 1, sizeof *p->run2))
-            break;
-        return &p->run2[p->nrun2++];
-    default:
-        if (!grow((void **)&p->runl, &C->capl, p->nrunl + 1, sizeof *p->runl))
-            break;
-        return &p->runl[p->nrunl++];
-    }
-    C->oom = true;
-    return NULL;
+    return &p->elts[op][p->nelts[op]++];
 }
 
-/* Guard g as an element of a run if it is a relation over at most two slots
- * with small coefficients: 1 if done, 0 if not eligible, -1 on failure. */
+static uint32_t slot_of(comp *C, const sg_expr *e)
+{
+    return (uint32_t)*sg__idmap_find(&C->p->slotmap, e->id);
+}
+
+static bool is_pow2(uint64_t m)
+{
+    return m && !(m & (m - 1));
+}
+
+/* The run kind of an atom m (a term that is not a slot) and its operands in
+ * E (a, b), or GP_NRUNKINDS when m has none: x % m or x // m with a constant
+ * 0 < m < 2**32, x*y, x**2, Max or Min of two slots. */
+static gp_op atom_kind(comp *C, const sg_expr *m, gp_elt *E)
+{
+    const sg_expr *x = m->nargs ? m->args[0] : NULL, *y = m->nargs > 1 ? m->args[1] : NULL;
+    if (!x || x->op != SG_OP_SYM)
+        return GP_NRUNKINDS;
+    E->a = E->b = slot_of(C, x);
+    switch ((sg_op)m->op) {
+    case SG_OP_MOD:
+    case SG_OP_FLOORDIV: {
+        if (y->op != SG_OP_INT || fmpz_sgn(&y->u.val) <= 0 || fmpz_cmp_ui(&y->u.val, UINT32_MAX) > 0)
+            return GP_NRUNKINDS;
+        uint64_t d = fmpz_get_ui(&y->u.val);
+        bool mod = m->op == SG_OP_MOD;
+        if (!is_pow2(d)) {
+            E->b = (uint32_t)d;
+            return mod ? GP_RUN_MOD : GP_RUN_DIV;
+        }
+        E->b = mod ? (uint32_t)(d - 1) : (uint32_t)__builtin_ctzll(d);
+        return mod ? GP_RUN_MODP2 : GP_RUN_DIVP2;
+    }
+    case SG_OP_MUL:
+        if (m->nargs == 1 && fmpz_equal_si(sg__nums(m), 2))
+            return GP_RUN_MUL;
+        if (m->nargs == 2 && y->op == SG_OP_SYM && fmpz_is_one(sg__nums(m)) && fmpz_is_one(sg__nums(m) + 1)) {
+            E->b = slot_of(C, y);
+            return GP_RUN_MUL;
+        }
+        return GP_NRUNKINDS;
+    case SG_OP_MAX:
+    case SG_OP_MIN:
+        if (m->nargs != 2 || y->op != SG_OP_SYM)
+            return GP_NRUNKINDS;
+        E->b = slot_of(C, y);
+        return m->op == SG_OP_MAX ? GP_RUN_MAX : GP_RUN_MIN;
+    default:
+        return GP_NRUNKINDS;
+    }
+}
+
+/* Guard g as an element of a run if it is a relation p REL 0 of a shape that
+ * a run kind covers (guard_private.h): p = c + k0*m0 [+ k1*z] with m0 a slot
+ * or an atom, z a slot, |k1| < 2**31, and |k0| < 2**31 (= 1 with a z term);
+ * the set of f must not be empty. 1 if done, 0 if not eligible, -1 on
+ * failure. */
 static int try_run(comp *C, const sg_expr *t, uint32_t g)
 {
     if (t->op != SG_OP_GE0 && t->op != SG_OP_EQ0 && t->op != SG_OP_NE0)
@@ -310,32 +410,39 @@ static int try_run(comp *C, const sg_expr *t, uint32_t g)
     if (L.n < 1 || L.n > 2 || (L.c && !fmpz_fits_si(L.c)))
         return 0;
     for (size_t i = 0; i < L.n; i++)
-        if (L.m[i]->op != SG_OP_SYM || !fits_i32(sg__gp_lin_k(&L, i)))
+        if (!fits_i32(sg__gp_lin_k(&L, i)))
             return 0;
-    int64_t c = L.c ? fmpz_get_si(L.c) : 0;
-    uint32_t mask = rel_mask((sg_op)t->op);
-    uint32_t s0 = (uint32_t)*sg__idmap_find(&C->p->slotmap, L.m[0]->id);
-    int64_t k0 = fmpz_get_si(sg__gp_lin_k(&L, 0));
-    if (L.n == 1 && (k0 == 1 || k0 == -1) && c != INT64_MIN) {
-        gp_run1 *r = run_slot(C, GP_RUN1, g);
-        if (!r)
-            return -1;
-        *r = (gp_run1){.d = k0 == 1 ? -c : c, .a = s0, .mask = k0 == 1 ? mask : flip(mask)};
-        return 1;
+    /* m0: the atom if there is one, else a slot with coefficient +-1 if the
+     * other term is a slot too; m1: the z term */
+    size_t i0 = 0;
+    if (L.n == 2 && (L.m[0]->op == SG_OP_SYM && (L.m[1]->op != SG_OP_SYM || !fmpz_is_pm1(sg__gp_lin_k(&L, 0)))))
+        i0 = 1;
+    const sg_expr *m0 = L.m[i0], *m1 = L.n == 2 ? L.m[1 - i0] : NULL;
+    int64_t k0 = fmpz_get_si(sg__gp_lin_k(&L, i0)), k1 = m1 ? fmpz_get_si(sg__gp_lin_k(&L, 1 - i0)) : 0;
+    if (m1 && (m1->op != SG_OP_SYM || (k0 != 1 && k0 != -1) || k1 * k0 < INT32_MIN || k1 * k0 > INT32_MAX))
+        return 0;
+    gp_elt E = {0};
+    gp_op kind = GP_RUN_SLOT;
+    if (m0->op == SG_OP_SYM)
+        E.a = E.b = slot_of(C, m0);
+    else if ((kind = atom_kind(C, m0, &E)) == GP_NRUNKINDS)
+        return 0;
+    if (m1) {
+        /* t = k0*(m0 + k0*k1*z) + c, as k0*k0 == 1 */
+        E.z = slot_of(C, m1);
+        E.k = (int32_t)(k1 * k0);
+        kind = kind == GP_RUN_SLOT ? (E.k == -1 ? GP_RUN_DIFF : GP_RUN_LIN) : (gp_op)(kind + GP_RUN_Z);
+    } else {
+        E.z = E.a;
     }
-    uint32_t s1 = L.n == 2 ? (uint32_t)*sg__idmap_find(&C->p->slotmap, L.m[1]->id) : s0;
-    int64_t k1 = L.n == 2 ? fmpz_get_si(sg__gp_lin_k(&L, 1)) : 0;
-    if (L.n == 2 && k0 == -k1 && (k0 == 1 || k0 == -1)) {
-        gp_run2 *r = run_slot(C, GP_RUN2, g);
-        if (!r)
-            return -1;
-        *r = (gp_run2){.c = c, .a = k0 == 1 ? s0 : s1, .b = k0 == 1 ? s1 : s0, .mask = mask};
-        return 1;
-    }
-    gp_runl *r = run_slot(C, GP_RUNL, g);
+    if (!rel_interval(k0, L.c ? fmpz_get_si(L.c) : 0, rel_mask((sg_op)t->op), &E.lo, &E.span))
+        return 0;
+    if (kind == GP_RUN_DIFF && ((E.lo == 0 && E.span == 0) || (E.lo == 1 && E.span == UINT64_MAX - 1)))
+        kind = GP_RUN_SAME;
+    gp_elt *r = run_slot(C, kind, g);
     if (!r)
         return -1;
-    *r = (gp_runl){.c = c, .a = s0, .b = s1, .k1 = (int32_t)k0, .k2 = (int32_t)k1, .mask = mask};
+    *r = E;
     return 1;
 }
 
@@ -388,14 +495,15 @@ static bool guard(comp *C, gp_bigscan *big, const sg_expr *t, uint32_t g)
 static size_t reads(sg_guard_prog *p, gp_insn *I, uint32_t **out)
 {
     size_t n = 0;
+    if (I->op < GP_NRUNKINDS)
+        return 0;
     switch ((gp_op)I->op) {
     case GP_ADD: case GP_MUL: case GP_MIN: case GP_MAX:
     case GP_BAND: case GP_BOR: case GP_BXOR: case GP_AND: case GP_OR:
         for (size_t j = 0; j < I->n; j++)
             out[n++] = &p->opnd[I->off + j];
         return n;
-    case GP_RUN1: case GP_RUN2: case GP_RUNL: case GP_LOAD: case GP_CONST:
-    case GP_EXACT: case GP_FALSE:
+    case GP_LOAD: case GP_CONST: case GP_EXACT: case GP_FALSE:
         return 0;
     case GP_TEST: case GP_TESTREL:
         out[n++] = &I->a;
@@ -421,7 +529,7 @@ static bool allocate(comp *C)
     sg_guard_prog *p = C->p;
     size_t nv = C->nvregs, maxn = 3;
     for (size_t i = 0; i < p->ninsns; i++)
-        if (p->insns[i].n > maxn && !(p->insns[i].op <= GP_RUNL))
+        if (p->insns[i].n > maxn && p->insns[i].op >= GP_NRUNKINDS)
             maxn = p->insns[i].n;
     size_t *last = malloc((nv + 1) * sizeof *last);
     uint32_t *phys = malloc((nv + 1) * sizeof *phys);
@@ -529,9 +637,8 @@ void sg_guard_prog_free(sg_guard_prog *p)
     free(p->reg_insns);
     free(p->opnd);
     free(p->coef);
-    free(p->run1);
-    free(p->run2);
-    free(p->runl);
+    for (size_t k = 0; k < GP_NRUNKINDS; k++)
+        free(p->elts[k]);
     free(p);
 }
 
@@ -571,7 +678,7 @@ sg_status sg_guard_prog_compile(sg_ctx *ctx, sg_guard_prog **out, const sg_expr 
         ok = ok && allocate(&C);
         if (ok && (ok = (p->reg_insns = malloc((p->ninsns ? p->ninsns : 1) * sizeof *p->reg_insns)) != NULL))
             for (size_t i = 0; i < p->ninsns; i++)
-                if (p->insns[i].op > GP_RUNL)
+                if (p->insns[i].op >= GP_NRUNKINDS)
                     p->reg_insns[p->nreg_insns++] = p->insns[i];
     }
     sg__idmap_free(&C.memo);

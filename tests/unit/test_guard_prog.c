@@ -4,11 +4,14 @@
  * compiled C and Python on random guard sets. */
 #include "cmocka_all.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shapeguard.h"
+#include "shapeguard/flint.h" /* flint_cleanup: a thread's FLINT caches */
 
 static sg_ctx *C;
 
@@ -100,7 +103,7 @@ static void test_check_basic(void **state)
     assert_int_equal(sg_guard_prog_check(p, (int64_t[]){8, 8, 16, -5}, 4, NULL), SG_GUARD_PASS);
     size_t nb = 0, ne = 9;
     sg_guard_prog_stats(p, NULL, NULL, &nb, &ne);
-    assert_int_equal(nb, 4); /* all but the % guard are batched */
+    assert_int_equal(nb, 5); /* all five are batched (the % one as x & 3) */
     assert_int_equal(ne, 0);
     sg_guard_prog_free(p);
 }
@@ -277,6 +280,171 @@ static void test_check_exact_values(void **state)
     v[2] = P("true");
     assert_int_equal(sg_guard_prog_check_exact(p, v, 3, &failed), SG_EINVAL);
     assert_int_equal(sg_guard_prog_check_exact(p, v, 2, &failed), SG_EINVAL);
+    sg_guard_prog_free(p);
+}
+
+/* ---- run kinds against exact evaluation ---------------------------------- */
+
+/* Guards of every run kind (guard_private.h), with and without a z term, each
+ * relation, constants and coefficients that the compiler folds into the
+ * element's set, and a few shapes that are not batched (an empty set). */
+static const char *const kind_guards[] = {
+    X " >= 2", X " <= 1024", X " == 5", X " != 5", X " > 9223372036854775806", X " < -9223372036854775807",
+    "3*" X " >= 7", "-3*" X " >= 7", "3*" X " != 6", "5*" X " <= -9223372036854775807", "3*" X " == 7",
+    X " % 4 == 0", X " % 4 != 0", X " % 3 == 1", X " % 8 >= 5", X " % 7 < 3", "2*(" X " % 5) <= 3",
+    X " // 2 < " Y " - 3", X " // 3 >= " Y, X " // 4 == 7", X " // 5 != -2", "-(" X " // 8) >= -1",
+    X " // 2 + 3*" Y " >= 10", X " // 6 - " Z " != 9223372036854775807",
+    X "*" Y " <= 2048", X "*" Y " > 2048", X "*" X " <= 7", X "*" Y " + " Z " >= 0", "2*" Z " - " X "*" Y " == 4",
+    "-3*" X "*" Y " < 9", X "*" Y " == 0",
+    "Max(" X ", " Y ") <= 32", "Min(" X ", " Y ") == 3", "Max(" X ", " Y ") - " Z " >= 0",
+    "Min(" X ", " Y ") + 2*" Z " != 1", "-7*Max(" X ", " Y ") >= -9223372036854775807",
+    X " == " Y, X " - " Y " >= 5", X " + " Y " <= 64", "2*" X " < " Y, X " - 7*" Y " == 3",
+    X " + " Y " > -9223372036854775807", Y " - " X " != -9223372036854775807 - 1",
+    X " % 6 + " Y " <= 4", X " % 16 - " Z " == 1", "Max(" X ", " Z ") + 5*" Y " < 0",
+};
+#define NKIND (sizeof kind_guards / sizeof *kind_guards)
+
+static const int64_t edge_values[] = {
+    0, 1, -1, 2, 3, 4, 5, 6, 7, 8, -8, -5, 31, 32, 33, 1000, -1000, 2048, (int64_t)1 << 31, -((int64_t)1 << 31),
+    ((int64_t)1 << 32) + 1, (int64_t)1 << 62, -((int64_t)1 << 62), 3037000499, 3037000500, -3037000500,
+    INT64_MAX, INT64_MAX - 1, INT64_MIN, INT64_MIN + 1, INT64_MAX / 2, INT64_MIN / 2,
+};
+#define NEDGE (sizeof edge_values / sizeof *edge_values)
+
+/* SG_GUARD_PASS or SG_GUARD_FAIL: guard t at x, y, z by sg_expr_eval. */
+static int eval_guard(const sg_expr *t, const int64_t *xyz)
+{
+    const sg_expr *syms[3], *vals[3], *r = NULL;
+    for (int i = 0; i < 3; i++) {
+        syms[i] = S(XYZ[i]);
+        assert_int_equal(sg_expr_int(C, &vals[i], xyz[i]), SG_OK);
+    }
+    assert_int_equal(sg_expr_eval(C, &r, t, 3, syms, vals), SG_OK);
+    return sg_expr_op(r) == SG_OP_TRUE ? SG_GUARD_PASS : SG_GUARD_FAIL;
+}
+
+static void test_check_run_kinds(void **state)
+{
+    (void)state;
+    sg_guard_prog *all = compile_list(kind_guards, NKIND, XYZ, 3), *one[NKIND];
+    size_t nbatched = 0;
+    for (size_t i = 0; i < NKIND; i++) {
+        one[i] = compile_list(kind_guards + i, 1, XYZ, 3);
+        size_t nb = 0;
+        sg_guard_prog_stats(one[i], NULL, NULL, &nb, NULL);
+        nbatched += nb;
+    }
+    assert_true(nbatched >= NKIND - 3); /* all but the empty set and the 2*(x % 5) shapes */
+    uint64_t st = 12345;
+    for (int iter = 0; iter < 3000; iter++) {
+        int64_t xyz[3];
+        for (int i = 0; i < 3; i++) {
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned r = (unsigned)(st >> 33);
+            xyz[i] = r % 4 ? edge_values[r / 4 % NEDGE] : (int64_t)(r / 4 % 200) - 100;
+        }
+        size_t first = NKIND, failed = 99;
+        for (size_t i = 0; i < NKIND; i++) {
+            int want = eval_guard(sg_guard_prog_guard(all, i), xyz);
+            int got = sg_guard_prog_check(one[i], xyz, 3, &failed);
+            if (got != want)
+                fail_msg("%s at (%lld, %lld, %lld): check %d, exact %d", kind_guards[i], (long long)xyz[0],
+                         (long long)xyz[1], (long long)xyz[2], got, want);
+            if (want == SG_GUARD_FAIL && first == NKIND)
+                first = i;
+        }
+        int got = sg_guard_prog_check(all, xyz, 3, &failed);
+        assert_int_equal(got, first == NKIND ? SG_GUARD_PASS : SG_GUARD_FAIL);
+        if (first < NKIND)
+            assert_int_equal(failed, first);
+    }
+    for (size_t i = 0; i < NKIND; i++)
+        sg_guard_prog_free(one[i]);
+    sg_guard_prog_free(all);
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+/* One compiled program checked by several threads at once (guard.h: a
+ * program is immutable after compile), each with its own inputs and its own
+ * scratch; the answers must be those of a single-threaded check. */
+#define NTHREADS 4
+#define NINPUTS 64
+
+typedef struct thread_job {
+    const sg_guard_prog *p;
+    int64_t (*in)[3];
+    const int *want;
+    const size_t *want_failed;
+    int errors;
+} thread_job;
+
+static void *check_thread(void *arg)
+{
+    thread_job *J = arg;
+    size_t ns = sg_guard_prog_nscratch(J->p);
+    int64_t *scratch = malloc((ns ? ns : 1) * sizeof *scratch);
+    if (!scratch) {
+        J->errors++;
+        return NULL;
+    }
+    for (int round = 0; round < 200; round++)
+        for (int i = 0; i < NINPUTS; i++) {
+            size_t f1 = SIZE_MAX, f2 = SIZE_MAX;
+            int r1 = sg_guard_prog_check(J->p, J->in[i], 3, &f1);
+            int r2 = sg_guard_prog_check_scratch(J->p, J->in[i], 3, &f2, scratch, ns);
+            if (r1 != J->want[i] || r2 != J->want[i] ||
+                (r1 != SG_GUARD_PASS && (f1 != J->want_failed[i] || f2 != J->want_failed[i])))
+                J->errors++;
+        }
+    free(scratch);
+    flint_cleanup(); /* the exact path's integer caches of this thread */
+    return NULL;
+}
+
+static void test_check_threads(void **state)
+{
+    (void)state;
+    /* batched runs, register guards (shared sub-expressions, overflow to the
+     * exact path), an exact-only guard and a guard that raises */
+    static const char *const g[] = {X " >= 1", X " == " Y, "(" X "*" Y ") // 3 >= 0", Z " % 4 == 0",
+                                    "(" X "*" Y ") // 3 + " Z " != 5", X " < 2**64", "100 // (" Z " - 8) >= -100",
+                                    "Max(" X ", " Z ") <= 9223372036854775806"};
+    sg_guard_prog *p = compile_list(g, 8, XYZ, 3);
+    int64_t in[NTHREADS][NINPUTS][3];
+    int want[NTHREADS][NINPUTS];
+    size_t want_failed[NTHREADS][NINPUTS];
+    uint64_t st = 777;
+    for (int t = 0; t < NTHREADS; t++)
+        for (int i = 0; i < NINPUTS; i++) {
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned r = (unsigned)(st >> 33);
+            int64_t x = r % 3 ? (int64_t)(r % 40) + 1 : (int64_t)1 << 32;
+            in[t][i][0] = x;
+            in[t][i][1] = r % 5 ? x : x + 1;
+            in[t][i][2] = r % 7 == 0 ? 8 : 4 * (int64_t)(r % 11);
+            want_failed[t][i] = SIZE_MAX;
+            want[t][i] = sg_guard_prog_check(p, in[t][i], 3, &want_failed[t][i]);
+        }
+    pthread_t th[NTHREADS];
+    thread_job jobs[NTHREADS];
+    for (int t = 0; t < NTHREADS; t++) {
+        jobs[t] = (thread_job){.p = p, .in = in[t], .want = want[t], .want_failed = want_failed[t]};
+        assert_int_equal(pthread_create(&th[t], NULL, check_thread, &jobs[t]), 0);
+    }
+    for (int t = 0; t < NTHREADS; t++) {
+        assert_int_equal(pthread_join(th[t], NULL), 0);
+        assert_int_equal(jobs[t].errors, 0);
+    }
+    /* the inputs did reach every kind of answer */
+    bool seen_pass = false, seen_fail = false, seen_raise = false;
+    for (int t = 0; t < NTHREADS; t++)
+        for (int i = 0; i < NINPUTS; i++) {
+            seen_pass |= want[t][i] == SG_GUARD_PASS;
+            seen_fail |= want[t][i] == SG_GUARD_FAIL;
+            seen_raise |= want[t][i] == SG_EZERODIV;
+        }
+    assert_true(seen_pass && seen_fail && seen_raise);
     sg_guard_prog_free(p);
 }
 
@@ -613,6 +781,8 @@ int main(void)
         cmocka_unit_test(test_check_shared_after_overflow),
         cmocka_unit_test(test_check_errors),
         cmocka_unit_test(test_check_exact_values),
+        cmocka_unit_test(test_check_run_kinds),
+        cmocka_unit_test(test_check_threads),
         cmocka_unit_test(test_check_bad_input),
         cmocka_unit_test(test_compile_errors),
         cmocka_unit_test(test_explain),
