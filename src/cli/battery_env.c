@@ -182,6 +182,7 @@ cmd_result cmd_env(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
                     : word_is(w, kn, "specialize_zero_one")     ? &cs->opts.specialize_zero_one
                     : word_is(w, kn, "assume_static_by_default") ? &cs->opts.assume_static_by_default
                     : word_is(w, kn, "prefer_runtime_asserts")  ? &cs->opts.prefer_runtime_asserts
+                    : word_is(w, kn, "stable_names")            ? &cs->opts.stable_names
                                                                 : NULL;
         if (flag && (word_is(v, vn, "true") || word_is(v, vn, "false"))) {
             *flag = word_is(v, vn, "true");
