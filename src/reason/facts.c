@@ -242,13 +242,16 @@ static bool stamped_after(const sg__idmap *m, const sg_expr *e, size_t epoch)
 
 bool sg__facts_undecided_holds(sg_facts *f, size_t rec)
 {
-    const sg__undecided *u = &f->und[rec];
+    sg__undecided *u = &f->und[rec];
     for (size_t i = 0; i < u->n && f->last_stamp > u->epoch; i++) { /* nothing stamped since: it holds */
         const sg_expr *e = f->uread.v[u->off + i];
         if (stamped_after(&f->nstamp, e, u->epoch) || (i < u->nwhole && stamped_after(&f->astamp, e, u->epoch)) ||
             (e->op == SG_OP_SYM && stamped_after(&f->stamp, e, u->epoch)))
             return false;
     }
+    /* it holds now: later stamps carry later epochs (a fact bumps the epoch
+     * before it stamps anything), so only those can make it stale */
+    u->epoch = f->epoch;
     for (size_t i = 0; i < u->n && f->kdepth; i++) /* what it read, the question under way read */
         sg__facts_read_occurrences(f, f->uread.v[u->off + i], i < u->nwhole);
     return true;

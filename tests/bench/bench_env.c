@@ -1136,6 +1136,7 @@ typedef struct {
     size_t answers_wrong, guard_or_wrong, produced, produced_false, produced_unverified;
     size_t replay_new_guards, replay_mismatch, replay_guards_dup;
     int64_t produce_ns, replay_ns, replay_eval_ns, replay_gor_ns, replay_eval_median_ns, replay_eval_p99_ns;
+    int64_t replay_gor_median_ns;
     size_t replay_n, replay_eval_n, replay_gor_n;
 } checks;
 
@@ -1207,8 +1208,8 @@ static void verify(workload *W, const int32_t *ev, size_t nev, const int *answer
      * timed alone, and the loop as a whole. Questions that failed with
      * SG_EDATADEP are left out (a tracer stops there). */
     size_t g0 = sg_env_nguards(W->env);
-    int64_t *tv = xcalloc(nev, sizeof *tv);
-    size_t ntv = 0;
+    int64_t *tv = xcalloc(nev, sizeof *tv), *tg = xcalloc(nev, sizeof *tg);
+    size_t ntv = 0, ntg = 0;
     t0 = now_ns();
     int64_t tprev = t0;
     for (size_t i = 0; i < nev; i++) {
@@ -1241,13 +1242,16 @@ static void verify(workload *W, const int32_t *ev, size_t nev, const int *answer
         } else {
             C->replay_gor_n++;
             C->replay_gor_ns += t1 - tprev;
+            tg[ntg++] = t1 - tprev;
         }
         tprev = t1;
     }
     C->replay_ns = tprev - t0;
     C->replay_eval_median_ns = percentile(tv, ntv, 0.5);
     C->replay_eval_p99_ns = percentile(tv, ntv, 0.99);
+    C->replay_gor_median_ns = percentile(tg, ntg, 0.5);
     free(tv);
+    free(tg);
     C->replay_n = C->replay_eval_n + C->replay_gor_n;
     C->replay_new_guards = sg_env_nguards(W->env) - g0;
     /* guards recorded twice (the same condition) */
@@ -1397,7 +1401,8 @@ int main(int argc, char **argv)
         printf("replay_eval_n %zu\nreplay_eval_ns %" PRId64 "\nreplay_eval_median_ns %" PRId64
                "\nreplay_eval_p99_ns %" PRId64 "\n",
                C.replay_eval_n, C.replay_eval_ns, C.replay_eval_median_ns, C.replay_eval_p99_ns);
-        printf("replay_gor_n %zu\nreplay_gor_ns %" PRId64 "\n", C.replay_gor_n, C.replay_gor_ns);
+        printf("replay_gor_n %zu\nreplay_gor_ns %" PRId64 "\nreplay_gor_median_ns %" PRId64 "\n", C.replay_gor_n,
+               C.replay_gor_ns, C.replay_gor_median_ns);
         printf("produce_ns %" PRId64 "\nproduced %zu\nduplicate_guards %zu\n", C.produce_ns, C.produced,
                C.replay_guards_dup);
         printf("guards_false %zu\nguards_unverified %zu\nasserts_false %zu\nasserts_unverified %zu\n",

@@ -114,19 +114,21 @@ END {
     print "  growth: stream time at this scale / at half of it (wall clock, then process CPU time)"
     print ""
     print "time per call (us): mean [median]"
-    printf "%5s %22s %19s %19s %19s %15s %13s %13s\n", "scale", "evaluate cold+guard", "cold, static",
-        "repeat", "replay (cached)", "guard_or fb", "check", "datadep"
+    printf "%5s %22s %19s %19s %19s %15s %19s %13s %13s\n", "scale", "evaluate cold+guard", "cold, static",
+        "repeat", "replay (cached)", "guard_or fb", "replay guard_or", "check", "datadep"
     for (i = 1; i <= n; i++) {
-        printf "%4sx %12s [%7s] %10s %8s [%5s] %10s [%5s] %15s %13s %13s\n", v[i, "scale"],
+        printf "%4sx %12s [%7s] %10s %8s [%5s] %10s [%5s] %15s %10s [%5s] %13s %13s\n", v[i, "scale"],
             us(v[i, "cold_guard_ns"], v[i, "cold_guard_n"]), us(v[i, "cold_guard_median_ns"], 1),
             us(v[i, "cold_static_ns"], v[i, "cold_static_n"]),
             us(v[i, "warm_static_ns"] + v[i, "warm_guard_ns"], v[i, "warm_static_n"] + v[i, "warm_guard_n"]),
             us(v[i, "warm_median_ns"], 1),
             us(v[i, "replay_eval_ns"], v[i, "replay_eval_n"]), us(v[i, "replay_eval_median_ns"], 1),
-            us(v[i, "gor_fallback_ns"], v[i, "gor_fallback_n"]), us(v[i, "check_ns"], v[i, "check_n"]),
+            us(v[i, "gor_fallback_ns"], v[i, "gor_fallback_n"]),
+            us(v[i, "replay_gor_ns"], v[i, "replay_gor_n"]), us(v[i, "replay_gor_median_ns"], 1),
+            us(v[i, "check_ns"], v[i, "check_n"]),
             us(v[i, "datadep_ns"], v[i, "datadep_n"])
     }
-    printf "  (each call timed alone: a clock read of %s ns is included; replay: the evaluate calls of the stream again, after it)\n", v[1, "clock_ns"]
+    printf "  (each call timed alone: a clock read of %s ns is included; replay: the evaluate and guard_or calls of the stream again, after it)\n", v[1, "clock_ns"]
     print ""
     print "where the stream time goes: share [calls]"
     printf "%5s %17s %15s %17s %15s %15s %15s %15s\n", "scale", "eval cold+guard", "eval cold static",
