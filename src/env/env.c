@@ -506,10 +506,11 @@ static sg_status hint_value_mode(sg_env *env, const sg_expr *e, const sg_expr **
     for (size_t i = 0; i < n && !s; i++) {
         symrec *r = rec_of(env, fs[i]);
         vals[i] = !r ? NULL : r->hint ? r->hint : mode == OBL_NONE ? NULL : r->ohint;
-        if (vals[i] && !r->hint && mode == OBL_AT_LEAST_2 && fmpz_cmp_si(&vals[i]->u.val, 2) < 0)
-            vals[i] = sg__int_si(env->ctx, 2);
         if (!vals[i])
-            s = env->ctx->err == SG_ENOMEM ? SG_ENOMEM : SG_EDATADEP;
+            s = SG_EDATADEP;
+        else if (!r->hint && mode == OBL_AT_LEAST_2 && fmpz_cmp_si(&vals[i]->u.val, 2) < 0 &&
+                 !(vals[i] = sg__int_si(env->ctx, 2)))
+            s = SG_ENOMEM;
     }
     if (!s)
         s = sg_expr_eval(env->ctx, out, e, n, fs, vals);
