@@ -23,11 +23,24 @@ static inline int sgn(const fmpz *x)
     return COEFF_IS_MPZ(*x) ? fmpz_sgn(x) : (*x > 0) - (*x < 0);
 }
 
-/* A row: FM_MAX_VARS coefficients, the constant, then a word that is not an
- * fmpz: the row's hash once eliminate has taken it (0 before). */
+/* A row: FM_MAX_VARS coefficients, the constant, then two words that are
+ * not fmpz: the row's hash once eliminate has taken it (0 before), and the
+ * mask of its variables with a nonzero coefficient (bit v for variable v).
+ * The mask is worked out by eliminate for the rows it starts from and kept
+ * exact for the rows it makes; before that it is 0, and a row whose mask is
+ * 0 is read whole. */
 #define CONST FM_MAX_VARS
 #define HASH (FM_MAX_VARS + 1)
-#define ROW_WORDS (FM_MAX_VARS + 2)
+#define MASK (FM_MAX_VARS + 2)
+#define ROW_WORDS (FM_MAX_VARS + 3)
+
+/* The next variable of the mask m (nonzero), taken out of it. */
+static inline size_t next_var(ulong *m)
+{
+    size_t v = (size_t)__builtin_ctzl(*m);
+    *m &= *m - 1;
+    return v;
+}
 
 typedef struct {
     sg_facts *f;
@@ -70,8 +83,12 @@ static void clear_large(fmpz *x)
  * nvar coefficients and the constant are ever set). */
 static void row_free(fm *F, fmpz *r)
 {
-    for (size_t j = 0; j < F->nvar; j++)
-        clear_large(r + j);
+    if (r[MASK])
+        for (ulong m = (ulong)r[MASK]; m;)
+            clear_large(r + next_var(&m));
+    else
+        for (size_t j = 0; j < F->nvar; j++)
+            clear_large(r + j);
     clear_large(r + CONST);
     if (F->nspare == F->capspare) {
         size_t cap = F->capspare ? F->capspare * 2 : 64;
@@ -303,14 +320,6 @@ static bool add_var_facts(fm *F, size_t v)
     }
 }
 
-static bool row_uses(const fmpz *r, size_t nvar)
-{
-    for (size_t j = 0; j < nvar; j++)
-        if (r[j] != 0) /* a zero fmpz is the word 0 */
-            return true;
-    return false;
-}
-
 /* Monomials of p not yet variables. */
 static size_t new_vars(fm *F, const sg_expr *p)
 {
@@ -392,38 +401,43 @@ static inline void combine(fmpz *r, const fmpz *b, const fmpz *x, const fmpz *a,
     fmpz_addmul(r, a, y);
 }
 
-/* The gcd g of the small entries r[0 .. nvar): false if some entry is large. */
-static bool small_content(const fmpz *r, size_t nvar, ulong *g)
+/* The gcd g of the entries of r's mask, all small: false if one is large. */
+static bool small_content(const fmpz *r, ulong *g)
 {
     *g = 0;
-    for (size_t j = 0; j < nvar && *g != 1; j++) {
+    for (ulong m = (ulong)r[MASK]; m && *g != 1;) {
+        size_t j = next_var(&m);
         if (COEFF_IS_MPZ(r[j]))
             return false;
-        if (r[j])
-            *g = n_gcd(*g, (ulong)(r[j] < 0 ? -r[j] : r[j]));
+        *g = n_gcd(*g, (ulong)(r[j] < 0 ? -r[j] : r[j]));
     }
     return true;
 }
 
-/* Divide the coefficients by their gcd and floor the constant. */
-static void tighten(fmpz *r, size_t nvar)
+/* Divide the coefficients by their gcd and floor the constant (the mask is
+ * exact: a zero coefficient stays zero). */
+static void tighten(fmpz *r)
 {
     ulong w;
-    if (small_content(r, nvar, &w)) {
+    if (small_content(r, &w)) {
         if (w <= 1)
             return;
-        for (size_t j = 0; j < nvar; j++)
+        for (ulong m = (ulong)r[MASK]; m;) {
+            size_t j = next_var(&m);
             r[j] /= (slong)w;
+        }
         fmpz_fdiv_q_ui(r + CONST, r + CONST, w);
         return;
     }
     fmpz_t g;
     fmpz_init(g);
-    for (size_t j = 0; j < nvar && !fmpz_is_one(g); j++)
-        fmpz_gcd(g, g, r + j);
+    for (ulong m = (ulong)r[MASK]; m && !fmpz_is_one(g);)
+        fmpz_gcd(g, g, r + next_var(&m));
     if (!fmpz_is_zero(g) && !fmpz_is_one(g)) {
-        for (size_t j = 0; j < nvar; j++)
+        for (ulong m = (ulong)r[MASK]; m;) {
+            size_t j = next_var(&m);
             fmpz_divexact(r + j, r + j, g);
+        }
         fmpz_fdiv_q(r + CONST, r + CONST, g);
     }
     fmpz_clear(g);
@@ -432,12 +446,21 @@ static void tighten(fmpz *r, size_t nvar)
 /* Count the signs of row r in F->pos and F->neg: add (d > 0) or remove it. */
 static void count_signs(fm *F, const fmpz *r, int d)
 {
-    for (size_t v = 0; v < F->nvar; v++) {
-        if (!r[v])
-            continue;
+    for (ulong m = (ulong)r[MASK]; m;) {
+        size_t v = next_var(&m);
         size_t *c = sgn(r + v) > 0 ? &F->pos[v] : &F->neg[v];
         *c = d > 0 ? *c + 1 : *c - 1;
     }
+}
+
+/* The exact mask of r, from its first nvar coefficients. */
+static void set_mask(fmpz *r, size_t nvar)
+{
+    ulong m = 0;
+    for (size_t j = 0; j < nvar; j++)
+        if (r[j]) /* a zero fmpz is the word 0 */
+            m |= 1ul << j;
+    r[MASK] = (slong)m;
 }
 
 static void drop_row(fm *F, fmpz *r)
@@ -446,21 +469,25 @@ static void drop_row(fm *F, fmpz *r)
     row_free(F, r);
 }
 
-static bool same_coefficients(const fmpz *r, const fmpz *s, size_t nvar)
+static bool same_coefficients(const fmpz *r, const fmpz *s)
 {
-    if (r[HASH] != s[HASH])
+    if (r[HASH] != s[HASH] || r[MASK] != s[MASK])
         return false;
-    for (size_t j = 0; j < nvar; j++)
+    for (ulong m = (ulong)r[MASK]; m;) {
+        size_t j = next_var(&m);
         if (r[j] != s[j] && !fmpz_equal(r + j, s + j)) /* equal small values are equal words */
             return false;
+    }
     return true;
 }
 
-static slong row_hash(const fmpz *r, size_t nvar)
+static slong row_hash(const fmpz *r)
 {
-    ulong h = 14695981039346656037u;
-    for (size_t j = 0; j < nvar; j++)
+    ulong h = 14695981039346656037u ^ (ulong)r[MASK];
+    for (ulong m = (ulong)r[MASK]; m;) {
+        size_t j = next_var(&m);
         h = (h ^ (COEFF_IS_MPZ(r[j]) ? 1 : (ulong)r[j])) * 1099511628211u;
+    }
     return (slong)(h | 1);
 }
 
@@ -471,9 +498,9 @@ static slong row_hash(const fmpz *r, size_t nvar)
  * last round (hashed already) have variables and are not duplicates. */
 static bool prune(fm *F)
 {
-    size_t nvar = F->nvar, cap = 16;
+    size_t cap = 16, bits = 4;
     while (cap < 2 * F->nrows)
-        cap *= 2;
+        cap *= 2, bits++;
     if (cap > F->capslot) {
         free(F->slot);
         F->slot = malloc(cap * sizeof *F->slot);
@@ -487,7 +514,7 @@ static bool prune(fm *F)
     for (size_t i = 0; i < F->nrows; i++) {
         fmpz *r = F->rows[i];
         if (!r[HASH]) {
-            if (!row_uses(r, nvar)) {
+            if (!r[MASK]) { /* exact here: no variable */
                 if (sgn(r + CONST) < 0) {
                     infeasible = true;
                     F->rows[k++] = r;
@@ -496,11 +523,11 @@ static bool prune(fm *F)
                 }
                 continue;
             }
-            r[HASH] = row_hash(r, nvar);
+            r[HASH] = row_hash(r);
         }
         if (slot) {
-            size_t at = (ulong)r[HASH] & (cap - 1);
-            while (slot[at] && !same_coefficients(F->rows[slot[at] - 1], r, nvar))
+            size_t at = (size_t)(((ulong)r[HASH] * (ulong)0x9e3779b97f4a7c15ull) >> (FLINT_BITS - bits)); /* high bits */
+            while (slot[at] && !same_coefficients(F->rows[slot[at] - 1], r))
                 at = (at + 1) & (cap - 1);
             if (slot[at]) {
                 fmpz *kept = F->rows[slot[at] - 1];
@@ -535,17 +562,23 @@ static size_t cheapest_var(const fm *F, const bool *gone, size_t *cost)
  * False when out of memory. */
 static bool eliminate_var(fm *F, size_t v, size_t cost)
 {
-    size_t nvar = F->nvar, k = 0;
+    size_t k = 0, npos = 0;
     fmpz **out = malloc((F->nrows + cost + 1) * sizeof *out);
-    if (!out)
+    size_t *pos = malloc((F->pos[v] + 1) * sizeof *pos); /* the rows where v is positive */
+    if (!out || !pos) {
+        free(out);
+        free(pos);
         return false;
+    }
+    for (size_t j = 0; j < F->nrows && npos < F->pos[v]; j++)
+        if (sgn(F->rows[j] + v) > 0)
+            pos[npos++] = j;
     bool ok = true;
     for (size_t i = 0; i < F->nrows && ok; i++) {
         if (sgn(F->rows[i] + v) >= 0)
             continue;
-        for (size_t j = 0; j < F->nrows; j++) {
-            if (sgn(F->rows[j] + v) <= 0)
-                continue;
+        for (size_t p = 0; p < npos; p++) {
+            size_t j = pos[p];
             /* row_i has -a (a > 0), row_j has b > 0: b*row_i + a*row_j */
             fmpz *r = row_new(F);
             if (!r) {
@@ -556,12 +589,17 @@ static bool eliminate_var(fm *F, size_t v, size_t cost)
             fmpz_init(a);
             fmpz_neg(a, F->rows[i] + v);
             const fmpz *b = F->rows[j] + v;
-            for (size_t t = 0; t < nvar; t++)
-                if (F->rows[i][t] || F->rows[j][t]) /* r[t] is 0 already */
-                    combine(r + t, b, F->rows[i] + t, a, F->rows[j] + t);
+            ulong both = ((ulong)F->rows[i][MASK] | (ulong)F->rows[j][MASK]) & ~(1ul << v), mask = 0;
+            for (ulong m = both; m;) { /* r is 0 elsewhere already */
+                size_t t = next_var(&m);
+                combine(r + t, b, F->rows[i] + t, a, F->rows[j] + t);
+                if (r[t])
+                    mask |= 1ul << t;
+            }
+            r[MASK] = (slong)mask;
             combine(r + CONST, b, F->rows[i] + CONST, a, F->rows[j] + CONST);
             fmpz_clear(a);
-            tighten(r, nvar);
+            tighten(r);
             count_signs(F, r, 1);
             out[k++] = r;
         }
@@ -572,6 +610,7 @@ static bool eliminate_var(fm *F, size_t v, size_t cost)
         else
             drop_row(F, F->rows[i]);
     }
+    free(pos);
     free(F->rows);
     F->rows = out;
     F->nrows = F->caprows = k;
@@ -585,7 +624,8 @@ static sg_truth eliminate(fm *F)
     for (size_t v = 0; v < F->nvar; v++)
         F->pos[v] = F->neg[v] = 0;
     for (size_t i = 0; i < F->nrows; i++) {
-        tighten(F->rows[i], F->nvar);
+        set_mask(F->rows[i], F->nvar);
+        tighten(F->rows[i]);
         count_signs(F, F->rows[i], 1);
     }
     for (;;) {
