@@ -51,24 +51,45 @@ typedef struct {
     sg__idmap index;                 /* monomial id -> variable */
     fmpz **rows;                     /* nvar coefficients then the constant: sum a_j v_j + c >= 0 */
     size_t nrows, caprows;
+    fmpz **next;                     /* eliminate_var: the rows it makes, swapped with rows */
+    size_t capnext;
+    size_t *posrows, capposrows;     /* eliminate_var: the rows where the variable is positive */
     size_t pos[FM_MAX_VARS], neg[FM_MAX_VARS]; /* eliminate: rows with each sign, per variable */
     size_t *slot, capslot;           /* prune: a hash table of rows */
     size_t *budget;
     bool overflow;                   /* too many variables or out of memory: give up */
 } fm;
 
+/* The buffers of a run, kept in the fact base for the next one: a run makes
+ * and drops rows by the hundred, and malloc was a tenth of its time. */
+typedef struct sg__fm_scratch {
+    fmpz **spare, **rows, **next;
+    size_t nspare, capspare, caprows, capnext;
+    size_t *slot, capslot, *posrows, capposrows;
+    sg__idmap index;
+} sg__fm_scratch;
+
+#define FM_KEEP_SPARE 4096 /* rows kept between runs, at most */
+
 static void fm_init(fm *F, sg_facts *f, size_t *budget)
 {
+    sg__fm_scratch *S = f->fm_scratch;
+    memset(F, 0, sizeof *F);
     F->f = f;
-    F->spare = NULL;
-    F->nspare = F->capspare = 0;
-    F->slot = NULL;
-    F->capslot = 0;
-    F->nvar = 0;
-    F->rows = NULL;
-    F->nrows = F->caprows = 0;
     F->budget = budget;
-    F->overflow = !sg__idmap_init(&F->index, 16);
+    if (S) { /* taken (a run nested in this one's gathering finds none) */
+        f->fm_scratch = NULL;
+        F->spare = S->spare, F->nspare = S->nspare, F->capspare = S->capspare;
+        F->rows = S->rows, F->caprows = S->caprows;
+        F->next = S->next, F->capnext = S->capnext;
+        F->slot = S->slot, F->capslot = S->capslot;
+        F->posrows = S->posrows, F->capposrows = S->capposrows;
+        F->index = S->index;
+        sg__idmap_reset(&F->index);
+        free(S);
+    } else {
+        F->overflow = !sg__idmap_init(&F->index, 16);
+    }
 }
 
 static void clear_large(fmpz *x)
@@ -103,16 +124,45 @@ static void row_free(fm *F, fmpz *r)
     F->spare[F->nspare++] = r;
 }
 
+static void scratch_free(fmpz **spare, size_t nspare, fmpz **rows, fmpz **next, size_t *slot, size_t *posrows,
+                         sg__idmap *index)
+{
+    for (size_t i = 0; i < nspare; i++)
+        free(spare[i]);
+    free(spare);
+    free(rows);
+    free(next);
+    free(slot);
+    free(posrows);
+    sg__idmap_free(index);
+}
+
+/* The end of a run: its rows go back to the spares, and its buffers to the
+ * fact base unless a nested run gave some back first (or memory is short). */
 static void fm_clear(fm *F)
 {
     for (size_t i = 0; i < F->nrows; i++)
         row_free(F, F->rows[i]);
-    free(F->rows);
-    for (size_t i = 0; i < F->nspare; i++)
-        free(F->spare[i]);
-    free(F->spare);
-    free(F->slot);
-    sg__idmap_free(&F->index);
+    while (F->nspare > FM_KEEP_SPARE)
+        free(F->spare[--F->nspare]);
+    sg__fm_scratch *S = F->f->fm_scratch || !F->index.cap ? NULL : malloc(sizeof *S);
+    if (!S) {
+        scratch_free(F->spare, F->nspare, F->rows, F->next, F->slot, F->posrows, &F->index);
+        return;
+    }
+    *S = (sg__fm_scratch){F->spare, F->rows, F->next, F->nspare, F->capspare, F->caprows, F->capnext,
+                          F->slot, F->capslot, F->posrows, F->capposrows, F->index};
+    F->f->fm_scratch = S;
+}
+
+void sg__fm_scratch_free(sg_facts *f)
+{
+    sg__fm_scratch *S = f->fm_scratch;
+    if (!S)
+        return;
+    scratch_free(S->spare, S->nspare, S->rows, S->next, S->slot, S->posrows, &S->index);
+    free(S);
+    f->fm_scratch = NULL;
 }
 
 /* A zero row (every row has room for the largest number of variables; a
@@ -557,19 +607,33 @@ static size_t cheapest_var(const fm *F, const bool *gone, size_t *cost)
     return best;
 }
 
+/* Make room for n elements of size elem in *buf (capacity *cap). */
+static bool grow_buffer(void **buf, size_t *cap, size_t n, size_t elem)
+{
+    if (n <= *cap)
+        return true;
+    size_t c = *cap ? *cap : 64;
+    while (c < n)
+        c *= 2;
+    void *b = realloc(*buf, c * elem);
+    if (!b)
+        return false;
+    *buf = b;
+    *cap = c;
+    return true;
+}
+
 /* Eliminate variable v: rows without it stay; pairs of opposite signs
  * combine; with one sign only, those rows can always be satisfied: dropped.
  * False when out of memory. */
 static bool eliminate_var(fm *F, size_t v, size_t cost)
 {
     size_t k = 0, npos = 0;
-    fmpz **out = malloc((F->nrows + cost + 1) * sizeof *out);
-    size_t *pos = malloc((F->pos[v] + 1) * sizeof *pos); /* the rows where v is positive */
-    if (!out || !pos) {
-        free(out);
-        free(pos);
+    if (!grow_buffer((void **)&F->next, &F->capnext, F->nrows + cost + 1, sizeof *F->next) ||
+        !grow_buffer((void **)&F->posrows, &F->capposrows, F->pos[v] + 1, sizeof *F->posrows))
         return false;
-    }
+    fmpz **out = F->next;
+    size_t *pos = F->posrows;
     for (size_t j = 0; j < F->nrows && npos < F->pos[v]; j++)
         if (sgn(F->rows[j] + v) > 0)
             pos[npos++] = j;
@@ -610,10 +674,12 @@ static bool eliminate_var(fm *F, size_t v, size_t cost)
         else
             drop_row(F, F->rows[i]);
     }
-    free(pos);
-    free(F->rows);
+    F->next = F->rows; /* swapped: the old array holds the next step's rows */
+    size_t cap = F->caprows;
+    F->caprows = F->capnext;
+    F->capnext = cap;
     F->rows = out;
-    F->nrows = F->caprows = k;
+    F->nrows = k;
     return ok;
 }
 

@@ -87,6 +87,7 @@ struct sg_facts {
     sg__list nreads;      /* nodes they looked up (axioms, first parts of occurrences) */
     sg__list oreads;      /* monomials whose occurrences they read whole */
     size_t kdepth;        /* questions under way, nested */
+    struct sg__fm_scratch *fm_scratch; /* fm.c's buffers, kept between its runs (or NULL) */
     bool reads_lost;      /* out of memory while recording reads */
 };
 
@@ -157,6 +158,8 @@ void sg__facts_grown(sg_facts *f);
  * integer tightening over the atoms of p and of the facts that share atoms
  * with it. SG_TRUE: proved; SG_UNKNOWN otherwise (never SG_FALSE). */
 sg_truth sg__fm_implies(sg_facts *f, const sg_expr *p, bool eq, size_t *budget);
+/* Free the buffers fm.c keeps in f between its runs. */
+void sg__fm_scratch_free(sg_facts *f);
 /* Are the facts together with p >= 0 (p == 0 when eq) infeasible? */
 sg_truth sg__fm_refutes(sg_facts *f, const sg_expr *p, bool eq, size_t *budget);
 
