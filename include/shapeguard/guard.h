@@ -71,7 +71,7 @@ sg_ctx *sg_guard_prog_ctx(const sg_guard_prog *p);
  * check uses), guards checked in batched runs (relations of a common shape
  * that read slots directly: bounds, x == y, a linear relation of two slots,
  * x % c, x // c, x*y, Max or Min of two slots, each atom optionally plus a
- * multiple of a slot; checked branch-free in int64, where an overflow sends
+ * multiple of a slot; one compare each in int64, where an overflow sends
  * that guard to the exact path), guards that always take the exact path (a
  * constant beyond int64). Any pointer may be NULL. */
 void sg_guard_prog_stats(const sg_guard_prog *p, size_t *ninsns, size_t *nregs, size_t *nbatched,
@@ -168,6 +168,20 @@ SG_WARN_UNUSED sg_status sg_guard_prog_emit_c(sg_ctx *ctx, sg_give char **out, c
  * integers; // and % are Python's), so it agrees with the program wherever
  * Python does not raise. Errors: SG_EINVAL, SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_guard_prog_emit_python(sg_ctx *ctx, sg_give char **out, const sg_guard_prog *p);
+
+/* The same over named slots: "lambda PARAMS: (G0) and (G1) and ..." with
+ * slot i printed as names[i] or, when names is NULL, as its symbol's name.
+ * Slots named by their sources (the symbols of sg_env_produce_guards'
+ * guards, the slots of a guard set's program) then print as those sources,
+ * and with params "L" (the default when params is NULL) this is PyTorch's
+ * guard lambda, evaluated with L the frame's locals:
+ *     lambda L: (L['x'].size()[0] == L['y'].size()[0]) and (L['x'].size()[0] >= 2)
+ * params is copied verbatim (the lambda's parameter list); names[i] must be
+ * a Python primary (a name, an attribute, a subscription or a call) and is
+ * copied verbatim too. Errors: SG_EINVAL (NULL ctx, p or out, another
+ * context, a NULL or empty name), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_guard_prog_emit_python_with(sg_ctx *ctx, sg_give char **out, const sg_guard_prog *p,
+                                                        const char *params, const char *const *names);
 
 /* ---- guard sets of inputs (guardset.c) ---- */
 

@@ -12,10 +12,10 @@
  *   - batched runs (GP_RUN_SLOT .. GP_RUN_MUL_Z, the run kinds): consecutive
  *     guards of one common shape, each a relation that reads at most three
  *     slots directly (no loads, no registers) and whose constants sit in
- *     the element (below). Every kind is evaluated without branches per
- *     guard, in int64; a kind whose value can overflow detects it, and that
- *     guard is then evaluated exactly. The first failing guard of a run is
- *     found by a second scan.
+ *     the element (below). Every kind is evaluated in int64 with one
+ *     compare and one branch per guard, as hand-written C has (a jump, not
+ *     taken while guards hold); a kind whose value can overflow detects it
+ *     (a jo), and that guard is then evaluated exactly.
  *   - register instructions: one per distinct node of the other guards (the
  *     node of a sub-expression shared by guards is computed once), in int64
  *     with every overflow or domain error noted in a flag, then GP_TEST or
@@ -31,12 +31,16 @@
  * later one is evaluated exactly too.
  *
  * A check first makes a pass that assumes every guard holds (the hot case):
- * all elements of each run kind in one branch-free loop (p->elts[k] holds the
- * elements of every run of kind k in guard order), then reg_insns (none when
- * every guard is batched: then the pass needs no register file at all). Only
- * when something fails or raises does it run the ordered program to find the
- * first guard that does not hold; guards have no side effects, so the order
- * of the first pass changes no answer. */
+ * the elements of each run kind that has any in one loop (p->fast holds
+ * them grouped by kind, each kind's in guard order, p->segs lists the
+ * kinds; the loops are threaded, so the pass costs one indirect jump per
+ * kind used, not one per kind), stopping at the first element that does not
+ * hold or overflows, then reg_insns (none when every guard is batched: then
+ * the pass needs no register file at all). Only when something fails or
+ * raises does it run the ordered program to find the first guard that does
+ * not hold; guards have no side effects, so the order of the first pass
+ * changes no answer. (The ordered program reaches a run's elements through
+ * p->elts[k], which points into p->fast.) */
 
 /* Sign codes of a value t: bit 0 t < 0, bit 1 t == 0, bit 2 t > 0. A relation
  * mask is the set of signs for which p REL 0 holds. */
@@ -65,9 +69,8 @@
  *     GP_RUN_MIN     f = Min(x, y)
  *     GP_RUN_MUL     f = x*y       (may overflow)
  *   with a z term (the atom's coefficient is +-1 and folded into k = e->k):
- *     GP_RUN_SAME    f = x - z modulo 2**64, for the sets {0} and not {0}
- *                    only (x == z, x != z: the wrapped difference is 0 iff
- *                    x == z, so no overflow can change the answer)
+ *     GP_RUN_SAME    x == z (the set {0} of f = x - z; lo and span unused)
+ *     GP_RUN_NSAME   x != z (all but 0; lo and span unused)
  *     GP_RUN_DIFF    f = x - z     (may overflow)
  *     GP_RUN_LIN     f = x + k*z   (may overflow)
  *     GP_RUN_MODP2_Z .. GP_RUN_MUL_Z: f = atom + k*z (may overflow)
@@ -78,7 +81,7 @@
  * [0, m), x // m and x >> s lie between x and 0, Max and Min are x or y. */
 typedef enum gp_op {
     GP_RUN_SLOT, GP_RUN_MODP2, GP_RUN_MOD, GP_RUN_DIVP2, GP_RUN_DIV, GP_RUN_MAX, GP_RUN_MIN, GP_RUN_MUL,
-    GP_RUN_SAME, GP_RUN_DIFF, GP_RUN_LIN, GP_RUN_MODP2_Z, GP_RUN_MOD_Z, GP_RUN_DIVP2_Z, GP_RUN_DIV_Z, GP_RUN_MAX_Z,
+    GP_RUN_SAME, GP_RUN_NSAME, GP_RUN_DIFF, GP_RUN_LIN, GP_RUN_MODP2_Z, GP_RUN_MOD_Z, GP_RUN_DIVP2_Z, GP_RUN_DIV_Z, GP_RUN_MAX_Z,
     GP_RUN_MIN_Z, GP_RUN_MUL_Z, /* in the order of the atoms: atom kind + GP_RUN_Z */
     GP_NRUNKINDS, /* the number of run kinds, not an instruction */
     /* a run: n guards from guard b, elements elts[op][off ..] */
@@ -115,6 +118,16 @@ typedef struct gp_elt {
     int32_t k;
 } gp_elt;
 
+/* The elements of one run kind in p->fast: those before end, after the
+ * segments before (at least one); entry is the kind. The list ends with a
+ * segment whose entry is GP_SEG_END (every guard is batched: the first pass
+ * is the check) or GP_SEG_END + 1 (reg_insns follow). */
+#define GP_SEG_END GP_NRUNKINDS
+typedef struct gp_seg {
+    const struct gp_elt *end;
+    uint32_t entry;
+} gp_seg;
+
 struct sg_guard_prog {
     sg_ctx *ctx;
     size_t max_bits; /* the context's bit limit at compile time */
@@ -130,10 +143,12 @@ struct sg_guard_prog {
     uint32_t *opnd;
     int64_t *coef;
     size_t nopnd;
-    gp_elt *elts[GP_NRUNKINDS]; /* per run kind: the elements of its runs, in guard order */
+    gp_elt *elts[GP_NRUNKINDS]; /* per run kind: the elements of its runs, in guard order
+                                 * (once compiled: pointers into fast) */
     size_t nelts[GP_NRUNKINDS];
-    uint8_t used[GP_NRUNKINDS]; /* the kinds that have elements */
-    size_t nused;
+    gp_elt *fast;     /* every element, grouped by kind in kind order (the first pass) */
+    gp_seg *segs;     /* the kinds that have elements, in that order, then the end mark */
+    size_t nsegs;     /* without the end mark */
     size_t nregs;
     size_t nbatched, nexact;
 };

@@ -10,18 +10,14 @@
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define NOINLINE __attribute__((noinline))
+#define UNREACHABLE() __builtin_unreachable()
+#define HOT_INLINE static inline __attribute__((always_inline))
 #else
 #define LIKELY(x) (x)
 #define UNLIKELY(x) (x)
 #define NOINLINE
-#endif
-/* Unroll the loops over the elements of a run kind (-O2 does not). */
-#if defined(__clang__)
-#define UNROLL4 _Pragma("unroll 4")
-#elif defined(__GNUC__)
-#define UNROLL4 _Pragma("GCC unroll 4")
-#else
-#define UNROLL4
+#define UNREACHABLE() ((void)0)
+#define HOT_INLINE static inline
 #endif
 
 /* 1 if sign(t) is in mask. */
@@ -37,88 +33,84 @@ static inline int sgn64(int64_t t)
 
 /* ---- run kinds (guard_private.h gives each one's f and why it is exact) --- */
 
-/* The atoms: f from x = v[e->a] and y = v[e->b] (or a constant operand in
- * e->b); *bad set when f overflows int64. */
-static inline int64_t f_slot(const gp_elt *e, const int64_t *v, unsigned *bad)
+/* The atoms: *f from x = v[e->a] and y = v[e->b] (or a constant operand in
+ * e->b); true when f overflows int64 (then *f is undefined). Written so
+ * that an overflow is a jump (jo) in the loops below, not a flag. */
+HOT_INLINE bool f_slot(const gp_elt *e, const int64_t *v, int64_t *f)
 {
-    (void)bad;
-    return v[e->a];
+    *f = v[e->a];
+    return false;
 }
 
 /* Python's x % 2**s is x & (2**s - 1) in two's complement, for any sign. */
-static inline int64_t f_modp2(const gp_elt *e, const int64_t *v, unsigned *bad)
+HOT_INLINE bool f_modp2(const gp_elt *e, const int64_t *v, int64_t *f)
 {
-    (void)bad;
-    return v[e->a] & (int64_t)e->b;
+    *f = v[e->a] & (int64_t)e->b;
+    return false;
 }
 
 /* m > 0: C's remainder has x's sign; Python's is in [0, m). */
-static inline int64_t f_mod(const gp_elt *e, const int64_t *v, unsigned *bad)
+HOT_INLINE bool f_mod(const gp_elt *e, const int64_t *v, int64_t *f)
 {
-    (void)bad;
     int64_t m = e->b, r = v[e->a] % m;
-    return r + (r < 0 ? m : 0);
+    *f = r + (r < 0 ? m : 0);
+    return false;
 }
 
 /* Python's x // 2**s is the arithmetic shift (>> of a negative int64 is
  * arithmetic in GCC and Clang). */
-static inline int64_t f_divp2(const gp_elt *e, const int64_t *v, unsigned *bad)
+HOT_INLINE bool f_divp2(const gp_elt *e, const int64_t *v, int64_t *f)
 {
-    (void)bad;
-    return v[e->a] >> e->b;
+    *f = v[e->a] >> e->b;
+    return false;
 }
 
 /* m > 0: C truncates; the floor is one less when the remainder is negative. */
-static inline int64_t f_div(const gp_elt *e, const int64_t *v, unsigned *bad)
+HOT_INLINE bool f_div(const gp_elt *e, const int64_t *v, int64_t *f)
 {
-    (void)bad;
     int64_t m = e->b, x = v[e->a];
-    return x / m - (x % m < 0);
+    *f = x / m - (x % m < 0);
+    return false;
 }
 
-static inline int64_t f_max(const gp_elt *e, const int64_t *v, unsigned *bad)
+HOT_INLINE bool f_max(const gp_elt *e, const int64_t *v, int64_t *f)
 {
-    (void)bad;
     int64_t x = v[e->a], y = v[e->b];
-    return x > y ? x : y;
+    *f = x > y ? x : y;
+    return false;
 }
 
-static inline int64_t f_min(const gp_elt *e, const int64_t *v, unsigned *bad)
+HOT_INLINE bool f_min(const gp_elt *e, const int64_t *v, int64_t *f)
 {
-    (void)bad;
     int64_t x = v[e->a], y = v[e->b];
-    return x < y ? x : y;
+    *f = x < y ? x : y;
+    return false;
 }
 
-static inline int64_t f_mul(const gp_elt *e, const int64_t *v, unsigned *bad)
+HOT_INLINE bool f_mul(const gp_elt *e, const int64_t *v, int64_t *f)
 {
-    int64_t f;
-    *bad |= __builtin_mul_overflow(v[e->a], v[e->b], &f);
-    return f;
+    return __builtin_mul_overflow(v[e->a], v[e->b], f);
 }
 
-/* x - z wrapped: only tested against {0} or not {0}, where it is exact. */
-static inline int64_t f_same(const gp_elt *e, const int64_t *v, unsigned *bad)
+/* x - z wrapped: 0 iff x == z (GP_RUN_SAME, GP_RUN_NSAME). */
+HOT_INLINE bool f_same(const gp_elt *e, const int64_t *v, int64_t *f)
 {
-    (void)bad;
-    return (int64_t)((uint64_t)v[e->a] - (uint64_t)v[e->z]);
+    *f = (int64_t)((uint64_t)v[e->a] - (uint64_t)v[e->z]);
+    return false;
 }
 
-static inline int64_t f_diff(const gp_elt *e, const int64_t *v, unsigned *bad)
+HOT_INLINE bool f_diff(const gp_elt *e, const int64_t *v, int64_t *f)
 {
-    int64_t f;
-    *bad |= __builtin_sub_overflow(v[e->a], v[e->z], &f);
-    return f;
+    return __builtin_sub_overflow(v[e->a], v[e->z], f);
 }
 
 /* The kinds with a z term: f = atom + k*z. */
 #define Z_TERM(F)                                                                                            \
-    static inline int64_t F##_z(const gp_elt *e, const int64_t *v, unsigned *bad)                            \
+    HOT_INLINE bool F##_z(const gp_elt *e, const int64_t *v, int64_t *f)                                     \
     {                                                                                                        \
-        int64_t t, f;                                                                                        \
-        *bad |= __builtin_mul_overflow((int64_t)e->k, v[e->z], &t);                                          \
-        *bad |= __builtin_add_overflow(F(e, v, bad), t, &f);                                                 \
-        return f;                                                                                            \
+        int64_t a, t;                                                                                        \
+        return F(e, v, &a) || __builtin_mul_overflow((int64_t)e->k, v[e->z], &t) ||                          \
+               __builtin_add_overflow(a, t, f);                                                              \
     }
 Z_TERM(f_slot)
 Z_TERM(f_modp2)
@@ -129,61 +121,67 @@ Z_TERM(f_max)
 Z_TERM(f_min)
 Z_TERM(f_mul)
 
-/* Every run kind and its f. */
-#define GP_RUN_KINDS(X)                                                                                      \
-    X(GP_RUN_SLOT, f_slot)                                                                                   \
-    X(GP_RUN_MODP2, f_modp2)                                                                                 \
-    X(GP_RUN_MOD, f_mod)                                                                                     \
-    X(GP_RUN_DIVP2, f_divp2)                                                                                 \
-    X(GP_RUN_DIV, f_div)                                                                                     \
-    X(GP_RUN_MAX, f_max)                                                                                     \
-    X(GP_RUN_MIN, f_min)                                                                                     \
-    X(GP_RUN_MUL, f_mul)                                                                                     \
-    X(GP_RUN_SAME, f_same)                                                                                   \
-    X(GP_RUN_DIFF, f_diff)                                                                                   \
-    X(GP_RUN_LIN, f_slot_z)                                                                                  \
-    X(GP_RUN_MODP2_Z, f_modp2_z)                                                                             \
-    X(GP_RUN_MOD_Z, f_mod_z)                                                                                 \
-    X(GP_RUN_DIVP2_Z, f_divp2_z)                                                                             \
-    X(GP_RUN_DIV_Z, f_div_z)                                                                                 \
-    X(GP_RUN_MAX_Z, f_max_z)                                                                                 \
-    X(GP_RUN_MIN_Z, f_min_z)                                                                                 \
-    X(GP_RUN_MUL_Z, f_mul_z)
-
-/* 1 if f is in e's set (an interval modulo 2**64). */
-static inline unsigned in_set(const gp_elt *e, int64_t f)
+/* The tests of f: true when the guard does not hold. */
+HOT_INLINE bool out_set(const gp_elt *e, int64_t f)
 {
-    return (uint64_t)f - e->lo <= e->span;
+    return (uint64_t)f - e->lo > e->span; /* f is not in the interval modulo 2**64 */
 }
 
-/* Per kind F: all_F, 1 if every element of e[0 .. n-1] holds and none
- * overflows (no branch per element); scan_F, the first element that does
- * not hold or overflows, or n (blocks of 16 without branches, then a scan of
- * the block that failed); one_F, element e: 1 if it holds, *bad if it
- * overflows. */
-#define RUN_FNS(K, F)                                                                                        \
-    static inline unsigned all_##F(const gp_elt *e, size_t n, const int64_t *v)                             \
+HOT_INLINE bool out_eq0(const gp_elt *e, int64_t f)
+{
+    (void)e;
+    return f != 0;
+}
+
+HOT_INLINE bool out_ne0(const gp_elt *e, int64_t f)
+{
+    (void)e;
+    return f == 0;
+}
+
+/* Every run kind, its f and its test. */
+#define GP_RUN_KINDS(X)                                                                                      \
+    X(GP_RUN_SLOT, f_slot, out_set)                                                                          \
+    X(GP_RUN_MODP2, f_modp2, out_set)                                                                        \
+    X(GP_RUN_MOD, f_mod, out_set)                                                                            \
+    X(GP_RUN_DIVP2, f_divp2, out_set)                                                                        \
+    X(GP_RUN_DIV, f_div, out_set)                                                                            \
+    X(GP_RUN_MAX, f_max, out_set)                                                                            \
+    X(GP_RUN_MIN, f_min, out_set)                                                                            \
+    X(GP_RUN_MUL, f_mul, out_set)                                                                            \
+    X(GP_RUN_SAME, f_same, out_eq0)                                                                          \
+    X(GP_RUN_NSAME, f_same, out_ne0)                                                                         \
+    X(GP_RUN_DIFF, f_diff, out_set)                                                                          \
+    X(GP_RUN_LIN, f_slot_z, out_set)                                                                         \
+    X(GP_RUN_MODP2_Z, f_modp2_z, out_set)                                                                    \
+    X(GP_RUN_MOD_Z, f_mod_z, out_set)                                                                        \
+    X(GP_RUN_DIVP2_Z, f_divp2_z, out_set)                                                                    \
+    X(GP_RUN_DIV_Z, f_div_z, out_set)                                                                        \
+    X(GP_RUN_MAX_Z, f_max_z, out_set)                                                                        \
+    X(GP_RUN_MIN_Z, f_min_z, out_set)                                                                        \
+    X(GP_RUN_MUL_Z, f_mul_z, out_set)
+
+/* Element e: true when it does not hold or overflows (then *f is undefined). */
+#define MISSES(F, T, e, v, f) (F(e, v, f) || T(e, *(f)))
+
+/* Per kind K: scan_K, the first element of e[0 .. n-1] that does not hold or
+ * overflows, or n; one_K, element e: 1 if it holds, *bad if it overflows. */
+#define RUN_FNS(K, F, T)                                                                                     \
+    static inline unsigned one_##K(const gp_elt *e, const int64_t *v, unsigned *bad)                         \
     {                                                                                                        \
-        unsigned ok = 1, bad = 0;                                                                            \
-        UNROLL4                                                                                              \
-        for (size_t j = 0; j < n; j++)                                                                       \
-            ok &= in_set(e + j, F(e + j, v, &bad));                                                          \
-        return ok & !bad;                                                                                    \
+        int64_t f;                                                                                           \
+        if (F(e, v, &f)) {                                                                                   \
+            *bad = 1;                                                                                        \
+            return 0;                                                                                        \
+        }                                                                                                    \
+        return !T(e, f);                                                                                     \
     }                                                                                                        \
-    static inline unsigned one_##F(const gp_elt *e, const int64_t *v, unsigned *bad)                        \
+    static inline size_t scan_##K(const gp_elt *e, size_t n, const int64_t *v)                               \
     {                                                                                                        \
-        return in_set(e, F(e, v, bad));                                                                      \
-    }                                                                                                        \
-    static inline size_t scan_##F(const gp_elt *e, size_t n, const int64_t *v)                              \
-    {                                                                                                        \
-        for (size_t j0 = 0; j0 < n; j0 += 16) {                                                              \
-            size_t j1 = n - j0 > 16 ? j0 + 16 : n;                                                           \
-            if (UNLIKELY(!all_##F(e + j0, j1 - j0, v)))                                                      \
-                for (size_t j = j0;; j++) {                                                                  \
-                    unsigned bad = 0;                                                                        \
-                    if (!one_##F(e + j, v, &bad) || bad)                                                     \
-                        return j;                                                                            \
-                }                                                                                            \
+        for (size_t j = 0; j < n; j++) {                                                                     \
+            int64_t f;                                                                                       \
+            if (UNLIKELY(MISSES(F, T, e + j, v, &f)))                                                        \
+                return j;                                                                                    \
         }                                                                                                    \
         return n;                                                                                            \
     }
@@ -192,9 +190,9 @@ GP_RUN_KINDS(RUN_FNS)
 static size_t scan_run(gp_op k, const gp_elt *e, size_t n, const int64_t *v)
 {
     switch (k) {
-#define SCAN_CASE(K, F)                                                                                      \
+#define SCAN_CASE(K, F, T)                                                                                   \
     case K:                                                                                                  \
-        return scan_##F(e, n, v);
+        return scan_##K(e, n, v);
         GP_RUN_KINDS(SCAN_CASE)
     default:
         return n;
@@ -204,34 +202,75 @@ static size_t scan_run(gp_op k, const gp_elt *e, size_t n, const int64_t *v)
 static unsigned one_run(gp_op k, const gp_elt *e, const int64_t *v, unsigned *bad)
 {
     switch (k) {
-#define ONE_CASE(K, F)                                                                                       \
+#define ONE_CASE(K, F, T)                                                                                    \
     case K:                                                                                                  \
-        return one_##F(e, v, bad);
+        return one_##K(e, v, bad);
         GP_RUN_KINDS(ONE_CASE)
     default:
         return 0;
     }
 }
 
-/* Every batched guard holds and none overflows (all the elements of each
- * kind that has any, in one loop per kind): the first half of the pass that
- * assumes every guard holds. */
-static inline bool runs_hold(const sg_guard_prog *p, const int64_t *v)
+/* The elements of each kind that has any (p->segs), in one loop per kind
+ * over p->fast: one compare and one branch per guard (as the C has), not
+ * taken when the guard holds; the first that does not hold or overflows
+ * ends the pass (the ordered program then finds the answer). With GCC and
+ * Clang the segments are threaded: each segment's loop jumps straight to the
+ * next segment's, one indirect jump per kind used; else a switch in a loop.
+ * (Unrolling these loops gained nothing measurable: the loads bound them.) */
+#define SEG_LOOP(F, T)                                                                                       \
+    do {                                                                                                     \
+        int64_t f_;                                                                                          \
+        if (UNLIKELY(MISSES(F, T, e, v, &f_)))                                                               \
+            goto not_all;                                                                                    \
+    } while (++e != s->end)
+
+/* The pass that assumes every guard holds, and what follows when it does not
+ * show that they do: the register pass (reg_insns; none when every guard is
+ * batched), then the ordered program. The registers are scratch or, when it
+ * is NULL, a file of check_regs_own's. Not inlined: it holds the address of
+ * its labels, and both entries tail-call it. */
+static int check_regs(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t *r, bool runs_ok);
+static NOINLINE int check_regs_own(const sg_guard_prog *p, const int64_t *v, size_t *failed, bool runs_ok);
+
+static NOINLINE int first_pass(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t *scratch)
 {
-    unsigned ok = 1;
-    for (size_t i = 0; i < p->nused; i++) {
-        gp_op k = (gp_op)p->used[i];
-        switch (k) {
-#define ALL_CASE(K, F)                                                                                       \
+    bool runs_ok = false;
+    const gp_elt *e = p->fast;
+    const gp_seg *s = p->segs;
+#if defined(__GNUC__)
+#define SEG_LABEL(K, F, T) [K] = &&seg_##K,
+    static const void *const next[GP_SEG_END + 2] = {
+        GP_RUN_KINDS(SEG_LABEL)[GP_SEG_END] = &&segs_pass, [GP_SEG_END + 1] = &&segs_regs};
+    goto *next[s->entry];
+#define SEG_CODE(K, F, T)                                                                                    \
+    seg_##K:                                                                                                 \
+    SEG_LOOP(F, T);                                                                                          \
+    s++;                                                                                                     \
+    goto *next[s->entry];
+    GP_RUN_KINDS(SEG_CODE)
+segs_pass:
+    return SG_GUARD_PASS;
+segs_regs:
+#else
+    for (;; s++) {
+        switch ((gp_op)s->entry) {
+#define SEG_CASE(K, F, T)                                                                                    \
     case K:                                                                                                  \
-        ok &= all_##F(p->elts[K], p->nelts[K], v);                                                           \
-        break;
-            GP_RUN_KINDS(ALL_CASE)
+        SEG_LOOP(F, T);                                                                                      \
+        continue;
+            GP_RUN_KINDS(SEG_CASE)
         default:
             break;
         }
+        break;
     }
-    return ok;
+    if (s->entry == GP_SEG_END)
+        return SG_GUARD_PASS;
+#endif
+    runs_ok = true;
+not_all:
+    return scratch ? check_regs(p, v, failed, scratch, runs_ok) : check_regs_own(p, v, failed, runs_ok);
 }
 
 /* b ** e for e >= 0 in int64: false on overflow. */
@@ -310,7 +349,7 @@ static int run(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t
     for (; I < end; I++) {
         switch ((gp_op)I->op) {
         case GP_RUN_SLOT: case GP_RUN_MODP2: case GP_RUN_MOD: case GP_RUN_DIVP2: case GP_RUN_DIV:
-        case GP_RUN_MAX: case GP_RUN_MIN: case GP_RUN_MUL: case GP_RUN_SAME: case GP_RUN_DIFF:
+        case GP_RUN_MAX: case GP_RUN_MIN: case GP_RUN_MUL: case GP_RUN_SAME: case GP_RUN_NSAME: case GP_RUN_DIFF:
         case GP_RUN_LIN:
         case GP_RUN_MODP2_Z: case GP_RUN_MOD_Z: case GP_RUN_DIVP2_Z: case GP_RUN_DIV_Z:
         case GP_RUN_MAX_Z: case GP_RUN_MIN_Z: case GP_RUN_MUL_Z: {
@@ -503,15 +542,24 @@ static int check_regs(const sg_guard_prog *p, const int64_t *v, size_t *failed, 
     return res == RETRY ? run(p, v, failed, r, false) : res;
 }
 
-/* check_regs with a register file on the stack or in the heap: out of line,
- * so that the entry of a check whose guards are all batched keeps a small
- * frame. */
+/* check_regs with a file of SG_GUARD_STACK_REGS registers on the stack. */
+static NOINLINE int check_regs_stack(const sg_guard_prog *p, const int64_t *v, size_t *failed, bool runs_ok)
+{
+    int64_t regs[SG_GUARD_STACK_REGS];
+    return check_regs(p, v, failed, regs, runs_ok);
+}
+
+/* check_regs with a register file of its own: a small one in this frame
+ * (the usual case), a large one on the stack, or one in the heap. Out of
+ * line, so that the first pass keeps a small frame. */
 static NOINLINE int check_regs_own(const sg_guard_prog *p, const int64_t *v, size_t *failed, bool runs_ok)
 {
-    if (p->nregs <= SG_GUARD_STACK_REGS) {
-        int64_t regs[SG_GUARD_STACK_REGS];
+    if (p->nregs <= 32) {
+        int64_t regs[32];
         return check_regs(p, v, failed, regs, runs_ok);
     }
+    if (p->nregs <= SG_GUARD_STACK_REGS)
+        return check_regs_stack(p, v, failed, runs_ok);
     int64_t *regs = malloc(p->nregs * sizeof *regs);
     if (!regs)
         return SG_ENOMEM;
@@ -525,20 +573,14 @@ int sg_guard_prog_check_scratch(const sg_guard_prog *p, const int64_t *v, size_t
 {
     if (!p || (p->nslots && !v) || nv < p->nslots || (p->nregs && (!scratch || nscratch < p->nregs)))
         return SG_EINVAL;
-    bool runs_ok = runs_hold(p, v);
-    if (LIKELY(runs_ok) && !p->nreg_insns)
-        return SG_GUARD_PASS;
-    return check_regs(p, v, failed, scratch, runs_ok);
+    return first_pass(p, v, failed, scratch); /* NULL only when no register is needed */
 }
 
 int sg_guard_prog_check(const sg_guard_prog *p, const int64_t *v, size_t nv, size_t *failed)
 {
-    if (UNLIKELY(!p || (p->nslots && !v) || nv < p->nslots))
+    if (UNLIKELY(!p || nv < p->nslots || (!v && p->nslots)))
         return SG_EINVAL;
-    bool runs_ok = runs_hold(p, v);
-    if (LIKELY(runs_ok) && !p->nreg_insns)
-        return SG_GUARD_PASS;
-    return check_regs_own(p, v, failed, runs_ok);
+    return first_pass(p, v, failed, NULL);
 }
 
 int sg_guard_prog_check_exact(const sg_guard_prog *p, const sg_expr *const *vals, size_t nv, size_t *failed)

@@ -621,6 +621,8 @@ sg_status sg_guard_prog_emit_c(sg_ctx *ctx, char **out, const sg_guard_prog *p, 
 
 typedef struct pyn {
     const sg_guard_prog *p;
+    bool index;               /* slot i as v[i] */
+    const char *const *names; /* else as names[i], or its symbol's name when NULL */
     char buf[32];
 } pyn;
 
@@ -630,26 +632,22 @@ static const char *py_slot(void *user, const sg_expr *sym)
     size_t *i = sg__idmap_find(&N->p->slotmap, sym->id);
     if (!i)
         return NULL;
+    if (!N->index)
+        return N->names ? N->names[*i] : NULL;
     snprintf(N->buf, sizeof N->buf, "v[%zu]", *i);
     return N->buf;
 }
 
-sg_status sg_guard_prog_emit_python(sg_ctx *ctx, char **out, const sg_guard_prog *p)
+/* "lambda PARAMS: (G0) and (G1) ..." with the slots as N says. */
+static sg_status emit_lambda(sg_ctx *ctx, char **out, const sg_guard_prog *p, const char *params, pyn *N)
 {
-    sg_status s = sg__gp_check_ctx(ctx, p, "sg_guard_prog_emit_python");
-    if (s)
-        return s;
-    if (!out)
-        return sg__err(ctx, SG_EINVAL, "sg_guard_prog_emit_python: out is NULL");
-    *out = NULL;
     sg__buf b = {0};
-    sg__buf_puts(&b, "lambda v: ");
+    sg__buf_printf(&b, "lambda %s: ", params);
     if (p->nguards == 0)
         sg__buf_puts(&b, "True");
-    pyn N = {.p = p};
     for (size_t g = 0; g < p->nguards; g++) {
         char *t = NULL;
-        s = sg_print_with(ctx, &t, p->guards[g], SG_FMT_PYTHON, py_slot, &N);
+        sg_status s = sg_print_with(ctx, &t, p->guards[g], SG_FMT_PYTHON, py_slot, N);
         if (s) {
             sg__buf_free(&b);
             return s;
@@ -662,4 +660,33 @@ sg_status sg_guard_prog_emit_python(sg_ctx *ctx, char **out, const sg_guard_prog
         return sg__nomem(ctx);
     *out = r;
     return SG_OK;
+}
+
+sg_status sg_guard_prog_emit_python(sg_ctx *ctx, char **out, const sg_guard_prog *p)
+{
+    sg_status s = sg__gp_check_ctx(ctx, p, "sg_guard_prog_emit_python");
+    if (s)
+        return s;
+    if (!out)
+        return sg__err(ctx, SG_EINVAL, "sg_guard_prog_emit_python: out is NULL");
+    *out = NULL;
+    pyn N = {.p = p, .index = true};
+    return emit_lambda(ctx, out, p, "v", &N);
+}
+
+sg_status sg_guard_prog_emit_python_with(sg_ctx *ctx, char **out, const sg_guard_prog *p, const char *params,
+                                         const char *const *names)
+{
+    const char *fn = "sg_guard_prog_emit_python_with";
+    sg_status s = sg__gp_check_ctx(ctx, p, fn);
+    if (s)
+        return s;
+    if (!out)
+        return sg__err(ctx, SG_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    for (size_t i = 0; names && i < p->nslots; i++)
+        if (!names[i] || !names[i][0])
+            return sg__err(ctx, SG_EINVAL, "%s: the name of slot %zu is %s", fn, i, names[i] ? "empty" : "NULL");
+    pyn N = {.p = p, .names = names};
+    return emit_lambda(ctx, out, p, params ? params : "L", &N);
 }

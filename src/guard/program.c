@@ -330,8 +330,6 @@ static gp_elt *run_slot(comp *C, gp_op op, uint32_t g)
         C->oom = true;
         return NULL;
     }
-    if (!p->nelts[op])
-        p->used[p->nused++] = (uint8_t)op;
     if (!last || last->op != op || last->b + last->n != g) {
         last = new_insn(C, op);
         if (!last)
@@ -437,8 +435,10 @@ static int try_run(comp *C, const sg_expr *t, uint32_t g)
     }
     if (!rel_interval(k0, L.c ? fmpz_get_si(L.c) : 0, rel_mask((sg_op)t->op), &E.lo, &E.span))
         return 0;
-    if (kind == GP_RUN_DIFF && ((E.lo == 0 && E.span == 0) || (E.lo == 1 && E.span == UINT64_MAX - 1)))
+    if (kind == GP_RUN_DIFF && E.lo == 0 && E.span == 0)
         kind = GP_RUN_SAME;
+    else if (kind == GP_RUN_DIFF && E.lo == 1 && E.span == UINT64_MAX - 1)
+        kind = GP_RUN_NSAME;
     gp_elt *r = run_slot(C, kind, g);
     if (!r)
         return -1;
@@ -573,6 +573,41 @@ static bool allocate(comp *C)
     return ok;
 }
 
+/* ---- the layout of the first pass ---------------------------------------- */
+
+/* Move the elements into one array grouped by kind (p->fast; p->elts[k]
+ * then point into it) and list the kinds that have any (p->segs, with its
+ * end mark; after reg_insns). */
+static bool pack_runs(sg_guard_prog *p)
+{
+    size_t total = 0, nsegs = 0;
+    for (size_t k = 0; k < GP_NRUNKINDS; k++) {
+        total += p->nelts[k];
+        nsegs += p->nelts[k] > 0;
+    }
+    gp_elt *fast = malloc((total ? total : 1) * sizeof *fast);
+    gp_seg *segs = malloc((nsegs + 1) * sizeof *segs);
+    if (!fast || !segs) {
+        free(fast);
+        free(segs);
+        return false;
+    }
+    size_t at = 0;
+    for (size_t k = 0; k < GP_NRUNKINDS; k++) {
+        if (!p->nelts[k])
+            continue;
+        memcpy(fast + at, p->elts[k], p->nelts[k] * sizeof *fast);
+        free(p->elts[k]);
+        p->elts[k] = fast + at;
+        at += p->nelts[k];
+        segs[p->nsegs++] = (gp_seg){fast + at, (uint32_t)k};
+    }
+    segs[p->nsegs] = (gp_seg){fast + at, GP_SEG_END + (p->nreg_insns > 0)};
+    p->fast = fast;
+    p->segs = segs;
+    return true;
+}
+
 /* ---- validation -------------------------------------------------------- */
 
 /* Every symbol of e is a slot. */
@@ -637,8 +672,12 @@ void sg_guard_prog_free(sg_guard_prog *p)
     free(p->reg_insns);
     free(p->opnd);
     free(p->coef);
-    for (size_t k = 0; k < GP_NRUNKINDS; k++)
-        free(p->elts[k]);
+    if (p->fast)
+        free(p->fast);
+    else
+        for (size_t k = 0; k < GP_NRUNKINDS; k++)
+            free(p->elts[k]);
+    free(p->segs);
     free(p);
 }
 
@@ -680,6 +719,7 @@ sg_status sg_guard_prog_compile(sg_ctx *ctx, sg_guard_prog **out, const sg_expr 
             for (size_t i = 0; i < p->ninsns; i++)
                 if (p->insns[i].op >= GP_NRUNKINDS)
                     p->reg_insns[p->nreg_insns++] = p->insns[i];
+        ok = ok && pack_runs(p);
     }
     sg__idmap_free(&C.memo);
     sg__idmap_free(&big.seen);

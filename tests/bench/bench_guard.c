@@ -1,7 +1,12 @@
 /* Guards at call time (issue 6): a compiled guard program against the same
  * guards as C compiled with cc -O2 (sg_guard_prog_emit_c, loaded as a shared
- * object and called in the same timing loop) and as a Python lambda
- * (sg_guard_prog_emit_python, timed by python3's timeit on the same input).
+ * object and called in the same timing loop) and as two Python lambdas timed
+ * by python3's timeit on the same input: PyTorch's style, the guards over
+ * the sources (sg_guard_prog_emit_python_with: lambda L: ...
+ * L['x0'].size()[0] ..., with L a dict of objects whose size() is a C-level
+ * builtin returning a tuple: cheaper than torch.Tensor.size(), which builds
+ * a torch.Size), and the cheaper flat one over a list
+ * (sg_guard_prog_emit_python: lambda v: ... v[0] ...).
  *
  *   bench_guard [-n N,...] [-s SEED] [-r ROUNDS] [-k WORKDIR] [-p PYTHON3] [-c CC]
  *
@@ -10,7 +15,8 @@
  * equalities, bounds, and recorded guards (linear relations, modulo, floor
  * division, products, Max). Every guard holds at the input (the hot case: a
  * call that hits the cache entry). Prints one line per size:
- *   N sources compile_us_per_guard prog_ns c_ns py_ns prog/c py/prog insns regs batched
+ *   N sources compile_us_per_guard prog_ns c_ns pt_ns py_ns prog/c pt/prog py/prog insns regs batched
+ * (pt: the PyTorch-style lambda over L, py: the lambda over v[i]).
  * Exit 1 if a check disagrees between the program and the C. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
@@ -166,8 +172,8 @@ int main(int argc, char **argv)
     if (sg_ctx_new(&C))
         return 2;
     int status = 0;
-    printf("%6s %7s %9s %9s %9s %9s %7s %7s %7s %6s %7s\n", "guards", "sources", "comp_us/g", "prog_ns", "c_ns",
-           "py_ns", "prog/c", "py/prog", "insns", "regs", "batched");
+    printf("%6s %7s %9s %8s %8s %9s %9s %6s %7s %7s %6s %5s %7s\n", "guards", "sources", "comp_us/g", "prog_ns",
+           "c_ns", "pt_ns", "py_ns", "prog/c", "pt/prog", "py/prog", "insns", "regs", "batched");
     char *list = strdup(sizes);
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
         size_t n = (size_t)atol(tok), ns = n < 1000 ? n : 1000;
@@ -197,8 +203,9 @@ int main(int argc, char **argv)
                 sg_guard_prog_free(p);
         }
         /* the C, compiled -O2 as a shared object */
-        char *csrc = NULL, *pysrc = NULL, path[1024], so[1024], cmd[4096];
-        if (sg_guard_prog_emit_c(C, &csrc, p, "guard") || sg_guard_prog_emit_python(C, &pysrc, p))
+        char *csrc = NULL, *pysrc = NULL, *ptsrc = NULL, path[1024], so[1024], cmd[4096];
+        if (sg_guard_prog_emit_c(C, &csrc, p, "guard") || sg_guard_prog_emit_python(C, &pysrc, p) ||
+            sg_guard_prog_emit_python_with(C, &ptsrc, p, "L", NULL))
             die("emit");
         snprintf(path, sizeof path, "%s/bench_guard_%zu.c", work, n);
         snprintf(so, sizeof so, "%s/bench_guard_%zu.so", work, n);
@@ -229,34 +236,44 @@ int main(int argc, char **argv)
             tp = a < tp ? a : tp;
             tc = b < tc ? b : tc;
         }
-        /* the Python lambda, timeit on the same input */
+        /* the Python lambdas, timeit on the same input: PyTorch's over L, where
+         * L['xT'] has size() returning the tuple of its sizes, and the one over v */
         snprintf(path, sizeof path, "%s/bench_guard_%zu.py", work, n);
         f = fopen(path, "w");
         if (!f)
             die("write py");
-        fprintf(f, "import timeit\nf = %s\nv = [", pysrc);
+        fprintf(f, "import itertools, timeit, types\ng = %s\nf = %s\nv = [", ptsrc, pysrc);
         for (size_t i = 0; i < ns; i++)
             fprintf(f, "%s%" PRId64, i ? ", " : "", val[i]);
-        fprintf(f, "]\nassert f(v)\nnum = max(1, int(%ld / 20))\n"
+        fprintf(f, "]\nL = {}\n");
+        for (size_t i = 0; i < ns; i += 3) {
+            fprintf(f, "L['x%zu'] = types.SimpleNamespace(size=itertools.repeat((", i / 3);
+            for (size_t d = i; d < ns && d < i + 3; d++)
+                fprintf(f, "%" PRId64 ", ", val[d]);
+            fprintf(f, ")).__next__)\n");
+        }
+        fprintf(f, "assert g(L) and f(v)\nnum = max(1, int(%ld / 20))\n"
+                   "print(min(timeit.repeat(lambda: g(L), number=num, repeat=%d)) / num * 1e9)\n"
                    "print(min(timeit.repeat(lambda: f(v), number=num, repeat=%d)) / num * 1e9)\n",
-                iters, rounds);
+                iters, rounds, rounds);
         fclose(f);
         snprintf(cmd, sizeof cmd, "%s '%s'", py, path);
         FILE *pp = popen(cmd, "r");
-        double tpy = -1;
-        if (!pp || fscanf(pp, "%lf", &tpy) != 1)
-            tpy = -1;
+        double tpt = -1, tpy = -1;
+        if (!pp || fscanf(pp, "%lf %lf", &tpt, &tpy) != 2)
+            tpt = tpy = -1;
         if (pp)
             pclose(pp);
         size_t ninsns = 0, nregs = 0, nb = 0;
         sg_guard_prog_stats(p, &ninsns, &nregs, &nb, NULL);
-        printf("%6zu %7zu %9.3f %9.1f %9.1f %9.1f %7.2f %7.1f %7zu %6zu %7zu\n", n, ns, comp * 1e6 / (double)n, tp, tc,
-               tpy, tp / tc, tpy / tp, ninsns, nregs, nb);
+        printf("%6zu %7zu %9.3f %8.1f %8.1f %9.1f %9.1f %6.2f %7.1f %7.1f %6zu %5zu %7zu\n", n, ns,
+               comp * 1e6 / (double)n, tp, tc, tpt, tpy, tp / tc, tpt / tp, tpy / tp, ninsns, nregs, nb);
         fprintf(stderr, "  (%zu guards: cc -O2 took %.2f s)\n", n, tcc);
         fflush(stdout);
         dlclose(h);
         sg_free(csrc);
         sg_free(pysrc);
+        sg_free(ptsrc);
         sg_guard_prog_free(p);
         free(sym);
         free(vals);

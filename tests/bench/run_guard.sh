@@ -1,6 +1,8 @@
 #!/bin/sh
 # Guards at call time benchmark (issue 6): a compiled guard program vs the
-# same guards as C compiled with cc -O2 vs the Python lambda (timeit).
+# same guards as C compiled with cc -O2 vs two Python lambdas (timeit): the
+# PyTorch-style one over L (L['x0'].size()[0], size() a builtin returning a
+# tuple) and the flat one over a list (v[0]).
 #
 #   run_guard.sh BUILDDIR SRCDIR
 #
@@ -25,8 +27,9 @@ if [ -n "$CPU" ] && command -v taskset >/dev/null 2>&1; then
 fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sgbguard.XXXXXX") || exit 2
 trap 'rm -rf "$TMP"' EXIT
-echo "Guards at call time: program vs C (cc -O2) vs Python lambda; every guard holds (best of ${SG_BENCH_RUNS:-7})"
-echo "  prog/c: program time / C time (goal <= 2); py/prog: lambda time / program time (goal >= 50);"
+echo "Guards at call time: program vs C (cc -O2) vs Python lambdas; every guard holds (best of ${SG_BENCH_RUNS:-7})"
+echo "  prog/c: program time / C time (goal <= 2); pt/prog: PyTorch-style lambda (lambda L: ... L['x0'].size()[0] ...)"
+echo "  time / program time (goal >= 50); py/prog: the same for the flat lambda (lambda v: ... v[0] ...), cheaper;"
 echo "  comp_us/g: compile time per guard (goal < 10)"
 # shellcheck disable=SC2086
 $PIN "$BENCH" -n "${SG_BENCH_GUARD_SIZES:-10,100,1000,4355}" -r "${SG_BENCH_RUNS:-7}" -s "${SG_BENCH_SEED:-42}" \

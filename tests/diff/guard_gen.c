@@ -14,7 +14,8 @@
  *   - sg_guard_prog_explain (names the same guard).
  * It writes OUTDIR/guards_c.c (the emitted C of every set, a driver and the
  * expected answers) and OUTDIR/guards_py.py (the Python lambdas, per-guard
- * texts, inputs and expected per-guard values), which guard.test runs.
+ * texts, the PyTorch-style lambda over L and the slots' sources, inputs and
+ * expected per-guard values), which guard.test runs.
  * Prints counts; exit 1 on a mismatch, 2 on a usage or setup error. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -428,7 +429,17 @@ int main(int argc, char **argv)
                 wants[nc++] = want == SG_GUARD_PASS ? 1 : want == SG_GUARD_FAIL ? 0 : -2;
             }
         }
+        /* the PyTorch-style lambda over L and the slots' sources */
+        char *pyl = NULL;
+        if (sg_guard_prog_emit_python_with(C, &pyl, p, NULL, NULL))
+            die("emit_python_with");
+        fprintf(fp, "], %s, [", pyl);
+        for (size_t i = 0; i < S.ns; i++) {
+            fprintf(fp, "%s", i ? ", " : "");
+            py_str(fp, sg_expr_sym_name(S.slots[i]));
+        }
         fprintf(fp, "]))\n");
+        sg_free(pyl);
         fprintf(fc, "};\nstatic const int want%ld[] = {", k);
         for (long t = 0; t < nc; t++)
             fprintf(fc, "%s%d", t ? ", " : "", wants[t]);
@@ -486,9 +497,16 @@ int main(int argc, char **argv)
                 "}\n");
     /* the Python checker */
     fprintf(fp, "%s",
-            "import sys\n"
+            "import re, sys, types\n"
+            "def frame(srcs, v):\n"
+            "    sizes = {}\n"
+            "    for s, x in zip(srcs, v):\n"
+            "        key, d = re.fullmatch(r\"L\\['(\\w+)'\\]\\.size\\(\\)\\[(\\d+)\\]\", s).groups()\n"
+            "        sizes.setdefault(key, {})[int(d)] = x\n"
+            "    return {k: types.SimpleNamespace(size=(lambda t: lambda: t)(tuple(ds.get(i, 1) for i in range(max(ds) + 1))))\n"
+            "            for k, ds in sizes.items()}\n"
             "n = agree = skipped = bad = lam_checked = 0\n"
-            "for si, (lam, per_guard, inputs) in enumerate(SETS):\n"
+            "for si, (lam, per_guard, inputs, lam_l, srcs) in enumerate(SETS):\n"
             "    for v, want in inputs:\n"
             "        got = []\n"
             "        for g in per_guard:\n"
@@ -511,9 +529,11 @@ int main(int argc, char **argv)
             "            if bool(lam(v)) != all(w == 1 for w in want):\n"
             "                bad += 1\n"
             "                print('PY MISMATCH set %d lambda values %r' % (si, v), file=sys.stderr)\n"
-            "print('python: %d guard evaluations, %d agree, %d skipped (python or shapeguard raised), %d whole lambdas, %d mismatches' % (n, agree, skipped, lam_checked, bad))\n"
+            "            if bool(lam_l(frame(srcs, v))) != all(w == 1 for w in want):\n"
+            "                bad += 1\n"
+            "                print('PY MISMATCH set %d PyTorch-style lambda values %r' % (si, v), file=sys.stderr)\n"
+            "print('python: %d guard evaluations, %d agree, %d skipped (python or shapeguard raised), %d whole lambdas (each as v[i] and over L), %d mismatches' % (n, agree, skipped, lam_checked, bad))\n"
             "sys.exit(1 if bad or agree * 2 < n else 0)\n");
-    (void)py_str;
     fclose(fc);
     fclose(fp);
     printf("guard_gen: seed %s, %ld sets, %ld guards, %ld inputs compared (%ld beyond int64), %ld round trips, "

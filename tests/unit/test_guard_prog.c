@@ -298,7 +298,7 @@ static const char *const kind_guards[] = {
     "-3*" X "*" Y " < 9", X "*" Y " == 0",
     "Max(" X ", " Y ") <= 32", "Min(" X ", " Y ") == 3", "Max(" X ", " Y ") - " Z " >= 0",
     "Min(" X ", " Y ") + 2*" Z " != 1", "-7*Max(" X ", " Y ") >= -9223372036854775807",
-    X " == " Y, X " - " Y " >= 5", X " + " Y " <= 64", "2*" X " < " Y, X " - 7*" Y " == 3",
+    X " == " Y, X " != " Y, X " - " Y " >= 5", X " + " Y " <= 64", "2*" X " < " Y, X " - 7*" Y " == 3",
     X " + " Y " > -9223372036854775807", Y " - " X " != -9223372036854775807 - 1",
     X " % 6 + " Y " <= 4", X " % 16 - " Z " == 1", "Max(" X ", " Z ") + 5*" Y " < 0",
 };
@@ -746,6 +746,46 @@ static void test_emit_python(void **state)
     sg_guard_prog_free(p);
 }
 
+/* PyTorch's guard lambda: the slots as their sources, over L. */
+static void test_emit_python_with(void **state)
+{
+    (void)state;
+    static const char *const g[] = {X " == " Y, X " >= 2", "-" X " + 3*" Z "**2 <= 100"};
+    sg_guard_prog *p = compile_list(g, 3, XYZ, 3);
+    char *s = NULL;
+    assert_int_equal(sg_guard_prog_emit_python_with(C, &s, p, NULL, NULL), SG_OK);
+    assert_string_equal(s, "lambda L: (L['x'].size()[0] == L['y'].size()[0]) and (L['x'].size()[0] >= 2) and "
+                           "(L['x'].size()[0] >= 3*L['z'].size()[1]**2 - 100)");
+    sg_free(s);
+    static const char *const names[] = {"x.shape[0]", "y.shape[0]", "z.shape[1]"};
+    assert_int_equal(sg_guard_prog_emit_python_with(C, &s, p, "x, y, z", names), SG_OK);
+    assert_string_equal(s, "lambda x, y, z: (x.shape[0] == y.shape[0]) and (x.shape[0] >= 2) and "
+                           "(x.shape[0] >= 3*z.shape[1]**2 - 100)");
+    sg_free(s);
+    /* bad names, NULL arguments, another context: nothing is emitted */
+    s = (char *)"untouched";
+    static const char *const empty[] = {"a", "", "c"}, *const null[] = {"a", "b", NULL};
+    assert_int_equal(sg_guard_prog_emit_python_with(C, &s, p, "L", empty), SG_EINVAL);
+    assert_null(s);
+    assert_non_null(strstr(sg_ctx_last_error_msg(C), "slot 1 is empty"));
+    assert_int_equal(sg_guard_prog_emit_python_with(C, &s, p, "L", null), SG_EINVAL);
+    assert_non_null(strstr(sg_ctx_last_error_msg(C), "slot 2 is NULL"));
+    assert_int_equal(sg_guard_prog_emit_python_with(C, NULL, p, NULL, NULL), SG_EINVAL);
+    assert_int_equal(sg_guard_prog_emit_python_with(C, &s, NULL, NULL, NULL), SG_EINVAL);
+    assert_int_equal(sg_guard_prog_emit_python_with(NULL, &s, p, NULL, NULL), SG_EINVAL);
+    sg_ctx *other = NULL;
+    assert_int_equal(sg_ctx_new(&other), SG_OK);
+    assert_int_equal(sg_guard_prog_emit_python_with(other, &s, p, NULL, NULL), SG_EINVAL);
+    sg_ctx_free(other);
+    sg_guard_prog_free(p);
+    /* no guards */
+    assert_int_equal(sg_guard_prog_compile(C, &p, NULL, 0, NULL, 0), SG_OK);
+    assert_int_equal(sg_guard_prog_emit_python_with(C, &s, p, NULL, NULL), SG_OK);
+    assert_string_equal(s, "lambda L: True");
+    sg_free(s);
+    sg_guard_prog_free(p);
+}
+
 static void test_emit_c(void **state)
 {
     (void)state;
@@ -790,6 +830,7 @@ int main(void)
         cmocka_unit_test(test_serialize_corrupt),
         cmocka_unit_test(test_serialize_resealed_garbage),
         cmocka_unit_test(test_emit_python),
+        cmocka_unit_test(test_emit_python_with),
         cmocka_unit_test(test_emit_c),
     };
     return cmocka_run_group_tests_name("guard_prog", tests, setup, teardown);
