@@ -363,6 +363,78 @@ static void test_check_run_kinds(void **state)
     sg_guard_prog_free(all);
 }
 
+/* Bounds, equalities and linear relations against constants at and just
+ * beyond the int32 and int64 limits, many guards of each shape in one
+ * program and each alone, at values near those limits: the program's answer
+ * and first failure must be those of exact evaluation. */
+static void test_check_boundary_constants(void **state)
+{
+    (void)state;
+    static const char *const shapes[] = {
+        X " >= %s", X " <= %s", X " == %s", X " != %s", X " + 3*" Y " >= %s", X " - " Y " <= %s",
+        "2*" Y " + " X " == %s", X " - " Z " != %s", X " - 70000*" Z " >= %s", "-" X " + " Y " <= %s",
+    };
+    static const char *const consts[] = {
+        "-2147483649", "-2147483648", "-2147483647", "-5", "0", "2", "5", "2147483646", "2147483647", "2147483648",
+        "9223372036854775807", "-9223372036854775808",
+    };
+    enum { NSH = sizeof shapes / sizeof *shapes, NC = sizeof consts / sizeof *consts, NG = NSH * NC + 20 };
+    static const int64_t vals[] = {
+        0, 2, 5, -5, 2147483646, 2147483647, 2147483648, -2147483647, -2147483648, -2147483649,
+        4294967296, INT64_MAX, INT64_MIN, INT64_MAX - 1, INT64_MIN + 1, 3, 7, 100,
+    };
+    const sg_expr *g[NG], *slots[3];
+    size_t n = 0;
+    for (size_t i = 0; i < NSH; i++)
+        for (size_t j = 0; j < NC; j++) {
+            char text[256];
+            snprintf(text, sizeof text, shapes[i], consts[j]);
+            g[n++] = P(text);
+        }
+    for (size_t i = 0; i < 10; i++) { /* x == z and x != y, ten of each */
+        g[n++] = P(X " == " Z);
+        g[n++] = P(X " != " Y);
+    }
+    for (int i = 0; i < 3; i++)
+        slots[i] = S(XYZ[i]);
+    sg_guard_prog *p = NULL;
+    assert_int_equal(sg_guard_prog_compile(C, &p, g, n, slots, 3), SG_OK);
+    uint64_t st = 777;
+    for (int iter = 0; iter < 1500; iter++) {
+        int64_t xyz[3];
+        for (int i = 0; i < 3; i++) {
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            xyz[i] = vals[(st >> 33) % (sizeof vals / sizeof *vals)];
+        }
+        if (iter % 3 == 0) /* often every shape's equalities can hold */
+            xyz[2] = xyz[0];
+        size_t first = n, failed = 99;
+        for (size_t i = 0; i < n && first == n; i++)
+            if (eval_guard(g[i], xyz) == SG_GUARD_FAIL)
+                first = i;
+        int got = sg_guard_prog_check(p, xyz, 3, &failed);
+        if (got != (first == n ? SG_GUARD_PASS : SG_GUARD_FAIL) || (first < n && failed != first))
+            fail_msg("at (%lld, %lld, %lld): check %d (guard %zu), exact: first failure %zu", (long long)xyz[0],
+                     (long long)xyz[1], (long long)xyz[2], got, failed, first);
+    }
+    /* every guard alone */
+    for (size_t i = 0; i < n; i++) {
+        sg_guard_prog *one = NULL;
+        assert_int_equal(sg_guard_prog_compile(C, &one, g + i, 1, slots, 3), SG_OK);
+        for (size_t a = 0; a < sizeof vals / sizeof *vals; a++) {
+            int64_t xyz[3] = {vals[a], vals[(a * 7 + i) % (sizeof vals / sizeof *vals)], vals[a]};
+            if (i % 2)
+                xyz[2] = vals[(a + i) % (sizeof vals / sizeof *vals)];
+            int got = sg_guard_prog_check(one, xyz, 3, NULL), want = eval_guard(g[i], xyz);
+            if (got != want)
+                fail_msg("guard %zu at (%lld, %lld, %lld): check %d, exact %d", i, (long long)xyz[0],
+                         (long long)xyz[1], (long long)xyz[2], got, want);
+        }
+        sg_guard_prog_free(one);
+    }
+    sg_guard_prog_free(p);
+}
+
 /* ---- threads ------------------------------------------------------------- */
 
 /* One compiled program checked by several threads at once (guard.h: a
@@ -822,6 +894,7 @@ int main(void)
         cmocka_unit_test(test_check_errors),
         cmocka_unit_test(test_check_exact_values),
         cmocka_unit_test(test_check_run_kinds),
+        cmocka_unit_test(test_check_boundary_constants),
         cmocka_unit_test(test_check_threads),
         cmocka_unit_test(test_check_bad_input),
         cmocka_unit_test(test_compile_errors),
