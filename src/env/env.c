@@ -55,19 +55,7 @@ struct sg_env {
     sg__idmap answers;
 };
 
-#define GROW(ptr, n, cap)                                                   \
-    ((n) < (cap) || grow_array((void **)&(ptr), &(cap), sizeof *(ptr)))
-
-static bool grow_array(void **p, size_t *cap, size_t elem)
-{
-    size_t c = *cap ? *cap * 2 : 16;
-    void *q = realloc(*p, c * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
+#define GROW(ptr, n, cap) sg__grow((void **)&(ptr), &(cap), (n) + 1, sizeof *(ptr))
 
 void sg_env_options_default(sg_env_options *o)
 {

@@ -112,6 +112,10 @@ char *sg__buf_take(sg__buf *b);
 
 /* A malloc'd copy of s (NULL: of ""), or NULL when memory runs out. */
 char *sg__strdup(const char *s);
+/* Room for need elements of size elem in the growable array *a of
+ * capacity *cap (doubled from 16 as needed); false when memory runs out,
+ * *a and *cap then unchanged. */
+bool sg__grow(void **a, size_t *cap, size_t need, size_t elem);
 void sg__buf_free(sg__buf *b);
 
 /* A map from node id to a slot index. Zero-initialized is empty (and

@@ -70,23 +70,6 @@ sg_status sg__gp_check_ctx(sg_ctx *ctx, const sg_guard_prog *p, const char *fn)
     return SG_OK;
 }
 
-/* ---- growable arrays --------------------------------------------------- */
-
-static bool grow(void **a, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*a, c * elem);
-    if (!q)
-        return false;
-    *a = q;
-    *cap = c;
-    return true;
-}
-
 /* ---- the compiler ------------------------------------------------------- */
 
 #define NOREG UINT32_MAX
@@ -106,7 +89,7 @@ typedef struct comp {
 
 static uint32_t new_vreg(comp *C, bool cheap)
 {
-    if (!grow((void **)&C->owner, &C->capv, C->nvregs + 1, sizeof *C->owner)) {
+    if (!sg__grow((void **)&C->owner, &C->capv, C->nvregs + 1, sizeof *C->owner)) {
         C->oom = true;
         return NOREG;
     }
@@ -125,7 +108,7 @@ static uint32_t new_vreg(comp *C, bool cheap)
 static gp_insn *new_insn(comp *C, gp_op op)
 {
     sg_guard_prog *p = C->p;
-    if (!grow((void **)&p->insns, &C->capi, p->ninsns + 1, sizeof *p->insns)) {
+    if (!sg__grow((void **)&p->insns, &C->capi, p->ninsns + 1, sizeof *p->insns)) {
         C->oom = true;
         return NULL;
     }
@@ -140,8 +123,8 @@ static gp_insn *new_insn(comp *C, gp_op op)
 static bool new_opnds(comp *C, size_t n, uint32_t *off)
 {
     sg_guard_prog *p = C->p;
-    if (!grow((void **)&p->opnd, &C->capo, p->nopnd + n, sizeof *p->opnd) ||
-        !grow((void **)&p->coef, &C->capc, p->nopnd + n, sizeof *p->coef)) {
+    if (!sg__grow((void **)&p->opnd, &C->capo, p->nopnd + n, sizeof *p->opnd) ||
+        !sg__grow((void **)&p->coef, &C->capc, p->nopnd + n, sizeof *p->coef)) {
         C->oom = true;
         return false;
     }
@@ -326,7 +309,7 @@ static gp_elt *run_slot(comp *C, gp_op op, uint32_t g)
 {
     sg_guard_prog *p = C->p;
     gp_insn *last = p->ninsns ? &p->insns[p->ninsns - 1] : NULL;
-    if (!grow((void **)&p->elts[op], &C->cape[op], p->nelts[op] + 1, sizeof *p->elts[op])) {
+    if (!sg__grow((void **)&p->elts[op], &C->cape[op], p->nelts[op] + 1, sizeof *p->elts[op])) {
         C->oom = true;
         return NULL;
     }

@@ -607,30 +607,14 @@ static size_t cheapest_var(const fm *F, const bool *gone, size_t *cost)
     return best;
 }
 
-/* Make room for n elements of size elem in *buf (capacity *cap). */
-static bool grow_buffer(void **buf, size_t *cap, size_t n, size_t elem)
-{
-    if (n <= *cap)
-        return true;
-    size_t c = *cap ? *cap : 64;
-    while (c < n)
-        c *= 2;
-    void *b = realloc(*buf, c * elem);
-    if (!b)
-        return false;
-    *buf = b;
-    *cap = c;
-    return true;
-}
-
 /* Eliminate variable v: rows without it stay; pairs of opposite signs
  * combine; with one sign only, those rows can always be satisfied: dropped.
  * False when out of memory. */
 static bool eliminate_var(fm *F, size_t v, size_t cost)
 {
     size_t k = 0, npos = 0;
-    if (!grow_buffer((void **)&F->next, &F->capnext, F->nrows + cost + 1, sizeof *F->next) ||
-        !grow_buffer((void **)&F->posrows, &F->capposrows, F->pos[v] + 1, sizeof *F->posrows))
+    if (!sg__grow((void **)&F->next, &F->capnext, F->nrows + cost + 1, sizeof *F->next) ||
+        !sg__grow((void **)&F->posrows, &F->capposrows, F->pos[v] + 1, sizeof *F->posrows))
         return false;
     fmpz **out = F->next;
     size_t *pos = F->posrows;

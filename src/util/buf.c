@@ -99,6 +99,21 @@ void sg__buf_free(sg__buf *b)
     b->oom = false;
 }
 
+bool sg__grow(void **a, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*a, c * elem);
+    if (!q)
+        return false;
+    *a = q;
+    *cap = c;
+    return true;
+}
+
 char *sg__strdup(const char *s)
 {
     if (!s)
