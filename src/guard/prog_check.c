@@ -330,6 +330,14 @@ static void free_values(fmpz *xv, size_t n)
     free(xv);
 }
 
+/* Guard g evaluated exactly; the slot values are made exact once, in *xv. */
+static int exact_guard(const sg_guard_prog *p, uint32_t g, const int64_t *v, fmpz **xv)
+{
+    if (!*xv && !(*xv = exact_values(p, v)))
+        return SG_ENOMEM;
+    return sg__gp_eval_exact(p, g, *xv);
+}
+
 /* ---- the interpreter ------------------------------------------------------- */
 
 /* The ordered program (insns) or, with fast, the pass that assumes every guard
@@ -367,11 +375,7 @@ static int run(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t
                     res = SG_GUARD_FAIL;
                     goto done;
                 }
-                if (!xv && !(xv = exact_values(p, v))) {
-                    res = SG_ENOMEM;
-                    goto out;
-                }
-                res = sg__gp_eval_exact(p, g, xv);
+                res = exact_guard(p, g, v, &xv);
                 if (res != SG_GUARD_PASS) {
                     if (res == SG_ENOMEM)
                         goto out;
@@ -506,11 +510,7 @@ static int run(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t
         bad = false;
         if (first_bail == UINT32_MAX)
             first_bail = g;
-        if (!xv && !(xv = exact_values(p, v))) {
-            res = SG_ENOMEM;
-            goto out;
-        }
-        res = sg__gp_eval_exact(p, g, xv);
+        res = exact_guard(p, g, v, &xv);
         if (res != SG_GUARD_PASS) {
             if (res == SG_ENOMEM)
                 goto out;
