@@ -322,14 +322,8 @@ static sg_status ev(evaluator *E, const sg_expr *e, fmpz_t out)
     sg_status s = ev_node(E, e, out);
     if (s)
         return s;
-    if (E->ncache == E->capcache) {
-        size_t cap = E->capcache ? E->capcache * 2 : 32;
-        fmpz *c = realloc(E->cache, cap * sizeof *c);
-        if (!c)
-            return sg__nomem(E->ctx);
-        E->cache = c;
-        E->capcache = cap;
-    }
+    if (!sg__grow((void **)&E->cache, &E->capcache, E->ncache + 1, sizeof *E->cache))
+        return sg__nomem(E->ctx);
     fmpz_init_set(E->cache + E->ncache, out);
     if (!sg__idmap_put(&E->memo, e->id, E->ncache)) {
         fmpz_clear(E->cache + E->ncache);
@@ -471,14 +465,8 @@ const sg_expr *sg__nodememo_get(const sg__nodememo *m, const sg_expr *e)
 
 bool sg__nodememo_put(sg__nodememo *m, const sg_expr *e, const sg_expr *r)
 {
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 32;
-        const sg_expr **v = realloc(m->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        m->v = v;
-        m->cap = cap;
-    }
+    if (!sg__grow((void **)&m->v, &m->cap, m->n + 1, sizeof *m->v))
+        return false;
     if (!sg__idmap_put(&m->idx, e->id, m->n))
         return false;
     m->v[m->n++] = r;
@@ -604,15 +592,9 @@ static void collect(collector *C, const sg_expr *e)
         return;
     }
     if (e->op == SG_OP_SYM) {
-        if (C->n == C->cap) {
-            size_t cap = C->cap ? C->cap * 2 : 8;
-            const sg_expr **p = realloc(C->syms, cap * sizeof *p);
-            if (!p) {
-                C->oom = true;
-                return;
-            }
-            C->syms = p;
-            C->cap = cap;
+        if (!sg__grow((void **)&C->syms, &C->cap, C->n + 1, sizeof *C->syms)) {
+            C->oom = true;
+            return;
         }
         C->syms[C->n++] = e;
         return;

@@ -103,14 +103,8 @@ static sg_status slot_of(builder *B, const char *name, size_t *out)
 static gnode *new_node(builder *B)
 {
     sg_guard_set *g = B->g;
-    if (g->nnodes == g->cap) {
-        size_t cap = g->cap ? 2 * g->cap : 8;
-        gnode *nn = realloc(g->nodes, cap * sizeof *nn);
-        if (!nn)
-            return NULL;
-        g->nodes = nn;
-        g->cap = cap;
-    }
+    if (!sg__grow((void **)&g->nodes, &g->cap, g->nnodes + 1, sizeof *g->nodes))
+        return NULL;
     gnode *n = &g->nodes[g->nnodes++];
     memset(n, 0, sizeof *n);
     n->slot = NONE;

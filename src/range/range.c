@@ -62,14 +62,8 @@ static const sg__iv *cache_get(const sg__range_cache *c, const sg_expr *e)
 
 static bool cache_put(sg__range_cache *c, const sg_expr *e, const sg__iv *iv)
 {
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 64;
-        sg__iv *p = realloc(c->ivs, cap * sizeof *p);
-        if (!p)
-            return false;
-        c->ivs = p;
-        c->cap = cap;
-    }
+    if (!sg__grow((void **)&c->ivs, &c->cap, c->n + 1, sizeof *c->ivs))
+        return false;
     if (!sg__idmap_put(&c->index, e->id, c->n))
         return false;
     sg__iv_init(&c->ivs[c->n]);

@@ -9,14 +9,8 @@
 
 bool sg__list_push(sg__list *l, const sg_expr *e)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 8;
-        const sg_expr **v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (!sg__grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
+        return false;
     l->v[l->n++] = e;
     return true;
 }
@@ -206,14 +200,8 @@ bool sg__facts_remember_reads(sg_facts *f, sg__readmark mark, size_t *rec)
         sg__facts_invalidate(f);
         return false;
     }
-    if (f->nund == f->capund) {
-        size_t cap = f->capund ? f->capund * 2 : 64;
-        sg__undecided *u = realloc(f->und, cap * sizeof *u);
-        if (!u)
-            return false;
-        f->und = u;
-        f->capund = cap;
-    }
+    if (!sg__grow((void **)&f->und, &f->capund, f->nund + 1, sizeof *f->und))
+        return false;
     sg__idmap seen;
     size_t off = f->uread.n;
     bool ok = sg__idmap_init(&seen, 64);
@@ -322,14 +310,8 @@ static bool occ_add(sg_facts *f, const sg_expr *m, size_t l)
     }
     stamp_in(f, &f->astamp, m);
     sg__occ *o = &f->occ[*i];
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 4;
-        size_t *v = realloc(o->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        o->v = v;
-        o->cap = cap;
-    }
+    if (!sg__grow((void **)&o->v, &o->cap, o->n + 1, sizeof *o->v))
+        return false;
     o->v[o->n++] = l;
     return true;
 }
@@ -472,14 +454,8 @@ const sg_expr *sg__facts_replace(sg_facts *f, const sg_expr *e)
     if (sg__subs_map(f->ctx, &r, e, &f->rmap, f->rval.v) != SG_OK)
         return NULL;
     size_t j = f->rmemo.n;
-    if (j == f->caprsig) {
-        size_t cap = f->caprsig ? f->caprsig * 2 : 64;
-        sg__sig *g = realloc(f->rsig, cap * sizeof *g);
-        if (!g)
-            return r; /* out of memory: not remembered, still right */
-        f->rsig = g;
-        f->caprsig = cap;
-    }
+    if (!sg__grow((void **)&f->rsig, &f->caprsig, j + 1, sizeof *f->rsig))
+        return r; /* out of memory: not remembered, still right */
     f->rsig[j] = signature(f, r);
     if (!sg__nodememo_put(&f->rmemo, e, r))
         forget_replaced(f); /* out of memory: no memo, still right */
@@ -522,14 +498,8 @@ static bool meet_bound(sg_facts *f, const sg_expr *atom, const sg__iv *iv)
         return true;
     }
     stamp_bound(f, atom);
-    if (f->batom.n == f->capbiv) {
-        size_t cap = f->capbiv ? f->capbiv * 2 : 16;
-        sg__iv *b = realloc(f->biv, cap * sizeof *b);
-        if (!b)
-            return false;
-        f->biv = b;
-        f->capbiv = cap;
-    }
+    if (!sg__grow((void **)&f->biv, &f->capbiv, f->batom.n + 1, sizeof *f->biv))
+        return false;
     size_t k = f->batom.n;
     if (!sg__list_push(&f->batom, atom))
         return false;
@@ -941,14 +911,8 @@ static process_result process_fact(sg_facts *f, size_t j)
     if (!e)
         return PROCESS_NOMEM;
     if (j == f->nfst) {
-        if (f->nfst == f->capfst) {
-            size_t cap = f->capfst ? f->capfst * 2 : 64;
-            sg__fstate *s = realloc(f->fst, cap * sizeof *s);
-            if (!s)
-                return PROCESS_NOMEM;
-            f->fst = s;
-            f->capfst = cap;
-        }
+        if (!sg__grow((void **)&f->fst, &f->capfst, f->nfst + 1, sizeof *f->fst))
+            return PROCESS_NOMEM;
         f->fst[f->nfst++] = (sg__fstate){NULL, 0, 0, 0};
     }
     sg__fstate *s = &f->fst[j];

@@ -111,15 +111,9 @@ static void row_free(fm *F, fmpz *r)
         for (size_t j = 0; j < F->nvar; j++)
             clear_large(r + j);
     clear_large(r + CONST);
-    if (F->nspare == F->capspare) {
-        size_t cap = F->capspare ? F->capspare * 2 : 64;
-        fmpz **v = realloc(F->spare, cap * sizeof *v);
-        if (!v) {
-            free(r);
-            return;
-        }
-        F->spare = v;
-        F->capspare = cap;
+    if (!sg__grow((void **)&F->spare, &F->capspare, F->nspare + 1, sizeof *F->spare)) {
+        free(r);
+        return;
     }
     F->spare[F->nspare++] = r;
 }
@@ -180,16 +174,10 @@ static fmpz *row_new(fm *F)
 
 static bool row_push(fm *F, fmpz *r)
 {
-    if (F->nrows == F->caprows) {
-        size_t cap = F->caprows ? F->caprows * 2 : 32;
-        fmpz **rows = realloc(F->rows, cap * sizeof *rows);
-        if (!rows) {
-            row_free(F, r);
-            F->overflow = true;
-            return false;
-        }
-        F->rows = rows;
-        F->caprows = cap;
+    if (!sg__grow((void **)&F->rows, &F->caprows, F->nrows + 1, sizeof *F->rows)) {
+        row_free(F, r);
+        F->overflow = true;
+        return false;
     }
     F->rows[F->nrows++] = r;
     return true;

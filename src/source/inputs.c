@@ -590,15 +590,7 @@ sg_env *sg_inputs_env(const sg_inputs *in)
  * input cannot fail after the environment changed). */
 static sg_status reserve(sg_inputs *in)
 {
-    if (in->n == in->cap) {
-        size_t cap = in->cap ? 2 * in->cap : 8;
-        inrec *nv = realloc(in->v, cap * sizeof *nv);
-        if (!nv)
-            return sg__nomem(in->ctx);
-        in->v = nv;
-        in->cap = cap;
-    }
-    return SG_OK;
+    return sg__grow((void **)&in->v, &in->cap, in->n + 1, sizeof *in->v) ? SG_OK : sg__nomem(in->ctx);
 }
 
 /* Fakify v under c from source src; on failure the environment, the cache

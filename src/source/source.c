@@ -226,14 +226,8 @@ sg_status sg__symcache_put(sg_symcache *c, const sg_env *env, const char *source
         return s;
     if (sg__idmap_find(&t->map, key->id))
         return SG_OK;
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 16;
-        const sg_expr **nv = realloc(t->vals, cap * sizeof *nv);
-        if (!nv)
-            return sg__nomem(c->ctx);
-        t->vals = nv;
-        t->cap = cap;
-    }
+    if (!sg__grow((void **)&t->vals, &t->cap, t->n + 1, sizeof *t->vals))
+        return sg__nomem(c->ctx);
     if (!sg__idmap_put(&t->map, key->id, t->n))
         return sg__nomem(c->ctx);
     t->vals[t->n++] = e;
