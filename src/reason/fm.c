@@ -44,52 +44,31 @@ static inline size_t next_var(ulong *m)
 
 typedef struct {
     sg_facts *f;
-    fmpz **spare;                    /* rows freed, for reuse (entries small) */
-    size_t nspare, capspare;
+    sg__fm_buffers b;                /* b.rows[0 .. nrows): nvar coefficients then the
+                                        constant, sum a_j v_j + c >= 0 */
+    bool borrowed;                   /* b is the fact base's, given back at the end */
     const sg_expr *var[FM_MAX_VARS]; /* NULL for a fresh variable (a quotient) */
-    size_t nvar;
-    sg__idmap index;                 /* monomial id -> variable */
-    fmpz **rows;                     /* nvar coefficients then the constant: sum a_j v_j + c >= 0 */
-    size_t nrows, caprows;
-    fmpz **next;                     /* eliminate_var: the rows it makes, swapped with rows */
-    size_t capnext;
-    size_t *posrows, capposrows;     /* eliminate_var: the rows where the variable is positive */
+    size_t nvar, nrows;
     size_t pos[FM_MAX_VARS], neg[FM_MAX_VARS]; /* eliminate: rows with each sign, per variable */
-    size_t *slot, capslot;           /* prune: a hash table of rows */
     size_t *budget;
     bool overflow;                   /* too many variables or out of memory: give up */
 } fm;
-
-/* The buffers of a run, kept in the fact base for the next one: a run makes
- * and drops rows by the hundred, and malloc was a tenth of its time. */
-typedef struct sg__fm_scratch {
-    fmpz **spare, **rows, **next;
-    size_t nspare, capspare, caprows, capnext;
-    size_t *slot, capslot, *posrows, capposrows;
-    sg__idmap index;
-} sg__fm_scratch;
 
 #define FM_KEEP_SPARE 4096 /* rows kept between runs, at most */
 
 static void fm_init(fm *F, sg_facts *f, size_t *budget)
 {
-    sg__fm_scratch *S = f->fm_scratch;
     memset(F, 0, sizeof *F);
     F->f = f;
     F->budget = budget;
-    if (S) { /* taken (a run nested in this one's gathering finds none) */
-        f->fm_scratch = NULL;
-        F->spare = S->spare, F->nspare = S->nspare, F->capspare = S->capspare;
-        F->rows = S->rows, F->caprows = S->caprows;
-        F->next = S->next, F->capnext = S->capnext;
-        F->slot = S->slot, F->capslot = S->capslot;
-        F->posrows = S->posrows, F->capposrows = S->capposrows;
-        F->index = S->index;
-        sg__idmap_reset(&F->index);
-        free(S);
-    } else {
-        F->overflow = !sg__idmap_init(&F->index, 16);
+    if (!f->fm_busy) { /* the fact base's buffers, unless a run has them */
+        F->b = f->fm_buf;
+        F->borrowed = f->fm_busy = true;
     }
+    if (F->b.index.cap)
+        sg__idmap_reset(&F->b.index);
+    else
+        F->overflow = !sg__idmap_init(&F->b.index, 16);
 }
 
 static void clear_large(fmpz *x)
@@ -111,59 +90,52 @@ static void row_free(fm *F, fmpz *r)
         for (size_t j = 0; j < F->nvar; j++)
             clear_large(r + j);
     clear_large(r + CONST);
-    if (!sg__grow((void **)&F->spare, &F->capspare, F->nspare + 1, sizeof *F->spare)) {
+    if (!sg__grow((void **)&F->b.spare, &F->b.capspare, F->b.nspare + 1, sizeof *F->b.spare)) {
         free(r);
         return;
     }
-    F->spare[F->nspare++] = r;
+    F->b.spare[F->b.nspare++] = r;
 }
 
-static void scratch_free(fmpz **spare, size_t nspare, fmpz **rows, fmpz **next, size_t *slot, size_t *posrows,
-                         sg__idmap *index)
+static void buffers_free(sg__fm_buffers *b)
 {
-    for (size_t i = 0; i < nspare; i++)
-        free(spare[i]);
-    free(spare);
-    free(rows);
-    free(next);
-    free(slot);
-    free(posrows);
-    sg__idmap_free(index);
+    for (size_t i = 0; i < b->nspare; i++)
+        free(b->spare[i]);
+    free(b->spare);
+    free(b->rows);
+    free(b->next);
+    free(b->slot);
+    free(b->posrows);
+    sg__idmap_free(&b->index);
+    memset(b, 0, sizeof *b);
 }
 
-/* The end of a run: its rows go back to the spares, and its buffers to the
- * fact base unless a nested run gave some back first (or memory is short). */
+/* The end of a run: its rows go back to the spares, and its buffers back
+ * to the fact base (or freed, if they were its own). */
 static void fm_clear(fm *F)
 {
     for (size_t i = 0; i < F->nrows; i++)
-        row_free(F, F->rows[i]);
-    while (F->nspare > FM_KEEP_SPARE)
-        free(F->spare[--F->nspare]);
-    sg__fm_scratch *S = F->f->fm_scratch || !F->index.cap ? NULL : malloc(sizeof *S);
-    if (!S) {
-        scratch_free(F->spare, F->nspare, F->rows, F->next, F->slot, F->posrows, &F->index);
+        row_free(F, F->b.rows[i]);
+    while (F->b.nspare > FM_KEEP_SPARE)
+        free(F->b.spare[--F->b.nspare]);
+    if (!F->borrowed) {
+        buffers_free(&F->b);
         return;
     }
-    *S = (sg__fm_scratch){F->spare, F->rows, F->next, F->nspare, F->capspare, F->caprows, F->capnext,
-                          F->slot, F->capslot, F->posrows, F->capposrows, F->index};
-    F->f->fm_scratch = S;
+    F->f->fm_buf = F->b;
+    F->f->fm_busy = false;
 }
 
-void sg__fm_scratch_free(sg_facts *f)
+void sg__fm_buffers_free(sg_facts *f)
 {
-    sg__fm_scratch *S = f->fm_scratch;
-    if (!S)
-        return;
-    scratch_free(S->spare, S->nspare, S->rows, S->next, S->slot, S->posrows, &S->index);
-    free(S);
-    f->fm_scratch = NULL;
+    buffers_free(&f->fm_buf);
 }
 
 /* A zero row (every row has room for the largest number of variables; a
  * zero fmpz is the word 0). */
 static fmpz *row_new(fm *F)
 {
-    fmpz *r = F->nspare ? F->spare[--F->nspare] : malloc(ROW_WORDS * sizeof *r);
+    fmpz *r = F->b.nspare ? F->b.spare[--F->b.nspare] : malloc(ROW_WORDS * sizeof *r);
     if (!r) {
         F->overflow = true;
         return NULL;
@@ -174,22 +146,22 @@ static fmpz *row_new(fm *F)
 
 static bool row_push(fm *F, fmpz *r)
 {
-    if (!sg__grow((void **)&F->rows, &F->caprows, F->nrows + 1, sizeof *F->rows)) {
+    if (!sg__grow((void **)&F->b.rows, &F->b.caprows, F->nrows + 1, sizeof *F->b.rows)) {
         row_free(F, r);
         F->overflow = true;
         return false;
     }
-    F->rows[F->nrows++] = r;
+    F->b.rows[F->nrows++] = r;
     return true;
 }
 
 /* The variable of monomial m, made if new (-1 when there is no room). */
 static int var_of(fm *F, const sg_expr *m)
 {
-    size_t *i = sg__idmap_find(&F->index, m->id);
+    size_t *i = sg__idmap_find(&F->b.index, m->id);
     if (i)
         return (int)*i;
-    if (F->nvar == FM_MAX_VARS || !sg__idmap_put(&F->index, m->id, F->nvar)) {
+    if (F->nvar == FM_MAX_VARS || !sg__idmap_put(&F->b.index, m->id, F->nvar)) {
         F->overflow = true;
         return -1;
     }
@@ -364,10 +336,10 @@ static size_t new_vars(fm *F, const sg_expr *p)
     if (p->op == SG_OP_INT)
         return 0;
     if (p->op != SG_OP_ADD)
-        return sg__idmap_find(&F->index, p->id) ? 0 : 1;
+        return sg__idmap_find(&F->b.index, p->id) ? 0 : 1;
     size_t k = 0;
     for (size_t i = 0; i < p->nargs; i++)
-        k += sg__idmap_find(&F->index, p->args[i]->id) ? 0 : 1;
+        k += sg__idmap_find(&F->b.index, p->args[i]->id) ? 0 : 1;
     return k;
 }
 
@@ -539,23 +511,23 @@ static bool prune(fm *F)
     size_t cap = 16, bits = 4;
     while (cap < 2 * F->nrows)
         cap *= 2, bits++;
-    if (cap > F->capslot) {
-        free(F->slot);
-        F->slot = malloc(cap * sizeof *F->slot);
-        F->capslot = F->slot ? cap : 0;
+    if (cap > F->b.capslot) {
+        free(F->b.slot);
+        F->b.slot = malloc(cap * sizeof *F->b.slot);
+        F->b.capslot = F->b.slot ? cap : 0;
     }
-    size_t *slot = F->slot; /* 1 + index into the rows kept; 0: free */
+    size_t *slot = F->b.slot; /* 1 + index into the rows kept; 0: free */
     if (slot)
         memset(slot, 0, cap * sizeof *slot);
     bool infeasible = false;
     size_t k = 0;
     for (size_t i = 0; i < F->nrows; i++) {
-        fmpz *r = F->rows[i];
+        fmpz *r = F->b.rows[i];
         if (!r[HASH]) {
             if (!r[MASK]) { /* exact here: no variable */
                 if (sgn(r + CONST) < 0) {
                     infeasible = true;
-                    F->rows[k++] = r;
+                    F->b.rows[k++] = r;
                 } else {
                     row_free(F, r);
                 }
@@ -565,10 +537,10 @@ static bool prune(fm *F)
         }
         if (slot) {
             size_t at = (size_t)(((ulong)r[HASH] * (ulong)0x9e3779b97f4a7c15ull) >> (FLINT_BITS - bits)); /* high bits */
-            while (slot[at] && !same_coefficients(F->rows[slot[at] - 1], r))
+            while (slot[at] && !same_coefficients(F->b.rows[slot[at] - 1], r))
                 at = (at + 1) & (cap - 1);
             if (slot[at]) {
-                fmpz *kept = F->rows[slot[at] - 1];
+                fmpz *kept = F->b.rows[slot[at] - 1];
                 if (fmpz_cmp(r + CONST, kept + CONST) < 0)
                     fmpz_set(kept + CONST, r + CONST);
                 drop_row(F, r);
@@ -576,7 +548,7 @@ static bool prune(fm *F)
             }
             slot[at] = k + 1;
         }
-        F->rows[k++] = r;
+        F->b.rows[k++] = r;
     }
     F->nrows = k;
     return infeasible;
@@ -601,17 +573,17 @@ static size_t cheapest_var(const fm *F, const bool *gone, size_t *cost)
 static bool eliminate_var(fm *F, size_t v, size_t cost)
 {
     size_t k = 0, npos = 0;
-    if (!sg__grow((void **)&F->next, &F->capnext, F->nrows + cost + 1, sizeof *F->next) ||
-        !sg__grow((void **)&F->posrows, &F->capposrows, F->pos[v] + 1, sizeof *F->posrows))
+    if (!sg__grow((void **)&F->b.next, &F->b.capnext, F->nrows + cost + 1, sizeof *F->b.next) ||
+        !sg__grow((void **)&F->b.posrows, &F->b.capposrows, F->pos[v] + 1, sizeof *F->b.posrows))
         return false;
-    fmpz **out = F->next;
-    size_t *pos = F->posrows;
+    fmpz **out = F->b.next;
+    size_t *pos = F->b.posrows;
     for (size_t j = 0; j < F->nrows && npos < F->pos[v]; j++)
-        if (sgn(F->rows[j] + v) > 0)
+        if (sgn(F->b.rows[j] + v) > 0)
             pos[npos++] = j;
     bool ok = true;
     for (size_t i = 0; i < F->nrows && ok; i++) {
-        if (sgn(F->rows[i] + v) >= 0)
+        if (sgn(F->b.rows[i] + v) >= 0)
             continue;
         for (size_t p = 0; p < npos; p++) {
             size_t j = pos[p];
@@ -623,17 +595,17 @@ static bool eliminate_var(fm *F, size_t v, size_t cost)
             }
             fmpz_t a;
             fmpz_init(a);
-            fmpz_neg(a, F->rows[i] + v);
-            const fmpz *b = F->rows[j] + v;
-            ulong both = ((ulong)F->rows[i][MASK] | (ulong)F->rows[j][MASK]) & ~(1ul << v), mask = 0;
+            fmpz_neg(a, F->b.rows[i] + v);
+            const fmpz *b = F->b.rows[j] + v;
+            ulong both = ((ulong)F->b.rows[i][MASK] | (ulong)F->b.rows[j][MASK]) & ~(1ul << v), mask = 0;
             for (ulong m = both; m;) { /* r is 0 elsewhere already */
                 size_t t = next_var(&m);
-                combine(r + t, b, F->rows[i] + t, a, F->rows[j] + t);
+                combine(r + t, b, F->b.rows[i] + t, a, F->b.rows[j] + t);
                 if (r[t])
                     mask |= 1ul << t;
             }
             r[MASK] = (slong)mask;
-            combine(r + CONST, b, F->rows[i] + CONST, a, F->rows[j] + CONST);
+            combine(r + CONST, b, F->b.rows[i] + CONST, a, F->b.rows[j] + CONST);
             fmpz_clear(a);
             tighten(r);
             count_signs(F, r, 1);
@@ -641,16 +613,16 @@ static bool eliminate_var(fm *F, size_t v, size_t cost)
         }
     }
     for (size_t i = 0; i < F->nrows; i++) {
-        if (ok && fmpz_is_zero(F->rows[i] + v))
-            out[k++] = F->rows[i];
+        if (ok && fmpz_is_zero(F->b.rows[i] + v))
+            out[k++] = F->b.rows[i];
         else
-            drop_row(F, F->rows[i]);
+            drop_row(F, F->b.rows[i]);
     }
-    F->next = F->rows; /* swapped: the old array holds the next step's rows */
-    size_t cap = F->caprows;
-    F->caprows = F->capnext;
-    F->capnext = cap;
-    F->rows = out;
+    F->b.next = F->b.rows; /* swapped: the old array holds the next step's rows */
+    size_t cap = F->b.caprows;
+    F->b.caprows = F->b.capnext;
+    F->b.capnext = cap;
+    F->b.rows = out;
     F->nrows = k;
     return ok;
 }
@@ -662,9 +634,9 @@ static sg_truth eliminate(fm *F)
     for (size_t v = 0; v < F->nvar; v++)
         F->pos[v] = F->neg[v] = 0;
     for (size_t i = 0; i < F->nrows; i++) {
-        set_mask(F->rows[i], F->nvar);
-        tighten(F->rows[i]);
-        count_signs(F, F->rows[i], 1);
+        set_mask(F->b.rows[i], F->nvar);
+        tighten(F->b.rows[i]);
+        count_signs(F, F->b.rows[i], 1);
     }
     for (;;) {
         if (prune(F))
