@@ -58,8 +58,8 @@ static int is_name_char(char c, int first)
     return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (!first && c >= '0' && c <= '9');
 }
 
-/* The next word of *p: a run of non-blanks, or range=[...] with its blanks. */
-static int next_word(const char **p, const char **w, size_t *n)
+/* cli.h */
+int cli_next_item(const char **p, const char **w, size_t *n)
 {
     const char *s = *p;
     while (cli_is_blank(*s))
@@ -67,12 +67,13 @@ static int next_word(const char **p, const char **w, size_t *n)
     if (!*s)
         return 0;
     const char *e = s;
-    if (!strncmp(s, "range=[", 7)) {
-        e = strchr(s, ']');
-        e = e ? e + 1 : s + strlen(s);
-    } else {
-        while (*e && !cli_is_blank(*e))
-            e++;
+    int depth = 0;
+    while (*e && (depth > 0 || !cli_is_blank(*e))) {
+        if (*e == '[' || *e == '{')
+            depth++;
+        else if ((*e == ']' || *e == '}') && depth > 0)
+            depth--;
+        e++;
     }
     *w = s;
     *n = (size_t)(e - s);
@@ -170,7 +171,7 @@ cmd_result cmd_env(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         cli_str_adds(why, "'env' must come before the environment is used");
         return CMD_FAIL;
     }
-    while (next_word(&p, &w, &n)) {
+    while (cli_next_item(&p, &w, &n)) {
         const char *eq = memchr(w, '=', n);
         if (!eq) {
             cli_str_addf(why, "'%.*s' is not OPTION=VALUE", (int)n, w);
@@ -215,14 +216,14 @@ cmd_result cmd_backed(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *
     }
     p++;
     const sg_expr *hint = NULL, *e;
-    if (!next_word(&p, &w, &n) || !cli_read_bound(ctx, w, n, &hint) || !hint) {
+    if (!cli_next_item(&p, &w, &n) || !cli_read_bound(ctx, w, n, &hint) || !hint) {
         cli_str_adds(why, "the hint must be an integer");
         return CMD_FAIL;
     }
     sg_dim_dynamic dyn = SG_DIM_DUCK;
     int size = 0, ranged = 0;
     sg_interval r = { NULL, NULL };
-    while (next_word(&p, &w, &n)) {
+    while (cli_next_item(&p, &w, &n)) {
         if (word_is(w, n, "dynamic"))
             dyn = SG_DIM_DYNAMIC;
         else if (word_is(w, n, "duck"))
@@ -271,7 +272,7 @@ cmd_result cmd_unbacked(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str
         return CMD_FAIL;
     int size = 0, ranged = 0;
     sg_interval r = { NULL, NULL };
-    while (next_word(&p, &w, &n)) {
+    while (cli_next_item(&p, &w, &n)) {
         if (word_is(w, n, "size")) {
             size = 1;
         } else if (n >= 7 && !strncmp(w, "range=[", 7)) {

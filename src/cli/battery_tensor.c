@@ -8,30 +8,6 @@
 
 /* ---- reading values ---------------------------------------------------------- */
 
-/* The next item of *p: a run of non-blanks in which brackets and braces
- * nest (so "sizes=[5, 4]" and "data={sizes=[4]}" are one item each). */
-static int next_item(const char **p, const char **w, size_t *n)
-{
-    const char *s = *p;
-    while (cli_is_blank(*s))
-        s++;
-    if (!*s)
-        return 0;
-    const char *e = s;
-    int depth = 0;
-    while (*e && (depth > 0 || !cli_is_blank(*e))) {
-        if (*e == '[' || *e == '{')
-            depth++;
-        else if ((*e == ']' || *e == '}') && depth > 0)
-            depth--;
-        e++;
-    }
-    *w = s;
-    *n = (size_t)(e - s);
-    *p = e;
-    return 1;
-}
-
 static int read_i64(const char *w, size_t n, int64_t *out)
 {
     cli_trim(&w, &n);
@@ -200,7 +176,7 @@ static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed
     static const char *const keys[] = {"sizes", "strides", "offset", "ctx", "kind", "dynamic"};
     if (!balanced(p, why))
         return 0;
-    while (next_item(&p, &w, &n)) {
+    while (cli_next_item(&p, &w, &n)) {
         const char *eq = memchr(w, '=', n);
         if (!eq) {
             cli_str_addf(why, "'%.*s' is not KEY=VALUE", (int)n, w);

@@ -44,6 +44,10 @@ void cli_str_add_error(cli_str *s, sg_ctx *ctx, sg_status st);
 /* ---- text helpers ------------------------------------------------------- */
 
 int cli_is_blank(char c);
+/* The next item of *p (blanks skipped): a run of non-blanks in which
+ * brackets and braces nest, so "range=[2, 10]" and "data={sizes=[4]}" are
+ * one item each; *w and *n are the item, *p moves past it. 0 at the end. */
+int cli_next_item(const char **p, const char **w, size_t *n);
 /* Trim blanks (space, tab, CR, VT, FF) from both ends of [*p, *p + *n). */
 void cli_trim(const char **p, size_t *n);
 /* 1 if [p, p + n) is exactly the NUL-terminated word w. */
