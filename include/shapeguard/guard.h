@@ -56,6 +56,28 @@ SG_WARN_UNUSED sg_status sg_guard_prog_compile(sg_ctx *ctx, sg_give sg_guard_pro
                                                const sg_expr *const *guards, size_t n,
                                                const sg_expr *const *slots, size_t nslots);
 
+/* sg_guard_prog_compile with flags (0 or SG_GUARD_INTERPRET).
+ *
+ * Native code. Where the library has a backend for the machine (x86-64 under
+ * the System V ABI: Linux, FreeBSD, NetBSD; not in builds configured with
+ * --disable-native-guards), the batched guards of a program (see
+ * sg_guard_prog_stats) are also written out as machine code,
+ * without any compiler, into pages that are never writable and executable
+ * at once; a check runs that code first. It gives the same answers as the
+ * interpreter, which remains the path for every other guard, for failures
+ * (the first failing guard, errors) and when the system refuses executable
+ * pages (then the program is interpreted, silently). SG_GUARD_INTERPRET
+ * asks for no native code. A deserialized program takes the default.
+ * Errors: those of sg_guard_prog_compile, and SG_EINVAL for an unknown flag. */
+#define SG_GUARD_INTERPRET 1u
+SG_WARN_UNUSED sg_status sg_guard_prog_compile_flags(sg_ctx *ctx, sg_give sg_guard_prog **out,
+                                                     const sg_expr *const *guards, size_t n,
+                                                     const sg_expr *const *slots, size_t nslots, unsigned flags);
+
+/* The bytes of native code of p (never fails; p must not be NULL); 0 when p
+ * is interpreted only. */
+size_t sg_guard_prog_native_size(const sg_guard_prog *p);
+
 /* Release a program. Accepts NULL. */
 void sg_guard_prog_free(sg_take sg_guard_prog *p);
 

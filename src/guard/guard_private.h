@@ -128,6 +128,12 @@ typedef struct gp_seg {
     uint32_t entry;
 } gp_seg;
 
+/* The first pass (every batched guard holds?) as a function: 0 when a batched
+ * guard does not hold or overflows, else 1 when the batched guards are the
+ * whole program, 2 when reg_insns follow. Interpreted by prog_check.c, or
+ * native code (prog_native.c). */
+typedef int (*gp_pass_fn)(const struct sg_guard_prog *p, const int64_t *v);
+
 struct sg_guard_prog {
     sg_ctx *ctx;
     size_t max_bits; /* the context's bit limit at compile time */
@@ -151,7 +157,21 @@ struct sg_guard_prog {
     size_t nsegs;     /* without the end mark */
     size_t nregs;
     size_t nbatched, nexact;
+    gp_pass_fn native;  /* the native first pass, or NULL (interpreted) */
+    void *native_mem;   /* its pages (native_len bytes; native_size of code) */
+    size_t native_len, native_size;
 };
+
+/* Build p's native first pass when want is true and the machine has a
+ * backend (prog_native.c says when); p->fast and p->segs are final. Leaves
+ * p->native NULL when there is none, which is not an error; false only when
+ * memory runs out. */
+bool sg__gp_native_build(sg_guard_prog *p, bool want);
+void sg__gp_native_free(sg_guard_prog *p);
+
+/* p's first pass at v (gp_pass_fn), native when p has it: for tests, which
+ * check that the native and the interpreted pass agree. */
+int sg__gp_first_pass(const sg_guard_prog *p, const int64_t *v);
 
 /* A relation p REL 0 (GE0, EQ0, NE0) split into terms: p = c + sum k_i m_i
  * (p itself as one term 1*p when it is not a sum). */

@@ -104,13 +104,18 @@ HOT_INLINE bool f_diff(const gp_elt *e, const int64_t *v, int64_t *f)
     return __builtin_sub_overflow(v[e->a], v[e->z], f);
 }
 
-/* The kinds with a z term: f = atom + k*z. */
+/* The kinds with a z term: f = atom + k*z. k*z overflows for k = -1 only at
+ * z = INT64_MIN, where atom - z may not: then f is that (the native pass
+ * subtracts z for k = -1, and both passes must decide the same guards). */
 #define Z_TERM(F)                                                                                            \
     HOT_INLINE bool F##_z(const gp_elt *e, const int64_t *v, int64_t *f)                                     \
     {                                                                                                        \
         int64_t a, t;                                                                                        \
-        return F(e, v, &a) || __builtin_mul_overflow((int64_t)e->k, v[e->z], &t) ||                          \
-               __builtin_add_overflow(a, t, f);                                                              \
+        if (F(e, v, &a))                                                                                     \
+            return true;                                                                                     \
+        if (UNLIKELY(__builtin_mul_overflow((int64_t)e->k, v[e->z], &t)))                                    \
+            return e->k != -1 || __builtin_sub_overflow(a, v[e->z], f);                                      \
+        return __builtin_add_overflow(a, t, f);                                                              \
     }
 Z_TERM(f_slot)
 Z_TERM(f_modp2)
@@ -225,17 +230,12 @@ static unsigned one_run(gp_op k, const gp_elt *e, const int64_t *v, unsigned *ba
             goto not_all;                                                                                    \
     } while (++e != s->end)
 
-/* The pass that assumes every guard holds, and what follows when it does not
- * show that they do: the register pass (reg_insns; none when every guard is
- * batched), then the ordered program. The registers are scratch or, when it
- * is NULL, a file of check_regs_own's. Not inlined: it holds the address of
- * its labels, and both entries tail-call it. */
-static int check_regs(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t *r, bool runs_ok);
-static NOINLINE int check_regs_own(const sg_guard_prog *p, const int64_t *v, size_t *failed, bool runs_ok);
-
-static NOINLINE int first_pass(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t *scratch)
+/* The pass that assumes every guard holds, interpreted (gp_pass_fn, as the
+ * native pass of prog_native.c): 0 when a batched guard does not hold or
+ * overflows, else 1 when the batched guards are the whole program, 2 when
+ * reg_insns follow. Not inlined: it holds the address of its labels. */
+static NOINLINE int first_pass(const sg_guard_prog *p, const int64_t *v)
 {
-    bool runs_ok = false;
     const gp_elt *e = p->fast;
     const gp_seg *s = p->segs;
 #if defined(__GNUC__)
@@ -250,8 +250,9 @@ static NOINLINE int first_pass(const sg_guard_prog *p, const int64_t *v, size_t 
     goto *next[s->entry];
     GP_RUN_KINDS(SEG_CODE)
 segs_pass:
-    return SG_GUARD_PASS;
+    return 1;
 segs_regs:
+    return 2;
 #else
     for (;; s++) {
         switch ((gp_op)s->entry) {
@@ -265,12 +266,37 @@ segs_regs:
         }
         break;
     }
-    if (s->entry == GP_SEG_END)
-        return SG_GUARD_PASS;
+    return s->entry == GP_SEG_END ? 1 : 2;
 #endif
-    runs_ok = true;
 not_all:
-    return scratch ? check_regs(p, v, failed, scratch, runs_ok) : check_regs_own(p, v, failed, runs_ok);
+    return 0;
+}
+
+/* What follows a first pass that did not show that every guard holds (pass
+ * 0 or 2): the register pass (reg_insns) after runs that hold, then the
+ * ordered program. The registers are scratch or, when it is NULL, a file of
+ * check_regs_own's. */
+static int check_regs(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t *r, bool runs_ok);
+static NOINLINE int check_regs_own(const sg_guard_prog *p, const int64_t *v, size_t *failed, bool runs_ok);
+
+static NOINLINE int after_pass(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t *scratch,
+                               int pass)
+{
+    return scratch ? check_regs(p, v, failed, scratch, pass == 2) : check_regs_own(p, v, failed, pass == 2);
+}
+
+int sg__gp_first_pass(const sg_guard_prog *p, const int64_t *v)
+{
+    return p->native ? p->native(p, v) : first_pass(p, v);
+}
+
+/* The first pass, native when p has it, then the rest when needed. */
+HOT_INLINE int check(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t *scratch)
+{
+    int pass = p->native ? p->native(p, v) : first_pass(p, v);
+    if (LIKELY(pass == 1))
+        return SG_GUARD_PASS;
+    return after_pass(p, v, failed, scratch, pass);
 }
 
 /* b ** e for e >= 0 in int64: false on overflow. */
@@ -573,14 +599,14 @@ int sg_guard_prog_check_scratch(const sg_guard_prog *p, const int64_t *v, size_t
 {
     if (!p || (p->nslots && !v) || nv < p->nslots || (p->nregs && (!scratch || nscratch < p->nregs)))
         return SG_EINVAL;
-    return first_pass(p, v, failed, scratch); /* NULL only when no register is needed */
+    return check(p, v, failed, scratch); /* NULL only when no register is needed */
 }
 
 int sg_guard_prog_check(const sg_guard_prog *p, const int64_t *v, size_t nv, size_t *failed)
 {
     if (UNLIKELY(!p || nv < p->nslots || (!v && p->nslots)))
         return SG_EINVAL;
-    return first_pass(p, v, failed, NULL);
+    return check(p, v, failed, NULL);
 }
 
 int sg_guard_prog_check_exact(const sg_guard_prog *p, const sg_expr *const *vals, size_t nv, size_t *failed)

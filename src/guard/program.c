@@ -661,17 +661,20 @@ void sg_guard_prog_free(sg_guard_prog *p)
         for (size_t k = 0; k < GP_NRUNKINDS; k++)
             free(p->elts[k]);
     free(p->segs);
+    sg__gp_native_free(p);
     free(p);
 }
 
-sg_status sg_guard_prog_compile(sg_ctx *ctx, sg_guard_prog **out, const sg_expr *const *guards, size_t n,
-                                const sg_expr *const *slots, size_t nslots)
+sg_status sg_guard_prog_compile_flags(sg_ctx *ctx, sg_guard_prog **out, const sg_expr *const *guards, size_t n,
+                                      const sg_expr *const *slots, size_t nslots, unsigned flags)
 {
     if (!ctx)
         return SG_EINVAL;
     if (!out)
         return sg__err(ctx, SG_EINVAL, "sg_guard_prog_compile: out is NULL");
     *out = NULL;
+    if (flags & ~SG_GUARD_INTERPRET)
+        return sg__err(ctx, SG_EINVAL, "sg_guard_prog_compile: unknown flags 0x%x", flags & ~SG_GUARD_INTERPRET);
     sg_guard_prog *p = calloc(1, sizeof *p);
     if (!p)
         return sg__nomem(ctx);
@@ -702,7 +705,7 @@ sg_status sg_guard_prog_compile(sg_ctx *ctx, sg_guard_prog **out, const sg_expr 
             for (size_t i = 0; i < p->ninsns; i++)
                 if (p->insns[i].op >= GP_NRUNKINDS)
                     p->reg_insns[p->nreg_insns++] = p->insns[i];
-        ok = ok && pack_runs(p);
+        ok = ok && pack_runs(p) && sg__gp_native_build(p, !(flags & SG_GUARD_INTERPRET));
     }
     sg__idmap_free(&C.memo);
     sg__idmap_free(&big.seen);
@@ -714,6 +717,17 @@ sg_status sg_guard_prog_compile(sg_ctx *ctx, sg_guard_prog **out, const sg_expr 
     }
     *out = p;
     return SG_OK;
+}
+
+sg_status sg_guard_prog_compile(sg_ctx *ctx, sg_guard_prog **out, const sg_expr *const *guards, size_t n,
+                                const sg_expr *const *slots, size_t nslots)
+{
+    return sg_guard_prog_compile_flags(ctx, out, guards, n, slots, nslots, 0);
+}
+
+size_t sg_guard_prog_native_size(const sg_guard_prog *p)
+{
+    return p->native ? p->native_size : 0;
 }
 
 size_t sg_guard_prog_nguards(const sg_guard_prog *p)

@@ -10,6 +10,8 @@
  * (near the hints, small, near the int64 limits, beyond int64) it checks
  * here, against direct exact evaluation of each guard with sg_expr_eval:
  *   - sg_guard_prog_check (int64 inputs) and sg_guard_prog_check_exact (all),
+ *   - the same program compiled with SG_GUARD_INTERPRET (the default one has
+ *     native code on x86-64: both must agree with exact evaluation),
  *   - the program rebuilt by serialize/deserialize into another context,
  *   - sg_guard_prog_explain (names the same guard).
  * It writes OUTDIR/guards_c.c (the emitted C of every set, a driver and the
@@ -40,7 +42,7 @@ static int64_t range(int64_t lo, int64_t hi)
 }
 
 static sg_ctx *C;
-static long mismatches, compared, errors_seen, exact_big, explained, roundtrips;
+static long mismatches, compared, errors_seen, exact_big, explained, roundtrips, native_sets;
 
 #define MAXS 8
 #define MAXG 96
@@ -280,8 +282,8 @@ static void report(long set, const gset *S, const input *in, const char *what, i
     }
 }
 
-static void check_one(long set, const gset *S, sg_guard_prog *p, sg_guard_prog *q, sg_ctx *cq, const input *in,
-                      int want, size_t wf)
+static void check_one(long set, const gset *S, sg_guard_prog *p, sg_guard_prog *pi, sg_guard_prog *q, sg_ctx *cq,
+                      const input *in, int want, size_t wf)
 {
     size_t gf = SIZE_MAX;
     int got;
@@ -290,6 +292,10 @@ static void check_one(long set, const gset *S, sg_guard_prog *p, sg_guard_prog *
         got = sg_guard_prog_check(p, in->v, S->ns, &gf);
         if (got != want || (want != SG_GUARD_PASS && gf != wf))
             report(set, S, in, "check", got, gf, want, wf);
+        gf = SIZE_MAX;
+        got = sg_guard_prog_check(pi, in->v, S->ns, &gf);
+        if (got != want || (want != SG_GUARD_PASS && gf != wf))
+            report(set, S, in, "interpreted check", got, gf, want, wf);
         gf = SIZE_MAX;
         got = sg_guard_prog_check(q, in->v, S->ns, &gf);
         roundtrips++;
@@ -364,9 +370,13 @@ int main(int argc, char **argv)
         else
             make_expr_set(&S);
         total_guards += (long)S.ng;
-        sg_guard_prog *p = NULL, *q = NULL;
-        if (sg_guard_prog_compile(C, &p, S.guards, S.ng, S.slots, S.ns))
+        sg_guard_prog *p = NULL, *pi = NULL, *q = NULL;
+        if (sg_guard_prog_compile(C, &p, S.guards, S.ng, S.slots, S.ns) ||
+            sg_guard_prog_compile_flags(C, &pi, S.guards, S.ng, S.slots, S.ns, SG_GUARD_INTERPRET))
             die("compile");
+        if (sg_guard_prog_native_size(pi))
+            die("native code despite SG_GUARD_INTERPRET");
+        native_sets += sg_guard_prog_native_size(p) > 0;
         uint8_t *blob = NULL;
         size_t len = 0;
         if (sg_guard_prog_serialize(C, &blob, &len, p))
@@ -413,7 +423,7 @@ int main(int argc, char **argv)
             int want = expected(&S, per, err, &wf);
             for (size_t g = 0; g < S.ng; g++)
                 errors_seen += per[g] < 0;
-            check_one(k, &S, p, q, cq, &in, want, wf);
+            check_one(k, &S, p, pi, q, cq, &in, want, wf);
             fprintf(fp, "  ([");
             for (size_t i = 0; i < S.ns; i++)
                 fprintf(fp, "%s%s", i ? ", " : "", in.text[i]);
@@ -467,6 +477,7 @@ int main(int argc, char **argv)
         sg_free(csrc);
         sg_free(py);
         sg_guard_prog_free(p);
+        sg_guard_prog_free(pi);
         sg_guard_prog_free(q);
     }
     /* the C driver */
@@ -536,10 +547,10 @@ int main(int argc, char **argv)
             "sys.exit(1 if bad or agree * 2 < n else 0)\n");
     fclose(fc);
     fclose(fp);
-    printf("guard_gen: seed %s, %ld sets, %ld guards, %ld inputs compared (%ld beyond int64), %ld round trips, "
-           "%ld explained, %ld guard evaluations raising, %ld C inputs, %ld mismatches\n",
-           argv[1], nsets, total_guards, compared, exact_big, roundtrips, explained, errors_seen, ntests_c,
-           mismatches);
+    printf("guard_gen: seed %s, %ld sets (%ld with native code), %ld guards, %ld inputs compared (%ld beyond "
+           "int64), %ld round trips, %ld explained, %ld guard evaluations raising, %ld C inputs, %ld mismatches\n",
+           argv[1], nsets, native_sets, total_guards, compared, exact_big, roundtrips, explained, errors_seen,
+           ntests_c, mismatches);
     sg_ctx_free(cq);
     sg_ctx_free(C);
     return mismatches ? 1 : 0;

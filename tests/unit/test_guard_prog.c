@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h" /* SG_NO_NATIVE_GUARDS */
 #include "shapeguard.h"
 #include "shapeguard/flint.h" /* flint_cleanup: a thread's FLINT caches */
+#include "guard/guard_private.h" /* sg__gp_first_pass: the native and the interpreted pass agree */
 
 static sg_ctx *C;
 
@@ -50,7 +52,8 @@ static const sg_expr *S(const char *name)
 #define Y "L['y'].size()[0]"
 #define Z "L['z'].size()[1]"
 
-static sg_guard_prog *compile_list(const char *const *texts, size_t n, const char *const *slots, size_t ns)
+static sg_guard_prog *compile_list_flags(const char *const *texts, size_t n, const char *const *slots, size_t ns,
+                                        unsigned flags)
 {
     const sg_expr *g[64], *s[16];
     for (size_t i = 0; i < n; i++)
@@ -58,10 +61,15 @@ static sg_guard_prog *compile_list(const char *const *texts, size_t n, const cha
     for (size_t i = 0; i < ns; i++)
         s[i] = S(slots[i]);
     sg_guard_prog *p = NULL;
-    sg_status st = sg_guard_prog_compile(C, &p, g, n, s, ns);
+    sg_status st = sg_guard_prog_compile_flags(C, &p, g, n, s, ns, flags);
     if (st != SG_OK)
         fail_msg("compile: %s", sg_ctx_last_error_msg(C));
     return p;
+}
+
+static sg_guard_prog *compile_list(const char *const *texts, size_t n, const char *const *slots, size_t ns)
+{
+    return compile_list_flags(texts, n, slots, ns, 0);
 }
 
 static const char *const XYZ[] = {X, Y, Z};
@@ -285,6 +293,29 @@ static void test_check_exact_values(void **state)
 
 /* ---- run kinds against exact evaluation ---------------------------------- */
 
+/* The first pass of p (native code where the library has a backend) and of
+ * pi (the same guards, interpreted) give the same verdict at v: 0 when a
+ * batched guard does not hold or overflows, else 1 or 2. (A check's answer
+ * alone would not show a native pass that misses too often: the ordered
+ * program then answers right, only slowly.) */
+static char text_buf[512];
+static const char *text_of(const sg_expr *e)
+{
+    char *t = NULL;
+    if (sg_print(C, &t, e, SG_FMT_SG) == SG_OK)
+        snprintf(text_buf, sizeof text_buf, "%s", t);
+    sg_free(t);
+    return text_buf;
+}
+
+static void same_pass(const sg_guard_prog *p, const sg_guard_prog *pi, const int64_t *v)
+{
+    int a = sg__gp_first_pass(p, v), b = sg__gp_first_pass(pi, v);
+    if (a != b)
+        fail_msg("first pass %d, interpreted %d at (%lld, %lld, %lld); guard 0: %s", a, b, (long long)v[0],
+                 (long long)v[1], (long long)v[2], sg_guard_prog_nguards(p) ? text_of(sg_guard_prog_guard(p, 0)) : "-");
+}
+
 /* Guards of every run kind (guard_private.h), with and without a z term, each
  * relation, constants and coefficients that the compiler folds into the
  * element's set, and a few shapes that are not batched (an empty set). */
@@ -326,10 +357,14 @@ static int eval_guard(const sg_expr *t, const int64_t *xyz)
 static void test_check_run_kinds(void **state)
 {
     (void)state;
-    sg_guard_prog *all = compile_list(kind_guards, NKIND, XYZ, 3), *one[NKIND];
+    /* each program twice: as compiled by default (native code where the
+     * library has a backend) and interpreted */
+    sg_guard_prog *all = compile_list(kind_guards, NKIND, XYZ, 3), *one[NKIND], *onei[NKIND];
+    sg_guard_prog *alli = compile_list_flags(kind_guards, NKIND, XYZ, 3, SG_GUARD_INTERPRET);
     size_t nbatched = 0;
     for (size_t i = 0; i < NKIND; i++) {
         one[i] = compile_list(kind_guards + i, 1, XYZ, 3);
+        onei[i] = compile_list_flags(kind_guards + i, 1, XYZ, 3, SG_GUARD_INTERPRET);
         size_t nb = 0;
         sg_guard_prog_stats(one[i], NULL, NULL, &nb, NULL);
         nbatched += nb;
@@ -346,21 +381,28 @@ static void test_check_run_kinds(void **state)
         size_t first = NKIND, failed = 99;
         for (size_t i = 0; i < NKIND; i++) {
             int want = eval_guard(sg_guard_prog_guard(all, i), xyz);
-            int got = sg_guard_prog_check(one[i], xyz, 3, &failed);
-            if (got != want)
-                fail_msg("%s at (%lld, %lld, %lld): check %d, exact %d", kind_guards[i], (long long)xyz[0],
-                         (long long)xyz[1], (long long)xyz[2], got, want);
+            int got = sg_guard_prog_check(one[i], xyz, 3, &failed), goti = sg_guard_prog_check(onei[i], xyz, 3, &failed);
+            same_pass(one[i], onei[i], xyz);
+            if (got != want || goti != want)
+                fail_msg("%s at (%lld, %lld, %lld): check %d, interpreted %d, exact %d", kind_guards[i],
+                         (long long)xyz[0], (long long)xyz[1], (long long)xyz[2], got, goti, want);
             if (want == SG_GUARD_FAIL && first == NKIND)
                 first = i;
         }
-        int got = sg_guard_prog_check(all, xyz, 3, &failed);
-        assert_int_equal(got, first == NKIND ? SG_GUARD_PASS : SG_GUARD_FAIL);
-        if (first < NKIND)
-            assert_int_equal(failed, first);
+        same_pass(all, alli, xyz);
+        for (int b = 0; b < 2; b++) {
+            int got = sg_guard_prog_check(b ? alli : all, xyz, 3, &failed);
+            assert_int_equal(got, first == NKIND ? SG_GUARD_PASS : SG_GUARD_FAIL);
+            if (first < NKIND)
+                assert_int_equal(failed, first);
+        }
     }
-    for (size_t i = 0; i < NKIND; i++)
+    for (size_t i = 0; i < NKIND; i++) {
         sg_guard_prog_free(one[i]);
+        sg_guard_prog_free(onei[i]);
+    }
     sg_guard_prog_free(all);
+    sg_guard_prog_free(alli);
 }
 
 /* Bounds, equalities and linear relations against constants at and just
@@ -397,8 +439,9 @@ static void test_check_boundary_constants(void **state)
     }
     for (int i = 0; i < 3; i++)
         slots[i] = S(XYZ[i]);
-    sg_guard_prog *p = NULL;
+    sg_guard_prog *p = NULL, *pi = NULL;
     assert_int_equal(sg_guard_prog_compile(C, &p, g, n, slots, 3), SG_OK);
+    assert_int_equal(sg_guard_prog_compile_flags(C, &pi, g, n, slots, 3, SG_GUARD_INTERPRET), SG_OK);
     uint64_t st = 777;
     for (int iter = 0; iter < 1500; iter++) {
         int64_t xyz[3];
@@ -412,10 +455,14 @@ static void test_check_boundary_constants(void **state)
         for (size_t i = 0; i < n && first == n; i++)
             if (eval_guard(g[i], xyz) == SG_GUARD_FAIL)
                 first = i;
-        int got = sg_guard_prog_check(p, xyz, 3, &failed);
-        if (got != (first == n ? SG_GUARD_PASS : SG_GUARD_FAIL) || (first < n && failed != first))
-            fail_msg("at (%lld, %lld, %lld): check %d (guard %zu), exact: first failure %zu", (long long)xyz[0],
-                     (long long)xyz[1], (long long)xyz[2], got, failed, first);
+        same_pass(p, pi, xyz);
+        for (int b = 0; b < 2; b++) {
+            int got = sg_guard_prog_check(b ? pi : p, xyz, 3, &failed);
+            if (got != (first == n ? SG_GUARD_PASS : SG_GUARD_FAIL) || (first < n && failed != first))
+                fail_msg("at (%lld, %lld, %lld): %s check %d (guard %zu), exact: first failure %zu",
+                         (long long)xyz[0], (long long)xyz[1], (long long)xyz[2], b ? "interpreted" : "default",
+                         got, failed, first);
+        }
     }
     /* every guard alone */
     for (size_t i = 0; i < n; i++) {
@@ -433,6 +480,133 @@ static void test_check_boundary_constants(void **state)
         sg_guard_prog_free(one);
     }
     sg_guard_prog_free(p);
+    sg_guard_prog_free(pi);
+}
+
+/* ---- native code --------------------------------------------------------- */
+
+/* Where the library writes guard programs out as machine code (guard.h),
+ * that it does; never with SG_GUARD_INTERPRET; unknown flags are refused. */
+static void test_native_flags(void **state)
+{
+    (void)state;
+    static const char *const g[] = {X " >= 2", X " == " Y, "2*" X " <= " Z " + 7"};
+    sg_guard_prog *p = compile_list(g, 3, XYZ, 3), *pi = compile_list_flags(g, 3, XYZ, 3, SG_GUARD_INTERPRET);
+#if defined(__x86_64__) && defined(__linux__) && !defined(SG_NO_NATIVE_GUARDS)
+    assert_true(sg_guard_prog_native_size(p) > 0);
+#else
+    assert_int_equal(sg_guard_prog_native_size(p), 0);
+#endif
+    assert_int_equal(sg_guard_prog_native_size(pi), 0);
+    for (int b = 0; b < 2; b++) {
+        size_t failed = 9;
+        assert_int_equal(sg_guard_prog_check(b ? pi : p, (int64_t[]){3, 3, 0}, 3, NULL), SG_GUARD_PASS);
+        assert_int_equal(sg_guard_prog_check(b ? pi : p, (int64_t[]){3, 3, -2}, 3, &failed), SG_GUARD_FAIL);
+        assert_int_equal(failed, 2);
+    }
+    /* no batched guard: nothing to write out */
+    static const char *const h[] = {X " ** 2 >= " Y " ** 3"};
+    sg_guard_prog *q = compile_list(h, 1, XYZ, 3);
+    assert_int_equal(sg_guard_prog_native_size(q), 0);
+    const sg_expr *e = P(X " >= 2"), *sl = S(X);
+    sg_guard_prog *r = (sg_guard_prog *)&r;
+    assert_int_equal(sg_guard_prog_compile_flags(C, &r, &e, 1, &sl, 1, 2), SG_EINVAL);
+    assert_null(r);
+    assert_non_null(strstr(sg_ctx_last_error_msg(C), "unknown flags 0x2"));
+    sg_guard_prog_free(p);
+    sg_guard_prog_free(pi);
+    sg_guard_prog_free(q);
+}
+
+/* Many slots (offsets beyond a byte in the machine code) and every batched
+ * shape over random pairs of them, each guard true at a base point; at the
+ * base point with one value changed, the default program (native code where
+ * there is a backend), the interpreted one and exact evaluation must give
+ * the same answer and the same first failing guard. */
+#define NWIDE 40
+#define NWG 300
+static void test_native_wide(void **state)
+{
+    (void)state;
+    static const char *const shapes[] = {
+        "%s >= %d", "%s <= %d", "%s == %d", "%s != %d", "%s == %s", "%s != %s", "%s %% 4 == %d", "%s %% 3 != %d",
+        "%s // 2 < %s - %d", "%s // 5 >= %s - %d", "%s * %s <= %d", "Max(%s, %s) <= %d", "Min(%s, %s) >= %d",
+        "%s - %s >= %d", "%s + %s <= %d", "2*%s < %s + %d", "%s %% 6 + 7*%s <= %d", "%s*%s - 3*%s >= %d",
+        "%s + 4000000000 >= %s*%d",
+    };
+    enum { NSHAPE = sizeof shapes / sizeof *shapes };
+    char names[NWIDE][32];
+    const sg_expr *slots[NWIDE], *g[NWG], *base_vals[NWIDE], *vals[NWIDE];
+    int64_t base[NWIDE], v[NWIDE];
+    uint64_t st = 4242;
+#define RND() (st = st * 6364136223846793005ull + 1442695040888963407ull, (unsigned)(st >> 33))
+    for (size_t i = 0; i < NWIDE; i++) {
+        snprintf(names[i], sizeof names[i], "L['t%zu'].size()[0]", i);
+        slots[i] = S(names[i]);
+        base[i] = 2 + RND() % 9;
+        assert_int_equal(sg_expr_int(C, &base_vals[i], base[i]), SG_OK);
+    }
+    for (size_t k = 0; k < NWG; k++) {
+        const char *a = names[RND() % NWIDE], *b = names[RND() % NWIDE];
+        int c = (int)(RND() % 40) - 10;
+        char text[256];
+        const char *sh = shapes[RND() % NSHAPE];
+        /* the shapes take (a, c), (a, b) or (a, b, c) and three names for the last but one */
+        if (strstr(sh, "*%s - 3*"))
+            snprintf(text, sizeof text, sh, a, b, names[RND() % NWIDE], c);
+        else if (!strstr(sh + 2, "%s"))
+            snprintf(text, sizeof text, sh, a, c);
+        else if (!strstr(sh, "%d"))
+            snprintf(text, sizeof text, sh, a, b);
+        else
+            snprintf(text, sizeof text, sh, a, b, c);
+        const sg_expr *t = P(text), *r = NULL;
+        assert_int_equal(sg_expr_eval(C, &r, t, NWIDE, slots, base_vals), SG_OK);
+        if (sg_expr_op(r) == SG_OP_FALSE)
+            assert_int_equal(sg_expr_not(C, &t, t), SG_OK);
+        g[k] = t;
+    }
+    sg_guard_prog *p = NULL, *pi = NULL;
+    assert_int_equal(sg_guard_prog_compile(C, &p, g, NWG, slots, NWIDE), SG_OK);
+    assert_int_equal(sg_guard_prog_compile_flags(C, &pi, g, NWG, slots, NWIDE, SG_GUARD_INTERPRET), SG_OK);
+    size_t nb = 0;
+    sg_guard_prog_stats(p, NULL, NULL, &nb, NULL);
+    assert_true(nb >= NWG * 9 / 10);
+    static const int64_t far[] = {INT64_MAX, INT64_MIN, INT64_MAX / 3, -4000000000, 4000000000, 0, 1, -1};
+    for (int iter = 0; iter < 2000; iter++) {
+        memcpy(v, base, sizeof v);
+        size_t i = RND() % NWIDE;
+        if (iter % 5 == 0)
+            ; /* the base point: every guard holds */
+        else if (iter % 5 == 1)
+            v[i] = far[RND() % (sizeof far / sizeof *far)];
+        else
+            v[i] += (int64_t)(RND() % 21) - 10;
+        for (size_t j = 0; j < NWIDE; j++)
+            assert_int_equal(sg_expr_int(C, &vals[j], v[j]), SG_OK);
+        size_t first = NWG;
+        for (size_t k = 0; k < NWG && first == NWG; k++) {
+            const sg_expr *r = NULL;
+            assert_int_equal(sg_expr_eval(C, &r, g[k], NWIDE, slots, vals), SG_OK);
+            if (sg_expr_op(r) == SG_OP_FALSE)
+                first = k;
+        }
+        if (iter % 5 == 0) {
+            assert_int_equal(first, NWG);
+            assert_int_not_equal(sg__gp_first_pass(p, v), 0); /* every batched guard holds */
+        }
+        same_pass(p, pi, v);
+        for (int b = 0; b < 2; b++) {
+            size_t failed = SIZE_MAX;
+            int got = sg_guard_prog_check(b ? pi : p, v, NWIDE, &failed);
+            if (got != (first == NWG ? SG_GUARD_PASS : SG_GUARD_FAIL) || (first < NWG && failed != first))
+                fail_msg("iteration %d, slot %zu = %lld: %s check %d (guard %zu), exact: first failure %zu", iter, i,
+                         (long long)v[i], b ? "interpreted" : "default", got, failed, first);
+        }
+    }
+#undef RND
+    sg_guard_prog_free(p);
+    sg_guard_prog_free(pi);
 }
 
 /* ---- threads ------------------------------------------------------------- */
@@ -895,6 +1069,8 @@ int main(void)
         cmocka_unit_test(test_check_exact_values),
         cmocka_unit_test(test_check_run_kinds),
         cmocka_unit_test(test_check_boundary_constants),
+        cmocka_unit_test(test_native_flags),
+        cmocka_unit_test(test_native_wide),
         cmocka_unit_test(test_check_threads),
         cmocka_unit_test(test_check_bad_input),
         cmocka_unit_test(test_compile_errors),
