@@ -15,8 +15,12 @@
  * equalities, bounds, and recorded guards (linear relations, modulo, floor
  * division, products, Max). Every guard holds at the input (the hot case: a
  * call that hits the cache entry). Prints one line per size:
- *   N sources compile_us_per_guard prog_ns c_ns pt_ns py_ns prog/c pt/prog py/prog insns regs batched
- * (pt: the PyTorch-style lambda over L, py: the lambda over v[i]).
+ *   N sources compile_us_per_guard prog_ns c_ns pt_ns py_ns prog/c pt/prog py/prog interp_ns int/c native_B
+ *   insns regs batched
+ * (prog: the program as compiled by default, with native code where the
+ * library has a backend, native_B bytes of it; interp: the same compiled
+ * with SG_GUARD_INTERPRET, the portable path; pt: the PyTorch-style lambda
+ * over L, py: the lambda over v[i]).
  * Exit 1 if a check disagrees between the program and the C. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
@@ -172,8 +176,9 @@ int main(int argc, char **argv)
     if (sg_ctx_new(&C))
         return 2;
     int status = 0;
-    printf("%6s %7s %9s %8s %8s %9s %9s %6s %7s %7s %6s %5s %7s\n", "guards", "sources", "comp_us/g", "prog_ns",
-           "c_ns", "pt_ns", "py_ns", "prog/c", "pt/prog", "py/prog", "insns", "regs", "batched");
+    printf("%6s %7s %9s %8s %8s %9s %9s %6s %7s %7s %8s %6s %7s %6s %5s %7s\n", "guards", "sources", "comp_us/g",
+           "prog_ns", "c_ns", "pt_ns", "py_ns", "prog/c", "pt/prog", "py/prog", "interp_ns", "int/c", "native_B",
+           "insns", "regs", "batched");
     char *list = strdup(sizes);
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
         size_t n = (size_t)atol(tok), ns = n < 1000 ? n : 1000;
@@ -225,16 +230,21 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_guard: dlopen %s: %s\n", so, dlerror());
             return 2;
         }
-        if (fn(val) != 1 || sg_guard_prog_check(p, val, ns, NULL) != 1) {
+        /* the same program interpreted (the portable path) */
+        sg_guard_prog *pi = NULL;
+        if (sg_guard_prog_compile_flags(C, &pi, g, n, sym, ns, SG_GUARD_INTERPRET))
+            die("compile");
+        if (fn(val) != 1 || sg_guard_prog_check(p, val, ns, NULL) != 1 || sg_guard_prog_check(pi, val, ns, NULL) != 1) {
             fprintf(stderr, "bench_guard: the guards do not all hold at the input (C %d)\n", fn(val));
             status = 1;
         }
         long iters = (long)(2e7 / (double)(n + 10));
-        double tp = 1e30, tc = 1e30;
+        double tp = 1e30, tc = 1e30, ti = 1e30;
         for (int r = 0; r < rounds; r++) {
-            double a = time_prog(p, val, ns, iters), b = time_c(fn, val, iters);
+            double a = time_prog(p, val, ns, iters), b = time_c(fn, val, iters), c = time_prog(pi, val, ns, iters);
             tp = a < tp ? a : tp;
             tc = b < tc ? b : tc;
+            ti = c < ti ? c : ti;
         }
         /* the Python lambdas, timeit on the same input: PyTorch's over L, where
          * L['xT'] has size() returning the tuple of its sizes, and the one over v */
@@ -266,8 +276,9 @@ int main(int argc, char **argv)
             pclose(pp);
         size_t ninsns = 0, nregs = 0, nb = 0;
         sg_guard_prog_stats(p, &ninsns, &nregs, &nb, NULL);
-        printf("%6zu %7zu %9.3f %8.1f %8.1f %9.1f %9.1f %6.2f %7.1f %7.1f %6zu %5zu %7zu\n", n, ns,
-               comp * 1e6 / (double)n, tp, tc, tpt, tpy, tp / tc, tpt / tp, tpy / tp, ninsns, nregs, nb);
+        printf("%6zu %7zu %9.3f %8.1f %8.1f %9.1f %9.1f %6.2f %7.1f %7.1f %9.1f %6.2f %8zu %6zu %5zu %7zu\n", n, ns,
+               comp * 1e6 / (double)n, tp, tc, tpt, tpy, tp / tc, tpt / tp, tpy / tp, ti, ti / tc,
+               sg_guard_prog_native_size(p), ninsns, nregs, nb);
         fprintf(stderr, "  (%zu guards: cc -O2 took %.2f s)\n", n, tcc);
         fflush(stdout);
         dlclose(h);
@@ -275,6 +286,7 @@ int main(int argc, char **argv)
         sg_free(pysrc);
         sg_free(ptsrc);
         sg_guard_prog_free(p);
+        sg_guard_prog_free(pi);
         free(sym);
         free(vals);
         free(g);

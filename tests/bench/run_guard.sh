@@ -30,7 +30,8 @@ trap 'rm -rf "$TMP"' EXIT
 echo "Guards at call time: program vs C (cc -O2) vs Python lambdas; every guard holds (best of ${SG_BENCH_RUNS:-7})"
 echo "  prog/c: program time / C time (goal <= 2); pt/prog: PyTorch-style lambda (lambda L: ... L['x0'].size()[0] ...)"
 echo "  time / program time (goal >= 50); py/prog: the same for the flat lambda (lambda v: ... v[0] ...), cheaper;"
-echo "  comp_us/g: compile time per guard (goal < 10)"
+echo "  comp_us/g: compile time per guard (goal < 10); interp_ns, int/c: the program interpreted (SG_GUARD_INTERPRET),"
+echo "  the path where there is no native code; native_B: bytes of native code (0: none)"
 # shellcheck disable=SC2086
 $PIN "$BENCH" -n "${SG_BENCH_GUARD_SIZES:-10,100,1000,4355}" -r "${SG_BENCH_RUNS:-7}" -s "${SG_BENCH_SEED:-42}" \
     -k "$TMP" -p "${PYTHON3:-python3}" -c "${CC:-cc}"
