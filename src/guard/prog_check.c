@@ -285,15 +285,21 @@ static NOINLINE int after_pass(const sg_guard_prog *p, const int64_t *v, size_t 
     return scratch ? check_regs(p, v, failed, scratch, pass == 2) : check_regs_own(p, v, failed, pass == 2);
 }
 
-int sg__gp_first_pass(const sg_guard_prog *p, const int64_t *v)
+/* The first pass, native when p has it. */
+HOT_INLINE int any_pass(const sg_guard_prog *p, const int64_t *v)
 {
     return p->native ? p->native(p, v) : first_pass(p, v);
 }
 
-/* The first pass, native when p has it, then the rest when needed. */
+int sg__gp_first_pass(const sg_guard_prog *p, const int64_t *v)
+{
+    return any_pass(p, v);
+}
+
+/* The first pass, then the rest when needed. */
 HOT_INLINE int check(const sg_guard_prog *p, const int64_t *v, size_t *failed, int64_t *scratch)
 {
-    int pass = p->native ? p->native(p, v) : first_pass(p, v);
+    int pass = any_pass(p, v);
     if (LIKELY(pass == 1))
         return SG_GUARD_PASS;
     return after_pass(p, v, failed, scratch, pass);

@@ -15,9 +15,13 @@
  * equalities, bounds, and recorded guards (linear relations, modulo, floor
  * division, products, Max). Every guard holds at the input (the hot case: a
  * call that hits the cache entry). Prints one line per size:
- *   N sources compile_us_per_guard prog_ns c_ns pt_ns py_ns prog/c pt/prog py/prog interp_ns int/c native_B
- *   insns regs batched
- * (prog: the program as compiled by default, with native code where the
+ *   N sources compile_us_per_guard prog_ns c_ns hand_ns pt_ns py_ns prog/c prog/h pt/prog py/prog interp_ns
+ *   int/c native_B insns regs batched
+ * (c: the emitted C, sg_guard_prog_emit_c, exact: it tests for overflow and
+ * returns -1 to say "check exactly"; hand: the guards as a person writes them
+ * in C, return (G0) && (G1) && ... in plain int64 arithmetic, no overflow
+ * test: the floor; both cc -O2;
+ * prog: the program as compiled by default, with native code where the
  * library has a backend, native_B bytes of it; interp: the same compiled
  * with SG_GUARD_INTERPRET, the portable path; pt: the PyTorch-style lambda
  * over L, py: the lambda over v[i]).
@@ -131,6 +135,42 @@ static const sg_expr *guard(const sg_expr **sym, const int64_t *val, size_t ns, 
     return r;
 }
 
+/* Slot symbols as v[i] in hand-written C (the callback of sg_print_with). */
+typedef struct slot_names {
+    const sg_expr **sym;
+    size_t ns;
+    char buf[32];
+} slot_names;
+
+static const char *slot_name(void *user, const sg_expr *e)
+{
+    slot_names *S = user;
+    for (size_t i = 0; i < S->ns; i++)
+        if (S->sym[i] == e) {
+            snprintf(S->buf, sizeof S->buf, "v[%zu]", i);
+            return S->buf;
+        }
+    return NULL;
+}
+
+/* The guards as a person writes them in C: int hand(const int64_t *v)
+ * { return (G0) && (G1) && ...; } in plain int64 arithmetic (the C printer's
+ * text with Python's // and % as sg_print_c_prelude's inline helpers), with
+ * no overflow test: the floor, exact only while nothing overflows. */
+static void write_hand(FILE *f, const sg_expr **g, size_t n, const sg_expr **sym, size_t ns)
+{
+    slot_names S = {sym, ns, {0}};
+    fprintf(f, "\n%s\nint hand(const int64_t *v)\n{\n    return 1", sg_print_c_prelude());
+    for (size_t k = 0; k < n; k++) {
+        char *t = NULL;
+        if (sg_print_with(C, &t, g[k], SG_FMT_C, slot_name, &S))
+            die("print C");
+        fprintf(f, "\n        && (%s)", t);
+        sg_free(t);
+    }
+    fprintf(f, ";\n}\n");
+}
+
 static volatile long sink;
 
 static double time_prog(const sg_guard_prog *p, const int64_t *v, size_t ns, long iters)
@@ -176,9 +216,9 @@ int main(int argc, char **argv)
     if (sg_ctx_new(&C))
         return 2;
     int status = 0;
-    printf("%6s %7s %9s %8s %8s %9s %9s %6s %7s %7s %8s %6s %7s %6s %5s %7s\n", "guards", "sources", "comp_us/g",
-           "prog_ns", "c_ns", "pt_ns", "py_ns", "prog/c", "pt/prog", "py/prog", "interp_ns", "int/c", "native_B",
-           "insns", "regs", "batched");
+    printf("%6s %7s %9s %8s %8s %8s %9s %9s %6s %6s %7s %7s %9s %6s %8s %6s %5s %7s\n", "guards", "sources",
+           "comp_us/g", "prog_ns", "c_ns", "hand_ns", "pt_ns", "py_ns", "prog/c", "prog/h", "pt/prog", "py/prog",
+           "interp_ns", "int/c", "native_B", "insns", "regs", "batched");
     char *list = strdup(sizes);
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
         size_t n = (size_t)atol(tok), ns = n < 1000 ? n : 1000;
@@ -218,6 +258,7 @@ int main(int argc, char **argv)
         if (!f)
             die("write C");
         fputs(csrc, f);
+        write_hand(f, g, n, sym, ns);
         fclose(f);
         snprintf(cmd, sizeof cmd, "%s -O2 -shared -fPIC -o '%s' '%s'", cc, so, path);
         double tcc0 = now();
@@ -226,7 +267,8 @@ int main(int argc, char **argv)
         double tcc = now() - tcc0;
         void *h = dlopen(so, RTLD_NOW);
         int (*fn)(const int64_t *) = h ? (int (*)(const int64_t *))dlsym(h, "guard") : NULL;
-        if (!fn) {
+        int (*hand)(const int64_t *) = h ? (int (*)(const int64_t *))dlsym(h, "hand") : NULL;
+        if (!fn || !hand) {
             fprintf(stderr, "bench_guard: dlopen %s: %s\n", so, dlerror());
             return 2;
         }
@@ -234,17 +276,20 @@ int main(int argc, char **argv)
         sg_guard_prog *pi = NULL;
         if (sg_guard_prog_compile_flags(C, &pi, g, n, sym, ns, SG_GUARD_INTERPRET))
             die("compile");
-        if (fn(val) != 1 || sg_guard_prog_check(p, val, ns, NULL) != 1 || sg_guard_prog_check(pi, val, ns, NULL) != 1) {
+        if (fn(val) != 1 || hand(val) != 1 || sg_guard_prog_check(p, val, ns, NULL) != 1 ||
+            sg_guard_prog_check(pi, val, ns, NULL) != 1) {
             fprintf(stderr, "bench_guard: the guards do not all hold at the input (C %d)\n", fn(val));
             status = 1;
         }
         long iters = (long)(2e7 / (double)(n + 10));
-        double tp = 1e30, tc = 1e30, ti = 1e30;
+        double tp = 1e30, tc = 1e30, ti = 1e30, th = 1e30;
         for (int r = 0; r < rounds; r++) {
             double a = time_prog(p, val, ns, iters), b = time_c(fn, val, iters), c = time_prog(pi, val, ns, iters);
+            double d = time_c(hand, val, iters);
             tp = a < tp ? a : tp;
             tc = b < tc ? b : tc;
             ti = c < ti ? c : ti;
+            th = d < th ? d : th;
         }
         /* the Python lambdas, timeit on the same input: PyTorch's over L, where
          * L['xT'] has size() returning the tuple of its sizes, and the one over v */
@@ -276,8 +321,9 @@ int main(int argc, char **argv)
             pclose(pp);
         size_t ninsns = 0, nregs = 0, nb = 0;
         sg_guard_prog_stats(p, &ninsns, &nregs, &nb, NULL);
-        printf("%6zu %7zu %9.3f %8.1f %8.1f %9.1f %9.1f %6.2f %7.1f %7.1f %9.1f %6.2f %8zu %6zu %5zu %7zu\n", n, ns,
-               comp * 1e6 / (double)n, tp, tc, tpt, tpy, tp / tc, tpt / tp, tpy / tp, ti, ti / tc,
+        printf("%6zu %7zu %9.3f %8.1f %8.1f %8.1f %9.1f %9.1f %6.2f %6.2f %7.1f %7.1f %9.1f %6.2f %8zu %6zu %5zu "
+               "%7zu\n",
+               n, ns, comp * 1e6 / (double)n, tp, tc, th, tpt, tpy, tp / tc, tp / th, tpt / tp, tpy / tp, ti, ti / tc,
                sg_guard_prog_native_size(p), ninsns, nregs, nb);
         fprintf(stderr, "  (%zu guards: cc -O2 took %.2f s)\n", n, tcc);
         fflush(stdout);

@@ -28,7 +28,9 @@ fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sgbguard.XXXXXX") || exit 2
 trap 'rm -rf "$TMP"' EXIT
 echo "Guards at call time: program vs C (cc -O2) vs Python lambdas; every guard holds (best of ${SG_BENCH_RUNS:-7})"
-echo "  prog/c: program time / C time (goal <= 2); pt/prog: PyTorch-style lambda (lambda L: ... L['x0'].size()[0] ...)"
+echo "  prog/c: program time / time of the emitted C (exact, overflow-tested); prog/h: the same against the guards"
+echo "  hand-written in plain C, return (G0) && (G1) && ... (the floor); both cc -O2 (goal <= 2)"
+echo "  pt/prog: PyTorch-style lambda (lambda L: ... L['x0'].size()[0] ...)"
 echo "  time / program time (goal >= 50); py/prog: the same for the flat lambda (lambda v: ... v[0] ...), cheaper;"
 echo "  comp_us/g: compile time per guard (goal < 10); interp_ns, int/c: the program interpreted (SG_GUARD_INTERPRET),"
 echo "  the path where there is no native code; native_B: bytes of native code (0: none)"
