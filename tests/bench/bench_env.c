@@ -275,40 +275,19 @@ static const sg_expr *I(int64_t v)
     return e;
 }
 
-static const sg_expr *ADD(const sg_expr *a, const sg_expr *b)
-{
-    const sg_expr *e;
-    chk(sg_expr_add(g_ctx, &e, a, b), "add");
-    return e;
-}
-
-static const sg_expr *SUB(const sg_expr *a, const sg_expr *b)
-{
-    const sg_expr *e;
-    chk(sg_expr_sub(g_ctx, &e, a, b), "sub");
-    return e;
-}
-
-static const sg_expr *MUL(const sg_expr *a, const sg_expr *b)
-{
-    const sg_expr *e;
-    chk(sg_expr_mul(g_ctx, &e, a, b), "mul");
-    return e;
-}
-
-static const sg_expr *FDIV(const sg_expr *a, const sg_expr *b)
-{
-    const sg_expr *e;
-    chk(sg_expr_floordiv(g_ctx, &e, a, b), "floordiv");
-    return e;
-}
-
-static const sg_expr *MOD(const sg_expr *a, const sg_expr *b)
-{
-    const sg_expr *e;
-    chk(sg_expr_mod(g_ctx, &e, a, b), "mod");
-    return e;
-}
+/* The binary builders, each failing through chk with its name. */
+#define BUILD2(NAME, FN, WHAT)                                                                               \
+    static const sg_expr *NAME(const sg_expr *a, const sg_expr *b)                                           \
+    {                                                                                                        \
+        const sg_expr *e;                                                                                    \
+        chk(FN(g_ctx, &e, a, b), WHAT);                                                                      \
+        return e;                                                                                            \
+    }
+BUILD2(ADD, sg_expr_add, "add")
+BUILD2(SUB, sg_expr_sub, "sub")
+BUILD2(MUL, sg_expr_mul, "mul")
+BUILD2(FDIV, sg_expr_floordiv, "floordiv")
+BUILD2(MOD, sg_expr_mod, "mod")
 
 static const sg_expr *MAXN(size_t n, const sg_expr *const *args)
 {
