@@ -66,8 +66,10 @@ SG_WARN_UNUSED sg_status sg_guard_prog_compile(sg_ctx *ctx, sg_give sg_guard_pro
  * at once; a check runs that code first. It gives the same answers as the
  * interpreter, which remains the path for every other guard, for failures
  * (the first failing guard, errors) and when the system refuses executable
- * pages (then the program is interpreted, silently). SG_GUARD_INTERPRET
- * asks for no native code. A deserialized program takes the default.
+ * pages (then the program is interpreted, silently). The code costs a few
+ * microseconds to write and holds at least one page of memory until the
+ * program is freed. SG_GUARD_INTERPRET asks for no native code (for many
+ * rarely checked programs, say). A deserialized program takes the default.
  * Errors: those of sg_guard_prog_compile, and SG_EINVAL for an unknown flag. */
 #define SG_GUARD_INTERPRET 1u
 SG_WARN_UNUSED sg_status sg_guard_prog_compile_flags(sg_ctx *ctx, sg_give sg_guard_prog **out,
