@@ -24,14 +24,16 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <shapeguard.h>
+
+#define BENCH_NAME "bench_expr"
+#define BENCH_CHECK_REPORT_MAX 10 /* failed checks printed (all are counted) */
+#include "bench_util.h"
 
 enum { OP_SYM, OP_INT, OP_ADD, OP_MUL, OP_FLOORDIV, OP_MOD, OP_MAX };
 
@@ -60,29 +62,13 @@ typedef struct {
     uint32_t *stream;
 } corpus;
 
-static void die(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "bench_expr: ");
-    fprintf(stderr, fmt, arg);
-    fputc('\n', stderr);
-    exit(2);
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        die("%s", "out of memory");
-    return p;
-}
-
 static void push_insn(corpus *c, int op, long arg)
 {
     if (c->ncode == c->capcode) {
         c->capcode = c->capcode ? 2 * c->capcode : 4096;
         c->code = realloc(c->code, c->capcode * sizeof *c->code);
         if (!c->code)
-            die("%s", "out of memory");
+            die("out of memory");
     }
     c->code[c->ncode].op = op;
     c->code[c->ncode].arg = (int32_t)arg;
@@ -132,11 +118,11 @@ static void load(corpus *c, const char *path)
             char *t;
             while ((t = next_tok(&p)) != NULL) {
                 if (nstr == c->nstream)
-                    die("%s", "stream longer than announced");
+                    die("stream longer than announced");
                 char *q = t;
                 long v = parse_long(&q, "stream");
                 if (v < 0 || (size_t)v >= c->nexpr)
-                    die("%s", "stream index out of range");
+                    die("stream index out of range");
                 c->stream[nstr++] = (uint32_t)v;
             }
             continue;
@@ -159,14 +145,14 @@ static void load(corpus *c, const char *path)
                     c->nexpr = (size_t)v;
             }
             if (!c->nsyms || !c->nexpr)
-                die("%s", "corpus header lacks syms= or distinct=");
+                die("corpus header lacks syms= or distinct=");
             c->exprs = xmalloc(c->nexpr * sizeof *c->exprs);
             c->points = xmalloc(8 * c->nsyms * sizeof *c->points);
         } else if (!strcmp(kw, "point")) {
             if (!c->exprs)
-                die("%s", "point before the corpus header");
+                die("point before the corpus header");
             if (npts == 8)
-                die("%s", "more than 8 check points");
+                die("more than 8 check points");
             parse_long(&p, "point");
             for (size_t i = 0; i < c->nsyms; i++)
                 c->points[npts * c->nsyms + i] = parse_long(&p, "point value");
@@ -174,23 +160,23 @@ static void load(corpus *c, const char *path)
             c->npoints = npts;
         } else if (!strcmp(kw, "expr")) {
             if (!c->exprs || nexp == c->nexpr)
-                die("%s", "unexpected expr line");
+                die("unexpected expr line");
             if ((size_t)parse_long(&p, "expr index") != nexp)
-                die("%s", "expr lines out of order");
+                die("expr lines out of order");
             program *pr = &c->exprs[nexp];
             pr->want = xmalloc(c->npoints * sizeof *pr->want);
             for (size_t j = 0; j < c->npoints; j++)
                 pr->want[j] = parse_long(&p, "expected value");
             char *t = next_tok(&p);
             if (!t || strcmp(t, ":"))
-                die("%s", "expected ':' in an expr line");
+                die("expected ':' in an expr line");
             pr->start = c->ncode;
             long depth = 0;
             while ((t = next_tok(&p)) != NULL) {
                 if (!strcmp(t, "sym")) {
                     long s = parse_long(&p, "sym");
                     if (s < 0 || (size_t)s >= c->nsyms)
-                        die("%s", "symbol index out of range");
+                        die("symbol index out of range");
                     push_insn(c, OP_SYM, s), depth++;
                 } else if (!strcmp(t, "int")) {
                     push_insn(c, OP_INT, parse_long(&p, "int")), depth++;
@@ -205,16 +191,16 @@ static void load(corpus *c, const char *path)
                 } else if (!strcmp(t, "max")) {
                     long n = parse_long(&p, "max");
                     if (n < 1 || n > 64)
-                        die("%s", "bad arity of max");
+                        die("bad arity of max");
                     push_insn(c, OP_MAX, n), depth -= n - 1;
                 } else {
                     die("unknown token %s", t);
                 }
                 if (depth < 1 || depth > 64)
-                    die("%s", "program under- or overflows the stack");
+                    die("program under- or overflows the stack");
             }
             if (depth != 1)
-                die("%s", "program does not leave one value");
+                die("program does not leave one value");
             pr->len = c->ncode - pr->start;
             int has[OP_MAX + 1] = {0};
             for (size_t k = pr->start; k < c->ncode; k++)
@@ -223,11 +209,11 @@ static void load(corpus *c, const char *path)
             nexp++;
         } else if (!strcmp(kw, "stream")) {
             if (nexp != c->nexpr)
-                die("%s", "fewer expr lines than announced");
+                die("fewer expr lines than announced");
             char *q = p;
             long n = parse_long(&q, "stream length");
             if (n < 0)
-                die("%s", "bad stream length");
+                die("bad stream length");
             c->nstream = (size_t)n;
             c->stream = xmalloc(c->nstream * sizeof *c->stream);
             in_stream = 1;
@@ -238,7 +224,7 @@ static void load(corpus *c, const char *path)
     free(line);
     fclose(f);
     if (!in_stream || nstr != c->nstream)
-        die("%s", "missing or short stream");
+        die("missing or short stream");
 }
 
 /* ---- building ------------------------------------------------------------ */
@@ -300,47 +286,13 @@ static sg_ctx *new_ctx(const corpus *c, const sg_expr **syms)
 {
     sg_ctx *ctx;
     if (sg_ctx_new(&ctx) != SG_OK)
-        die("%s", "sg_ctx_new failed");
+        die("sg_ctx_new failed");
     for (size_t i = 0; i < c->nsyms; i++) {
         char name[32];
         snprintf(name, sizeof name, "s%zu", i);
         CHECK(sg_expr_sym(ctx, &syms[i], name), "sym");
     }
     return ctx;
-}
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static int errors;
-
-static void check_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void check_fail(const char *fmt, ...)
-{
-    if (errors++ < 10) {
-        va_list ap;
-        va_start(ap, fmt);
-        fprintf(stderr, "bench_expr: check failed: ");
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        va_end(ap);
-    }
 }
 
 int main(int argc, char **argv)
@@ -521,9 +473,9 @@ int main(int argc, char **argv)
     printf("table_bytes %zu\n", table);
     printf("arena_per_node %.1f\n", (double)arena / (double)nodes);
     printf("total_per_node %.1f\n", (double)(arena + table) / (double)nodes);
-    printf("checks %s\n", errors ? "FAILED" : "ok");
-    if (errors)
-        fprintf(stderr, "bench_expr: %d check(s) failed\n", errors);
+    printf("checks %s\n", bench_errors ? "FAILED" : "ok");
+    if (bench_errors)
+        fprintf(stderr, "bench_expr: %d check(s) failed\n", bench_errors);
     for (size_t i = 0; i < c.nexpr; i++)
         free(c.exprs[i].want);
     free(c.exprs);
@@ -536,5 +488,5 @@ int main(int argc, char **argv)
     free(cold);
     free(warm);
     free(ctxt);
-    return errors ? 1 : 0;
+    return bench_errors ? 1 : 0;
 }

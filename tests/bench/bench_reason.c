@@ -34,15 +34,15 @@
  * default, keeps the library's default)
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <shapeguard.h>
+
+#define BENCH_NAME "bench_reason"
+#include "bench_util.h"
 
 typedef struct {
     char *kind;
@@ -57,113 +57,27 @@ typedef struct {
     item *facts, *queries;
 } corpus;
 
-static int errors;
-
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "bench_reason: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
-
-static void check_fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "bench_reason: check failed: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    errors++;
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        die("out of memory");
-    return p;
-}
-
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    return memcpy(xmalloc(n), s, n);
-}
-
-/* Split line (modified in place) at tabs into at most max fields. */
-static size_t split_tabs(char *line, char **f, size_t max)
-{
-    size_t n = 0;
-    char *p = line;
-    size_t len = strlen(p);
-    while (len && (p[len - 1] == '\n' || p[len - 1] == '\r'))
-        p[--len] = '\0';
-    while (n < max) {
-        f[n++] = p;
-        char *t = strchr(p, '\t');
-        if (!t)
-            break;
-        *t = '\0';
-        p = t + 1;
-    }
-    return n;
-}
-
-static size_t header_field(const char *s, const char *key)
-{
-    size_t k = strlen(key);
-    if (strncmp(s, key, k) || s[k] != '=')
-        die("bad header field %s (expected %s=)", s, key);
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s + k + 1, &end, 10);
-    if (errno || *end)
-        die("bad header field %s", s);
-    return (size_t)v;
-}
-
 static void load(corpus *c, const char *path)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        die("cannot open %s", path);
+    corpus_reader r;
+    corpus_open(&r, path);
     memset(c, 0, sizeof *c);
-    char *line = NULL;
-    size_t cap = 0, nf = 0, nq = 0;
+    size_t nf = 0, nq = 0;
     int have_model = 0;
-    while (getline(&line, &cap, fp) > 0) {
-        char *f[8];
-        if (line[0] == '#' || line[0] == '\n')
-            continue;
-        size_t n = split_tabs(line, f, 8);
+    while (corpus_next(&r)) {
+        char **f = r.f;
+        size_t n = r.n;
         if (!strcmp(f[0], "header")) {
-            if (n != 5)
-                die("bad header line");
-            c->seed = header_field(f[1], "seed");
-            c->nsyms = header_field(f[2], "syms");
-            c->nfacts = header_field(f[3], "facts");
-            c->nqueries = header_field(f[4], "queries");
+            corpus_header h = parse_header(f, n, 1);
+            c->seed = h.seed;
+            c->nsyms = h.nsyms, c->nfacts = h.nfacts, c->nqueries = h.nqueries;
             c->model = xmalloc(c->nsyms * sizeof *c->model);
             c->facts = xmalloc(c->nfacts * sizeof *c->facts);
             c->queries = xmalloc(c->nqueries * sizeof *c->queries);
         } else if (!strcmp(f[0], "model")) {
             if (!c->model || n != 2)
                 die("bad model line");
-            char *p = f[1];
-            for (size_t i = 0; i < c->nsyms; i++) {
-                char *end;
-                errno = 0;
-                long long v = strtoll(p, &end, 10);
-                if (end == p || errno)
-                    die("bad model value %zu", i);
-                c->model[i] = v;
-                p = end;
-            }
+            parse_model(f[1], c->model, c->nsyms);
             have_model = 1;
         } else if (!strcmp(f[0], "fact")) {
             if (!c->facts || n != 5 || nf == c->nfacts || strtoul(f[1], NULL, 10) != nf)
@@ -183,69 +97,9 @@ static void load(corpus *c, const char *path)
             die("unknown record %s", f[0]);
         }
     }
-    free(line);
-    fclose(fp);
+    corpus_close(&r);
     if (!have_model || nf != c->nfacts || nq != c->nqueries)
         die("incomplete corpus (model, %zu/%zu facts, %zu/%zu queries)", nf, c->nfacts, nq, c->nqueries);
-}
-
-/* FNV-1a (64 bits) of the corpus file, so that the report can tell that
- * both sides read the corpus it reads. */
-static uint64_t file_hash(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        die("cannot open %s", path);
-    uint64_t h = 14695981039346656037ull;
-    int ch;
-    while ((ch = getc(fp)) != EOF)
-        h = (h ^ (uint64_t)(unsigned char)ch) * 1099511628211ull;
-    fclose(fp);
-    return h;
-}
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Order statistics of v[0..n) (sorts a copy). */
-typedef struct {
-    double median, mean, p90, max;
-    size_t n;
-} stats;
-
-static stats stats_of(const double *v, size_t n)
-{
-    stats s = {0, 0, 0, 0, n};
-    if (!n)
-        return s;
-    double *t = xmalloc(n * sizeof *t);
-    memcpy(t, v, n * sizeof *t);
-    qsort(t, n, sizeof *t, cmp_double);
-    double sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += t[i];
-    s.median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-    s.mean = sum / (double)n;
-    s.p90 = t[(size_t)((double)(n - 1) * 0.9)];
-    s.max = t[n - 1];
-    free(t);
-    return s;
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static const char *truth_name(sg_truth t)
@@ -455,11 +309,11 @@ int main(int argc, char **argv)
     printf("nodes_after_facts %zu\n", nodes_facts);
     printf("nodes_after_queries %zu\n", nodes_all);
     printf("model_mismatch %zu\n", model_mismatch);
-    printf("checks %s\n", errors ? "FAILED" : "ok");
+    printf("checks %s\n", bench_errors ? "FAILED" : "ok");
     for (size_t i = 0; i < nq; i++)
         printf("answer %zu %s\n", i, truth_name(ans0[i]));
-    if (errors)
-        fprintf(stderr, "bench_reason: %d check(s) failed\n", errors);
+    if (bench_errors)
+        fprintf(stderr, "bench_reason: %d check(s) failed\n", bench_errors);
 
     for (int k = 0; k < NF; k++)
         free(fig[k]);
@@ -470,5 +324,5 @@ int main(int argc, char **argv)
     free(c.facts), free(c.queries), free(c.model);
     free(tcold), free(twarm), free(tiso), free(tcls);
     free(ans0), free(ans), free(answ), free(ansi), free(fe), free(qe);
-    return errors ? 1 : 0;
+    return bench_errors ? 1 : 0;
 }

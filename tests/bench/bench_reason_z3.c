@@ -31,15 +31,15 @@
  * Usage: bench_reason_z3 CORPUS [RUNS [TIMEOUT_MS]]
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <z3.h>
+
+#define BENCH_NAME "bench_reason_z3"
+#include "bench_util.h"
 
 typedef struct {
     char *text; /* SMT-LIB2 */
@@ -49,107 +49,29 @@ typedef struct {
 typedef struct {
     size_t nsyms, nfacts, nqueries;
     char *model_line;
-    long long *model;
+    int64_t *model;
     item *facts, *queries;
 } corpus;
 
-static int errors;
-
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "bench_reason_z3: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
-
-static void check_fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "bench_reason_z3: check failed: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    errors++;
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        die("out of memory");
-    return p;
-}
-
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    return memcpy(xmalloc(n), s, n);
-}
-
-static size_t split_tabs(char *line, char **f, size_t max)
-{
-    size_t n = 0, len = strlen(line);
-    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-        line[--len] = '\0';
-    char *p = line;
-    while (n < max) {
-        f[n++] = p;
-        char *t = strchr(p, '\t');
-        if (!t)
-            break;
-        *t = '\0';
-        p = t + 1;
-    }
-    return n;
-}
-
-static size_t header_field(const char *s, const char *key)
-{
-    size_t k = strlen(key);
-    if (strncmp(s, key, k) || s[k] != '=')
-        die("bad header field %s (expected %s=)", s, key);
-    return (size_t)strtoul(s + k + 1, NULL, 10);
-}
-
 static void load(corpus *c, const char *path)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        die("cannot open %s", path);
+    corpus_reader r;
+    corpus_open(&r, path);
     memset(c, 0, sizeof *c);
-    char *line = NULL;
-    size_t cap = 0, nf = 0, nq = 0;
-    while (getline(&line, &cap, fp) > 0) {
-        char *f[8];
-        if (line[0] == '#' || line[0] == '\n')
-            continue;
-        size_t n = split_tabs(line, f, 8);
+    size_t nf = 0, nq = 0;
+    while (corpus_next(&r)) {
+        char **f = r.f;
+        size_t n = r.n;
         if (!strcmp(f[0], "header")) {
-            if (n != 5)
-                die("bad header line");
-            c->nsyms = header_field(f[2], "syms");
-            c->nfacts = header_field(f[3], "facts");
-            c->nqueries = header_field(f[4], "queries");
+            corpus_header h = parse_header(f, n, 0);
+            c->nsyms = h.nsyms, c->nfacts = h.nfacts, c->nqueries = h.nqueries;
             c->facts = xmalloc(c->nfacts * sizeof *c->facts);
             c->queries = xmalloc(c->nqueries * sizeof *c->queries);
             c->model = xmalloc(c->nsyms * sizeof *c->model);
         } else if (!strcmp(f[0], "model")) {
             if (!c->model || n != 2)
                 die("bad model line");
-            char *p = f[1];
-            for (size_t i = 0; i < c->nsyms; i++) {
-                char *end;
-                errno = 0;
-                c->model[i] = strtoll(p, &end, 10);
-                if (end == p || errno)
-                    die("bad model value %zu", i);
-                p = end;
-            }
+            parse_model(f[1], c->model, c->nsyms);
             c->model_line = xstrdup(f[1]);
         } else if (!strcmp(f[0], "fact")) {
             if (!c->facts || n != 5 || nf == c->nfacts)
@@ -167,66 +89,9 @@ static void load(corpus *c, const char *path)
             die("unknown record %s", f[0]);
         }
     }
-    free(line);
-    fclose(fp);
+    corpus_close(&r);
     if (!c->model_line || nf != c->nfacts || nq != c->nqueries)
         die("incomplete corpus");
-}
-
-/* FNV-1a (64 bits) of the corpus file, so that the report can tell that
- * both sides read the corpus it reads. */
-static uint64_t file_hash(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        die("cannot open %s", path);
-    uint64_t h = 14695981039346656037ull;
-    int ch;
-    while ((ch = getc(fp)) != EOF)
-        h = (h ^ (uint64_t)(unsigned char)ch) * 1099511628211ull;
-    fclose(fp);
-    return h;
-}
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-typedef struct {
-    double median, mean, p90, max;
-} stats;
-
-static stats stats_of(const double *v, size_t n)
-{
-    stats s = {0, 0, 0, 0};
-    if (!n)
-        return s;
-    double *t = xmalloc(n * sizeof *t), sum = 0;
-    memcpy(t, v, n * sizeof *t);
-    qsort(t, n, sizeof *t, cmp_double);
-    for (size_t i = 0; i < n; i++)
-        sum += t[i];
-    s.median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-    s.mean = sum / (double)n;
-    s.p90 = t[(size_t)((double)(n - 1) * 0.9)];
-    s.max = t[n - 1];
-    free(t);
-    return s;
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Errors of the Z3 API land here instead of aborting: the caller checks. */
@@ -477,12 +342,12 @@ int main(int argc, char **argv)
     printf("facts_sat %d\n", facts_sat == Z3_L_TRUE);
     printf("verdict_changes %zu\n", verdict_changes);
     printf("model_mismatch %zu\n", model_mismatch);
-    printf("checks %s\n", errors ? "FAILED" : "ok");
+    printf("checks %s\n", bench_errors ? "FAILED" : "ok");
     for (size_t i = 0; i < nq; i++)
         printf("verdict %zu %s %s\n", i, lbool_name((Z3_lbool)r1_0[i]),
                r2_0[i] == 99 ? "skip" : lbool_name((Z3_lbool)r2_0[i]));
-    if (errors)
-        fprintf(stderr, "bench_reason_z3: %d check(s) failed\n", errors);
+    if (bench_errors)
+        fprintf(stderr, "bench_reason_z3: %d check(s) failed\n", bench_errors);
 
     for (int k = 0; k < NF; k++)
         free(fig[k]);
@@ -493,5 +358,5 @@ int main(int argc, char **argv)
     free(c.facts), free(c.queries), free(c.model), free(c.model_line);
     free(tq), free(tcls), free(r1), free(r2), free(v0), free(v), free(r1_0), free(r2_0);
     free(fscript), free(buf), free(names), free(decls), free(qa), free(qn);
-    return errors ? 1 : 0;
+    return bench_errors ? 1 : 0;
 }
