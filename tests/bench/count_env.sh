@@ -16,28 +16,18 @@
 # Prints one line per seed and scale, then the sums and their growth
 # sum(k)/sum(k/2). Exit status 2 on a usage error or a missing valgrind.
 set -u
-if [ $# -ne 1 ]; then
-    echo "usage: $0 BUILDDIR" >&2
-    exit 2
-fi
+ME=count_env.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "$0")/common.sh"
+sg_args $# 1 BUILDDIR
 B=$1
-if [ ! -x "$B/tests/bench/bench_env" ]; then
-    echo "count_env.sh: run 'make tests/bench/bench_env' in $B first" >&2
-    exit 2
-fi
+[ -x "$B/tests/bench/bench_env" ] || sg_die "run 'make tests/bench/bench_env' in $B first"
 if ! command -v valgrind >/dev/null 2>&1 || ! command -v callgrind_annotate >/dev/null 2>&1; then
-    echo "count_env.sh: valgrind is missing (apt-get install valgrind)" >&2
-    exit 2
+    sg_die "valgrind is missing (apt-get install valgrind)"
 fi
 SCALES=${SG_BENCH_SCALES:-1 2 4 8}
 SEEDS=${SG_BENCH_SEEDS:-4 5 6}
-if [ -n "${SG_BENCH_KEEP:-}" ]; then
-    TMP=$SG_BENCH_KEEP
-    mkdir -p "$TMP" || exit 2
-else
-    TMP=$(mktemp -d "${TMPDIR:-/tmp}/sgcenv.XXXXXX") || exit 2
-    trap 'rm -rf "$TMP"' EXIT
-fi
+sg_tmpdir sgcenv
 echo "instructions in the stream calls (callgrind), bench_env -r 1 -V 0"
 printf '%6s %6s %16s %8s\n' seed scale instructions growth
 for seed in $SEEDS; do
@@ -46,7 +36,7 @@ for seed in $SEEDS; do
         "$B/libtool" --mode=execute valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.$seed.$k" \
             --toggle-collect=sg_env_evaluate --toggle-collect=sg_env_guard_or --toggle-collect=sg_env_check \
             "$B/tests/bench/bench_env" -k "$k" -r 1 -s "$seed" -V 0 -t 0 >"$TMP/out.$seed.$k" 2>&1 || {
-            echo "count_env.sh: bench_env -k $k -s $seed failed (see $TMP/out.$seed.$k)" >&2
+            echo "$ME: bench_env -k $k -s $seed failed (see $TMP/out.$seed.$k)" >&2
             exit 1
         }
         n=$(callgrind_annotate "$TMP/cg.$seed.$k" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')

@@ -27,28 +27,18 @@
 # the check points, same pointer for the same expression). Missing goals do
 # not fail the run; they are reported.
 set -u
+ME=run.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "$0")/common.sh"
 
-if [ $# -ne 2 ]; then
-    echo "usage: $0 BUILDDIR SRCDIR" >&2
-    exit 2
-fi
+sg_args $# 2 "BUILDDIR SRCDIR"
 BUILDDIR=$1
 SRCDIR=$2
 BENCH=$BUILDDIR/tests/bench/bench_expr
 HERE=$SRCDIR/tests/bench
 
-PY=${SG_BENCH_PYTHON:-/usr/bin/python3}
-if [ ! -x "$PY" ]; then
-    PY=$(command -v python3 || true)
-fi
-if [ -z "$PY" ]; then
-    echo "run.sh: no python3 found: the corpus generator needs one" >&2
-    exit 2
-fi
-if [ ! -x "$BENCH" ]; then
-    echo "run.sh: $BENCH is missing: run 'make tests/bench/bench_expr' (or 'make bench') in $BUILDDIR" >&2
-    exit 2
-fi
+sg_python
+sg_need_bench "$BENCH" "$BUILDDIR" bench
 
 SEED=${SG_BENCH_SEED:-2}
 DISTINCT=${SG_BENCH_DISTINCT:-400}
@@ -56,21 +46,8 @@ STREAM=${SG_BENCH_STREAM:-100000}
 RUNS=${SG_BENCH_RUNS:-11}
 SYRUNS=${SG_BENCH_SYMPY_RUNS:-5}
 SYWARM=${SG_BENCH_SYMPY_WARM:-5000}
-CPU=${SG_BENCH_CPU-0}
-
-PIN=
-if [ -n "$CPU" ] && command -v taskset >/dev/null 2>&1; then
-    PIN="taskset -c $CPU"
-fi
-
-if [ -n "${SG_BENCH_KEEP:-}" ]; then
-    TMP=$SG_BENCH_KEEP
-    mkdir -p "$TMP" || exit 2
-else
-    TMP=$(mktemp -d "${TMPDIR:-/tmp}/sgbench.XXXXXX") || exit 2
-    trap 'rm -rf "$TMP"' EXIT
-    trap 'exit 130' INT TERM
-fi
+sg_pin
+sg_tmpdir sgbench
 CORPUS=$TMP/corpus.txt
 
 "$PY" "$HERE/corpus.py" --seed "$SEED" --distinct "$DISTINCT" --stream "$STREAM" -o "$CORPUS" || exit 2
@@ -79,7 +56,7 @@ status=0
 echo "shapeguard: $BENCH (${RUNS} runs${PIN:+, $PIN})"
 $PIN "$BENCH" "$CORPUS" "$RUNS" >"$TMP/sg.out" || status=1
 if ! grep -q '^checks ok' "$TMP/sg.out"; then
-    echo "run.sh: the shapeguard side failed its checks" >&2
+    echo "$ME: the shapeguard side failed its checks" >&2
     status=1
 fi
 
@@ -89,7 +66,7 @@ if "$PY" -c 'import sympy' 2>/dev/null; then
     echo "sympy: $PY (${SYRUNS} runs, warm stream of ${SYWARM}${PIN:+, $PIN})"
     $PIN "$PY" "$HERE/bench_expr_sympy.py" "$CORPUS" --runs "$SYRUNS" --warm "$SYWARM" >"$TMP/sympy.out" || status=1
     if ! grep -q '^checks ok' "$TMP/sympy.out"; then
-        echo "run.sh: the sympy side failed its checks" >&2
+        echo "$ME: the sympy side failed its checks" >&2
         status=1
         have_sympy=0
     fi

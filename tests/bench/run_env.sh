@@ -29,38 +29,22 @@
 # bench_env.c; the first failures of each kind are shown), 2 for a usage
 # error. Timeouts and slow figures do not fail the run; they are reported.
 set -u
+ME=run_env.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "$0")/common.sh"
 
-if [ $# -ne 2 ]; then
-    echo "usage: $0 BUILDDIR SRCDIR" >&2
-    exit 2
-fi
+sg_args $# 2 "BUILDDIR SRCDIR"
 BUILDDIR=$1
 BENCH=$BUILDDIR/tests/bench/bench_env
-if [ ! -x "$BENCH" ]; then
-    echo "run_env.sh: $BENCH is missing: run 'make tests/bench/bench_env' in $BUILDDIR" >&2
-    exit 2
-fi
+sg_need_bench "$BENCH" "$BUILDDIR"
 
 SCALES=${SG_BENCH_SCALES:-1 2 4 8}
 RUNS=${SG_BENCH_RUNS:-3}
 TIMEOUT=${SG_BENCH_TIMEOUT:-600}
 SEED=${SG_BENCH_SEED:-4}
 FLAGS=${SG_BENCH_ENV_FLAGS:-}
-CPU=${SG_BENCH_CPU-0}
-
-PIN=
-if [ -n "$CPU" ] && command -v taskset >/dev/null 2>&1; then
-    PIN="taskset -c $CPU"
-fi
-
-if [ -n "${SG_BENCH_KEEP:-}" ]; then
-    TMP=$SG_BENCH_KEEP
-    mkdir -p "$TMP" || exit 2
-else
-    TMP=$(mktemp -d "${TMPDIR:-/tmp}/sgbenv.XXXXXX") || exit 2
-    trap 'rm -rf "$TMP"' EXIT
-    trap 'exit 130' INT TERM
-fi
+sg_pin
+sg_tmpdir sgbenv
 
 status=0
 files=
@@ -71,7 +55,7 @@ for k in $SCALES; do
     rc=$?
     files="$files $TMP/k$k.out"
     if [ $rc -eq 2 ] || ! grep -Eq '^checks (ok|FAILED|skipped)' "$TMP/k$k.out"; then
-        echo "run_env.sh: bench_env -k $k failed:" >&2
+        echo "$ME: bench_env -k $k failed:" >&2
         cat "$TMP/k$k.err" >&2
         exit 2
     fi
@@ -79,7 +63,7 @@ for k in $SCALES; do
         status=1
     fi
     if grep -q '^timeout 1' "$TMP/k$k.out"; then
-        echo "run_env.sh: scale $k gave up after ${TIMEOUT}s: larger scales skipped" >&2
+        echo "$ME: scale $k gave up after ${TIMEOUT}s: larger scales skipped" >&2
         break
     fi
 done

@@ -11,22 +11,14 @@
 # SG_BENCH_SEED (default 42), SG_BENCH_CPU (CPU to pin to with taskset;
 # default 0, empty: none), PYTHON3 (default python3), CC (default cc).
 set -u
-if [ $# -ne 2 ]; then
-    echo "usage: $0 BUILDDIR SRCDIR" >&2
-    exit 2
-fi
+ME=run_guard.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "$0")/common.sh"
+sg_args $# 2 "BUILDDIR SRCDIR"
 BENCH=$1/tests/bench/bench_guard
-if [ ! -x "$BENCH" ]; then
-    echo "run_guard.sh: $BENCH is missing: run 'make tests/bench/bench_guard' in $1" >&2
-    exit 2
-fi
-CPU=${SG_BENCH_CPU-0}
-PIN=
-if [ -n "$CPU" ] && command -v taskset >/dev/null 2>&1; then
-    PIN="taskset -c $CPU"
-fi
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/sgbguard.XXXXXX") || exit 2
-trap 'rm -rf "$TMP"' EXIT
+sg_need_bench "$BENCH" "$1"
+sg_pin
+sg_mktemp sgbguard
 echo "Guards at call time: program vs C (cc -O2) vs Python lambdas; every guard holds (best of ${SG_BENCH_RUNS:-7})"
 echo "  prog/c: program time / time of the emitted C (exact, overflow-tested); prog/h: the same against the guards"
 echo "  hand-written in plain C, return (G0) && (G1) && ... (the floor); both cc -O2 (goal <= 2)"

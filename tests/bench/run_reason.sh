@@ -33,11 +33,11 @@
 # Exit status: 0; 1 when an answer is unsound or a side fails its checks;
 # 2 for a usage or setup error.
 set -u
+ME=run_reason.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "$0")/common.sh"
 
-if [ $# -ne 2 ]; then
-    echo "usage: $0 BUILDDIR SRCDIR" >&2
-    exit 2
-fi
+sg_args $# 2 "BUILDDIR SRCDIR"
 BUILDDIR=$1
 SRCDIR=$2
 SG=$BUILDDIR/tests/bench/bench_reason
@@ -45,18 +45,8 @@ Z3=$BUILDDIR/tests/bench/bench_reason_z3
 HERE=$SRCDIR/tests/bench
 GEN=$HERE/reason_corpus.py
 
-PY=${SG_BENCH_PYTHON:-/usr/bin/python3}
-if [ ! -x "$PY" ]; then
-    PY=$(command -v python3 || true)
-fi
-if [ -z "$PY" ]; then
-    echo "run_reason.sh: no python3 found: the corpus generator needs one" >&2
-    exit 2
-fi
-if [ ! -x "$SG" ]; then
-    echo "run_reason.sh: $SG is missing: run 'make tests/bench/bench_reason' in $BUILDDIR" >&2
-    exit 2
-fi
+sg_python
+sg_need_bench "$SG" "$BUILDDIR"
 
 SEED=${SG_REASON_SEED:-1}
 SYMS=${SG_REASON_SYMS:-50}
@@ -66,12 +56,7 @@ RUNS=${SG_REASON_RUNS:-11}
 ZRUNS=${SG_REASON_Z3_RUNS:-5}
 ZTIMEOUT=${SG_REASON_Z3_TIMEOUT:-10000}
 SCALE=${SG_REASON_SCALE-25 50 100 200}
-CPU=${SG_BENCH_CPU-0}
-
-PIN=
-if [ -n "$CPU" ] && command -v taskset >/dev/null 2>&1; then
-    PIN="taskset -c $CPU"
-fi
+sg_pin
 
 have_z3=0
 if [ -x "$Z3" ]; then
@@ -82,14 +67,7 @@ else
     echo "Z3: libz3 not found (Debian: apt-get install libz3-dev, then rebuild): shapeguard side only"
 fi
 
-if [ -n "${SG_BENCH_KEEP:-}" ]; then
-    TMP=$SG_BENCH_KEEP
-    mkdir -p "$TMP" || exit 2
-else
-    TMP=$(mktemp -d "${TMPDIR:-/tmp}/sgreason.XXXXXX") || exit 2
-    trap 'rm -rf "$TMP"' EXIT
-    trap 'exit 130' INT TERM
-fi
+sg_tmpdir sgreason
 
 status=0
 
