@@ -175,6 +175,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < nfa; i++)
         flen += strlen(c.facts[i].text) + 16;
     char *fscript = xmalloc(flen), *p = fscript;
+    *p = '\0'; /* no facts: an empty script */
     for (size_t i = 0; i < nfa; i++)
         p += sprintf(p, "(assert %s)\n", c.facts[i].text);
 
