@@ -378,8 +378,9 @@ static bool read_node(reader *R, blob *B, uint32_t i)
         ok = get_num(R, nums + j);
     if (ok && op == SG_OP_MUL)
         for (size_t j = 0; j < nn && ok; j++)
-            if (fmpz_sgn(nums + j) <= 0 || fmpz_bits(nums + j) > 62 ||
-                (!sg__is_atom(a[j]) && fmpz_cmp_ui(nums + j, 64) > 0)) {
+            /* any positive exponent of an atom (the core keeps x**(2**70) as
+             * a factor); a sum's power is expanded, so only a small one */
+            if (fmpz_sgn(nums + j) <= 0 || (!sg__is_atom(a[j]) && fmpz_cmp_ui(nums + j, 64) > 0)) {
                 R->what = "bad exponent";
                 ok = false;
             }
