@@ -2,9 +2,9 @@
  * give a status, never a crash, a leak or an abort; whatever parses must
  * print in the battery syntax and parse back to the same node.
  *
- * With -fsanitize=fuzzer this is a libFuzzer target; otherwise main()
- * replays the files named on the command line (make check replays the
- * corpus in tests/fuzz/corpus). */
+ * With -fsanitize=fuzzer this is a libFuzzer target; otherwise the main()
+ * of replay_main.c replays the files named on the command line (make check
+ * replays the corpus in tests/fuzz/corpus). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -46,41 +46,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sg_ctx_free(ctx);
     return 0;
 }
-
-#ifndef SG_LIBFUZZER
-int main(int argc, char **argv)
-{
-    int files = 0;
-    for (int i = 1; i < argc; i++) {
-        FILE *f = fopen(argv[i], "rb");
-        if (!f) {
-            fprintf(stderr, "%s: cannot open\n", argv[i]);
-            return 1;
-        }
-        char *buf = NULL;
-        size_t len = 0, cap = 0, got;
-        char chunk[4096];
-        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-            if (len + got > cap) {
-                cap = (len + got) * 2;
-                char *nb = realloc(buf, cap);
-                if (!nb) {
-                    free(buf);
-                    fclose(f);
-                    return 1;
-                }
-                buf = nb;
-            }
-            for (size_t k = 0; k < got; k++)
-                buf[len + k] = chunk[k];
-            len += got;
-        }
-        fclose(f);
-        LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
-        free(buf);
-        files++;
-    }
-    printf("fuzz_parse: replayed %d inputs\n", files);
-    return 0;
-}
-#endif
