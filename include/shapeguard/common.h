@@ -90,9 +90,12 @@ sg_status sg_ctx_set_error(sg_ctx *ctx, sg_status s, const char *fmt, ...)
     ;
 
 
-/* Bound the work of one call (polynomial terms produced by one product or
- * power, bits of one integer produced by evaluation). 0 restores the defaults.
- * Exceeding a bound is SG_ELIMIT; nothing is left half-built. */
+/* Bound the work of one call: max_terms, the polynomial terms produced by one
+ * product or power; max_bits, the bits of one integer produced by a power
+ * or by evaluation, and the bits of the numbers of one polynomial (its
+ * coefficients and constant) together. 0 restores the defaults (2**20
+ * terms, 2**24 bits). Exceeding a bound is SG_ELIMIT; nothing is left
+ * half-built. */
 void sg_ctx_set_limits(sg_ctx *ctx, size_t max_terms, size_t max_bits);
 
 /* Memory statistics: number of interned nodes, bytes of arena in use (nodes,

@@ -567,6 +567,20 @@ static void test_limits(void **state)
     }
     expect_error(s, SG_ELIMIT);
     assert_ptr_equal(add(X, I(0)), X);
+    /* the numbers of one polynomial together stay within the bit limit
+     * (found by fuzz_guard: a chain of products of sums with large constants
+     * took 1.4 GB): 2**400 has 401 bits; (x + 1)*2**400 has two such
+     * coefficients (802 bits), times (y + 1) four (1604 bits) */
+    const sg_expr *p400 = pow(I(2), I(400)), *p999 = pow(I(2), I(999)), *p1000 = pow(I(2), I(1000)), *xy1;
+    sg_ctx_set_limits(C, 0, 1000);
+    assert_int_equal(sg_expr_mul(C, &e, add(X, I(1)), p400), SG_OK);
+    expect_error(sg_expr_mul(C, &xy1, e, add(Y, I(1))), SG_ELIMIT);
+    assert_int_equal(sg_expr_mul(C, &e, X, p999), SG_OK); /* 1000 bits */
+    expect_error(sg_expr_mul(C, &e, X, p1000), SG_ELIMIT);
+    e = add(X, I(1));
+    assert_int_equal(sg_expr_mul(C, &e, e, p400), SG_OK);
+    sg_ctx_set_limits(C, 0, 0);
+    assert_int_equal(sg_expr_mul(C, &xy1, e, add(Y, I(1))), SG_OK);
 }
 
 /* ---- randomized properties ---- */
