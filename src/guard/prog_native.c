@@ -108,7 +108,9 @@ static void mem(nbuf *B, unsigned reg, uint32_t slot)
     }
 }
 
-/* A ModRM byte of two registers: rm = dst, reg = src. */
+/* A ModRM byte of two registers (mod 11): reg in its reg field (a register
+ * or an opcode extension), rm in its r/m field; which is the destination
+ * depends on the opcode. */
 static void rr(nbuf *B, unsigned reg, unsigned rm)
 {
     b1(B, (uint8_t)(0xc0 | reg << 3 | rm));
