@@ -37,4 +37,6 @@ clang -g -O1 -fsanitize=fuzzer $san -I"$src/include" -I"$src/src" -I. -o "fuzz_$
     .libs/libsgcore.a -lflint -lgmp
 cp "$src/tests/fuzz/$corpus"/* corpus/
 echo "libfuzzer.sh: fuzzing $1 for $secs s in $work"
-"./fuzz_$1" -max_total_time="$secs" -max_len=2048 -timeout=10 corpus
+# -timeout: an input of 30 bytes may expand to thousands of terms (a power of
+# a sum), printed three times; under the sanitizers that takes seconds
+"./fuzz_$1" -max_total_time="$secs" -max_len=2048 -timeout=60 corpus
