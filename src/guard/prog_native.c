@@ -94,6 +94,22 @@ static bool fits32(int64_t k)
     return k >= INT32_MIN && k <= INT32_MAX;
 }
 
+/* An instruction with an immediate k (fitting a sign-extended int32) has an
+ * imm8 form, opcode op8, when k fits a sign-extended byte, else an imm32 one,
+ * op32: imm_op picks the opcode, imm writes k after the ModRM bytes. */
+static uint8_t imm_op(int64_t k, uint8_t op8, uint8_t op32)
+{
+    return fits8(k) ? op8 : op32;
+}
+
+static void imm(nbuf *B, int64_t k)
+{
+    if (fits8(k))
+        b1(B, (uint8_t)k);
+    else
+        b4(B, (uint32_t)k);
+}
+
 /* The ModRM byte (and displacement) of the operand v[slot], [rsi + 8*slot],
  * with reg in the reg field (a register or an opcode extension). */
 static void mem(nbuf *B, unsigned reg, uint32_t slot)
@@ -154,12 +170,9 @@ static void alu_rax(nbuf *B, unsigned ext, uint8_t op_rr, int64_t k)
 {
     if (fits32(k)) {
         b1(B, REX_W);
-        b1(B, fits8(k) ? 0x83 : 0x81);
+        b1(B, imm_op(k, 0x83, 0x81));
         rr(B, ext, RAX);
-        if (fits8(k))
-            b1(B, (uint8_t)k);
-        else
-            b4(B, (uint32_t)k);
+        imm(B, k);
         return;
     }
     mov_rcx(B, k);
@@ -184,12 +197,9 @@ static void cmp_rax(nbuf *B, int64_t k)
 static void cmp_mem(nbuf *B, uint32_t slot, int64_t k)
 {
     b1(B, REX_W);
-    b1(B, fits8(k) ? 0x83 : 0x81);
+    b1(B, imm_op(k, 0x83, 0x81));
     mem(B, 7, slot);
-    if (fits8(k))
-        b1(B, (uint8_t)k);
-    else
-        b4(B, (uint32_t)k);
+    imm(B, k);
 }
 
 /* The test of f in the set of e: f is in rax, or in v[slot] when slot is not
@@ -355,12 +365,9 @@ static void element(nbuf *B, gp_op k, const gp_elt *e)
             break;
         }
         b1(B, REX_W);
-        b1(B, fits8(e->k) ? 0x6b : 0x69);
+        b1(B, imm_op(e->k, 0x6b, 0x69));
         mem(B, RCX, e->z);
-        if (fits8(e->k))
-            b1(B, (uint8_t)e->k);
-        else
-            b4(B, (uint32_t)e->k);
+        imm(B, e->k);
         jfail(B, CC_O);
         b1(B, REX_W);
         b1(B, 0x01);
