@@ -168,6 +168,9 @@ struct sg_guard_prog {
  * memory runs out. */
 bool sg__gp_native_build(sg_guard_prog *p, bool want);
 void sg__gp_native_free(sg_guard_prog *p);
+/* Whether this build has a backend for the machine (not whether the system
+ * will grant executable pages). */
+bool sg__gp_native_supported(void);
 
 /* p's first pass at v (gp_pass_fn), native when p has it: for tests, which
  * check that the native and the interpreted pass agree. */

@@ -442,6 +442,11 @@ bool sg__gp_native_build(sg_guard_prog *p, bool want)
     return true;
 }
 
+bool sg__gp_native_supported(void)
+{
+    return true;
+}
+
 void sg__gp_native_free(sg_guard_prog *p)
 {
     if (p->native_mem)
@@ -449,6 +454,11 @@ void sg__gp_native_free(sg_guard_prog *p)
 }
 
 #else /* no native backend here */
+
+bool sg__gp_native_supported(void)
+{
+    return false;
+}
 
 bool sg__gp_native_build(sg_guard_prog *p, bool want)
 {

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h" /* SG_NO_NATIVE_GUARDS */
 #include "shapeguard.h"
 #include "shapeguard/flint.h" /* flint_cleanup: a thread's FLINT caches */
 #include "guard/guard_private.h" /* sg__gp_first_pass: the native and the interpreted pass agree */
@@ -488,13 +487,13 @@ static void test_check_boundary_constants(void **state)
 /* ---- native code --------------------------------------------------------- */
 
 /* Whether this build on this system writes native code: a backend for the
- * machine (prog_native.c's condition), not disabled, and a system that
- * grants pages that were writable the right to execute (an SELinux or PaX
- * policy may refuse: the library then interprets, silently). */
+ * machine, not disabled (sg__gp_native_supported), and a system that grants
+ * pages that were writable the right to execute (an SELinux or PaX policy
+ * may refuse: the library then interprets, silently). */
 static bool native_expected(void)
 {
-#if defined(__x86_64__) && (defined(__linux__) || defined(__FreeBSD__) || defined(__NetBSD__)) &&                     \
-    !defined(SG_NO_NATIVE_GUARDS)
+    if (!sg__gp_native_supported())
+        return false;
     long page = sysconf(_SC_PAGESIZE);
     size_t len = page > 0 ? (size_t)page : 4096;
     void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -503,9 +502,6 @@ static bool native_expected(void)
     bool ok = mprotect(m, len, PROT_READ | PROT_EXEC) == 0;
     munmap(m, len);
     return ok;
-#else
-    return false;
-#endif
 }
 
 /* Where the library writes guard programs out as machine code (guard.h),
