@@ -422,7 +422,7 @@ void sg_facts_free(sg_facts *f)
     sg__list_free(&f->axioms);
     sg__list_free(&f->divfact);
     sg__list_free(&f->divsym);
-    sg__fm_buffers_free(f);
+    sg__fm_scratch_free(f->fm);
     free(f);
 }
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reason/reason_private.h"
+#include "reason/fm.h"
 
 #define FM_MAX_VARS 32
 
@@ -42,11 +42,28 @@ static inline size_t next_var(ulong *m)
     return v;
 }
 
+/* The buffers of a run, kept in a scratch object for the next run: a run
+ * makes and drops rows by the hundred, and malloc was a tenth of its time. */
+typedef struct fm_buffers {
+    fmpz **spare;                /* rows freed, for reuse (entries small) */
+    size_t nspare, capspare;
+    fmpz **rows, **next;         /* the rows, and those eliminate_var makes (swapped) */
+    size_t caprows, capnext;
+    size_t *posrows, capposrows; /* eliminate_var: the rows where the variable is positive */
+    size_t *slot, capslot;       /* prune: a hash table of rows */
+    sg__idmap index;             /* monomial id -> variable */
+} fm_buffers;
+
+struct sg__fm_scratch {
+    fm_buffers b;
+    bool busy; /* a run has the buffers (a run nested in its gathering makes its own) */
+};
+
 typedef struct {
-    sg_facts *f;
-    sg__fm_buffers b;                /* b.rows[0 .. nrows): nvar coefficients then the
+    const sg__fm_source *src;
+    fm_buffers b;                /* b.rows[0 .. nrows): nvar coefficients then the
                                         constant, sum a_j v_j + c >= 0 */
-    bool borrowed;                   /* b is the fact base's, given back at the end */
+    bool borrowed;                   /* b is the scratch's, given back at the end */
     const sg_expr *var[FM_MAX_VARS]; /* NULL for a fresh variable (a quotient) */
     size_t nvar, nrows;
     size_t pos[FM_MAX_VARS], neg[FM_MAX_VARS]; /* eliminate: rows with each sign, per variable */
@@ -56,14 +73,14 @@ typedef struct {
 
 #define FM_KEEP_SPARE 4096 /* rows kept between runs, at most */
 
-static void fm_init(fm *F, sg_facts *f, size_t *budget)
+static void fm_init(fm *F, const sg__fm_source *src, size_t *budget)
 {
     memset(F, 0, sizeof *F);
-    F->f = f;
+    F->src = src;
     F->budget = budget;
-    if (!f->fm_busy) { /* the fact base's buffers, unless a run has them */
-        F->b = f->fm_buf;
-        F->borrowed = f->fm_busy = true;
+    if (src->scratch && !src->scratch->busy) { /* the scratch's buffers, unless a run has them */
+        F->b = src->scratch->b;
+        F->borrowed = src->scratch->busy = true;
     }
     if (F->b.index.cap)
         sg__idmap_reset(&F->b.index);
@@ -97,7 +114,7 @@ static void row_free(fm *F, fmpz *r)
     F->b.spare[F->b.nspare++] = r;
 }
 
-static void buffers_free(sg__fm_buffers *b)
+static void buffers_free(fm_buffers *b)
 {
     for (size_t i = 0; i < b->nspare; i++)
         free(b->spare[i]);
@@ -111,7 +128,7 @@ static void buffers_free(sg__fm_buffers *b)
 }
 
 /* The end of a run: its rows go back to the spares, and its buffers back
- * to the fact base (or freed, if they were its own). */
+ * to the scratch (or freed, if they were its own). */
 static void fm_clear(fm *F)
 {
     for (size_t i = 0; i < F->nrows; i++)
@@ -122,13 +139,21 @@ static void fm_clear(fm *F)
         buffers_free(&F->b);
         return;
     }
-    F->f->fm_buf = F->b;
-    F->f->fm_busy = false;
+    F->src->scratch->b = F->b;
+    F->src->scratch->busy = false;
 }
 
-void sg__fm_buffers_free(sg_facts *f)
+sg__fm_scratch *sg__fm_scratch_new(void)
 {
-    buffers_free(&f->fm_buf);
+    return calloc(1, sizeof(sg__fm_scratch));
+}
+
+void sg__fm_scratch_free(sg__fm_scratch *s)
+{
+    if (!s)
+        return;
+    buffers_free(&s->b);
+    free(s);
 }
 
 /* A zero row (every row has room for the largest number of variables; a
@@ -261,7 +286,7 @@ static bool add_var_facts(fm *F, size_t v)
         return true;
     sg__iv r;
     sg__iv_init(&r);
-    bool ok = sg__facts_range(F->f, m, &r) == SG_OK;
+    bool ok = F->src->range(F->src->user, m, &r) == SG_OK;
     if (ok && !r.lo_inf) { /* m - lo >= 0 */
         fmpz *row = row_new(F);
         ok = row != NULL;
@@ -367,7 +392,7 @@ static bool taken(size_t *set, size_t l, bool take)
  * make the procedure weaker, never wrong. */
 static bool gather(fm *F)
 {
-    sg_facts *f = F->f;
+    const sg__fm_source *src = F->src;
     size_t used[FM_TAKEN_SLOTS] = {0};
     size_t nfacts = 0;
     bool ok = true;
@@ -376,21 +401,22 @@ static bool gather(fm *F)
         const sg_expr *m = F->var[v];
         if (!m || nfacts == FM_MAX_FACTS)
             continue;
-        const sg__occ *o = sg__facts_occurrences(f, m);
-        size_t k = 0;
-        for (; o && k < o->n && ok && nfacts < FM_MAX_FACTS; k++) {
-            size_t l = o->v[k];
-            if (!f->lin.v[l] || taken(used, l, false)) /* dropped, or taken */
+        size_t n = 0, k = 0;
+        const size_t *occ = src->occurrences(src->user, m, &n);
+        for (; k < n && ok && nfacts < FM_MAX_FACTS; k++) {
+            size_t l = occ[k];
+            const sg_expr *fact = src->linear(src->user, l);
+            if (!fact || taken(used, l, false)) /* dropped, or taken */
                 continue;
-            const sg_expr *p = f->lin.v[l]->args[0];
+            const sg_expr *p = fact->args[0];
             if (F->nvar + new_vars(F, p) > FM_MAX_VARS - 4) /* keep room for quotients */
                 continue;
             taken(used, l, true);
             nfacts++;
-            bool eq = f->lin.v[l]->op == SG_OP_EQ0;
+            bool eq = fact->op == SG_OP_EQ0;
             ok = add_constraint(F, p, 1, NULL, 0, 0) && (!eq || add_constraint(F, p, -1, NULL, 0, 0));
         }
-        sg__facts_read_occurrences(f, m, !o || k == o->n);
+        src->read_occurrences(src->user, m, k == n);
     }
     return ok && !F->overflow;
 }
@@ -656,12 +682,13 @@ static sg_truth eliminate(fm *F)
 }
 
 /* Is the set {facts, k*p + c >= 0 (and -(k*p + c) >= 0 when eq)} infeasible? */
-static sg_truth infeasible_with(sg_facts *f, const sg_expr *p, slong k, slong c, bool eq, size_t *budget)
+static sg_truth infeasible_with(const sg__fm_source *src, const sg_expr *p, slong k, slong c, bool eq,
+                                size_t *budget)
 {
     if (p->op == SG_OP_INT)
         return SG_UNKNOWN;
     fm F;
-    fm_init(&F, f, budget);
+    fm_init(&F, src, budget);
     sg_truth t = SG_UNKNOWN;
     if (!F.overflow && add_constraint(&F, p, k, NULL, 0, c) && (!eq || add_constraint(&F, p, -k, NULL, 0, -c)) &&
         gather(&F))
@@ -670,17 +697,17 @@ static sg_truth infeasible_with(sg_facts *f, const sg_expr *p, slong k, slong c,
     return t;
 }
 
-sg_truth sg__fm_implies(sg_facts *f, const sg_expr *p, bool eq, size_t *budget)
+sg_truth sg__fm_implies(const sg__fm_source *src, const sg_expr *p, bool eq, size_t *budget)
 {
     /* p >= 0 follows iff facts + (-p - 1 >= 0) is infeasible; for p == 0 also p - 1 >= 0 */
-    if (infeasible_with(f, p, -1, -1, false, budget) != SG_TRUE)
+    if (infeasible_with(src, p, -1, -1, false, budget) != SG_TRUE)
         return SG_UNKNOWN;
-    if (eq && infeasible_with(f, p, 1, -1, false, budget) != SG_TRUE)
+    if (eq && infeasible_with(src, p, 1, -1, false, budget) != SG_TRUE)
         return SG_UNKNOWN;
     return SG_TRUE;
 }
 
-sg_truth sg__fm_refutes(sg_facts *f, const sg_expr *p, bool eq, size_t *budget)
+sg_truth sg__fm_refutes(const sg__fm_source *src, const sg_expr *p, bool eq, size_t *budget)
 {
-    return infeasible_with(f, p, 1, 0, eq, budget);
+    return infeasible_with(src, p, 1, 0, eq, budget);
 }

@@ -354,6 +354,56 @@ static const sg_expr *simplify(sg_facts *f, const sg_expr *e, bool use_known, si
 
 /* ---- truth ---- */
 
+/* ---- the decision procedure, reading the facts through a source ---- */
+
+static sg_status fm_range(void *user, const sg_expr *m, sg__iv *out)
+{
+    return sg__facts_range(user, m, out);
+}
+
+static const size_t *fm_occurrences(void *user, const sg_expr *m, size_t *n)
+{
+    const sg__occ *o = sg__facts_occurrences(user, m);
+    *n = o ? o->n : 0;
+    return o ? o->v : NULL;
+}
+
+static const sg_expr *fm_linear(void *user, size_t l)
+{
+    const sg_facts *f = user;
+    return f->lin.v[l];
+}
+
+static void fm_read_occurrences(void *user, const sg_expr *m, bool whole)
+{
+    sg__facts_read_occurrences(user, m, whole);
+}
+
+static sg__fm_source fm_source(sg_facts *f)
+{
+    if (!f->fm)
+        f->fm = sg__fm_scratch_new(); /* NULL: each run makes its own buffers */
+    return (sg__fm_source){.ctx = f->ctx,
+                           .user = f,
+                           .scratch = f->fm,
+                           .range = fm_range,
+                           .occurrences = fm_occurrences,
+                           .linear = fm_linear,
+                           .read_occurrences = fm_read_occurrences};
+}
+
+static sg_truth fm_implies(sg_facts *f, const sg_expr *p, bool eq, size_t *budget)
+{
+    sg__fm_source src = fm_source(f);
+    return sg__fm_implies(&src, p, eq, budget);
+}
+
+static sg_truth fm_refutes(sg_facts *f, const sg_expr *p, bool eq, size_t *budget)
+{
+    sg__fm_source src = fm_source(f);
+    return sg__fm_refutes(&src, p, eq, budget);
+}
+
 /* want: -1 to try both answers, 1 (0) to try to prove only true (false). */
 static sg_truth known_relation(sg_facts *f, const sg_expr *q, size_t *budget, int want)
 {
@@ -366,21 +416,21 @@ static sg_truth known_relation(sg_facts *f, const sg_expr *q, size_t *budget, in
     bool try_true = want != 0, try_false = want != 1;
     switch ((sg_op)q->op) {
     case SG_OP_GE0:
-        if (try_true && sg__fm_implies(f, p, false, budget) == SG_TRUE)
+        if (try_true && fm_implies(f, p, false, budget) == SG_TRUE)
             return SG_TRUE;
-        if (try_false && sg__fm_refutes(f, p, false, budget) == SG_TRUE)
+        if (try_false && fm_refutes(f, p, false, budget) == SG_TRUE)
             return SG_FALSE;
         return SG_UNKNOWN;
     case SG_OP_EQ0:
-        if (try_false && sg__fm_refutes(f, p, true, budget) == SG_TRUE)
+        if (try_false && fm_refutes(f, p, true, budget) == SG_TRUE)
             return SG_FALSE;
-        if (try_true && sg__fm_implies(f, p, true, budget) == SG_TRUE)
+        if (try_true && fm_implies(f, p, true, budget) == SG_TRUE)
             return SG_TRUE;
         return SG_UNKNOWN;
     default: /* NE0 */
-        if (try_true && sg__fm_refutes(f, p, true, budget) == SG_TRUE)
+        if (try_true && fm_refutes(f, p, true, budget) == SG_TRUE)
             return SG_TRUE;
-        if (try_false && sg__fm_implies(f, p, true, budget) == SG_TRUE)
+        if (try_false && fm_implies(f, p, true, budget) == SG_TRUE)
             return SG_FALSE;
         return SG_UNKNOWN;
     }

@@ -1,8 +1,9 @@
-/* The reasoning layer, internal: the fact base and the decision procedure. */
+/* The reasoning layer, internal: the fact base (facts.c) and the questions
+ * asked of it (query.c), above the decision procedure (fm.h). */
 #ifndef SG_REASON_PRIVATE_H
 #define SG_REASON_PRIVATE_H
 
-#include "range/range_private.h"
+#include "reason/fm.h"
 #include "shapeguard/reason.h"
 
 #define SG_DEFAULT_BUDGET 4000
@@ -26,19 +27,6 @@ typedef struct sg__fstate {
     sg__sig sig;           /* the signature of form */
     size_t lin_lo, lin_hi; /* the linear facts it gave: lin[lin_lo .. lin_hi) */
 } sg__fstate;
-
-/* The buffers of a Fourier-Motzkin run (fm.c), kept in the fact base for
- * the next run: a run makes and drops rows by the hundred, and malloc was a
- * tenth of its time. */
-typedef struct sg__fm_buffers {
-    fmpz **spare;                /* rows freed, for reuse (entries small) */
-    size_t nspare, capspare;
-    fmpz **rows, **next;         /* the rows, and those eliminate_var makes (swapped) */
-    size_t caprows, capnext;
-    size_t *posrows, capposrows; /* eliminate_var: the rows where the variable is positive */
-    size_t *slot, capslot;       /* prune: a hash table of rows */
-    sg__idmap index;             /* monomial id -> variable */
-} sg__fm_buffers;
 
 struct sg_facts {
     sg_ctx *ctx;
@@ -100,8 +88,8 @@ struct sg_facts {
     sg__list nreads;      /* nodes they looked up (axioms, first parts of occurrences) */
     sg__list oreads;      /* monomials whose occurrences they read whole */
     size_t kdepth;        /* questions under way, nested */
-    sg__fm_buffers fm_buf; /* fm.c's buffers, kept between its runs */
-    bool fm_busy;          /* a run has them (a run nested in its gathering makes its own) */
+    sg__fm_scratch *fm;   /* the decision procedure's buffers, kept between its runs
+                             (made by the first question that runs it) */
     bool reads_lost;      /* out of memory while recording reads */
 };
 
@@ -167,14 +155,5 @@ bool sg__facts_undecided_holds(sg_facts *f, size_t rec);
 void sg__facts_invalidate(sg_facts *f);
 /* Facts were added: ranges are recomputed, decided answers kept. */
 void sg__facts_grown(sg_facts *f);
-
-/* Is p >= 0 (or p == 0 when eq) implied by the facts? Fourier-Motzkin with
- * integer tightening over the atoms of p and of the facts that share atoms
- * with it. SG_TRUE: proved; SG_UNKNOWN otherwise (never SG_FALSE). */
-sg_truth sg__fm_implies(sg_facts *f, const sg_expr *p, bool eq, size_t *budget);
-/* Free the buffers fm.c keeps in f between its runs. */
-void sg__fm_buffers_free(sg_facts *f);
-/* Are the facts together with p >= 0 (p == 0 when eq) infeasible? */
-sg_truth sg__fm_refutes(sg_facts *f, const sg_expr *p, bool eq, size_t *budget);
 
 #endif /* SG_REASON_PRIVATE_H */
