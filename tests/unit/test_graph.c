@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "graph/graph.h"
 #include "graph/schema.h"
 #include "shapeguard.h"
 
@@ -154,6 +155,194 @@ static void test_parse_errors(void **state)
     bad("f(int[100] x) -> Tensor", SG_ELIMIT, "list size too large");
 }
 
+/* ---- the IR ---- */
+
+static const sg_expr *E(const char *text)
+{
+    const sg_expr *e = NULL;
+    if (sg_parse(C, &e, text, NULL) != SG_OK)
+        fail_msg("cannot parse %s: %s", text, sg_ctx_last_error_msg(C));
+    return e;
+}
+
+typedef struct {
+    sg_env *env;
+    sg__graph *g;
+    const sg_expr *s0;
+    uint32_t a, sym; /* the tensor placeholder and the symbol's */
+} fixture;
+
+/* def forward(self, s0, a: f64[s0, 3]) with a contiguous (strides 3, 1). */
+static void start(fixture *F)
+{
+    const sg_expr *hint = E("5");
+    assert_int_equal(sg_env_new(C, NULL, &F->env), SG_OK);
+    assert_int_equal(sg_env_create_backed(F->env, &F->s0, "L['a'].size()[0]", hint, SG_DIM_DYNAMIC, SG_INPUT_SIZE,
+                                          NULL),
+                     SG_OK);
+    assert_int_equal(sg__graph_new(F->env, &F->g), SG_OK);
+    const sg_expr *sizes[2] = {F->s0, E("3")}, *strides[2] = {E("3"), E("1")};
+    assert_int_equal(sg__graph_value(F->g, &F->sym, SG_V_SYMINT, F->s0, 0), SG_OK);
+    assert_int_equal(sg__graph_placeholder(F->g, F->sym, NULL), SG_OK);
+    assert_int_equal(sg__graph_tensor(F->g, &F->a, SG_F64, 2, sizes, strides, E("0"), SG_NOVAL), SG_OK);
+    assert_int_equal(sg__graph_placeholder(F->g, F->a, "a"), SG_OK);
+}
+
+static void finish(fixture *F)
+{
+    sg__graph_free(F->g);
+    sg_env_free(F->env);
+}
+
+/* out = op(args) giving a tensor of sizes (contiguous strides given) on storage. */
+static uint32_t call(fixture *F, const char *name, const sg__garg *args, size_t n, const char *const *sizes,
+                     const char *const *strides, size_t ndim, uint32_t storage)
+{
+    const sg_expr *sz[4], *st[4];
+    for (size_t i = 0; i < ndim; i++) {
+        sz[i] = E(sizes[i]);
+        st[i] = E(strides[i]);
+    }
+    uint32_t v;
+    assert_int_equal(sg__graph_tensor(F->g, &v, SG_F64, ndim, sz, st, E("0"), storage), SG_OK);
+    assert_int_equal(sg__graph_call(F->g, op(name), args, n, v, 7), SG_OK);
+    return v;
+}
+
+static void test_graph_build_print(void **state)
+{
+    (void)state;
+    fixture F;
+    start(&F);
+    sg__garg mul_args[2] = {{.kind = SG_A_VALUE, .u.v = F.a}, {.kind = SG_A_EXPR, .u.e = E("2")}};
+    const char *sz2[2] = {"s0", "3"}, *st2[2] = {"3", "1"};
+    uint32_t mul = call(&F, "mul.Tensor", mul_args, 2, sz2, st2, 2, SG_NOVAL);
+    uint32_t off;
+    const sg_expr *shape[1] = {E("3*s0")};
+    assert_int_equal(sg__graph_exprs(F.g, &off, shape, 1), SG_OK);
+    sg__garg view_args[2] = {{.kind = SG_A_VALUE, .u.v = mul}, {.kind = SG_A_EXPRS, .u.list = {off, 1}}};
+    const char *sz1[1] = {"3*s0"}, *st1[1] = {"1"};
+    uint32_t view = call(&F, "view", view_args, 2, sz1, st1, 1, F.g->vals[mul].u.t.storage);
+    sg__garg mul2_args[2] = {{.kind = SG_A_VALUE, .u.v = view}, {.kind = SG_A_VALUE, .u.v = view}};
+    uint32_t mul_ = call(&F, "mul_.Tensor", mul2_args, 2, sz1, st1, 1, F.g->vals[view].u.t.storage);
+    sg__garg sum_args[3] = {{.kind = SG_A_VALUE, .u.v = mul_},
+                            {.kind = SG_A_EXPRS, .u.list = {off, 1}},
+                            {.kind = SG_A_BOOL, .kw = "keepdim", .u.b = true}};
+    const sg_expr *zero[1] = {E("0")};
+    assert_int_equal(sg__graph_exprs(F.g, &off, zero, 1), SG_OK);
+    sum_args[1].u.list.off = off;
+    const char *szk[1] = {"1"};
+    uint32_t mul3 = call(&F, "sum.dim_IntList", sum_args, 3, szk, st1, 1, SG_NOVAL);
+    assert_int_equal(sg__graph_assert(F.g, E("s0 <= 100"), 9), SG_OK);
+    uint32_t outs[2] = {view, mul3};
+    assert_int_equal(sg__graph_output(F.g, outs, 2), SG_OK);
+    assert_int_equal(sg__graph_lint(F.g), SG_OK);
+
+    char *text = NULL;
+    assert_int_equal(sg__graph_print(F.g, &text), SG_OK);
+    assert_string_equal(text, "def forward(self, s0: \"Sym(s0)\", a: \"f64[s0, 3]\"):\n"
+                              "    mul: \"f64[s0, 3]\" = torch.ops.aten.mul.Tensor(a, 2)\n"
+                              "    view: \"f64[3*s0]\" = torch.ops.aten.view.default(mul, [3*s0])\n"
+                              "    mul_: \"f64[3*s0]\" = torch.ops.aten.mul_.Tensor(view, view)\n"
+                              "    sum_1: \"f64[1]\" = torch.ops.aten.sum.dim_IntList(mul_, [0], keepdim = True)\n"
+                              "    torch._check(s0 <= 100)\n"
+                              "    return (view, sum_1)\n");
+    sg_free(text);
+    assert_int_equal(sg__graph_ops(F.g, &text), SG_OK);
+    assert_string_equal(text, "mul.Tensor view mul_.Tensor sum.dim_IntList");
+    sg_free(text);
+    /* views share their base's storage; a new result has its own */
+    assert_int_equal(F.g->vals[view].u.t.storage, F.g->vals[mul].u.t.storage);
+    assert_int_not_equal(F.g->vals[mul].u.t.storage, F.g->vals[F.a].u.t.storage);
+    finish(&F);
+}
+
+static void lint_fails(fixture *F, const char *msg)
+{
+    sg_ctx_reset_error(C);
+    assert_int_equal(sg__graph_lint(F->g), SG_EINTERNAL);
+    if (!strstr(sg_ctx_last_error_msg(C), msg))
+        fail_msg("lint message '%s' lacks '%s'", sg_ctx_last_error_msg(C), msg);
+    finish(F);
+}
+
+static void test_graph_lint(void **state)
+{
+    (void)state;
+    fixture F;
+    const char *sz[1] = {"s0"}, *st[1] = {"1"};
+
+    start(&F); /* no output */
+    lint_fails(&F, "does not end in its output");
+
+    start(&F); /* an argument used before the node that gives it: its own value */
+    uint32_t v;
+    const sg_expr *s[1] = {F.s0}, *one[1] = {E("1")};
+    assert_int_equal(sg__graph_tensor(F.g, &v, SG_F64, 1, s, one, E("0"), SG_NOVAL), SG_OK);
+    sg__garg self[1] = {{.kind = SG_A_VALUE, .u.v = v}};
+    assert_int_equal(sg__graph_call(F.g, op("neg"), self, 1, v, 1), SG_OK);
+    assert_int_equal(sg__graph_output(F.g, &v, 1), SG_OK);
+    lint_fails(&F, "node 2: an argument used before the node that gives it");
+
+    start(&F); /* too few arguments for the schema */
+    sg__garg a[1] = {{.kind = SG_A_VALUE, .u.v = F.a}};
+    v = call(&F, "mul.Tensor", a, 1, sz, st, 1, SG_NOVAL);
+    assert_int_equal(sg__graph_output(F.g, &v, 1), SG_OK);
+    lint_fails(&F, "does not fit the schema: mul");
+
+    start(&F); /* a symbol the environment does not know */
+    sg__garg x[1] = {{.kind = SG_A_VALUE, .u.v = F.a}};
+    const char *szx[1] = {"x7"};
+    v = call(&F, "neg", x, 1, szx, st, 1, SG_NOVAL);
+    assert_int_equal(sg__graph_output(F.g, &v, 1), SG_OK);
+    lint_fails(&F, "neither an input of the environment nor bound before: x7");
+
+    start(&F); /* an unbacked symbol used before it is bound, then bound: fine */
+    const sg_expr *u0;
+    assert_int_equal(sg_env_create_unbacked(F.env, &u0, NULL, 1, NULL), SG_OK);
+    uint32_t item;
+    assert_int_equal(sg__graph_value(F.g, &item, SG_V_SYMINT, u0, 0), SG_OK);
+    assert_int_equal(sg__graph_call(F.g, op("_local_scalar_dense"), x, 1, item, 3), SG_OK);
+    assert_int_equal(sg__graph_assert(F.g, E("u0 >= 0"), 3), SG_OK);
+    assert_int_equal(sg__graph_output(F.g, &item, 1), SG_OK);
+    lint_fails(&F, "node 2: an unbacked symbol used before the node that binds it: u0");
+
+    start(&F);
+    assert_int_equal(sg_env_create_unbacked(F.env, &u0, NULL, 1, NULL), SG_OK);
+    assert_int_equal(sg__graph_value(F.g, &item, SG_V_SYMINT, u0, 0), SG_OK);
+    assert_int_equal(sg__graph_call(F.g, op("_local_scalar_dense"), x, 1, item, 3), SG_OK);
+    assert_int_equal(sg__graph_bind(F.g, 2, &u0, 1), SG_OK);
+    assert_int_equal(sg__graph_assert(F.g, E("u0 >= 0"), 3), SG_OK);
+    assert_int_equal(sg__graph_output(F.g, &item, 1), SG_OK);
+    assert_int_equal(sg__graph_lint(F.g), SG_OK);
+    finish(&F);
+}
+
+/* Building refuses what can never be right, and changes nothing then. */
+static void test_graph_build_errors(void **state)
+{
+    (void)state;
+    fixture F;
+    start(&F);
+    size_t nvals = F.g->nvals, nnodes = F.g->nnodes;
+    uint32_t v;
+    assert_int_equal(sg__graph_tensor(F.g, &v, SG_NDTYPE, 0, NULL, NULL, E("0"), SG_NOVAL), SG_EINVAL);
+    assert_int_equal(sg__graph_tensor(F.g, &v, SG_F64, 0, NULL, NULL, E("0"), 99), SG_EINVAL);
+    assert_int_equal(sg__graph_value(F.g, &v, SG_V_SYMINT, NULL, 0), SG_EINVAL);
+    assert_int_equal(sg__graph_value(F.g, &v, SG_V_TENSOR, NULL, 0), SG_EINVAL);
+    uint32_t bad = 12345;
+    assert_int_equal(sg__graph_list(F.g, &v, &bad, 1), SG_EINVAL);
+    assert_int_equal(sg__graph_placeholder(F.g, F.a, "again"), SG_EINVAL); /* given already */
+    assert_int_equal(sg__graph_call(F.g, NULL, NULL, 0, SG_NOVAL, 0), SG_EINVAL);
+    assert_int_equal(sg__graph_assert(F.g, E("s0 + 1"), 0), SG_EINVAL); /* not a boolean */
+    assert_int_equal(sg__graph_bind(F.g, 99, NULL, 0), SG_EINVAL);
+    assert_int_equal(F.g->nvals, nvals);
+    assert_int_equal(F.g->nnodes, nnodes);
+    assert_int_equal(sg__graph_output(F.g, &F.a, 1), SG_OK);
+    assert_int_equal(sg__graph_assert(F.g, E("s0 > 0"), 0), SG_EINVAL); /* after the output */
+    finish(&F);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +350,9 @@ int main(void)
         cmocka_unit_test(test_alias_annotations),
         cmocka_unit_test(test_parse_print),
         cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_graph_build_print),
+        cmocka_unit_test(test_graph_lint),
+        cmocka_unit_test(test_graph_build_errors),
     };
     return cmocka_run_group_tests_name("graph", tests, setup, teardown);
 }

@@ -1,0 +1,417 @@
+/* The graph IR: building a graph and checking its invariants. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/expr_private.h"
+#include "graph/graph.h"
+
+static const char *const dtype_short[SG_NDTYPE] = {"f64", "f32", "i64", "b8"};
+static const char *const dtype_name[SG_NDTYPE] = {"torch.float64", "torch.float32", "torch.int64", "torch.bool"};
+
+const char *sg__dtype_short(sg__dtype d)
+{
+    return d < SG_NDTYPE ? dtype_short[d] : "?";
+}
+
+const char *sg__dtype_name(sg__dtype d)
+{
+    return d < SG_NDTYPE ? dtype_name[d] : "?";
+}
+
+sg_status sg__graph_new(sg_env *env, sg__graph **out)
+{
+    sg_ctx *ctx = sg_env_ctx(env);
+    *out = NULL;
+    sg__graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return sg__nomem(ctx);
+    g->ctx = ctx;
+    g->env = env;
+    *out = g;
+    return SG_OK;
+}
+
+void sg__graph_free(sg__graph *g)
+{
+    if (!g)
+        return;
+    free(g->vals);
+    free(g->nodes);
+    free(g->args);
+    free(g->exprs);
+    free(g->ids);
+    free(g);
+}
+
+/* Room for n more entries of the array *a (count *used, capacity *cap). */
+static sg_status room(sg__graph *g, void **a, size_t *cap, size_t used, size_t n, size_t elem)
+{
+    if (used + n > UINT32_MAX - 1)
+        return sg__err(g->ctx, SG_ELIMIT, "graph: more than 2**32 entries");
+    return sg__grow(a, cap, used + n, elem) ? SG_OK : sg__nomem(g->ctx);
+}
+
+sg_status sg__graph_exprs(sg__graph *g, uint32_t *off, const sg_expr *const *e, size_t n)
+{
+    sg_status s = room(g, (void **)&g->exprs, &g->capexprs, g->nexprs, n, sizeof *g->exprs);
+    if (s)
+        return s;
+    *off = (uint32_t)g->nexprs;
+    if (n)
+        memcpy(g->exprs + g->nexprs, e, n * sizeof *e);
+    g->nexprs += n;
+    return SG_OK;
+}
+
+sg_status sg__graph_ids(sg__graph *g, uint32_t *off, const uint32_t *ids, size_t n)
+{
+    sg_status s = room(g, (void **)&g->ids, &g->capids, g->nids, n, sizeof *g->ids);
+    if (s)
+        return s;
+    *off = (uint32_t)g->nids;
+    if (n)
+        memcpy(g->ids + g->nids, ids, n * sizeof *ids);
+    g->nids += n;
+    return SG_OK;
+}
+
+static sg_status new_value(sg__graph *g, uint32_t *out, sg__vkind kind)
+{
+    sg_status s = room(g, (void **)&g->vals, &g->capvals, g->nvals, 1, sizeof *g->vals);
+    if (s)
+        return s;
+    sg__gval *v = &g->vals[g->nvals];
+    memset(v, 0, sizeof *v);
+    v->kind = (uint8_t)kind;
+    v->node = SG_NOVAL;
+    *out = (uint32_t)g->nvals++;
+    return SG_OK;
+}
+
+sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg__dtype dtype, size_t ndim, const sg_expr *const *sizes,
+                           const sg_expr *const *strides, const sg_expr *offset, uint32_t storage)
+{
+    if (dtype >= SG_NDTYPE || ndim > SG_MAX_DIMS || (storage != SG_NOVAL && storage >= g->nstorages) || !offset)
+        return sg__err(g->ctx, SG_EINVAL, "graph: bad tensor value");
+    size_t mark = g->nexprs;
+    uint32_t dims, tail;
+    sg_status s = sg__graph_exprs(g, &dims, sizes, ndim);
+    if (!s)
+        s = sg__graph_exprs(g, &tail, strides, ndim);
+    if (!s)
+        s = new_value(g, out, SG_V_TENSOR);
+    if (s) {
+        g->nexprs = mark;
+        return s;
+    }
+    sg__fake_tensor *t = &g->vals[*out].u.t;
+    t->dtype = (uint8_t)dtype;
+    t->ndim = (uint32_t)ndim;
+    t->dims = dims;
+    t->offset = offset;
+    t->storage = storage != SG_NOVAL ? storage : g->nstorages++;
+    return SG_OK;
+}
+
+sg_status sg__graph_value(sg__graph *g, uint32_t *out, sg__vkind kind, const sg_expr *e, double f)
+{
+    bool needs_expr = kind == SG_V_SYMINT || kind == SG_V_SYMBOOL;
+    if ((kind != SG_V_SYMINT && kind != SG_V_SYMBOOL && kind != SG_V_FLOAT && kind != SG_V_NONE) ||
+        needs_expr != (e != NULL))
+        return sg__err(g->ctx, SG_EINVAL, "graph: bad value");
+    sg_status s = new_value(g, out, kind);
+    if (s)
+        return s;
+    if (needs_expr)
+        g->vals[*out].u.e = e;
+    else
+        g->vals[*out].u.f = f;
+    return SG_OK;
+}
+
+sg_status sg__graph_list(sg__graph *g, uint32_t *out, const uint32_t *vals, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (vals[i] >= g->nvals)
+            return sg__err(g->ctx, SG_EINVAL, "graph: a list of unknown values");
+    size_t mark = g->nids;
+    uint32_t off;
+    sg_status s = sg__graph_ids(g, &off, vals, n);
+    if (!s)
+        s = new_value(g, out, SG_V_LIST);
+    if (s) {
+        g->nids = mark;
+        return s;
+    }
+    g->vals[*out].u.list.off = off;
+    g->vals[*out].u.list.n = (uint32_t)n;
+    return SG_OK;
+}
+
+/* A new node of kind that gives out (SG_NOVAL: nothing). */
+static sg_status new_node(sg__graph *g, sg__gnode **out, sg__nkind kind, uint32_t val)
+{
+    if (val != SG_NOVAL && (val >= g->nvals || g->vals[val].node != SG_NOVAL))
+        return sg__err(g->ctx, SG_EINVAL, "graph: a node's value is unknown or given already");
+    if (g->nnodes && g->nodes[g->nnodes - 1].kind == SG_N_OUTPUT)
+        return sg__err(g->ctx, SG_EINVAL, "graph: a node after the output");
+    sg_status s = room(g, (void **)&g->nodes, &g->capnodes, g->nnodes, 1, sizeof *g->nodes);
+    if (s)
+        return s;
+    sg__gnode *n = &g->nodes[g->nnodes];
+    memset(n, 0, sizeof *n);
+    n->kind = (uint8_t)kind;
+    n->out = val;
+    *out = n;
+    return SG_OK;
+}
+
+/* A list value's elements belong to the node that gives the list. */
+static void give(sg__graph *g, uint32_t val, uint32_t node)
+{
+    if (val == SG_NOVAL)
+        return;
+    g->vals[val].node = node;
+    if (g->vals[val].kind == SG_V_LIST)
+        for (uint32_t i = 0; i < g->vals[val].u.list.n; i++)
+            give(g, g->ids[g->vals[val].u.list.off + i], node);
+}
+
+sg_status sg__graph_placeholder(sg__graph *g, uint32_t out, const char *name)
+{
+    sg__gnode *n;
+    if (out == SG_NOVAL)
+        return sg__err(g->ctx, SG_EINVAL, "graph: a placeholder gives a value");
+    sg_status s = new_node(g, &n, SG_N_PLACEHOLDER, out);
+    if (s)
+        return s;
+    snprintf(g->vals[out].name, sizeof g->vals[out].name, "%s", name ? name : "");
+    give(g, out, (uint32_t)g->nnodes++);
+    return SG_OK;
+}
+
+static sg_status push_args(sg__graph *g, uint32_t *off, const sg__garg *args, size_t n)
+{
+    sg_status s = room(g, (void **)&g->args, &g->capargs, g->nargs, n, sizeof *g->args);
+    if (s)
+        return s;
+    *off = (uint32_t)g->nargs;
+    if (n)
+        memcpy(g->args + g->nargs, args, n * sizeof *args);
+    g->nargs += n;
+    return SG_OK;
+}
+
+sg_status sg__graph_call(sg__graph *g, const sg__schema *sch, const sg__garg *args, size_t nargs, uint32_t out,
+                         uint32_t line)
+{
+    if (!sch)
+        return sg__err(g->ctx, SG_EINVAL, "graph: a call without a schema");
+    sg__gnode *n;
+    uint32_t off;
+    sg_status s = new_node(g, &n, SG_N_CALL, out);
+    if (!s)
+        s = push_args(g, &off, args, nargs);
+    if (s)
+        return s;
+    n->schema = sch;
+    n->args = off;
+    n->nargs = (uint32_t)nargs;
+    n->line = line;
+    give(g, out, (uint32_t)g->nnodes++);
+    return SG_OK;
+}
+
+sg_status sg__graph_assert(sg__graph *g, const sg_expr *cond, uint32_t line)
+{
+    sg__gnode *n;
+    if (!cond || sg_expr_sort(cond) != SG_SORT_BOOL)
+        return sg__err(g->ctx, SG_EINVAL, "graph: an assert needs a boolean expression");
+    sg_status s = new_node(g, &n, SG_N_ASSERT, SG_NOVAL);
+    if (s)
+        return s;
+    n->cond = cond;
+    n->line = line;
+    g->nnodes++;
+    return SG_OK;
+}
+
+sg_status sg__graph_output(sg__graph *g, const uint32_t *vals, size_t n)
+{
+    sg__garg *a = n ? malloc(n * sizeof *a) : NULL;
+    if (n && !a)
+        return sg__nomem(g->ctx);
+    for (size_t i = 0; i < n; i++)
+        a[i] = (sg__garg){.kind = SG_A_VALUE, .u.v = vals[i]};
+    sg__gnode *node;
+    uint32_t off = 0;
+    sg_status s = new_node(g, &node, SG_N_OUTPUT, SG_NOVAL);
+    if (!s)
+        s = push_args(g, &off, a, n);
+    free(a);
+    if (s)
+        return s;
+    node->args = off;
+    node->nargs = (uint32_t)n;
+    g->nnodes++;
+    return SG_OK;
+}
+
+sg_status sg__graph_bind(sg__graph *g, uint32_t node, const sg_expr *const *syms, size_t n)
+{
+    if (node >= g->nnodes)
+        return sg__err(g->ctx, SG_EINVAL, "graph: bind on an unknown node");
+    uint32_t off;
+    sg_status s = sg__graph_exprs(g, &off, syms, n);
+    if (s)
+        return s;
+    g->nodes[node].binds = off;
+    g->nodes[node].nbinds = (uint32_t)n;
+    return SG_OK;
+}
+
+/* ---- lint ---- */
+
+typedef struct {
+    const sg__graph *g;
+    sg__idmap bound; /* symbol id -> 1: bound so far in the graph */
+    uint32_t node;   /* the node being checked */
+} linter;
+
+static sg_status lint_fail(linter *L, const char *what, const char *detail)
+{
+    return sg__err(L->g->ctx, SG_EINTERNAL, "graph lint: node %u: %s%s%s", (unsigned)L->node, what,
+                   detail ? ": " : "", detail ? detail : "");
+}
+
+/* Every free symbol of e is an environment input or bound earlier. */
+static sg_status lint_expr(linter *L, const sg_expr *e)
+{
+    const sg_expr **syms = NULL;
+    size_t n = 0;
+    sg_status s = sg_expr_free_symbols(L->g->ctx, &syms, &n, e);
+    if (s)
+        return s;
+    for (size_t i = 0; i < n && !s; i++) {
+        const char *name = sg_expr_sym_name(syms[i]);
+        if (!sg__idmap_find(&L->bound, syms[i]->id) && sg_env_symbol(L->g->env, name) != syms[i])
+            s = lint_fail(L, "a symbol neither an input of the environment nor bound before", name);
+        else if (!sg__idmap_find(&L->bound, syms[i]->id) && name[0] == 'u') /* unbacked: u0, u_... (env.h) */
+            s = lint_fail(L, "an unbacked symbol used before the node that binds it", name);
+    }
+    sg_free(syms);
+    return s;
+}
+
+static sg_status lint_value_exprs(linter *L, uint32_t v)
+{
+    const sg__gval *val = &L->g->vals[v];
+    sg_status s = SG_OK;
+    if (val->kind == SG_V_TENSOR) {
+        for (uint32_t d = 0; d < 2 * val->u.t.ndim && !s; d++)
+            s = lint_expr(L, L->g->exprs[val->u.t.dims + d]);
+        if (!s)
+            s = lint_expr(L, val->u.t.offset);
+    } else if (val->kind == SG_V_SYMINT || val->kind == SG_V_SYMBOOL) {
+        s = lint_expr(L, val->u.e);
+    }
+    return s;
+}
+
+/* Value v is given by a node before the one being checked. */
+static sg_status lint_use(linter *L, uint32_t v)
+{
+    if (v >= L->g->nvals)
+        return lint_fail(L, "an argument that is no value", NULL);
+    if (L->g->vals[v].node >= L->node)
+        return lint_fail(L, "an argument used before the node that gives it", NULL);
+    return SG_OK;
+}
+
+static sg_status lint_args(linter *L, const sg__gnode *n)
+{
+    const sg__graph *g = L->g;
+    sg_status s = SG_OK;
+    for (uint32_t i = 0; i < n->nargs && !s; i++) {
+        const sg__garg *a = &g->args[n->args + i];
+        switch ((sg__akind)a->kind) {
+        case SG_A_VALUE:
+            s = lint_use(L, a->u.v);
+            break;
+        case SG_A_EXPR:
+            s = lint_expr(L, a->u.e);
+            break;
+        case SG_A_EXPRS:
+            for (uint32_t k = 0; k < a->u.list.n && !s; k++)
+                s = lint_expr(L, g->exprs[a->u.list.off + k]);
+            break;
+        case SG_A_VALUES:
+            for (uint32_t k = 0; k < a->u.list.n && !s; k++)
+                s = lint_use(L, g->ids[a->u.list.off + k]);
+            break;
+        default:
+            break;
+        }
+    }
+    return s;
+}
+
+/* A call has at least the schema's arguments without defaults, at most all. */
+static sg_status lint_arity(linter *L, const sg__gnode *n)
+{
+    size_t need = 0;
+    for (size_t i = 0; i < n->schema->nargs; i++)
+        need += !n->schema->args[i].has_def && !n->schema->args[i].type.optional;
+    if (n->nargs < need || n->nargs > n->schema->nargs)
+        return lint_fail(L, "the number of arguments does not fit the schema", n->schema->name);
+    return SG_OK;
+}
+
+/* The symbols a node makes known: a placeholder's symbol, a node's binds. */
+static sg_status lint_bind(linter *L, const sg__gnode *n)
+{
+    const sg__graph *g = L->g;
+    if (n->kind == SG_N_PLACEHOLDER && g->vals[n->out].kind == SG_V_SYMINT &&
+        sg_expr_op(g->vals[n->out].u.e) == SG_OP_SYM &&
+        !sg__idmap_put(&L->bound, g->vals[n->out].u.e->id, 1))
+        return sg__nomem(g->ctx);
+    for (uint32_t i = 0; i < n->nbinds; i++)
+        if (!sg__idmap_put(&L->bound, g->exprs[n->binds + i]->id, 1))
+            return sg__nomem(g->ctx);
+    return SG_OK;
+}
+
+sg_status sg__graph_lint(const sg__graph *g)
+{
+    linter L = {.g = g};
+    if (!sg__idmap_init(&L.bound, 16))
+        return sg__nomem(g->ctx);
+    sg_status s = SG_OK;
+    if (!g->nnodes || g->nodes[g->nnodes - 1].kind != SG_N_OUTPUT) {
+        L.node = (uint32_t)g->nnodes;
+        s = lint_fail(&L, "the graph does not end in its output", NULL);
+    }
+    for (uint32_t i = 0; i < g->nnodes && !s; i++) {
+        const sg__gnode *n = &g->nodes[i];
+        L.node = i;
+        if (n->kind == SG_N_OUTPUT && i != g->nnodes - 1)
+            s = lint_fail(&L, "an output before the end", NULL);
+        if (!s && n->kind == SG_N_PLACEHOLDER && i && g->nodes[i - 1].kind != SG_N_PLACEHOLDER)
+            s = lint_fail(&L, "a placeholder after another node", NULL);
+        if (!s && n->kind == SG_N_CALL)
+            s = lint_arity(&L, n);
+        if (!s)
+            s = lint_args(&L, n);
+        if (!s && n->kind == SG_N_ASSERT)
+            s = lint_expr(&L, n->cond);
+        if (!s)
+            s = lint_bind(&L, n);
+        if (!s && n->out != SG_NOVAL && g->vals[n->out].node != i)
+            s = lint_fail(&L, "its value is given by another node", NULL);
+        if (!s && n->out != SG_NOVAL)
+            s = lint_value_exprs(&L, n->out);
+    }
+    sg__idmap_free(&L.bound);
+    return s;
+}

@@ -1,0 +1,173 @@
+/* The graph IR (graph.c, graph_print.c): a graph of nodes over values, the
+ * form every pass of the pipeline takes and gives (design.md, "The pipeline
+ * above the guards").
+ *
+ * Values and nodes are numbered, not pointed to (QBE's Ref): a graph is a
+ * few growable arrays, and an index stays valid while the graph grows.
+ *  - A value is what a node gives: a fake tensor (sizes, strides and
+ *    storage offset as expressions of the shape environment, dtype,
+ *    requires_grad, and the storage it views, so aliasing is known), a
+ *    symbolic int or bool (an expression), a float, None, or a list of
+ *    values (unbind, tolist, the outputs of a node with several).
+ *  - A node is a placeholder (an input of the graph), a call of an operator
+ *    of the registry with its arguments, a runtime assert (an expression
+ *    that must hold, due after the node before it), or the output.
+ *  - Arguments refer to values of the same graph (a graph is closed), or are
+ *    constants: expressions (ints and SymInts, constant or not), floats,
+ *    bools, None, dtypes, lists of expressions and lists of values.
+ * A node records the program line it comes from and the unbacked symbols it
+ * binds (item, nonzero). Every free symbol of every expression is an input
+ * symbol of the environment, or bound by an earlier node or placeholder of
+ * the graph (sg__graph_lint checks all of this). */
+#ifndef SG_GRAPH_GRAPH_H
+#define SG_GRAPH_GRAPH_H
+
+#include "graph/schema.h"
+#include "shapeguard/env.h"
+#include "shapeguard/source.h" /* SG_MAX_DIMS */
+
+/* Element types of tensors (PyTorch's, with its short names f64 f32 i64 b8). */
+typedef enum sg__dtype { SG_F64, SG_F32, SG_I64, SG_BOOL, SG_NDTYPE } sg__dtype;
+const char *sg__dtype_short(sg__dtype d); /* "f64", "f32", "i64", "b8" */
+const char *sg__dtype_name(sg__dtype d);  /* "torch.float64", ... */
+
+#define SG_NOVAL UINT32_MAX
+
+typedef enum sg__vkind {
+    SG_V_TENSOR,
+    SG_V_SYMINT,  /* an integer expression */
+    SG_V_SYMBOOL, /* a boolean expression */
+    SG_V_FLOAT,
+    SG_V_NONE,
+    SG_V_LIST,    /* values ids[off .. off + n) */
+} sg__vkind;
+
+typedef struct sg__fake_tensor {
+    uint8_t dtype;         /* sg__dtype */
+    bool requires_grad;
+    uint32_t ndim;
+    uint32_t dims;         /* exprs[dims .. dims + ndim): sizes; then ndim strides */
+    const sg_expr *offset; /* storage offset */
+    uint32_t storage;      /* which storage it views: equal ids alias */
+} sg__fake_tensor;
+
+typedef struct sg__gval {
+    uint8_t kind;  /* sg__vkind */
+    uint32_t node; /* the node that gives it */
+    char name[24]; /* the program name it carries, or the node's name */
+    union {
+        sg__fake_tensor t;
+        const sg_expr *e; /* SYMINT, SYMBOOL */
+        double f;
+        struct {
+            uint32_t off, n;
+        } list;
+    } u;
+} sg__gval;
+
+typedef enum sg__akind {
+    SG_A_VALUE, /* a value of the graph */
+    SG_A_EXPR,  /* an int, SymInt or symbolic bool */
+    SG_A_FLOAT,
+    SG_A_BOOL,
+    SG_A_NONE,
+    SG_A_DTYPE,
+    SG_A_EXPRS, /* a list of expressions: exprs[off .. off + n) */
+    SG_A_VALUES /* a list of values: ids[off .. off + n) */
+} sg__akind;
+
+typedef struct sg__garg {
+    uint8_t kind; /* sg__akind */
+    const char *kw; /* NULL, or the keyword it was passed by (a schema name) */
+    union {
+        uint32_t v;
+        const sg_expr *e;
+        double f;
+        bool b;
+        uint8_t dtype;
+        struct {
+            uint32_t off, n;
+        } list;
+    } u;
+} sg__garg;
+
+typedef enum sg__nkind { SG_N_PLACEHOLDER, SG_N_CALL, SG_N_ASSERT, SG_N_OUTPUT } sg__nkind;
+
+typedef struct sg__gnode {
+    uint8_t kind;              /* sg__nkind */
+    const sg__schema *schema;  /* SG_N_CALL */
+    uint32_t args, nargs;      /* args[args .. args + nargs) (OUTPUT: the values returned) */
+    uint32_t out;              /* the value it gives, or SG_NOVAL */
+    const sg_expr *cond;       /* SG_N_ASSERT: what must hold */
+    uint32_t binds, nbinds;    /* exprs[binds .. binds + nbinds): unbacked symbols it binds */
+    uint32_t line;             /* program line, 0 if none */
+} sg__gnode;
+
+typedef struct sg__graph {
+    sg_ctx *ctx;
+    sg_env *env;
+    sg__gval *vals;
+    size_t nvals, capvals;
+    sg__gnode *nodes;
+    size_t nnodes, capnodes;
+    sg__garg *args;
+    size_t nargs, capargs;
+    const sg_expr **exprs;
+    size_t nexprs, capexprs;
+    uint32_t *ids;
+    size_t nids, capids;
+    uint32_t nstorages;
+} sg__graph;
+
+/* An empty graph over env (borrowed: it must outlive the graph). Errors: SG_ENOMEM. */
+sg_status sg__graph_new(sg_env *env, sg__graph **out);
+void sg__graph_free(sg__graph *g);
+
+/* Building. Each returns SG_OK or SG_ENOMEM (the graph then unchanged, but
+ * for unused room), and gives the index of what it made. */
+sg_status sg__graph_exprs(sg__graph *g, uint32_t *off, const sg_expr *const *e, size_t n);
+sg_status sg__graph_ids(sg__graph *g, uint32_t *off, const uint32_t *ids, size_t n);
+/* A tensor value of a new node or placeholder; sizes and strides have ndim
+ * entries; storage is an existing storage id, or SG_NOVAL for a new one. */
+sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg__dtype dtype, size_t ndim, const sg_expr *const *sizes,
+                           const sg_expr *const *strides, const sg_expr *offset, uint32_t storage);
+/* A value of another kind (not a tensor, nor a list). */
+sg_status sg__graph_value(sg__graph *g, uint32_t *out, sg__vkind kind, const sg_expr *e, double f);
+sg_status sg__graph_list(sg__graph *g, uint32_t *out, const uint32_t *vals, size_t n);
+/* Nodes: the value out (made above, not given by another node) becomes theirs. */
+sg_status sg__graph_placeholder(sg__graph *g, uint32_t out, const char *name);
+sg_status sg__graph_call(sg__graph *g, const sg__schema *s, const sg__garg *args, size_t nargs, uint32_t out,
+                         uint32_t line);
+sg_status sg__graph_assert(sg__graph *g, const sg_expr *cond, uint32_t line);
+sg_status sg__graph_output(sg__graph *g, const uint32_t *vals, size_t n);
+/* The unbacked symbols that node n binds. */
+sg_status sg__graph_bind(sg__graph *g, uint32_t node, const sg_expr *const *syms, size_t n);
+
+static inline const sg_expr *sg__graph_size(const sg__graph *g, uint32_t v, size_t d)
+{
+    return g->exprs[g->vals[v].u.t.dims + d];
+}
+static inline const sg_expr *sg__graph_stride(const sg__graph *g, uint32_t v, size_t d)
+{
+    return g->exprs[g->vals[v].u.t.dims + g->vals[v].u.t.ndim + d];
+}
+
+/* Check the graph's invariants: one output node, last; every argument a
+ * value given by an earlier node; values given once; calls match their
+ * schema's arity; every free symbol of every expression of the graph is an
+ * input of the environment or bound earlier in the graph (by a placeholder
+ * that is a symbol, or a node's binds). SG_OK, or SG_EINTERNAL naming the
+ * first problem and its node. */
+sg_status sg__graph_lint(const sg__graph *g);
+
+/* The graph as FX-like Python source (graph_print.c):
+ *   def forward(self, s0: "Sym(s0)", a: "f64[s0, 3]"):
+ *       mul: "f64[s0, 3]" = torch.ops.aten.mul.Tensor(a, 2)
+ *       return (mul,)
+ * *out is freed with sg_free. Errors: SG_ENOMEM. */
+sg_status sg__graph_print(const sg__graph *g, char **out);
+/* The operator names of the calls, in order, separated by spaces
+ * ("view mul.Tensor copy_"). Errors: SG_ENOMEM. */
+sg_status sg__graph_ops(const sg__graph *g, char **out);
+
+#endif /* SG_GRAPH_GRAPH_H */

@@ -1,0 +1,294 @@
+/* Printing a graph as FX-like Python source, and its operator names. Nodes
+ * are named as FX names them: a placeholder by the program name it carries
+ * (a symbol by its own name), a call by its operator's name ("mul",
+ * "mul_1", "add_"), made unique with a suffix "_N". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/expr_private.h"
+#include "graph/graph.h"
+#include "shapeguard/print.h"
+
+#define NAME_LEN 40
+
+/* The names given so far: an open-addressing set of strings, each with the
+ * count of suffixes tried for it as a base. */
+typedef struct {
+    char (*name)[NAME_LEN]; /* per value */
+    uint32_t *slot;         /* 1 + value index, 0 free */
+    uint32_t *tries;        /* per slot: next suffix for that base */
+    size_t cap;
+} namer;
+
+static uint32_t hash_str(const char *s)
+{
+    uint32_t h = 2166136261u;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 16777619u;
+    return h;
+}
+
+/* The slot of name: where it is, or the free slot where it would go. */
+static size_t find(const namer *N, const char *name)
+{
+    size_t at = hash_str(name) & (N->cap - 1);
+    while (N->slot[at] && strcmp(N->name[N->slot[at] - 1], name))
+        at = (at + 1) & (N->cap - 1);
+    return at;
+}
+
+/* Python's keywords and the builtins an operator may be named after: FX
+ * never uses them as names ("sum" becomes "sum_1"). They are entered in the
+ * set first, as if taken. */
+static const char *const reserved_names[] = {
+    "False", "None", "True", "abs", "all", "and", "any", "as", "assert", "bool", "break", "class", "continue",
+    "def", "del", "dict", "elif", "else", "except", "filter", "finally", "float", "for", "from", "global", "hash",
+    "id", "if", "import", "in", "input", "int", "is", "iter", "lambda", "len", "list", "map", "max", "min",
+    "next", "nonlocal", "not", "object", "or", "pass", "pow", "print", "raise", "range", "return", "round",
+    "self", "set", "slice", "sorted", "str", "sum", "super", "try", "tuple", "type", "while", "with", "yield",
+    "zip"};
+
+/* Name value v after base, unique: base, then base_1, base_2, ... */
+static void name_value(namer *N, uint32_t v, const char *base)
+{
+    size_t b = find(N, base);
+    uint32_t k = N->slot[b] ? N->tries[b] : 0;
+    char cand[NAME_LEN];
+    for (;; k++) {
+        if (k)
+            snprintf(cand, sizeof cand, "%.28s_%u", base, (unsigned)k);
+        else
+            snprintf(cand, sizeof cand, "%.39s", base);
+        if (!N->slot[find(N, cand)])
+            break;
+    }
+    memcpy(N->name[v], cand, NAME_LEN);
+    size_t at = find(N, cand);
+    N->slot[at] = v + 1;
+    N->tries[at] = 1;
+    b = find(N, base); /* the base's slot: count the suffix used */
+    if (N->slot[b])
+        N->tries[b] = k + 1;
+}
+
+#define NRESERVED (sizeof reserved_names / sizeof *reserved_names)
+
+static bool namer_init(namer *N, size_t nvals)
+{
+    size_t n = nvals + NRESERVED;
+    N->cap = 16;
+    while (N->cap < 4 * n)
+        N->cap *= 2;
+    N->name = calloc(n, sizeof *N->name);
+    N->slot = calloc(N->cap, sizeof *N->slot);
+    N->tries = calloc(N->cap, sizeof *N->tries);
+    if (!N->name || !N->slot || !N->tries)
+        return false;
+    for (size_t i = 0; i < NRESERVED; i++) { /* entries nvals.. of name[] */
+        snprintf(N->name[nvals + i], NAME_LEN, "%s", reserved_names[i]);
+        size_t at = find(N, reserved_names[i]);
+        N->slot[at] = (uint32_t)(nvals + i + 1);
+        N->tries[at] = 1;
+    }
+    return true;
+}
+
+static void namer_free(namer *N)
+{
+    free(N->name);
+    free(N->slot);
+    free(N->tries);
+}
+
+/* The base of a node's name: a placeholder's own, a call's operator name. */
+static const char *base_name(const sg__graph *g, const sg__gnode *n)
+{
+    const sg__gval *v = &g->vals[n->out];
+    if (n->kind == SG_N_PLACEHOLDER && v->name[0])
+        return v->name;
+    if (n->kind == SG_N_PLACEHOLDER && (v->kind == SG_V_SYMINT || v->kind == SG_V_SYMBOOL) &&
+        sg_expr_op(v->u.e) == SG_OP_SYM)
+        return sg_expr_sym_name(v->u.e);
+    return n->kind == SG_N_CALL ? n->schema->name : "arg";
+}
+
+static bool put_expr(const sg__graph *g, sg__buf *b, const sg_expr *e)
+{
+    char *text = NULL;
+    if (sg_print(g->ctx, &text, e, SG_FMT_PYTHON) != SG_OK)
+        return false;
+    sg__buf_puts(b, text);
+    sg_free(text);
+    return true;
+}
+
+/* The annotation of a value: "f64[s0, 3]", "Sym(s0)", "f64[2]" ... */
+static bool put_type(const sg__graph *g, sg__buf *b, uint32_t v)
+{
+    const sg__gval *val = &g->vals[v];
+    switch ((sg__vkind)val->kind) {
+    case SG_V_TENSOR:
+        sg__buf_printf(b, "%s[", sg__dtype_short((sg__dtype)val->u.t.dtype));
+        for (uint32_t d = 0; d < val->u.t.ndim; d++) {
+            if (d)
+                sg__buf_puts(b, ", ");
+            if (!put_expr(g, b, sg__graph_size(g, v, d)))
+                return false;
+        }
+        sg__buf_puts(b, "]");
+        return true;
+    case SG_V_SYMINT:
+    case SG_V_SYMBOOL:
+        sg__buf_puts(b, "Sym(");
+        if (!put_expr(g, b, val->u.e))
+            return false;
+        sg__buf_puts(b, ")");
+        return true;
+    case SG_V_FLOAT:
+        sg__buf_puts(b, "float");
+        return true;
+    case SG_V_NONE:
+        sg__buf_puts(b, "None");
+        return true;
+    case SG_V_LIST:
+        sg__buf_puts(b, "List");
+        return true;
+    }
+    return true;
+}
+
+static bool put_arg(const sg__graph *g, const namer *N, sg__buf *b, const sg__garg *a)
+{
+    if (a->kw)
+        sg__buf_printf(b, "%s = ", a->kw);
+    switch ((sg__akind)a->kind) {
+    case SG_A_VALUE:
+        sg__buf_puts(b, N->name[a->u.v]);
+        return true;
+    case SG_A_EXPR:
+        return put_expr(g, b, a->u.e);
+    case SG_A_FLOAT:
+        sg__buf_printf(b, "%.17g", a->u.f);
+        return true;
+    case SG_A_BOOL:
+        sg__buf_puts(b, a->u.b ? "True" : "False");
+        return true;
+    case SG_A_NONE:
+        sg__buf_puts(b, "None");
+        return true;
+    case SG_A_DTYPE:
+        sg__buf_puts(b, sg__dtype_name((sg__dtype)a->u.dtype));
+        return true;
+    case SG_A_EXPRS:
+    case SG_A_VALUES:
+        sg__buf_puts(b, "[");
+        for (uint32_t k = 0; k < a->u.list.n; k++) {
+            if (k)
+                sg__buf_puts(b, ", ");
+            if (a->kind == SG_A_VALUES)
+                sg__buf_puts(b, N->name[g->ids[a->u.list.off + k]]);
+            else if (!put_expr(g, b, g->exprs[a->u.list.off + k]))
+                return false;
+        }
+        sg__buf_puts(b, "]");
+        return true;
+    }
+    return true;
+}
+
+static bool put_node(const sg__graph *g, const namer *N, sg__buf *b, const sg__gnode *n)
+{
+    bool ok = true;
+    switch ((sg__nkind)n->kind) {
+    case SG_N_PLACEHOLDER:
+        return true; /* in the signature */
+    case SG_N_CALL:
+        sg__buf_puts(b, "    ");
+        if (n->out != SG_NOVAL) {
+            sg__buf_printf(b, "%s: \"", N->name[n->out]);
+            ok = put_type(g, b, n->out);
+            sg__buf_puts(b, "\" = ");
+        }
+        sg__buf_printf(b, "torch.ops.aten.%s.%s(", n->schema->name,
+                       n->schema->overload[0] ? n->schema->overload : "default");
+        for (uint32_t i = 0; i < n->nargs && ok; i++) {
+            if (i)
+                sg__buf_puts(b, ", ");
+            ok = put_arg(g, N, b, &g->args[n->args + i]);
+        }
+        sg__buf_puts(b, ")\n");
+        return ok;
+    case SG_N_ASSERT:
+        sg__buf_puts(b, "    torch._check(");
+        ok = put_expr(g, b, n->cond);
+        sg__buf_puts(b, ")\n");
+        return ok;
+    case SG_N_OUTPUT:
+        sg__buf_puts(b, "    return (");
+        for (uint32_t i = 0; i < n->nargs; i++)
+            sg__buf_printf(b, "%s%s", i ? ", " : "", N->name[g->args[n->args + i].u.v]);
+        sg__buf_puts(b, n->nargs == 1 ? ",)\n" : ")\n");
+        return true;
+    }
+    return ok;
+}
+
+static void name_all(const sg__graph *g, namer *N)
+{
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const sg__gnode *n = &g->nodes[i];
+        if (n->out == SG_NOVAL)
+            continue;
+        name_value(N, n->out, base_name(g, n));
+        const sg__gval *v = &g->vals[n->out];
+        for (uint32_t k = 0; v->kind == SG_V_LIST && k < v->u.list.n; k++) { /* FX: getitem */
+            uint32_t e = g->ids[v->u.list.off + k];
+            name_value(N, e, "getitem");
+        }
+    }
+}
+
+sg_status sg__graph_print(const sg__graph *g, char **out)
+{
+    *out = NULL;
+    namer N = {0};
+    if (!namer_init(&N, g->nvals)) {
+        namer_free(&N);
+        return sg__nomem(g->ctx);
+    }
+    name_all(g, &N);
+    sg__buf b = {0};
+    bool ok = true;
+    sg__buf_puts(&b, "def forward(self");
+    for (uint32_t i = 0; i < g->nnodes && g->nodes[i].kind == SG_N_PLACEHOLDER && ok; i++) {
+        sg__buf_printf(&b, ", %s: \"", N.name[g->nodes[i].out]);
+        ok = put_type(g, &b, g->nodes[i].out);
+        sg__buf_puts(&b, "\"");
+    }
+    sg__buf_puts(&b, "):\n");
+    for (uint32_t i = 0; i < g->nnodes && ok; i++)
+        ok = put_node(g, &N, &b, &g->nodes[i]);
+    namer_free(&N);
+    if (!ok) {
+        sg__buf_free(&b);
+        return sg_ctx_last_error(g->ctx) ? sg_ctx_last_error(g->ctx) : sg__nomem(g->ctx);
+    }
+    *out = sg__buf_take(&b);
+    return *out ? SG_OK : sg__nomem(g->ctx);
+}
+
+sg_status sg__graph_ops(const sg__graph *g, char **out)
+{
+    sg__buf b = {0};
+    sg__buf_puts(&b, "");
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        if (g->nodes[i].kind != SG_N_CALL)
+            continue;
+        char name[2 * SG_SCHEMA_NAME];
+        sg__schema_full_name(g->nodes[i].schema, name);
+        sg__buf_printf(&b, "%s%s", b.n ? " " : "", name);
+    }
+    *out = sg__buf_take(&b);
+    return *out ? SG_OK : sg__nomem(g->ctx);
+}
