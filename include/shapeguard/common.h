@@ -50,7 +50,11 @@ typedef enum sg_status {
     SG_EASSERT = -10,      /* a check that is provably false ("assertion") */
     SG_ELIMIT = -11,       /* a size or work limit was reached ("limit") */
     SG_EUNSUPPORTED = -12, /* not implemented ("unsupported") */
-    SG_EINTERNAL = -13     /* an internal invariant failed: a bug ("internal") */
+    SG_EINTERNAL = -13,    /* an internal invariant failed: a bug ("internal") */
+    SG_ESHAPE = -14,       /* sizes that do not fit an operator ("shape") */
+    SG_EALIASING = -15,    /* a mutation or alias the pipeline refuses ("aliasing") */
+    SG_EAUTOGRAD = -16     /* what autograd refuses, such as a backward through a tensor
+                              modified in place ("autograd") */
 } sg_status;
 
 /* Three-valued truth, for questions whose answer may be unknown. */
@@ -64,7 +68,7 @@ typedef struct sg_ctx sg_ctx;
 /* The one-word name of a status, as the battery format prints error kinds:
  * "ok", "invalid", "nomem", "syntax", "type", "zero-division",
  * "negative-exponent", "inexact", "unbound", "data-dependent", "assertion",
- * "limit", "unsupported", "internal". Never NULL. */
+ * "limit", "unsupported", "internal", "shape", "aliasing", "autograd". Never NULL. */
 const char *sg_status_kind(sg_status s);
 
 /* Create a context. On success *out owns it (release with sg_ctx_free).

@@ -22,6 +22,9 @@ const char *sg_status_kind(sg_status s)
     case SG_ELIMIT: return "limit";
     case SG_EUNSUPPORTED: return "unsupported";
     case SG_EINTERNAL: return "internal";
+    case SG_ESHAPE: return "shape";
+    case SG_EALIASING: return "aliasing";
+    case SG_EAUTOGRAD: return "autograd";
     }
     return "unknown";
 }

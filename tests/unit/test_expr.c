@@ -522,6 +522,9 @@ static void test_bad_input_every_binary(void **state)
     expect_error(sg_expr_eval(C, &e, NULL, 0, NULL, NULL), SG_EINVAL);
     assert_int_equal(sg_expr_eval(NULL, &e, X, 0, NULL, NULL), SG_EINVAL);
     assert_string_equal(sg_status_kind(SG_EZERODIV), "zero-division");
+    assert_string_equal(sg_status_kind(SG_ESHAPE), "shape");
+    assert_string_equal(sg_status_kind(SG_EALIASING), "aliasing");
+    assert_string_equal(sg_status_kind(SG_EAUTOGRAD), "autograd");
     assert_string_equal(sg_status_kind((sg_status)-99), "unknown");
     assert_int_equal(sg_ctx_last_error(NULL), SG_EINVAL);
     assert_true(strlen(sg_ctx_last_error_msg(NULL)) > 0);
