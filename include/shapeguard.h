@@ -13,5 +13,6 @@
 #include <shapeguard/env.h>
 #include <shapeguard/source.h>
 #include <shapeguard/guard.h>
+#include <shapeguard/graph.h>
 
 #endif /* SHAPEGUARD_H */

@@ -9,12 +9,12 @@
 static const char *const dtype_short[SG_NDTYPE] = {"f64", "f32", "i64", "b8"};
 static const char *const dtype_name[SG_NDTYPE] = {"torch.float64", "torch.float32", "torch.int64", "torch.bool"};
 
-const char *sg__dtype_short(sg__dtype d)
+const char *sg__dtype_short(sg_dtype d)
 {
     return d < SG_NDTYPE ? dtype_short[d] : "?";
 }
 
-const char *sg__dtype_name(sg__dtype d)
+const char *sg__dtype_name(sg_dtype d)
 {
     return d < SG_NDTYPE ? dtype_name[d] : "?";
 }
@@ -89,7 +89,7 @@ static sg_status new_value(sg__graph *g, uint32_t *out, sg__vkind kind)
     return SG_OK;
 }
 
-sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg__dtype dtype, size_t ndim, const sg_expr *const *sizes,
+sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
                            const sg_expr *const *strides, const sg_expr *offset, uint32_t storage)
 {
     if (dtype >= SG_NDTYPE || ndim > SG_MAX_DIMS || (storage != SG_NOVAL && storage >= g->nstorages) || !offset)

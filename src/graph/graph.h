@@ -23,13 +23,11 @@
 #define SG_GRAPH_GRAPH_H
 
 #include "graph/schema.h"
-#include "shapeguard/env.h"
-#include "shapeguard/source.h" /* SG_MAX_DIMS */
+#include "shapeguard/graph.h"
 
-/* Element types of tensors (PyTorch's, with its short names f64 f32 i64 b8). */
-typedef enum sg__dtype { SG_F64, SG_F32, SG_I64, SG_BOOL, SG_NDTYPE } sg__dtype;
-const char *sg__dtype_short(sg__dtype d); /* "f64", "f32", "i64", "b8" */
-const char *sg__dtype_name(sg__dtype d);  /* "torch.float64", ... */
+#define SG_NDTYPE 4
+const char *sg__dtype_short(sg_dtype d); /* "f64", "f32", "i64", "b8" */
+const char *sg__dtype_name(sg_dtype d);  /* "torch.float64", ... */
 
 #define SG_NOVAL UINT32_MAX
 
@@ -43,7 +41,7 @@ typedef enum sg__vkind {
 } sg__vkind;
 
 typedef struct sg__fake_tensor {
-    uint8_t dtype;         /* sg__dtype */
+    uint8_t dtype;         /* sg_dtype */
     bool requires_grad;
     uint32_t ndim;
     uint32_t dims;         /* exprs[dims .. dims + ndim): sizes; then ndim strides */
@@ -129,7 +127,7 @@ sg_status sg__graph_exprs(sg__graph *g, uint32_t *off, const sg_expr *const *e, 
 sg_status sg__graph_ids(sg__graph *g, uint32_t *off, const uint32_t *ids, size_t n);
 /* A tensor value of a new node or placeholder; sizes and strides have ndim
  * entries; storage is an existing storage id, or SG_NOVAL for a new one. */
-sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg__dtype dtype, size_t ndim, const sg_expr *const *sizes,
+sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
                            const sg_expr *const *strides, const sg_expr *offset, uint32_t storage);
 /* A value of another kind (not a tensor, nor a list). */
 sg_status sg__graph_value(sg__graph *g, uint32_t *out, sg__vkind kind, const sg_expr *e, double f);

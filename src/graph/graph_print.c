@@ -129,7 +129,7 @@ static bool put_type(const sg__graph *g, sg__buf *b, uint32_t v)
     const sg__gval *val = &g->vals[v];
     switch ((sg__vkind)val->kind) {
     case SG_V_TENSOR:
-        sg__buf_printf(b, "%s[", sg__dtype_short((sg__dtype)val->u.t.dtype));
+        sg__buf_printf(b, "%s[", sg__dtype_short((sg_dtype)val->u.t.dtype));
         for (uint32_t d = 0; d < val->u.t.ndim; d++) {
             if (d)
                 sg__buf_puts(b, ", ");
@@ -178,7 +178,7 @@ static bool put_arg(const sg__graph *g, const namer *N, sg__buf *b, const sg__ga
         sg__buf_puts(b, "None");
         return true;
     case SG_A_DTYPE:
-        sg__buf_puts(b, sg__dtype_name((sg__dtype)a->u.dtype));
+        sg__buf_puts(b, sg__dtype_name((sg_dtype)a->u.dtype));
         return true;
     case SG_A_EXPRS:
     case SG_A_VALUES:

@@ -603,7 +603,7 @@ static sg_status run_fakify(sg_inputs *in, const sg_source *src, const snap *v, 
     size_t nblocks = in->nblocks;
     fk F = {in, {0}, refake};
     sg_status s = fakify(&F, src, v, c, NULL, out);
-    for (size_t i = 0; i < F.pend.n && !s; i++)
+    for (size_t i = 0; i < F.pend.n && in->cache && !s; i++) /* no cache: nothing recorded (source.h) */
         s = sg__symcache_put(in->cache, in->env, F.pend.names[i], F.pend.vals[i]);
     free(F.pend.names);
     free(F.pend.vals);

@@ -3,6 +3,7 @@
  * compared with the installed PyTorch's schemas by tests/diff/schemas.test. */
 #include "cmocka_all.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "graph/graph.h"
@@ -184,7 +185,7 @@ static void start(fixture *F)
     const sg_expr *sizes[2] = {F->s0, E("3")}, *strides[2] = {E("3"), E("1")};
     assert_int_equal(sg__graph_value(F->g, &F->sym, SG_V_SYMINT, F->s0, 0), SG_OK);
     assert_int_equal(sg__graph_placeholder(F->g, F->sym, NULL), SG_OK);
-    assert_int_equal(sg__graph_tensor(F->g, &F->a, SG_F64, 2, sizes, strides, E("0"), SG_NOVAL), SG_OK);
+    assert_int_equal(sg__graph_tensor(F->g, &F->a, SG_FLOAT64, 2, sizes, strides, E("0"), SG_NOVAL), SG_OK);
     assert_int_equal(sg__graph_placeholder(F->g, F->a, "a"), SG_OK);
 }
 
@@ -204,7 +205,7 @@ static uint32_t call(fixture *F, const char *name, const sg__garg *args, size_t 
         st[i] = E(strides[i]);
     }
     uint32_t v;
-    assert_int_equal(sg__graph_tensor(F->g, &v, SG_F64, ndim, sz, st, E("0"), storage), SG_OK);
+    assert_int_equal(sg__graph_tensor(F->g, &v, SG_FLOAT64, ndim, sz, st, E("0"), storage), SG_OK);
     assert_int_equal(sg__graph_call(F->g, op(name), args, n, v, 7), SG_OK);
     return v;
 }
@@ -278,7 +279,7 @@ static void test_graph_lint(void **state)
     start(&F); /* an argument used before the node that gives it: its own value */
     uint32_t v;
     const sg_expr *s[1] = {F.s0}, *one[1] = {E("1")};
-    assert_int_equal(sg__graph_tensor(F.g, &v, SG_F64, 1, s, one, E("0"), SG_NOVAL), SG_OK);
+    assert_int_equal(sg__graph_tensor(F.g, &v, SG_FLOAT64, 1, s, one, E("0"), SG_NOVAL), SG_OK);
     sg__garg self[1] = {{.kind = SG_A_VALUE, .u.v = v}};
     assert_int_equal(sg__graph_call(F.g, op("neg"), self, 1, v, 1), SG_OK);
     assert_int_equal(sg__graph_output(F.g, &v, 1), SG_OK);
@@ -327,7 +328,7 @@ static void test_graph_build_errors(void **state)
     size_t nvals = F.g->nvals, nnodes = F.g->nnodes;
     uint32_t v;
     assert_int_equal(sg__graph_tensor(F.g, &v, SG_NDTYPE, 0, NULL, NULL, E("0"), SG_NOVAL), SG_EINVAL);
-    assert_int_equal(sg__graph_tensor(F.g, &v, SG_F64, 0, NULL, NULL, E("0"), 99), SG_EINVAL);
+    assert_int_equal(sg__graph_tensor(F.g, &v, SG_FLOAT64, 0, NULL, NULL, E("0"), 99), SG_EINVAL);
     assert_int_equal(sg__graph_value(F.g, &v, SG_V_SYMINT, NULL, 0), SG_EINVAL);
     assert_int_equal(sg__graph_value(F.g, &v, SG_V_TENSOR, NULL, 0), SG_EINVAL);
     uint32_t bad = 12345;
@@ -343,6 +344,193 @@ static void test_graph_build_errors(void **state)
     finish(&F);
 }
 
+/* ---- the tracer ---- */
+
+typedef struct {
+    sg_env *env;
+    sg_inputs *in;
+    sg_tracer *t;
+} tfix;
+
+static void tstart(tfix *T, int duck)
+{
+    sg_env_options o;
+    sg_env_options_default(&o);
+    o.duck_shape = duck;
+    assert_int_equal(sg_env_new(C, &o, &T->env), SG_OK);
+    assert_int_equal(sg_inputs_new(T->env, NULL, &T->in), SG_OK);
+    assert_int_equal(sg_tracer_new(T->env, &T->t), SG_OK);
+}
+
+static void tfinish(tfix *T)
+{
+    sg_tracer_free(T->t);
+    sg_inputs_free(T->in);
+    sg_env_free(T->env);
+}
+
+/* A contiguous input named name with the given hints (or strides); every
+ * size but the first is static (a constant, as after mark_dynamic(x, 0)). */
+static sg_value tinput_dyn(tfix *T, const char *name, size_t n, const int64_t *sizes, const int64_t *strides,
+                          sg_dim_dynamic first)
+{
+    const sg_source *src;
+    const sg_fake *fake;
+    sg_value v;
+    sg_dim_spec spec[4] = {{first, NULL, NULL}, {SG_DIM_STATIC, NULL, NULL}, {SG_DIM_STATIC, NULL, NULL},
+                           {SG_DIM_STATIC, NULL, NULL}};
+    sg_tensor_context ctx = {.sizes = spec};
+    assert_int_equal(sg_source_local(C, &src, name), SG_OK);
+    sg_tensor_value tv = {.ndim = n, .sizes = sizes, .strides = strides};
+    assert_int_equal(sg_inputs_tensor(T->in, src, &tv, &ctx, &fake), SG_OK);
+    assert_int_equal(sg_tracer_input_tensor(T->t, &v, name, fake, SG_FLOAT64, 0), SG_OK);
+    return v;
+}
+
+static sg_value tinput(tfix *T, const char *name, size_t n, const int64_t *sizes, const int64_t *strides)
+{
+    return tinput_dyn(T, name, n, sizes, strides, SG_DIM_DUCK);
+}
+
+/* "[s0, 3] [3, 1]": the sizes and strides of v, printed. */
+static void expect_meta(tfix *T, sg_value v, const char *want)
+{
+    char got[256] = "";
+    size_t at = 0;
+    for (int part = 0; part < 2; part++) {
+        at += (size_t)snprintf(got + at, sizeof got - at, "%s[", part ? " " : "");
+        for (size_t d = 0; d < sg_tracer_ndim(T->t, v); d++) {
+            char *text;
+            const sg_expr *e = part ? sg_tracer_stride(T->t, v, d) : sg_tracer_size(T->t, v, d);
+            assert_int_equal(sg_print(C, &text, e, SG_FMT_SG), SG_OK);
+            at += (size_t)snprintf(got + at, sizeof got - at, "%s%s", d ? ", " : "", text);
+            sg_free(text);
+        }
+        at += (size_t)snprintf(got + at, sizeof got - at, "]");
+    }
+    assert_string_equal(got, want);
+}
+
+static sg_arg AV(sg_value v)
+{
+    return (sg_arg){.kind = SG_ARG_VALUE, .u.v = v};
+}
+
+static sg_arg AI(const char *e)
+{
+    return (sg_arg){.kind = SG_ARG_INT, .u.e = E(e)};
+}
+
+static sg_value tcall(tfix *T, const char *op, const sg_arg *args, size_t n)
+{
+    sg_value v;
+    sg_status s = sg_tracer_call(T->t, &v, op, args, n, 1);
+    if (s)
+        fail_msg("%s: %s", op, sg_ctx_last_error_msg(C));
+    return v;
+}
+
+static void test_tracer_pointwise_views(void **state)
+{
+    (void)state;
+    tfix T;
+    tstart(&T, 1);
+    int64_t sa[2] = {5, 3}, sb[1] = {3};
+    sg_value a = tinput(&T, "a", 2, sa, NULL), b = tinput_dyn(&T, "b", 1, sb, NULL, SG_DIM_STATIC);
+    expect_meta(&T, a, "[s0, 3] [3, 1]");
+    sg_arg ab[2] = {AV(a), AV(b)};
+    sg_value add = tcall(&T, "add.Tensor", ab, 2); /* broadcast [s0, 3] + [3] */
+    expect_meta(&T, add, "[s0, 3] [3, 1]");
+    sg_arg ta[1] = {AV(a)};
+    sg_value t = tcall(&T, "t", ta, 1);
+    expect_meta(&T, t, "[3, s0] [1, 3]");
+    sg_arg ts[1] = {AV(t)};
+    sg_value sn = tcall(&T, "sin", ts, 1); /* keeps the transposed layout, as TensorIterator does */
+    expect_meta(&T, sn, "[3, s0] [1, 3]");
+    sg_arg tb[2] = {AV(t), (sg_arg){.kind = SG_ARG_FLOAT, .u.f = 2.0}};
+    sg_value mul = tcall(&T, "mul.Tensor", tb, 2);
+    expect_meta(&T, mul, "[3, s0] [1, 3]");
+    const sg_expr *minus1[1] = {E("-1")};
+    sg_arg va[2] = {AV(a), {.kind = SG_ARG_INTS, .u.ints = {1, minus1}}};
+    sg_value flat = tcall(&T, "view", va, 2);
+    expect_meta(&T, flat, "[3*s0] [1]");
+    assert_true(sg_tracer_same_storage(T.t, flat, a));
+    assert_false(sg_tracer_same_storage(T.t, add, a));
+    sg_arg sl[5] = {AV(a), AI("0"), AI("1"), AI("-1"), AI("2")}; /* a[1:-1:2] */
+    sg_value s = tcall(&T, "slice.Tensor", sl, 5);
+    expect_meta(&T, s, "[s0 - s0 // 2 - 1, 3] [6, 1]"); /* (s0 - 1)//2 rows, from row 1 */
+    assert_ptr_equal(sg_tracer_offset(T.t, s), E("3"));
+    sg_arg se[3] = {AV(a), AI("1"), AI("-1")}; /* a[:, -1] */
+    sg_value sel = tcall(&T, "select.int", se, 3);
+    expect_meta(&T, sel, "[s0] [3]");
+    assert_ptr_equal(sg_tracer_offset(T.t, sel), E("2"));
+    const sg_expr *big[3] = {E("4"), E("-1"), E("3")};
+    sg_arg ex[2] = {AV(a), {.kind = SG_ARG_INTS, .u.ints = {3, big}}};
+    sg_value x = tcall(&T, "expand", ex, 2);
+    expect_meta(&T, x, "[4, s0, 3] [0, 3, 1]");
+    sg_arg un[2] = {AV(b), AI("0")};
+    sg_value u = tcall(&T, "unsqueeze", un, 2);
+    expect_meta(&T, u, "[1, 3] [3, 1]");
+    assert_int_equal(sg_env_nguards(T.env), 0); /* nothing here needed a guard */
+    assert_int_equal(sg_tracer_output(T.t, &add, 1), SG_OK);
+    char *ops;
+    assert_int_equal(sg_tracer_ops(T.t, &ops), SG_OK);
+    assert_string_equal(ops, "add.Tensor t sin mul.Tensor view slice.Tensor select.int expand unsqueeze");
+    sg_free(ops);
+    tfinish(&T);
+}
+
+/* Two sizes with the same hint but distinct symbols (no duck sizing):
+ * broadcasting them guards them equal; sizes that cannot broadcast are an
+ * error naming the operator and the sizes; a view of 7 elements of 15 too. */
+static void test_tracer_guards_and_errors(void **state)
+{
+    (void)state;
+    tfix T;
+    tstart(&T, 0);
+    int64_t sa[1] = {5}, sb[1] = {5}, sc[2] = {5, 3};
+    sg_value a = tinput(&T, "a", 1, sa, NULL), b = tinput(&T, "b", 1, sb, NULL);
+    sg_value c = tinput(&T, "c", 2, sc, NULL);
+    sg_arg ab[2] = {AV(a), AV(b)};
+    sg_value add = tcall(&T, "add.Tensor", ab, 2);
+    expect_meta(&T, add, "[s0] [1]");
+    assert_int_equal(sg_env_nguards(T.env), 1);
+    char *g;
+    assert_int_equal(sg_print(C, &g, sg_env_guard(T.env, 0, NULL), SG_FMT_SG), SG_OK);
+    assert_string_equal(g, "s0 == s1");
+    sg_free(g);
+    size_t nvals = T.t ? 0 : 0;
+    (void)nvals;
+    sg_arg ac[2] = {AV(a), AV(c)}; /* [s0] + [s2, 3]: s0 against 3 */
+    sg_value v;
+    sg_ctx_reset_error(C);
+    assert_int_equal(sg_tracer_call(T.t, &v, "mul.Tensor", ac, 2, 4), SG_ESHAPE);
+    assert_non_null(strstr(sg_ctx_last_error_msg(C), "mul.Tensor: the sizes of the operands do not broadcast"));
+    assert_non_null(strstr(sg_ctx_last_error_msg(C), "[s0], [s2, 3]"));
+    const sg_expr *seven[1] = {E("7")};
+    sg_arg vw[2] = {AV(c), {.kind = SG_ARG_INTS, .u.ints = {1, seven}}};
+    assert_int_equal(sg_tracer_call(T.t, &v, "view", vw, 2, 5), SG_ESHAPE);
+    assert_int_equal(sg_tracer_call(T.t, &v, "nosuchop", vw, 2, 5), SG_EUNSUPPORTED);
+    assert_non_null(strstr(sg_ctx_last_error_msg(C), "unsupported: operator nosuchop"));
+    sg_arg bad[1] = {AI("3")};
+    assert_int_equal(sg_tracer_call(T.t, &v, "neg", bad, 1, 5), SG_EINVAL);
+    sg_arg named[2] = {AV(c), {.kind = SG_ARG_INT, .name = "nodim", .u.e = E("0")}};
+    assert_int_equal(sg_tracer_call(T.t, &v, "t", named, 2, 5), SG_EINVAL);
+    assert_non_null(strstr(sg_ctx_last_error_msg(C), "no argument named nodim"));
+    sg_arg inplace[2] = {AV(a), AV(c)}; /* a.add_(c): the result would be [s2, 3], not a's shape */
+    assert_int_equal(sg_tracer_call(T.t, &v, "add_.Tensor", inplace, 2, 6), SG_ESHAPE);
+    /* the failed calls left nothing in the graph: the ops are the one add */
+    assert_int_equal(sg_tracer_output(T.t, &add, 1), SG_OK);
+    char *text;
+    assert_int_equal(sg_tracer_print(T.t, &text), SG_OK);
+    assert_string_equal(text, "def forward(self, s0: \"Sym(s0)\", a: \"f64[s0]\", s1: \"Sym(s1)\", b: \"f64[s1]\", "
+                              "s2: \"Sym(s2)\", c: \"f64[s2, 3]\"):\n"
+                              "    add: \"f64[s0]\" = torch.ops.aten.add.Tensor(a, b)\n"
+                              "    return (add,)\n");
+    sg_free(text);
+    tfinish(&T);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -353,6 +541,8 @@ int main(void)
         cmocka_unit_test(test_graph_build_print),
         cmocka_unit_test(test_graph_lint),
         cmocka_unit_test(test_graph_build_errors),
+        cmocka_unit_test(test_tracer_pointwise_views),
+        cmocka_unit_test(test_tracer_guards_and_errors),
     };
     return cmocka_run_group_tests_name("graph", tests, setup, teardown);
 }

@@ -1,0 +1,139 @@
+/* shapeguard: graph capture.
+ *
+ * A tracer records a tensor program op by op into a graph whose every size,
+ * stride and storage offset is an expression of a shape environment. The
+ * front end hands it the inputs (fakified through sg_inputs, so that their
+ * symbols and guards are the environment's), then calls operators by their
+ * aten overload name ("mul.Tensor", "view", "add_.Tensor"); each call runs
+ * the operator's shape rule, which asks the environment every question it
+ * needs (recording guards as sg_env_evaluate does, or failing with
+ * SG_EDATADEP where the answer depends on an unbacked value), and gives the
+ * fake result. Data-dependent operators (nonzero, item, masked_select) make
+ * unbacked symbols, bound by their node, with the runtime asserts PyTorch
+ * inserts after it.
+ *
+ * Values are numbered (sg_value) per tracer. Operators, their schemas and
+ * alias annotations are PyTorch's (the registry holds every operator of
+ * the program language, doc/program.md). */
+#ifndef SG_GRAPH_H
+#define SG_GRAPH_H
+
+#include <shapeguard/env.h>
+#include <shapeguard/source.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types, PyTorch's (short names f64, f32, i64, b8). */
+typedef enum sg_dtype { SG_FLOAT64 = 0, SG_FLOAT32 = 1, SG_INT64 = 2, SG_BOOL = 3 } sg_dtype;
+
+/* A value of a tracer: a tensor, a symbolic int or bool, a float, None, or a
+ * list of values. */
+typedef uint32_t sg_value;
+
+typedef enum sg_value_kind {
+    SG_VALUE_TENSOR = 0,
+    SG_VALUE_INT = 1,   /* an integer expression (constant or symbolic) */
+    SG_VALUE_BOOL = 2,  /* a boolean expression */
+    SG_VALUE_FLOAT = 3, /* a float (its value is not tracked) */
+    SG_VALUE_NONE = 4,
+    SG_VALUE_LIST = 5
+} sg_value_kind;
+
+/* An argument of an operator call. name: NULL for a positional argument,
+ * else the schema's name of the argument ("dim", "keepdim", "out"). */
+typedef enum sg_arg_kind {
+    SG_ARG_VALUE = 0, /* u.v */
+    SG_ARG_INT = 1,   /* u.e: an integer expression of the environment */
+    SG_ARG_FLOAT = 2, /* u.f */
+    SG_ARG_BOOL = 3,  /* u.b */
+    SG_ARG_NONE = 4,
+    SG_ARG_DTYPE = 5, /* u.dtype */
+    SG_ARG_INTS = 6,  /* u.ints: a list of integer expressions */
+    SG_ARG_VALUES = 7 /* u.values: a list of values */
+} sg_arg_kind;
+
+typedef struct sg_arg {
+    sg_arg_kind kind;
+    const char *name;
+    union {
+        sg_value v;
+        const sg_expr *e;
+        double f;
+        int b;
+        sg_dtype dtype;
+        struct {
+            size_t n;
+            const sg_expr *const *e;
+        } ints;
+        struct {
+            size_t n;
+            const sg_value *v;
+        } values;
+    } u;
+} sg_arg;
+
+typedef struct sg_tracer sg_tracer;
+
+/* A tracer over env (borrowed: it must outlive the tracer). Errors:
+ * SG_EINVAL (NULL), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_tracer_new(sg_env *env, sg_give sg_tracer **out);
+void sg_tracer_free(sg_take sg_tracer *t);
+
+/* Inputs, in order, before any call. A tensor input is preceded in the
+ * graph by the basic symbols of its sizes, strides and offset that no
+ * earlier input took, sorted (backed before unbacked, then by number);
+ * an int input by its symbols likewise (a constant takes none). name (the
+ * program's name of the input) is copied. Errors: SG_EINVAL (NULL, a rank
+ * above SG_MAX_DIMS, an input after a call), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_tracer_input_tensor(sg_tracer *t, sg_value *out, const char *name, const sg_fake *fake,
+                                                sg_dtype dtype, int requires_grad);
+SG_WARN_UNUSED sg_status sg_tracer_input_int(sg_tracer *t, sg_value *out, const char *name, const sg_expr *e);
+
+/* Call operator op ("mul.Tensor", "view": the aten overload name, ".default"
+ * left out) with args: positional ones first, in the schema's order, then
+ * named ones. *out is the result (a list for several results); line is the
+ * program line recorded on the node (0: none). Errors: SG_EUNSUPPORTED (an
+ * operator not in the registry), SG_EINVAL (arguments that do not fit the
+ * schema), SG_ESHAPE (sizes that do not fit the operator, naming it and the
+ * sizes), SG_ETYPE (a result type that cannot be cast to an in-place or out=
+ * argument), SG_EDATADEP (a size question that needs an unbacked value),
+ * SG_ENOMEM. On an error the graph is unchanged (guards recorded by the
+ * questions asked before the error stay in the environment, as in PyTorch). */
+SG_WARN_UNUSED sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_arg *args,
+                                        size_t nargs, unsigned line);
+
+/* torch._check(cond): a condition the environment cannot decide becomes a
+ * runtime assert (an assert node, and the environment's sg_env_check); a
+ * provably false one is SG_EASSERT. */
+SG_WARN_UNUSED sg_status sg_tracer_check(sg_tracer *t, const sg_expr *cond, unsigned line);
+
+/* The outputs, once; no call after. Errors: SG_EINVAL, SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_tracer_output(sg_tracer *t, const sg_value *vals, size_t n);
+
+/* Reading a value (v must be a value of t; these do not fail). */
+sg_value_kind sg_tracer_kind(const sg_tracer *t, sg_value v);
+size_t sg_tracer_ndim(const sg_tracer *t, sg_value v);
+const sg_expr *sg_tracer_size(const sg_tracer *t, sg_value v, size_t d);
+const sg_expr *sg_tracer_stride(const sg_tracer *t, sg_value v, size_t d);
+const sg_expr *sg_tracer_offset(const sg_tracer *t, sg_value v);
+sg_dtype sg_tracer_dtype(const sg_tracer *t, sg_value v);
+/* The expression of an int or bool value. */
+const sg_expr *sg_tracer_expr(const sg_tracer *t, sg_value v);
+/* The elements of a list value. */
+size_t sg_tracer_list_len(const sg_tracer *t, sg_value v);
+sg_value sg_tracer_list_get(const sg_tracer *t, sg_value v, size_t i);
+/* Do two tensor values view the same storage? */
+int sg_tracer_same_storage(const sg_tracer *t, sg_value a, sg_value b);
+
+/* The graph as FX-like Python source, and the names of its operators in
+ * order separated by spaces ("view mul.Tensor copy_"); *out is freed with
+ * sg_free. Errors: SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_tracer_print(sg_tracer *t, sg_give char **out);
+SG_WARN_UNUSED sg_status sg_tracer_ops(sg_tracer *t, sg_give char **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SG_GRAPH_H */

@@ -1,0 +1,204 @@
+/* Shape rules: the helpers every rule uses, and the table from operator
+ * names to rules. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/expr_private.h"
+#include "graph/meta.h"
+#include "shapeguard/print.h"
+
+const sg_expr *sg__meta_rel(sg__mcall *m, sg_rel rel, const sg_expr *a, const sg_expr *b)
+{
+    return sg__rel(m->g->ctx, rel, a, b);
+}
+
+static sg_status eval_with(sg__mcall *m, bool *out, const sg_expr *cond, bool oblivious)
+{
+    if (!cond)
+        return sg_ctx_last_error(m->g->ctx) ? sg_ctx_last_error(m->g->ctx) : sg__nomem(m->g->ctx);
+    int r = 0;
+    sg_status s = oblivious ? sg_env_guard_size_oblivious(m->env, &r, cond, m->op)
+                            : sg_env_evaluate(m->env, &r, cond, m->op);
+    *out = r != 0;
+    return s;
+}
+
+sg_status sg__meta_eval(sg__mcall *m, bool *out, const sg_expr *cond)
+{
+    return eval_with(m, out, cond, false);
+}
+
+sg_status sg__meta_eval_oblivious(sg__mcall *m, bool *out, const sg_expr *cond)
+{
+    return eval_with(m, out, cond, true);
+}
+
+/* "[s0, 3], [3]": the sizes of the tensor arguments, for messages. */
+static void put_sizes(sg__mcall *m, sg__buf *b)
+{
+    bool first = true;
+    for (int i = 0; i < m->s->nargs; i++) {
+        if (m->a[i].kind != SG_A_VALUE || m->g->vals[m->a[i].u.v].kind != SG_V_TENSOR)
+            continue;
+        const sg__fake_tensor *t = sg__mt(m, m->a[i].u.v);
+        sg__buf_puts(b, first ? "" : ", ");
+        sg__buf_puts(b, "[");
+        for (uint32_t d = 0; d < t->ndim; d++) {
+            char *text = NULL;
+            if (sg_print(m->g->ctx, &text, sg__graph_size(m->g, m->a[i].u.v, d), SG_FMT_PYTHON) == SG_OK)
+                sg__buf_printf(b, "%s%s", d ? ", " : "", text);
+            sg_free(text);
+        }
+        sg__buf_puts(b, "]");
+        first = false;
+    }
+}
+
+sg_status sg__meta_shape_error(sg__mcall *m, const char *what)
+{
+    sg__buf b = {0};
+    put_sizes(m, &b);
+    char *sizes = sg__buf_take(&b);
+    sg__err(m->g->ctx, SG_ESHAPE, "%s: %s (sizes %s)", m->op, what, sizes ? sizes : "?");
+    free(sizes);
+    return SG_ESHAPE;
+}
+
+sg_status sg__meta_check(sg__mcall *m, const sg_expr *cond, const char *what)
+{
+    if (!cond)
+        return sg__nomem(m->g->ctx);
+    sg_truth known;
+    sg_status s = sg_env_known(m->env, &known, cond);
+    if (s || known == SG_TRUE)
+        return s;
+    if (known == SG_FALSE)
+        return sg__meta_shape_error(m, what);
+    size_t nasserts = sg_env_nasserts(m->env);
+    s = sg_env_check(m->env, cond, what);
+    if (s == SG_EASSERT)
+        return sg__meta_shape_error(m, what);
+    if (s || sg_env_nasserts(m->env) == nasserts)
+        return s;
+    if (m->nasserts == sizeof m->asserts / sizeof *m->asserts)
+        return sg__err(m->g->ctx, SG_ELIMIT, "%s: too many runtime asserts for one node", m->op);
+    m->asserts[m->nasserts++] = cond;
+    return SG_OK;
+}
+
+sg_status sg__meta_contiguous(sg__mcall *m, const sg_expr **strides, const sg_expr *const *sizes, size_t n)
+{
+    sg_ctx *ctx = m->g->ctx;
+    const sg_expr *acc = ctx->one;
+    for (size_t i = n; i-- > 0;) {
+        strides[i] = acc;
+        const sg_expr *sz = sizes[i];
+        sg_truth pos = SG_UNKNOWN;
+        const sg_expr *ge1 = sg__rel(ctx, SG_REL_GE, sz, ctx->one);
+        if (!ge1 || sg_env_known(m->env, &pos, ge1))
+            return sg_ctx_last_error(ctx);
+        if (pos != SG_TRUE) { /* max(size, 1) */
+            const sg_expr *both[2] = {sz, ctx->one};
+            sz = sg__minmax(ctx, SG_OP_MAX, 2, both);
+        }
+        acc = sz ? sg__mul(ctx, acc, sz) : NULL;
+        if (!acc)
+            return sg_ctx_last_error(ctx);
+    }
+    return SG_OK;
+}
+
+sg_status sg__meta_tensor(sg__mcall *m, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
+                          const sg_expr *const *strides, const sg_expr *offset, uint32_t storage)
+{
+    return sg__graph_tensor(m->g, out, dtype, ndim, sizes, strides, offset, storage);
+}
+
+sg_status sg__meta_dim(sg__mcall *m, size_t *out, const sg_expr *dim, size_t ndim)
+{
+    slong d;
+    if (!dim || dim->op != SG_OP_INT || !fmpz_fits_si(&dim->u.val))
+        return sg__err(m->g->ctx, SG_EINVAL, "%s: a dimension must be a constant int", m->op);
+    d = fmpz_get_si(&dim->u.val);
+    slong n = ndim ? (slong)ndim : 1; /* a rank-0 tensor takes -1 and 0 */
+    if (d < -n || d >= n) {
+        char what[96];
+        snprintf(what, sizeof what, "dimension %ld out of range [%ld, %ld]", (long)d, (long)-n, (long)n - 1);
+        return sg__meta_shape_error(m, what);
+    }
+    *out = (size_t)(d < 0 ? d + n : d);
+    return SG_OK;
+}
+
+/* ---- the table ---- */
+
+sg_status sg__meta_pointwise(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_view(sg__mcall *m, uint32_t *out);
+
+typedef struct {
+    const char *name;
+    sg__meta_fn fn;
+} rule;
+
+/* By operator name (without overload), sorted for bsearch. */
+static const rule rules[] = {
+    {"abs", sg__meta_pointwise},
+    {"add", sg__meta_pointwise},
+    {"add_", sg__meta_pointwise},
+    {"alias", sg__meta_view},
+    {"as_strided", sg__meta_view},
+    {"as_strided_", sg__meta_view},
+    {"clamp", sg__meta_pointwise},
+    {"clamp_", sg__meta_pointwise},
+    {"cos", sg__meta_pointwise},
+    {"detach", sg__meta_view},
+    {"detach_", sg__meta_view},
+    {"div", sg__meta_pointwise},
+    {"div_", sg__meta_pointwise},
+    {"eq", sg__meta_pointwise},
+    {"exp", sg__meta_pointwise},
+    {"expand", sg__meta_view},
+    {"ge", sg__meta_pointwise},
+    {"gt", sg__meta_pointwise},
+    {"le", sg__meta_pointwise},
+    {"log", sg__meta_pointwise},
+    {"lt", sg__meta_pointwise},
+    {"mul", sg__meta_pointwise},
+    {"mul_", sg__meta_pointwise},
+    {"narrow", sg__meta_view},
+    {"ne", sg__meta_pointwise},
+    {"neg", sg__meta_pointwise},
+    {"permute", sg__meta_view},
+    {"pow", sg__meta_pointwise},
+    {"relu", sg__meta_pointwise},
+    {"select", sg__meta_view},
+    {"sigmoid", sg__meta_pointwise},
+    {"sin", sg__meta_pointwise},
+    {"sin_", sg__meta_pointwise},
+    {"slice", sg__meta_view},
+    {"squeeze", sg__meta_view},
+    {"squeeze_", sg__meta_view},
+    {"sub", sg__meta_pointwise},
+    {"sub_", sg__meta_pointwise},
+    {"t", sg__meta_view},
+    {"t_", sg__meta_view},
+    {"tanh", sg__meta_pointwise},
+    {"transpose", sg__meta_view},
+    {"transpose_", sg__meta_view},
+    {"unsqueeze", sg__meta_view},
+    {"unsqueeze_", sg__meta_view},
+    {"view", sg__meta_view},
+    {"where", sg__meta_pointwise},
+};
+
+static int rule_cmp(const void *key, const void *r)
+{
+    return strcmp(key, ((const rule *)r)->name);
+}
+
+sg__meta_fn sg__meta_find(const sg__schema *s)
+{
+    const rule *r = bsearch(s->name, rules, sizeof rules / sizeof *rules, sizeof *rules, rule_cmp);
+    return r ? r->fn : NULL;
+}

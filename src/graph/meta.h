@@ -1,0 +1,57 @@
+/* Shape rules (meta*.c): one per operator family, called by the tracer
+ * (tracer.c) with the call's arguments bound to the operator's schema. A
+ * rule asks the environment every question it needs through the helpers
+ * below (each records its guard with the operator's name as provenance),
+ * and makes the result values in the graph; the tracer then records the
+ * node, or, when the rule fails, drops whatever it made. */
+#ifndef SG_GRAPH_META_H
+#define SG_GRAPH_META_H
+
+#include "graph/graph.h"
+
+/* A call under way: the schema's arguments, each given or defaulted. */
+typedef struct sg__mcall {
+    sg__graph *g;
+    sg_env *env;
+    const sg__schema *s;
+    char op[2 * SG_SCHEMA_NAME]; /* "mul.Tensor": the provenance of its guards */
+    sg__garg a[SG_SCHEMA_ARGS];  /* by schema position; SG_A_NONE where absent and None */
+    bool given[SG_SCHEMA_ARGS];
+    const sg_expr *binds[8];     /* unbacked symbols the node binds */
+    size_t nbinds;
+    const sg_expr *asserts[8];   /* runtime asserts due after the node */
+    size_t nasserts;
+} sg__mcall;
+
+typedef sg_status (*sg__meta_fn)(sg__mcall *m, uint32_t *out);
+
+/* The rule of an operator (by its name without overload), or NULL. */
+sg__meta_fn sg__meta_find(const sg__schema *s);
+
+/* ---- helpers for rules ---- */
+
+/* The fake tensor of value v. */
+static inline const sg__fake_tensor *sg__mt(const sg__mcall *m, uint32_t v)
+{
+    return &m->g->vals[v].u.t;
+}
+/* Ask the environment: evaluate (guarding), guard_size_oblivious. */
+sg_status sg__meta_eval(sg__mcall *m, bool *out, const sg_expr *cond);
+sg_status sg__meta_eval_oblivious(sg__mcall *m, bool *out, const sg_expr *cond);
+/* a == b, a >= b ... built in the context (NULL when memory runs out: the
+ * helpers above then fail with SG_ENOMEM). */
+const sg_expr *sg__meta_rel(sg__mcall *m, sg_rel rel, const sg_expr *a, const sg_expr *b);
+/* torch._check(cond) with the message: guard, runtime assert or SG_ESHAPE. */
+sg_status sg__meta_check(sg__mcall *m, const sg_expr *cond, const char *what);
+/* SG_ESHAPE with "OP: what" and the sizes of the tensor arguments. */
+sg_status sg__meta_shape_error(sg__mcall *m, const char *what);
+/* Contiguous strides of sizes (PyTorch's: stride[i] = stride[i+1] * max(size[i+1], 1)). */
+sg_status sg__meta_contiguous(sg__mcall *m, const sg_expr **strides, const sg_expr *const *sizes, size_t n);
+/* A new tensor value; storage SG_NOVAL for a new storage. */
+sg_status sg__meta_tensor(sg__mcall *m, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
+                          const sg_expr *const *strides, const sg_expr *offset, uint32_t storage);
+/* A dimension argument normalized against ndim (negative counts from the
+ * end; a rank-0 tensor takes -1 and 0): SG_ESHAPE when out of range. */
+sg_status sg__meta_dim(sg__mcall *m, size_t *out, const sg_expr *dim, size_t ndim);
+
+#endif /* SG_GRAPH_META_H */

@@ -1,0 +1,609 @@
+/* The tracer: inputs become placeholders (each preceded by its basic
+ * symbols), calls are bound to their schema, run through their shape rule
+ * (meta*.c) and recorded as nodes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/expr_private.h"
+#include "graph/meta.h"
+
+struct sg_tracer {
+    sg_ctx *ctx;
+    sg_env *env;
+    sg__opreg *reg;
+    sg__graph *g;
+    sg__idmap taken; /* symbol id -> 1: a placeholder of the graph */
+    bool called;     /* a call was recorded: no more inputs */
+    bool done;       /* the output was recorded */
+};
+
+sg_status sg_tracer_new(sg_env *env, sg_tracer **out)
+{
+    if (!out)
+        return SG_EINVAL;
+    *out = NULL;
+    if (!env)
+        return SG_EINVAL;
+    sg_ctx *ctx = sg_env_ctx(env);
+    sg_tracer *t = calloc(1, sizeof *t);
+    if (!t)
+        return sg__nomem(ctx);
+    t->ctx = ctx;
+    t->env = env;
+    sg_status s = sg__opreg_new(ctx, &t->reg);
+    if (!s)
+        s = sg__graph_new(env, &t->g);
+    if (!s && !sg__idmap_init(&t->taken, 16))
+        s = sg__nomem(ctx);
+    if (s) {
+        sg_tracer_free(t);
+        return s;
+    }
+    *out = t;
+    return SG_OK;
+}
+
+void sg_tracer_free(sg_tracer *t)
+{
+    if (!t)
+        return;
+    sg__opreg_free(t->reg);
+    sg__graph_free(t->g);
+    sg__idmap_free(&t->taken);
+    free(t);
+}
+
+/* ---- inputs ---- */
+
+/* Placeholder order of symbols: backed (s) before unbacked (u), then by
+ * number, then by name (stable names). */
+static int sym_cmp(const void *pa, const void *pb)
+{
+    const char *a = sg_expr_sym_name(*(const sg_expr *const *)pa);
+    const char *b = sg_expr_sym_name(*(const sg_expr *const *)pb);
+    if (a[0] != b[0])
+        return a[0] == 's' ? -1 : b[0] == 's' ? 1 : strcmp(a, b);
+    char *ea, *eb;
+    unsigned long na = strtoul(a + 1, &ea, 10), nb = strtoul(b + 1, &eb, 10);
+    if (ea != a + 1 && eb != b + 1 && !*ea && !*eb && na != nb)
+        return na < nb ? -1 : 1;
+    return strcmp(a, b);
+}
+
+/* Placeholders for the symbols of e[0 .. n) not taken yet, sorted. */
+static sg_status take_symbols(sg_tracer *t, const sg_expr *const *e, size_t n)
+{
+    const sg_expr **all = NULL;
+    size_t nall = 0, cap = 0;
+    sg_status s = SG_OK;
+    for (size_t i = 0; i < n && !s; i++) {
+        const sg_expr **syms = NULL;
+        size_t k = 0;
+        if ((s = sg_expr_free_symbols(t->ctx, &syms, &k, e[i])))
+            break;
+        for (size_t j = 0; j < k && !s; j++) {
+            bool dup = sg__idmap_find(&t->taken, syms[j]->id) != NULL;
+            for (size_t q = 0; q < nall && !dup; q++)
+                dup = all[q] == syms[j];
+            if (dup)
+                continue;
+            if (!sg__grow((void **)&all, &cap, nall + 1, sizeof *all))
+                s = sg__nomem(t->ctx);
+            else
+                all[nall++] = syms[j];
+        }
+        sg_free(syms);
+    }
+    if (!s)
+        qsort(all, nall, sizeof *all, sym_cmp);
+    for (size_t i = 0; i < nall && !s; i++) {
+        uint32_t v;
+        s = sg__graph_value(t->g, &v, SG_V_SYMINT, all[i], 0);
+        if (!s)
+            s = sg__graph_placeholder(t->g, v, sg_expr_sym_name(all[i]));
+        if (!s && !sg__idmap_put(&t->taken, all[i]->id, 1))
+            s = sg__nomem(t->ctx);
+    }
+    free(all);
+    return s;
+}
+
+static sg_status input_check(sg_tracer *t, sg_value *out)
+{
+    if (!out)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input: out is NULL");
+    if (t->called || t->done)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input: inputs come before every call");
+    return SG_OK;
+}
+
+sg_status sg_tracer_input_tensor(sg_tracer *t, sg_value *out, const char *name, const sg_fake *fake, sg_dtype dtype,
+                                 int requires_grad)
+{
+    if (!t)
+        return SG_EINVAL;
+    sg_status s = input_check(t, out);
+    if (s)
+        return s;
+    if (!fake || fake->ndim > SG_MAX_DIMS || (unsigned)dtype >= SG_NDTYPE)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input %s: no fake, a bad rank or a bad dtype", name ? name : "");
+    if (fake->kind)
+        return sg__err(t->ctx, SG_EUNSUPPORTED, "tracer input %s: tensor subclasses are not traced yet",
+                       name ? name : "");
+    const sg_expr *all[2 * SG_MAX_DIMS + 1];
+    for (size_t d = 0; d < fake->ndim; d++) {
+        all[d] = fake->sizes[d];
+        all[fake->ndim + d] = fake->strides[d];
+    }
+    all[2 * fake->ndim] = fake->offset;
+    if ((s = take_symbols(t, all, 2 * fake->ndim + 1)))
+        return s;
+    uint32_t v;
+    s = sg__graph_tensor(t->g, &v, dtype, fake->ndim, fake->sizes, fake->strides, fake->offset, SG_NOVAL);
+    if (!s)
+        s = sg__graph_placeholder(t->g, v, name);
+    if (s)
+        return s;
+    t->g->vals[v].u.t.requires_grad = requires_grad != 0;
+    *out = v;
+    return SG_OK;
+}
+
+sg_status sg_tracer_input_int(sg_tracer *t, sg_value *out, const char *name, const sg_expr *e)
+{
+    if (!t)
+        return SG_EINVAL;
+    sg_status s = input_check(t, out);
+    if (s)
+        return s;
+    if (!e || sg_expr_sort(e) != SG_SORT_INT)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input %s: not an integer expression", name ? name : "");
+    if (sg_expr_op(e) == SG_OP_SYM && sg__idmap_find(&t->taken, e->id)) {
+        *out = SG_NOVAL; /* the symbol's own placeholder stands for it */
+        for (uint32_t i = 0; i < t->g->nnodes && *out == SG_NOVAL; i++) {
+            const sg__gval *v = &t->g->vals[t->g->nodes[i].out];
+            if (v->kind == SG_V_SYMINT && v->u.e == e)
+                *out = t->g->nodes[i].out;
+        }
+        return SG_OK;
+    }
+    if (sg_expr_op(e) == SG_OP_SYM) { /* the symbol is the input */
+        uint32_t v;
+        s = sg__graph_value(t->g, &v, SG_V_SYMINT, e, 0);
+        if (!s)
+            s = sg__graph_placeholder(t->g, v, sg_expr_sym_name(e));
+        if (!s && !sg__idmap_put(&t->taken, e->id, 1))
+            s = sg__nomem(t->ctx);
+        if (!s)
+            *out = v;
+        return s;
+    }
+    if ((s = take_symbols(t, &e, 1))) /* a constant or an expression: its symbols */
+        return s;
+    return sg__graph_value(t->g, out, SG_V_SYMINT, e, 0);
+}
+
+/* ---- binding a call to its schema ---- */
+
+static sg_status bind_fail(sg__mcall *m, const char *what, const char *arg)
+{
+    return sg__err(m->g->ctx, SG_EINVAL, "%s: %s%s%s", m->op, what, arg ? " " : "", arg ? arg : "");
+}
+
+/* The default of schema argument i, as written in the schema. */
+static sg_status bind_default(sg__mcall *m, int i)
+{
+    const sg__sarg *sa = &m->s->args[i];
+    sg__garg *a = &m->a[i];
+    memset(a, 0, sizeof *a);
+    if (!sa->has_def) {
+        if (sa->type.optional) {
+            a->kind = SG_A_NONE;
+            return SG_OK;
+        }
+        return bind_fail(m, "missing argument", sa->name);
+    }
+    const char *d = sa->def;
+    if (!strcmp(d, "None")) {
+        a->kind = SG_A_NONE;
+    } else if (!strcmp(d, "True") || !strcmp(d, "False")) {
+        a->kind = SG_A_BOOL;
+        a->u.b = d[0] == 'T';
+    } else if (!strcmp(d, "[]")) {
+        a->kind = SG_A_EXPRS;
+        a->u.list.off = (uint32_t)m->g->nexprs;
+        a->u.list.n = 0;
+    } else if (sa->type.base == SG_TY_FLOAT) {
+        a->kind = SG_A_FLOAT;
+        a->u.f = strtod(d, NULL);
+    } else {
+        char *end;
+        long v = strtol(d, &end, 10);
+        if (*end)
+            return sg__err(m->g->ctx, SG_EINTERNAL, "%s: a default the tracer cannot read: %s", m->op, d);
+        a->kind = SG_A_EXPR;
+        a->u.e = sg__int_si(m->g->ctx, v);
+        if (!a->u.e)
+            return sg_ctx_last_error(m->g->ctx);
+    }
+    return SG_OK;
+}
+
+static bool is_kind(const sg__graph *g, sg_value v, sg__vkind k)
+{
+    return v < g->nvals && g->vals[v].kind == k;
+}
+
+/* An integer argument from an INT or a symbolic int value. */
+static const sg_expr *int_of(const sg__graph *g, const sg_arg *x)
+{
+    if (x->kind == SG_ARG_INT && x->u.e && sg_expr_sort(x->u.e) == SG_SORT_INT)
+        return x->u.e;
+    if (x->kind == SG_ARG_VALUE && is_kind(g, x->u.v, SG_V_SYMINT))
+        return g->vals[x->u.v].u.e;
+    if (x->kind == SG_ARG_BOOL)
+        return sg__int_si(g->ctx, x->u.b != 0);
+    return NULL;
+}
+
+static sg_status bind_int_list(sg__mcall *m, int i, const sg_arg *x)
+{
+    const sg__sarg *sa = &m->s->args[i];
+    sg__garg *a = &m->a[i];
+    const sg_expr *buf[SG_MAX_DIMS];
+    size_t n = 0;
+    const sg_expr *one = int_of(m->g, x);
+    if (one) {
+        buf[n++] = one; /* an int where int[N] is expected (sum(dim=1)) */
+    } else if (x->kind == SG_ARG_INTS || x->kind == SG_ARG_VALUES) {
+        n = x->kind == SG_ARG_INTS ? x->u.ints.n : x->u.values.n;
+        if (n > SG_MAX_DIMS)
+            return bind_fail(m, "too many entries in", sa->name);
+        for (size_t k = 0; k < n; k++) {
+            sg_arg e = x->kind == SG_ARG_INTS ? (sg_arg){.kind = SG_ARG_INT, .u.e = x->u.ints.e[k]}
+                                              : (sg_arg){.kind = SG_ARG_VALUE, .u.v = x->u.values.v[k]};
+            if (!(buf[k] = int_of(m->g, &e)))
+                return bind_fail(m, "a list entry that is not an int in", sa->name);
+        }
+    } else {
+        return bind_fail(m, "expected a list of ints for", sa->name);
+    }
+    uint32_t off;
+    sg_status s = sg__graph_exprs(m->g, &off, buf, n);
+    if (s)
+        return s;
+    a->kind = SG_A_EXPRS;
+    a->u.list.off = off;
+    a->u.list.n = (uint32_t)n;
+    return SG_OK;
+}
+
+static sg_status bind_tensor_list(sg__mcall *m, int i, const sg_arg *x)
+{
+    if (x->kind != SG_ARG_VALUES)
+        return bind_fail(m, "expected a list of tensors for", m->s->args[i].name);
+    for (size_t k = 0; k < x->u.values.n; k++)
+        if (!is_kind(m->g, x->u.values.v[k], SG_V_TENSOR))
+            return bind_fail(m, "a list entry that is not a tensor in", m->s->args[i].name);
+    uint32_t off;
+    sg_status s = sg__graph_ids(m->g, &off, x->u.values.v, x->u.values.n);
+    if (s)
+        return s;
+    m->a[i].kind = SG_A_VALUES;
+    m->a[i].u.list.off = off;
+    m->a[i].u.list.n = (uint32_t)x->u.values.n;
+    return SG_OK;
+}
+
+/* Argument x for schema argument i. */
+static sg_status bind_one(sg__mcall *m, int i, const sg_arg *x)
+{
+    const sg__sarg *sa = &m->s->args[i];
+    sg__garg *a = &m->a[i];
+    memset(a, 0, sizeof *a);
+    if (x->kind == SG_ARG_NONE || (x->kind == SG_ARG_VALUE && is_kind(m->g, x->u.v, SG_V_NONE))) {
+        if (!sa->type.optional && !(sa->type.list && sa->type.elem_optional))
+            return bind_fail(m, "None given for", sa->name);
+        a->kind = SG_A_NONE;
+        return SG_OK;
+    }
+    if (sa->type.list)
+        return sa->type.base == SG_TY_TENSOR ? bind_tensor_list(m, i, x) : bind_int_list(m, i, x);
+    const sg_expr *e;
+    switch ((sg__ty)sa->type.base) {
+    case SG_TY_TENSOR:
+        if (x->kind == SG_ARG_VALUE && is_kind(m->g, x->u.v, SG_V_TENSOR)) {
+            a->kind = SG_A_VALUE;
+            a->u.v = x->u.v;
+            return SG_OK;
+        }
+        if (i == 0) /* a number stands for a tensor after the first argument only */
+            return bind_fail(m, "expected a tensor for", sa->name);
+        /* a wrapped number, as PyTorch passes mul(x, 2): as a Scalar */
+        /* fall through */
+    case SG_TY_SCALAR:
+        if (x->kind == SG_ARG_FLOAT || (x->kind == SG_ARG_VALUE && is_kind(m->g, x->u.v, SG_V_FLOAT))) {
+            a->kind = SG_A_FLOAT;
+            a->u.f = x->kind == SG_ARG_FLOAT ? x->u.f : m->g->vals[x->u.v].u.f;
+            return SG_OK;
+        }
+        if (x->kind == SG_ARG_BOOL) {
+            a->kind = SG_A_BOOL;
+            a->u.b = x->u.b != 0;
+            return SG_OK;
+        }
+        if ((e = int_of(m->g, x)) || (x->kind == SG_ARG_VALUE && is_kind(m->g, x->u.v, SG_V_SYMBOOL) &&
+                                      (e = m->g->vals[x->u.v].u.e))) {
+            a->kind = SG_A_EXPR;
+            a->u.e = e;
+            return SG_OK;
+        }
+        return bind_fail(m, "expected a number for", sa->name);
+    case SG_TY_INT:
+    case SG_TY_SYMINT:
+        if (!(e = int_of(m->g, x)))
+            return bind_fail(m, "expected an int for", sa->name);
+        a->kind = SG_A_EXPR;
+        a->u.e = e;
+        return SG_OK;
+    case SG_TY_FLOAT:
+        if (x->kind == SG_ARG_FLOAT) {
+            a->kind = SG_A_FLOAT;
+            a->u.f = x->u.f;
+            return SG_OK;
+        }
+        if (!(e = int_of(m->g, x)))
+            return bind_fail(m, "expected a float for", sa->name);
+        a->kind = SG_A_EXPR;
+        a->u.e = e;
+        return SG_OK;
+    case SG_TY_BOOL:
+        if (x->kind != SG_ARG_BOOL)
+            return bind_fail(m, "expected a bool for", sa->name);
+        a->kind = SG_A_BOOL;
+        a->u.b = x->u.b != 0;
+        return SG_OK;
+    case SG_TY_SCALARTYPE:
+        if (x->kind != SG_ARG_DTYPE || (unsigned)x->u.dtype >= SG_NDTYPE)
+            return bind_fail(m, "expected a dtype for", sa->name);
+        a->kind = SG_A_DTYPE;
+        a->u.dtype = (uint8_t)x->u.dtype;
+        return SG_OK;
+    default:
+        return sg__err(m->g->ctx, SG_EUNSUPPORTED, "%s: unsupported: an argument of type %s (%s)", m->op,
+                       sa->type.base == SG_TY_STORAGE ? "Storage" : "layout, device, memory format or str",
+                       sa->name);
+    }
+}
+
+static sg_status bind(sg__mcall *m, const sg_arg *args, size_t nargs)
+{
+    size_t npos = 0;
+    while (npos < nargs && !args[npos].name)
+        npos++;
+    for (size_t k = npos; k < nargs; k++)
+        if (!args[k].name)
+            return bind_fail(m, "a positional argument after a named one", NULL);
+    sg_status s = SG_OK;
+    for (int i = 0; i < m->s->nargs && !s; i++) {
+        const sg_arg *x = NULL;
+        if ((size_t)i < npos) {
+            if (m->s->args[i].kwonly)
+                return bind_fail(m, "too many positional arguments", NULL);
+            x = &args[i];
+        }
+        for (size_t k = npos; k < nargs; k++)
+            if (!strcmp(args[k].name, m->s->args[i].name)) {
+                if (x)
+                    return bind_fail(m, "an argument given twice:", m->s->args[i].name);
+                x = &args[k];
+            }
+        m->given[i] = x != NULL;
+        s = x ? bind_one(m, i, x) : bind_default(m, i);
+    }
+    if (s)
+        return s;
+    if (npos > m->s->nargs)
+        return bind_fail(m, "too many positional arguments", NULL);
+    for (size_t k = npos; k < nargs; k++)
+        if (sg__schema_arg(m->s, args[k].name) < 0)
+            return bind_fail(m, "no argument named", args[k].name);
+    return SG_OK;
+}
+
+/* The node's arguments: the positional ones up to the last given (defaults
+ * filled in between), then the keyword-only ones given, by name. */
+static size_t node_args(const sg__mcall *m, sg__garg *out)
+{
+    int last = -1;
+    for (int i = 0; i < m->s->nargs; i++)
+        if (!m->s->args[i].kwonly && m->given[i])
+            last = i;
+    size_t n = 0;
+    for (int i = 0; i <= last; i++)
+        out[n++] = m->a[i];
+    for (int i = 0; i < m->s->nargs; i++)
+        if (m->s->args[i].kwonly && m->given[i]) {
+            out[n] = m->a[i];
+            out[n++].kw = m->s->args[i].name;
+        }
+    return n;
+}
+
+typedef struct {
+    size_t nvals, nnodes, nargs, nexprs, nids;
+    uint32_t nstorages;
+} graph_mark;
+
+static graph_mark mark(const sg__graph *g)
+{
+    return (graph_mark){g->nvals, g->nnodes, g->nargs, g->nexprs, g->nids, g->nstorages};
+}
+
+static void restore(sg__graph *g, graph_mark k)
+{
+    g->nvals = k.nvals;
+    g->nnodes = k.nnodes;
+    g->nargs = k.nargs;
+    g->nexprs = k.nexprs;
+    g->nids = k.nids;
+    g->nstorages = k.nstorages;
+}
+
+static sg_status record(sg_tracer *t, sg__mcall *m, uint32_t out, unsigned line)
+{
+    sg__garg args[SG_SCHEMA_ARGS];
+    size_t n = node_args(m, args);
+    sg_status s = sg__graph_call(t->g, m->s, args, n, out, line);
+    if (!s && m->nbinds)
+        s = sg__graph_bind(t->g, (uint32_t)t->g->nnodes - 1, m->binds, m->nbinds);
+    for (size_t i = 0; i < m->nasserts && !s; i++)
+        s = sg__graph_assert(t->g, m->asserts[i], line);
+    return s;
+}
+
+sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_arg *args, size_t nargs, unsigned line)
+{
+    if (!t)
+        return SG_EINVAL;
+    if (!out || !op || (nargs && !args))
+        return sg__err(t->ctx, SG_EINVAL, "sg_tracer_call: NULL argument");
+    *out = SG_NOVAL;
+    if (t->done)
+        return sg__err(t->ctx, SG_EINVAL, "%s: a call after the output", op);
+    const sg__schema *sch = sg__opreg_find(t->reg, op);
+    sg__meta_fn rule = sch ? sg__meta_find(sch) : NULL;
+    if (!rule)
+        return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: operator %s", op);
+    sg__mcall m = {.g = t->g, .env = t->env, .s = sch};
+    sg__schema_full_name(sch, m.op);
+    graph_mark k = mark(t->g);
+    uint32_t v = SG_NOVAL;
+    sg_status s = bind(&m, args, nargs);
+    if (!s)
+        s = rule(&m, &v);
+    if (!s)
+        s = record(t, &m, v, line);
+    if (s) {
+        restore(t->g, k);
+        return s;
+    }
+    t->called = true;
+    *out = v;
+    return SG_OK;
+}
+
+sg_status sg_tracer_check(sg_tracer *t, const sg_expr *cond, unsigned line)
+{
+    if (!t)
+        return SG_EINVAL;
+    if (!cond || sg_expr_sort(cond) != SG_SORT_BOOL)
+        return sg__err(t->ctx, SG_EINVAL, "torch._check: not a boolean expression");
+    if (t->done)
+        return sg__err(t->ctx, SG_EINVAL, "torch._check after the output");
+    sg_truth known;
+    sg_status s = sg_env_known(t->env, &known, cond);
+    if (s)
+        return s;
+    if (known == SG_TRUE)
+        return SG_OK;
+    size_t nasserts = sg_env_nasserts(t->env);
+    if ((s = sg_env_check(t->env, cond, NULL)))
+        return s;
+    if (sg_env_nasserts(t->env) == nasserts)
+        return SG_OK; /* guarded (backed), not a runtime assert */
+    graph_mark k = mark(t->g);
+    if ((s = sg__graph_assert(t->g, cond, line)))
+        restore(t->g, k);
+    return s;
+}
+
+sg_status sg_tracer_output(sg_tracer *t, const sg_value *vals, size_t n)
+{
+    if (!t)
+        return SG_EINVAL;
+    if ((n && !vals) || t->done)
+        return sg__err(t->ctx, SG_EINVAL, "tracer output: NULL values, or a second output");
+    for (size_t i = 0; i < n; i++)
+        if (vals[i] >= t->g->nvals || t->g->vals[vals[i]].node == SG_NOVAL)
+            return sg__err(t->ctx, SG_EINVAL, "tracer output: output %zu is not a value of a node", i);
+    sg_status s = sg__graph_output(t->g, vals, n);
+    if (!s)
+        t->done = true;
+    return s;
+}
+
+/* ---- reading values ---- */
+
+sg_value_kind sg_tracer_kind(const sg_tracer *t, sg_value v)
+{
+    switch ((sg__vkind)t->g->vals[v].kind) {
+    case SG_V_TENSOR: return SG_VALUE_TENSOR;
+    case SG_V_SYMINT: return SG_VALUE_INT;
+    case SG_V_SYMBOOL: return SG_VALUE_BOOL;
+    case SG_V_FLOAT: return SG_VALUE_FLOAT;
+    case SG_V_NONE: return SG_VALUE_NONE;
+    case SG_V_LIST: return SG_VALUE_LIST;
+    }
+    return SG_VALUE_NONE;
+}
+
+size_t sg_tracer_ndim(const sg_tracer *t, sg_value v)
+{
+    return t->g->vals[v].u.t.ndim;
+}
+
+const sg_expr *sg_tracer_size(const sg_tracer *t, sg_value v, size_t d)
+{
+    return sg__graph_size(t->g, v, d);
+}
+
+const sg_expr *sg_tracer_stride(const sg_tracer *t, sg_value v, size_t d)
+{
+    return sg__graph_stride(t->g, v, d);
+}
+
+const sg_expr *sg_tracer_offset(const sg_tracer *t, sg_value v)
+{
+    return t->g->vals[v].u.t.offset;
+}
+
+sg_dtype sg_tracer_dtype(const sg_tracer *t, sg_value v)
+{
+    return (sg_dtype)t->g->vals[v].u.t.dtype;
+}
+
+const sg_expr *sg_tracer_expr(const sg_tracer *t, sg_value v)
+{
+    return t->g->vals[v].u.e;
+}
+
+size_t sg_tracer_list_len(const sg_tracer *t, sg_value v)
+{
+    return t->g->vals[v].u.list.n;
+}
+
+sg_value sg_tracer_list_get(const sg_tracer *t, sg_value v, size_t i)
+{
+    return t->g->ids[t->g->vals[v].u.list.off + i];
+}
+
+int sg_tracer_same_storage(const sg_tracer *t, sg_value a, sg_value b)
+{
+    return t->g->vals[a].u.t.storage == t->g->vals[b].u.t.storage;
+}
+
+sg_status sg_tracer_print(sg_tracer *t, char **out)
+{
+    if (!t || !out)
+        return SG_EINVAL;
+    return sg__graph_print(t->g, out);
+}
+
+sg_status sg_tracer_ops(sg_tracer *t, char **out)
+{
+    if (!t || !out)
+        return SG_EINVAL;
+    return sg__graph_ops(t->g, out);
+}
