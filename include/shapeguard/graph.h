@@ -94,7 +94,9 @@ SG_WARN_UNUSED sg_status sg_tracer_input_int(sg_tracer *t, sg_value *out, const 
 /* Call operator op ("mul.Tensor", "view": the aten overload name, ".default"
  * left out) with args: positional ones first, in the schema's order, then
  * named ones. *out is the result (a list for several results); line is the
- * program line recorded on the node (0: none). Errors: SG_EUNSUPPORTED (an
+ * program line recorded on the node (0: none). Where PyTorch returns the
+ * argument itself (contiguous of a contiguous tensor), *out is that value
+ * and no node is recorded, as none appears in PyTorch's graph. Errors: SG_EUNSUPPORTED (an
  * operator not in the registry), SG_EINVAL (arguments that do not fit the
  * schema), SG_ESHAPE (sizes that do not fit the operator, naming it and the
  * sizes), SG_ETYPE (a result type that cannot be cast to an in-place or out=

@@ -135,6 +135,16 @@ sg_status sg__meta_dim(sg__mcall *m, size_t *out, const sg_expr *dim, size_t ndi
 
 sg_status sg__meta_pointwise(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_view(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_reduce(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_fill(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_like(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_contiguous_op(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_arange(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_cat(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_matmul(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_nonzero(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_masked_select(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_item(sg__mcall *m, uint32_t *out);
 
 typedef struct {
     const char *name;
@@ -143,32 +153,51 @@ typedef struct {
 
 /* By operator name (without overload), sorted for bsearch. */
 static const rule rules[] = {
+    {"_local_scalar_dense", sg__meta_item},
     {"abs", sg__meta_pointwise},
     {"add", sg__meta_pointwise},
     {"add_", sg__meta_pointwise},
     {"alias", sg__meta_view},
+    {"amax", sg__meta_reduce},
+    {"amin", sg__meta_reduce},
+    {"arange", sg__meta_arange},
     {"as_strided", sg__meta_view},
     {"as_strided_", sg__meta_view},
+    {"bmm", sg__meta_matmul},
+    {"cat", sg__meta_cat},
     {"clamp", sg__meta_pointwise},
     {"clamp_", sg__meta_pointwise},
+    {"clone", sg__meta_like},
+    {"contiguous", sg__meta_contiguous_op},
     {"cos", sg__meta_pointwise},
     {"detach", sg__meta_view},
     {"detach_", sg__meta_view},
     {"div", sg__meta_pointwise},
     {"div_", sg__meta_pointwise},
+    {"empty", sg__meta_fill},
+    {"empty_like", sg__meta_like},
     {"eq", sg__meta_pointwise},
     {"exp", sg__meta_pointwise},
     {"expand", sg__meta_view},
+    {"full", sg__meta_fill},
     {"ge", sg__meta_pointwise},
     {"gt", sg__meta_pointwise},
+    {"item", sg__meta_item},
     {"le", sg__meta_pointwise},
     {"log", sg__meta_pointwise},
     {"lt", sg__meta_pointwise},
+    {"masked_select", sg__meta_masked_select},
+    {"matmul", sg__meta_matmul},
+    {"mean", sg__meta_reduce},
+    {"mm", sg__meta_matmul},
     {"mul", sg__meta_pointwise},
     {"mul_", sg__meta_pointwise},
     {"narrow", sg__meta_view},
     {"ne", sg__meta_pointwise},
     {"neg", sg__meta_pointwise},
+    {"nonzero", sg__meta_nonzero},
+    {"ones", sg__meta_fill},
+    {"ones_like", sg__meta_like},
     {"permute", sg__meta_view},
     {"pow", sg__meta_pointwise},
     {"relu", sg__meta_pointwise},
@@ -179,8 +208,10 @@ static const rule rules[] = {
     {"slice", sg__meta_view},
     {"squeeze", sg__meta_view},
     {"squeeze_", sg__meta_view},
+    {"stack", sg__meta_cat},
     {"sub", sg__meta_pointwise},
     {"sub_", sg__meta_pointwise},
+    {"sum", sg__meta_reduce},
     {"t", sg__meta_view},
     {"t_", sg__meta_view},
     {"tanh", sg__meta_pointwise},
@@ -190,6 +221,8 @@ static const rule rules[] = {
     {"unsqueeze_", sg__meta_view},
     {"view", sg__meta_view},
     {"where", sg__meta_pointwise},
+    {"zeros", sg__meta_fill},
+    {"zeros_like", sg__meta_like},
 };
 
 static int rule_cmp(const void *key, const void *r)

@@ -50,6 +50,16 @@ sg_status sg__meta_contiguous(sg__mcall *m, const sg_expr **strides, const sg_ex
 /* A new tensor value; storage SG_NOVAL for a new storage. */
 sg_status sg__meta_tensor(sg__mcall *m, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
                           const sg_expr *const *strides, const sg_expr *offset, uint32_t storage);
+/* The broadcast shape of the call's tensor operands (sizes has room for
+ * SG_MAX_DIMS), with the checks and guards of broadcasting. */
+sg_status sg__meta_broadcast_shape(sg__mcall *m, const sg_expr **sizes, size_t *n);
+/* The strides of a new tensor laid out like v (empty_like and clone with
+ * preserve_format): v's order of dimensions as TensorIterator gives it. */
+sg_status sg__meta_like_strides(sg__mcall *m, uint32_t v, const sg_expr **strides);
+/* Is v contiguous (is_contiguous: sizes of 1 skipped, no elements: yes)? Asked. */
+sg_status sg__meta_is_contiguous(sg__mcall *m, uint32_t v, bool *out);
+/* The dtype promotion of two dtypes (bool < int64 < float32 < float64). */
+sg_dtype sg__meta_promote(sg_dtype a, sg_dtype b);
 /* A dimension argument normalized against ndim (negative counts from the
  * end; a rank-0 tensor takes -1 and 0): SG_ESHAPE when out of range. */
 sg_status sg__meta_dim(sg__mcall *m, size_t *out, const sg_expr *dim, size_t ndim);

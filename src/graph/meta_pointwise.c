@@ -24,6 +24,11 @@ static sg_dtype promote(int a, sg_dtype b)
     return a < 0 || rank(b) > rank((sg_dtype)a) ? b : (sg_dtype)a;
 }
 
+sg_dtype sg__meta_promote(sg_dtype a, sg_dtype b)
+{
+    return promote(a, b);
+}
+
 static bool is_float(sg_dtype d)
 {
     return d == SG_FLOAT32 || d == SG_FLOAT64;
@@ -102,6 +107,11 @@ typedef struct {
     uint32_t t[MAX_OPS]; /* the tensor operands */
     size_t n;
     int out;             /* the schema position of out=, or -1 */
+    const sg_expr *const *st[MAX_OPS]; /* strides TensorIterator sees (NULL: the operand's own) */
+    const sg_expr *copy[MAX_OPS][SG_MAX_DIMS]; /* those of converted copies */
+    bool scalar;         /* a number that TensorIterator takes as a 0-dim operand */
+    int cond;            /* the index of where's condition among t, or -1 */
+    bool any_bool;       /* some operand (tensor or number) is a bool */
     result_state rs;
 } operands;
 
@@ -110,6 +120,11 @@ static sg_status collect(sg__mcall *m, operands *o)
     o->n = 0;
     o->out = (m->s->flags & SG_OPF_OUT) ? sg__schema_arg(m->s, "out") : -1;
     o->rs = (result_state){-1, -1, -1};
+    o->scalar = false;
+    o->any_bool = false;
+    for (size_t k = 0; k < MAX_OPS; k++)
+        o->st[k] = NULL;
+    o->cond = -1;
     for (int i = 0; i < m->s->nargs; i++) {
         const sg__sty *ty = &m->s->args[i].type;
         const sg__garg *a = &m->a[i];
@@ -118,7 +133,10 @@ static sg_status collect(sg__mcall *m, operands *o)
         if (ty->base == SG_TY_TENSOR && a->kind == SG_A_VALUE) {
             if (o->n == MAX_OPS)
                 return sg__err(m->g->ctx, SG_EINTERNAL, "%s: too many operands", m->op);
+            if (!strcmp(m->s->args[i].name, "condition"))
+                o->cond = (int)o->n;
             o->t[o->n++] = a->u.v;
+            o->any_bool |= sg__mt(m, a->u.v)->dtype == SG_BOOL && strcmp(m->s->args[i].name, "condition");
             if (strcmp(m->s->args[i].name, "condition")) /* where's condition takes no part in the type */
                 update_tensor(&o->rs, (sg_dtype)sg__mt(m, a->u.v)->dtype, sg__mt(m, a->u.v)->ndim);
             else if (sg__mt(m, a->u.v)->dtype != SG_BOOL)
@@ -126,11 +144,31 @@ static sg_status collect(sg__mcall *m, operands *o)
         } else if ((ty->base == SG_TY_TENSOR || ty->base == SG_TY_SCALAR) &&
                    (a->kind == SG_A_EXPR || a->kind == SG_A_FLOAT || a->kind == SG_A_BOOL)) {
             update_number(&o->rs, a);
+            o->any_bool |= a->kind == SG_A_BOOL;
+            /* a number for a Tensor, for the other operand of a binary
+             * op's Scalar overload or for pow.Scalar's base is wrapped
+             * into a 0-dim tensor operand (min, max, exponent are not) */
+            const char *nm = m->s->args[i].name;
+            o->scalar |= ty->base == SG_TY_TENSOR || !strcmp(nm, "other") || !strcmp(nm, "self");
         }
     }
     if (!o->n)
         return sg__err(m->g->ctx, SG_EINVAL, "%s: no tensor operand", m->op);
     return SG_OK;
+}
+
+/* ---- questions ---- */
+
+/* a == b: at once where they are one expression, else asked (guarded as
+ * PyTorch's size-oblivious questions are: every branch eager execution
+ * takes on a value is guarded, so the trace stays right). */
+static sg_status same(sg__mcall *m, const sg_expr *a, const sg_expr *b, bool *out)
+{
+    if (a == b) {
+        *out = true;
+        return SG_OK;
+    }
+    return sg__meta_eval_oblivious(m, out, sg__meta_rel(m, SG_REL_EQ, a, b));
 }
 
 /* ---- broadcasting ---- */
@@ -170,8 +208,9 @@ static sg_status broadcast(sg__mcall *m, const operands *o, const sg_expr **out,
 }
 
 /* The strides of operand v expanded to sizes (rank n): 0 where it has no
- * dimension or a size 1 stretched to another size. */
-static void expanded_strides(sg__mcall *m, uint32_t v, const sg_expr *const *sizes, size_t n, const sg_expr **out)
+ * dimension or a size stretched to another size. */
+static sg_status expanded_strides(sg__mcall *m, uint32_t v, const sg_expr *const *st, const sg_expr *const *sizes, size_t n,
+                                  const sg_expr **out)
 {
     const sg__fake_tensor *t = sg__mt(m, v);
     sg_ctx *ctx = m->g->ctx;
@@ -181,27 +220,37 @@ static void expanded_strides(sg__mcall *m, uint32_t v, const sg_expr *const *siz
             continue;
         }
         size_t j = i - (n - t->ndim);
-        const sg_expr *sz = sg__graph_size(m->g, v, j);
-        out[i] = sz == ctx->one && sizes[i] != ctx->one ? ctx->zero : sg__graph_stride(m->g, v, j);
+        bool kept;
+        sg_status s = same(m, sg__graph_size(m->g, v, j), sizes[i], &kept);
+        if (s)
+            return s;
+        out[i] = kept ? (st ? st[j] : sg__graph_stride(m->g, v, j)) : ctx->zero;
     }
+    return SG_OK;
 }
 
 /* ---- the result's strides ---- */
 
-static sg_status known_contiguous(sg__mcall *m, uint32_t v, bool *out)
+/* Is v contiguous (as is_contiguous says: every tensor without elements is),
+ * by what the environment knows? */
+static sg_status known_contiguous(sg__mcall *m, uint32_t v, const sg_expr *const *st, bool *out)
 {
     const sg__fake_tensor *t = sg__mt(m, v);
     const sg_expr *want[SG_MAX_DIMS], *sizes[SG_MAX_DIMS];
     for (uint32_t d = 0; d < t->ndim; d++)
         sizes[d] = sg__graph_size(m->g, v, d);
-    sg_status s = sg__meta_contiguous(m, want, sizes, t->ndim);
     *out = true;
+    for (uint32_t d = 0; d < t->ndim; d++) {
+        bool zero;
+        sg_status s = same(m, sizes[d], m->g->ctx->zero, &zero);
+        if (s || zero)
+            return s;
+    }
+    sg_status s = sg__meta_contiguous(m, want, sizes, t->ndim);
     for (uint32_t d = 0; d < t->ndim && !s && *out; d++) {
-        if (sizes[d] == m->g->ctx->one || want[d] == sg__graph_stride(m->g, v, d))
-            continue;
-        sg_truth k;
-        s = sg_env_known(m->env, &k, sg__meta_rel(m, SG_REL_EQ, want[d], sg__graph_stride(m->g, v, d)));
-        *out = k == SG_TRUE;
+        bool one;
+        if (!(s = same(m, sizes[d], m->g->ctx->one, &one)) && !one)
+            s = same(m, want[d], (st ? st[d] : sg__graph_stride(m->g, v, d)), out);
     }
     return s;
 }
@@ -253,22 +302,134 @@ static sg_status should_swap(order *O, size_t a, size_t b, int *out)
     return SG_OK;
 }
 
+/* Is v channels-last contiguous (4-d, dimensions 1, 3, 2, 0 from fastest
+ * to slowest, sizes of 1 skipped), asked of the environment? */
+static sg_status channels_last(sg__mcall *m, uint32_t v, const sg_expr *const *st, bool *out)
+{
+    static const int order[4] = {1, 3, 2, 0};
+    *out = sg__mt(m, v)->ndim == 4;
+    const sg_expr *expected = m->g->ctx->one;
+    for (int i = 0; i < 4 && *out; i++) {
+        int d = order[i];
+        bool one;
+        sg_status s = same(m, sg__graph_size(m->g, v, d), m->g->ctx->one, &one);
+        if (!s && !one)
+            s = same(m, (st ? st[d] : sg__graph_stride(m->g, v, d)), expected, out);
+        if (s)
+            return s;
+        if (!one && !(expected = sg__mul(m->g->ctx, expected, sg__graph_size(m->g, v, d))))
+            return sg_ctx_last_error(m->g->ctx);
+    }
+    return SG_OK;
+}
+
+/* The strides of a channels-last tensor of 4 sizes (no max(size, 1), as
+ * c10's get_channels_last_strides_2d). */
+static sg_status channels_last_strides(sg__mcall *m, const sg_expr *const *sizes, const sg_expr **strides)
+{
+    sg_ctx *ctx = m->g->ctx;
+    strides[1] = ctx->one;
+    strides[3] = sizes[1];
+    strides[2] = sg__mul(ctx, strides[3], sizes[3]);
+    strides[0] = strides[2] ? sg__mul(ctx, strides[2], sizes[2]) : NULL;
+    return strides[0] ? SG_OK : sg_ctx_last_error(ctx);
+}
+
+/* Do all the operands have the result's shape? */
+static sg_status same_shapes(sg__mcall *m, const operands *o, const sg_expr *const *sizes, size_t n, bool *out)
+{
+    *out = !o->scalar || n == 0;
+    for (size_t k = 0; k < o->n && *out; k++) {
+        const sg__fake_tensor *t = sg__mt(m, o->t[k]);
+        *out = t->ndim == n;
+        for (size_t d = 0; d < n && *out; d++) {
+            sg_status s = same(m, sg__graph_size(m->g, o->t[k], d), sizes[d], out);
+            if (s)
+                return s;
+        }
+    }
+    return SG_OK;
+}
+
+static sg_status layout_strides(sg__mcall *m, const operands *o, const sg_expr *const *sizes, size_t n,
+                                const sg_expr **strides);
+
+static const sg_expr *ostride(sg__mcall *m, const operands *o, size_t k, size_t d)
+{
+    return o->st[k] ? o->st[k][d] : sg__graph_stride(m->g, o->t[k], d);
+}
+
+/* TensorIterator's other fast setup: operands of one shape and the same
+ * strides, non-overlapping and dense, give a result with those strides
+ * (strides[0] is left NULL where this does not apply). */
+static sg_status same_layout(sg__mcall *m, const operands *o, const sg_expr *const *sizes, size_t n,
+                             const sg_expr **strides)
+{
+    bool all;
+    strides[0] = NULL;
+    sg_status s = same_shapes(m, o, sizes, n, &all);
+    for (size_t k = 1; k < o->n && all && !s; k++)
+        for (size_t d = 0; d < n && all && !s; d++)
+            s = same(m, ostride(m, o, 0, d), ostride(m, o, k, d), &all);
+    if (s || !all)
+        return s;
+    operands one = *o; /* dense: its own layout agrees with its strides where sizes are not 1 */
+    one.n = 1;
+    const sg_expr *lay[SG_MAX_DIMS];
+    if ((s = layout_strides(m, &one, sizes, n, lay)))
+        return s;
+    for (size_t d = 0; d < n; d++) {
+        bool one, eq;
+        if ((s = same(m, sizes[d], m->g->ctx->one, &one)) || (!one && (s = same(m, ostride(m, o, 0, d),
+                                                                                lay[d], &eq))))
+            return s;
+        if (!one && !eq)
+            return SG_OK;
+    }
+    for (size_t d = 0; d < n; d++)
+        strides[d] = ostride(m, o, 0, d);
+    return SG_OK;
+}
+
 /* The result's strides: contiguous in the order TensorIterator gives the
- * dimensions (the operands' own order where they agree). */
+ * dimensions (the operands' own order where they agree). Its fast setup
+ * comes first: operands of one shape (a wrapped number is a 0-dim one), all
+ * contiguous, give a contiguous result. */
 static sg_status result_strides(sg__mcall *m, const operands *o, const sg_expr *const *sizes, size_t n,
                                 const sg_expr **strides)
 {
-    bool all = true;
-    for (size_t k = 0; k < o->n && all; k++) {
-        sg_status s = known_contiguous(m, o->t[k], &all);
+    bool all;
+    sg_status s0 = same_shapes(m, o, sizes, n, &all);
+    for (size_t k = 0; k < o->n && all && !s0; k++)
+        s0 = known_contiguous(m, o->t[k], o->st[k], &all);
+    if (s0)
+        return s0;
+    if (n <= 1 || all)
+        return sg__meta_contiguous(m, strides, sizes, n);
+    bool cl;
+    s0 = same_shapes(m, o, sizes, n, &cl);
+    for (size_t k = 0; k < o->n && cl && !s0; k++)
+        s0 = channels_last(m, o->t[k], o->st[k], &cl);
+    if (s0 || cl)
+        return s0 ? s0 : channels_last_strides(m, sizes, strides);
+    if ((s0 = same_layout(m, o, sizes, n, strides)) || strides[0])
+        return s0;
+    return layout_strides(m, o, sizes, n, strides);
+}
+
+/* TensorIterator's order of the dimensions (reorder_dimensions), and the
+ * strides of a tensor laid out in that order. */
+static sg_status layout_strides(sg__mcall *m, const operands *o, const sg_expr *const *sizes, size_t n,
+                                const sg_expr **strides)
+{
+    if (n <= 1)
+        return sg__meta_contiguous(m, strides, sizes, n);
+    order O = {.m = m, .sizes = sizes, .n = o->n};
+    for (size_t k = 0; k < o->n; k++) {
+        sg_status s = expanded_strides(m, o->t[k], o->st[k], sizes, n, O.strides[k]);
         if (s)
             return s;
     }
-    if (n <= 1 || all)
-        return sg__meta_contiguous(m, strides, sizes, n);
-    order O = {.m = m, .sizes = sizes, .n = o->n};
-    for (size_t k = 0; k < o->n; k++)
-        expanded_strides(m, o->t[k], sizes, n, O.strides[k]);
     size_t perm[SG_MAX_DIMS];
     for (size_t i = 0; i < n; i++)
         perm[i] = n - 1 - i;
@@ -289,13 +450,60 @@ static sg_status result_strides(sg__mcall *m, const operands *o, const sg_expr *
             }
         }
     }
-    const sg_expr *psizes[SG_MAX_DIMS], *pstrides[SG_MAX_DIMS];
-    for (size_t i = 0; i < n; i++) /* outermost first: perm reversed */
-        psizes[i] = sizes[perm[n - 1 - i]];
-    sg_status s = sg__meta_contiguous(m, pstrides, psizes, n);
-    for (size_t i = 0; i < n && !s; i++)
-        strides[perm[n - 1 - i]] = pstrides[i];
+    bool inverted = true; /* the logical order: a contiguous result */
+    for (size_t i = 0; i < n; i++)
+        inverted &= perm[i] == n - 1 - i;
+    if (inverted)
+        return sg__meta_contiguous(m, strides, sizes, n);
+    const sg_expr *next = m->g->ctx->one; /* TensorIterator's compatible_stride: products of sizes */
+    for (size_t i = 0; i < n; i++) {
+        strides[perm[i]] = next;
+        if (!(next = sg__mul(m->g->ctx, next, sizes[perm[i]])))
+            return sg_ctx_last_error(m->g->ctx);
+    }
+    return SG_OK;
+}
+
+sg_status sg__meta_broadcast_shape(sg__mcall *m, const sg_expr **sizes, size_t *n)
+{
+    operands o;
+    sg_status s = collect(m, &o);
+    return s ? s : broadcast(m, &o, sizes, n);
+}
+
+/* empty_like's preserve_format: a non-overlapping and dense tensor's own
+ * strides (known so where TensorIterator's layout of it agrees with them
+ * on every dimension of size other than 1), else that layout. */
+static sg_status dense_layout(sg__mcall *m, uint32_t v, const sg_expr **strides, bool *dense)
+{
+    operands o = {.n = 1, .out = -1, .scalar = false, .st = {NULL}};
+    o.t[0] = v;
+    const sg_expr *sizes[SG_MAX_DIMS];
+    const sg__fake_tensor *t = sg__mt(m, v);
+    for (uint32_t d = 0; d < t->ndim; d++)
+        sizes[d] = sg__graph_size(m->g, v, d);
+    sg_status s = result_strides(m, &o, sizes, t->ndim, strides);
+    *dense = true;
+    for (uint32_t d = 0; d < t->ndim && *dense && !s; d++) {
+        bool one;
+        if (!(s = same(m, sizes[d], m->g->ctx->one, &one)) && !one)
+            s = same(m, sg__graph_stride(m->g, v, d), strides[d], dense);
+    }
     return s;
+}
+
+sg_status sg__meta_like_strides(sg__mcall *m, uint32_t v, const sg_expr **strides)
+{
+    bool dense;
+    sg_status s = dense_layout(m, v, strides, &dense);
+    for (uint32_t d = 0; d < sg__mt(m, v)->ndim && dense && !s; d++)
+        strides[d] = sg__graph_stride(m->g, v, d);
+    return s;
+}
+
+sg_status sg__meta_is_contiguous(sg__mcall *m, uint32_t v, bool *out)
+{
+    return known_contiguous(m, v, NULL, out);
 }
 
 /* ---- the rule ---- */
@@ -320,24 +528,121 @@ static sg_status result_dtype(sg__mcall *m, const operands *o, sg_dtype *out)
     case K_FLOAT:
         *out = is_float(d) ? d : SG_FLOAT64;
         return SG_OK;
-    case K_SAME:
-        if (d == SG_BOOL && !strncmp(m->s->name, "neg", 3))
-            return sg__err(m->g->ctx, SG_ETYPE, "%s: negation of a bool tensor is not supported", m->op);
+    case K_SAME: /* neg abs relu */
+        if (d == SG_BOOL)
+            return sg__err(m->g->ctx, SG_ETYPE, "%s: not supported for a bool tensor", m->op);
         break;
     case K_ARITH:
-        if (!strncmp(m->s->name, "sub", 3) && d == SG_BOOL)
-            return sg__err(m->g->ctx, SG_ETYPE, "%s: subtraction of bool tensors is not supported", m->op);
+        if (!strncmp(m->s->name, "sub", 3) && o->any_bool)
+            return sg__err(m->g->ctx, SG_ETYPE, "%s: subtraction with a bool tensor is not supported", m->op);
+        if (!strncmp(m->s->name, "pow", 3) && d == SG_BOOL)
+            return sg__err(m->g->ctx, SG_ETYPE, "%s: pow is not implemented for bool", m->op);
         break;
     }
     *out = d;
     return SG_OK;
 }
 
+static const sg_expr *numel_of(sg__mcall *m, uint32_t v)
+{
+    const sg_expr *p = m->g->ctx->one;
+    for (uint32_t d = 0; d < sg__mt(m, v)->ndim && p; d++)
+        p = sg__mul(m->g->ctx, p, sg__graph_size(m->g, v, d));
+    return p;
+}
+
+/* Does v have no elements? */
+static sg_status empty(sg__mcall *m, uint32_t v, bool *out)
+{
+    const sg_expr *n = numel_of(m, v);
+    return n ? same(m, n, m->g->ctx->zero, out) : sg_ctx_last_error(m->g->ctx);
+}
+
+/* Does v have a dimension of size other than 1 with stride 0 (PyTorch's
+ * internal overlap, which it refuses to write into)? Not where it has no
+ * elements, nor where it is non-overlapping and dense. */
+static sg_status overlaps(sg__mcall *m, uint32_t v, bool *out)
+{
+    *out = false;
+    bool none;
+    sg_status s = empty(m, v, &none);
+    if (s || none)
+        return s;
+    for (uint32_t d = 0; d < sg__mt(m, v)->ndim && !*out; d++) {
+        if (sg__graph_stride(m->g, v, d) != m->g->ctx->zero)
+            continue;
+        bool one;
+        sg_status s = sg__meta_eval_oblivious(m, &one, sg__meta_rel(m, SG_REL_EQ, sg__graph_size(m->g, v, d),
+                                                                    m->g->ctx->one));
+        if (s)
+            return s;
+        *out = !one;
+    }
+    return SG_OK;
+}
+
+/* PyTorch's get_overlap_status of the written tensor w and an input x
+ * that views the same storage: a partial overlap (the same range with other
+ * strides, or ranges that meet) is refused; the same tensor, an input
+ * without elements, or one that is not dense (too hard to tell) is not. */
+static sg_status partial_overlap(sg__mcall *m, uint32_t w, uint32_t x, bool *out)
+{
+    *out = false;
+    if (w == x || sg__mt(m, w)->storage != sg__mt(m, x)->storage)
+        return SG_OK;
+    bool ew, ex, dw, dx;
+    const sg_expr *lay[SG_MAX_DIMS];
+    sg_status s = empty(m, w, &ew);
+    if (!s && !ew)
+        s = empty(m, x, &ex);
+    if (s || ew || ex)
+        return s;
+    if ((s = dense_layout(m, w, lay, &dw)) || !dw || (s = dense_layout(m, x, lay, &dx)) || !dx)
+        return s;
+    sg_ctx *ctx = m->g->ctx;
+    const sg_expr *wb = sg__mt(m, w)->offset, *xb = sg__mt(m, x)->offset;
+    const sg_expr *nw = numel_of(m, w), *nx = numel_of(m, x);
+    const sg_expr *we = nw ? sg__add(ctx, wb, nw) : NULL, *xe = nx ? sg__add(ctx, xb, nx) : NULL;
+    if (!we || !xe)
+        return sg_ctx_last_error(ctx);
+    bool sb, se;
+    if ((s = same(m, wb, xb, &sb)) || (sb && (s = same(m, we, xe, &se))))
+        return s;
+    if (sb && se) { /* the same range: full where the strides are the same */
+        bool eq = sg__mt(m, w)->ndim == sg__mt(m, x)->ndim;
+        for (uint32_t d = 0; d < sg__mt(m, w)->ndim && eq && !s; d++)
+            s = same(m, sg__graph_stride(m->g, w, d), sg__graph_stride(m->g, x, d), &eq);
+        *out = !eq;
+        return s;
+    }
+    bool a, b;
+    if ((s = sg__meta_eval_oblivious(m, &a, sg__meta_rel(m, SG_REL_LT, wb, xe))) || !a)
+        return s;
+    if ((s = sg__meta_eval_oblivious(m, &b, sg__meta_rel(m, SG_REL_LT, xb, we))))
+        return s;
+    *out = b;
+    return SG_OK;
+}
+
 /* Where the result must go (in-place: self; out=: out), checked. */
-static sg_status into(sg__mcall *m, uint32_t dst, const char *what, sg_dtype d, const sg_expr *const *sizes, size_t n,
-                      uint32_t *out)
+static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char *what, sg_dtype d,
+                      const sg_expr *const *sizes, size_t n, uint32_t *out)
 {
     const sg__fake_tensor *t = sg__mt(m, dst);
+    bool overlap;
+    sg_status s0 = overlaps(m, dst, &overlap);
+    if (s0)
+        return s0;
+    if (overlap)
+        return sg__err(m->g->ctx, SG_EALIASING, "%s: more than one element of the written-to tensor refers to a "
+                                                "single memory location; clone() it first", m->op);
+    for (size_t k = 0; k < o->n; k++) {
+        if ((s0 = partial_overlap(m, dst, o->t[k], &overlap)))
+            return s0;
+        if (overlap)
+            return sg__err(m->g->ctx, SG_EALIASING, "%s: some elements of an input and the written-to tensor refer "
+                                                    "to a single memory location; clone() it first", m->op);
+    }
     if (!can_cast(d, (sg_dtype)t->dtype))
         return sg__err(m->g->ctx, SG_ETYPE, "%s: result type %s can't be cast to the desired output type %s", m->op,
                        sg__dtype_name(d), sg__dtype_name((sg_dtype)t->dtype));
@@ -361,6 +666,41 @@ static sg_status into(sg__mcall *m, uint32_t dst, const char *what, sg_dtype d, 
     return s ? s : sg__meta_tensor(m, out, (sg_dtype)t->dtype, n, sizes, strides, t->offset, t->storage);
 }
 
+/* The dtype TensorIterator computes in: the promoted type, made float for
+ * the operators that promote integers to float. */
+static sg_dtype common_dtype(sg__mcall *m, const operands *o)
+{
+    sg_dtype d = (sg_dtype)combine(o->rs.dim, combine(o->rs.zero, o->rs.wrapped));
+    kind k = kind_of(m->s->name);
+    return (k == K_FLOAT || k == K_DIV) && !is_float(d) ? SG_FLOAT64 : d;
+}
+
+/* Inputs of another dtype than the common one take part as converted
+ * copies (Tensor.to: a non-overlapping and dense tensor keeps its strides,
+ * another one is made contiguous). */
+static sg_status convert_inputs(sg__mcall *m, operands *o, sg_dtype common)
+{
+    for (size_t k = 0; k < o->n; k++) {
+        const sg__fake_tensor *t = sg__mt(m, o->t[k]);
+        if ((int)k == o->cond || t->dtype == common || t->ndim == 0)
+            continue;
+        bool dense;
+        sg_status s = dense_layout(m, o->t[k], o->copy[k], &dense);
+        for (uint32_t d = 0; d < t->ndim && dense && !s; d++)
+            o->copy[k][d] = sg__graph_stride(m->g, o->t[k], d);
+        if (!s && !dense) {
+            const sg_expr *sizes[SG_MAX_DIMS];
+            for (uint32_t d = 0; d < t->ndim; d++)
+                sizes[d] = sg__graph_size(m->g, o->t[k], d);
+            s = sg__meta_contiguous(m, o->copy[k], sizes, t->ndim);
+        }
+        if (s)
+            return s;
+        o->st[k] = o->copy[k];
+    }
+    return SG_OK;
+}
+
 sg_status sg__meta_pointwise(sg__mcall *m, uint32_t *out)
 {
     operands o;
@@ -375,10 +715,10 @@ sg_status sg__meta_pointwise(sg__mcall *m, uint32_t *out)
     if (s)
         return s;
     if (m->s->flags & SG_OPF_INPLACE)
-        return into(m, m->a[0].u.v, "self", d, sizes, n, out);
+        return into(m, &o, m->a[0].u.v, "self", d, sizes, n, out);
     if (o.out >= 0)
-        return into(m, m->a[o.out].u.v, "out", d, sizes, n, out);
-    if ((s = result_strides(m, &o, sizes, n, strides)))
+        return into(m, &o, m->a[o.out].u.v, "out", d, sizes, n, out);
+    if ((s = convert_inputs(m, &o, common_dtype(m, &o))) || (s = result_strides(m, &o, sizes, n, strides)))
         return s;
     return sg__meta_tensor(m, out, d, n, sizes, strides, m->g->ctx->zero, SG_NOVAL);
 }

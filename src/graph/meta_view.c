@@ -130,6 +130,20 @@ static sg_status compute_stride(view *V, const sg_expr *const *shape, size_t n, 
         *ok = true;
         return SG_OK;
     }
+    const sg_expr *total = numel(m, V->sizes, V->n);
+    bool empty;
+    CHAIN(sg__meta_eval_oblivious(m, &empty, total ? sg__meta_rel(m, SG_REL_EQ, total, ctx->zero) : NULL));
+    if (empty) { /* no elements: the old strides for the same shape, else contiguous ones */
+        bool same = n == V->n;
+        for (size_t i = 0; i < n && same; i++)
+            same = shape[i] == V->sizes[i];
+        if (same)
+            memcpy(strides, V->strides, n * sizeof *strides);
+        else
+            CHAIN(sg__meta_contiguous(m, strides, shape, n));
+        *ok = true;
+        return SG_OK;
+    }
     long view_d = (long)n - 1;
     const sg_expr *chunk = V->strides[V->n - 1], *tnumel = ctx->one, *vnumel = ctx->one;
     for (long td = (long)V->n - 1; td >= 0; td--) {
@@ -200,6 +214,17 @@ static sg_status rule_expand(view *V)
         return sg__meta_shape_error(m, "the number of sizes provided must be greater or equal to the number of "
                                        "dimensions in the tensor");
     const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
+    if (V->n == 0) { /* a 0-dim tensor: every stride 0 */
+        for (size_t i = 0; i < n; i++) {
+            if (is_const(want[i], -1))
+                return sg__meta_shape_error(m, "the expanded size -1 isn't allowed in a leading, non-existing "
+                                               "dimension");
+            V->sizes[i] = want[i];
+            V->strides[i] = ctx->zero;
+        }
+        V->n = n;
+        return SG_OK;
+    }
     for (long i = (long)n - 1; i >= 0; i--) {
         long dim = (long)V->n - ((long)n - i);
         const sg_expr *size = dim >= 0 ? V->sizes[dim] : ctx->one;

@@ -483,8 +483,11 @@ sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_a
     sg_status s = bind(&m, args, nargs);
     if (!s)
         s = rule(&m, &v);
-    if (!s)
+    bool itself = !s && v != SG_NOVAL && t->g->vals[v].node != SG_NOVAL; /* the rule gave an argument back */
+    if (!s && !itself)
         s = record(t, &m, v, line);
+    else if (itself) /* nothing recorded; what binding added is dropped */
+        restore(t->g, k);
     if (s) {
         restore(t->g, k);
         return s;

@@ -1,0 +1,398 @@
+/* Shape rules of the operators that are neither pointwise nor views:
+ * reductions, creation and copies, joins, matrix products, and the
+ * data-dependent operators, whose sizes or values become unbacked symbols
+ * bound by their node (with the runtime asserts PyTorch inserts after it). */
+#include <string.h>
+
+#include "expr/expr_private.h"
+#include "graph/meta.h"
+
+#define CHAIN(x)                                                                                                   \
+    do {                                                                                                           \
+        sg_status s_ = (x);                                                                                        \
+        if (s_)                                                                                                    \
+            return s_;                                                                                             \
+    } while (0)
+
+static int arg_at(const sg__mcall *m, const char *name)
+{
+    return sg__schema_arg(m->s, name);
+}
+
+static const sg_expr *arg_expr(const sg__mcall *m, const char *name)
+{
+    int i = arg_at(m, name);
+    return i >= 0 && m->a[i].kind == SG_A_EXPR ? m->a[i].u.e : NULL;
+}
+
+/* A dtype argument, or -1 for None or absent. */
+static int arg_dtype(const sg__mcall *m)
+{
+    int i = arg_at(m, "dtype");
+    return i >= 0 && m->a[i].kind == SG_A_DTYPE ? m->a[i].u.dtype : -1;
+}
+
+static void sizes_of(const sg__mcall *m, uint32_t v, const sg_expr **sizes)
+{
+    for (uint32_t d = 0; d < sg__mt(m, v)->ndim; d++)
+        sizes[d] = sg__graph_size(m->g, v, d);
+}
+
+static bool is_float(int d)
+{
+    return d == SG_FLOAT32 || d == SG_FLOAT64;
+}
+
+static sg_status new_contiguous(sg__mcall *m, uint32_t *out, sg_dtype d, const sg_expr *const *sizes, size_t n)
+{
+    const sg_expr *strides[SG_MAX_DIMS];
+    CHAIN(sg__meta_contiguous(m, strides, sizes, n));
+    return sg__meta_tensor(m, out, d, n, sizes, strides, m->g->ctx->zero, SG_NOVAL);
+}
+
+/* ---- reductions: sum mean amax amin ---- */
+
+sg_status sg__meta_reduce(sg__mcall *m, uint32_t *out)
+{
+    uint32_t self = m->a[0].u.v;
+    const sg__fake_tensor *t = sg__mt(m, self);
+    bool reduce[SG_MAX_DIMS] = {false};
+    int di = arg_at(m, "dim");
+    bool all = di < 0 || m->a[di].kind != SG_A_EXPRS || m->a[di].u.list.n == 0;
+    for (uint32_t k = 0; !all && k < m->a[di].u.list.n; k++) {
+        size_t d;
+        CHAIN(sg__meta_dim(m, &d, m->g->exprs[m->a[di].u.list.off + k], t->ndim));
+        if (t->ndim && reduce[d])
+            return sg__meta_shape_error(m, "a dimension appears twice in the list of dims");
+        reduce[d] = true;
+    }
+    for (uint32_t d = 0; all && d < t->ndim; d++)
+        reduce[d] = true;
+    bool keep = false;
+    int ki = arg_at(m, "keepdim");
+    if (ki >= 0 && m->a[ki].kind == SG_A_BOOL)
+        keep = m->a[ki].u.b;
+    bool minmax = m->s->name[0] == 'a'; /* amax, amin */
+    const sg_expr *sizes[SG_MAX_DIMS];
+    size_t n = 0;
+    for (uint32_t d = 0; d < t->ndim; d++) {
+        const sg_expr *sz = sg__graph_size(m->g, self, d);
+        if (reduce[d] && minmax) { /* amax of nothing is an error, as in PyTorch */
+            bool empty;
+            CHAIN(sg__meta_eval(m, &empty, sg__meta_rel(m, SG_REL_EQ, sz, m->g->ctx->zero)));
+            if (empty)
+                return sg__meta_shape_error(m, "expected a reduction dim to have non-zero size");
+        }
+        if (!reduce[d])
+            sizes[n++] = sz;
+        else if (keep)
+            sizes[n++] = m->g->ctx->one;
+    }
+    int want = arg_dtype(m);
+    sg_dtype d = (sg_dtype)t->dtype;
+    if (want >= 0)
+        d = (sg_dtype)want;
+    else if (!minmax && !is_float(d))
+        d = SG_INT64;
+    if (!strcmp(m->s->name, "mean") && !is_float(d))
+        return sg__err(m->g->ctx, SG_ETYPE, "%s: could not infer the output dtype: the input must be floating "
+                                            "point (or give dtype=)", m->op);
+    return new_contiguous(m, out, d, sizes, n);
+}
+
+/* ---- creation and copies ---- */
+
+/* zeros ones full empty: a size list, a dtype (full: from its value). */
+sg_status sg__meta_fill(sg__mcall *m, uint32_t *out)
+{
+    int si = arg_at(m, "size");
+    int want = arg_dtype(m);
+    sg_dtype d = want >= 0 ? (sg_dtype)want : SG_FLOAT64;
+    int fi = arg_at(m, "fill_value");
+    if (want < 0 && fi >= 0) /* full: the value's type (an int gives int64, a bool bool) */
+        d = m->a[fi].kind == SG_A_BOOL ? SG_BOOL : m->a[fi].kind == SG_A_EXPR ? SG_INT64 : SG_FLOAT64;
+    size_t n = m->a[si].u.list.n;
+    const sg_expr *const *sizes = m->g->exprs + m->a[si].u.list.off;
+    for (size_t i = 0; i < n; i++) {
+        bool neg;
+        CHAIN(sg__meta_eval(m, &neg, sg__meta_rel(m, SG_REL_LT, sizes[i], m->g->ctx->zero)));
+        if (neg)
+            return sg__meta_shape_error(m, "negative size");
+    }
+    return new_contiguous(m, out, d, sizes, n);
+}
+
+/* zeros_like ones_like empty_like clone: self's sizes, laid out like self. */
+sg_status sg__meta_like(sg__mcall *m, uint32_t *out)
+{
+    uint32_t self = m->a[0].u.v;
+    const sg__fake_tensor *t = sg__mt(m, self);
+    int want = arg_dtype(m);
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
+    sizes_of(m, self, sizes);
+    CHAIN(sg__meta_like_strides(m, self, strides));
+    return sg__meta_tensor(m, out, want >= 0 ? (sg_dtype)want : (sg_dtype)t->dtype, t->ndim, sizes, strides,
+                           m->g->ctx->zero, SG_NOVAL);
+}
+
+/* contiguous: self itself where it is contiguous (PyTorch returns the same
+ * tensor, and records nothing), else a contiguous copy. */
+sg_status sg__meta_contiguous_op(sg__mcall *m, uint32_t *out)
+{
+    uint32_t self = m->a[0].u.v;
+    const sg__fake_tensor *t = sg__mt(m, self);
+    const sg_expr *sizes[SG_MAX_DIMS], *want[SG_MAX_DIMS];
+    sizes_of(m, self, sizes);
+    CHAIN(sg__meta_contiguous(m, want, sizes, t->ndim));
+    bool same;
+    CHAIN(sg__meta_is_contiguous(m, self, &same));
+    if (same) {
+        *out = self;
+        return SG_OK;
+    }
+    return sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, want, m->g->ctx->zero, SG_NOVAL);
+}
+
+/* arange(end), arange(start, end), arange(start, end, step) over ints. */
+sg_status sg__meta_arange(sg__mcall *m, uint32_t *out)
+{
+    sg_ctx *ctx = m->g->ctx;
+    const sg_expr *start = arg_expr(m, "start"), *end = arg_expr(m, "end"), *step = arg_expr(m, "step");
+    if (!start)
+        start = ctx->zero;
+    if (!step)
+        step = ctx->one;
+    int si = arg_at(m, "step");
+    if (!end || (arg_at(m, "start") >= 0 && !arg_expr(m, "start")) || (si >= 0 && !arg_expr(m, "step")))
+        return sg__err(ctx, SG_EUNSUPPORTED, "%s: unsupported: arange over floats", m->op);
+    bool pos;
+    CHAIN(sg__meta_eval(m, &pos, sg__meta_rel(m, SG_REL_GT, step, ctx->zero)));
+    if (!pos)
+        return sg__err(ctx, SG_EUNSUPPORTED, "%s: unsupported: arange with a step that is not positive", m->op);
+    const sg_expr *len = sg__sub(ctx, end, start), *n = len ? sg__ceildiv(ctx, len, step) : NULL;
+    if (!n)
+        return sg_ctx_last_error(ctx);
+    bool neg;
+    CHAIN(sg__meta_eval(m, &neg, sg__meta_rel(m, SG_REL_LT, n, ctx->zero)));
+    if (neg)
+        return sg__meta_shape_error(m, "upper bound and larger bound inconsistent with step sign");
+    int want = arg_dtype(m);
+    return new_contiguous(m, out, want >= 0 ? (sg_dtype)want : SG_INT64, &n, 1);
+}
+
+/* ---- joins ---- */
+
+/* cat's legacy rule: a 1-d tensor without elements is skipped. */
+static sg_status skipped(sg__mcall *m, uint32_t v, bool *out)
+{
+    *out = false;
+    if (sg__mt(m, v)->ndim != 1)
+        return SG_OK;
+    return sg__meta_eval_oblivious(m, out, sg__meta_rel(m, SG_REL_EQ, sg__graph_size(m->g, v, 0), m->g->ctx->zero));
+}
+
+sg_status sg__meta_cat(sg__mcall *m, uint32_t *out)
+{
+    sg_ctx *ctx = m->g->ctx;
+    const sg__garg *list = &m->a[0];
+    bool stack = !strcmp(m->s->name, "stack");
+    if (list->u.list.n == 0)
+        return sg__meta_shape_error(m, "expected a non-empty list of tensors");
+    bool skip[64] = {false};
+    if (list->u.list.n > 64)
+        return sg__err(ctx, SG_EUNSUPPORTED, "%s: unsupported: more than 64 tensors", m->op);
+    uint32_t first = m->g->ids[list->u.list.off];
+    sg_dtype dt = (sg_dtype)sg__mt(m, first)->dtype;
+    size_t kept = list->u.list.n;
+    for (uint32_t k = 0; k < list->u.list.n && !stack; k++) {
+        uint32_t v = m->g->ids[list->u.list.off + k];
+        dt = sg__meta_promote(dt, (sg_dtype)sg__mt(m, v)->dtype);
+        CHAIN(skipped(m, v, &skip[k]));
+        kept -= skip[k];
+    }
+    uint32_t k0 = 0; /* the first tensor not skipped (the first, when all are) */
+    while (k0 + 1 < list->u.list.n && kept && skip[k0])
+        k0++;
+    first = m->g->ids[list->u.list.off + k0];
+    size_t rank = sg__mt(m, first)->ndim;
+    size_t d;
+    CHAIN(sg__meta_dim(m, &d, arg_expr(m, "dim"), rank + (stack ? 1 : 0)));
+    if (!stack && rank == 0)
+        return sg__meta_shape_error(m, "zero-dimensional tensors cannot be concatenated");
+    const sg_expr *sizes[SG_MAX_DIMS];
+    sizes_of(m, first, sizes);
+    const sg_expr *along = stack ? sg__int_si(ctx, (slong)list->u.list.n) : sizes[d];
+    for (uint32_t k = 0; k < list->u.list.n; k++) {
+        uint32_t v = m->g->ids[list->u.list.off + k];
+        if (k == k0 || skip[k])
+            continue;
+        if (sg__mt(m, v)->ndim != rank)
+            return sg__meta_shape_error(m, "tensors must have the same number of dimensions");
+        dt = sg__meta_promote(dt, (sg_dtype)sg__mt(m, v)->dtype);
+        for (size_t i = 0; i < rank; i++) {
+            const sg_expr *sz = sg__graph_size(m->g, v, i);
+            if (!stack && i == d) {
+                if (!(along = sg__add(ctx, along, sz)))
+                    return sg_ctx_last_error(ctx);
+            } else if (sz != sizes[i]) {
+                CHAIN(sg__meta_check(m, sg__meta_rel(m, SG_REL_EQ, sz, sizes[i]),
+                                     "sizes of tensors must match except in the dimension concatenated"));
+            }
+        }
+    }
+    if (!along)
+        return sg_ctx_last_error(ctx);
+    if (stack) {
+        memmove(sizes + d + 1, sizes + d, (rank - d) * sizeof *sizes);
+        rank++;
+    }
+    sizes[d] = along;
+    return new_contiguous(m, out, dt, sizes, rank);
+}
+
+/* ---- matrix products ---- */
+
+static sg_status same_dtype(sg__mcall *m, uint32_t a, uint32_t b)
+{
+    if (sg__mt(m, a)->dtype != sg__mt(m, b)->dtype)
+        return sg__err(m->g->ctx, SG_ETYPE, "%s: expected both operands to have the same dtype, got %s and %s",
+                       m->op, sg__dtype_name((sg_dtype)sg__mt(m, a)->dtype),
+                       sg__dtype_name((sg_dtype)sg__mt(m, b)->dtype));
+    return SG_OK;
+}
+
+static sg_status inner(sg__mcall *m, const sg_expr *a, const sg_expr *b)
+{
+    return a == b ? SG_OK : sg__meta_check(m, sg__meta_rel(m, SG_REL_EQ, a, b), "the inner sizes must match");
+}
+
+/* mm, bmm, and matmul by the ranks of its operands (batch dimensions
+ * broadcast). */
+sg_status sg__meta_matmul(sg__mcall *m, uint32_t *out)
+{
+    uint32_t a = m->a[0].u.v, b = m->a[1].u.v;
+    size_t ra = sg__mt(m, a)->ndim, rb = sg__mt(m, b)->ndim;
+    const sg_expr *sa[SG_MAX_DIMS], *sb[SG_MAX_DIMS], *sizes[SG_MAX_DIMS];
+    sizes_of(m, a, sa);
+    sizes_of(m, b, sb);
+    CHAIN(same_dtype(m, a, b));
+    if (sg__mt(m, a)->dtype == SG_BOOL)
+        return sg__err(m->g->ctx, SG_ETYPE, "%s: not implemented for bool", m->op);
+    bool mm = !strcmp(m->s->name, "mm"), bmm = !strcmp(m->s->name, "bmm");
+    if (!mm && !bmm && (ra > 2 || rb > 2)) /* matmul's folding and batching: strides not yet exact */
+        return sg__err(m->g->ctx, SG_EUNSUPPORTED, "%s: unsupported: matmul of a tensor of more than 2 dimensions "
+                                                   "(use bmm)", m->op);
+    if ((mm && (ra != 2 || rb != 2)) || (bmm && (ra != 3 || rb != 3)) || ra == 0 || rb == 0)
+        return sg__meta_shape_error(m, mm ? "both operands must be matrices"
+                                       : bmm ? "both operands must be 3-D" : "both operands must be at least 1-D");
+    CHAIN(inner(m, sa[ra - 1], sb[rb >= 2 ? rb - 2 : 0]));
+    size_t n = 0;
+    if (ra >= 2 || rb >= 2) { /* batch dimensions, broadcast */
+        size_t ba = ra >= 2 ? ra - 2 : 0, bb = rb >= 2 ? rb - 2 : 0, nb = ba > bb ? ba : bb;
+        for (size_t i = 0; i < nb; i++) {
+            const sg_expr *x = i + ba >= nb ? sa[i + ba - nb] : NULL, *y = i + bb >= nb ? sb[i + bb - nb] : NULL;
+            bool xone = !x, yone = !y;
+            if (x && y && x != y) {
+                CHAIN(sg__meta_eval_oblivious(m, &xone, sg__meta_rel(m, SG_REL_EQ, x, m->g->ctx->one)));
+                if (!xone)
+                    CHAIN(sg__meta_eval_oblivious(m, &yone, sg__meta_rel(m, SG_REL_EQ, y, m->g->ctx->one)));
+                if (!xone && !yone)
+                    CHAIN(sg__meta_check(m, sg__meta_rel(m, SG_REL_EQ, x, y), "the batch sizes must broadcast"));
+            }
+            sizes[n++] = xone ? y : x;
+        }
+        if (bmm) { /* no broadcasting: the batch sizes are equal */
+            CHAIN(sg__meta_check(m, sg__meta_rel(m, SG_REL_EQ, sa[0], sb[0]), "the batch sizes must be equal"));
+            n = 1;
+            sizes[0] = sa[0];
+        }
+    }
+    if (ra >= 2)
+        sizes[n++] = sa[ra - 2];
+    if (rb >= 2)
+        sizes[n++] = sb[rb - 1];
+    return new_contiguous(m, out, (sg_dtype)sg__mt(m, a)->dtype, sizes, n);
+}
+
+/* ---- data-dependent operators ---- */
+
+/* A fresh unbacked symbol bound by the node being traced. */
+static sg_status unbacked(sg__mcall *m, const sg_expr **u, int size_like, const char *path)
+{
+    if (m->nbinds == sizeof m->binds / sizeof *m->binds)
+        return sg__err(m->g->ctx, SG_ELIMIT, "%s: too many unbacked symbols for one node", m->op);
+    CHAIN(sg_env_create_unbacked(m->env, u, NULL, size_like, NULL));
+    CHAIN(sg_env_bind_unbacked(m->env, *u, path));
+    m->binds[m->nbinds++] = *u;
+    return SG_OK;
+}
+
+static const sg_expr *numel(sg__mcall *m, const sg_expr *const *sizes, size_t n)
+{
+    const sg_expr *p = m->g->ctx->one;
+    for (size_t i = 0; i < n && p; i++)
+        p = sg__mul(m->g->ctx, p, sizes[i]);
+    return p;
+}
+
+/* nonzero: [u, ndim] of int64, laid out (1, u) as PyTorch's meta makes it;
+ * u is size-like and at most self's number of elements. */
+sg_status sg__meta_nonzero(sg__mcall *m, uint32_t *out)
+{
+    uint32_t self = m->a[0].u.v;
+    const sg__fake_tensor *t = sg__mt(m, self);
+    const sg_expr *sizes[SG_MAX_DIMS], *u;
+    sizes_of(m, self, sizes);
+    const sg_expr *total = numel(m, sizes, t->ndim);
+    if (!total)
+        return sg_ctx_last_error(m->g->ctx);
+    CHAIN(unbacked(m, &u, 1, ".size()[0]"));
+    CHAIN(sg__meta_check(m, sg__meta_rel(m, SG_REL_LE, u, total), "nonzero: more rows than elements"));
+    const sg_expr *osz[2] = {u, sg__int_si(m->g->ctx, (slong)t->ndim)}, *ost[2] = {m->g->ctx->one, u};
+    if (!osz[1])
+        return sg_ctx_last_error(m->g->ctx);
+    return sg__meta_tensor(m, out, SG_INT64, 2, osz, ost, m->g->ctx->zero, SG_NOVAL);
+}
+
+/* masked_select: [u] of self's dtype, u at most the broadcast numel. */
+sg_status sg__meta_masked_select(sg__mcall *m, uint32_t *out)
+{
+    uint32_t self = m->a[0].u.v, mask = m->a[1].u.v;
+    if (sg__mt(m, mask)->dtype != SG_BOOL)
+        return sg__err(m->g->ctx, SG_ETYPE, "%s: the mask must be a bool tensor", m->op);
+    const sg_expr *sizes[SG_MAX_DIMS], *u;
+    size_t n;
+    CHAIN(sg__meta_broadcast_shape(m, sizes, &n));
+    const sg_expr *total = numel(m, sizes, n);
+    if (!total)
+        return sg_ctx_last_error(m->g->ctx);
+    CHAIN(unbacked(m, &u, 1, ".size()[0]"));
+    CHAIN(sg__meta_check(m, sg__meta_rel(m, SG_REL_LE, u, total), "masked_select: more elements than selected"));
+    return new_contiguous(m, out, (sg_dtype)sg__mt(m, self)->dtype, &u, 1);
+}
+
+/* item, _local_scalar_dense: an unbacked int (or bool) for an integral
+ * tensor of one element; a float's value is not tracked. */
+sg_status sg__meta_item(sg__mcall *m, uint32_t *out)
+{
+    uint32_t self = m->a[0].u.v;
+    const sg__fake_tensor *t = sg__mt(m, self);
+    const sg_expr *sizes[SG_MAX_DIMS];
+    sizes_of(m, self, sizes);
+    const sg_expr *total = numel(m, sizes, t->ndim);
+    bool one;
+    CHAIN(sg__meta_eval(m, &one, total ? sg__meta_rel(m, SG_REL_EQ, total, m->g->ctx->one) : NULL));
+    if (!one)
+        return sg__meta_shape_error(m, "a Tensor with more or less than one element cannot be converted to a Scalar");
+    if (is_float(t->dtype))
+        return sg__graph_value(m->g, out, SG_V_FLOAT, NULL, 0);
+    const sg_expr *u;
+    CHAIN(unbacked(m, &u, 0, ""));
+    if (t->dtype == SG_BOOL) { /* an unbacked 0/1, as a boolean */
+        CHAIN(sg__meta_check(m, sg__meta_rel(m, SG_REL_GE, u, m->g->ctx->zero), "item of a bool"));
+        CHAIN(sg__meta_check(m, sg__meta_rel(m, SG_REL_LE, u, m->g->ctx->one), "item of a bool"));
+        const sg_expr *b = sg__meta_rel(m, SG_REL_EQ, u, m->g->ctx->one);
+        return b ? sg__graph_value(m->g, out, SG_V_SYMBOOL, b, 0) : sg_ctx_last_error(m->g->ctx);
+    }
+    return sg__graph_value(m->g, out, SG_V_SYMINT, u, 0);
+}
