@@ -273,3 +273,73 @@ void sg__sort_by_id(const sg_expr **a, size_t n)
     }
     qsort(a, n, sizeof *a, cmp_id);
 }
+
+/* ---- the context: its expression part ---- */
+
+sg_status sg_ctx_new(sg_ctx **out)
+{
+    if (!out)
+        return SG_EINVAL;
+    *out = NULL;
+    sg_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return SG_ENOMEM;
+    sg__ctx_init_base(ctx);
+    ctx->next_id = 1;
+    ctx->zero = sg__int_si(ctx, 0);
+    ctx->one = ctx->zero ? sg__int_si(ctx, 1) : NULL;
+    ctx->minus_one = ctx->one ? sg__int_si(ctx, -1) : NULL;
+    ctx->t = ctx->minus_one ? sg__intern(ctx, SG_OP_TRUE, SG_SORT_BOOL, 0, NULL, NULL, NULL, NULL, 0) : NULL;
+    ctx->f = ctx->t ? sg__intern(ctx, SG_OP_FALSE, SG_SORT_BOOL, 0, NULL, NULL, NULL, NULL, 0) : NULL;
+    if (!ctx->f) {
+        sg_ctx_free(ctx);
+        return SG_ENOMEM;
+    }
+    *out = ctx;
+    return SG_OK;
+}
+
+void sg_ctx_free(sg_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    for (size_t i = 0; i < ctx->nbignums; i++)
+        fmpz_clear(ctx->bignums[i]);
+    free(ctx->bignums);
+    free(ctx->table);
+    free(ctx->memo);
+    sg__ctx_free_base(ctx);
+    free(ctx);
+}
+
+static size_t memo_slot(uint32_t tag, const sg_expr *a, const sg_expr *b)
+{
+    uint64_t h = ((uint64_t)a->id << 32 | (b ? b->id : 0)) * 0x9e3779b97f4a7c15ULL;
+    h ^= (uint64_t)tag * 0xc2b2ae3d27d4eb4fULL;
+    return (size_t)(h >> 40) & (SG_MEMO_SIZE - 1);
+}
+
+const sg_expr *sg__memo_get(sg_ctx *ctx, uint32_t tag, const sg_expr *a, const sg_expr *b)
+{
+    if (!ctx->memo)
+        return NULL;
+    const sg__memo_ent *m = &ctx->memo[memo_slot(tag, a, b)];
+    if (m->r && m->tag == tag && m->a == a->id && m->b == (b ? b->id : 0))
+        return m->r;
+    return NULL;
+}
+
+void sg__memo_put(sg_ctx *ctx, uint32_t tag, const sg_expr *a, const sg_expr *b, const sg_expr *r)
+{
+    if (!ctx->memo) {
+        if (ctx->memo_failed || !(ctx->memo = calloc(SG_MEMO_SIZE, sizeof *ctx->memo))) {
+            ctx->memo_failed = true; /* the memo is an optimization: go on without it */
+            return;
+        }
+    }
+    sg__memo_ent *m = &ctx->memo[memo_slot(tag, a, b)];
+    m->tag = tag;
+    m->a = a->id;
+    m->b = b ? b->id : 0;
+    m->r = r;
+}

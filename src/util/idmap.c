@@ -2,7 +2,7 @@
  * Ids start at 1, so 0 marks an empty slot. */
 #include <stdlib.h>
 
-#include "expr/expr_private.h"
+#include "util/util_private.h"
 
 bool sg__idmap_init(sg__idmap *m, size_t hint)
 {

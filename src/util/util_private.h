@@ -1,0 +1,109 @@
+/* The bottom layer (util): the context (its arena, error state and limits,
+ * and the fields that the layers above keep in it), error reporting, and the
+ * containers every layer uses: growable buffers and arrays, id maps. It
+ * uses no other layer: expressions appear here only as an incomplete type,
+ * and the expression layer makes and frees the parts of the context that
+ * hold them (expr/intern.c: sg_ctx_new, sg_ctx_free). */
+#ifndef SG_UTIL_PRIVATE_H
+#define SG_UTIL_PRIVATE_H
+
+#include <flint/fmpz.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shapeguard/common.h"
+
+struct sg_expr;
+struct sg__memo_ent;
+
+/* Arena: chunks of memory handed out by bumping a pointer. */
+typedef struct sg__chunk {
+    struct sg__chunk *next;
+    size_t size, used;
+    max_align_t data[];
+} sg__chunk;
+
+#define SG_SMALL_MIN (-64)
+#define SG_SMALL_MAX 1023
+#define SG_DEFAULT_MAX_TERMS ((size_t)1 << 20)
+#define SG_DEFAULT_MAX_BITS ((size_t)1 << 24)
+
+struct sg_ctx {
+    /* util: the arena, the error, the limits */
+    sg__chunk *chunks;
+    size_t arena_bytes;
+    size_t max_terms, max_bits;
+    sg_status err;
+    char msg[1024];
+    /* expr: the intern table and what it owns */
+    const struct sg_expr **table; /* open addressing, capacity a power of two */
+    size_t table_cap, table_used;
+    uint32_t next_id;
+    fmpz **bignums; /* fmpz slots in the arena that hold an mpz: cleared at free */
+    size_t nbignums, capbignums;
+    const struct sg_expr *zero, *one, *minus_one, *t, *f; /* frequent constants */
+    const struct sg_expr *small[SG_SMALL_MAX - SG_SMALL_MIN + 1]; /* interned on first use */
+    struct sg__memo_ent *memo; /* allocated on first use; NULL if that failed */
+    bool memo_failed;
+    uint32_t fresh; /* fresh symbols made so far (_k0, _k1, ...) */
+    /* env */
+    uint64_t envs; /* shape environments made so far (their serial numbers) */
+};
+
+/* The util part of a new context (zeroed, default limits), and its release
+ * (the arena): the expression layer calls them from sg_ctx_new and
+ * sg_ctx_free. */
+void sg__ctx_init_base(sg_ctx *ctx);
+void sg__ctx_free_base(sg_ctx *ctx);
+
+void *sg__arena_alloc(sg_ctx *ctx, size_t size);
+char *sg__arena_strdup(sg_ctx *ctx, const char *s, size_t len);
+sg_status sg__err(sg_ctx *ctx, sg_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+sg_status sg__verr(sg_ctx *ctx, sg_status s, const char *fmt, va_list ap);
+sg_status sg__nomem(sg_ctx *ctx);
+
+/* A growable byte buffer (printers, messages). */
+typedef struct sg__buf {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} sg__buf;
+void sg__buf_put(sg__buf *b, const char *s, size_t n);
+void sg__buf_puts(sg__buf *b, const char *s);
+void sg__buf_printf(sg__buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void sg__buf_fmpz(sg__buf *b, const fmpz_t v);
+/* Takes the buffer's string (NUL-terminated) or NULL if an allocation failed. */
+char *sg__buf_take(sg__buf *b);
+
+/* A malloc'd copy of s (NULL: of ""), or NULL when memory runs out. */
+char *sg__strdup(const char *s);
+/* Room for need elements of size elem in the growable array *a of
+ * capacity *cap (doubled from 16 as needed); false when memory runs out,
+ * *a and *cap then unchanged. */
+bool sg__grow(void **a, size_t *cap, size_t need, size_t elem);
+void sg__buf_free(sg__buf *b);
+
+/* A map from node id to a slot index. Zero-initialized is empty (and
+ * unallocated: init allocates). */
+typedef struct sg__idmap {
+    uint32_t *keys;
+    size_t *vals;
+    size_t cap, used;
+} sg__idmap;
+bool sg__idmap_init(sg__idmap *m, size_t hint);
+void sg__idmap_free(sg__idmap *m);
+void sg__idmap_reset(sg__idmap *m);
+size_t *sg__idmap_find(const sg__idmap *m, uint32_t id);
+bool sg__idmap_put(sg__idmap *m, uint32_t id, size_t v);
+
+#endif /* SG_UTIL_PRIVATE_H */
