@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr/expr_private.h"
+#include "util/util_private.h"
 
 static bool buf_reserve(sg__buf *b, size_t extra)
 {
