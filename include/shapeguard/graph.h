@@ -51,8 +51,12 @@ typedef enum sg_arg_kind {
     SG_ARG_NONE = 4,
     SG_ARG_DTYPE = 5, /* u.dtype */
     SG_ARG_INTS = 6,  /* u.ints: a list of integer expressions */
-    SG_ARG_VALUES = 7 /* u.values: a list of values */
+    SG_ARG_VALUES = 7, /* u.values: a list of values */
+    SG_ARG_MEMORY_FORMAT = 8 /* u.memory_format */
 } sg_arg_kind;
+
+/* torch.contiguous_format and torch.preserve_format. */
+typedef enum sg_memory_format { SG_CONTIGUOUS_FORMAT = 0, SG_PRESERVE_FORMAT = 1 } sg_memory_format;
 
 typedef struct sg_arg {
     sg_arg_kind kind;
@@ -63,6 +67,7 @@ typedef struct sg_arg {
         double f;
         int b;
         sg_dtype dtype;
+        sg_memory_format memory_format;
         struct {
             size_t n;
             const sg_expr *const *e;

@@ -47,6 +47,8 @@ typedef struct sg__fake_tensor {
     uint32_t dims;         /* exprs[dims .. dims + ndim): sizes; then ndim strides */
     const sg_expr *offset; /* storage offset */
     uint32_t storage;      /* which storage it views: equal ids alias */
+    uint32_t base;         /* the value it is a view of (PyTorch's _base: the root of a chain
+                              of views), or SG_NOVAL */
 } sg__fake_tensor;
 
 typedef struct sg__gval {
@@ -71,7 +73,8 @@ typedef enum sg__akind {
     SG_A_NONE,
     SG_A_DTYPE,
     SG_A_EXPRS, /* a list of expressions: exprs[off .. off + n) */
-    SG_A_VALUES /* a list of values: ids[off .. off + n) */
+    SG_A_VALUES, /* a list of values: ids[off .. off + n) */
+    SG_A_MEMFMT  /* a memory format (u.dtype holds the sg_memory_format) */
 } sg__akind;
 
 typedef struct sg__garg {

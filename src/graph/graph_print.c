@@ -180,6 +180,9 @@ static bool put_arg(const sg__graph *g, const namer *N, sg__buf *b, const sg__ga
     case SG_A_DTYPE:
         sg__buf_puts(b, sg__dtype_name((sg_dtype)a->u.dtype));
         return true;
+    case SG_A_MEMFMT:
+        sg__buf_puts(b, a->u.dtype == SG_CONTIGUOUS_FORMAT ? "torch.contiguous_format" : "torch.preserve_format");
+        return true;
     case SG_A_EXPRS:
     case SG_A_VALUES:
         sg__buf_puts(b, "[");

@@ -145,6 +145,9 @@ sg_status sg__meta_matmul(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_nonzero(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_masked_select(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_item(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_set(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_requires_grad(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_unsafe_view(sg__mcall *m, uint32_t *out);
 
 typedef struct {
     const char *name;
@@ -154,6 +157,7 @@ typedef struct {
 /* By operator name (without overload), sorted for bsearch. */
 static const rule rules[] = {
     {"_local_scalar_dense", sg__meta_item},
+    {"_unsafe_view", sg__meta_unsafe_view},
     {"abs", sg__meta_pointwise},
     {"add", sg__meta_pointwise},
     {"add_", sg__meta_pointwise},
@@ -169,9 +173,11 @@ static const rule rules[] = {
     {"clamp_", sg__meta_pointwise},
     {"clone", sg__meta_like},
     {"contiguous", sg__meta_contiguous_op},
+    {"copy_", sg__meta_pointwise},
     {"cos", sg__meta_pointwise},
     {"detach", sg__meta_view},
     {"detach_", sg__meta_view},
+    {"diagonal", sg__meta_view},
     {"div", sg__meta_pointwise},
     {"div_", sg__meta_pointwise},
     {"empty", sg__meta_fill},
@@ -179,6 +185,7 @@ static const rule rules[] = {
     {"eq", sg__meta_pointwise},
     {"exp", sg__meta_pointwise},
     {"expand", sg__meta_view},
+    {"fill_", sg__meta_pointwise},
     {"full", sg__meta_fill},
     {"ge", sg__meta_pointwise},
     {"gt", sg__meta_pointwise},
@@ -201,7 +208,9 @@ static const rule rules[] = {
     {"permute", sg__meta_view},
     {"pow", sg__meta_pointwise},
     {"relu", sg__meta_pointwise},
+    {"requires_grad_", sg__meta_requires_grad},
     {"select", sg__meta_view},
+    {"set_", sg__meta_set},
     {"sigmoid", sg__meta_pointwise},
     {"sin", sg__meta_pointwise},
     {"sin_", sg__meta_pointwise},
@@ -217,10 +226,12 @@ static const rule rules[] = {
     {"tanh", sg__meta_pointwise},
     {"transpose", sg__meta_view},
     {"transpose_", sg__meta_view},
+    {"unbind", sg__meta_view},
     {"unsqueeze", sg__meta_view},
     {"unsqueeze_", sg__meta_view},
     {"view", sg__meta_view},
     {"where", sg__meta_pointwise},
+    {"zero_", sg__meta_pointwise},
     {"zeros", sg__meta_fill},
     {"zeros_like", sg__meta_like},
 };

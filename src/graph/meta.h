@@ -58,6 +58,11 @@ sg_status sg__meta_broadcast_shape(sg__mcall *m, const sg_expr **sizes, size_t *
 sg_status sg__meta_like_strides(sg__mcall *m, uint32_t v, const sg_expr **strides);
 /* Is v contiguous (is_contiguous: sizes of 1 skipped, no elements: yes)? Asked. */
 sg_status sg__meta_is_contiguous(sg__mcall *m, uint32_t v, bool *out);
+/* reshape's plan for self = m->a[0] and the new shape: the sizes with -1
+ * worked out (SG_ESHAPE when the shape cannot be), and whether a view can
+ * have them (else reshape copies). */
+sg_status sg__meta_reshape_plan(sg__mcall *m, const sg_expr *const *shape, size_t n, const sg_expr **sizes,
+                                bool *viewable);
 /* The dtype promotion of two dtypes (bool < int64 < float32 < float64). */
 sg_dtype sg__meta_promote(sg_dtype a, sg_dtype b);
 /* A dimension argument normalized against ndim (negative counts from the

@@ -130,7 +130,11 @@ sg_status sg__meta_like(sg__mcall *m, uint32_t *out)
     int want = arg_dtype(m);
     const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
     sizes_of(m, self, sizes);
-    CHAIN(sg__meta_like_strides(m, self, strides));
+    int fi = arg_at(m, "memory_format");
+    if (fi >= 0 && m->a[fi].kind == SG_A_MEMFMT && m->a[fi].u.dtype == SG_CONTIGUOUS_FORMAT)
+        CHAIN(sg__meta_contiguous(m, strides, sizes, t->ndim));
+    else
+        CHAIN(sg__meta_like_strides(m, self, strides));
     return sg__meta_tensor(m, out, want >= 0 ? (sg_dtype)want : (sg_dtype)t->dtype, t->ndim, sizes, strides,
                            m->g->ctx->zero, SG_NOVAL);
 }
@@ -395,4 +399,56 @@ sg_status sg__meta_item(sg__mcall *m, uint32_t *out)
         return b ? sg__graph_value(m->g, out, SG_V_SYMBOOL, b, 0) : sg_ctx_last_error(m->g->ctx);
     }
     return sg__graph_value(m->g, out, SG_V_SYMINT, u, 0);
+}
+
+/* ---- metadata ---- */
+
+/* set_(self, source): self takes source's storage, sizes, strides and
+ * offset (same dtype required). */
+sg_status sg__meta_set(sg__mcall *m, uint32_t *out)
+{
+    uint32_t self = m->a[0].u.v, src = m->a[1].u.v;
+    const sg__fake_tensor *t = sg__mt(m, src);
+    if (sg__mt(m, self)->dtype != t->dtype) /* PyTorch then reads the other's bytes as its own type */
+        return sg__err(m->g->ctx, SG_EUNSUPPORTED, "%s: unsupported: set_ to a tensor of another dtype (%s, %s)",
+                       m->op, sg__dtype_name((sg_dtype)sg__mt(m, self)->dtype), sg__dtype_name((sg_dtype)t->dtype));
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
+    sizes_of(m, src, sizes);
+    for (uint32_t d = 0; d < t->ndim; d++)
+        strides[d] = sg__graph_stride(m->g, src, d);
+    CHAIN(sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, strides, t->offset, t->storage));
+    m->g->vals[*out].u.t.requires_grad = sg__mt(m, self)->requires_grad;
+    return SG_OK;
+}
+
+/* requires_grad_(self, flag): self with the flag. */
+sg_status sg__meta_requires_grad(sg__mcall *m, uint32_t *out)
+{
+    uint32_t self = m->a[0].u.v;
+    const sg__fake_tensor *t = sg__mt(m, self);
+    bool flag = m->a[1].kind != SG_A_BOOL || m->a[1].u.b;
+    if (flag && !is_float(t->dtype))
+        return sg__err(m->g->ctx, SG_ETYPE, "%s: only tensors of floating point dtype can require gradients", m->op);
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
+    sizes_of(m, self, sizes);
+    for (uint32_t d = 0; d < t->ndim; d++)
+        strides[d] = sg__graph_stride(m->g, self, d);
+    CHAIN(sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, strides, t->offset, t->storage));
+    m->g->vals[*out].u.t.requires_grad = flag;
+    return SG_OK;
+}
+
+/* _unsafe_view(self, size): a view of a contiguous self that owns its
+ * result (no alias annotation: functionalization treats it as new). */
+sg_status sg__meta_unsafe_view(sg__mcall *m, uint32_t *out)
+{
+    uint32_t self = m->a[0].u.v;
+    const sg__garg *sz = &m->a[1];
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
+    if (sz->u.list.n > SG_MAX_DIMS)
+        return sg__meta_shape_error(m, "too many dimensions");
+    memcpy(sizes, m->g->exprs + sz->u.list.off, sz->u.list.n * sizeof *sizes);
+    CHAIN(sg__meta_contiguous(m, strides, sizes, sz->u.list.n));
+    return sg__meta_tensor(m, out, (sg_dtype)sg__mt(m, self)->dtype, sz->u.list.n, sizes, strides,
+                           sg__mt(m, self)->offset, sg__mt(m, self)->storage);
 }

@@ -74,7 +74,8 @@ typedef enum {
     K_DIV,     /* true division: integral results become float64 */
     K_COMPARE, /* eq ne lt le gt ge: bool */
     K_FLOAT,   /* exp log sin cos tanh sigmoid: integral inputs give float64 */
-    K_SAME     /* neg abs relu: the input's type (neg of bool refused) */
+    K_SAME,    /* neg abs relu: the input's type (neg of bool refused) */
+    K_FILL     /* copy_ fill_ zero_: into self, any type cast */
 } kind;
 
 static kind kind_of(const char *name)
@@ -94,6 +95,8 @@ static kind kind_of(const char *name)
     }
     if (!strcmp(base, "div"))
         return K_DIV;
+    if (!strcmp(base, "copy") || !strcmp(base, "fill") || !strcmp(base, "zero"))
+        return K_FILL;
     if (!strcmp(base, "neg") || !strcmp(base, "abs") || !strcmp(base, "relu"))
         return K_SAME;
     return K_ARITH;
@@ -474,6 +477,21 @@ sg_status sg__meta_broadcast_shape(sg__mcall *m, const sg_expr **sizes, size_t *
 /* empty_like's preserve_format: a non-overlapping and dense tensor's own
  * strides (known so where TensorIterator's layout of it agrees with them
  * on every dimension of size other than 1), else that layout. */
+static const sg_expr *numel_of(sg__mcall *m, uint32_t v)
+{
+    const sg_expr *p = m->g->ctx->one;
+    for (uint32_t d = 0; d < sg__mt(m, v)->ndim && p; d++)
+        p = sg__mul(m->g->ctx, p, sg__graph_size(m->g, v, d));
+    return p;
+}
+
+/* Does v have no elements? */
+static sg_status empty(sg__mcall *m, uint32_t v, bool *out)
+{
+    const sg_expr *n = numel_of(m, v);
+    return n ? same(m, n, m->g->ctx->zero, out) : sg_ctx_last_error(m->g->ctx);
+}
+
 static sg_status dense_layout(sg__mcall *m, uint32_t v, const sg_expr **strides, bool *dense)
 {
     operands o = {.n = 1, .out = -1, .scalar = false, .st = {NULL}};
@@ -483,10 +501,15 @@ static sg_status dense_layout(sg__mcall *m, uint32_t v, const sg_expr **strides,
     for (uint32_t d = 0; d < t->ndim; d++)
         sizes[d] = sg__graph_size(m->g, v, d);
     sg_status s = result_strides(m, &o, sizes, t->ndim, strides);
-    *dense = true;
+    bool none;
+    if (!s && !(s = empty(m, v, &none)) && none) { /* no elements: contiguous, so dense (c10) */
+        *dense = true;
+        return SG_OK;
+    }
+    *dense = true; /* c10's rule: dimensions of size 0 or 1 do not count */
     for (uint32_t d = 0; d < t->ndim && *dense && !s; d++) {
-        bool one;
-        if (!(s = same(m, sizes[d], m->g->ctx->one, &one)) && !one)
+        bool small;
+        if (!(s = sg__meta_eval_oblivious(m, &small, sg__meta_rel(m, SG_REL_LT, sizes[d], sg__int_si(m->g->ctx, 2)))) && !small)
             s = same(m, sg__graph_stride(m->g, v, d), strides[d], dense);
     }
     return s;
@@ -532,6 +555,11 @@ static sg_status result_dtype(sg__mcall *m, const operands *o, sg_dtype *out)
         if (d == SG_BOOL)
             return sg__err(m->g->ctx, SG_ETYPE, "%s: not supported for a bool tensor", m->op);
         break;
+    case K_FILL:
+        if (!strcmp(m->s->name, "fill_") && m->s->args[1].type.base == SG_TY_TENSOR && o->n > 1 &&
+            sg__mt(m, o->t[1])->ndim != 0)
+            return sg__err(m->g->ctx, SG_ESHAPE, "%s: fill_ only supports a 0-dimension value tensor", m->op);
+        break;
     case K_ARITH:
         if (!strncmp(m->s->name, "sub", 3) && o->any_bool)
             return sg__err(m->g->ctx, SG_ETYPE, "%s: subtraction with a bool tensor is not supported", m->op);
@@ -541,21 +569,6 @@ static sg_status result_dtype(sg__mcall *m, const operands *o, sg_dtype *out)
     }
     *out = d;
     return SG_OK;
-}
-
-static const sg_expr *numel_of(sg__mcall *m, uint32_t v)
-{
-    const sg_expr *p = m->g->ctx->one;
-    for (uint32_t d = 0; d < sg__mt(m, v)->ndim && p; d++)
-        p = sg__mul(m->g->ctx, p, sg__graph_size(m->g, v, d));
-    return p;
-}
-
-/* Does v have no elements? */
-static sg_status empty(sg__mcall *m, uint32_t v, bool *out)
-{
-    const sg_expr *n = numel_of(m, v);
-    return n ? same(m, n, m->g->ctx->zero, out) : sg_ctx_last_error(m->g->ctx);
 }
 
 /* Does v have a dimension of size other than 1 with stride 0 (PyTorch's
@@ -629,8 +642,9 @@ static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char 
                       const sg_expr *const *sizes, size_t n, uint32_t *out)
 {
     const sg__fake_tensor *t = sg__mt(m, dst);
-    bool overlap;
-    sg_status s0 = overlaps(m, dst, &overlap);
+    bool overlap = false;
+    bool fill = strcmp(m->s->name, "fill_") == 0 || strcmp(m->s->name, "zero_") == 0; /* fill_ checks no overlap */
+    sg_status s0 = fill ? SG_OK : overlaps(m, dst, &overlap);
     if (s0)
         return s0;
     if (overlap)
@@ -643,7 +657,7 @@ static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char 
             return sg__err(m->g->ctx, SG_EALIASING, "%s: some elements of an input and the written-to tensor refer "
                                                     "to a single memory location; clone() it first", m->op);
     }
-    if (!can_cast(d, (sg_dtype)t->dtype))
+    if (kind_of(m->s->name) != K_FILL && !can_cast(d, (sg_dtype)t->dtype))
         return sg__err(m->g->ctx, SG_ETYPE, "%s: result type %s can't be cast to the desired output type %s", m->op,
                        sg__dtype_name(d), sg__dtype_name((sg_dtype)t->dtype));
     bool same = t->ndim == n;
@@ -677,23 +691,14 @@ static sg_dtype common_dtype(sg__mcall *m, const operands *o)
 
 /* Inputs of another dtype than the common one take part as converted
  * copies (Tensor.to: a non-overlapping and dense tensor keeps its strides,
- * another one is made contiguous). */
+ * another one is laid out densely in its own order of dimensions). */
 static sg_status convert_inputs(sg__mcall *m, operands *o, sg_dtype common)
 {
     for (size_t k = 0; k < o->n; k++) {
         const sg__fake_tensor *t = sg__mt(m, o->t[k]);
         if ((int)k == o->cond || t->dtype == common || t->ndim == 0)
             continue;
-        bool dense;
-        sg_status s = dense_layout(m, o->t[k], o->copy[k], &dense);
-        for (uint32_t d = 0; d < t->ndim && dense && !s; d++)
-            o->copy[k][d] = sg__graph_stride(m->g, o->t[k], d);
-        if (!s && !dense) {
-            const sg_expr *sizes[SG_MAX_DIMS];
-            for (uint32_t d = 0; d < t->ndim; d++)
-                sizes[d] = sg__graph_size(m->g, o->t[k], d);
-            s = sg__meta_contiguous(m, o->copy[k], sizes, t->ndim);
-        }
+        sg_status s = sg__meta_like_strides(m, o->t[k], o->copy[k]);
         if (s)
             return s;
         o->st[k] = o->copy[k];

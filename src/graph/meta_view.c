@@ -30,10 +30,24 @@ static void view_init(view *V, sg__mcall *m)
     V->offset = t->offset;
 }
 
+/* The result: a view of self (its _base the root of self's chain of views),
+ * or, for the in-place forms, self itself with new metadata; detach shares
+ * the storage without being a view. */
 static sg_status view_make(view *V, uint32_t *out)
 {
     const sg__fake_tensor *t = sg__mt(V->m, V->self);
-    return sg__meta_tensor(V->m, out, (sg_dtype)t->dtype, V->n, V->sizes, V->strides, V->offset, t->storage);
+    uint32_t base = t->base == SG_NOVAL ? V->self : t->base;
+    const char *name = V->m->s->name;
+    if (!strcmp(name, "detach"))
+        base = SG_NOVAL;
+    else if (V->m->s->flags & SG_OPF_INPLACE)
+        base = t->base;
+    sg_status s = sg__meta_tensor(V->m, out, (sg_dtype)t->dtype, V->n, V->sizes, V->strides, V->offset, t->storage);
+    if (!s) {
+        V->m->g->vals[*out].u.t.base = base;
+        V->m->g->vals[*out].u.t.requires_grad = t->requires_grad && strcmp(name, "detach") && strcmp(name, "detach_");
+    }
+    return s;
 }
 
 static const sg_expr *arg_expr(const sg__mcall *m, const char *name)
@@ -200,6 +214,16 @@ static sg_status rule_view(view *V)
     memcpy(V->sizes, sizes, n * sizeof *sizes);
     memcpy(V->strides, strides, n * sizeof *strides);
     return SG_OK;
+}
+
+sg_status sg__meta_reshape_plan(sg__mcall *m, const sg_expr *const *shape, size_t n, const sg_expr **sizes,
+                                bool *viewable)
+{
+    view V;
+    view_init(&V, m);
+    const sg_expr *strides[SG_MAX_DIMS];
+    CHAIN(infer_size(&V, shape, n, sizes));
+    return compute_stride(&V, sizes, n, strides, viewable);
 }
 
 /* ---- expand ---- */
@@ -465,6 +489,75 @@ static sg_status rule_narrow(view *V)
     return slice_dim(V, d, start, end, ctx->one);
 }
 
+/* diagonal(self, offset, dim1, dim2): the two dimensions dropped, the
+ * diagonal appended (size max(min(...), 0), stride the sum). */
+static sg_status rule_diagonal(view *V)
+{
+    sg__mcall *m = V->m;
+    sg_ctx *ctx = m->g->ctx;
+    size_t d1, d2;
+    CHAIN(sg__meta_dim(m, &d1, arg_expr(m, "dim1"), V->n));
+    CHAIN(sg__meta_dim(m, &d2, arg_expr(m, "dim2"), V->n));
+    if (d1 == d2)
+        return sg__meta_shape_error(m, "diagonal dimensions cannot be identical");
+    const sg_expr *off = arg_expr(m, "offset"), *s1 = V->sizes[d1], *s2 = V->sizes[d2];
+    bool pos;
+    CHAIN(sg__meta_eval(m, &pos, sg__meta_rel(m, SG_REL_GE, off, ctx->zero)));
+    const sg_expr *a = pos ? s1 : sg__add(ctx, s1, off), *b = pos ? sg__sub(ctx, s2, off) : s2;
+    const sg_expr *ab[2] = {a, b};
+    const sg_expr *mn = a && b ? sg__minmax(ctx, SG_OP_MIN, 2, ab) : NULL;
+    const sg_expr *mz[2] = {mn, ctx->zero};
+    const sg_expr *size = mn ? sg__minmax(ctx, SG_OP_MAX, 2, mz) : NULL;
+    if (!size)
+        return sg_ctx_last_error(ctx);
+    bool empty;
+    CHAIN(sg__meta_eval(m, &empty, sg__meta_rel(m, SG_REL_EQ, size, ctx->zero)));
+    if (!empty) {
+        const sg_expr *shift = pos ? sg__mul(ctx, off, V->strides[d2]) : sg__mul(ctx, sg__neg(ctx, off), V->strides[d1]);
+        if (!shift || !(V->offset = sg__add(ctx, V->offset, shift)))
+            return sg_ctx_last_error(ctx);
+    }
+    const sg_expr *stride = sg__add(ctx, V->strides[d1], V->strides[d2]);
+    if (!stride)
+        return sg_ctx_last_error(ctx);
+    drop_dim(V, d1 > d2 ? d1 : d2);
+    drop_dim(V, d1 > d2 ? d2 : d1);
+    V->sizes[V->n] = size;
+    V->strides[V->n] = stride;
+    V->n++;
+    return SG_OK;
+}
+
+/* unbind(self, dim): a list of selects, one per index; the size is made a
+ * constant (guarded), as PyTorch specializes it. */
+static sg_status rule_unbind(sg__mcall *m, uint32_t *out)
+{
+    view V;
+    view_init(&V, m);
+    size_t d;
+    if (V.n == 0)
+        return sg__meta_shape_error(m, "unbind() cannot be applied to a 0-dim tensor");
+    CHAIN(sg__meta_dim(m, &d, arg_expr(m, "dim"), V.n));
+    const sg_expr *n;
+    CHAIN(sg_env_evaluate_int(m->env, &n, V.sizes[d], m->op));
+    if (!fmpz_fits_si(&n->u.val) || fmpz_cmp_si(&n->u.val, SG_MAX_DIMS * 1024) > 0)
+        return sg__err(m->g->ctx, SG_ELIMIT, "%s: unbind into more than %d tensors", m->op, SG_MAX_DIMS * 1024);
+    slong count = fmpz_get_si(&n->u.val);
+    uint32_t items[SG_MAX_DIMS * 16];
+    if (count > (slong)(sizeof items / sizeof *items))
+        return sg__err(m->g->ctx, SG_ELIMIT, "%s: unbind into more than %zu tensors", m->op,
+                       sizeof items / sizeof *items);
+    for (slong i = 0; i < count; i++) {
+        view E = V;
+        const sg_expr *shift = sg__mul(m->g->ctx, sg__int_si(m->g->ctx, i), V.strides[d]);
+        if (!shift || !(E.offset = sg__add(m->g->ctx, V.offset, shift)))
+            return sg_ctx_last_error(m->g->ctx);
+        drop_dim(&E, d);
+        CHAIN(view_make(&E, &items[i]));
+    }
+    return sg__graph_list(m->g, out, items, (size_t)count);
+}
+
 /* ---- explicit metadata ---- */
 
 static sg_status rule_as_strided(view *V)
@@ -497,6 +590,7 @@ static const struct {
     view_fn fn;
 } view_rules[] = {
     {"alias", rule_same},         {"as_strided", rule_as_strided}, {"detach", rule_same},
+    {"diagonal", rule_diagonal},
     {"expand", rule_expand},      {"narrow", rule_narrow},         {"permute", rule_permute},
     {"select", rule_select},      {"slice", rule_slice},           {"squeeze", rule_squeeze},
     {"t", rule_t},                {"transpose", rule_transpose},   {"unsqueeze", rule_unsqueeze},
@@ -510,6 +604,10 @@ sg_status sg__meta_view(sg__mcall *m, uint32_t *out)
     memcpy(base, m->s->name, len + 1);
     if (len && base[len - 1] == '_') /* the in-place forms */
         base[len - 1] = '\0';
+    if (!strcmp(base, "unbind"))
+        return rule_unbind(m, out);
+    if (!strcmp(m->s->name, "detach_") && sg__mt(m, m->a[0].u.v)->base != SG_NOVAL)
+        return sg__err(m->g->ctx, SG_EAUTOGRAD, "%s: can't detach views in-place; use detach() instead", m->op);
     for (size_t i = 0; i < sizeof view_rules / sizeof *view_rules; i++)
         if (!strcmp(view_rules[i].name, base)) {
             view V;

@@ -370,10 +370,15 @@ static sg_status bind_one(sg__mcall *m, int i, const sg_arg *x)
         a->kind = SG_A_DTYPE;
         a->u.dtype = (uint8_t)x->u.dtype;
         return SG_OK;
+    case SG_TY_MEMORYFORMAT:
+        if (x->kind != SG_ARG_MEMORY_FORMAT || (unsigned)x->u.memory_format > SG_PRESERVE_FORMAT)
+            return bind_fail(m, "expected a memory format for", sa->name);
+        a->kind = SG_A_MEMFMT;
+        a->u.dtype = (uint8_t)x->u.memory_format;
+        return SG_OK;
     default:
         return sg__err(m->g->ctx, SG_EUNSUPPORTED, "%s: unsupported: an argument of type %s (%s)", m->op,
-                       sa->type.base == SG_TY_STORAGE ? "Storage" : "layout, device, memory format or str",
-                       sa->name);
+                       sa->type.base == SG_TY_STORAGE ? "Storage" : "layout, device or str", sa->name);
     }
 }
 
@@ -463,6 +468,78 @@ static sg_status record(sg_tracer *t, sg__mcall *m, uint32_t out, unsigned line)
     return s;
 }
 
+/* ---- composite operators: PyTorch decomposes them into others ---- */
+
+static sg_status reshape_to(sg_tracer *t, sg__mcall *m, sg_value self, const sg_expr *const *shape, size_t n,
+                            sg_value *out, unsigned line)
+{
+    const sg_expr *sizes[SG_MAX_DIMS];
+    bool viewable;
+    sg_status s = sg__meta_reshape_plan(m, shape, n, sizes, &viewable);
+    if (s)
+        return s;
+    sg_arg a[2] = {{.kind = SG_ARG_VALUE, .u.v = self}, {.kind = SG_ARG_INTS, .u.ints = {n, sizes}}};
+    if (viewable) /* a view of the inferred sizes */
+        return sg_tracer_call(t, out, "view", a, 2, line);
+    sg_value copy; /* else a contiguous copy, viewed */
+    sg_arg c[2] = {{.kind = SG_ARG_VALUE, .u.v = self},
+                   {.kind = SG_ARG_MEMORY_FORMAT, .name = "memory_format", .u.memory_format = SG_CONTIGUOUS_FORMAT}};
+    if ((s = sg_tracer_call(t, &copy, "clone", c, 2, line)))
+        return s;
+    a[0].u.v = copy;
+    return sg_tracer_call(t, out, "_unsafe_view", a, 2, line);
+}
+
+/* reshape: a view where one can have the sizes, else clone + _unsafe_view. */
+static sg_status composite_reshape(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
+{
+    return reshape_to(t, m, m->a[0].u.v, t->g->exprs + m->a[1].u.list.off, m->a[1].u.list.n, out, line);
+}
+
+/* flatten: self itself for one dimension, else a reshape. */
+static sg_status composite_flatten(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
+{
+    sg_value self = m->a[0].u.v;
+    size_t n = t->g->vals[self].u.t.ndim, start, end;
+    const sg_expr *one = t->ctx->one;
+    if (n == 0)
+        return reshape_to(t, m, self, &one, 1, out, line);
+    sg_status s = sg__meta_dim(m, &start, m->a[1].u.e, n);
+    if (!s)
+        s = sg__meta_dim(m, &end, m->a[2].u.e, n);
+    if (s)
+        return s;
+    if (start > end)
+        return sg__meta_shape_error(m, "flatten() has invalid args: start_dim cannot come after end_dim");
+    if (start == end) {
+        *out = self;
+        return SG_OK;
+    }
+    const sg_expr *shape[SG_MAX_DIMS], *prod = one;
+    size_t k = 0;
+    for (size_t d = 0; d < n; d++) {
+        const sg_expr *sz = sg__graph_size(t->g, self, d);
+        if (d < start || d > end)
+            shape[k++] = sz;
+        else if (!(prod = sg__mul(t->ctx, prod, sz)))
+            return sg_ctx_last_error(t->ctx);
+        if (d == end)
+            shape[k++] = prod;
+    }
+    return reshape_to(t, m, self, shape, k, out, line);
+}
+
+typedef sg_status (*composite_fn)(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
+
+static composite_fn composite_find(const char *op)
+{
+    if (!strcmp(op, "reshape"))
+        return composite_reshape;
+    if (!strcmp(op, "flatten.using_ints"))
+        return composite_flatten;
+    return NULL;
+}
+
 sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_arg *args, size_t nargs, unsigned line)
 {
     if (!t)
@@ -474,13 +551,24 @@ sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_a
         return sg__err(t->ctx, SG_EINVAL, "%s: a call after the output", op);
     const sg__schema *sch = sg__opreg_find(t->reg, op);
     sg__meta_fn rule = sch ? sg__meta_find(sch) : NULL;
-    if (!rule)
+    composite_fn comp = sch ? composite_find(op) : NULL;
+    if (!rule && !comp)
         return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: operator %s", op);
     sg__mcall m = {.g = t->g, .env = t->env, .s = sch};
     sg__schema_full_name(sch, m.op);
     graph_mark k = mark(t->g);
     uint32_t v = SG_NOVAL;
     sg_status s = bind(&m, args, nargs);
+    if (comp) { /* its parts are calls of their own: on an error, none stays */
+        if (!s)
+            s = comp(t, &m, &v, line);
+        if (s)
+            restore(t->g, k);
+        else
+            t->called = true;
+        *out = s ? SG_NOVAL : v;
+        return s;
+    }
     if (!s)
         s = rule(&m, &v);
     bool itself = !s && v != SG_NOVAL && t->g->vals[v].node != SG_NOVAL; /* the rule gave an argument back */

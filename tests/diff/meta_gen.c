@@ -125,7 +125,7 @@ static void make_input(gen *G, int k)
 
 typedef struct {
     sg_arg a[6];
-    const sg_expr *ints[6][4];
+    const sg_expr *ints[6][8];
     sg_value vals[2];
     size_t n;
     char text[256];
@@ -208,10 +208,11 @@ static long dim_of(gen *G, int k, int extra)
 }
 
 static const char *const unary[] = {"neg", "abs", "exp", "sin", "relu", "sigmoid", "tanh", "t", "detach", "alias",
-                                    "squeeze", "sum", "clone", "zeros_like", "contiguous", "sin_", "t_"};
+                                    "squeeze", "sum", "clone", "zeros_like", "contiguous", "sin_", "t_", "zero_",
+                                    "detach_"};
 static const char *const binary[] = {"add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor", "eq.Tensor",
                                      "lt.Tensor", "pow.Tensor_Tensor", "add_.Tensor", "mul_.Tensor",
-                                     "matmul", "mm", "bmm"};
+                                     "matmul", "mm", "bmm", "copy_", "set_.source_Tensor"};
 
 static void one_call(gen *G)
 {
@@ -228,8 +229,8 @@ static void one_call(gen *G)
         arg_value(G, &A, pick(G));
     } else if (kind == 2) {
         static const char *const sc[] = {"add.Tensor", "mul.Tensor", "div.Tensor", "pow.Tensor_Scalar", "mul_.Scalar",
-                                         "gt.Scalar"};
-        op = sc[rnd(6)];
+                                         "gt.Scalar", "fill_.Scalar"};
+        op = sc[rnd(7)];
         arg_value(G, &A, k);
         if (rnd(2))
             arg_int(G, &A, (long)rnd(3));
@@ -265,17 +266,26 @@ static void one_call(gen *G)
         arg_ints(G, &A, &d, 1);
         arg_bool(&A, (int)rnd(2), "keepdim");
     } else if (kind == 6) {
-        static const char *const sh[] = {"view", "expand", "permute"};
-        op = sh[rnd(3)];
+        static const char *const sh[] = {"view", "expand", "permute", "reshape", "flatten.using_ints", "diagonal",
+                                         "unbind.int"};
+        op = sh[rnd(7)];
         arg_value(G, &A, k);
         size_t n = sg_tracer_ndim(G->t, G->v[k]);
-        long x[3];
+        long x[8];
         const sg_expr *h;
-        if (!strcmp(op, "permute")) {
+        if (!strcmp(op, "flatten.using_ints") || !strcmp(op, "unbind.int")) {
+            arg_int(G, &A, dim_of(G, k, 0));
+            if (op[0] == 'f')
+                arg_int(G, &A, dim_of(G, k, 0));
+        } else if (!strcmp(op, "diagonal")) {
+            arg_int(G, &A, (long)rnd(5) - 2);
+            arg_int(G, &A, dim_of(G, k, 0));
+            arg_int(G, &A, dim_of(G, k, 0));
+        } else if (!strcmp(op, "permute")) {
             for (size_t i = 0; i < n; i++)
                 x[i] = (long)(n - 1 - i);
             arg_ints(G, &A, x, n);
-        } else if (!strcmp(op, "view")) {
+        } else if (!strcmp(op, "view") || !strcmp(op, "reshape")) {
             x[0] = -1;
             x[1] = 1 + rnd(3);
             arg_ints(G, &A, x, 1 + rnd(2));
