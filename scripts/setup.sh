@@ -1,11 +1,12 @@
 #!/bin/sh
 # Install what is missing (Debian packages), then configure and build in
-# build/ and link the tool as ./shapeguard. Safe to run again: it installs and
+# build/ and link the tool as ./shapeguard (build/local/shapeguard: the tool
+# linked with the library's objects, which starts without libtool's wrapper). Safe to run again: it installs and
 # reconfigures only as needed. SG_CONFIGURE_FLAGS adds configure options.
 set -e
 cd "$(dirname "$0")/.."
 
-pkgs="build-essential autoconf automake libtool pkg-config libgmp-dev libflint-dev libcmocka-dev python3 python3-sympy"
+pkgs="build-essential autoconf automake libtool pkg-config libgmp-dev libflint-dev libcmocka-dev python3 python3-sympy groff-base python3-torch"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -21,4 +22,4 @@ fi
 [ -x configure ] || autoreconf -fi
 mkdir -p build
 (cd build && { [ -f Makefile ] || ../configure ${SG_CONFIGURE_FLAGS:-}; } && make -j"$(nproc 2>/dev/null || echo 2)")
-ln -sfn build/shapeguard shapeguard
+ln -sfn build/local/shapeguard shapeguard
