@@ -593,6 +593,32 @@ static sg_status data_dependent(sg_env *env, const sg_expr *cond, bool is_int)
 
 static sg_status specialize(sg_env *env, symrec *r);
 
+/* A symbol of fact whose range the facts have narrowed to one value
+ * becomes that value (PyTorch's range_refined_to_singleton): the fact
+ * sym == value, implied by what is known, so no guard of its own; the
+ * guards then state sym == value through the replacement. Only knowledge
+ * is gained: where memory runs out, the facts are left as they were. */
+static void refine_singletons(sg_env *env, const sg_expr *fact)
+{
+    const sg_expr **fs;
+    size_t n, nfacts = sg_facts_count(env->facts);
+    if (sg_expr_free_symbols(env->ctx, &fs, &n, fact) != SG_OK)
+        return;
+    sg_status s = SG_OK;
+    for (size_t i = 0; i < n && !s; i++) {
+        sg_interval iv;
+        const sg_expr *now = sg__facts_replace(env->facts, fs[i]), *eq;
+        if (!now)
+            s = SG_ENOMEM;
+        else if (now == fs[i] && !(s = sg_facts_range(env->facts, &iv, fs[i])) && iv.lo && iv.lo == iv.hi &&
+                 !(s = sg_expr_rel(env->ctx, &eq, SG_REL_EQ, fs[i], iv.lo)))
+            s = sg_facts_assume(env->facts, eq);
+    }
+    sg_free(fs);
+    if (s)
+        sg__facts_truncate(env->facts, nfacts);
+}
+
 /* Record the guard g (true at the hints). */
 static sg_status record_guard(sg_env *env, const sg_expr *g, const char *provenance)
 {
@@ -627,6 +653,7 @@ static sg_status record_guard(sg_env *env, const sg_expr *g, const char *provena
     env->guards[env->nguards].text = prov;
     env->guards[env->nguards].key = NULL;
     env->nguards++;
+    refine_singletons(env, g);
     /* count guards per symbol; past the limit, specialize */
     const sg_expr **fs;
     size_t n;
@@ -910,6 +937,7 @@ sg_status sg_env_check(sg_env *env, const sg_expr *cond, const char *msg)
     env->asserts[env->nasserts].text = m;
     env->asserts[env->nasserts].key = newest_unbacked(env, cond);
     env->nasserts++;
+    refine_singletons(env, cond);
     return SG_OK;
 }
 

@@ -483,9 +483,39 @@ static bool iv_within(const sg__iv *b, const sg__iv *iv)
            (iv->hi_inf || (!b->hi_inf && fmpz_cmp(&b->hi, &iv->hi) <= 0));
 }
 
-/* Narrow the bounds of atom by iv. */
+static bool meet_bound(sg_facts *f, const sg_expr *atom, const sg__iv *iv);
+
+/* Bounds of q = x // d (d > 0) solved back onto x (PyTorch's try_solve):
+ * q >= lo gives x >= d*lo, q <= hi gives x <= d*hi + d - 1. */
+static bool solve_floordiv(sg_facts *f, const sg_expr *q, const sg__iv *iv)
+{
+    if (q->op != SG_OP_FLOORDIV)
+        return true;
+    const sg_expr *x = q->args[0], *d = q->args[1];
+    if (d->op != SG_OP_INT || fmpz_sgn(&d->u.val) <= 0 || !sg__is_atom(x))
+        return true;
+    sg__iv xb;
+    sg__iv_init(&xb);
+    if (!iv->lo_inf) {
+        xb.lo_inf = false;
+        fmpz_mul(&xb.lo, &iv->lo, &d->u.val);
+    }
+    if (!iv->hi_inf) {
+        xb.hi_inf = false;
+        fmpz_mul(&xb.hi, &iv->hi, &d->u.val);
+        fmpz_add(&xb.hi, &xb.hi, &d->u.val);
+        fmpz_sub_ui(&xb.hi, &xb.hi, 1);
+    }
+    bool ok = xb.lo_inf && xb.hi_inf ? true : meet_bound(f, x, &xb);
+    sg__iv_clear(&xb);
+    return ok;
+}
+
+/* Narrow the bounds of atom by iv (and of x, where atom is x // d). */
 static bool meet_bound(sg_facts *f, const sg_expr *atom, const sg__iv *iv)
 {
+    if (!solve_floordiv(f, atom, iv))
+        return false;
     size_t *i = sg__idmap_find(&f->bidx, atom->id);
     if (!sg__list_push(&f->touched, atom))
         return false;
@@ -671,6 +701,23 @@ static bool push_ne(sg_facts *f, const sg_expr *atom, const sg_expr *e)
 }
 
 /* Decompose one fact (replacements already applied). */
+/* x % d == r where no replacement solves it (the policy keeps x): the
+ * linear fact x - d*(x // d) - r == 0 instead, which ties the atom x // d
+ * to x (PyTorch's divisibility facts: with 2 | s, 2*(s // 2) is s). */
+static bool push_division(sg_facts *f, const sg_expr *atom, const fmpz_t r)
+{
+    if (atom->op != SG_OP_MOD || atom->args[1]->op != SG_OP_INT || fmpz_sgn(&atom->args[1]->u.val) <= 0)
+        return true;
+    sg_ctx *ctx = f->ctx;
+    const sg_expr *x = atom->args[0], *d = atom->args[1];
+    const sg_expr *q = sg__floordiv(ctx, x, d), *dq = q ? sg__mul(ctx, d, q) : NULL;
+    const sg_expr *rv = dq ? sg__int_fmpz(ctx, r) : NULL, *diff = rv ? sg__sub(ctx, x, dq) : NULL;
+    const sg_expr *p = diff ? sg__sub(ctx, diff, rv) : NULL, *fact = p ? sg__rel0(ctx, SG_OP_EQ0, p) : NULL;
+    if (!fact)
+        return false;
+    return fact->op != SG_OP_EQ0 || push_lin(f, fact);
+}
+
 static process_result process(sg_facts *f, const sg_expr *e)
 {
     switch ((sg_op)e->op) {
@@ -714,6 +761,8 @@ static process_result process(sg_facts *f, const sg_expr *e)
                 iv.hi_inf = false, fmpz_set(&iv.hi, c); /* atom <= c */
             ok = meet_bound(f, atom, &iv);
             sg__iv_clear(&iv);
+            if (ok && e->op == SG_OP_EQ0)
+                ok = push_division(f, atom, c);
         } else if (e->op == SG_OP_NE0 && single_atom(p, &atom, &k, c)) {
             ok = push_ne(f, atom, e) && push_axiom(f, e);
         } else if (e->op == SG_OP_NE0) {

@@ -315,9 +315,13 @@ static bool add_var_facts(fm *F, size_t v)
         return true;
     case SG_OP_MOD:
         if (m->args[1]->op == SG_OP_INT && fmpz_sgn(&m->args[1]->u.val) > 0) {
-            /* m = A - d*q: rows m - A + d*q >= 0 and A - d*q - m >= 0 */
-            int q = fresh_var(F);
-            if (q < 0 || !add_quotient_def(F, q, m->args[0], &m->args[1]->u.val))
+            /* m = A - d*q: rows m - A + d*q >= 0 and A - d*q - m >= 0, where q is
+             * the variable of the atom A // d (so what is known of one is
+             * known of the other; its definition comes with it), or a fresh
+             * one with the definition of a quotient */
+            const sg_expr *fd = sg__floordiv(F->src->ctx, m->args[0], m->args[1]);
+            int q = fd && fd->op == SG_OP_FLOORDIV ? var_of(F, fd) : fresh_var(F);
+            if (q < 0 || (F->var[q] == NULL && !add_quotient_def(F, q, m->args[0], &m->args[1]->u.val)))
                 return false;
             for (int side = 0; side < 2; side++) {
                 fmpz *row = row_new(F);

@@ -1,5 +1,7 @@
 /* Questions to a fact base: ranges, truth, simplification. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "reason/reason_private.h"
 
@@ -224,6 +226,25 @@ static void poly_divisor(sg_facts *f, const sg_expr *p, fmpz_t g)
 }
 
 /* Rules that use the facts, on a node whose arguments are simplified. */
+/* a // (a // d) is d where d divides a and a // d >= 1 (PyTorch rewrites
+ * FloorDiv to exact division under its divisibility facts: a = d*(a // d)). */
+static const sg_expr *divided_by_quotient(simplifier *S, const sg_expr *e)
+{
+    const sg_expr *a = e->args[0], *b = e->args[1];
+    if (b->op != SG_OP_FLOORDIV || b->args[0] != a || b->args[1]->op != SG_OP_INT || fmpz_sgn(&b->args[1]->u.val) <= 0)
+        return e;
+    sg_ctx *ctx = S->f->ctx;
+    if (known_ge(S, b, ctx->one) != SG_TRUE)
+        return e;
+    const sg_expr *db = sg__mul(ctx, b->args[1], b), *diff = db ? sg__sub(ctx, a, db) : NULL;
+    const sg_expr *eq = diff ? sg__rel0(ctx, SG_OP_EQ0, diff) : NULL;
+    if (!eq)
+        return NULL;
+    /* a linear question, asked even where the simplifier uses ranges only */
+    bool exact = eq->op == SG_OP_TRUE || (eq->op == SG_OP_EQ0 && sg__facts_known(S->f, eq, S->budget, 1) == SG_TRUE);
+    return exact ? b->args[1] : e;
+}
+
 static const sg_expr *simp_node(simplifier *S, const sg_expr *e)
 {
     sg_facts *f = S->f;
@@ -286,6 +307,8 @@ static const sg_expr *simp_node(simplifier *S, const sg_expr *e)
                 fmpz_clear(k1);
                 fmpz_clear(k2);
             }
+            if (res == e && e->op == SG_OP_FLOORDIV)
+                res = divided_by_quotient(S, e);
             break;
         case SG_OP_TRUNCDIV: /* C and Python division agree for a >= 0, b > 0 */
         case SG_OP_TRUNCMOD:
@@ -354,6 +377,74 @@ static const sg_expr *simplify(sg_facts *f, const sg_expr *e, bool use_known, si
 
 /* ---- truth ---- */
 
+/* ---- positivity after shifting to the lower bounds ---- */
+
+#define SHIFT_MAX_SYMS 8
+
+/* The sign of p over the facts' ranges, found as PyTorch does for sizes:
+ * each symbol x with a finite lower bound lo is written y + lo with y >= 0
+ * and p expanded; when every coefficient then has one sign, so does p.
+ * *sign: 1 (p >= 0), 2 (p > 0), -1 (p <= 0), -2 (p < 0), 0 (nothing shown).
+ * Only for polynomials over symbols, of at most SHIFT_MAX_SYMS of them,
+ * that have a product (linear ones are the decision procedure's). */
+static void shifted_sign(sg_facts *f, const sg_expr *p, int *sign)
+{
+    sg_ctx *ctx = f->ctx;
+    *sign = 0;
+    const sg_expr *terms[1] = {p};
+    const sg_expr *const *t = p->op == SG_OP_ADD ? p->args : terms;
+    size_t n = p->op == SG_OP_ADD ? p->nargs : 1;
+    bool product = false;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i]->op == SG_OP_MUL) {
+            product = true;
+            for (size_t k = 0; k < t[i]->nargs; k++)
+                if (t[i]->args[k]->op != SG_OP_SYM)
+                    return;
+        } else if (t[i]->op != SG_OP_SYM) {
+            return;
+        }
+    }
+    if (!product)
+        return;
+    const sg_expr **syms;
+    size_t ns;
+    if (sg_expr_free_symbols(ctx, &syms, &ns, p) != SG_OK)
+        return;
+    const sg_expr *vals[SHIFT_MAX_SYMS];
+    sg__idmap map = {0};
+    bool ok = ns <= SHIFT_MAX_SYMS && sg__idmap_init(&map, ns);
+    for (size_t i = 0; i < ns && ok; i++) {
+        sg__iv r;
+        sg__iv_init(&r);
+        ok = sg__facts_range(f, syms[i], &r) == SG_OK && !r.lo_inf;
+        char name[32];
+        snprintf(name, sizeof name, "~shift%u", (unsigned)syms[i]->id); /* no parsed name has a '~' */
+        const sg_expr *y = ok ? sg__intern(ctx, SG_OP_SYM, SG_SORT_INT, 0, NULL, NULL, NULL, name, strlen(name)) : NULL;
+        const sg_expr *lo = y ? sg__int_fmpz(ctx, &r.lo) : NULL;
+        vals[i] = lo ? sg__add(ctx, y, lo) : NULL;
+        ok = vals[i] && sg__idmap_put(&map, syms[i]->id, i);
+        sg__iv_clear(&r);
+    }
+    const sg_expr *q = NULL;
+    if (ok && sg__subs_map(ctx, &q, p, &map, vals) == SG_OK && q) {
+        const fmpz *c = q->op == SG_OP_ADD ? &q->u.val : q->op == SG_OP_INT ? &q->u.val : NULL;
+        int pos = 0, neg = 0;
+        if (q->op == SG_OP_ADD)
+            for (size_t i = 0; i < q->nargs; i++)
+                fmpz_sgn(sg__nums(q) + i) > 0 ? pos++ : neg++;
+        else if (q->op != SG_OP_INT)
+            pos++; /* a lone monomial of coefficient 1 */
+        int cs = c ? fmpz_sgn(c) : 0;
+        if (!neg && cs >= 0)
+            *sign = cs > 0 ? 2 : 1;
+        else if (!pos && cs <= 0)
+            *sign = cs < 0 ? -2 : -1;
+    }
+    sg__idmap_free(&map);
+    sg_free(syms);
+}
+
 /* ---- the decision procedure, reading the facts through a source ---- */
 
 static sg_status fm_range(void *user, const sg_expr *m, sg__iv *out)
@@ -414,6 +505,12 @@ static sg_truth known_relation(sg_facts *f, const sg_expr *q, size_t *budget, in
     if (nq && sg__facts_is_axiom(f, nq))
         return SG_FALSE;
     bool try_true = want != 0, try_false = want != 1;
+    int sign;
+    shifted_sign(f, p, &sign);
+    if (sign && q->op == SG_OP_GE0 && (sign > 0 || sign == -2))
+        return sign > 0 ? SG_TRUE : SG_FALSE;
+    if ((sign == 2 || sign == -2) && q->op != SG_OP_GE0) /* p is not 0 */
+        return q->op == SG_OP_NE0 ? SG_TRUE : SG_FALSE;
     switch ((sg_op)q->op) {
     case SG_OP_GE0:
         if (try_true && fm_implies(f, p, false, budget) == SG_TRUE)
