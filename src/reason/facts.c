@@ -485,16 +485,24 @@ static bool iv_within(const sg__iv *b, const sg__iv *iv)
 
 static bool meet_bound(sg_facts *f, const sg_expr *atom, const sg__iv *iv);
 
+static bool single_atom(const sg_expr *p, const sg_expr **atom, int *k, fmpz_t c);
+
 /* Bounds of q = x // d (d > 0) solved back onto x (PyTorch's try_solve):
- * q >= lo gives x >= d*lo, q <= hi gives x <= d*hi + d - 1. */
+ * q >= lo gives x >= d*lo, q <= hi gives x <= d*hi + d - 1; and onto the
+ * atom a where x = a + c or x = c - a. */
 static bool solve_floordiv(sg_facts *f, const sg_expr *q, const sg__iv *iv)
 {
     if (q->op != SG_OP_FLOORDIV)
         return true;
-    const sg_expr *x = q->args[0], *d = q->args[1];
-    if (d->op != SG_OP_INT || fmpz_sgn(&d->u.val) <= 0 || !sg__is_atom(x))
+    const sg_expr *x = q->args[0], *d = q->args[1], *a;
+    int k;
+    fmpz_t c;
+    fmpz_init(c);
+    if (d->op != SG_OP_INT || fmpz_sgn(&d->u.val) <= 0 || !single_atom(x, &a, &k, c)) {
+        fmpz_clear(c);
         return true;
-    sg__iv xb;
+    }
+    sg__iv xb; /* bounds of x, then of a = k*(x - c) */
     sg__iv_init(&xb);
     if (!iv->lo_inf) {
         xb.lo_inf = false;
@@ -506,8 +514,21 @@ static bool solve_floordiv(sg_facts *f, const sg_expr *q, const sg__iv *iv)
         fmpz_add(&xb.hi, &xb.hi, &d->u.val);
         fmpz_sub_ui(&xb.hi, &xb.hi, 1);
     }
-    bool ok = xb.lo_inf && xb.hi_inf ? true : meet_bound(f, x, &xb);
+    if (!xb.lo_inf)
+        fmpz_sub(&xb.lo, &xb.lo, c);
+    if (!xb.hi_inf)
+        fmpz_sub(&xb.hi, &xb.hi, c);
+    if (k < 0) { /* a = c - x: the bounds swap and change sign */
+        bool li = xb.lo_inf;
+        fmpz_swap(&xb.lo, &xb.hi);
+        xb.lo_inf = xb.hi_inf;
+        xb.hi_inf = li;
+        fmpz_neg(&xb.lo, &xb.lo);
+        fmpz_neg(&xb.hi, &xb.hi);
+    }
+    bool ok = xb.lo_inf && xb.hi_inf ? true : meet_bound(f, a, &xb);
     sg__iv_clear(&xb);
+    fmpz_clear(c);
     return ok;
 }
 
