@@ -315,35 +315,43 @@ static bool add_var_facts(fm *F, size_t v)
         return true;
     case SG_OP_MOD:
         if (m->args[1]->op == SG_OP_INT && fmpz_sgn(&m->args[1]->u.val) > 0) {
-            /* m = A - d*q: rows m - A + d*q >= 0 and A - d*q - m >= 0, where q is
-             * the variable of the atom A // d (so what is known of one is
-             * known of the other; its definition comes with it), or a fresh
-             * one with the definition of a quotient */
-            const sg_expr *fd = sg__floordiv(F->src->ctx, m->args[0], m->args[1]);
-            int q = fd && fd->op == SG_OP_FLOORDIV ? var_of(F, fd) : fresh_var(F);
-            if (q < 0 || (F->var[q] == NULL && !add_quotient_def(F, q, m->args[0], &m->args[1]->u.val)))
+            /* m = A - d*(A // d), with A // d in its canonical form E (an atom,
+             * or an expression over atoms such as a + b - (a + 7*b + 7) // 8):
+             * rows m - A + d*E >= 0 and A - d*E - m >= 0, so what is known of
+             * the atoms of E is known of m; a fresh quotient where E cannot be
+             * made */
+            const sg_expr *E = sg__floordiv(F->src->ctx, m->args[0], m->args[1]);
+            int q = -1;
+            if (!E && ((q = fresh_var(F)) < 0 || !add_quotient_def(F, q, m->args[0], &m->args[1]->u.val)))
                 return false;
+            fmpz_t k;
+            fmpz_init(k);
             for (int side = 0; side < 2; side++) {
                 fmpz *row = row_new(F);
-                if (!row)
-                    return false;
-                fmpz_t k;
-                fmpz_init_set_si(k, side ? 1 : -1);
-                ok = row_addmul(F, row, k, m->args[0]);
-                fmpz_clear(k);
-                if (!ok) {
-                    row_free(F, row);
+                if (!row) {
+                    fmpz_clear(k);
                     return false;
                 }
-                /* side 0: m - A + d*q >= 0; side 1: A - m - d*q >= 0 */
+                fmpz_set_si(k, side ? 1 : -1);
+                ok = row_addmul(F, row, k, m->args[0]); /* -A (side 0), A (side 1) */
+                fmpz_mul(k, k, &m->args[1]->u.val);
+                fmpz_neg(k, k);
+                if (ok && E)
+                    ok = row_addmul(F, row, k, E); /* +d*E (side 0), -d*E (side 1) */
+                if (ok && !E)
+                    fmpz_add(row + q, row + q, k);
                 fmpz_add_si(row + v, row + v, side ? -1 : 1);
-                if (side)
-                    fmpz_sub(row + q, row + q, &m->args[1]->u.val);
-                else
-                    fmpz_add(row + q, row + q, &m->args[1]->u.val);
-                if (!row_push(F, row))
+                if (!ok) {
+                    row_free(F, row);
+                    fmpz_clear(k);
                     return false;
+                }
+                if (!row_push(F, row)) {
+                    fmpz_clear(k);
+                    return false;
+                }
             }
+            fmpz_clear(k);
         }
         return true;
     case SG_OP_MAX:

@@ -381,6 +381,28 @@ static const sg_expr *simplify(sg_facts *f, const sg_expr *e, bool use_known, si
 
 #define SHIFT_MAX_SYMS 8
 
+/* The largest lower bound of sym among the facts as they were assumed
+ * (x >= c, x == c), false if none: a symbol replaced since keeps its
+ * bounds there while its replacement's range may be wider. */
+static bool assumed_lower(const sg_facts *f, const sg_expr *sym, fmpz_t lo)
+{
+    bool found = false;
+    for (size_t i = 0; i < f->facts.n; i++) {
+        const sg_expr *e = f->facts.v[i];
+        size_t n = e->op == SG_OP_AND ? e->nargs : 1;
+        for (size_t j = 0; j < n; j++) {
+            const sg_expr *c = e->op == SG_OP_AND ? e->args[j] : e, *p;
+            if ((c->op != SG_OP_GE0 && c->op != SG_OP_EQ0) || (p = c->args[0])->op != SG_OP_ADD || p->nargs != 1 ||
+                p->args[0] != sym || !fmpz_is_one(sg__nums(p)))
+                continue;
+            if (!found || fmpz_cmp(lo, &p->u.val) < 0) /* sym >= -c: keep the largest -c */
+                fmpz_neg(lo, &p->u.val);
+            found = true;
+        }
+    }
+    return found;
+}
+
 /* The sign of p over the facts' ranges, found as PyTorch does for sizes:
  * each symbol x with a finite lower bound lo is written y + lo with y >= 0
  * and p expanded; when every coefficient then has one sign, so does p.
@@ -417,7 +439,16 @@ static void shifted_sign(sg_facts *f, const sg_expr *p, int *sign)
     for (size_t i = 0; i < ns && ok; i++) {
         sg__iv r;
         sg__iv_init(&r);
-        ok = sg__facts_range(f, syms[i], &r) == SG_OK && !r.lo_inf;
+        fmpz_t alo;
+        fmpz_init(alo);
+        ok = sg__facts_range(f, syms[i], &r) == SG_OK;
+        if (ok && assumed_lower(f, syms[i], alo) && (r.lo_inf || fmpz_cmp(alo, &r.lo) > 0)) {
+            fmpz_set(&r.lo, alo); /* a bound the replacement's range does not give: not a recorded read */
+            r.lo_inf = false;
+            f->reads_lost = true;
+        }
+        fmpz_clear(alo);
+        ok = ok && !r.lo_inf;
         char name[32];
         snprintf(name, sizeof name, "~shift%u", (unsigned)syms[i]->id); /* no parsed name has a '~' */
         const sg_expr *y = ok ? sg__intern(ctx, SG_OP_SYM, SG_SORT_INT, 0, NULL, NULL, NULL, name, strlen(name)) : NULL;
@@ -443,6 +474,16 @@ static void shifted_sign(sg_facts *f, const sg_expr *p, int *sign)
     }
     sg__idmap_free(&map);
     sg_free(syms);
+}
+
+/* What a sign of p (shifted_sign) says of p >= 0, p == 0, p != 0. */
+static sg_truth sign_answer(int sign, sg_op op)
+{
+    if (op == SG_OP_GE0 && (sign > 0 || sign == -2))
+        return sign > 0 ? SG_TRUE : SG_FALSE;
+    if ((sign == 2 || sign == -2) && op != SG_OP_GE0) /* p is not 0 */
+        return op == SG_OP_NE0 ? SG_TRUE : SG_FALSE;
+    return SG_UNKNOWN;
 }
 
 /* ---- the decision procedure, reading the facts through a source ---- */
@@ -507,10 +548,9 @@ static sg_truth known_relation(sg_facts *f, const sg_expr *q, size_t *budget, in
     bool try_true = want != 0, try_false = want != 1;
     int sign;
     shifted_sign(f, p, &sign);
-    if (sign && q->op == SG_OP_GE0 && (sign > 0 || sign == -2))
-        return sign > 0 ? SG_TRUE : SG_FALSE;
-    if ((sign == 2 || sign == -2) && q->op != SG_OP_GE0) /* p is not 0 */
-        return q->op == SG_OP_NE0 ? SG_TRUE : SG_FALSE;
+    sg_truth st = sign_answer(sign, (sg_op)q->op);
+    if (st != SG_UNKNOWN)
+        return st;
     switch ((sg_op)q->op) {
     case SG_OP_GE0:
         if (try_true && fm_implies(f, p, false, budget) == SG_TRUE)
@@ -593,8 +633,18 @@ static sg_truth known(sg_facts *f, const sg_expr *q, size_t *budget, int depth, 
     return t;
 }
 
+static sg_truth sign_answer(int sign, sg_op op);
+
 static sg_truth known_uncached(sg_facts *f, const sg_expr *q, size_t *budget, int depth, int want)
 {
+    if (q->op == SG_OP_GE0 || q->op == SG_OP_EQ0 || q->op == SG_OP_NE0) {
+        /* the sign of q's polynomial before replacements, over the symbols' assumed bounds */
+        int sign;
+        shifted_sign(f, q->args[0], &sign);
+        sg_truth t = sign_answer(sign, (sg_op)q->op);
+        if (t != SG_UNKNOWN)
+            return t;
+    }
     const sg_expr *s = sg__facts_replace(f, q);
     if (!s)
         return SG_UNKNOWN;
