@@ -146,27 +146,24 @@ static bool term_before(const sg__term *a, const sg__term *b)
 
 static bool mirror_is_smaller(const sg__poly *r, const fmpz_t d)
 {
-    fmpz_t x, y;
-    fmpz_init(x);
+    fmpz_t y;
     fmpz_init(y);
-    bool *used = calloc(r->n ? r->n : 1, sizeof *used);
     int c = 0;
-    for (size_t k = 0; k < r->n && c == 0 && used; k++) {
-        size_t best = SIZE_MAX;
+    const sg__term *last = NULL; /* the terms in leading order, each found after the last: no memory needed */
+    for (size_t k = 0; k < r->n && c == 0; k++) {
+        const sg__term *best = NULL;
         for (size_t i = 0; i < r->n; i++)
-            if (!used[i] && (best == SIZE_MAX || term_before(&r->t[i], &r->t[best])))
-                best = i;
-        used[best] = true;
-        fmpz_sub(y, d, &r->t[best].k);
-        c = fmpz_cmp(y, &r->t[best].k);
+            if ((!last || term_before(last, &r->t[i])) && (!best || term_before(&r->t[i], best)))
+                best = &r->t[i];
+        last = best;
+        fmpz_sub(y, d, &best->k);
+        c = fmpz_cmp(y, &best->k);
     }
     if (c == 0) {
         fmpz_sub(y, d, &r->c);
         fmpz_sub_ui(y, y, 1);
         c = fmpz_cmp(y, &r->c);
     }
-    free(used); /* without memory for the order, keep R: still a valid form */
-    fmpz_clear(x);
     fmpz_clear(y);
     return c < 0;
 }

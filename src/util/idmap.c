@@ -6,13 +6,18 @@
 
 bool sg__idmap_init(sg__idmap *m, size_t hint)
 {
-    m->cap = 64;
-    while (m->cap < hint * 2)
-        m->cap *= 2;
+    size_t cap = 64;
+    while (cap < hint * 2)
+        cap *= 2;
     m->used = 0;
-    m->keys = calloc(m->cap, sizeof *m->keys);
-    m->vals = malloc(m->cap * sizeof *m->vals);
-    return m->keys && m->vals;
+    m->keys = calloc(cap, sizeof *m->keys);
+    m->vals = malloc(cap * sizeof *m->vals);
+    if (!m->keys || !m->vals) { /* empty and unallocated, as zero-initialized */
+        sg__idmap_free(m);
+        return false;
+    }
+    m->cap = cap;
+    return true;
 }
 
 void sg__idmap_free(sg__idmap *m)
