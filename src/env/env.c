@@ -593,17 +593,13 @@ static sg_status data_dependent(sg_env *env, const sg_expr *cond, bool is_int)
 
 static sg_status specialize(sg_env *env, symrec *r);
 
-/* A symbol of fact whose range the facts have narrowed to one value
- * becomes that value (PyTorch's range_refined_to_singleton): the fact
- * sym == value, implied by what is known, so no guard of its own; the
- * guards then state sym == value through the replacement. Only knowledge
- * is gained: where memory runs out, the facts are left as they were. */
-static void refine_singletons(sg_env *env, const sg_expr *fact)
+/* The symbols fs[0 .. n) of a fact just assumed whose range the facts
+ * have narrowed to one value become that value (PyTorch's
+ * range_refined_to_singleton): the fact sym == value, implied by what is
+ * known, so no guard of its own; the guards then state sym == value
+ * through the replacement. Errors: SG_ENOMEM (the caller undoes the fact). */
+static sg_status refine_singletons(sg_env *env, const sg_expr *const *fs, size_t n)
 {
-    const sg_expr **fs;
-    size_t n, nfacts = sg_facts_count(env->facts);
-    if (sg_expr_free_symbols(env->ctx, &fs, &n, fact) != SG_OK)
-        return;
     sg_status s = SG_OK;
     for (size_t i = 0; i < n && !s; i++) {
         sg_interval iv;
@@ -614,9 +610,7 @@ static void refine_singletons(sg_env *env, const sg_expr *fact)
                  !(s = sg_expr_rel(env->ctx, &eq, SG_REL_EQ, fs[i], iv.lo)))
             s = sg_facts_assume(env->facts, eq);
     }
-    sg_free(fs);
-    if (s)
-        sg__facts_truncate(env->facts, nfacts);
+    return s;
 }
 
 /* Record the guard g (true at the hints). */
@@ -636,16 +630,22 @@ static sg_status record_guard(sg_env *env, const sg_expr *g, const char *provena
         sg_free(t);
         return s;
     }
+    const sg_expr **fs = NULL;
+    size_t n;
     char *prov = sg__strdup(provenance);
-    if (!prov || !GROW(env->guards, env->nguards, env->capguards)) {
+    if (!prov || !GROW(env->guards, env->nguards, env->capguards) ||
+        sg_expr_free_symbols(env->ctx, &fs, &n, g) != SG_OK) {
         free(prov);
         return sg__nomem(env->ctx);
     }
     size_t nfacts = sg_facts_count(env->facts);
     sg_status s = sg_facts_assume(env->facts, g);
+    if (!s && (s = refine_singletons(env, fs, n)) == SG_ENOMEM)
+        s = sg__nomem(env->ctx);
     if (s) {
         /* a guard true at the hints cannot contradict sound knowledge */
         free(prov);
+        sg_free(fs);
         sg__facts_truncate(env->facts, nfacts);
         return s == SG_EASSERT ? sg__err(env->ctx, SG_EINTERNAL, "a guard contradicts what is known") : s;
     }
@@ -653,12 +653,7 @@ static sg_status record_guard(sg_env *env, const sg_expr *g, const char *provena
     env->guards[env->nguards].text = prov;
     env->guards[env->nguards].key = NULL;
     env->nguards++;
-    refine_singletons(env, g);
     /* count guards per symbol; past the limit, specialize */
-    const sg_expr **fs;
-    size_t n;
-    if (sg_expr_free_symbols(env->ctx, &fs, &n, g) != SG_OK)
-        return SG_OK;
     for (size_t i = 0; i < n; i++) {
         symrec *r = rec_of(env, fs[i]);
         if (r && r->backed && ++r->nguards > env->opt.guard_limit && env->opt.guard_limit &&
@@ -722,8 +717,9 @@ static sg_status evaluate_uncached(sg_env *env, int *out, const sg_expr *cond, c
         return hinted;
     sg_status s = SG_OK;
     if (!hinted) {
+        uint64_t nerr = env->ctx->nerr;
         t = sg__facts_known_want(env->facts, cond, v->op == SG_OP_TRUE);
-        if (env->ctx->err == SG_ENOMEM)
+        if (env->ctx->nerr != nerr && env->ctx->err == SG_ENOMEM)
             return SG_ENOMEM;
     } else if ((s = sg_facts_known(env->facts, &t, cond))) {
         return s;
@@ -921,7 +917,16 @@ sg_status sg_env_check(sg_env *env, const sg_expr *cond, const char *msg)
         return sg__nomem(env->ctx);
     }
     size_t nfacts = sg_facts_count(env->facts);
+    const sg_expr **fs = NULL;
+    size_t nfs;
+    if (sg_expr_free_symbols(env->ctx, &fs, &nfs, cond) != SG_OK) {
+        free(m);
+        return sg__nomem(env->ctx);
+    }
     s = sg_facts_assume(env->facts, cond);
+    if (!s && (s = refine_singletons(env, fs, nfs)) == SG_ENOMEM)
+        s = sg__nomem(env->ctx);
+    sg_free(fs);
     if (s) {
         free(m);
         sg__facts_truncate(env->facts, nfacts);
@@ -937,7 +942,6 @@ sg_status sg_env_check(sg_env *env, const sg_expr *cond, const char *msg)
     env->asserts[env->nasserts].text = m;
     env->asserts[env->nasserts].key = newest_unbacked(env, cond);
     env->nasserts++;
-    refine_singletons(env, cond);
     return SG_OK;
 }
 

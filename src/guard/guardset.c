@@ -199,7 +199,8 @@ sg_status sg_guard_set_build(sg_inputs *in, unsigned flags, sg_guard_set **out)
     }
     if (!s)
         s = sg_guard_prog_compile(ctx, &B.g->prog, items, nitems, slots, nslots);
-    B.g->nslots = nslots;
+    if (B.g) /* NULL when it could not be allocated */
+        B.g->nslots = nslots;
     for (size_t i = 0; i < sg_inputs_count(in) && !s; i++) {
         const sg_fake *f = sg_inputs_fake(in, i);
         if (f) {
@@ -218,7 +219,7 @@ sg_status sg_guard_set_build(sg_inputs *in, unsigned flags, sg_guard_set **out)
     bool *filled = s ? NULL : calloc(nslots + 1, sizeof *filled);
     if (!s && !filled)
         s = sg__nomem(ctx);
-    for (size_t i = 0; i < B.g->nnodes && !s; i++) {
+    for (size_t i = 0; !s && i < B.g->nnodes; i++) {
         const gnode *n = &B.g->nodes[i];
         if (n->is_int && n->slot != NONE)
             filled[n->slot] = true;

@@ -1077,14 +1077,18 @@ sg_status sg_facts_assume(sg_facts *f, const sg_expr *fact)
     if (fact->sort != SG_SORT_BOOL)
         return sg__err(ctx, SG_ETYPE, "sg_facts_assume: a fact must be a boolean expression");
     bool was_inconsistent = f->inconsistent;
+    uint64_t nomem = ctx->nnomem, nerr = ctx->nerr;
     if (!sg__list_push(&f->facts, fact))
         return sg__nomem(ctx);
     sg__facts_grown(f);
-    if (!step(f, f->facts.n - 1)) {
-        /* leave the base as it was: drop the fact and derive again */
-        sg_status s = ctx->err ? ctx->err : SG_ENOMEM;
+    bool ok = step(f, f->facts.n - 1);
+    if (!ok || ctx->nnomem != nomem) {
+        /* leave the base as it was: drop the fact and derive again (a failure
+         * to allocate that a helper absorbed fails the call too: what a fact
+         * gives must not depend on the memory at hand) */
+        sg_status s = ctx->nnomem != nomem || ctx->nerr == nerr ? SG_ENOMEM : ctx->err;
         char msg[sizeof ctx->msg];
-        strcpy(msg, ctx->msg);
+        strcpy(msg, ctx->nerr == nerr ? "out of memory" : ctx->msg);
         f->facts.n--;
         sg__facts_invalidate(f);
         derive(f);

@@ -729,9 +729,9 @@ sg_status sg_facts_known(sg_facts *f, sg_truth *out, const sg_expr *q)
     if (q->sort != SG_SORT_BOOL)
         return sg__err(f->ctx, SG_ETYPE, "sg_facts_known: the question must be a boolean expression");
     size_t budget = f->budget;
-    sg_status before = f->ctx->err;
+    uint64_t nerr = f->ctx->nerr;
     *out = sg__facts_known(f, q, &budget, 0);
-    if (f->ctx->err == SG_ENOMEM && before != SG_ENOMEM)
+    if (f->ctx->nerr != nerr && f->ctx->err == SG_ENOMEM)
         return SG_ENOMEM;
     return SG_OK;
 }

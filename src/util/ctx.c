@@ -35,6 +35,8 @@ sg_status sg__verr(sg_ctx *ctx, sg_status s, const char *fmt, va_list ap)
     if (!ctx)
         return s;
     ctx->err = s;
+    ctx->nerr++;
+    ctx->nnomem += s == SG_ENOMEM;
     vsnprintf(ctx->msg, sizeof ctx->msg, fmt, ap);
     return s;
 }

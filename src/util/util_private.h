@@ -37,6 +37,8 @@ struct sg_ctx {
     size_t max_terms, max_bits;
     sg_status err;
     char msg[1024];
+    uint64_t nerr;   /* errors set so far: a caller tells a new error from an old one by it */
+    uint64_t nnomem; /* of which SG_ENOMEM: a failure to allocate that a helper absorbed shows here */
     /* expr: the intern table and what it owns */
     const struct sg_expr **table; /* open addressing, capacity a power of two */
     size_t table_cap, table_used;

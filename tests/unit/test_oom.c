@@ -138,7 +138,7 @@ static int run_failing(const workload *w, long n, const char *want)
                 fail_msg("%s: step %zu fails when retried: %s", w->name, i, sg_ctx_last_error_msg(w->ctx_of(st)));
             n = -1;
         } else if (s) {
-            fail_msg("%s: step %zu fails with no allocation failed: %s", w->name, i,
+            fail_msg("%s (allocation %ld): step %zu fails with no allocation failed: %s", w->name, n0, i,
                      sg_ctx_last_error_msg(w->ctx_of(st)));
         }
         free(pre);
@@ -532,6 +532,7 @@ typedef struct {
     sg_env *env;
     sg_inputs *in;
     sg_tracer *t;
+    const sg_fake *fake;
     sg_value x, y, z;
     char *graph;
 } w4;
@@ -572,27 +573,28 @@ static sg_status w4_step(void *p, size_t i)
         return sg_tracer_new(s->env, &s->t);
     case 1: {
         const sg_source *src;
-        const sg_fake *fake;
         sg_tensor_value v = {.ndim = 2, .sizes = xs};
-        if ((st = sg_source_local(s->ctx, &src, "x")) || (st = sg_inputs_tensor(s->in, src, &v, NULL, &fake)))
+        if ((st = sg_source_local(s->ctx, &src, "x")))
             return st;
-        return sg_tracer_input_tensor(s->t, &s->x, "x", fake, SG_FLOAT64, 0);
+        return sg_inputs_tensor(s->in, src, &v, NULL, &s->fake);
     }
-    case 2: {
+    case 2:
+        return sg_tracer_input_tensor(s->t, &s->x, "x", s->fake, SG_FLOAT64, 0);
+    case 3: {
         const sg_expr *two;
         if ((st = sg_expr_int(s->ctx, &two, 2)))
             return st;
         sg_arg a[2] = {{.kind = SG_ARG_VALUE, .u.v = s->x}, {.kind = SG_ARG_INT, .u.e = two}};
         return sg_tracer_call(s->t, &s->y, "mul.Tensor", a, 2, 1);
     }
-    case 3: {
+    case 4: {
         const sg_expr *m1;
         if ((st = sg_expr_int(s->ctx, &m1, -1)))
             return st;
         sg_arg a[2] = {{.kind = SG_ARG_VALUE, .u.v = s->y}, {.kind = SG_ARG_INTS, .u.ints = {1, &m1}}};
         return sg_tracer_call(s->t, &s->z, "reshape", a, 2, 2);
     }
-    case 4:
+    case 5:
         return sg_tracer_output(s->t, &s->z, 1);
     default:
         return sg_tracer_print(s->t, &s->graph);
@@ -619,7 +621,7 @@ static char *w4_snap(void *p)
 static void test_oom_tracer(void **state)
 {
     (void)state;
-    workload w = {"tracer", 6, w4_step, w4_snap, w4_new, w4_free, w4_ctx};
+    workload w = {"tracer", 7, w4_step, w4_snap, w4_new, w4_free, w4_ctx};
     exercise(&w);
 }
 
