@@ -8,6 +8,12 @@
 #include "graph/meta.h"
 #include "shapeguard/print.h"
 
+const sg_expr *sg__meta_arg_expr(const sg__mcall *m, const char *name)
+{
+    int i = sg__schema_arg(m->s, name);
+    return i >= 0 && m->a[i].kind == SG_A_EXPR ? m->a[i].u.e : NULL;
+}
+
 const sg_expr *sg__meta_rel(sg__mcall *m, sg_rel rel, const sg_expr *a, const sg_expr *b)
 {
     return sg__rel(m->g->ctx, rel, a, b);

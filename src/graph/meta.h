@@ -30,6 +30,17 @@ sg__meta_fn sg__meta_find(const sg__schema *s);
 
 /* ---- helpers for rules ---- */
 
+/* Return the status of x from the rule when it is an error. */
+#define CHAIN(x)                                                                                                   \
+    do {                                                                                                           \
+        sg_status s_ = (x);                                                                                        \
+        if (s_)                                                                                                    \
+            return s_;                                                                                             \
+    } while (0)
+
+/* The integer argument named name (NULL when absent or None). */
+const sg_expr *sg__meta_arg_expr(const sg__mcall *m, const char *name);
+
 /* The fake tensor of value v. */
 static inline const sg__fake_tensor *sg__mt(const sg__mcall *m, uint32_t v)
 {

@@ -7,22 +7,9 @@
 #include "expr/expr_private.h"
 #include "graph/meta.h"
 
-#define CHAIN(x)                                                                                                   \
-    do {                                                                                                           \
-        sg_status s_ = (x);                                                                                        \
-        if (s_)                                                                                                    \
-            return s_;                                                                                             \
-    } while (0)
-
 static int arg_at(const sg__mcall *m, const char *name)
 {
     return sg__schema_arg(m->s, name);
-}
-
-static const sg_expr *arg_expr(const sg__mcall *m, const char *name)
-{
-    int i = arg_at(m, name);
-    return i >= 0 && m->a[i].kind == SG_A_EXPR ? m->a[i].u.e : NULL;
 }
 
 /* A dtype argument, or -1 for None or absent. */
@@ -161,13 +148,13 @@ sg_status sg__meta_contiguous_op(sg__mcall *m, uint32_t *out)
 sg_status sg__meta_arange(sg__mcall *m, uint32_t *out)
 {
     sg_ctx *ctx = m->g->ctx;
-    const sg_expr *start = arg_expr(m, "start"), *end = arg_expr(m, "end"), *step = arg_expr(m, "step");
+    const sg_expr *start = sg__meta_arg_expr(m, "start"), *end = sg__meta_arg_expr(m, "end"), *step = sg__meta_arg_expr(m, "step");
     if (!start)
         start = ctx->zero;
     if (!step)
         step = ctx->one;
     int si = arg_at(m, "step");
-    if (!end || (arg_at(m, "start") >= 0 && !arg_expr(m, "start")) || (si >= 0 && !arg_expr(m, "step")))
+    if (!end || (arg_at(m, "start") >= 0 && !sg__meta_arg_expr(m, "start")) || (si >= 0 && !sg__meta_arg_expr(m, "step")))
         return sg__err(ctx, SG_EUNSUPPORTED, "%s: unsupported: arange over floats", m->op);
     bool pos;
     CHAIN(sg__meta_eval(m, &pos, sg__meta_rel(m, SG_REL_GT, step, ctx->zero)));
@@ -220,7 +207,7 @@ sg_status sg__meta_cat(sg__mcall *m, uint32_t *out)
     first = m->g->ids[list->u.list.off + k0];
     size_t rank = sg__mt(m, first)->ndim;
     size_t d;
-    CHAIN(sg__meta_dim(m, &d, arg_expr(m, "dim"), rank + (stack ? 1 : 0)));
+    CHAIN(sg__meta_dim(m, &d, sg__meta_arg_expr(m, "dim"), rank + (stack ? 1 : 0)));
     if (!stack && rank == 0)
         return sg__meta_shape_error(m, "zero-dimensional tensors cannot be concatenated");
     const sg_expr *sizes[SG_MAX_DIMS];

@@ -50,12 +50,6 @@ static sg_status view_make(view *V, uint32_t *out)
     return s;
 }
 
-static const sg_expr *arg_expr(const sg__mcall *m, const char *name)
-{
-    int i = sg__schema_arg(m->s, name);
-    return i >= 0 && m->a[i].kind == SG_A_EXPR ? m->a[i].u.e : NULL;
-}
-
 static const sg_expr *const *arg_list(const sg__mcall *m, const char *name, size_t *n)
 {
     int i = sg__schema_arg(m->s, name);
@@ -71,13 +65,6 @@ static bool is_const(const sg_expr *e, slong v)
 {
     return e && e->op == SG_OP_INT && fmpz_equal_si(&e->u.val, v);
 }
-
-#define CHAIN(x)                                                                                                   \
-    do {                                                                                                           \
-        sg_status s_ = (x);                                                                                        \
-        if (s_)                                                                                                    \
-            return s_;                                                                                             \
-    } while (0)
 
 /* ---- view ---- */
 
@@ -321,8 +308,8 @@ static void swap_dims(view *V, size_t a, size_t b)
 static sg_status rule_transpose(view *V)
 {
     size_t a, b;
-    CHAIN(sg__meta_dim(V->m, &a, arg_expr(V->m, "dim0"), V->n));
-    CHAIN(sg__meta_dim(V->m, &b, arg_expr(V->m, "dim1"), V->n));
+    CHAIN(sg__meta_dim(V->m, &a, sg__meta_arg_expr(V->m, "dim0"), V->n));
+    CHAIN(sg__meta_dim(V->m, &b, sg__meta_arg_expr(V->m, "dim1"), V->n));
     if (V->n)
         swap_dims(V, a, b);
     return SG_OK;
@@ -343,7 +330,7 @@ static sg_status rule_unsqueeze(view *V)
 {
     size_t d;
     sg_ctx *ctx = V->m->g->ctx;
-    CHAIN(sg__meta_dim(V->m, &d, arg_expr(V->m, "dim"), V->n + 1));
+    CHAIN(sg__meta_dim(V->m, &d, sg__meta_arg_expr(V->m, "dim"), V->n + 1));
     if (V->n == SG_MAX_DIMS)
         return sg__meta_shape_error(V->m, "too many dimensions");
     const sg_expr *stride = d >= V->n ? ctx->one : sg__mul(ctx, V->sizes[d], V->strides[d]);
@@ -367,7 +354,7 @@ static void drop_dim(view *V, size_t d)
 static sg_status rule_squeeze(view *V)
 {
     sg__mcall *m = V->m;
-    const sg_expr *dim = arg_expr(m, "dim");
+    const sg_expr *dim = sg__meta_arg_expr(m, "dim");
     size_t only = SIZE_MAX;
     if (dim)
         CHAIN(sg__meta_dim(m, &only, dim, V->n));
@@ -384,15 +371,25 @@ static sg_status rule_squeeze(view *V)
 
 /* ---- indexing ---- */
 
+/* The dimension argument "dim" of an indexing op (select, slice, narrow),
+ * which a 0-dim tensor does not have. */
+static sg_status index_dim(view *V, size_t *d, const char *op)
+{
+    if (V->n == 0) {
+        char what[64];
+        snprintf(what, sizeof what, "%s() cannot be applied to a 0-dim tensor", op);
+        return sg__meta_shape_error(V->m, what);
+    }
+    return sg__meta_dim(V->m, d, sg__meta_arg_expr(V->m, "dim"), V->n);
+}
+
 static sg_status rule_select(view *V)
 {
     sg__mcall *m = V->m;
     sg_ctx *ctx = m->g->ctx;
     size_t d;
-    if (V->n == 0)
-        return sg__meta_shape_error(m, "select() cannot be applied to a 0-dim tensor");
-    CHAIN(sg__meta_dim(m, &d, arg_expr(m, "dim"), V->n));
-    const sg_expr *index = arg_expr(m, "index"), *size = V->sizes[d];
+    CHAIN(index_dim(V, &d, "select"));
+    const sg_expr *index = sg__meta_arg_expr(m, "index"), *size = V->sizes[d];
     const sg_expr *neg = sg__neg(ctx, size);
     bool below, above;
     CHAIN(sg__meta_eval(m, &below, neg ? sg__meta_rel(m, SG_REL_LT, index, neg) : NULL));
@@ -458,11 +455,9 @@ static sg_status rule_slice(view *V)
 {
     sg__mcall *m = V->m;
     size_t d;
-    if (V->n == 0)
-        return sg__meta_shape_error(m, "slice() cannot be applied to a 0-dim tensor");
-    CHAIN(sg__meta_dim(m, &d, arg_expr(m, "dim"), V->n));
-    const sg_expr *start = arg_expr(m, "start"), *end = arg_expr(m, "end");
-    return slice_dim(V, d, start ? start : m->g->ctx->zero, end ? end : V->sizes[d], arg_expr(m, "step"));
+    CHAIN(index_dim(V, &d, "slice"));
+    const sg_expr *start = sg__meta_arg_expr(m, "start"), *end = sg__meta_arg_expr(m, "end");
+    return slice_dim(V, d, start ? start : m->g->ctx->zero, end ? end : V->sizes[d], sg__meta_arg_expr(m, "step"));
 }
 
 static sg_status rule_narrow(view *V)
@@ -470,10 +465,8 @@ static sg_status rule_narrow(view *V)
     sg__mcall *m = V->m;
     sg_ctx *ctx = m->g->ctx;
     size_t d;
-    if (V->n == 0)
-        return sg__meta_shape_error(m, "narrow() cannot be applied to a 0-dim tensor");
-    CHAIN(sg__meta_dim(m, &d, arg_expr(m, "dim"), V->n));
-    const sg_expr *start = arg_expr(m, "start"), *length = arg_expr(m, "length"), *size = V->sizes[d];
+    CHAIN(index_dim(V, &d, "narrow"));
+    const sg_expr *start = sg__meta_arg_expr(m, "start"), *length = sg__meta_arg_expr(m, "length"), *size = V->sizes[d];
     bool neg, bad;
     CHAIN(sg__meta_eval(m, &neg, sg__meta_rel(m, SG_REL_LT, start, ctx->zero)));
     if (neg && !(start = sg__add(ctx, start, size)))
@@ -496,11 +489,11 @@ static sg_status rule_diagonal(view *V)
     sg__mcall *m = V->m;
     sg_ctx *ctx = m->g->ctx;
     size_t d1, d2;
-    CHAIN(sg__meta_dim(m, &d1, arg_expr(m, "dim1"), V->n));
-    CHAIN(sg__meta_dim(m, &d2, arg_expr(m, "dim2"), V->n));
+    CHAIN(sg__meta_dim(m, &d1, sg__meta_arg_expr(m, "dim1"), V->n));
+    CHAIN(sg__meta_dim(m, &d2, sg__meta_arg_expr(m, "dim2"), V->n));
     if (d1 == d2)
         return sg__meta_shape_error(m, "diagonal dimensions cannot be identical");
-    const sg_expr *off = arg_expr(m, "offset"), *s1 = V->sizes[d1], *s2 = V->sizes[d2];
+    const sg_expr *off = sg__meta_arg_expr(m, "offset"), *s1 = V->sizes[d1], *s2 = V->sizes[d2];
     bool pos;
     CHAIN(sg__meta_eval(m, &pos, sg__meta_rel(m, SG_REL_GE, off, ctx->zero)));
     const sg_expr *a = pos ? s1 : sg__add(ctx, s1, off), *b = pos ? sg__sub(ctx, s2, off) : s2;
@@ -537,7 +530,7 @@ static sg_status rule_unbind(sg__mcall *m, uint32_t *out)
     size_t d;
     if (V.n == 0)
         return sg__meta_shape_error(m, "unbind() cannot be applied to a 0-dim tensor");
-    CHAIN(sg__meta_dim(m, &d, arg_expr(m, "dim"), V.n));
+    CHAIN(sg__meta_dim(m, &d, sg__meta_arg_expr(m, "dim"), V.n));
     const sg_expr *n;
     CHAIN(sg_env_evaluate_int(m->env, &n, V.sizes[d], m->op));
     if (!fmpz_fits_si(&n->u.val) || fmpz_cmp_si(&n->u.val, SG_MAX_DIMS * 1024) > 0)
@@ -566,7 +559,7 @@ static sg_status rule_as_strided(view *V)
     const sg_expr *const *size = arg_list(V->m, "size", &n), *const *stride = arg_list(V->m, "stride", &ns);
     if (n != ns)
         return sg__meta_shape_error(V->m, "mismatch in length of strides and shape");
-    const sg_expr *off = arg_expr(V->m, "storage_offset");
+    const sg_expr *off = sg__meta_arg_expr(V->m, "storage_offset");
     V->n = n;
     memcpy(V->sizes, size, n * sizeof *size);
     memcpy(V->strides, stride, n * sizeof *stride);
