@@ -95,7 +95,7 @@ static sg_status take_symbols(sg_tracer *t, const sg_expr *const *e, size_t n)
         }
         sg_free(syms);
     }
-    if (!s)
+    if (!s && nall)
         qsort(all, nall, sizeof *all, sym_cmp);
     for (size_t i = 0; i < nall && !s; i++) {
         uint32_t v;

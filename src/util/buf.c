@@ -79,12 +79,7 @@ char *sg__buf_take(sg__buf *b)
         sg__buf_free(b);
         return NULL;
     }
-    if (!b->p) {
-        b->p = malloc(1);
-        if (!b->p)
-            return NULL;
-        b->p[0] = '\0';
-    }
+    b->p[b->n] = '\0'; /* a buffer nothing was put in is "" */
     char *p = b->p;
     b->p = NULL;
     b->n = b->cap = 0;
