@@ -138,6 +138,10 @@ int sg_tracer_same_storage(const sg_tracer *t, sg_value a, sg_value b);
  * order separated by spaces ("view mul.Tensor copy_"); *out is freed with
  * sg_free. Errors: SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_tracer_print(sg_tracer *t, sg_give char **out);
+/* The graph in Graphviz's DOT language (`dot -Tsvg`): a box per call, an
+ * ellipse per placeholder and for the output, a diamond per runtime assert,
+ * edges from each argument's producer. Errors: SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_tracer_print_dot(sg_tracer *t, sg_give char **out);
 SG_WARN_UNUSED sg_status sg_tracer_ops(sg_tracer *t, sg_give char **out);
 
 #ifdef __cplusplus

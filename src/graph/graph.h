@@ -167,6 +167,11 @@ sg_status sg__graph_lint(const sg__graph *g);
  *       return (mul,)
  * *out is freed with sg_free. Errors: SG_ENOMEM. */
 sg_status sg__graph_print(const sg__graph *g, char **out);
+/* The graph in Graphviz's DOT language: a box per call (operator, name and
+ * type), an ellipse per placeholder and for the output, a diamond per
+ * runtime assert, an edge from the node that gives each argument.
+ * Errors: SG_ENOMEM. */
+sg_status sg__graph_dot(const sg__graph *g, char **out);
 /* The operator names of the calls, in order, separated by spaces
  * ("view mul.Tensor copy_"). Errors: SG_ENOMEM. */
 sg_status sg__graph_ops(const sg__graph *g, char **out);

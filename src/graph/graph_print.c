@@ -295,3 +295,69 @@ sg_status sg__graph_ops(const sg__graph *g, char **out)
     *out = sg__buf_take(&b);
     return *out ? SG_OK : sg__nomem(g->ctx);
 }
+
+/* ---- Graphviz ---- */
+
+/* Value v's node in the DOT text: the node that gives it (its list's, for
+ * an element). */
+static void dot_edge(const sg__graph *g, sg__buf *b, uint32_t v, uint32_t to)
+{
+    if (v < g->nvals && g->vals[v].node != SG_NOVAL)
+        sg__buf_printf(b, "  n%u -> n%u;\n", (unsigned)g->vals[v].node, (unsigned)to);
+}
+
+sg_status sg__graph_dot(const sg__graph *g, char **out)
+{
+    *out = NULL;
+    namer N = {0};
+    if (!namer_init(&N, g->nvals)) {
+        namer_free(&N);
+        return sg__nomem(g->ctx);
+    }
+    name_all(g, &N);
+    sg__buf b = {0};
+    bool ok = true;
+    sg__buf_puts(&b, "digraph G {\n  node [shape=box, fontname=monospace];\n");
+    for (uint32_t i = 0; i < g->nnodes && ok; i++) {
+        const sg__gnode *n = &g->nodes[i];
+        sg__buf_printf(&b, "  n%u [label=\"", (unsigned)i);
+        switch ((sg__nkind)n->kind) {
+        case SG_N_PLACEHOLDER:
+            sg__buf_printf(&b, "%s: ", N.name[n->out]);
+            ok = put_type(g, &b, n->out);
+            sg__buf_puts(&b, "\", shape=ellipse];\n");
+            break;
+        case SG_N_CALL:
+            sg__buf_printf(&b, "%s%s%s", n->schema->name, n->schema->overload[0] ? "." : "", n->schema->overload);
+            if (n->out != SG_NOVAL) {
+                sg__buf_printf(&b, "\\n%s: ", N.name[n->out]);
+                ok = put_type(g, &b, n->out);
+            }
+            sg__buf_puts(&b, "\"];\n");
+            break;
+        case SG_N_ASSERT:
+            sg__buf_puts(&b, "torch._check(");
+            ok = put_expr(g, &b, n->cond);
+            sg__buf_puts(&b, ")\", shape=diamond];\n");
+            break;
+        case SG_N_OUTPUT:
+            sg__buf_puts(&b, "output\", shape=ellipse];\n");
+            break;
+        }
+        for (uint32_t k = 0; k < n->nargs && ok; k++) {
+            const sg__garg *a = &g->args[n->args + k];
+            if (a->kind == SG_A_VALUE)
+                dot_edge(g, &b, a->u.v, i);
+            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++)
+                dot_edge(g, &b, g->ids[a->u.list.off + j], i);
+        }
+    }
+    sg__buf_puts(&b, "}\n");
+    namer_free(&N);
+    if (!ok) {
+        sg__buf_free(&b);
+        return sg_ctx_last_error(g->ctx) ? sg_ctx_last_error(g->ctx) : sg__nomem(g->ctx);
+    }
+    *out = sg__buf_take(&b);
+    return *out ? SG_OK : sg__nomem(g->ctx);
+}

@@ -692,6 +692,13 @@ sg_status sg_tracer_print(sg_tracer *t, char **out)
     return sg__graph_print(t->g, out);
 }
 
+sg_status sg_tracer_print_dot(sg_tracer *t, char **out)
+{
+    if (!t || !out)
+        return SG_EINVAL;
+    return sg__graph_dot(t->g, out);
+}
+
 sg_status sg_tracer_ops(sg_tracer *t, char **out)
 {
     if (!t || !out)

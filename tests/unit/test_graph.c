@@ -252,6 +252,25 @@ static void test_graph_build_print(void **state)
     assert_int_equal(sg__graph_ops(F.g, &text), SG_OK);
     assert_string_equal(text, "mul.Tensor view mul_.Tensor sum.dim_IntList");
     sg_free(text);
+    assert_int_equal(sg__graph_dot(F.g, &text), SG_OK);
+    assert_string_equal(text, "digraph G {\n  node [shape=box, fontname=monospace];\n"
+                              "  n0 [label=\"s0: Sym(s0)\", shape=ellipse];\n"
+                              "  n1 [label=\"a: f64[s0, 3]\", shape=ellipse];\n"
+                              "  n2 [label=\"mul.Tensor\\nmul: f64[s0, 3]\"];\n"
+                              "  n1 -> n2;\n"
+                              "  n3 [label=\"view\\nview: f64[3*s0]\"];\n"
+                              "  n2 -> n3;\n"
+                              "  n4 [label=\"mul_.Tensor\\nmul_: f64[3*s0]\"];\n"
+                              "  n3 -> n4;\n"
+                              "  n3 -> n4;\n"
+                              "  n5 [label=\"sum.dim_IntList\\nsum_1: f64[1]\"];\n"
+                              "  n4 -> n5;\n"
+                              "  n6 [label=\"torch._check(s0 <= 100)\", shape=diamond];\n"
+                              "  n7 [label=\"output\", shape=ellipse];\n"
+                              "  n3 -> n7;\n"
+                              "  n5 -> n7;\n"
+                              "}\n");
+    sg_free(text);
     /* views share their base's storage; a new result has its own */
     assert_int_equal(F.g->vals[view].u.t.storage, F.g->vals[mul].u.t.storage);
     assert_int_not_equal(F.g->vals[mul].u.t.storage, F.g->vals[F.a].u.t.storage);
