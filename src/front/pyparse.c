@@ -130,29 +130,55 @@ static size_t op_len(const char *s, const char *end)
     return strchr(ops1, *s) && *s ? 1 : 0;
 }
 
-/* A number: decimal digits (underscores between them), a fraction, an exponent. */
+/* Digits with underscores between them, copied into buf without them. */
+static const char *digits(const char *q, const char *end, char *buf, size_t *n, size_t cap)
+{
+    while (q < end && (isdigit((unsigned char)*q) || (*q == '_' && q + 1 < end && isdigit((unsigned char)q[1])))) {
+        if (*q != '_' && *n + 1 < cap)
+            buf[(*n)++] = *q;
+        q++;
+    }
+    return q;
+}
+
+/* number = digits ["." digits] [("e" | "E") ["+" | "-"] digits] (decimal only) */
 static bool lex_number(P *p, const char **s, tok *t)
 {
-    const char *q = *s;
+    const char *q = *s, *end = p->end;
     char buf[128];
     size_t n = 0;
     bool is_float = false;
-    while (q < p->end && (isalnum((unsigned char)*q) || *q == '_' || *q == '.' ||
-                          ((*q == '+' || *q == '-') && (q[-1] == 'e' || q[-1] == 'E')))) {
-        if (*q == '.' || *q == 'e' || *q == 'E')
+    if (q + 1 < end && q[0] == '0' && strchr("xXoObB", q[1])) {
+        fail_at(p, SG_EUNSUPPORTED, t->line, t->col, "unsupported: %s", "a number in another base than 10");
+        return false;
+    }
+    q = digits(q, end, buf, &n, sizeof buf);
+    if (q < end && *q == '.') {
+        is_float = true;
+        buf[n++] = *q++;
+        q = digits(q, end, buf, &n, sizeof buf);
+    }
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        const char *r = q + 1;
+        if (r < end && (*r == '+' || *r == '-'))
+            r++;
+        if (r < end && isdigit((unsigned char)*r)) {
             is_float = true;
-        if (*q == '.' && q + 1 < p->end && q[1] == '.')
-            break;
-        if (*q != '_') {
-            if (n + 1 == sizeof buf) {
-                fail_at(p, SG_ELIMIT, t->line, t->col, "%s", "a number of more than 127 characters");
-                return false;
-            }
-            buf[n++] = *q;
+            buf[n++] = 'e';
+            if (q[1] == '-')
+                buf[n++] = '-';
+            q = digits(r, end, buf, &n, sizeof buf);
         }
-        q++;
     }
     buf[n] = '\0';
+    if (n + 2 >= sizeof buf) {
+        fail_at(p, SG_ELIMIT, t->line, t->col, "%s", "a number of more than 120 characters");
+        return false;
+    }
+    if (q < end && (isalnum((unsigned char)*q) || *q == '_')) {
+        fail_at(p, SG_ESYNTAX, t->line, t->col, "%s", "invalid decimal literal");
+        return false;
+    }
     char *e;
     errno = 0;
     if (is_float) {
@@ -160,8 +186,8 @@ static bool lex_number(P *p, const char **s, tok *t)
         t->f = strtod(buf, &e);
     } else {
         t->k = T_INT;
-        if (n > 1 && buf[0] == '0') {
-            fail_at(p, SG_EUNSUPPORTED, t->line, t->col, "unsupported: %s", "a number in another base than 10");
+        if (n > 1 && buf[0] == '0' && strspn(buf, "0") != n) {
+            fail_at(p, SG_ESYNTAX, t->line, t->col, "%s", "leading zeros in a decimal integer are not permitted");
             return false;
         }
         t->i = strtoll(buf, &e, 10);
@@ -169,10 +195,6 @@ static bool lex_number(P *p, const char **s, tok *t)
             fail_at(p, SG_ELIMIT, t->line, t->col, "the integer %s does not fit 64 bits", buf);
             return false;
         }
-    }
-    if (*e) {
-        fail_at(p, SG_ESYNTAX, t->line, t->col, "invalid number '%s'", buf);
-        return false;
     }
     t->n = (uint32_t)(q - *s);
     *s = q;

@@ -3,23 +3,24 @@
 #
 #   sh tests/fuzz/libfuzzer.sh TARGET [SECONDS [WORKDIR]]
 #
-# TARGET is parse or guard (tests/fuzz/fuzz_TARGET.c). Builds the library
+# TARGET is parse, guard or front (tests/fuzz/fuzz_TARGET.c). Builds the library
 # with clang in WORKDIR (default a new directory under ${TMPDIR:-/tmp}, kept:
 # its path is printed) with coverage instrumentation, links the target with
 # -fsanitize=fuzzer, and fuzzes for SECONDS (default 300) from a copy of the
-# target's corpus (tests/fuzz/corpus or tests/fuzz/corpus_guard) in
+# target's corpus (tests/fuzz/corpus, corpus_guard or corpus_front) in
 # WORKDIR/corpus. A crash leaves its input in WORKDIR (crash-*); add it to
 # the corpus once fixed. Needs clang and its runtime (Debian: clang,
 # libclang-rt-dev). Not part of make check, which replays the corpora.
 set -eu
 if [ $# -lt 1 ] || [ $# -gt 3 ]; then
-    echo "usage: $0 parse|guard [SECONDS [WORKDIR]]" >&2
+    echo "usage: $0 parse|guard|front [SECONDS [WORKDIR]]" >&2
     exit 2
 fi
 case $1 in
 parse) corpus=corpus ;;
 guard) corpus=corpus_guard ;;
-*) echo "libfuzzer.sh: unknown target '$1' (parse or guard)" >&2; exit 2 ;;
+front) corpus=corpus_front ;;
+*) echo "libfuzzer.sh: unknown target '$1' (parse, guard or front)" >&2; exit 2 ;;
 esac
 secs=${2:-300}
 src=$(cd "$(dirname "$0")/../.." && pwd)
