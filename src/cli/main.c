@@ -380,7 +380,9 @@ static int cmd_demo(int argc, char **argv)
     cli_str_free(&line);
     sg_ctx_free(ctx);
     printf("\nthe shape environment: tensor inputs, guards, and guards at call time\n\n");
-    return cli_demo_shapes();
+    int rc = cli_demo_shapes();
+    printf("\ngraph capture: f(x) = x.mul(2).view(-1), then .sin() if its size is over 4, x of sizes [5, 3]\n\n");
+    return cli_demo_graph() || rc;
 }
 
 /* ---- dispatch -------------------------------------------------------------- */

@@ -70,5 +70,7 @@ void case_write_guards(struct case_state *cs, FILE *out, const char *indent);
 /* The shape-environment part of `shapeguard demo`: prints its lines to
  * stdout; returns 0, or 1 if a step went wrong (the line says why). */
 int cli_demo_shapes(void);
+/* The demo's last part: a program captured into a graph (demo_graph.c). */
+int cli_demo_graph(void);
 
 #endif /* SG_CLI_TENSOR_H */
