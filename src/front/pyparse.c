@@ -176,8 +176,15 @@ static bool lex_number(P *p, const char **s, tok *t)
         return false;
     }
     if (q < end && (isalnum((unsigned char)*q) || *q == '_')) {
-        fail_at(p, SG_ESYNTAX, t->line, t->col, "%s", "invalid decimal literal");
-        return false;
+        /* Python lets a keyword follow a number with no space ("1or x"), nothing else */
+        static const char *const ok[] = {"and", "else", "for", "if", "in", "is", "not", "or", NULL};
+        bool kw = false;
+        for (int i = 0; ok[i] && !kw; i++)
+            kw = (size_t)(end - q) >= strlen(ok[i]) && !strncmp(q, ok[i], strlen(ok[i]));
+        if (!kw) {
+            fail_at(p, SG_ESYNTAX, t->line, t->col, "%s", "invalid decimal literal");
+            return false;
+        }
     }
     char *e;
     errno = 0;
@@ -1020,14 +1027,28 @@ static sg__py *parse_import(P *p)
 {
     const tok *at = peek(p);
     sg__buf b = {0};
-    bool glue = true; /* no space before the next token */
+    bool glue = true, from = is_name(at, "from"), want_name = false;
     while (peek(p)->k != T_NEWLINE && peek(p)->k != T_END && !is_op(peek(p), ";")) {
-        const tok *t = &p->t[p->at++];
-        bool dot = is_op(t, "."), comma = is_op(t, ",");
+        const tok *t = &p->t[p->at];
+        bool dot = is_op(t, "."), comma = is_op(t, ","), word = t->k == T_NAME;
+        bool lead = p->at == (size_t)(at - p->t);
+        /* import a.b, c | from a.b import c, d: names between dots and commas */
+        bool fits = lead || (want_name ? word && !is_keyword(t)
+                                       : dot || comma || (from && is_name(t, "import")) || is_name(t, "as"));
+        if (!fits) {
+            sg__buf_free(&b);
+            return syntax(p, want_name ? "a module name" : "the end of the import");
+        }
+        want_name = lead || dot || comma || is_name(t, "import") || is_name(t, "as");
+        p->at++;
         if (!glue && !dot && !comma)
             sg__buf_puts(&b, " ");
         sg__buf_put(&b, t->p, t->n);
         glue = dot;
+    }
+    if (want_name) {
+        sg__buf_free(&b);
+        return syntax(p, "a module name");
     }
     char *text = sg__buf_take(&b);
     sg__py *n = text ? node(p, SG_PY_IMPORT, at) : NULL;
@@ -1066,6 +1087,8 @@ static sg__py *parse_small(P *p)
         return NULL;
     const tok *op = peek(p);
     const binop *aug = match(op, aug_ops);
+    if (is_op(op, ">>=") || is_op(op, "<<=") || is_op(op, "&=") || is_op(op, "|=") || is_op(op, "^="))
+        return unsupported(p, op, "bitwise operators");
     if (!accept_op(p, "=") && !aug) {
         return node2(p, SG_PY_EXPR, t, lhs, NULL);
     }
