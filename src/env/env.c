@@ -45,6 +45,7 @@ struct sg_env {
     size_t ninputs, capinputs;
     logged *guards, *asserts;
     size_t nguards, capguards, nasserts, capasserts;
+    sg__nodememo hints; /* expression -> its value at the hints (symbols' hints never change) */
     size_t *bindings; /* indexes of symbols bound, in order (undone by marks) */
     size_t nbindings, capbindings;
     uint32_t nbacked, nunbacked;
@@ -162,6 +163,7 @@ void sg_env_free(sg_env *env)
         free(env->inputs[i].source);
     free_logged(env->guards, 0, env->nguards);
     free_logged(env->asserts, 0, env->nasserts);
+    sg__nodememo_free(&env->hints);
     free(env->syms);
     free(env->inputs);
     free(env->guards);
@@ -507,9 +509,18 @@ static sg_status hint_value_mode(sg_env *env, const sg_expr *e, const sg_expr **
     return s;
 }
 
+/* Remembered per expression: a trace asks of the same sizes again and again. */
 static sg_status hint_value(sg_env *env, const sg_expr *e, const sg_expr **out)
 {
-    return hint_value_mode(env, e, out, OBL_NONE);
+    const sg_expr *v = e->nargs ? sg__nodememo_get(&env->hints, e) : NULL;
+    if (v) {
+        *out = v;
+        return SG_OK;
+    }
+    sg_status s = hint_value_mode(env, e, out, OBL_NONE);
+    if (!s && e->nargs)
+        sg__nodememo_put(&env->hints, e, *out); /* a cache: out of memory only costs the next lookup */
+    return s;
 }
 
 /* PyTorch's counterfactual for SG_DIM_OBLIVIOUS_SIZE inputs: e's value when

@@ -176,4 +176,7 @@ sg_status sg__graph_dot(const sg__graph *g, char **out);
  * ("view mul.Tensor copy_"). Errors: SG_ENOMEM. */
 sg_status sg__graph_ops(const sg__graph *g, char **out);
 
+/* The graph a tracer builds (tests and benchmarks look inside it). */
+const sg__graph *sg__tracer_graph(const sg_tracer *t);
+
 #endif /* SG_GRAPH_GRAPH_H */

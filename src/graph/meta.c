@@ -16,7 +16,8 @@ const sg_expr *sg__meta_arg_expr(const sg__mcall *m, const char *name)
 
 const sg_expr *sg__meta_rel(sg__mcall *m, sg_rel rel, const sg_expr *a, const sg_expr *b)
 {
-    return sg__rel(m->g->ctx, rel, a, b);
+    const sg_expr *r; /* the public constructor: its calls are remembered, and a trace asks alike */
+    return sg_expr_rel(m->g->ctx, &r, rel, a, b) == SG_OK ? r : NULL;
 }
 
 static sg_status eval_with(sg__mcall *m, bool *out, const sg_expr *cond, bool oblivious)

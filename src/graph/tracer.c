@@ -685,6 +685,11 @@ int sg_tracer_same_storage(const sg_tracer *t, sg_value a, sg_value b)
     return t->g->vals[a].u.t.storage == t->g->vals[b].u.t.storage;
 }
 
+const sg__graph *sg__tracer_graph(const sg_tracer *t)
+{
+    return t->g;
+}
+
 sg_status sg_tracer_print(sg_tracer *t, char **out)
 {
     if (!t || !out)

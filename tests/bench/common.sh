@@ -1,5 +1,5 @@
 # Shared by the benchmark drivers in tests/bench (run.sh, run_reason.sh,
-# run_env.sh, run_guard.sh, count_env.sh): argument check, the benchmark
+# run_env.sh, run_guard.sh, count_env.sh, run_trace.sh): argument check, the benchmark
 # program, python3, CPU pinning and the scratch directory. POSIX sh; sourced,
 # not run. A driver sets ME to its own name (for its messages) and sources it
 # from its own directory, which works in-tree and from a build directory:
