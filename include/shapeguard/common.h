@@ -75,6 +75,27 @@ const char *sg_status_kind(sg_status s);
  * Errors: SG_EINVAL (out is NULL), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_ctx_new(sg_give sg_ctx **out);
 
+/* Where a context takes its memory from. malloc and realloc return NULL when
+ * memory runs out (realloc then leaves p as it was); free accepts only what
+ * they returned. user is passed to each. All three are required. */
+typedef struct sg_allocator {
+    void *(*malloc)(void *user, size_t size);
+    void *(*realloc)(void *user, void *p, size_t size);
+    void (*free)(void *user, void *p);
+    void *user;
+} sg_allocator;
+
+/* Create a context whose memory, and that of every object made in it
+ * (environments, facts, guard programs and sets, inputs, tracers, and
+ * every string or array handed to the caller), comes from *alloc, which
+ * is copied. Each block remembers the allocator it came from, so sg_free and
+ * the *_free functions release it correctly even after the context is gone;
+ * the allocator must stay usable until the last such block is released.
+ * FLINT's own storage for integers beyond 62 bits is not covered (FLINT
+ * has one process-wide allocator). Errors: SG_EINVAL (out or alloc is NULL,
+ * or a function missing), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_ctx_new_with_allocator(sg_give sg_ctx **out, const sg_allocator *alloc);
+
 /* Release a context and every expression it owns. Accepts NULL. */
 void sg_ctx_free(sg_take sg_ctx *ctx);
 
@@ -107,7 +128,7 @@ void sg_ctx_set_limits(sg_ctx *ctx, size_t max_terms, size_t max_bits);
 void sg_ctx_stats(const sg_ctx *ctx, size_t *nodes, size_t *arena_bytes, size_t *table_bytes);
 
 /* Release memory that shapeguard handed to the caller (printed strings,
- * arrays of expressions). Accepts NULL. */
+ * arrays of expressions), through the allocator it came from. Accepts NULL. */
 void sg_free(sg_take void *p);
 
 #ifdef __cplusplus

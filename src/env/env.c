@@ -56,7 +56,7 @@ struct sg_env {
     sg__idmap answers;
 };
 
-#define GROW(ptr, n, cap) sg__grow((void **)&(ptr), &(cap), (n) + 1, sizeof *(ptr))
+#define GROW(ptr, n, cap) sg__grow(ctx, (void **)&(ptr), &(cap), (n) + 1, sizeof *(ptr))
 
 void sg_env_options_default(sg_env_options *o)
 {
@@ -121,7 +121,7 @@ sg_status sg_env_new(sg_ctx *ctx, const sg_env_options *opts, sg_env **out)
     if (!out)
         return sg__err(ctx, SG_EINVAL, "sg_env_new: out is NULL");
     *out = NULL;
-    sg_env *env = calloc(1, sizeof *env);
+    sg_env *env = sg__calloc(ctx, 1, sizeof *env);
     if (!env)
         return sg__nomem(ctx);
     env->ctx = ctx;
@@ -132,11 +132,11 @@ sg_status sg_env_new(sg_ctx *ctx, const sg_env_options *opts, sg_env **out)
         sg_env_options_default(&env->opt);
     if ((unsigned)env->opt.freeze_mode > SG_FREEZE_IGNORE) {
         int mode = (int)env->opt.freeze_mode;
-        free(env);
+        sg_free(env);
         return sg__err(ctx, SG_EINVAL, "sg_env_new: unknown freeze mode %d", mode);
     }
     sg_status s = sg_facts_new(ctx, &env->facts);
-    if (s || !sg__idmap_init(&env->symidx, 16) || !sg__idmap_init(&env->answers, 64)) {
+    if (s || !sg__idmap_init(ctx, &env->symidx, 16) || !sg__idmap_init(ctx, &env->answers, 64)) {
         sg_env_free(env);
         return s ? s : sg__nomem(ctx);
     }
@@ -148,7 +148,7 @@ sg_status sg_env_new(sg_ctx *ctx, const sg_env_options *opts, sg_env **out)
 static void free_logged(logged *l, size_t from, size_t to)
 {
     for (size_t i = from; i < to; i++)
-        free(l[i].text);
+        sg_free(l[i].text);
 }
 
 void sg_env_free(sg_env *env)
@@ -156,23 +156,23 @@ void sg_env_free(sg_env *env)
     if (!env)
         return;
     for (size_t i = 0; i < env->nsyms; i++) {
-        free(env->syms[i].source);
-        free(env->syms[i].binding);
+        sg_free(env->syms[i].source);
+        sg_free(env->syms[i].binding);
     }
     for (size_t i = 0; i < env->ninputs; i++)
-        free(env->inputs[i].source);
+        sg_free(env->inputs[i].source);
     free_logged(env->guards, 0, env->nguards);
     free_logged(env->asserts, 0, env->nasserts);
     sg__nodememo_free(&env->hints);
-    free(env->syms);
-    free(env->inputs);
-    free(env->guards);
-    free(env->asserts);
-    free(env->bindings);
+    sg_free(env->syms);
+    sg_free(env->inputs);
+    sg_free(env->guards);
+    sg_free(env->asserts);
+    sg_free(env->bindings);
     sg__idmap_free(&env->symidx);
     sg__idmap_free(&env->answers);
     sg_facts_free(env->facts);
-    free(env);
+    sg_free(env);
 }
 
 sg_facts *sg_env_facts(sg_env *env)
@@ -184,6 +184,7 @@ sg_facts *sg_env_facts(sg_env *env)
 
 static sg_status add_symrec(sg_env *env, const symrec *r)
 {
+    sg_ctx *ctx = env->ctx;
     if (!GROW(env->syms, env->nsyms, env->capsyms) || !sg__idmap_put(&env->symidx, r->sym->id, env->nsyms))
         return sg__nomem(env->ctx);
     env->syms[env->nsyms++] = *r;
@@ -192,9 +193,10 @@ static sg_status add_symrec(sg_env *env, const symrec *r)
 
 static sg_status add_input(sg_env *env, const char *source, const sg_expr *e, unsigned flags)
 {
-    char *s = sg__strdup(source);
+    sg_ctx *ctx = env->ctx;
+    char *s = sg__strdup(ctx, source);
     if (!s || !GROW(env->inputs, env->ninputs, env->capinputs)) {
-        free(s);
+        sg_free(s);
         return sg__nomem(env->ctx);
     }
     env->inputs[env->ninputs].source = s;
@@ -253,11 +255,12 @@ static sg_status check_range_arg(sg_env *env, const char *fn, const sg_interval 
  * already gets _2, _3, ... The counters advance either way. */
 static sg_status new_symbol(sg_env *env, const sg_expr **out, bool backed, const char *source)
 {
+    sg_ctx *ctx = env->ctx;
     char num[32], *name = num;
     snprintf(num, sizeof num, "%c%u", backed ? 's' : 'u', backed ? env->nbacked : env->nunbacked);
     size_t len = 0;
     if (env->opt.stable_names && source) {
-        if (!(name = malloc(strlen(source) + 32)))
+        if (!(name = sg__malloc(ctx, strlen(source) + 32)))
             return sg__nomem(env->ctx);
         name[len++] = backed ? 's' : 'u';
         name[len++] = '_';
@@ -278,7 +281,7 @@ static sg_status new_symbol(sg_env *env, const sg_expr **out, bool backed, const
         s = sg_expr_sym(env->ctx, out, name);
     }
     if (name != num)
-        free(name);
+        sg_free(name);
     if (!s) {
         if (backed)
             env->nbacked++;
@@ -294,15 +297,16 @@ static void rollback(sg_env *env, const sg_env_mark *m);
 static sg_status make_unbacked(sg_env *env, const sg_expr **out, const char *source, int size_like,
                                const sg_interval *user_range)
 {
+    sg_ctx *ctx = env->ctx;
     const sg_expr *sym;
     sg_status s = new_symbol(env, &sym, false, source);
     if (s)
         return s;
     symrec r = {.sym = sym, .size_like = size_like != 0, .pending = true};
-    if (source && !(r.source = sg__strdup(source)))
+    if (source && !(r.source = sg__strdup(ctx, source)))
         return sg__nomem(env->ctx);
     if ((s = add_symrec(env, &r))) {
-        free(r.source);
+        sg_free(r.source);
         return s;
     }
     if (size_like && (s = assume_range(env, sym, env->ctx->zero, NULL)))
@@ -400,10 +404,10 @@ sg_status sg_env_create_backed(sg_env *env, const sg_expr **out, const char *sou
         s = new_symbol(env, &e, true, source);
         symrec r = {.sym = e, .hint = hint, .backed = true, .size_like = is_size,
                     .duckable = dyn == SG_DIM_DUCK && !user_range};
-        if (!s && !(r.source = sg__strdup(source)))
+        if (!s && !(r.source = sg__strdup(ctx, source)))
             s = sg__nomem(ctx);
         if (!s && (s = add_symrec(env, &r)))
-            free(r.source);
+            sg_free(r.source);
         if (!s && is_size) {
             const sg_expr *lo = env->opt.specialize_zero_one ? sg__int_si(ctx, 2) : ctx->zero;
             s = lo ? assume_range(env, e, lo, NULL) : ctx->err;
@@ -483,12 +487,13 @@ typedef enum { OBL_NONE, OBL_REAL, OBL_AT_LEAST_2 } obl_mode;
  * inputs). SG_EDATADEP (message set by the caller) when a symbol has none. */
 static sg_status hint_value_mode(sg_env *env, const sg_expr *e, const sg_expr **out, obl_mode mode)
 {
+    sg_ctx *ctx = env->ctx;
     const sg_expr **fs;
     size_t n;
     sg_status s = sg_expr_free_symbols(env->ctx, &fs, &n, e);
     if (s)
         return s;
-    const sg_expr **vals = malloc((n ? n : 1) * sizeof *vals);
+    const sg_expr **vals = sg__malloc(ctx, (n ? n : 1) * sizeof *vals);
     if (!vals) {
         sg_free(fs);
         return sg__nomem(env->ctx);
@@ -504,7 +509,7 @@ static sg_status hint_value_mode(sg_env *env, const sg_expr *e, const sg_expr **
     }
     if (!s)
         s = sg_expr_eval(env->ctx, out, e, n, fs, vals);
-    free(vals);
+    sg_free(vals);
     sg_free(fs);
     return s;
 }
@@ -519,7 +524,7 @@ static sg_status hint_value(sg_env *env, const sg_expr *e, const sg_expr **out)
     }
     sg_status s = hint_value_mode(env, e, out, OBL_NONE);
     if (!s && e->nargs)
-        sg__nodememo_put(&env->hints, e, *out); /* a cache: out of memory only costs the next lookup */
+        sg__nodememo_put(env->ctx, &env->hints, e, *out); /* a cache: out of memory only costs the next lookup */
     return s;
 }
 
@@ -627,6 +632,7 @@ static sg_status refine_singletons(sg_env *env, const sg_expr *const *fs, size_t
 /* Record the guard g (true at the hints). */
 static sg_status record_guard(sg_env *env, const sg_expr *g, const char *provenance)
 {
+    sg_ctx *ctx = env->ctx;
     if (g->op == SG_OP_TRUE)
         return SG_OK;
     if (env->frozen) {
@@ -643,10 +649,10 @@ static sg_status record_guard(sg_env *env, const sg_expr *g, const char *provena
     }
     const sg_expr **fs = NULL;
     size_t n;
-    char *prov = sg__strdup(provenance);
+    char *prov = sg__strdup(ctx, provenance);
     if (!prov || !GROW(env->guards, env->nguards, env->capguards) ||
         sg_expr_free_symbols(env->ctx, &fs, &n, g) != SG_OK) {
-        free(prov);
+        sg_free(prov);
         return sg__nomem(env->ctx);
     }
     size_t nfacts = sg_facts_count(env->facts);
@@ -655,7 +661,7 @@ static sg_status record_guard(sg_env *env, const sg_expr *g, const char *provena
         s = sg__nomem(env->ctx);
     if (s) {
         /* a guard true at the hints cannot contradict sound knowledge */
-        free(prov);
+        sg_free(prov);
         sg_free(fs);
         sg__facts_truncate(env->facts, nfacts);
         return s == SG_EASSERT ? sg__err(env->ctx, SG_EINTERNAL, "a guard contradicts what is known") : s;
@@ -885,6 +891,7 @@ static const sg_expr *newest_unbacked(sg_env *env, const sg_expr *e)
 
 sg_status sg_env_check(sg_env *env, const sg_expr *cond, const char *msg)
 {
+    sg_ctx *ctx = env ? env->ctx : NULL;
     if (!env)
         return SG_EINVAL;
     sg_status s = check_cond(env, "sg_env_check", cond, true);
@@ -922,16 +929,16 @@ sg_status sg_env_check(sg_env *env, const sg_expr *cond, const char *msg)
         return record_guard(env, r, msg);
     }
     /* a runtime assertion, used for reasoning from now on */
-    char *m = sg__strdup(msg);
+    char *m = sg__strdup(ctx, msg);
     if (!m || !GROW(env->asserts, env->nasserts, env->capasserts)) {
-        free(m);
+        sg_free(m);
         return sg__nomem(env->ctx);
     }
     size_t nfacts = sg_facts_count(env->facts);
     const sg_expr **fs = NULL;
     size_t nfs;
     if (sg_expr_free_symbols(env->ctx, &fs, &nfs, cond) != SG_OK) {
-        free(m);
+        sg_free(m);
         return sg__nomem(env->ctx);
     }
     s = sg_facts_assume(env->facts, cond);
@@ -939,7 +946,7 @@ sg_status sg_env_check(sg_env *env, const sg_expr *cond, const char *msg)
         s = sg__nomem(env->ctx);
     sg_free(fs);
     if (s) {
-        free(m);
+        sg_free(m);
         sg__facts_truncate(env->facts, nfacts);
         if (s == SG_EASSERT) {
             if (print_to(env, &text, cond) != SG_OK)
@@ -987,6 +994,7 @@ const sg_expr *sg_env_pending(const sg_env *env, size_t k)
 
 sg_status sg_env_bind_unbacked(sg_env *env, const sg_expr *sym, const char *path)
 {
+    sg_ctx *ctx = env ? env->ctx : NULL;
     if (!env)
         return SG_EINVAL;
     if (!sym || !path)
@@ -995,9 +1003,9 @@ sg_status sg_env_bind_unbacked(sg_env *env, const sg_expr *sym, const char *path
     if (!r || !r->pending)
         return sg__err(env->ctx, SG_EINVAL, "sg_env_bind_unbacked: %s is not a pending unbacked symbol",
                        sym->op == SG_OP_SYM ? sym->u.name : "the expression");
-    char *p = sg__strdup(path);
+    char *p = sg__strdup(ctx, path);
     if (!p || !GROW(env->bindings, env->nbindings, env->capbindings)) {
-        free(p);
+        sg_free(p);
         return sg__nomem(env->ctx);
     }
     r->binding = p;
@@ -1031,6 +1039,7 @@ sg_status sg_env_rename_unbacked(sg_env *env, const sg_expr *from, const sg_expr
 {
     if (!env)
         return SG_EINVAL;
+    sg_ctx *ctx = env->ctx;
     if (!from || !to)
         return sg__err(env->ctx, SG_EINVAL, "sg_env_rename_unbacked: NULL argument");
     symrec *a = rec_of(env, from), *b = rec_of(env, to);
@@ -1078,13 +1087,13 @@ static void rollback(sg_env *env, const sg_env_mark *m)
 {
     while (env->nbindings > m->nbindings) {
         symrec *r = &env->syms[env->bindings[--env->nbindings]];
-        free(r->binding);
+        sg_free(r->binding);
         r->binding = NULL;
         r->pending = true;
     }
     for (size_t i = m->nsyms; i < env->nsyms; i++) {
-        free(env->syms[i].source);
-        free(env->syms[i].binding);
+        sg_free(env->syms[i].source);
+        sg_free(env->syms[i].binding);
     }
     if (env->nsyms > m->nsyms) {
         env->nsyms = m->nsyms;
@@ -1093,7 +1102,7 @@ static void rollback(sg_env *env, const sg_env_mark *m)
             sg__idmap_put(&env->symidx, env->syms[i].sym->id, i); /* cannot grow: fewer entries */
     }
     for (size_t i = m->ninputs; i < env->ninputs; i++)
-        free(env->inputs[i].source);
+        sg_free(env->inputs[i].source);
     env->ninputs = m->ninputs < env->ninputs ? m->ninputs : env->ninputs;
     free_logged(env->guards, m->nguards, env->nguards);
     env->nguards = m->nguards < env->nguards ? m->nguards : env->nguards;
@@ -1137,6 +1146,7 @@ sg_status sg_env_mark_restore(sg_env *env, const sg_env_mark *m)
 
 sg_status sg_env_copy(sg_env **out, const sg_env *env)
 {
+    sg_ctx *ctx = env ? env->ctx : NULL;
     if (!env)
         return SG_EINVAL;
     if (!out)
@@ -1149,27 +1159,27 @@ sg_status sg_env_copy(sg_env **out, const sg_env *env)
     bool ok = true;
     for (size_t i = 0; i < env->nsyms && ok; i++) {
         symrec r = env->syms[i];
-        r.source = r.source ? sg__strdup(r.source) : NULL;
-        r.binding = r.binding ? sg__strdup(r.binding) : NULL;
+        r.source = r.source ? sg__strdup(ctx, r.source) : NULL;
+        r.binding = r.binding ? sg__strdup(ctx, r.binding) : NULL;
         ok = (!env->syms[i].source || r.source) && (!env->syms[i].binding || r.binding) && !add_symrec(c, &r);
     }
     for (size_t i = 0; i < env->ninputs && ok; i++)
         ok = !add_input(c, env->inputs[i].source, env->inputs[i].expr, env->inputs[i].flags);
     for (size_t i = 0; i < env->nguards && ok; i++) {
-        char *t = sg__strdup(env->guards[i].text);
+        char *t = sg__strdup(ctx, env->guards[i].text);
         ok = t && GROW(c->guards, c->nguards, c->capguards);
         if (ok)
             c->guards[c->nguards++] = (logged){env->guards[i].e, t, NULL};
         else
-            free(t);
+            sg_free(t);
     }
     for (size_t i = 0; i < env->nasserts && ok; i++) {
-        char *t = sg__strdup(env->asserts[i].text);
+        char *t = sg__strdup(ctx, env->asserts[i].text);
         ok = t && GROW(c->asserts, c->nasserts, c->capasserts);
         if (ok)
             c->asserts[c->nasserts++] = (logged){env->asserts[i].e, t, env->asserts[i].key};
         else
-            free(t);
+            sg_free(t);
     }
     for (size_t i = 0; i < env->nbindings && ok; i++) {
         ok = GROW(c->bindings, c->nbindings, c->capbindings);
@@ -1246,6 +1256,7 @@ static sg_status to_sources(sg_env *env, guardset *G, const sg_expr *e, const sg
  * an input equality. */
 static sg_status push_item(sg_env *env, guardset *G, const sg_expr *e, const sg_expr *lhs, const sg_expr *rhs)
 {
+    sg_ctx *ctx = env->ctx;
     const sg_expr *r;
     sg_status s = to_sources(env, G, e, &r);
     if (s)
@@ -1255,7 +1266,7 @@ static sg_status push_item(sg_env *env, guardset *G, const sg_expr *e, const sg_
     for (size_t i = 0; i < G->items.n; i++)
         if (G->items.v[i] == r)
             return SG_OK;
-    return sg__list_push(&G->items, r) && sg__list_push(&G->lhs, lhs) && sg__list_push(&G->rhs, rhs)
+    return sg__list_push(ctx, &G->items, r) && sg__list_push(ctx, &G->lhs, lhs) && sg__list_push(ctx, &G->rhs, rhs)
                ? SG_OK
                : sg__nomem(env->ctx);
 }
@@ -1302,8 +1313,8 @@ sg_status sg_env_produce_guards_sides(sg_env *env, unsigned flags, const sg_expr
     *n = 0;
     sg_ctx *ctx = env->ctx;
     guardset G = {{0}, {0}, {0}, NULL, NULL, 0};
-    G.from = malloc((env->nsyms ? env->nsyms : 1) * sizeof *G.from);
-    G.to = malloc((env->nsyms ? env->nsyms : 1) * sizeof *G.to);
+    G.from = sg__malloc(ctx, (env->nsyms ? env->nsyms : 1) * sizeof *G.from);
+    G.to = sg__malloc(ctx, (env->nsyms ? env->nsyms : 1) * sizeof *G.to);
     sg_status s = G.from && G.to ? SG_OK : sg__nomem(ctx);
     for (size_t i = 0; i < env->nsyms && !s; i++)
         if (env->syms[i].source) {
@@ -1371,8 +1382,8 @@ sg_status sg_env_produce_guards_sides(sg_env *env, unsigned flags, const sg_expr
         if (!s && iv.hi && !(s = sg_expr_rel(ctx, &c, SG_REL_LE, r->sym, iv.hi)))
             s = push_item(env, &G, c, NULL, NULL);
     }
-    free(G.from);
-    free(G.to);
+    sg_free(G.from);
+    sg_free(G.to);
     if (s) {
         sg__list_free(&G.items);
         sg__list_free(&G.lhs);

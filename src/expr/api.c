@@ -358,7 +358,7 @@ sg_status sg_expr_num_str(sg_ctx *ctx, char **out, const sg_expr *e, size_t i)
     const fmpz *z = num_at(e, i);
     if (!z)
         return sg__err(ctx, SG_EINVAL, "sg_expr_num_str: no number %zu in this node", i);
-    sg__buf b = {0};
+    sg__buf b = {.ctx = ctx};
     sg__buf_fmpz(&b, z);
     *out = sg__buf_take(&b);
     return *out ? SG_OK : sg__nomem(ctx);

@@ -154,6 +154,7 @@ static sg_status ev_div(evaluator *E, const sg_expr *e, fmpz_t out)
 /* Truth value of a boolean node, as 0/1 in out. */
 static sg_status ev_node(evaluator *E, const sg_expr *e, fmpz_t out)
 {
+    sg_ctx *ctx = E->syms.ctx; /* E->ctx is NULL for sg__eval_fmpz */
     sg_status s = SG_OK;
     fmpz_t v;
     fmpz_init(v);
@@ -173,7 +174,7 @@ static sg_status ev_node(evaluator *E, const sg_expr *e, fmpz_t out)
     case SG_OP_MUL: {
         /* A zero factor decides the product, even where another factor
          * cannot be evaluated (0 << 2**70 is 0, as in Python). */
-        fmpz *f = malloc(e->nargs * sizeof *f);
+        fmpz *f = sg__malloc(ctx, e->nargs * sizeof *f);
         if (!f) {
             s = sg__nomem(E->ctx);
             break;
@@ -203,7 +204,7 @@ static sg_status ev_node(evaluator *E, const sg_expr *e, fmpz_t out)
         }
         for (size_t i = 0; i < e->nargs; i++)
             fmpz_clear(f + i);
-        free(f);
+        sg_free(f);
         break;
     }
     case SG_OP_POW: {
@@ -294,6 +295,7 @@ static sg_status ev_node(evaluator *E, const sg_expr *e, fmpz_t out)
 
 static sg_status ev(evaluator *E, const sg_expr *e, fmpz_t out)
 {
+    sg_ctx *ctx = E->syms.ctx; /* E->ctx is NULL for sg__eval_fmpz */
     switch ((sg_op)e->op) {
     case SG_OP_INT:
         fmpz_set(out, &e->u.val);
@@ -322,7 +324,7 @@ static sg_status ev(evaluator *E, const sg_expr *e, fmpz_t out)
     sg_status s = ev_node(E, e, out);
     if (s)
         return s;
-    if (!sg__grow((void **)&E->cache, &E->capcache, E->ncache + 1, sizeof *E->cache))
+    if (!sg__grow(ctx, (void **)&E->cache, &E->capcache, E->ncache + 1, sizeof *E->cache))
         return sg__nomem(E->ctx);
     fmpz_init_set(E->cache + E->ncache, out);
     if (!sg__idmap_put(&E->memo, e->id, E->ncache)) {
@@ -338,7 +340,7 @@ sg_status sg__eval(sg_ctx *ctx, const sg_expr *e, size_t n, const sg_expr *const
 {
     evaluator E = {.ctx = ctx, .max_bits = ctx->max_bits, .vals = vals};
     sg_status s = SG_OK;
-    if (!sg__idmap_init(&E.syms, n) || !sg__idmap_init(&E.memo, 16)) {
+    if (!sg__idmap_init(ctx, &E.syms, n) || !sg__idmap_init(ctx, &E.memo, 16)) {
         s = sg__nomem(ctx);
         goto done;
     }
@@ -359,7 +361,7 @@ sg_status sg__eval(sg_ctx *ctx, const sg_expr *e, size_t n, const sg_expr *const
     /* Errors of operands that did not decide the answer are internal: a
      * successful evaluation leaves the context's last error as it was. */
     sg_status prev = ctx->err;
-    char *prev_msg = prev ? strdup(ctx->msg) : NULL;
+    char *prev_msg = prev ? sg__strdup(ctx, ctx->msg) : NULL;
     fmpz_t v;
     fmpz_init(v);
     s = ev(&E, e, v);
@@ -370,7 +372,7 @@ sg_status sg__eval(sg_ctx *ctx, const sg_expr *e, size_t n, const sg_expr *const
         else if (!prev)
             ctx->msg[0] = '\0';
     }
-    free(prev_msg);
+    sg_free(prev_msg);
     if (!s) {
         if (e->sort == SG_SORT_BOOL)
             *out = sg__bool(ctx, !fmpz_is_zero(v));
@@ -381,7 +383,7 @@ sg_status sg__eval(sg_ctx *ctx, const sg_expr *e, size_t n, const sg_expr *const
 done:
     for (size_t i = 0; i < E.ncache; i++)
         fmpz_clear(E.cache + i);
-    free(E.cache);
+    sg_free(E.cache);
     sg__idmap_free(&E.syms);
     sg__idmap_free(&E.memo);
     return s;
@@ -389,11 +391,12 @@ done:
 
 sg_status sg__eval_fmpz(fmpz_t out, const sg_expr *e, const sg__idmap *syms, const fmpz *vals, size_t max_bits)
 {
+    sg_ctx *ctx = syms->ctx;
     evaluator E = {.ctx = NULL, .max_bits = max_bits, .syms = *syms, .fvals = vals};
-    sg_status s = sg__idmap_init(&E.memo, 16) ? ev(&E, e, out) : SG_ENOMEM;
+    sg_status s = sg__idmap_init(ctx, &E.memo, 16) ? ev(&E, e, out) : SG_ENOMEM;
     for (size_t i = 0; i < E.ncache; i++)
         fmpz_clear(E.cache + i);
-    free(E.cache);
+    sg_free(E.cache);
     sg__idmap_free(&E.memo);
     return s;
 }
@@ -463,9 +466,11 @@ const sg_expr *sg__nodememo_get(const sg__nodememo *m, const sg_expr *e)
     return i ? m->v[*i] : NULL;
 }
 
-bool sg__nodememo_put(sg__nodememo *m, const sg_expr *e, const sg_expr *r)
+bool sg__nodememo_put(sg_ctx *ctx, sg__nodememo *m, const sg_expr *e, const sg_expr *r)
 {
-    if (!sg__grow((void **)&m->v, &m->cap, m->n + 1, sizeof *m->v))
+    if (!m->idx.cap)
+        m->idx.ctx = ctx; /* the map allocates on its first put */
+    if (!sg__grow(ctx, (void **)&m->v, &m->cap, m->n + 1, sizeof *m->v))
         return false;
     if (!sg__idmap_put(&m->idx, e->id, m->n))
         return false;
@@ -483,7 +488,7 @@ void sg__nodememo_reset(sg__nodememo *m)
 void sg__nodememo_free(sg__nodememo *m)
 {
     sg__idmap_free(&m->idx);
-    free(m->v);
+    sg_free(m->v);
     m->v = NULL;
     m->n = m->cap = 0;
 }
@@ -491,7 +496,7 @@ void sg__nodememo_free(sg__nodememo *m)
 const sg_expr *sg__map_args(sg_ctx *ctx, const sg_expr *e, sg__map_fn fn, void *user)
 {
     const sg_expr *small[8], **args = small;
-    if (e->nargs > 8 && !(args = malloc(e->nargs * sizeof *args)))
+    if (e->nargs > 8 && !(args = sg__malloc(ctx, e->nargs * sizeof *args)))
         return sg__nomem(ctx), NULL;
     bool same = true;
     const sg_expr *r = NULL;
@@ -504,7 +509,7 @@ const sg_expr *sg__map_args(sg_ctx *ctx, const sg_expr *e, sg__map_fn fn, void *
     if (i == e->nargs)
         r = same ? e : sg__rebuild(ctx, e, args);
     if (args != small)
-        free(args);
+        sg_free(args);
     return r;
 }
 
@@ -530,7 +535,7 @@ static const sg_expr *sub(void *user, const sg_expr *e)
     if (r)
         return r;
     r = sg__map_args(S->ctx, e, sub, S);
-    if (r && !sg__nodememo_put(&S->memo, e, r))
+    if (r && !sg__nodememo_put(S->ctx, &S->memo, e, r))
         return sg__nomem(S->ctx), NULL;
     return r;
 }
@@ -554,7 +559,7 @@ sg_status sg_expr_subs(sg_ctx *ctx, const sg_expr **out, const sg_expr *e, size_
     }
     sg__idmap from = {0};
     sg_status s = SG_OK;
-    if (!sg__idmap_init(&from, n))
+    if (!sg__idmap_init(ctx, &from, n))
         s = sg__nomem(ctx);
     for (size_t i = 0; i < n && !s; i++)
         if (!sg__idmap_put(&from, syms[i]->id, i))
@@ -585,6 +590,7 @@ typedef struct {
 
 static void collect(collector *C, const sg_expr *e)
 {
+    sg_ctx *ctx = C->seen.ctx;
     if (C->oom || sg__idmap_find(&C->seen, e->id))
         return;
     if (!sg__idmap_put(&C->seen, e->id, 0)) {
@@ -592,7 +598,7 @@ static void collect(collector *C, const sg_expr *e)
         return;
     }
     if (e->op == SG_OP_SYM) {
-        if (!sg__grow((void **)&C->syms, &C->cap, C->n + 1, sizeof *C->syms)) {
+        if (!sg__grow(ctx, (void **)&C->syms, &C->cap, C->n + 1, sizeof *C->syms)) {
             C->oom = true;
             return;
         }
@@ -612,14 +618,14 @@ sg_status sg_expr_free_symbols(sg_ctx *ctx, const sg_expr ***out, size_t *n, con
     *out = NULL;
     *n = 0;
     collector C = {0};
-    if (!sg__idmap_init(&C.seen, 16)) {
+    if (!sg__idmap_init(ctx, &C.seen, 16)) {
         sg__idmap_free(&C.seen);
         return sg__nomem(ctx);
     }
     collect(&C, e);
     sg__idmap_free(&C.seen);
     if (C.oom) {
-        free(C.syms);
+        sg_free(C.syms);
         return sg__nomem(ctx);
     }
     sg__sort_by_id(C.syms, C.n);

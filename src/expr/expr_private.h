@@ -143,7 +143,7 @@ typedef struct sg__nodememo {
     size_t n, cap;
 } sg__nodememo;
 const sg_expr *sg__nodememo_get(const sg__nodememo *m, const sg_expr *e);
-bool sg__nodememo_put(sg__nodememo *m, const sg_expr *e, const sg_expr *r);
+bool sg__nodememo_put(sg_ctx *ctx, sg__nodememo *m, const sg_expr *e, const sg_expr *r);
 void sg__nodememo_reset(sg__nodememo *m);
 void sg__nodememo_free(sg__nodememo *m);
 

@@ -68,7 +68,7 @@ static bool node_equal(const sg_expr *e, sg_op op, sg_sort sort, size_t nargs, c
 static bool table_grow(sg_ctx *ctx)
 {
     size_t cap = ctx->table_cap ? ctx->table_cap * 2 : 1024;
-    const sg_expr **t = calloc(cap, sizeof *t);
+    const sg_expr **t = sg__calloc(ctx, cap, sizeof *t);
     if (!t)
         return false;
     for (size_t i = 0; i < ctx->table_cap; i++) {
@@ -80,7 +80,7 @@ static bool table_grow(sg_ctx *ctx)
             j = (j + 1) & (cap - 1);
         t[j] = e;
     }
-    free(ctx->table);
+    sg_free(ctx->table);
     ctx->table = t;
     ctx->table_cap = cap;
     return true;
@@ -93,7 +93,7 @@ static bool reserve_bignums(sg_ctx *ctx, size_t extra)
     size_t cap = ctx->capbignums ? ctx->capbignums : 16;
     while (cap < ctx->nbignums + extra)
         cap *= 2;
-    fmpz **p = realloc(ctx->bignums, cap * sizeof *p);
+    fmpz **p = sg__realloc(ctx, ctx->bignums, cap * sizeof *p);
     if (!p)
         return false;
     ctx->bignums = p;
@@ -136,7 +136,7 @@ static const sg_expr *intern_canon(sg_ctx *ctx, sg_op op, sg_sort sort, size_t n
         fmpz_set(v, val);
         sg__fmpz_canon(v);
     }
-    if (nums && !(n = malloc(nargs * sizeof *n))) {
+    if (nums && !(n = sg__malloc(ctx, nargs * sizeof *n))) {
         fmpz_clear(v);
         return sg__nomem(ctx), NULL;
     }
@@ -147,7 +147,7 @@ static const sg_expr *intern_canon(sg_ctx *ctx, sg_op op, sg_sort sort, size_t n
     const sg_expr *e = sg__intern(ctx, op, sort, nargs, args, n, val ? v : NULL, NULL, 0);
     for (size_t i = 0; n && i < nargs; i++)
         fmpz_clear(n + i);
-    free(n);
+    sg_free(n);
     fmpz_clear(v);
     return e;
 }
@@ -278,12 +278,23 @@ void sg__sort_by_id(const sg_expr **a, size_t n)
 
 sg_status sg_ctx_new(sg_ctx **out)
 {
+    sg_allocator a;
+    sg__alloc_default(&a);
+    return sg_ctx_new_with_allocator(out, &a);
+}
+
+sg_status sg_ctx_new_with_allocator(sg_ctx **out, const sg_allocator *alloc)
+{
     if (!out)
         return SG_EINVAL;
     *out = NULL;
-    sg_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!alloc || !alloc->malloc || !alloc->realloc || !alloc->free)
+        return SG_EINVAL;
+    sg_ctx tmp = {.alloc = *alloc}; /* the context itself comes from the allocator */
+    sg_ctx *ctx = sg__calloc(&tmp, 1, sizeof *ctx);
     if (!ctx)
         return SG_ENOMEM;
+    ctx->alloc = *alloc;
     sg__ctx_init_base(ctx);
     ctx->next_id = 1;
     ctx->zero = sg__int_si(ctx, 0);
@@ -305,11 +316,11 @@ void sg_ctx_free(sg_ctx *ctx)
         return;
     for (size_t i = 0; i < ctx->nbignums; i++)
         fmpz_clear(ctx->bignums[i]);
-    free(ctx->bignums);
-    free(ctx->table);
-    free(ctx->memo);
+    sg_free(ctx->bignums);
+    sg_free(ctx->table);
+    sg_free(ctx->memo);
     sg__ctx_free_base(ctx);
-    free(ctx);
+    sg_free(ctx);
 }
 
 static size_t memo_slot(uint32_t tag, const sg_expr *a, const sg_expr *b)
@@ -332,7 +343,7 @@ const sg_expr *sg__memo_get(sg_ctx *ctx, uint32_t tag, const sg_expr *a, const s
 void sg__memo_put(sg_ctx *ctx, uint32_t tag, const sg_expr *a, const sg_expr *b, const sg_expr *r)
 {
     if (!ctx->memo) {
-        if (ctx->memo_failed || !(ctx->memo = calloc(SG_MEMO_SIZE, sizeof *ctx->memo))) {
+        if (ctx->memo_failed || !(ctx->memo = sg__calloc(ctx, SG_MEMO_SIZE, sizeof *ctx->memo))) {
             ctx->memo_failed = true; /* the memo is an optimization: go on without it */
             return;
         }

@@ -29,7 +29,7 @@ static const sg_expr **flatten(sg_ctx *ctx, sg_op op, size_t n, const sg_expr *c
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += args[i]->op == op ? args[i]->nargs : 1;
-    const sg_expr **list = malloc((total ? total : 1) * sizeof *list);
+    const sg_expr **list = sg__malloc(ctx, (total ? total : 1) * sizeof *list);
     if (!list) {
         sg__nomem(ctx);
         return NULL;
@@ -64,9 +64,9 @@ const sg_expr *sg__minmax(sg_ctx *ctx, sg_op op, size_t n, const sg_expr *const 
     if (!list)
         return NULL;
     const sg_expr *res = NULL;
-    based *b = malloc(cnt * sizeof *b);
+    based *b = sg__malloc(ctx, cnt * sizeof *b);
     if (!b) {
-        free(list);
+        sg_free(list);
         return sg__nomem(ctx), NULL;
     }
     /* Arguments that differ by a constant are decided: keep the larger
@@ -105,7 +105,7 @@ const sg_expr *sg__minmax(sg_ctx *ctx, sg_op op, size_t n, const sg_expr *const 
     }
     for (size_t i = 0; i < nb; i++)
         fmpz_clear(&b[i].off);
-    free(b);
+    sg_free(b);
     if (ok) {
         /* Absorption: Min(x, Max(x, y)) = x and Max(x, Min(x, y)) = x. */
         sg_op dual = op == SG_OP_MAX ? SG_OP_MIN : SG_OP_MAX;
@@ -121,7 +121,7 @@ const sg_expr *sg__minmax(sg_ctx *ctx, sg_op op, size_t n, const sg_expr *const 
         cnt = sort_unique(list, k);
         res = cnt == 1 ? list[0] : sg__intern(ctx, op, SG_SORT_INT, cnt, list, NULL, NULL, NULL, 0);
     }
-    free(list);
+    sg_free(list);
     return res;
 }
 
@@ -248,6 +248,6 @@ const sg_expr *sg__bitop(sg_ctx *ctx, sg_op op, const sg_expr *a, const sg_expr 
     }
 done:
     fmpz_clear(acc);
-    free(list);
+    sg_free(list);
     return res;
 }

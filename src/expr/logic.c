@@ -109,7 +109,7 @@ const sg_expr *sg__not(sg_ctx *ctx, const sg_expr *a)
     }
     case SG_OP_AND:
     case SG_OP_OR: {
-        const sg_expr **neg = malloc(a->nargs * sizeof *neg);
+        const sg_expr **neg = sg__malloc(ctx, a->nargs * sizeof *neg);
         if (!neg)
             return sg__nomem(ctx), NULL;
         const sg_expr *res = NULL;
@@ -119,7 +119,7 @@ const sg_expr *sg__not(sg_ctx *ctx, const sg_expr *a)
                 break;
         if (i == a->nargs)
             res = sg__andor(ctx, a->op == SG_OP_AND ? SG_OP_OR : SG_OP_AND, a->nargs, neg);
-        free(neg);
+        sg_free(neg);
         return res;
     }
     default:
@@ -209,7 +209,7 @@ const sg_expr *sg__andor(sg_ctx *ctx, sg_op op, size_t n, const sg_expr *const *
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += args[i]->op == op ? args[i]->nargs : 1;
-    const sg_expr **list = malloc((total ? total : 1) * sizeof *list);
+    const sg_expr **list = sg__malloc(ctx, (total ? total : 1) * sizeof *list);
     if (!list)
         return sg__nomem(ctx), NULL;
     size_t k = 0;
@@ -266,6 +266,6 @@ const sg_expr *sg__andor(sg_ctx *ctx, sg_op op, size_t n, const sg_expr *const *
     else
         res = sg__intern(ctx, op, SG_SORT_BOOL, k, list, NULL, NULL, NULL, 0);
 done:
-    free(list);
+    sg_free(list);
     return res;
 }

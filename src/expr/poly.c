@@ -19,7 +19,7 @@ void sg__poly_clear(sg__poly *p)
 {
     for (size_t i = 0; i < p->n; i++)
         fmpz_clear(&p->t[i].k);
-    free(p->t);
+    sg_free(p->t);
     fmpz_clear(&p->c);
     p->t = NULL;
     p->n = p->cap = 0;
@@ -43,7 +43,7 @@ bool sg__poly_push(sg_ctx *ctx, sg__poly *p, const fmpz_t k, const sg_expr *m)
             sg__err(ctx, SG_ELIMIT, "polynomial with more than %zu terms", ctx->max_terms);
             return false;
         }
-        sg__term *t = realloc(p->t, cap * sizeof *t);
+        sg__term *t = sg__realloc(ctx, p->t, cap * sizeof *t);
         if (!t) {
             sg__nomem(ctx);
             return false;
@@ -280,11 +280,11 @@ const sg_expr *sg__poly_get(sg_ctx *ctx, sg__poly *p)
     const sg_expr **args = sargs;
     fmpz *nums = snums;
     if (p->n > SG_SMALL) {
-        args = malloc(p->n * sizeof *args);
-        nums = malloc(p->n * sizeof *nums);
+        args = sg__malloc(ctx, p->n * sizeof *args);
+        nums = sg__malloc(ctx, p->n * sizeof *nums);
         if (!args || !nums) {
-            free(args);
-            free(nums);
+            sg_free(args);
+            sg_free(nums);
             return sg__nomem(ctx), NULL;
         }
     }
@@ -294,8 +294,8 @@ const sg_expr *sg__poly_get(sg_ctx *ctx, sg__poly *p)
     }
     const sg_expr *e = sg__intern(ctx, SG_OP_ADD, SG_SORT_INT, p->n, args, nums, &p->c, NULL, 0);
     if (args != sargs) {
-        free(args);
-        free(nums);
+        sg_free(args);
+        sg_free(nums);
     }
     return e;
 }
@@ -342,12 +342,12 @@ static bool mono_buf_init(sg_ctx *ctx, mono_buf *b, size_t cap)
     b->exps = b->sexps;
     if (cap <= SG_SMALL)
         return true;
-    b->atoms = malloc(cap * sizeof *b->atoms);
-    b->exps = malloc(cap * sizeof *b->exps);
+    b->atoms = sg__malloc(ctx, cap * sizeof *b->atoms);
+    b->exps = sg__malloc(ctx, cap * sizeof *b->exps);
     if (b->atoms && b->exps)
         return true;
-    free(b->atoms);
-    free(b->exps);
+    sg_free(b->atoms);
+    sg_free(b->exps);
     sg__nomem(ctx);
     return false;
 }
@@ -358,8 +358,8 @@ static void mono_buf_free(mono_buf *b, size_t n)
     for (size_t k = 0; k < n; k++)
         fmpz_clear(b->exps + k);
     if (b->atoms != b->satoms) {
-        free(b->atoms);
-        free(b->exps);
+        sg_free(b->atoms);
+        sg_free(b->exps);
     }
 }
 

@@ -19,6 +19,7 @@ typedef struct chunk {
 } chunk;
 
 struct sg__ast {
+    sg_ctx *ctx; /* whose allocator */
     chunk *chunks;
     sg__py *module;
 };
@@ -28,7 +29,7 @@ static void *arena(sg__ast *a, size_t n)
     n = (n + 15) & ~(size_t)15;
     if (!a->chunks || a->chunks->size - a->chunks->used < n) {
         size_t size = n > 16384 ? n : 16384;
-        chunk *c = malloc(sizeof *c + size);
+        chunk *c = sg__malloc(a->ctx, sizeof *c + size);
         if (!c)
             return NULL;
         c->next = a->chunks;
@@ -48,10 +49,10 @@ void sg__ast_free(sg__ast *a)
     chunk *c = a->chunks;
     while (c) {
         chunk *n = c->next;
-        free(c);
+        sg_free(c);
         c = n;
     }
-    free(a);
+    sg_free(a);
 }
 
 const sg__py *sg__ast_module(const sg__ast *a)
@@ -1025,8 +1026,9 @@ static sg__py *parse_with(P *p)
  * Python prints them), for the walker to ignore */
 static sg__py *parse_import(P *p)
 {
+    sg_ctx *ctx = p->ctx;
     const tok *at = peek(p);
-    sg__buf b = {0};
+    sg__buf b = {.ctx = ctx};
     bool glue = true, from = is_name(at, "from"), want_name = false;
     while (peek(p)->k != T_NEWLINE && peek(p)->k != T_END && !is_op(peek(p), ";")) {
         const tok *t = &p->t[p->at];
@@ -1055,7 +1057,7 @@ static sg__py *parse_import(P *p)
     tok span = {.p = text, .n = text ? (uint32_t)strlen(text) : 0};
     if (n && !(n->s = name_of(p, &span)))
         n = NULL;
-    free(text);
+    sg_free(text);
     if (!text && !p->st)
         p->st = sg__nomem(p->ctx);
     return n;
@@ -1160,9 +1162,10 @@ sg_status sg__py_parse(sg_ctx *ctx, sg__ast **out, const char *source, size_t le
     *out = NULL;
     if (len > SG_PY_MAX_SOURCE)
         return sg__err(ctx, SG_ELIMIT, "line 1, column 1: a program of more than %zu bytes", SG_PY_MAX_SOURCE);
-    sg__ast *a = calloc(1, sizeof *a);
+    sg__ast *a = sg__calloc(ctx, 1, sizeof *a);
     if (!a)
         return sg__nomem(ctx);
+    a->ctx = ctx;
     P p = {.ctx = ctx, .ast = a, .src = source ? source : "", .end = (source ? source : "") + len};
     if (tokenize(&p)) {
         tok start = {.line = 1, .col = 1};

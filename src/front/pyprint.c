@@ -329,7 +329,7 @@ static void block(out *o, const sg__py *b, int indent)
 
 sg_status sg__py_print(sg_ctx *ctx, char **out_text, const sg__py *module)
 {
-    out o = {{0}};
+    out o = {.b = {.ctx = ctx}};
     block(&o, module, 0);
     *out_text = sg__buf_take(&o.b);
     return *out_text ? SG_OK : sg__nomem(ctx);

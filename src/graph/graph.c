@@ -23,7 +23,7 @@ sg_status sg__graph_new(sg_env *env, sg__graph **out)
 {
     sg_ctx *ctx = sg_env_ctx(env);
     *out = NULL;
-    sg__graph *g = calloc(1, sizeof *g);
+    sg__graph *g = sg__calloc(ctx, 1, sizeof *g);
     if (!g)
         return sg__nomem(ctx);
     g->ctx = ctx;
@@ -36,20 +36,21 @@ void sg__graph_free(sg__graph *g)
 {
     if (!g)
         return;
-    free(g->vals);
-    free(g->nodes);
-    free(g->args);
-    free(g->exprs);
-    free(g->ids);
-    free(g);
+    sg_free(g->vals);
+    sg_free(g->nodes);
+    sg_free(g->args);
+    sg_free(g->exprs);
+    sg_free(g->ids);
+    sg_free(g);
 }
 
 /* Room for n more entries of the array *a (count *used, capacity *cap). */
 static sg_status room(sg__graph *g, void **a, size_t *cap, size_t used, size_t n, size_t elem)
 {
+    sg_ctx *ctx = g->ctx;
     if (used + n > UINT32_MAX - 1)
         return sg__err(g->ctx, SG_ELIMIT, "graph: more than 2**32 entries");
-    return sg__grow(a, cap, used + n, elem) ? SG_OK : sg__nomem(g->ctx);
+    return sg__grow(ctx, a, cap, used + n, elem) ? SG_OK : sg__nomem(g->ctx);
 }
 
 sg_status sg__graph_exprs(sg__graph *g, uint32_t *off, const sg_expr *const *e, size_t n)
@@ -240,7 +241,8 @@ sg_status sg__graph_assert(sg__graph *g, const sg_expr *cond, uint32_t line)
 
 sg_status sg__graph_output(sg__graph *g, const uint32_t *vals, size_t n)
 {
-    sg__garg *a = n ? malloc(n * sizeof *a) : NULL;
+    sg_ctx *ctx = g->ctx;
+    sg__garg *a = n ? sg__malloc(ctx, n * sizeof *a) : NULL;
     if (n && !a)
         return sg__nomem(g->ctx);
     for (size_t i = 0; i < n; i++)
@@ -250,7 +252,7 @@ sg_status sg__graph_output(sg__graph *g, const uint32_t *vals, size_t n)
     sg_status s = new_node(g, &node, SG_N_OUTPUT, SG_NOVAL);
     if (!s)
         s = push_args(g, &off, a, n);
-    free(a);
+    sg_free(a);
     if (s)
         return s;
     node->args = off;
@@ -385,8 +387,9 @@ static sg_status lint_bind(linter *L, const sg__gnode *n)
 
 sg_status sg__graph_lint(const sg__graph *g)
 {
+    sg_ctx *ctx = g->ctx;
     linter L = {.g = g};
-    if (!sg__idmap_init(&L.bound, 16))
+    if (!sg__idmap_init(ctx, &L.bound, 16))
         return sg__nomem(g->ctx);
     sg_status s = SG_OK;
     if (!g->nnodes || g->nodes[g->nnodes - 1].kind != SG_N_OUTPUT) {

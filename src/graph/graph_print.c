@@ -74,15 +74,15 @@ static void name_value(namer *N, uint32_t v, const char *base)
 
 #define NRESERVED (sizeof reserved_names / sizeof *reserved_names)
 
-static bool namer_init(namer *N, size_t nvals)
+static bool namer_init(sg_ctx *ctx, namer *N, size_t nvals)
 {
     size_t n = nvals + NRESERVED;
     N->cap = 16;
     while (N->cap < 4 * n)
         N->cap *= 2;
-    N->name = calloc(n, sizeof *N->name);
-    N->slot = calloc(N->cap, sizeof *N->slot);
-    N->tries = calloc(N->cap, sizeof *N->tries);
+    N->name = sg__calloc(ctx, n, sizeof *N->name);
+    N->slot = sg__calloc(ctx, N->cap, sizeof *N->slot);
+    N->tries = sg__calloc(ctx, N->cap, sizeof *N->tries);
     if (!N->name || !N->slot || !N->tries)
         return false;
     for (size_t i = 0; i < NRESERVED; i++) { /* entries nvals.. of name[] */
@@ -96,9 +96,9 @@ static bool namer_init(namer *N, size_t nvals)
 
 static void namer_free(namer *N)
 {
-    free(N->name);
-    free(N->slot);
-    free(N->tries);
+    sg_free(N->name);
+    sg_free(N->slot);
+    sg_free(N->tries);
 }
 
 /* The base of a node's name: a placeholder's own, a call's operator name. */
@@ -254,14 +254,15 @@ static void name_all(const sg__graph *g, namer *N)
 
 sg_status sg__graph_print(const sg__graph *g, char **out)
 {
+    sg_ctx *ctx = g->ctx;
     *out = NULL;
     namer N = {0};
-    if (!namer_init(&N, g->nvals)) {
+    if (!namer_init(g->ctx, &N, g->nvals)) {
         namer_free(&N);
         return sg__nomem(g->ctx);
     }
     name_all(g, &N);
-    sg__buf b = {0};
+    sg__buf b = {.ctx = ctx};
     bool ok = true;
     sg__buf_puts(&b, "def forward(self");
     for (uint32_t i = 0; i < g->nnodes && g->nodes[i].kind == SG_N_PLACEHOLDER && ok; i++) {
@@ -283,7 +284,8 @@ sg_status sg__graph_print(const sg__graph *g, char **out)
 
 sg_status sg__graph_ops(const sg__graph *g, char **out)
 {
-    sg__buf b = {0};
+    sg_ctx *ctx = g->ctx;
+    sg__buf b = {.ctx = ctx};
     sg__buf_puts(&b, "");
     for (uint32_t i = 0; i < g->nnodes; i++) {
         if (g->nodes[i].kind != SG_N_CALL)
@@ -308,14 +310,15 @@ static void dot_edge(const sg__graph *g, sg__buf *b, uint32_t v, uint32_t to)
 
 sg_status sg__graph_dot(const sg__graph *g, char **out)
 {
+    sg_ctx *ctx = g->ctx;
     *out = NULL;
     namer N = {0};
-    if (!namer_init(&N, g->nvals)) {
+    if (!namer_init(g->ctx, &N, g->nvals)) {
         namer_free(&N);
         return sg__nomem(g->ctx);
     }
     name_all(g, &N);
-    sg__buf b = {0};
+    sg__buf b = {.ctx = ctx};
     bool ok = true;
     sg__buf_puts(&b, "digraph G {\n  node [shape=box, fontname=monospace];\n");
     for (uint32_t i = 0; i < g->nnodes && ok; i++) {

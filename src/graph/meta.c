@@ -64,11 +64,11 @@ static void put_sizes(sg__mcall *m, sg__buf *b)
 
 sg_status sg__meta_shape_error(sg__mcall *m, const char *what)
 {
-    sg__buf b = {0};
+    sg__buf b = {.ctx = m->g->ctx};
     put_sizes(m, &b);
     char *sizes = sg__buf_take(&b);
     sg__err(m->g->ctx, SG_ESHAPE, "%s: %s (sizes %s)", m->op, what, sizes ? sizes : "?");
-    free(sizes);
+    sg_free(sizes);
     return SG_ESHAPE;
 }
 

@@ -146,7 +146,7 @@ static int entry_cmp(const void *a, const void *b)
 sg_status sg__opreg_new(sg_ctx *ctx, sg__opreg **out)
 {
     *out = NULL;
-    sg__opreg *r = malloc(sizeof *r);
+    sg__opreg *r = sg__malloc(ctx, sizeof *r);
     if (!r)
         return sg__nomem(ctx);
     for (size_t i = 0; i < NTABLE; i++) {
@@ -155,11 +155,11 @@ sg_status sg__opreg_new(sg_ctx *ctx, sg__opreg **out)
         if (st) { /* the table is ours: a schema that does not parse is a bug */
             char why[512];
             snprintf(why, sizeof why, "%s", sg_ctx_last_error_msg(ctx));
-            free(r);
+            sg_free(r);
             return sg__err(ctx, SG_EINTERNAL, "operator table: %s", why);
         }
         if (sg__schema_print(&r->s[i], back, sizeof back) >= sizeof back || strcmp(back, table[i])) {
-            free(r);
+            sg_free(r);
             return sg__err(ctx, SG_EINTERNAL, "operator table: '%s' prints back as '%s'", table[i], back);
         }
         sg__schema_full_name(&r->s[i], r->names[i]);
@@ -169,7 +169,7 @@ sg_status sg__opreg_new(sg_ctx *ctx, sg__opreg **out)
     for (size_t i = 1; i < NTABLE; i++)
         if (!strcmp(r->sorted[i - 1].name, r->sorted[i].name)) {
             sg__err(ctx, SG_EINTERNAL, "operator table: '%s' twice", r->sorted[i].name);
-            free(r);
+            sg_free(r);
             return SG_EINTERNAL;
         }
     *out = r;
@@ -178,7 +178,7 @@ sg_status sg__opreg_new(sg_ctx *ctx, sg__opreg **out)
 
 void sg__opreg_free(sg__opreg *r)
 {
-    free(r);
+    sg_free(r);
 }
 
 const sg__schema *sg__opreg_find(const sg__opreg *r, const char *full_name)

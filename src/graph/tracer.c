@@ -26,7 +26,7 @@ sg_status sg_tracer_new(sg_env *env, sg_tracer **out)
     if (!env)
         return SG_EINVAL;
     sg_ctx *ctx = sg_env_ctx(env);
-    sg_tracer *t = calloc(1, sizeof *t);
+    sg_tracer *t = sg__calloc(ctx, 1, sizeof *t);
     if (!t)
         return sg__nomem(ctx);
     t->ctx = ctx;
@@ -34,7 +34,7 @@ sg_status sg_tracer_new(sg_env *env, sg_tracer **out)
     sg_status s = sg__opreg_new(ctx, &t->reg);
     if (!s)
         s = sg__graph_new(env, &t->g);
-    if (!s && !sg__idmap_init(&t->taken, 16))
+    if (!s && !sg__idmap_init(ctx, &t->taken, 16))
         s = sg__nomem(ctx);
     if (s) {
         sg_tracer_free(t);
@@ -51,7 +51,7 @@ void sg_tracer_free(sg_tracer *t)
     sg__opreg_free(t->reg);
     sg__graph_free(t->g);
     sg__idmap_free(&t->taken);
-    free(t);
+    sg_free(t);
 }
 
 /* ---- inputs ---- */
@@ -74,6 +74,7 @@ static int sym_cmp(const void *pa, const void *pb)
 /* Placeholders for the symbols of e[0 .. n) not taken yet, sorted. */
 static sg_status take_symbols(sg_tracer *t, const sg_expr *const *e, size_t n)
 {
+    sg_ctx *ctx = t->ctx;
     const sg_expr **all = NULL;
     size_t nall = 0, cap = 0;
     sg_status s = SG_OK;
@@ -88,7 +89,7 @@ static sg_status take_symbols(sg_tracer *t, const sg_expr *const *e, size_t n)
                 dup = all[q] == syms[j];
             if (dup)
                 continue;
-            if (!sg__grow((void **)&all, &cap, nall + 1, sizeof *all))
+            if (!sg__grow(ctx, (void **)&all, &cap, nall + 1, sizeof *all))
                 s = sg__nomem(t->ctx);
             else
                 all[nall++] = syms[j];
@@ -105,7 +106,7 @@ static sg_status take_symbols(sg_tracer *t, const sg_expr *const *e, size_t n)
         if (!s && !sg__idmap_put(&t->taken, all[i]->id, 1))
             s = sg__nomem(t->ctx);
     }
-    free(all);
+    sg_free(all);
     return s;
 }
 

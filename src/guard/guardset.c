@@ -39,15 +39,15 @@ struct sg_guard_set {
 
 static void free_node(gnode *n)
 {
-    free(n->label);
-    free(n->source);
-    free(n->want);
-    free(n->fixed);
-    free(n->slots);
+    sg_free(n->label);
+    sg_free(n->source);
+    sg_free(n->want);
+    sg_free(n->fixed);
+    sg_free(n->slots);
     for (size_t i = 0; i < n->ninner; i++)
-        free(n->names[i]);
-    free(n->names);
-    free(n->meta);
+        sg_free(n->names[i]);
+    sg_free(n->names);
+    sg_free(n->meta);
 }
 
 void sg_guard_set_free(sg_guard_set *g)
@@ -56,9 +56,9 @@ void sg_guard_set_free(sg_guard_set *g)
         return;
     for (size_t i = 0; i < g->nnodes; i++)
         free_node(&g->nodes[i]);
-    free(g->nodes);
+    sg_free(g->nodes);
     sg_guard_prog_free(g->prog);
-    free(g);
+    sg_free(g);
 }
 
 const sg_guard_prog *sg_guard_set_program(const sg_guard_set *g)
@@ -67,9 +67,9 @@ const sg_guard_prog *sg_guard_set_program(const sg_guard_set *g)
 }
 
 /* "L['x'].elem" -> "x.elem" (Dynamo's failure reasons shorten L['x'] to x). */
-static char *label_of(const char *source)
+static char *label_of(sg_ctx *ctx, const char *source)
 {
-    sg__buf b = {0};
+    sg__buf b = {.ctx = ctx};
     if (!strncmp(source, "L['", 3)) {
         const char *q = strchr(source + 3, '\'');
         if (q && q[1] == ']') {
@@ -102,8 +102,9 @@ static sg_status slot_of(builder *B, const char *name, size_t *out)
 
 static gnode *new_node(builder *B)
 {
+    sg_ctx *ctx = B->ctx;
     sg_guard_set *g = B->g;
-    if (!sg__grow((void **)&g->nodes, &g->cap, g->nnodes + 1, sizeof *g->nodes))
+    if (!sg__grow(ctx, (void **)&g->nodes, &g->cap, g->nnodes + 1, sizeof *g->nodes))
         return NULL;
     gnode *n = &g->nodes[g->nnodes++];
     memset(n, 0, sizeof *n);
@@ -120,11 +121,11 @@ static sg_status add_tensor(builder *B, const sg_fake *f)
     const sg_source *src = sg__fake_source(f);
     size_t np = 2 * f->ndim + 1;
     n->ndim = f->ndim;
-    n->source = sg__strdup(sg_source_name(src));
-    n->label = label_of(sg_source_name(src));
-    n->want = calloc(np, sizeof *n->want);
-    n->fixed = calloc(np, sizeof *n->fixed);
-    n->slots = malloc(np * sizeof *n->slots);
+    n->source = sg__strdup(ctx, sg_source_name(src));
+    n->label = label_of(ctx, sg_source_name(src));
+    n->want = sg__calloc(ctx, np, sizeof *n->want);
+    n->fixed = sg__calloc(ctx, np, sizeof *n->fixed);
+    n->slots = sg__malloc(ctx, np * sizeof *n->slots);
     n->kind = f->kind;
     if (!n->source || !n->label || !n->want || !n->fixed || !n->slots)
         return sg__nomem(ctx);
@@ -142,15 +143,15 @@ static sg_status add_tensor(builder *B, const sg_fake *f)
     }
     if (f->kind) {
         n->ninner = 0;
-        n->names = calloc(f->ninner ? f->ninner : 1, sizeof *n->names);
-        n->meta = malloc(f->metalen ? f->metalen : 1);
+        n->names = sg__calloc(ctx, f->ninner ? f->ninner : 1, sizeof *n->names);
+        n->meta = sg__malloc(ctx, f->metalen ? f->metalen : 1);
         if (!n->names || !n->meta)
             return sg__nomem(ctx);
         if (f->metalen)
             memcpy(n->meta, f->meta, f->metalen);
         n->metalen = f->metalen;
         for (size_t i = 0; i < f->ninner; i++, n->ninner++)
-            if (!(n->names[i] = sg__strdup(f->names[i])))
+            if (!(n->names[i] = sg__strdup(ctx, f->names[i])))
                 return sg__nomem(ctx);
         for (size_t i = 0; i < f->ninner; i++) {
             sg_status s = add_tensor(B, f->inner[i]); /* may move g->nodes: n is stale after */
@@ -172,8 +173,8 @@ sg_status sg_guard_set_build(sg_inputs *in, unsigned flags, sg_guard_set **out)
     *out = NULL;
     const sg_expr **items = NULL, **slots = NULL;
     size_t nitems = 0, nslots = 0;
-    builder B = {ctx, calloc(1, sizeof *B.g), {0}};
-    sg_status s = B.g && sg__idmap_init(&B.slotof, 64) ? SG_OK : sg__nomem(ctx);
+    builder B = {ctx, sg__calloc(ctx, 1, sizeof *B.g), {0}};
+    sg_status s = B.g && sg__idmap_init(ctx, &B.slotof, 64) ? SG_OK : sg__nomem(ctx);
     if (!s)
         s = sg_env_produce_guards_flags(env, flags, &items, &nitems);
     /* the slots: every symbol the shape guards read, in order of appearance */
@@ -185,7 +186,7 @@ sg_status sg_guard_set_build(sg_inputs *in, unsigned flags, sg_guard_set **out)
         for (size_t k = 0; k < nfs && !s; k++) {
             if (sg__idmap_find(&B.slotof, fs[k]->id))
                 continue;
-            const sg_expr **ns = realloc(slots, (nslots + 1) * sizeof *ns);
+            const sg_expr **ns = sg__realloc(ctx, slots, (nslots + 1) * sizeof *ns);
             if (!ns || !sg__idmap_put(&B.slotof, fs[k]->id, nslots)) {
                 if (ns)
                     slots = ns;
@@ -208,7 +209,7 @@ sg_status sg_guard_set_build(sg_inputs *in, unsigned flags, sg_guard_set **out)
         } else {
             gnode *n = new_node(&B);
             const char *name = sg_source_name(sg_inputs_source(in, i));
-            if (!n || !(n->is_int = true) || !(n->source = sg__strdup(name)) || !(n->label = label_of(name)))
+            if (!n || !(n->is_int = true) || !(n->source = sg__strdup(ctx, name)) || !(n->label = label_of(ctx, name)))
                 s = sg__nomem(ctx);
             else
                 s = slot_of(&B, name, &n->slot);
@@ -216,7 +217,7 @@ sg_status sg_guard_set_build(sg_inputs *in, unsigned flags, sg_guard_set **out)
         B.g->ninputs++;
     }
     /* every slot must be filled by an input */
-    bool *filled = s ? NULL : calloc(nslots + 1, sizeof *filled);
+    bool *filled = s ? NULL : sg__calloc(ctx, nslots + 1, sizeof *filled);
     if (!s && !filled)
         s = sg__nomem(ctx);
     for (size_t i = 0; !s && i < B.g->nnodes; i++) {
@@ -231,10 +232,10 @@ sg_status sg_guard_set_build(sg_inputs *in, unsigned flags, sg_guard_set **out)
         if (!filled[i])
             s = sg__err(ctx, SG_EINVAL, "sg_guard_set_build: the guards read %s, which is not an input",
                         sg_expr_sym_name(slots[i]));
-    free(filled);
+    sg_free(filled);
     sg__idmap_free(&B.slotof);
     sg_free(items);
-    free(slots);
+    sg_free(slots);
     if (s) {
         sg_guard_set_free(B.g);
         return s;
@@ -373,7 +374,7 @@ int sg_guard_set_check(const sg_guard_set *g, const sg_input_value *vals, size_t
 {
     if (!g)
         return SG_EINVAL;
-    int64_t stack[STACK_SLOTS], *v = g->nslots <= STACK_SLOTS ? stack : malloc(g->nslots * sizeof *v);
+    int64_t stack[STACK_SLOTS], *v = g->nslots <= STACK_SLOTS ? stack : sg__malloc(sg_guard_prog_ctx(g->prog), g->nslots * sizeof *v);
     if (!v)
         return SG_ENOMEM;
     walker W = {g, v, NULL};
@@ -381,7 +382,7 @@ int sg_guard_set_check(const sg_guard_set *g, const sg_input_value *vals, size_t
     if (r == SG_GUARD_PASS)
         r = sg_guard_prog_check(g->prog, v, g->nslots, NULL);
     if (v != stack)
-        free(v);
+        sg_free(v);
     return r;
 }
 
@@ -395,8 +396,8 @@ sg_status sg_guard_set_explain(const sg_guard_set *g, const sg_input_value *vals
     *out = NULL;
     if (!vals || n != g->ninputs)
         return sg__err(ctx, SG_EINVAL, "sg_guard_set_explain: %zu values for %zu inputs", n, g->ninputs);
-    int64_t *v = malloc((g->nslots ? g->nslots : 1) * sizeof *v);
-    sg__buf why = {0};
+    int64_t *v = sg__malloc(ctx, (g->nslots ? g->nslots : 1) * sizeof *v);
+    sg__buf why = {.ctx = ctx};
     if (!v)
         return sg__nomem(ctx);
     walker W = {g, v, &why};
@@ -412,7 +413,7 @@ sg_status sg_guard_set_explain(const sg_guard_set *g, const sg_input_value *vals
             sg__buf_puts(&why, text);
         sg_free(text);
     }
-    free(v);
+    sg_free(v);
     if (!s && why.oom)
         s = sg__nomem(ctx);
     if (s || !why.n) {

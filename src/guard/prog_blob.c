@@ -33,6 +33,7 @@ static uint64_t fnv1a(const uint8_t *p, size_t n)
 /* ---- writing ---- */
 
 typedef struct wbuf {
+    sg_ctx *ctx; /* whose allocator */
     uint8_t *p;
     size_t n, cap;
     bool oom;
@@ -46,7 +47,7 @@ static void put(wbuf *b, const void *s, size_t n)
         size_t c = b->cap ? b->cap : 256;
         while (c < b->n + n)
             c *= 2;
-        uint8_t *q = realloc(b->p, c);
+        uint8_t *q = sg__realloc(b->ctx, b->p, c);
         if (!q) {
             b->oom = true;
             return;
@@ -116,8 +117,8 @@ sg_status sg_guard_prog_serialize(sg_ctx *ctx, uint8_t **out, size_t *len, const
         return sg__err(ctx, SG_EINVAL, "sg_guard_prog_serialize: out or len is NULL");
     *out = NULL;
     *len = 0;
-    writer W = {.p = p};
-    if (!sg__idmap_init(&W.idx, 64)) {
+    writer W = {.b = {.ctx = p->ctx}, .p = p};
+    if (!sg__idmap_init(ctx, &W.idx, 64)) {
         sg__idmap_free(&W.idx);
         return sg__nomem(ctx);
     }
@@ -139,7 +140,7 @@ sg_status sg_guard_prog_serialize(sg_ctx *ctx, uint8_t **out, size_t *len, const
         put_le(&W.b, *sg__idmap_find(&W.idx, p->guards[g]->id), 4);
     sg__idmap_free(&W.idx);
     if (!ok || W.b.oom || W.b.n + 8 < HEADER) {
-        free(W.b.p);
+        sg_free(W.b.p);
         return sg__nomem(ctx);
     }
     uint64_t total = W.b.n + 8;
@@ -149,7 +150,7 @@ sg_status sg_guard_prog_serialize(sg_ctx *ctx, uint8_t **out, size_t *len, const
         W.b.p[20 + i] = (uint8_t)(W.nnodes >> (8 * i));
     put_le(&W.b, fnv1a(W.b.p, W.b.n), 8);
     if (W.b.oom) {
-        free(W.b.p);
+        sg_free(W.b.p);
         return sg__nomem(ctx);
     }
     *out = W.b.p;
@@ -196,6 +197,7 @@ static bool get_u32(reader *R, uint32_t *v)
 /* A decimal number into v. */
 static bool get_num(reader *R, fmpz_t v)
 {
+    sg_ctx *ctx = R->ctx;
     uint32_t n;
     if (!get_u32(R, &n))
         return false;
@@ -214,7 +216,7 @@ static bool get_num(reader *R, fmpz_t v)
             R->what = "malformed number";
             return false;
         }
-    char *t = malloc(n + 1);
+    char *t = sg__malloc(ctx, n + 1);
     if (!t) {
         R->what = NULL;
         return false;
@@ -222,7 +224,7 @@ static bool get_num(reader *R, fmpz_t v)
     memcpy(t, s, n);
     t[n] = '\0';
     int rc = fmpz_set_str(v, t, 10);
-    free(t);
+    sg_free(t);
     if (rc) {
         R->what = "malformed number";
         return false;
@@ -317,6 +319,7 @@ typedef struct blob {
 
 static bool read_slots(reader *R, blob *B)
 {
+    sg_ctx *ctx = R->ctx;
     for (uint32_t i = 0; i < B->nslots; i++) {
         uint32_t n;
         if (!get_u32(R, &n))
@@ -325,7 +328,7 @@ static bool read_slots(reader *R, blob *B)
             R->what = "bad slot name";
             return false;
         }
-        char *name = malloc(n + 1);
+        char *name = sg__malloc(ctx, n + 1);
         if (!name) {
             R->what = NULL;
             return false;
@@ -334,7 +337,7 @@ static bool read_slots(reader *R, blob *B)
         name[n] = '\0';
         R->p += n;
         sg_status s = sg_expr_sym(R->ctx, &B->slots[i], name);
-        free(name);
+        sg_free(name);
         if (s) {
             R->what = s == SG_ENOMEM ? NULL : "bad slot name";
             return false;
@@ -346,6 +349,7 @@ static bool read_slots(reader *R, blob *B)
 /* One node: its arguments and numbers, validated, then built. */
 static bool read_node(reader *R, blob *B, uint32_t i)
 {
+    sg_ctx *ctx = R->ctx;
     uint64_t op;
     uint32_t n;
     if (!get(R, &op, 1) || !get_u32(R, &n))
@@ -354,9 +358,9 @@ static bool read_node(reader *R, blob *B, uint32_t i)
         R->what = "bad node kind or number of arguments";
         return false;
     }
-    const sg_expr **a = malloc((n ? n : 1) * sizeof *a);
+    const sg_expr **a = sg__malloc(ctx, (n ? n : 1) * sizeof *a);
     size_t nn = op == SG_OP_ADD ? n + 1 : op == SG_OP_MUL ? n : op == SG_OP_INT ? 1 : 0;
-    fmpz *nums = calloc(nn ? nn : 1, sizeof *nums); /* zeroed fmpz are initialized zeros */
+    fmpz *nums = sg__calloc(ctx, nn ? nn : 1, sizeof *nums); /* zeroed fmpz are initialized zeros */
     bool ok = a && nums;
     if (!ok)
         R->what = NULL;
@@ -410,8 +414,8 @@ static bool read_node(reader *R, blob *B, uint32_t i)
     }
     for (size_t j = 0; nums && j < nn; j++)
         fmpz_clear(nums + j);
-    free(nums);
-    free(a);
+    sg_free(nums);
+    sg_free(a);
     B->nodes[i] = r;
     return ok;
 }
@@ -471,9 +475,9 @@ sg_status sg_guard_prog_deserialize(sg_ctx *ctx, sg_guard_prog **out, const uint
     size_t body = len - 8 - HEADER;
     if (B.nslots > body / 4 || B.nnodes > body / 5 || B.nguards > body / 4)
         return bad(ctx, "counts larger than the blob");
-    B.slots = calloc(B.nslots ? B.nslots : 1, sizeof *B.slots);
-    B.nodes = calloc(B.nnodes ? B.nnodes : 1, sizeof *B.nodes);
-    B.guards = calloc(B.nguards ? B.nguards : 1, sizeof *B.guards);
+    B.slots = sg__calloc(ctx, B.nslots ? B.nslots : 1, sizeof *B.slots);
+    B.nodes = sg__calloc(ctx, B.nnodes ? B.nnodes : 1, sizeof *B.nodes);
+    B.guards = sg__calloc(ctx, B.nguards ? B.nguards : 1, sizeof *B.guards);
     sg_status s = SG_OK;
     if (!B.slots || !B.nodes || !B.guards) {
         s = sg__nomem(ctx);
@@ -484,8 +488,8 @@ sg_status sg_guard_prog_deserialize(sg_ctx *ctx, sg_guard_prog **out, const uint
         else
             s = sg_guard_prog_compile(ctx, out, B.guards, B.nguards, B.slots, B.nslots);
     }
-    free(B.slots);
-    free(B.nodes);
-    free(B.guards);
+    sg_free(B.slots);
+    sg_free(B.nodes);
+    sg_free(B.guards);
     return s;
 }

@@ -344,7 +344,8 @@ int sg__gp_eval_exact(const sg_guard_prog *p, size_t g, const fmpz *xv)
 
 static fmpz *exact_values(const sg_guard_prog *p, const int64_t *v)
 {
-    fmpz *xv = malloc((p->nslots ? p->nslots : 1) * sizeof *xv);
+    sg_ctx *ctx = p->ctx;
+    fmpz *xv = sg__malloc(ctx, (p->nslots ? p->nslots : 1) * sizeof *xv);
     if (xv)
         for (size_t i = 0; i < p->nslots; i++) {
             fmpz_init(xv + i);
@@ -359,7 +360,7 @@ static void free_values(fmpz *xv, size_t n)
         return;
     for (size_t i = 0; i < n; i++)
         fmpz_clear(xv + i);
-    free(xv);
+    sg_free(xv);
 }
 
 /* Guard g evaluated exactly; the slot values are made exact once, in *xv. */
@@ -586,17 +587,18 @@ static NOINLINE int check_regs_stack(const sg_guard_prog *p, const int64_t *v, s
  * line, so that the first pass keeps a small frame. */
 static NOINLINE int check_regs_own(const sg_guard_prog *p, const int64_t *v, size_t *failed, bool runs_ok)
 {
+    sg_ctx *ctx = p->ctx;
     if (p->nregs <= 32) {
         int64_t regs[32];
         return check_regs(p, v, failed, regs, runs_ok);
     }
     if (p->nregs <= SG_GUARD_STACK_REGS)
         return check_regs_stack(p, v, failed, runs_ok);
-    int64_t *regs = malloc(p->nregs * sizeof *regs);
+    int64_t *regs = sg__malloc(ctx, p->nregs * sizeof *regs);
     if (!regs)
         return SG_ENOMEM;
     int res = check_regs(p, v, failed, regs, runs_ok);
-    free(regs);
+    sg_free(regs);
     return res;
 }
 
@@ -617,6 +619,7 @@ int sg_guard_prog_check(const sg_guard_prog *p, const int64_t *v, size_t nv, siz
 
 int sg_guard_prog_check_exact(const sg_guard_prog *p, const sg_expr *const *vals, size_t nv, size_t *failed)
 {
+    sg_ctx *ctx = p ? p->ctx : NULL;
     if (!p || (p->nslots && !vals) || nv < p->nslots)
         return SG_EINVAL;
     bool small = true;
@@ -626,16 +629,16 @@ int sg_guard_prog_check_exact(const sg_guard_prog *p, const sg_expr *const *vals
         small = small && fmpz_fits_si(&vals[i]->u.val);
     }
     if (small) {
-        int64_t *v = malloc((p->nslots ? p->nslots : 1) * sizeof *v);
+        int64_t *v = sg__malloc(ctx, (p->nslots ? p->nslots : 1) * sizeof *v);
         if (!v)
             return SG_ENOMEM;
         for (size_t i = 0; i < p->nslots; i++)
             v[i] = fmpz_get_si(&vals[i]->u.val);
         int res = sg_guard_prog_check(p, v, p->nslots, failed);
-        free(v);
+        sg_free(v);
         return res;
     }
-    fmpz *xv = malloc(p->nslots * sizeof *xv);
+    fmpz *xv = sg__malloc(ctx, p->nslots * sizeof *xv);
     if (!xv)
         return SG_ENOMEM;
     for (size_t i = 0; i < p->nslots; i++)

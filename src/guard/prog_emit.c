@@ -130,11 +130,12 @@ static bool taken(const cem *E, const char *s)
 
 static const char *slot_name(cem *E, size_t i)
 {
+    sg_ctx *ctx = E->ctx;
     if (E->names[i])
         return E->names[i];
     const char *src = E->p->slots[i]->u.name;
     size_t n = strlen(src);
-    char *s = malloc(n + 32);
+    char *s = sg__malloc(ctx, n + 32);
     if (!s) {
         E->oom = true;
         return "v[0]";
@@ -343,6 +344,7 @@ static const char *helper(sg_op op)
 
 static void node_stmt(cem *E, const sg_expr *e)
 {
+    sg_ctx *ctx = E->ctx;
     sg__buf *b = &E->body;
     switch ((sg_op)e->op) {
     case SG_OP_ADD: {
@@ -470,7 +472,7 @@ static void node_stmt(cem *E, const sg_expr *e)
     case SG_OP_GE0:
     case SG_OP_EQ0:
     case SG_OP_NE0: {
-        sg__buf cond = {0};
+        sg__buf cond = {.ctx = ctx};
         rel_cond(E, e, &cond);
         char *c = sg__buf_take(&cond);
         if (!c) {
@@ -479,7 +481,7 @@ static void node_stmt(cem *E, const sg_expr *e)
         }
         uint32_t t = new_temp(E, e);
         sg__buf_printf(b, "    sgt%u = %s;\n", t, c);
-        free(c);
+        sg_free(c);
         return;
     }
     default:
@@ -514,6 +516,7 @@ static void comment(cem *E, size_t g)
 
 static void guard_stmt(cem *E, size_t g, gp_bigscan *big, bool *stop)
 {
+    sg_ctx *ctx = E->ctx;
     const sg_expr *t = E->p->guards[g];
     sg__buf *b = &E->body;
     comment(E, g);
@@ -531,7 +534,7 @@ static void guard_stmt(cem *E, size_t g, gp_bigscan *big, bool *stop)
         *stop = true;
         return;
     }
-    sg__buf cond = {0};
+    sg__buf cond = {.ctx = ctx};
     if (t->op == SG_OP_GE0 || t->op == SG_OP_EQ0 || t->op == SG_OP_NE0) {
         rel_cond(E, t, &cond);
     } else {
@@ -548,7 +551,7 @@ static void guard_stmt(cem *E, size_t g, gp_bigscan *big, bool *stop)
         return;
     }
     sg__buf_printf(b, "    if (!(%s))\n        return 0;\n", c);
-    free(c);
+    sg_free(c);
 }
 
 static bool c_ident(const char *s)
@@ -573,14 +576,14 @@ sg_status sg_guard_prog_emit_c(sg_ctx *ctx, char **out, const sg_guard_prog *p, 
         fname = "sg_guard";
     if (!c_ident(fname))
         return sg__err(ctx, SG_EINVAL, "sg_guard_prog_emit_c: '%s' is not a C identifier", fname);
-    cem E = {.ctx = ctx, .p = p};
+    cem E = {.ctx = ctx, .body = {.ctx = ctx}, .p = p};
     gp_bigscan big = {{0}};
-    E.names = calloc(p->nslots ? p->nslots : 1, sizeof *E.names);
-    E.oom = !E.names || !sg__idmap_init(&E.memo, 64) || !sg__idmap_init(&big.seen, 64);
+    E.names = sg__calloc(ctx, p->nslots ? p->nslots : 1, sizeof *E.names);
+    E.oom = !E.names || !sg__idmap_init(ctx, &E.memo, 64) || !sg__idmap_init(ctx, &big.seen, 64);
     bool stop = false;
     for (size_t g = 0; g < p->nguards && !stop && !E.oom; g++)
         guard_stmt(&E, g, &big, &stop);
-    sg__buf out_b = {0};
+    sg__buf out_b = {.ctx = ctx};
     sg__buf_puts(&out_b, c_prelude);
     sg__buf_printf(&out_b, "\n/* %zu guards over %zu slots; 1: all hold, 0: one is false, -1: check exactly */\n",
                    p->nguards, p->nslots);
@@ -606,11 +609,11 @@ sg_status sg_guard_prog_emit_c(sg_ctx *ctx, char **out, const sg_guard_prog *p, 
     sg__idmap_free(&E.memo);
     sg__idmap_free(&big.seen);
     for (size_t i = 0; i < p->nslots && E.names; i++)
-        free(E.names[i]);
-    free(E.names);
+        sg_free(E.names[i]);
+    sg_free(E.names);
     char *r = sg__buf_take(&out_b);
     if (E.oom || !r) {
-        free(r);
+        sg_free(r);
         return ctx->err == SG_ENOMEM || !r || E.oom ? sg__nomem(ctx) : ctx->err;
     }
     *out = r;
@@ -641,7 +644,7 @@ static const char *py_slot(void *user, const sg_expr *sym)
 /* "lambda PARAMS: (G0) and (G1) ..." with the slots as N says. */
 static sg_status emit_lambda(sg_ctx *ctx, char **out, const sg_guard_prog *p, const char *params, pyn *N)
 {
-    sg__buf b = {0};
+    sg__buf b = {.ctx = ctx};
     sg__buf_printf(&b, "lambda %s: ", params);
     if (p->nguards == 0)
         sg__buf_puts(&b, "True");

@@ -59,7 +59,7 @@ static int find_sides(sg_ctx *ctx, const sg_guard_prog *p, const sg_expr *t, con
 {
     gp_lin L;
     sg__gp_lin(&L, t->args[0]);
-    fmpz *tv = malloc((L.n ? L.n : 1) * sizeof *tv);
+    fmpz *tv = sg__malloc(ctx, (L.n ? L.n : 1) * sizeof *tv);
     if (!tv)
         return -1;
     for (size_t i = 0; i < L.n; i++)
@@ -119,7 +119,7 @@ static int find_sides(sg_ctx *ctx, const sg_guard_prog *p, const sg_expr *t, con
         found = -1;
     for (size_t i = 0; i < L.n; i++)
         fmpz_clear(tv + i);
-    free(tv);
+    sg_free(tv);
     fmpz_clear(c);
     fmpz_clear(negc);
     fmpz_clear(zero);
@@ -139,7 +139,7 @@ static sg_status put_values(sg_ctx *ctx, sg__buf *b, const sg_guard_prog *p, con
     sg_status s = sg_expr_free_symbols(ctx, &syms, &n, e);
     if (s)
         return s;
-    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    size_t *idx = sg__malloc(ctx, (n ? n : 1) * sizeof *idx);
     if (!idx) {
         sg_free(syms);
         return sg__nomem(ctx);
@@ -158,7 +158,7 @@ static sg_status put_values(sg_ctx *ctx, sg__buf *b, const sg_guard_prog *p, con
         sg__buf_printf(b, "%s%s = ", i ? ", " : "", p->slots[idx[i]]->u.name);
         sg__buf_fmpz(b, xv + idx[i]);
     }
-    free(idx);
+    sg_free(idx);
     sg_free(syms);
     return SG_OK;
 }
@@ -174,7 +174,7 @@ static sg_status explain(sg_ctx *ctx, char **out, size_t *failed, const sg_guard
     if (res == SG_ELIMIT)
         return sg__err(ctx, SG_ELIMIT, "sg_guard_prog_explain: guard %zu needs an integer of more than %zu bits",
                        g - 1, p->max_bits);
-    sg__buf b = {0};
+    sg__buf b = {.ctx = ctx};
     if (res == SG_GUARD_PASS) {
         if (failed)
             *failed = p->nguards;
@@ -251,7 +251,7 @@ static void free_xv(fmpz *xv, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         fmpz_clear(xv + i);
-    free(xv);
+    sg_free(xv);
 }
 
 sg_status sg_guard_prog_explain(sg_ctx *ctx, char **out, size_t *failed, const sg_guard_prog *p, const int64_t *v,
@@ -260,7 +260,7 @@ sg_status sg_guard_prog_explain(sg_ctx *ctx, char **out, size_t *failed, const s
     sg_status s = explain_args(ctx, out, p, nv, v != NULL);
     if (s)
         return s;
-    fmpz *xv = malloc((p->nslots ? p->nslots : 1) * sizeof *xv);
+    fmpz *xv = sg__malloc(ctx, (p->nslots ? p->nslots : 1) * sizeof *xv);
     if (!xv)
         return sg__nomem(ctx);
     for (size_t i = 0; i < p->nslots; i++) {
@@ -281,7 +281,7 @@ sg_status sg_guard_prog_explain_exact(sg_ctx *ctx, char **out, size_t *failed, c
     for (size_t i = 0; i < p->nslots; i++)
         if (!vals[i] || vals[i]->op != SG_OP_INT)
             return sg__err(ctx, SG_EINVAL, "sg_guard_prog_explain: value %zu is not an integer constant", i);
-    fmpz *xv = malloc((p->nslots ? p->nslots : 1) * sizeof *xv);
+    fmpz *xv = sg__malloc(ctx, (p->nslots ? p->nslots : 1) * sizeof *xv);
     if (!xv)
         return sg__nomem(ctx);
     for (size_t i = 0; i < p->nslots; i++)

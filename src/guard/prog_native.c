@@ -50,6 +50,7 @@
 #define GP_NATIVE_ELT_JUMPS 4
 
 typedef struct nbuf {
+    sg_ctx *ctx; /* whose allocator */
     uint8_t *c;
     size_t n, cap;
     uint32_t *fix; /* offsets of the rel32 fields that jump to the fail stub */
@@ -58,8 +59,8 @@ typedef struct nbuf {
 
 static bool room(nbuf *B)
 {
-    return sg__grow((void **)&B->c, &B->cap, B->n + GP_NATIVE_ELT_MAX, 1) &&
-           sg__grow((void **)&B->fix, &B->fixcap, B->nfix + GP_NATIVE_ELT_JUMPS, sizeof *B->fix);
+    return sg__grow(B->ctx, (void **)&B->c, &B->cap, B->n + GP_NATIVE_ELT_MAX, 1) &&
+           sg__grow(B->ctx, (void **)&B->fix, &B->fixcap, B->nfix + GP_NATIVE_ELT_JUMPS, sizeof *B->fix);
 }
 
 enum { RAX = 0, RCX = 1, RDX = 2, RSI = 6 };
@@ -415,10 +416,10 @@ bool sg__gp_native_build(sg_guard_prog *p, bool want)
     /* the slots' displacements and the jumps are 32-bit */
     if (!want || !n || p->nslots >= (size_t)1 << 28 || n >= (INT32_MAX - 64) / GP_NATIVE_ELT_MAX)
         return true; /* interpreted */
-    nbuf B = {0};
+    nbuf B = {.ctx = p->ctx};
     if (!emit(&B, p)) {
-        free(B.c);
-        free(B.fix);
+        sg_free(B.c);
+        sg_free(B.fix);
         return false;
     }
     long page = sysconf(_SC_PAGESIZE);
@@ -437,8 +438,8 @@ bool sg__gp_native_build(sg_guard_prog *p, bool want)
             munmap(m, len);
         }
     }
-    free(B.c);
-    free(B.fix);
+    sg_free(B.c);
+    sg_free(B.fix);
     return true;
 }
 

@@ -89,12 +89,13 @@ typedef struct comp {
 
 static uint32_t new_vreg(comp *C, bool cheap)
 {
-    if (!sg__grow((void **)&C->owner, &C->capv, C->nvregs + 1, sizeof *C->owner)) {
+    sg_ctx *ctx = C->ctx;
+    if (!sg__grow(ctx, (void **)&C->owner, &C->capv, C->nvregs + 1, sizeof *C->owner)) {
         C->oom = true;
         return NOREG;
     }
     size_t cap = C->capv;
-    void *q = realloc(C->cheap, cap);
+    void *q = sg__realloc(ctx, C->cheap, cap);
     if (!q) {
         C->oom = true;
         return NOREG;
@@ -107,8 +108,9 @@ static uint32_t new_vreg(comp *C, bool cheap)
 
 static gp_insn *new_insn(comp *C, gp_op op)
 {
+    sg_ctx *ctx = C->ctx;
     sg_guard_prog *p = C->p;
-    if (!sg__grow((void **)&p->insns, &C->capi, p->ninsns + 1, sizeof *p->insns)) {
+    if (!sg__grow(ctx, (void **)&p->insns, &C->capi, p->ninsns + 1, sizeof *p->insns)) {
         C->oom = true;
         return NULL;
     }
@@ -122,9 +124,10 @@ static gp_insn *new_insn(comp *C, gp_op op)
 /* Room for n operands; returns their offset. */
 static bool new_opnds(comp *C, size_t n, uint32_t *off)
 {
+    sg_ctx *ctx = C->ctx;
     sg_guard_prog *p = C->p;
-    if (!sg__grow((void **)&p->opnd, &C->capo, p->nopnd + n, sizeof *p->opnd) ||
-        !sg__grow((void **)&p->coef, &C->capc, p->nopnd + n, sizeof *p->coef)) {
+    if (!sg__grow(ctx, (void **)&p->opnd, &C->capo, p->nopnd + n, sizeof *p->opnd) ||
+        !sg__grow(ctx, (void **)&p->coef, &C->capc, p->nopnd + n, sizeof *p->coef)) {
         C->oom = true;
         return false;
     }
@@ -143,7 +146,8 @@ static uint32_t node(comp *C, const sg_expr *e);
 /* The operands of e (all of its arguments) as registers at a new offset. */
 static bool node_args(comp *C, const sg_expr *e, uint32_t *off)
 {
-    uint32_t *regs = malloc(e->nargs * sizeof *regs);
+    sg_ctx *ctx = C->ctx;
+    uint32_t *regs = sg__malloc(ctx, e->nargs * sizeof *regs);
     if (!regs) {
         C->oom = true;
         return false;
@@ -156,7 +160,7 @@ static bool node_args(comp *C, const sg_expr *e, uint32_t *off)
         for (size_t i = 0; i < e->nargs; i++)
             C->p->coef[*off + i] = (e->op == SG_OP_ADD || e->op == SG_OP_MUL) ? fmpz_get_si(sg__nums(e) + i) : 0;
     }
-    free(regs);
+    sg_free(regs);
     return ok;
 }
 
@@ -307,9 +311,10 @@ static bool rel_interval(int64_t k, int64_t c, uint32_t mask, uint64_t *lo, uint
  * is such a run ending at g - 1); returns its element. */
 static gp_elt *run_slot(comp *C, gp_op op, uint32_t g)
 {
+    sg_ctx *ctx = C->ctx;
     sg_guard_prog *p = C->p;
     gp_insn *last = p->ninsns ? &p->insns[p->ninsns - 1] : NULL;
-    if (!sg__grow((void **)&p->elts[op], &C->cape[op], p->nelts[op] + 1, sizeof *p->elts[op])) {
+    if (!sg__grow(ctx, (void **)&p->elts[op], &C->cape[op], p->nelts[op] + 1, sizeof *p->elts[op])) {
         C->oom = true;
         return NULL;
     }
@@ -509,15 +514,16 @@ static bool has_dst(const gp_insn *I)
 
 static bool allocate(comp *C)
 {
+    sg_ctx *ctx = C->ctx;
     sg_guard_prog *p = C->p;
     size_t nv = C->nvregs, maxn = 3;
     for (size_t i = 0; i < p->ninsns; i++)
         if (p->insns[i].n > maxn && p->insns[i].op >= GP_NRUNKINDS)
             maxn = p->insns[i].n;
-    size_t *last = malloc((nv + 1) * sizeof *last);
-    uint32_t *phys = malloc((nv + 1) * sizeof *phys);
-    uint32_t *freel = malloc((nv + 1) * sizeof *freel);
-    uint32_t **rd = malloc(maxn * sizeof *rd);
+    size_t *last = sg__malloc(ctx, (nv + 1) * sizeof *last);
+    uint32_t *phys = sg__malloc(ctx, (nv + 1) * sizeof *phys);
+    uint32_t *freel = sg__malloc(ctx, (nv + 1) * sizeof *freel);
+    uint32_t **rd = sg__malloc(ctx, maxn * sizeof *rd);
     bool ok = last && phys && freel && rd;
     if (ok) {
         for (size_t v = 0; v < nv; v++)
@@ -549,10 +555,10 @@ static bool allocate(comp *C)
         }
         p->nregs = nregs;
     }
-    free(last);
-    free(phys);
-    free(freel);
-    free(rd);
+    sg_free(last);
+    sg_free(phys);
+    sg_free(freel);
+    sg_free(rd);
     return ok;
 }
 
@@ -563,16 +569,17 @@ static bool allocate(comp *C)
  * end mark; after reg_insns). */
 static bool pack_runs(sg_guard_prog *p)
 {
+    sg_ctx *ctx = p->ctx;
     size_t total = 0, nsegs = 0;
     for (size_t k = 0; k < GP_NRUNKINDS; k++) {
         total += p->nelts[k];
         nsegs += p->nelts[k] > 0;
     }
-    gp_elt *fast = malloc((total ? total : 1) * sizeof *fast);
-    gp_seg *segs = malloc((nsegs + 1) * sizeof *segs);
+    gp_elt *fast = sg__malloc(ctx, (total ? total : 1) * sizeof *fast);
+    gp_seg *segs = sg__malloc(ctx, (nsegs + 1) * sizeof *segs);
     if (!fast || !segs) {
-        free(fast);
-        free(segs);
+        sg_free(fast);
+        sg_free(segs);
         return false;
     }
     size_t at = 0;
@@ -580,7 +587,7 @@ static bool pack_runs(sg_guard_prog *p)
         if (!p->nelts[k])
             continue;
         memcpy(fast + at, p->elts[k], p->nelts[k] * sizeof *fast);
-        free(p->elts[k]);
+        sg_free(p->elts[k]);
         p->elts[k] = fast + at;
         at += p->nelts[k];
         segs[p->nsegs++] = (gp_seg){fast + at, (uint32_t)k};
@@ -617,7 +624,7 @@ static sg_status validate(sg_ctx *ctx, sg_guard_prog *p, const sg_expr *const *g
         return sg__err(ctx, SG_EINVAL, "%s: guards or slots is NULL", fn);
     if (n > UINT32_MAX - 1 || nslots > UINT32_MAX - 1)
         return sg__err(ctx, SG_EINVAL, "%s: too many guards or slots", fn);
-    if (!sg__idmap_init(&p->slotmap, nslots))
+    if (!sg__idmap_init(ctx, &p->slotmap, nslots))
         return sg__nomem(ctx);
     for (size_t i = 0; i < nslots; i++) {
         if (!slots[i] || slots[i]->op != SG_OP_SYM)
@@ -634,7 +641,7 @@ static sg_status validate(sg_ctx *ctx, sg_guard_prog *p, const sg_expr *const *g
             return sg__err(ctx, SG_EINVAL, "%s: guard %zu is an integer expression, not a boolean one", fn, g);
     }
     sg__idmap seen = {0};
-    sg_status s = sg__idmap_init(&seen, 64) ? SG_OK : sg__nomem(ctx);
+    sg_status s = sg__idmap_init(ctx, &seen, 64) ? SG_OK : sg__nomem(ctx);
     for (size_t g = 0; g < n && !s; g++)
         s = check_syms(ctx, &seen, &p->slotmap, guards[g], g);
     sg__idmap_free(&seen);
@@ -647,22 +654,22 @@ void sg_guard_prog_free(sg_guard_prog *p)
 {
     if (!p)
         return;
-    free(p->guards);
-    free(p->slots);
-    free(p->dep1);
+    sg_free(p->guards);
+    sg_free(p->slots);
+    sg_free(p->dep1);
     sg__idmap_free(&p->slotmap);
-    free(p->insns);
-    free(p->reg_insns);
-    free(p->opnd);
-    free(p->coef);
+    sg_free(p->insns);
+    sg_free(p->reg_insns);
+    sg_free(p->opnd);
+    sg_free(p->coef);
     if (p->fast)
-        free(p->fast);
+        sg_free(p->fast);
     else
         for (size_t k = 0; k < GP_NRUNKINDS; k++)
-            free(p->elts[k]);
-    free(p->segs);
+            sg_free(p->elts[k]);
+    sg_free(p->segs);
     sg__gp_native_free(p);
-    free(p);
+    sg_free(p);
 }
 
 sg_status sg_guard_prog_compile_flags(sg_ctx *ctx, sg_guard_prog **out, const sg_expr *const *guards, size_t n,
@@ -675,7 +682,7 @@ sg_status sg_guard_prog_compile_flags(sg_ctx *ctx, sg_guard_prog **out, const sg
     *out = NULL;
     if (flags & ~SG_GUARD_INTERPRET)
         return sg__err(ctx, SG_EINVAL, "sg_guard_prog_compile: unknown flags 0x%x", flags & ~SG_GUARD_INTERPRET);
-    sg_guard_prog *p = calloc(1, sizeof *p);
+    sg_guard_prog *p = sg__calloc(ctx, 1, sizeof *p);
     if (!p)
         return sg__nomem(ctx);
     p->ctx = ctx;
@@ -687,12 +694,12 @@ sg_status sg_guard_prog_compile_flags(sg_ctx *ctx, sg_guard_prog **out, const sg
         sg_guard_prog_free(p);
         return s;
     }
-    p->guards = malloc((n ? n : 1) * sizeof *p->guards);
-    p->slots = malloc((nslots ? nslots : 1) * sizeof *p->slots);
-    p->dep1 = calloc(n ? n : 1, sizeof *p->dep1);
+    p->guards = sg__malloc(ctx, (n ? n : 1) * sizeof *p->guards);
+    p->slots = sg__malloc(ctx, (nslots ? nslots : 1) * sizeof *p->slots);
+    p->dep1 = sg__calloc(ctx, n ? n : 1, sizeof *p->dep1);
     comp C = {.p = p, .ctx = ctx};
     gp_bigscan big = {{0}};
-    bool ok = p->guards && p->slots && p->dep1 && sg__idmap_init(&C.memo, 64) && sg__idmap_init(&big.seen, 64);
+    bool ok = p->guards && p->slots && p->dep1 && sg__idmap_init(ctx, &C.memo, 64) && sg__idmap_init(ctx, &big.seen, 64);
     if (ok) {
         if (n)
             memcpy(p->guards, guards, n * sizeof *guards);
@@ -701,7 +708,7 @@ sg_status sg_guard_prog_compile_flags(sg_ctx *ctx, sg_guard_prog **out, const sg
         for (size_t g = 0; g < n && ok; g++)
             ok = guard(&C, &big, guards[g], (uint32_t)g);
         ok = ok && allocate(&C);
-        if (ok && (ok = (p->reg_insns = malloc((p->ninsns ? p->ninsns : 1) * sizeof *p->reg_insns)) != NULL))
+        if (ok && (ok = (p->reg_insns = sg__malloc(ctx, (p->ninsns ? p->ninsns : 1) * sizeof *p->reg_insns)) != NULL))
             for (size_t i = 0; i < p->ninsns; i++)
                 if (p->insns[i].op >= GP_NRUNKINDS)
                     p->reg_insns[p->nreg_insns++] = p->insns[i];
@@ -709,8 +716,8 @@ sg_status sg_guard_prog_compile_flags(sg_ctx *ctx, sg_guard_prog **out, const sg
     }
     sg__idmap_free(&C.memo);
     sg__idmap_free(&big.seen);
-    free(C.owner);
-    free(C.cheap);
+    sg_free(C.owner);
+    sg_free(C.cheap);
     if (!ok) {
         sg_guard_prog_free(p);
         return sg__nomem(ctx);

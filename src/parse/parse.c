@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/util_private.h"
+
 #if defined(__GNUC__)
 #define SG_NOINLINE __attribute__((noinline))
 #else
@@ -478,6 +480,7 @@ static void leave(parser *p)
 /* A leaf for an integer literal (the current token). */
 static SG_NOINLINE sg_status build_int(parser *p, const token *t, const sg_expr **out)
 {
+    sg_ctx *ctx = p->ctx;
     const char *s = p->text + t->off;
     sg_status st;
     if (t->len <= 18) {
@@ -486,13 +489,13 @@ static SG_NOINLINE sg_status build_int(parser *p, const token *t, const sg_expr 
             v = v * 10 + (s[i] - '0');
         st = sg_expr_int(p->ctx, out, v);
     } else {
-        char *z = malloc(t->len + 1);
+        char *z = sg__malloc(ctx, t->len + 1);
         if (!z)
             return nomem(p);
         memcpy(z, s, t->len);
         z[t->len] = '\0';
         st = sg_expr_int_str(p->ctx, out, z);
-        free(z);
+        sg_free(z);
     }
     return st == SG_OK ? SG_OK : wrap_err(p, st, t->off);
 }
@@ -500,6 +503,7 @@ static SG_NOINLINE sg_status build_int(parser *p, const token *t, const sg_expr 
 /* An identifier or a source: the resolver first, then the default. */
 static SG_NOINLINE sg_status build_name(parser *p, const token *t, const sg_expr **out)
 {
+    sg_ctx *ctx = p->ctx;
     const char *s = p->text + t->off;
     int is_source = t->kind == T_SOURCE;
     const sg_expr *r = NULL;
@@ -522,7 +526,7 @@ static SG_NOINLINE sg_status build_name(parser *p, const token *t, const sg_expr
     char small[64];
     char *name = small;
     if (t->len >= sizeof small) {
-        name = malloc(t->len + 1);
+        name = sg__malloc(ctx, t->len + 1);
         if (!name)
             return nomem(p);
     }
@@ -530,7 +534,7 @@ static SG_NOINLINE sg_status build_name(parser *p, const token *t, const sg_expr
     name[t->len] = '\0';
     st = sg_expr_sym(p->ctx, out, name);
     if (name != small)
-        free(name);
+        sg_free(name);
     return st == SG_OK ? SG_OK : wrap_err(p, st, t->off);
 }
 
@@ -700,6 +704,7 @@ static sg_status parse_unary(parser *p, const sg_expr **out);
 /* A function call; the current token is the function's name. */
 static SG_NOINLINE sg_status parse_call(parser *p, const fn_info *fn, const sg_expr **out)
 {
+    sg_ctx *ctx = p->ctx;
     size_t name_off = p->tok.off;
     const sg_expr **args = NULL;
     size_t n = 0, cap = 0;
@@ -722,7 +727,7 @@ static SG_NOINLINE sg_status parse_call(parser *p, const fn_info *fn, const sg_e
             goto done;
         if (n == cap) {
             size_t ncap = cap ? 2 * cap : 4;
-            const sg_expr **na = realloc(args, ncap * sizeof *na);
+            const sg_expr **na = sg__realloc(ctx, args, ncap * sizeof *na);
             if (!na) {
                 st = nomem(p);
                 goto done;
@@ -752,7 +757,7 @@ static SG_NOINLINE sg_status parse_call(parser *p, const fn_info *fn, const sg_e
         goto done;
     st = build_call(p, fn, name_off, n, args, out);
 done:
-    free(args);
+    sg_free(args);
     leave(p);
     if (st != SG_OK)
         *out = NULL;

@@ -135,15 +135,16 @@ static size_t memo_slot(const memo_ent *tab, size_t cap, const sg_expr *key)
 
 static bool memo_insert(printer *P, const sg_expr *key, uint32_t *perm)
 {
+    sg_ctx *ctx = P->ctx;
     if ((P->memo_used + 1) * 2 > P->memo_cap) {
         size_t ncap = P->memo_cap ? P->memo_cap * 2 : 64;
-        memo_ent *nt = calloc(ncap, sizeof *nt);
+        memo_ent *nt = sg__calloc(ctx, ncap, sizeof *nt);
         if (!nt)
             return false;
         for (size_t i = 0; i < P->memo_cap; i++)
             if (P->memo[i].key)
                 nt[memo_slot(nt, ncap, P->memo[i].key)] = P->memo[i];
-        free(P->memo);
+        sg_free(P->memo);
         P->memo = nt;
         P->memo_cap = ncap;
     }
@@ -157,8 +158,8 @@ static bool memo_insert(printer *P, const sg_expr *key, uint32_t *perm)
 static void memo_free(printer *P)
 {
     for (size_t i = 0; i < P->memo_cap; i++)
-        free(P->memo[i].perm);
-    free(P->memo);
+        sg_free(P->memo[i].perm);
+    sg_free(P->memo);
     P->memo = NULL;
     P->memo_cap = P->memo_used = 0;
 }
@@ -490,6 +491,7 @@ static void sort_perm(printer *P, const sg_expr *e, uint32_t *a, uint32_t *tmp, 
  * nodes that need no sorting, or after an allocation failure). */
 static const uint32_t *get_perm(printer *P, const sg_expr *e)
 {
+    sg_ctx *ctx = P->ctx;
     if (!sortable(e))
         return NULL;
     if (P->memo_cap) {
@@ -498,20 +500,20 @@ static const uint32_t *get_perm(printer *P, const sg_expr *e)
             return P->memo[i].perm;
     }
     size_t n = e->nargs;
-    uint32_t *perm = malloc(n * sizeof *perm);
-    uint32_t *tmp = n > 8 ? malloc(n * sizeof *tmp) : NULL;
+    uint32_t *perm = sg__malloc(ctx, n * sizeof *perm);
+    uint32_t *tmp = n > 8 ? sg__malloc(ctx, n * sizeof *tmp) : NULL;
     if (!perm || (n > 8 && !tmp)) {
-        free(perm);
-        free(tmp);
+        sg_free(perm);
+        sg_free(tmp);
         P->oom = true;
         return NULL;
     }
     for (size_t i = 0; i < n; i++)
         perm[i] = (uint32_t)i;
     sort_perm(P, e, perm, tmp, n);
-    free(tmp);
+    sg_free(tmp);
     if (!memo_insert(P, e, perm)) {
-        free(perm);
+        sg_free(perm);
         P->oom = true;
         return NULL;
     }
@@ -1098,6 +1100,7 @@ sg_status sg_print_with(sg_ctx *ctx, char **out, const sg_expr *e, sg_format fmt
     printer P;
     memset(&P, 0, sizeof P);
     P.ctx = ctx;
+    P.buf.ctx = ctx;
     P.fmt = fmt;
     P.L = fmt == SG_FMT_C ? &c_levels : &py_levels;
     P.symname = symname;

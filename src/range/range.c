@@ -23,12 +23,12 @@ struct sg__range_cache {
     size_t n, cap;
 };
 
-sg__range_cache *sg__range_cache_new(void)
+sg__range_cache *sg__range_cache_new(sg_ctx *ctx)
 {
-    sg__range_cache *c = calloc(1, sizeof *c);
-    if (c && !sg__idmap_init(&c->index, 16)) {
+    sg__range_cache *c = sg__calloc(ctx, 1, sizeof *c);
+    if (c && !sg__idmap_init(ctx, &c->index, 16)) {
         sg__idmap_free(&c->index);
-        free(c);
+        sg_free(c);
         return NULL;
     }
     return c;
@@ -50,8 +50,8 @@ void sg__range_cache_free(sg__range_cache *c)
         return;
     sg__range_cache_clear(c);
     sg__idmap_free(&c->index);
-    free(c->ivs);
-    free(c);
+    sg_free(c->ivs);
+    sg_free(c);
 }
 
 static const sg__iv *cache_get(const sg__range_cache *c, const sg_expr *e)
@@ -62,7 +62,7 @@ static const sg__iv *cache_get(const sg__range_cache *c, const sg_expr *e)
 
 static bool cache_put(sg__range_cache *c, const sg_expr *e, const sg__iv *iv)
 {
-    if (!sg__grow((void **)&c->ivs, &c->cap, c->n + 1, sizeof *c->ivs))
+    if (!sg__grow(c->index.ctx, (void **)&c->ivs, &c->cap, c->n + 1, sizeof *c->ivs))
         return false;
     if (!sg__idmap_put(&c->index, e->id, c->n))
         return false;
@@ -275,7 +275,7 @@ sg_status sg__range(sg_ctx *ctx, const sg_expr *e, sg__atom_range_fn fn, void *u
                     sg__iv *out)
 {
     sg__range_cache *own = NULL;
-    if (!cache && !(cache = own = sg__range_cache_new()))
+    if (!cache && !(cache = own = sg__range_cache_new(ctx)))
         return sg__nomem(ctx);
     walker W = {ctx, fn, user, cache, (ulong)ctx->max_bits};
     sg_status s = walk(&W, e, out);
@@ -341,7 +341,7 @@ sg_status sg_range_of(sg_ctx *ctx, sg_interval *out, const sg_expr *e, size_t n,
     sg__iv_init(&r);
     sg_status s = SG_OK;
     size_t nb = 0;
-    if (!sg__idmap_init(&B.index, n) || (n && !(B.ivs = malloc(n * sizeof *B.ivs)))) {
+    if (!sg__idmap_init(ctx, &B.index, n) || (n && !(B.ivs = sg__malloc(ctx, n * sizeof *B.ivs)))) {
         s = sg__nomem(ctx);
         goto done;
     }
@@ -381,7 +381,7 @@ sg_status sg_range_of(sg_ctx *ctx, sg_interval *out, const sg_expr *e, size_t n,
 done:
     for (size_t i = 0; i < nb; i++)
         sg__iv_clear(&B.ivs[i]);
-    free(B.ivs);
+    sg_free(B.ivs);
     sg__idmap_free(&B.index);
     sg__iv_clear(&r);
     return s;

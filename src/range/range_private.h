@@ -37,7 +37,7 @@ typedef bool (*sg__atom_range_fn)(void *user, const sg_expr *atom, sg__iv *out);
 /* A cache of ranges by node id, valid for one atom_range function and one
  * state of what it knows: the owner clears it whenever that changes. */
 typedef struct sg__range_cache sg__range_cache;
-sg__range_cache *sg__range_cache_new(void);
+sg__range_cache *sg__range_cache_new(sg_ctx *ctx);
 void sg__range_cache_clear(sg__range_cache *c);
 void sg__range_cache_free(sg__range_cache *c);
 

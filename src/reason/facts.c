@@ -7,9 +7,9 @@
 
 #include "reason/reason_private.h"
 
-bool sg__list_push(sg__list *l, const sg_expr *e)
+bool sg__list_push(sg_ctx *ctx, sg__list *l, const sg_expr *e)
 {
-    if (!sg__grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
+    if (!sg__grow(ctx, (void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
         return false;
     l->v[l->n++] = e;
     return true;
@@ -17,15 +17,15 @@ bool sg__list_push(sg__list *l, const sg_expr *e)
 
 void sg__list_free(sg__list *l)
 {
-    free(l->v);
+    sg_free(l->v);
     l->v = NULL;
     l->n = l->cap = 0;
 }
 
-static bool list_copy(sg__list *dst, const sg__list *src)
+static bool list_copy(sg_ctx *ctx, sg__list *dst, const sg__list *src)
 {
     for (size_t i = 0; i < src->n; i++)
-        if (!sg__list_push(dst, src->v[i]))
+        if (!sg__list_push(ctx, dst, src->v[i]))
             return false;
     return true;
 }
@@ -122,20 +122,23 @@ static void stamp_bound(sg_facts *f, const sg_expr *atom)
 
 void sg__facts_read(sg_facts *f, const sg_expr *e)
 {
-    if (f->kdepth && !sg__list_push(&f->reads, e))
+    sg_ctx *ctx = f->ctx;
+    if (f->kdepth && !sg__list_push(ctx, &f->reads, e))
         f->reads_lost = true;
 }
 
 /* The question under way looked node e up (an occurrence list, an axiom). */
 static void read_node(sg_facts *f, const sg_expr *e)
 {
-    if (f->kdepth && !sg__list_push(&f->nreads, e))
+    sg_ctx *ctx = f->ctx;
+    if (f->kdepth && !sg__list_push(ctx, &f->nreads, e))
         f->reads_lost = true;
 }
 
 void sg__facts_read_occurrences(sg_facts *f, const sg_expr *m, bool whole)
 {
-    if (f->kdepth && !sg__list_push(whole ? &f->oreads : &f->nreads, m))
+    sg_ctx *ctx = f->ctx;
+    if (f->kdepth && !sg__list_push(ctx, whole ? &f->oreads : &f->nreads, m))
         f->reads_lost = true;
 }
 
@@ -169,9 +172,10 @@ static bool mark_new(sg__idmap *seen, const sg_expr *e, size_t bit, bool *ok)
 /* Add node e to the record under way (once). */
 static bool record(sg_facts *f, sg__idmap *seen, const sg_expr *e)
 {
+    sg_ctx *ctx = f->ctx;
     bool ok = true;
     if (mark_new(seen, e, 1, &ok))
-        ok = sg__list_push(&f->uread, e);
+        ok = sg__list_push(ctx, &f->uread, e);
     return ok;
 }
 
@@ -194,17 +198,18 @@ static bool record_atoms(sg_facts *f, sg__idmap *seen, const sg_expr *e)
 
 bool sg__facts_remember_reads(sg_facts *f, sg__readmark mark, size_t *rec)
 {
+    sg_ctx *ctx = f->ctx;
     if (f->reads_lost)
         return false;
     if (f->uread.n > SG_MAX_UREAD) { /* mostly stale records: start afresh */
         sg__facts_invalidate(f);
         return false;
     }
-    if (!sg__grow((void **)&f->und, &f->capund, f->nund + 1, sizeof *f->und))
+    if (!sg__grow(ctx, (void **)&f->und, &f->capund, f->nund + 1, sizeof *f->und))
         return false;
     sg__idmap seen;
     size_t off = f->uread.n;
-    bool ok = sg__idmap_init(&seen, 64);
+    bool ok = sg__idmap_init(ctx, &seen, 64);
     for (size_t i = mark.o; i < f->oreads.n && ok; i++)
         ok = record(f, &seen, f->oreads.v[i]);
     size_t nwhole = f->uread.n - off;
@@ -285,17 +290,19 @@ bool sg__facts_is_axiom(sg_facts *f, const sg_expr *q)
 
 static bool push_axiom(sg_facts *f, const sg_expr *e)
 {
+    sg_ctx *ctx = f->ctx;
     stamp_in(f, &f->nstamp, e);
-    return sg__list_push(&f->axioms, e) && sg__idmap_put(&f->axidx, e->id, 1);
+    return sg__list_push(ctx, &f->axioms, e) && sg__idmap_put(&f->axidx, e->id, 1);
 }
 
 static bool occ_add(sg_facts *f, const sg_expr *m, size_t l)
 {
+    sg_ctx *ctx = f->ctx;
     size_t *i = sg__idmap_find(&f->occidx, m->id);
     if (!i) {
         if (f->nocc == f->capocc) {
             size_t cap = f->capocc ? f->capocc * 2 : 32;
-            sg__occ *o = realloc(f->occ, cap * sizeof *o);
+            sg__occ *o = sg__realloc(ctx, f->occ, cap * sizeof *o);
             if (!o)
                 return false;
             for (size_t k = f->capocc; k < cap; k++)
@@ -310,7 +317,7 @@ static bool occ_add(sg_facts *f, const sg_expr *m, size_t l)
     }
     stamp_in(f, &f->astamp, m);
     sg__occ *o = &f->occ[*i];
-    if (!sg__grow((void **)&o->v, &o->cap, o->n + 1, sizeof *o->v))
+    if (!sg__grow(ctx, (void **)&o->v, &o->cap, o->n + 1, sizeof *o->v))
         return false;
     o->v[o->n++] = l;
     return true;
@@ -331,8 +338,9 @@ static void drop_lin(sg_facts *f, const sg_expr *e)
  * kept as an axiom. */
 static bool push_lin(sg_facts *f, const sg_expr *e)
 {
+    sg_ctx *ctx = f->ctx;
     size_t l = f->lin.n;
-    if (!sg__list_push(&f->lin, e) || !push_axiom(f, e))
+    if (!sg__list_push(ctx, &f->lin, e) || !push_axiom(f, e))
         return false;
     const sg_expr *p = e->args[0];
     if (p->op == SG_OP_ADD) {
@@ -368,11 +376,11 @@ sg_status sg_facts_new(sg_ctx *ctx, sg_facts **out)
     if (!out)
         return sg__err(ctx, SG_EINVAL, "sg_facts_new: out is NULL");
     *out = NULL;
-    sg_facts *f = calloc(1, sizeof *f);
-    if (!f || !(f->rcache = sg__range_cache_new()) || !sg__idmap_init(&f->bidx, 16) ||
-        !sg__idmap_init(&f->known_memo, 16) || !sg__idmap_init(&f->occidx, 16) || !sg__idmap_init(&f->axidx, 16) ||
-        !sg__idmap_init(&f->rmap, 16) || !sg__idmap_init(&f->sigs, 16) || !sg__idmap_init(&f->stamp, 16) ||
-        !sg__idmap_init(&f->nstamp, 16) || !sg__idmap_init(&f->astamp, 16)) {
+    sg_facts *f = sg__calloc(ctx, 1, sizeof *f);
+    if (!f || !(f->rcache = sg__range_cache_new(ctx)) || !sg__idmap_init(ctx, &f->bidx, 16) ||
+        !sg__idmap_init(ctx, &f->known_memo, 16) || !sg__idmap_init(ctx, &f->occidx, 16) || !sg__idmap_init(ctx, &f->axidx, 16) ||
+        !sg__idmap_init(ctx, &f->rmap, 16) || !sg__idmap_init(ctx, &f->sigs, 16) || !sg__idmap_init(ctx, &f->stamp, 16) ||
+        !sg__idmap_init(ctx, &f->nstamp, 16) || !sg__idmap_init(ctx, &f->astamp, 16)) {
         sg_facts_free(f);
         return sg__nomem(ctx);
     }
@@ -387,27 +395,27 @@ void sg_facts_free(sg_facts *f)
     if (!f)
         return;
     clear_bounds(f);
-    free(f->biv);
+    sg_free(f->biv);
     sg__idmap_free(&f->bidx);
     sg__idmap_free(&f->known_memo);
     sg__idmap_free(&f->occidx);
     sg__idmap_free(&f->axidx);
     sg__idmap_free(&f->rmap);
     sg__nodememo_free(&f->rmemo);
-    free(f->rsig);
-    free(f->fst);
+    sg_free(f->rsig);
+    sg_free(f->fst);
     sg__idmap_free(&f->sigs);
     sg__idmap_free(&f->stamp);
     sg__idmap_free(&f->nstamp);
     sg__idmap_free(&f->astamp);
     sg__list_free(&f->nreads);
     sg__list_free(&f->oreads);
-    free(f->und);
+    sg_free(f->und);
     sg__list_free(&f->uread);
     sg__list_free(&f->reads);
     for (size_t i = 0; i < f->capocc; i++)
-        free(f->occ[i].v);
-    free(f->occ);
+        sg_free(f->occ[i].v);
+    sg_free(f->occ);
     sg__range_cache_free(f->rcache);
     sg__list_free(&f->facts);
     sg__list_free(&f->rsym);
@@ -415,7 +423,7 @@ void sg_facts_free(sg_facts *f)
     sg__list_free(&f->batom);
     for (size_t i = 0; i < f->capnes; i++)
         sg__list_free(&f->nes[i]);
-    free(f->nes);
+    sg_free(f->nes);
     sg__idmap_free(&f->neidx);
     sg__list_free(&f->touched);
     sg__list_free(&f->lin);
@@ -423,7 +431,7 @@ void sg_facts_free(sg_facts *f)
     sg__list_free(&f->divfact);
     sg__list_free(&f->divsym);
     sg__fm_scratch_free(f->fm);
-    free(f);
+    sg_free(f);
 }
 
 int sg_facts_consistent(const sg_facts *f)
@@ -446,6 +454,7 @@ void sg_facts_set_budget(sg_facts *f, size_t budget)
 
 const sg_expr *sg__facts_replace(sg_facts *f, const sg_expr *e)
 {
+    sg_ctx *ctx = f->ctx;
     if (!f->rsym.n || (e->nargs == 0 && e->op != SG_OP_SYM))
         return e; /* nothing to replace, or a constant */
     const sg_expr *r = sg__nodememo_get(&f->rmemo, e);
@@ -454,10 +463,10 @@ const sg_expr *sg__facts_replace(sg_facts *f, const sg_expr *e)
     if (sg__subs_map(f->ctx, &r, e, &f->rmap, f->rval.v) != SG_OK)
         return NULL;
     size_t j = f->rmemo.n;
-    if (!sg__grow((void **)&f->rsig, &f->caprsig, j + 1, sizeof *f->rsig))
+    if (!sg__grow(ctx, (void **)&f->rsig, &f->caprsig, j + 1, sizeof *f->rsig))
         return r; /* out of memory: not remembered, still right */
     f->rsig[j] = signature(f, r);
-    if (!sg__nodememo_put(&f->rmemo, e, r))
+    if (!sg__nodememo_put(f->ctx, &f->rmemo, e, r))
         forget_replaced(f); /* out of memory: no memo, still right */
     return r;
 }
@@ -535,10 +544,11 @@ static bool solve_floordiv(sg_facts *f, const sg_expr *q, const sg__iv *iv)
 /* Narrow the bounds of atom by iv (and of x, where atom is x // d). */
 static bool meet_bound(sg_facts *f, const sg_expr *atom, const sg__iv *iv)
 {
+    sg_ctx *ctx = f->ctx;
     if (!solve_floordiv(f, atom, iv))
         return false;
     size_t *i = sg__idmap_find(&f->bidx, atom->id);
-    if (!sg__list_push(&f->touched, atom))
+    if (!sg__list_push(ctx, &f->touched, atom))
         return false;
     if (i) {
         if (iv_within(&f->biv[*i], iv))
@@ -549,10 +559,10 @@ static bool meet_bound(sg_facts *f, const sg_expr *atom, const sg__iv *iv)
         return true;
     }
     stamp_bound(f, atom);
-    if (!sg__grow((void **)&f->biv, &f->capbiv, f->batom.n + 1, sizeof *f->biv))
+    if (!sg__grow(ctx, (void **)&f->biv, &f->capbiv, f->batom.n + 1, sizeof *f->biv))
         return false;
     size_t k = f->batom.n;
-    if (!sg__list_push(&f->batom, atom))
+    if (!sg__list_push(ctx, &f->batom, atom))
         return false;
     sg__iv_init(&f->biv[k]);
     sg__iv_set(&f->biv[k], iv);
@@ -593,6 +603,7 @@ static bool occurs(sg_ctx *ctx, const sg_expr *sym, const sg_expr *e)
  * value mentions a replaced symbol. */
 static bool add_replacement(sg_facts *f, const sg_expr *sym, const sg_expr *val)
 {
+    sg_ctx *ctx = f->ctx;
     for (size_t i = 0; i < f->rval.n; i++) {
         const sg_expr *r;
         if (sg_expr_subs(f->ctx, &r, f->rval.v[i], 1, &sym, &val) != SG_OK)
@@ -601,7 +612,7 @@ static bool add_replacement(sg_facts *f, const sg_expr *sym, const sg_expr *val)
     }
     forget_replaced_with(f, sym);
     stamp_in(f, &f->stamp, sym);
-    return sg__list_push(&f->rsym, sym) && sg__list_push(&f->rval, val) &&
+    return sg__list_push(ctx, &f->rsym, sym) && sg__list_push(ctx, &f->rval, val) &&
            sg__idmap_put(&f->rmap, sym->id, f->rval.n - 1);
 }
 
@@ -651,6 +662,7 @@ static const sg_expr *solve_for_symbol(sg_facts *f, const sg_expr *p, const sg_e
 /* The fresh symbol of the divisibility fact p == 0: made once per fact. */
 static const sg_expr *fresh_for(sg_facts *f, const sg_expr *p)
 {
+    sg_ctx *ctx = f->ctx;
     for (size_t i = 0; i < f->divfact.n; i++)
         if (f->divfact.v[i] == p)
             return f->divsym.v[i];
@@ -659,7 +671,7 @@ static const sg_expr *fresh_for(sg_facts *f, const sg_expr *p)
     snprintf(name, sizeof name, "_k%u", (unsigned)f->ctx->fresh++);
     if (sg_expr_sym(f->ctx, &sym, name) != SG_OK)
         return NULL;
-    if (!sg__list_push(&f->divfact, p) || !sg__list_push(&f->divsym, sym)) {
+    if (!sg__list_push(ctx, &f->divfact, p) || !sg__list_push(ctx, &f->divsym, sym)) {
         f->divfact.n = f->divsym.n;
         sg__nomem(f->ctx);
         return NULL;
@@ -701,11 +713,12 @@ typedef enum { PROCESS_OK, PROCESS_REPLACED, PROCESS_NOMEM } process_result;
 /* p != 0 on one atom: kept with the others on that atom, which is touched. */
 static bool push_ne(sg_facts *f, const sg_expr *atom, const sg_expr *e)
 {
+    sg_ctx *ctx = f->ctx;
     size_t *i = sg__idmap_find(&f->neidx, atom->id);
     if (!i) {
         if (f->nnes == f->capnes) {
             size_t cap = f->capnes ? f->capnes * 2 : 16;
-            sg__list *l = realloc(f->nes, cap * sizeof *l);
+            sg__list *l = sg__realloc(ctx, f->nes, cap * sizeof *l);
             if (!l)
                 return false;
             for (size_t k = f->capnes; k < cap; k++)
@@ -718,7 +731,7 @@ static bool push_ne(sg_facts *f, const sg_expr *atom, const sg_expr *e)
         i = sg__idmap_find(&f->neidx, atom->id);
         f->nes[f->nnes++].n = 0;
     }
-    return sg__list_push(&f->nes[*i], e) && sg__list_push(&f->touched, atom);
+    return sg__list_push(ctx, &f->nes[*i], e) && sg__list_push(ctx, &f->touched, atom);
 }
 
 /* Decompose one fact (replacements already applied). */
@@ -910,7 +923,7 @@ static bool propagate_fact(sg_facts *f, const sg_expr *fact, sg__list *moved)
                 sg__iv_set(&before, old);
             ok = meet_bound(f, p->args[i], &nb);
             if (ok && (!old || !sg__iv_equal(&before, sg__facts_bound(f, p->args[i]))))
-                ok = sg__list_push(moved, p->args[i]);
+                ok = sg__list_push(ctx, moved, p->args[i]);
         }
     }
     sg__iv_clear(&r);
@@ -928,13 +941,14 @@ static bool propagate_fact(sg_facts *f, const sg_expr *fact, sg__list *moved)
  * chains and finite for cycles; stopping early only loses precision. */
 static bool propagate(sg_facts *f, size_t from)
 {
+    sg_ctx *ctx = f->ctx;
     size_t n = f->lin.n, steps = 0, limit = 8 * (n - from + f->touched.n) + 64;
     if (!n) {
         f->touched.n = 0;
         return true;
     }
-    size_t *queue = malloc(n * sizeof *queue);
-    bool *queued = calloc(n, sizeof *queued);
+    size_t *queue = sg__malloc(ctx, n * sizeof *queue);
+    bool *queued = sg__calloc(ctx, n, sizeof *queued);
     sg__list moved = {0};
     bool ok = queue && queued;
     size_t head = 0, tail = 0; /* a ring over n slots: each fact is queued at most once at a time */
@@ -966,8 +980,8 @@ static bool propagate(sg_facts *f, size_t from)
                 }
         }
     }
-    free(queue);
-    free(queued);
+    sg_free(queue);
+    sg_free(queued);
     sg__list_free(&moved);
     return ok;
 }
@@ -977,11 +991,12 @@ static bool propagate(sg_facts *f, size_t from)
  * of its earlier form are dropped. */
 static process_result process_fact(sg_facts *f, size_t j)
 {
+    sg_ctx *ctx = f->ctx;
     const sg_expr *e = sg__facts_replace(f, f->facts.v[j]);
     if (!e)
         return PROCESS_NOMEM;
     if (j == f->nfst) {
-        if (!sg__grow((void **)&f->fst, &f->capfst, f->nfst + 1, sizeof *f->fst))
+        if (!sg__grow(ctx, (void **)&f->fst, &f->capfst, f->nfst + 1, sizeof *f->fst))
             return PROCESS_NOMEM;
         f->fst[f->nfst++] = (sg__fstate){NULL, 0, 0, 0};
     }
@@ -1022,6 +1037,7 @@ static size_t mark_mentions(sg_facts *f, bool *pending, size_t lo)
  * in its form under the final replacements. */
 static bool add_fact(sg_facts *f, size_t i)
 {
+    sg_ctx *ctx = f->ctx;
     bool *pending = NULL, ok = true;
     size_t next = i, lo = SIZE_MAX, made = 0;
     while (ok && next != SIZE_MAX) {
@@ -1030,7 +1046,7 @@ static bool add_fact(sg_facts *f, size_t i)
         if (ok && r == PROCESS_REPLACED) {
             if (++made > SG_MAX_CASCADE)
                 ok = (sg__err(f->ctx, SG_ELIMIT, "too many replacements"), false);
-            else if (!pending && !(pending = calloc(f->nfst, sizeof *pending)))
+            else if (!pending && !(pending = sg__calloc(ctx, f->nfst, sizeof *pending)))
                 ok = (sg__nomem(f->ctx), false);
             else
                 lo = mark_mentions(f, pending, lo);
@@ -1042,7 +1058,7 @@ static bool add_fact(sg_facts *f, size_t i)
                 break;
             }
     }
-    free(pending);
+    sg_free(pending);
     return ok;
 }
 
@@ -1078,7 +1094,7 @@ sg_status sg_facts_assume(sg_facts *f, const sg_expr *fact)
         return sg__err(ctx, SG_ETYPE, "sg_facts_assume: a fact must be a boolean expression");
     bool was_inconsistent = f->inconsistent;
     uint64_t nomem = ctx->nnomem, nerr = ctx->nerr;
-    if (!sg__list_push(&f->facts, fact))
+    if (!sg__list_push(ctx, &f->facts, fact))
         return sg__nomem(ctx);
     sg__facts_grown(f);
     bool ok = step(f, f->facts.n - 1);
@@ -1124,8 +1140,8 @@ sg_status sg__facts_copy_policy(sg_facts **out, const sg_facts *f,
     g->budget = f->budget;
     g->may_replace = may_replace;
     g->policy_user = user;
-    if (!list_copy(&g->facts, &f->facts) || !list_copy(&g->divfact, &f->divfact) ||
-        !list_copy(&g->divsym, &f->divsym) || !derive(g)) {
+    if (!list_copy(f->ctx, &g->facts, &f->facts) || !list_copy(f->ctx, &g->divfact, &f->divfact) ||
+        !list_copy(f->ctx, &g->divsym, &f->divsym) || !derive(g)) {
         sg_facts_free(g);
         return sg__nomem(f->ctx);
     }

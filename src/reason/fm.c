@@ -75,6 +75,7 @@ typedef struct {
 
 static void fm_init(fm *F, const sg__fm_source *src, size_t *budget)
 {
+    sg_ctx *ctx = src->ctx;
     memset(F, 0, sizeof *F);
     F->src = src;
     F->budget = budget;
@@ -85,7 +86,7 @@ static void fm_init(fm *F, const sg__fm_source *src, size_t *budget)
     if (F->b.index.cap)
         sg__idmap_reset(&F->b.index);
     else
-        F->overflow = !sg__idmap_init(&F->b.index, 16);
+        F->overflow = !sg__idmap_init(ctx, &F->b.index, 16);
 }
 
 static void clear_large(fmpz *x)
@@ -100,6 +101,7 @@ static void clear_large(fmpz *x)
  * nvar coefficients and the constant are ever set). */
 static void row_free(fm *F, fmpz *r)
 {
+    sg_ctx *ctx = F->src->ctx;
     if (r[MASK])
         for (ulong m = (ulong)r[MASK]; m;)
             clear_large(r + next_var(&m));
@@ -107,8 +109,8 @@ static void row_free(fm *F, fmpz *r)
         for (size_t j = 0; j < F->nvar; j++)
             clear_large(r + j);
     clear_large(r + CONST);
-    if (!sg__grow((void **)&F->b.spare, &F->b.capspare, F->b.nspare + 1, sizeof *F->b.spare)) {
-        free(r);
+    if (!sg__grow(ctx, (void **)&F->b.spare, &F->b.capspare, F->b.nspare + 1, sizeof *F->b.spare)) {
+        sg_free(r);
         return;
     }
     F->b.spare[F->b.nspare++] = r;
@@ -117,12 +119,12 @@ static void row_free(fm *F, fmpz *r)
 static void buffers_free(fm_buffers *b)
 {
     for (size_t i = 0; i < b->nspare; i++)
-        free(b->spare[i]);
-    free(b->spare);
-    free(b->rows);
-    free(b->next);
-    free(b->slot);
-    free(b->posrows);
+        sg_free(b->spare[i]);
+    sg_free(b->spare);
+    sg_free(b->rows);
+    sg_free(b->next);
+    sg_free(b->slot);
+    sg_free(b->posrows);
     sg__idmap_free(&b->index);
     memset(b, 0, sizeof *b);
 }
@@ -134,7 +136,7 @@ static void fm_clear(fm *F)
     for (size_t i = 0; i < F->nrows; i++)
         row_free(F, F->b.rows[i]);
     while (F->b.nspare > FM_KEEP_SPARE)
-        free(F->b.spare[--F->b.nspare]);
+        sg_free(F->b.spare[--F->b.nspare]);
     if (!F->borrowed) {
         buffers_free(&F->b);
         return;
@@ -143,9 +145,9 @@ static void fm_clear(fm *F)
     F->src->scratch->busy = false;
 }
 
-sg__fm_scratch *sg__fm_scratch_new(void)
+sg__fm_scratch *sg__fm_scratch_new(sg_ctx *ctx)
 {
-    return calloc(1, sizeof(sg__fm_scratch));
+    return sg__calloc(ctx, 1, sizeof(sg__fm_scratch));
 }
 
 void sg__fm_scratch_free(sg__fm_scratch *s)
@@ -153,14 +155,15 @@ void sg__fm_scratch_free(sg__fm_scratch *s)
     if (!s)
         return;
     buffers_free(&s->b);
-    free(s);
+    sg_free(s);
 }
 
 /* A zero row (every row has room for the largest number of variables; a
  * zero fmpz is the word 0). */
 static fmpz *row_new(fm *F)
 {
-    fmpz *r = F->b.nspare ? F->b.spare[--F->b.nspare] : malloc(ROW_WORDS * sizeof *r);
+    sg_ctx *ctx = F->src->ctx;
+    fmpz *r = F->b.nspare ? F->b.spare[--F->b.nspare] : sg__malloc(ctx, ROW_WORDS * sizeof *r);
     if (!r) {
         F->overflow = true;
         return NULL;
@@ -171,7 +174,8 @@ static fmpz *row_new(fm *F)
 
 static bool row_push(fm *F, fmpz *r)
 {
-    if (!sg__grow((void **)&F->b.rows, &F->b.caprows, F->nrows + 1, sizeof *F->b.rows)) {
+    sg_ctx *ctx = F->src->ctx;
+    if (!sg__grow(ctx, (void **)&F->b.rows, &F->b.caprows, F->nrows + 1, sizeof *F->b.rows)) {
         row_free(F, r);
         F->overflow = true;
         return false;
@@ -546,12 +550,13 @@ static slong row_hash(const fmpz *r)
  * last round (hashed already) have variables and are not duplicates. */
 static bool prune(fm *F)
 {
+    sg_ctx *ctx = F->src->ctx;
     size_t cap = 16, bits = 4;
     while (cap < 2 * F->nrows)
         cap *= 2, bits++;
     if (cap > F->b.capslot) {
-        free(F->b.slot);
-        F->b.slot = malloc(cap * sizeof *F->b.slot);
+        sg_free(F->b.slot);
+        F->b.slot = sg__malloc(ctx, cap * sizeof *F->b.slot);
         F->b.capslot = F->b.slot ? cap : 0;
     }
     size_t *slot = F->b.slot; /* 1 + index into the rows kept; 0: free */
@@ -610,9 +615,10 @@ static size_t cheapest_var(const fm *F, const bool *gone, size_t *cost)
  * False when out of memory. */
 static bool eliminate_var(fm *F, size_t v, size_t cost)
 {
+    sg_ctx *ctx = F->src->ctx;
     size_t k = 0, npos = 0;
-    if (!sg__grow((void **)&F->b.next, &F->b.capnext, F->nrows + cost + 1, sizeof *F->b.next) ||
-        !sg__grow((void **)&F->b.posrows, &F->b.capposrows, F->pos[v] + 1, sizeof *F->b.posrows))
+    if (!sg__grow(ctx, (void **)&F->b.next, &F->b.capnext, F->nrows + cost + 1, sizeof *F->b.next) ||
+        !sg__grow(ctx, (void **)&F->b.posrows, &F->b.capposrows, F->pos[v] + 1, sizeof *F->b.posrows))
         return false;
     fmpz **out = F->b.next;
     size_t *pos = F->b.posrows;

@@ -11,7 +11,7 @@
 typedef struct sg__fm_scratch sg__fm_scratch;
 
 /* Empty buffers (NULL when memory runs out: runs then make their own). */
-sg__fm_scratch *sg__fm_scratch_new(void);
+sg__fm_scratch *sg__fm_scratch_new(sg_ctx *ctx);
 void sg__fm_scratch_free(sg__fm_scratch *s);
 
 /* What a run reads of the facts. The linear facts are GE0 and EQ0 nodes

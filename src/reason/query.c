@@ -38,7 +38,7 @@ static const sg_expr *replace_arg(void *user, const sg_expr *e)
     if (r)
         return r;
     r = sg__map_args(R->ctx, e, replace_arg, R);
-    if (r && !sg__nodememo_put(&R->memo, e, r))
+    if (r && !sg__nodememo_put(R->ctx, &R->memo, e, r))
         return sg__nomem(R->ctx), NULL;
     return r;
 }
@@ -151,7 +151,8 @@ static sg_truth known_ge(simplifier *S, const sg_expr *a, const sg_expr *b)
  * later one stays. */
 static const sg_expr *simp_minmax(simplifier *S, const sg_expr *e)
 {
-    bool *dropped = calloc(e->nargs, sizeof *dropped);
+    sg_ctx *ctx = S->f->ctx;
+    bool *dropped = sg__calloc(ctx, e->nargs, sizeof *dropped);
     if (!dropped)
         return sg__nomem(S->f->ctx), NULL;
     size_t left = e->nargs;
@@ -165,7 +166,7 @@ static const sg_expr *simp_minmax(simplifier *S, const sg_expr *e)
             }
     const sg_expr *r = e;
     if (left < e->nargs) {
-        const sg_expr **keep = malloc(left * sizeof *keep);
+        const sg_expr **keep = sg__malloc(ctx, left * sizeof *keep);
         if (keep) {
             size_t k = 0;
             for (size_t i = 0; i < e->nargs; i++)
@@ -176,9 +177,9 @@ static const sg_expr *simp_minmax(simplifier *S, const sg_expr *e)
             sg__nomem(S->f->ctx);
             r = NULL;
         }
-        free(keep);
+        sg_free(keep);
     }
-    free(dropped);
+    sg_free(dropped);
     return r;
 }
 
@@ -359,7 +360,7 @@ static const sg_expr *simp(simplifier *S, const sg_expr *e)
             break;
         r = r2 && r2 != r && r2->nargs ? simp(S, r2) : r2;
     }
-    if (r && !sg__nodememo_put(&S->memo, e, r))
+    if (r && !sg__nodememo_put(S->f->ctx, &S->memo, e, r))
         return sg__nomem(S->f->ctx), NULL;
     return r;
 }
@@ -435,7 +436,7 @@ static void shifted_sign(sg_facts *f, const sg_expr *p, int *sign)
         return;
     const sg_expr *vals[SHIFT_MAX_SYMS];
     sg__idmap map = {0};
-    bool ok = ns <= SHIFT_MAX_SYMS && sg__idmap_init(&map, ns);
+    bool ok = ns <= SHIFT_MAX_SYMS && sg__idmap_init(ctx, &map, ns);
     for (size_t i = 0; i < ns && ok; i++) {
         sg__iv r;
         sg__iv_init(&r);
@@ -514,7 +515,7 @@ static void fm_read_occurrences(void *user, const sg_expr *m, bool whole)
 static sg__fm_source fm_source(sg_facts *f)
 {
     if (!f->fm)
-        f->fm = sg__fm_scratch_new(); /* NULL: each run makes its own buffers */
+        f->fm = sg__fm_scratch_new(f->ctx); /* NULL: each run makes its own buffers */
     return (sg__fm_source){.ctx = f->ctx,
                            .user = f,
                            .scratch = f->fm,

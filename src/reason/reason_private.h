@@ -14,7 +14,7 @@ typedef struct sg__list {
     size_t n, cap;
 } sg__list;
 
-bool sg__list_push(sg__list *l, const sg_expr *e);
+bool sg__list_push(sg_ctx *ctx, sg__list *l, const sg_expr *e);
 void sg__list_free(sg__list *l);
 
 /* A signature of the symbols of an expression: one bit per symbol, chosen

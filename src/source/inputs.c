@@ -65,15 +65,16 @@ struct sg_inputs {
 
 static void *pool_alloc(sg_inputs *in, size_t size)
 {
+    sg_ctx *ctx = in->ctx;
     if (in->nblocks == in->capblocks) {
         size_t cap = in->capblocks ? 2 * in->capblocks : 64;
-        void **nb = realloc(in->blocks, cap * sizeof *nb);
+        void **nb = sg__realloc(ctx, in->blocks, cap * sizeof *nb);
         if (!nb)
             return NULL;
         in->blocks = nb;
         in->capblocks = cap;
     }
-    void *p = calloc(1, size ? size : 1);
+    void *p = sg__calloc(ctx, 1, size ? size : 1);
     if (p)
         in->blocks[in->nblocks++] = p;
     return p;
@@ -83,7 +84,7 @@ static void *pool_alloc(sg_inputs *in, size_t size)
 static void pool_truncate(sg_inputs *in, size_t n)
 {
     while (in->nblocks > n)
-        free(in->blocks[--in->nblocks]);
+        sg_free(in->blocks[--in->nblocks]);
 }
 
 static void snap_free(snap *s)
@@ -91,15 +92,15 @@ static void snap_free(snap *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->ninner; i++) {
-        free(s->names[i]);
+        sg_free(s->names[i]);
         snap_free(s->inner[i]);
     }
-    free(s->names);
-    free(s->inner);
-    free(s->sizes);
-    free(s->strides);
-    free(s->meta);
-    free(s);
+    sg_free(s->names);
+    sg_free(s->inner);
+    sg_free(s->sizes);
+    sg_free(s->strides);
+    sg_free(s->meta);
+    sg_free(s);
 }
 
 static void csnap_free(csnap *c)
@@ -107,14 +108,14 @@ static void csnap_free(csnap *c)
     if (!c)
         return;
     for (size_t i = 0; i < c->ninner; i++) {
-        free(c->names[i]);
+        sg_free(c->names[i]);
         csnap_free(c->inner[i]);
     }
-    free(c->names);
-    free(c->inner);
-    free(c->sizes);
-    free(c->strides);
-    free(c);
+    sg_free(c->names);
+    sg_free(c->inner);
+    sg_free(c->sizes);
+    sg_free(c->strides);
+    sg_free(c);
 }
 
 /* ---- recording the initial state ------------------------------------------ */
@@ -147,14 +148,14 @@ static sg_status snap_value(sg_ctx *ctx, snap **out, const sg_tensor_value *v, c
     }
     if (v->offset < 0)
         return sg__err(ctx, SG_EINVAL, "%s: the storage offset is negative (%lld)", where, (long long)v->offset);
-    snap *s = calloc(1, sizeof *s);
+    snap *s = sg__calloc(ctx, 1, sizeof *s);
     if (!s)
         return sg__nomem(ctx);
     s->ndim = v->ndim;
     s->offset = v->offset;
     s->kind = v->kind;
-    s->sizes = malloc((v->ndim + 1) * sizeof *s->sizes);
-    s->strides = malloc((v->ndim + 1) * sizeof *s->strides);
+    s->sizes = sg__malloc(ctx, (v->ndim + 1) * sizeof *s->sizes);
+    s->strides = sg__malloc(ctx, (v->ndim + 1) * sizeof *s->strides);
     if (!s->sizes || !s->strides) {
         snap_free(s);
         return sg__nomem(ctx);
@@ -189,9 +190,9 @@ static sg_status snap_value(sg_ctx *ctx, snap **out, const sg_tensor_value *v, c
         }
         return sg__err(ctx, SG_EINVAL, "%s: flatten of %s failed", where, v->kind->name);
     }
-    s->meta = malloc(fl.metalen ? fl.metalen : 1);
-    s->names = calloc(fl.n ? fl.n : 1, sizeof *s->names);
-    s->inner = calloc(fl.n ? fl.n : 1, sizeof *s->inner);
+    s->meta = sg__malloc(ctx, fl.metalen ? fl.metalen : 1);
+    s->names = sg__calloc(ctx, fl.n ? fl.n : 1, sizeof *s->names);
+    s->inner = sg__calloc(ctx, fl.n ? fl.n : 1, sizeof *s->inner);
     if (!s->meta || !s->names || !s->inner) {
         snap_free(s);
         return sg__nomem(ctx);
@@ -201,7 +202,7 @@ static sg_status snap_value(sg_ctx *ctx, snap **out, const sg_tensor_value *v, c
     s->metalen = fl.metalen;
     /* copy the names first: the embedder's memory may not outlive the next call */
     for (size_t i = 0; i < fl.n; i++, s->ninner++)
-        if (!fl.names[i] || !(s->names[i] = sg__strdup(fl.names[i]))) {
+        if (!fl.names[i] || !(s->names[i] = sg__strdup(ctx, fl.names[i]))) {
             snap_free(s);
             return fl.names[i] ? sg__nomem(ctx) : sg__err(ctx, SG_EINVAL, "%s: flatten gave a NULL name", where);
         }
@@ -225,23 +226,23 @@ static sg_status snap_context(sg_ctx *ctx, csnap **out, const sg_tensor_context 
         return SG_OK;
     if (depth > MAX_DEPTH)
         return sg__err(ctx, SG_EINVAL, "sg_inputs_tensor: contexts nest more than %d deep", MAX_DEPTH);
-    csnap *s = calloc(1, sizeof *s);
+    csnap *s = sg__calloc(ctx, 1, sizeof *s);
     if (!s)
         return sg__nomem(ctx);
     s->ndim = ndim;
     bool ok = true;
-    if (c->sizes && (ok = (s->sizes = malloc((ndim + 1) * sizeof *s->sizes)) != NULL))
+    if (c->sizes && (ok = (s->sizes = sg__malloc(ctx, (ndim + 1) * sizeof *s->sizes)) != NULL))
         memcpy(s->sizes, c->sizes, ndim * sizeof *s->sizes);
-    if (ok && c->strides && (ok = (s->strides = malloc((ndim + 1) * sizeof *s->strides)) != NULL))
+    if (ok && c->strides && (ok = (s->strides = sg__malloc(ctx, (ndim + 1) * sizeof *s->strides)) != NULL))
         memcpy(s->strides, c->strides, ndim * sizeof *s->strides);
     if (ok && c->ninner) {
-        ok = (s->names = calloc(c->ninner, sizeof *s->names)) && (s->inner = calloc(c->ninner, sizeof *s->inner));
+        ok = (s->names = sg__calloc(ctx, c->ninner, sizeof *s->names)) && (s->inner = sg__calloc(ctx, c->ninner, sizeof *s->inner));
         for (size_t i = 0; ok && i < c->ninner; i++, s->ninner++) {
             if (!c->inner_names || !c->inner_names[i] || !c->inner) {
                 csnap_free(s);
                 return sg__err(ctx, SG_EINVAL, "sg_inputs_tensor: inner context %zu has no name", i);
             }
-            ok = (s->names[i] = sg__strdup(c->inner_names[i])) != NULL;
+            ok = (s->names[i] = sg__strdup(ctx, c->inner_names[i])) != NULL;
             /* the inner rank is checked when the inner tensor is fakified */
             sg_status st = ok ? snap_context(ctx, &s->inner[i], c->inner[i], SG_MAX_DIMS, depth + 1) : SG_OK;
             if (st) {
@@ -274,12 +275,13 @@ typedef struct pending {
 
 static sg_status pend_add(sg_inputs *in, pending *p, const char *name, const sg_expr *e)
 {
+    sg_ctx *ctx = in->ctx;
     if (p->n == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 16;
-        const char **nn = realloc(p->names, cap * sizeof *nn);
+        const char **nn = sg__realloc(ctx, p->names, cap * sizeof *nn);
         if (nn)
             p->names = nn;
-        const sg_expr **nv = nn ? realloc(p->vals, cap * sizeof *nv) : NULL;
+        const sg_expr **nv = nn ? sg__realloc(ctx, p->vals, cap * sizeof *nv) : NULL;
         if (!nv)
             return sg__nomem(in->ctx);
         p->vals = nv;
@@ -558,7 +560,7 @@ sg_status sg_inputs_new(sg_env *env, sg_symcache *cache, sg_inputs **out)
     sg_ctx *ctx = sg_env_ctx(env);
     if (!out)
         return sg__err(ctx, SG_EINVAL, "sg_inputs_new: NULL argument");
-    *out = calloc(1, sizeof **out);
+    *out = sg__calloc(ctx, 1, sizeof **out);
     if (!*out)
         return sg__nomem(ctx);
     (*out)->env = env;
@@ -576,9 +578,9 @@ void sg_inputs_free(sg_inputs *in)
         csnap_free(in->v[i].ctx);
     }
     pool_truncate(in, 0);
-    free(in->blocks);
-    free(in->v);
-    free(in);
+    sg_free(in->blocks);
+    sg_free(in->v);
+    sg_free(in);
 }
 
 sg_env *sg_inputs_env(const sg_inputs *in)
@@ -590,7 +592,8 @@ sg_env *sg_inputs_env(const sg_inputs *in)
  * input cannot fail after the environment changed). */
 static sg_status reserve(sg_inputs *in)
 {
-    return sg__grow((void **)&in->v, &in->cap, in->n + 1, sizeof *in->v) ? SG_OK : sg__nomem(in->ctx);
+    sg_ctx *ctx = in->ctx;
+    return sg__grow(ctx, (void **)&in->v, &in->cap, in->n + 1, sizeof *in->v) ? SG_OK : sg__nomem(in->ctx);
 }
 
 /* Fakify v under c from source src; on failure the environment, the cache
@@ -605,8 +608,8 @@ static sg_status run_fakify(sg_inputs *in, const sg_source *src, const snap *v, 
     sg_status s = fakify(&F, src, v, c, NULL, out);
     for (size_t i = 0; i < F.pend.n && in->cache && !s; i++) /* no cache: nothing recorded (source.h) */
         s = sg__symcache_put(in->cache, in->env, F.pend.names[i], F.pend.vals[i]);
-    free(F.pend.names);
-    free(F.pend.vals);
+    sg_free(F.pend.names);
+    sg_free(F.pend.vals);
     if (s) {
         char keep[1024];
         snprintf(keep, sizeof keep, "%s", sg_ctx_last_error_msg(in->ctx));
@@ -756,10 +759,10 @@ static sg_status symsrc_add(sg_ctx *ctx, symsrc *m, const sg_expr *e, const char
             return SG_OK;
     if (m->n == m->cap) {
         size_t cap = m->cap ? 2 * m->cap : 16;
-        const sg_expr **a = realloc(m->syms, cap * sizeof *a);
+        const sg_expr **a = sg__realloc(ctx, m->syms, cap * sizeof *a);
         if (a)
             m->syms = a;
-        const sg_expr **b = a ? realloc(m->srcs, cap * sizeof *b) : NULL;
+        const sg_expr **b = a ? sg__realloc(ctx, m->srcs, cap * sizeof *b) : NULL;
         if (!b)
             return sg__nomem(ctx);
         m->srcs = b;
@@ -870,13 +873,14 @@ static sg_status violations(sg_inputs *in, const symsrc *m, const sg_fake *f, sg
 
 sg_status sg_inputs_violations(sg_inputs *in, char **report)
 {
+    sg_ctx *ctx = in ? in->ctx : NULL;
     if (!in)
         return SG_EINVAL;
     if (!report)
         return sg__err(in->ctx, SG_EINVAL, "sg_inputs_violations: NULL argument");
     *report = NULL;
     symsrc m = {0};
-    sg__buf b = {0};
+    sg__buf b = {.ctx = ctx};
     sg_status s = SG_OK;
     for (size_t i = 0; i < in->n && !s; i++)
         s = in->v[i].fake ? map_fake(in->ctx, &m, &in->v[i].fake->pub)
@@ -884,8 +888,8 @@ sg_status sg_inputs_violations(sg_inputs *in, char **report)
     for (size_t i = 0; i < in->n && !s; i++)
         if (in->v[i].fake)
             s = violations(in, &m, &in->v[i].fake->pub, &b);
-    free(m.syms);
-    free(m.srcs);
+    sg_free(m.syms);
+    sg_free(m.srcs);
     if (!s && b.oom)
         s = sg__nomem(in->ctx);
     if (s || !b.n) {

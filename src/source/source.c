@@ -27,7 +27,7 @@ static bool is_ident(const char *s)
 static sg_status make(sg_ctx *ctx, const sg_source **out, sg_source_kind kind, const sg_source *base, size_t index,
                       const char *ident)
 {
-    sg__buf b = {0};
+    sg__buf b = {.ctx = ctx};
     if (kind == SG_SOURCE_LOCAL)
         sg__buf_printf(&b, "L['%s']", ident);
     else if (kind == SG_SOURCE_NAMED)
@@ -42,7 +42,7 @@ static sg_status make(sg_ctx *ctx, const sg_source **out, sg_source_kind kind, c
     sg_source *s = text ? sg__arena_alloc(ctx, sizeof *s) : NULL;
     const char *name = s ? sg__arena_strdup(ctx, text, strlen(text)) : NULL;
     const char *id = ident && name ? sg__arena_strdup(ctx, ident, strlen(ident)) : NULL;
-    free(text);
+    sg_free(text);
     if (!name || (ident && !id))
         return sg__nomem(ctx);
     *s = (sg_source){kind, base, index, id, name};
@@ -151,7 +151,7 @@ sg_status sg_symcache_new(sg_ctx *ctx, sg_symcache **out)
         return SG_EINVAL;
     if (!out)
         return sg__err(ctx, SG_EINVAL, "sg_symcache_new: NULL argument");
-    *out = calloc(1, sizeof **out);
+    *out = sg__calloc(ctx, 1, sizeof **out);
     if (!*out)
         return sg__nomem(ctx);
     (*out)->ctx = ctx;
@@ -164,10 +164,10 @@ void sg_symcache_free(sg_symcache *c)
         return;
     for (size_t i = 0; i < c->n; i++) {
         sg__idmap_free(&c->t[i].map);
-        free(c->t[i].vals);
+        sg_free(c->t[i].vals);
     }
-    free(c->t);
-    free(c);
+    sg_free(c->t);
+    sg_free(c);
 }
 
 static envtab *table_of(const sg_symcache *c, const sg_env *env)
@@ -202,11 +202,12 @@ size_t sg_symcache_size(const sg_symcache *c)
 /* Record source -> e for env (the first record of a source stays). */
 sg_status sg__symcache_put(sg_symcache *c, const sg_env *env, const char *source, const sg_expr *e)
 {
+    sg_ctx *ctx = c->ctx;
     envtab *t = table_of(c, env);
     if (!t) {
         if (c->n == c->cap) {
             size_t cap = c->cap ? 2 * c->cap : 4;
-            envtab *nt = realloc(c->t, cap * sizeof *nt);
+            envtab *nt = sg__realloc(ctx, c->t, cap * sizeof *nt);
             if (!nt)
                 return sg__nomem(c->ctx);
             c->t = nt;
@@ -214,7 +215,7 @@ sg_status sg__symcache_put(sg_symcache *c, const sg_env *env, const char *source
         }
         t = &c->t[c->n];
         *t = (envtab){.serial = sg_env_serial(env)};
-        if (!sg__idmap_init(&t->map, 16)) {
+        if (!sg__idmap_init(ctx, &t->map, 16)) {
             sg__idmap_free(&t->map);
             return sg__nomem(c->ctx);
         }
@@ -226,7 +227,7 @@ sg_status sg__symcache_put(sg_symcache *c, const sg_env *env, const char *source
         return s;
     if (sg__idmap_find(&t->map, key->id))
         return SG_OK;
-    if (!sg__grow((void **)&t->vals, &t->cap, t->n + 1, sizeof *t->vals))
+    if (!sg__grow(ctx, (void **)&t->vals, &t->cap, t->n + 1, sizeof *t->vals))
         return sg__nomem(c->ctx);
     if (!sg__idmap_put(&t->map, key->id, t->n))
         return sg__nomem(c->ctx);

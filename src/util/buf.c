@@ -1,5 +1,6 @@
 /* A growable string buffer. Allocation failures are sticky: the buffer
  * records them and sg__buf_take returns NULL. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@ static bool buf_reserve(sg__buf *b, size_t extra)
     size_t cap = b->cap ? b->cap : 64;
     while (cap < b->n + extra + 1)
         cap *= 2;
-    char *p = realloc(b->p, cap);
+    char *p = sg__realloc(b->ctx, b->p, cap);
     if (!p) {
         b->oom = true;
         return false;
@@ -88,20 +89,22 @@ char *sg__buf_take(sg__buf *b)
 
 void sg__buf_free(sg__buf *b)
 {
-    free(b->p);
+    sg_free(b->p);
     b->p = NULL;
     b->n = b->cap = 0;
     b->oom = false;
 }
 
-bool sg__grow(void **a, size_t *cap, size_t need, size_t elem)
+bool sg__grow(sg_ctx *ctx, void **a, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return true;
     size_t c = *cap ? *cap : 16;
     while (c < need)
         c *= 2;
-    void *q = realloc(*a, c * elem);
+    if (c > SIZE_MAX / elem)
+        return false;
+    void *q = sg__realloc(ctx, *a, c * elem);
     if (!q)
         return false;
     *a = q;
@@ -109,11 +112,11 @@ bool sg__grow(void **a, size_t *cap, size_t need, size_t elem)
     return true;
 }
 
-char *sg__strdup(const char *s)
+char *sg__strdup(sg_ctx *ctx, const char *s)
 {
     if (!s)
         s = "";
     size_t n = strlen(s) + 1;
-    char *d = malloc(n);
+    char *d = sg__malloc(ctx, n);
     return d ? memcpy(d, s, n) : NULL;
 }

@@ -1,5 +1,6 @@
 /* The context: arena, error state, limits, statistics (the expression
  * layer makes and frees the rest of it: expr/intern.c). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,9 +103,80 @@ void sg_ctx_stats(const sg_ctx *ctx, size_t *nodes, size_t *arena_bytes, size_t 
         *table_bytes = ctx ? ctx->table_cap * sizeof(*ctx->table) : 0;
 }
 
+/* Each block starts with a header naming the allocator it came from, so
+ * that it can be resized and released without its context. */
+typedef struct sg__hdr {
+    void *(*realloc)(void *user, void *p, size_t size);
+    void (*free)(void *user, void *p);
+    void *user;
+    size_t pad; /* keeps the payload aligned as malloc's */
+} sg__hdr;
+_Static_assert(sizeof(sg__hdr) % _Alignof(max_align_t) == 0, "header breaks alignment");
+
+static void *std_malloc(void *user, size_t n)
+{
+    (void)user;
+    return malloc(n);
+}
+
+static void *std_realloc(void *user, void *p, size_t n)
+{
+    (void)user;
+    return realloc(p, n);
+}
+
+static void std_free(void *user, void *p)
+{
+    (void)user;
+    free(p);
+}
+
+static const sg_allocator std_alloc = {std_malloc, std_realloc, std_free, NULL};
+
+void sg__alloc_default(sg_allocator *a)
+{
+    *a = std_alloc;
+}
+
+void *sg__malloc(sg_ctx *ctx, size_t n)
+{
+    const sg_allocator *a = ctx ? &ctx->alloc : &std_alloc;
+    if (n > SIZE_MAX - sizeof(sg__hdr))
+        return NULL;
+    sg__hdr *h = a->malloc(a->user, sizeof *h + n);
+    if (!h)
+        return NULL;
+    h->realloc = a->realloc;
+    h->free = a->free;
+    h->user = a->user;
+    return h + 1;
+}
+
+void *sg__calloc(sg_ctx *ctx, size_t k, size_t n)
+{
+    if (n && k > SIZE_MAX / n)
+        return NULL;
+    void *p = sg__malloc(ctx, k * n);
+    return p ? memset(p, 0, k * n) : NULL;
+}
+
+void *sg__realloc(sg_ctx *ctx, void *p, size_t n)
+{
+    if (!p)
+        return sg__malloc(ctx, n);
+    if (n > SIZE_MAX - sizeof(sg__hdr))
+        return NULL;
+    sg__hdr *h = (sg__hdr *)p - 1;
+    sg__hdr *q = h->realloc(h->user, h, sizeof *h + n);
+    return q ? q + 1 : NULL;
+}
+
 void sg_free(void *p)
 {
-    free(p);
+    if (p) {
+        sg__hdr *h = (sg__hdr *)p - 1;
+        h->free(h->user, h);
+    }
 }
 
 #define SG_CHUNK_MIN ((size_t)64 * 1024)
@@ -117,7 +189,7 @@ void *sg__arena_alloc(sg_ctx *ctx, size_t size)
         size_t cap = size > SG_CHUNK_MIN ? size : SG_CHUNK_MIN;
         if (c && c->size * 2 > cap && c->size < (size_t)8 << 20)
             cap = c->size * 2;
-        c = malloc(sizeof(sg__chunk) + cap);
+        c = sg__malloc(ctx, sizeof(sg__chunk) + cap);
         if (!c) {
             sg__nomem(ctx);
             return NULL;
@@ -154,7 +226,7 @@ void sg__ctx_free_base(sg_ctx *ctx)
     sg__chunk *c = ctx->chunks;
     while (c) {
         sg__chunk *n = c->next;
-        free(c);
+        sg_free(c);
         c = n;
     }
     ctx->chunks = NULL;

@@ -4,14 +4,15 @@
 
 #include "util/util_private.h"
 
-bool sg__idmap_init(sg__idmap *m, size_t hint)
+bool sg__idmap_init(sg_ctx *ctx, sg__idmap *m, size_t hint)
 {
     size_t cap = 64;
     while (cap < hint * 2)
         cap *= 2;
+    m->ctx = ctx;
     m->used = 0;
-    m->keys = calloc(cap, sizeof *m->keys);
-    m->vals = malloc(cap * sizeof *m->vals);
+    m->keys = sg__calloc(ctx, cap, sizeof *m->keys);
+    m->vals = sg__calloc(ctx, cap, sizeof *m->vals);
     if (!m->keys || !m->vals) { /* empty and unallocated, as zero-initialized */
         sg__idmap_free(m);
         return false;
@@ -22,8 +23,8 @@ bool sg__idmap_init(sg__idmap *m, size_t hint)
 
 void sg__idmap_free(sg__idmap *m)
 {
-    free(m->keys);
-    free(m->vals);
+    sg_free(m->keys);
+    sg_free(m->vals);
     m->keys = NULL;
     m->vals = NULL;
     m->cap = m->used = 0;
@@ -51,7 +52,7 @@ bool sg__idmap_put(sg__idmap *m, uint32_t id, size_t v)
 {
     if ((m->used + 1) * 2 > m->cap) {
         sg__idmap big;
-        if (!sg__idmap_init(&big, m->cap ? m->cap : 32)) {
+        if (!sg__idmap_init(m->ctx, &big, m->cap ? m->cap : 32)) {
             sg__idmap_free(&big);
             return false;
         }

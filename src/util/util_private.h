@@ -31,7 +31,8 @@ typedef struct sg__chunk {
 #define SG_DEFAULT_MAX_BITS ((size_t)1 << 24)
 
 struct sg_ctx {
-    /* util: the arena, the error, the limits */
+    /* util: the allocator, the arena, the error, the limits */
+    sg_allocator alloc;
     sg__chunk *chunks;
     size_t arena_bytes;
     size_t max_terms, max_bits;
@@ -60,6 +61,17 @@ struct sg_ctx {
 void sg__ctx_init_base(sg_ctx *ctx);
 void sg__ctx_free_base(sg_ctx *ctx);
 
+/* Memory from the context's allocator (the default one when ctx is NULL),
+ * released by sg_free. NULL when memory runs out; the context's error is
+ * not set (callers say what failed). sg__calloc zeroes and checks k * n for
+ * overflow; sg__realloc of NULL is sg__malloc, and a block keeps the
+ * allocator it came from. */
+void *sg__malloc(sg_ctx *ctx, size_t n);
+/* The allocator of a context made by sg_ctx_new (the C library's). */
+void sg__alloc_default(sg_allocator *a);
+void *sg__calloc(sg_ctx *ctx, size_t k, size_t n);
+void *sg__realloc(sg_ctx *ctx, void *p, size_t n);
+
 void *sg__arena_alloc(sg_ctx *ctx, size_t size);
 char *sg__arena_strdup(sg_ctx *ctx, const char *s, size_t len);
 sg_status sg__err(sg_ctx *ctx, sg_status s, const char *fmt, ...)
@@ -72,6 +84,7 @@ sg_status sg__nomem(sg_ctx *ctx);
 
 /* A growable byte buffer (printers, messages). */
 typedef struct sg__buf {
+    sg_ctx *ctx; /* whose allocator; NULL: the default */
     char *p;
     size_t n, cap;
     bool oom;
@@ -88,21 +101,22 @@ void sg__buf_fmpz(sg__buf *b, const fmpz_t v);
 char *sg__buf_take(sg__buf *b);
 
 /* A malloc'd copy of s (NULL: of ""), or NULL when memory runs out. */
-char *sg__strdup(const char *s);
+char *sg__strdup(sg_ctx *ctx, const char *s);
 /* Room for need elements of size elem in the growable array *a of
  * capacity *cap (doubled from 16 as needed); false when memory runs out,
  * *a and *cap then unchanged. */
-bool sg__grow(void **a, size_t *cap, size_t need, size_t elem);
+bool sg__grow(sg_ctx *ctx, void **a, size_t *cap, size_t need, size_t elem);
 void sg__buf_free(sg__buf *b);
 
 /* A map from node id to a slot index. Zero-initialized is empty (and
  * unallocated: init allocates). */
 typedef struct sg__idmap {
+    sg_ctx *ctx; /* set by init: whose allocator */
     uint32_t *keys;
     size_t *vals;
     size_t cap, used;
 } sg__idmap;
-bool sg__idmap_init(sg__idmap *m, size_t hint);
+bool sg__idmap_init(sg_ctx *ctx, sg__idmap *m, size_t hint);
 void sg__idmap_free(sg__idmap *m);
 void sg__idmap_reset(sg__idmap *m);
 size_t *sg__idmap_find(const sg__idmap *m, uint32_t id);

@@ -11,6 +11,12 @@
  * build of scripts/check-all.sh runs this test with detect_leaks=1, and
  * every run frees what it made.
  *
+ * Each workload runs twice: once so, and once with its contexts made by
+ * sg_ctx_new_with_allocator with this test's allocator, where the N-th
+ * call of the allocator fails instead; then no allocation of the library
+ * may reach malloc, calloc or realloc on its own (the wrappers count them),
+ * and every block the allocator gave must be back when the state is freed.
+ *
  * Workloads: parse, simplify, print; a shape environment that records
  * guards, runtime asserts and unbacked symbols, then produces its guards;
  * tensor inputs with their guard set, its program compiled and checked and
@@ -45,19 +51,68 @@ static int fail_now(void)
     return 0;
 }
 
+/* With the hook, the wrappers only count what bypasses it during a step. */
+static int hooked;  /* contexts are made with the test allocator */
+static long strays; /* the library's own calls of malloc, calloc, realloc while hooked and armed */
+
+static int wrapped_fails(void)
+{
+    if (hooked) {
+        if (countdown >= 0)
+            strays++;
+        return 0;
+    }
+    return fail_now();
+}
+
 void *__wrap_malloc(size_t n)
 {
-    return fail_now() ? NULL : __real_malloc(n);
+    return wrapped_fails() ? NULL : __real_malloc(n);
 }
 
 void *__wrap_calloc(size_t n, size_t k)
 {
-    return fail_now() ? NULL : __real_calloc(n, k);
+    return wrapped_fails() ? NULL : __real_calloc(n, k);
 }
 
 void *__wrap_realloc(void *p, size_t n)
 {
+    return wrapped_fails() ? NULL : __real_realloc(p, n);
+}
+
+/* The test allocator: counts its blocks (user points at the count). */
+static long live_blocks;
+
+static void *hook_malloc(void *user, size_t n)
+{
+    if (fail_now())
+        return NULL;
+    void *p = __real_malloc(n);
+    if (p)
+        ++*(long *)user;
+    return p;
+}
+
+static void *hook_realloc(void *user, void *p, size_t n)
+{
+    (void)user;
     return fail_now() ? NULL : __real_realloc(p, n);
+}
+
+static void hook_free(void *user, void *p)
+{
+    if (p)
+        --*(long *)user;
+    free(p);
+}
+
+/* A context for a workload, with the test allocator when hooked. */
+static sg_status new_ctx(sg_ctx **out)
+{
+    if (!hooked)
+        return sg_ctx_new(out);
+    sg_allocator a = {hook_malloc, hook_realloc, hook_free, &live_blocks};
+    return sg_ctx_new_with_allocator(out, &a);
 }
 
 static void arm(long n)
@@ -153,7 +208,7 @@ static int run_failing(const workload *w, long n, const char *want)
 }
 
 /* Every allocation of the workload fails once, in turn. */
-static void exercise(const workload *w)
+static void exercise_once(const workload *w)
 {
     char *want = run_clean(w);
     long n = 0;
@@ -169,9 +224,25 @@ static void exercise(const workload *w)
         if (failures == before)
             break; /* allocation n was never reached: every one has failed once */
     }
-    print_message("%s: %ld allocations failed in turn\n", w->name, n);
+    print_message("%s%s: %ld allocations failed in turn\n", w->name, hooked ? " (allocator hook)" : "", n);
     assert_true(n > 0);
     free(want);
+}
+
+/* The workload without, then with the allocator hook. */
+static void exercise(const workload *w)
+{
+    hooked = 0;
+    exercise_once(w);
+    hooked = 1;
+    strays = 0;
+    live_blocks = 0;
+    exercise_once(w);
+    hooked = 0;
+    if (strays)
+        fail_msg("%s: %ld allocations of the library bypassed the context's allocator", w->name, strays);
+    if (live_blocks)
+        fail_msg("%s: %ld blocks of the context's allocator were never given back", w->name, live_blocks);
 }
 
 /* ---- snapshot helpers ---- */
@@ -246,7 +317,7 @@ static sg_status w1_step(void *p, size_t i)
     sg_status st;
     switch (i) {
     case 0:
-        return sg_ctx_new(&s->ctx);
+        return new_ctx(&s->ctx);
     case 1:
         s->e[0] = P(s->ctx, "(2*x + 1) // 2 + (x + y)**3 - Max(x, y, 3) % 7", &st);
         return st;
@@ -306,7 +377,7 @@ static void *w2_new(void)
 {
     w2 *s = calloc(1, sizeof *s);
     assert_non_null(s);
-    assert_int_equal(sg_ctx_new(&s->ctx), SG_OK);
+    assert_int_equal(new_ctx(&s->ctx), SG_OK);
     return s;
 }
 
@@ -434,7 +505,7 @@ static void *w3_new(void)
 {
     w3 *s = calloc(1, sizeof *s);
     assert_non_null(s);
-    assert_int_equal(sg_ctx_new(&s->ctx), SG_OK);
+    assert_int_equal(new_ctx(&s->ctx), SG_OK);
     return s;
 }
 
@@ -541,7 +612,7 @@ static void *w4_new(void)
 {
     w4 *s = calloc(1, sizeof *s);
     assert_non_null(s);
-    assert_int_equal(sg_ctx_new(&s->ctx), SG_OK);
+    assert_int_equal(new_ctx(&s->ctx), SG_OK);
     assert_int_equal(sg_env_new(s->ctx, NULL, &s->env), SG_OK);
     assert_int_equal(sg_inputs_new(s->env, NULL, &s->in), SG_OK);
     s->x = s->y = s->z = UINT32_MAX;
@@ -625,6 +696,32 @@ static void test_oom_tracer(void **state)
     exercise(&w);
 }
 
+/* The hook's contract: bad arguments are refused, the user pointer reaches
+ * every call, and a string handed out outlives its context. */
+static void test_allocator_hook(void **state)
+{
+    (void)state;
+    sg_ctx *ctx = (sg_ctx *)1;
+    sg_allocator a = {hook_malloc, hook_realloc, hook_free, &live_blocks};
+    assert_int_equal(sg_ctx_new_with_allocator(NULL, &a), SG_EINVAL);
+    assert_int_equal(sg_ctx_new_with_allocator(&ctx, NULL), SG_EINVAL);
+    assert_null(ctx);
+    sg_allocator no_free = {hook_malloc, hook_realloc, NULL, &live_blocks};
+    assert_int_equal(sg_ctx_new_with_allocator(&ctx, &no_free), SG_EINVAL);
+    live_blocks = 0;
+    assert_int_equal(sg_ctx_new_with_allocator(&ctx, &a), SG_OK);
+    assert_true(live_blocks > 0);
+    const sg_expr *e = NULL;
+    assert_int_equal(sg_parse(ctx, &e, "2*x + 3*x", NULL), SG_OK);
+    char *text = NULL;
+    assert_int_equal(sg_print(ctx, &text, e, SG_FMT_SG), SG_OK);
+    sg_ctx_free(ctx);
+    assert_int_equal(live_blocks, 1); /* the string */
+    assert_string_equal(text, "5*x");
+    sg_free(text);
+    assert_int_equal(live_blocks, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -632,6 +729,7 @@ int main(void)
         cmocka_unit_test(test_oom_env),
         cmocka_unit_test(test_oom_guards),
         cmocka_unit_test(test_oom_tracer),
+        cmocka_unit_test(test_allocator_hook),
     };
     return cmocka_run_group_tests_name("oom", tests, NULL, NULL);
 }

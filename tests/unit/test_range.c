@@ -447,7 +447,7 @@ static void check_iv(const sg__iv *r, bool lo_inf, slong lo, bool hi_inf, slong 
 static void test_cache_and_callbacks(void **state)
 {
     (void)state;
-    sg__range_cache *cache = sg__range_cache_new();
+    sg__range_cache *cache = sg__range_cache_new(C);
     assert_non_null(cache);
     sg__iv r;
     sg__iv_init(&r);
@@ -754,7 +754,7 @@ static void test_random_soundness(void **state)
     const int N = 20000;
     long cases = 0, exact = 0, int_cases = 0, int_exact = 0, bool_cases = 0, bool_exact = 0, undefined = 0,
          inf_cases = 0, points = 0;
-    sg__range_cache *cache = sg__range_cache_new();
+    sg__range_cache *cache = sg__range_cache_new(C);
     assert_non_null(cache);
     fmpz_t v;
     fmpz_init(v);
