@@ -26,6 +26,50 @@ static void cli_out_of_memory(void)
     exit(1);
 }
 
+/* Fault simulation, for tests/oom_battery.test: with SG_FAULTSIM=N in the
+ * environment, the contexts of a battery run take their memory from an
+ * allocator whose call number N (counted over the process from 0) fails,
+ * and the tool says so on stderr. The count is the tool's, not the library's. */
+static long faultsim_left = -2; /* -2: not read yet; -1: off */
+
+static int faultsim_fails(void)
+{
+    if (faultsim_left < 0 || faultsim_left-- > 0)
+        return 0;
+    fputs("shapeguard: faultsim: an allocation failed\n", stderr);
+    return 1;
+}
+
+static void *faultsim_malloc(void *user, size_t n)
+{
+    (void)user;
+    return faultsim_fails() ? NULL : malloc(n);
+}
+
+static void *faultsim_realloc(void *user, void *p, size_t n)
+{
+    (void)user;
+    return faultsim_fails() ? NULL : realloc(p, n);
+}
+
+static void faultsim_free(void *user, void *p)
+{
+    (void)user;
+    free(p);
+}
+
+static sg_status cli_ctx_new(sg_ctx **out)
+{
+    if (faultsim_left == -2) {
+        const char *n = getenv("SG_FAULTSIM");
+        faultsim_left = n && *n ? strtol(n, NULL, 10) : -1;
+    }
+    if (faultsim_left == -1)
+        return sg_ctx_new(out);
+    sg_allocator a = {faultsim_malloc, faultsim_realloc, faultsim_free, NULL};
+    return sg_ctx_new_with_allocator(out, &a);
+}
+
 void *cli_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
@@ -930,7 +974,7 @@ static void run_command(runner *r, case_state *cs, const char *file, size_t line
         cli_str_free(&why);
         return;
     }
-    if (!cs->ctx && sg_ctx_new(&cs->ctx) != SG_OK) {
+    if (!cs->ctx && cli_ctx_new(&cs->ctx) != SG_OK) {
         cs->ctx = NULL;
         report(r, file, lineno, cmd, cmdn, "cannot make a context: out of memory");
         return;

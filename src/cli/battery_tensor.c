@@ -420,8 +420,10 @@ static cmd_result add_tensor(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cl
         cli_str_addf(why, "'%s' is an integer input already", t->name);
     else if ((st = sg_source_local(ctx, &src, t->name)) || (st = sg_inputs_tensor(in, src, &t->tv, &t->tc, &f)))
         cli_str_add_error(why, ctx, st);
+    else if (case_bind_fake(cs, f))
+        r = CMD_QUIET;
     else
-        r = case_bind_fake(cs, f) ? CMD_QUIET : CMD_FAIL;
+        cli_str_add_error(why, ctx, sg_ctx_last_error(ctx));
     cli_tval_free(t);
     return r;
 }
@@ -438,16 +440,21 @@ cmd_result cmd_subclass(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str
     return add_tensor(cs, ctx, ln, why, 1);
 }
 
-/* The input whose source is L['name'] or name. */
+/* The input whose source is L['name'] or name: its index, -1 if there is
+ * none, -2 if memory ran out (the context's error says so). */
 static long find_input(sg_inputs *in, sg_ctx *ctx, const char *name, size_t n)
 {
     char *t = cli_xstrndup(name, n);
     long i = sg_inputs_find(in, t);
     if (i < 0) {
         const sg_source *s;
-        if (sg_source_local(ctx, &s, t) == SG_OK)
+        sg_status st = sg_source_local(ctx, &s, t);
+        if (st == SG_OK)
             i = sg_inputs_find(in, sg_source_name(s));
-        sg_ctx_reset_error(ctx);
+        else if (st == SG_ENOMEM)
+            i = -2;
+        if (st != SG_ENOMEM)
+            sg_ctx_reset_error(ctx);
     }
     free(t);
     return i;
@@ -464,6 +471,10 @@ cmd_result cmd_refakify(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str
         return CMD_FAIL;
     }
     long i = find_input(in, ctx, ln->args, strlen(ln->args));
+    if (i == -2) {
+        cli_str_add_error(why, ctx, SG_ENOMEM);
+        return CMD_FAIL;
+    }
     if (i < 0 || !sg_inputs_fake(in, (size_t)i)) {
         cli_str_addf(why, i < 0 ? "no tensor input '%s'" : "'%s' is an integer input, not a tensor", ln->args);
         return CMD_FAIL;
@@ -513,6 +524,10 @@ int case_call(case_state *cs, const char *args, int *pass, cli_str *reason, cli_
         cli_tval *t = cli_tval_parse(ctx, item, n, 1, why);
         long i = t ? find_input(in, ctx, t->name, strlen(t->name)) : -1;
         if (!t) {
+            ok = 0;
+        } else if (i == -2) {
+            cli_str_add_error(why, ctx, SG_ENOMEM);
+            cli_tval_free(t);
             ok = 0;
         } else if (i < 0 || given[i]) {
             cli_str_addf(why, i < 0 ? "no input '%s'" : "input '%s' given twice", t->name);

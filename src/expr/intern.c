@@ -290,10 +290,10 @@ sg_status sg_ctx_new_with_allocator(sg_ctx **out, const sg_allocator *alloc)
     *out = NULL;
     if (!alloc || !alloc->malloc || !alloc->realloc || !alloc->free)
         return SG_EINVAL;
-    sg_ctx tmp = {.alloc = *alloc}; /* the context itself comes from the allocator */
-    sg_ctx *ctx = sg__calloc(&tmp, 1, sizeof *ctx);
+    sg_ctx *ctx = sg__malloc_from(alloc, sizeof *ctx); /* the context itself comes from the allocator */
     if (!ctx)
         return SG_ENOMEM;
+    memset(ctx, 0, sizeof *ctx);
     ctx->alloc = *alloc;
     sg__ctx_init_base(ctx);
     ctx->next_id = 1;

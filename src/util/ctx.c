@@ -140,7 +140,11 @@ void sg__alloc_default(sg_allocator *a)
 
 void *sg__malloc(sg_ctx *ctx, size_t n)
 {
-    const sg_allocator *a = ctx ? &ctx->alloc : &std_alloc;
+    return sg__malloc_from(ctx ? &ctx->alloc : &std_alloc, n);
+}
+
+void *sg__malloc_from(const sg_allocator *a, size_t n)
+{
     if (n > SIZE_MAX - sizeof(sg__hdr))
         return NULL;
     sg__hdr *h = a->malloc(a->user, sizeof *h + n);

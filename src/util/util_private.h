@@ -71,6 +71,8 @@ void *sg__malloc(sg_ctx *ctx, size_t n);
 void sg__alloc_default(sg_allocator *a);
 void *sg__calloc(sg_ctx *ctx, size_t k, size_t n);
 void *sg__realloc(sg_ctx *ctx, void *p, size_t n);
+/* sg__malloc from a given allocator (for the context itself). */
+void *sg__malloc_from(const sg_allocator *a, size_t n);
 
 void *sg__arena_alloc(sg_ctx *ctx, size_t size);
 char *sg__arena_strdup(sg_ctx *ctx, const char *s, size_t len);
