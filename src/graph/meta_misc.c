@@ -182,6 +182,79 @@ static sg_status skipped(sg__mcall *m, uint32_t v, bool *out)
     return sg__meta_eval_oblivious(m, out, sg__meta_rel(m, SG_REL_EQ, sg__graph_size(m->g, v, 0), m->g->ctx->zero));
 }
 
+/* c10's is_channels_last_strides_2d / _3d (the heuristic behind
+ * suggest_memory_format): do v's strides look channels-last, for a 4-d
+ * (5-d) tensor? Dimensions from fastest to slowest 1, 3, 2, 0 (1, 4, 3, 2, 0),
+ * strides non-decreasing, no size 0, a channel stride not 0, and the
+ * ambiguous N111 case read as contiguous. Each comparison is asked. */
+static sg_status strides_like_channels_last(sg__mcall *m, uint32_t v, bool *out)
+{
+    static const int order4[4] = {1, 3, 2, 0}, order5[5] = {1, 4, 3, 2, 0};
+    sg_ctx *ctx = m->g->ctx;
+    size_t n = sg__mt(m, v)->ndim;
+    const int *order = n == 4 ? order4 : order5;
+    *out = false;
+    if (n != 4 && n != 5)
+        return SG_OK;
+    bool b;
+    const sg_expr *c_stride = sg__graph_stride(m->g, v, 1);
+    CHAIN(sg__meta_eval(m, &b, sg__meta_rel(m, SG_REL_EQ, c_stride, ctx->zero)));
+    if (b)
+        return SG_OK;
+    const sg_expr *min = ctx->zero;
+    for (size_t i = 0; i < n; i++) {
+        int d = order[i];
+        const sg_expr *size = sg__graph_size(m->g, v, (size_t)d), *stride = sg__graph_stride(m->g, v, (size_t)d);
+        CHAIN(sg__meta_eval(m, &b, sg__meta_rel(m, SG_REL_EQ, size, ctx->zero)));
+        if (b)
+            return SG_OK;
+        CHAIN(sg__meta_eval(m, &b, sg__meta_rel(m, SG_REL_LT, stride, min)));
+        if (b)
+            return SG_OK;
+        if (d == 0) {
+            CHAIN(sg__meta_eval(m, &b, sg__meta_rel(m, SG_REL_EQ, min, c_stride)));
+            if (b)
+                return SG_OK;
+        }
+        min = stride;
+        CHAIN(sg__meta_eval(m, &b, sg__meta_rel(m, SG_REL_GT, size, ctx->one)));
+        if (b && !(min = sg__mul(ctx, min, size)))
+            return sg_ctx_last_error(ctx);
+    }
+    *out = true;
+    return SG_OK;
+}
+
+/* The strides of cat's result: channels-last (3d) when every input
+ * suggests that format (cat_compute_output_memory_format: the legacy
+ * skipped inputs count too), contiguous otherwise. */
+static sg_status cat_strides(sg__mcall *m, const sg__garg *list, const sg_expr *const *sizes, size_t rank,
+                             const sg_expr **strides)
+{
+    sg_ctx *ctx = m->g->ctx;
+    bool cl = true;
+    for (uint32_t k = 0; k < list->u.list.n && cl; k++) {
+        uint32_t v = m->g->ids[list->u.list.off + k];
+        /* the same format for all: channels-last suggested by a tensor of the result's rank */
+        cl = sg__mt(m, v)->ndim == rank;
+        if (cl)
+            CHAIN(strides_like_channels_last(m, v, &cl));
+    }
+    if (!cl)
+        return sg__meta_contiguous(m, strides, sizes, rank);
+    /* c10's get_channels_last_strides_2d / _3d: channels fastest, then the
+     * last dimension back to the second, then the batch */
+    strides[1] = ctx->one;
+    const sg_expr *acc = sizes[1];
+    for (size_t d = rank - 1; d >= 2; d--) {
+        strides[d] = acc;
+        if (!(acc = sg__mul(ctx, acc, sizes[d])))
+            return sg_ctx_last_error(ctx);
+    }
+    strides[0] = acc;
+    return SG_OK;
+}
+
 sg_status sg__meta_cat(sg__mcall *m, uint32_t *out)
 {
     sg_ctx *ctx = m->g->ctx;
@@ -238,7 +311,11 @@ sg_status sg__meta_cat(sg__mcall *m, uint32_t *out)
         rank++;
     }
     sizes[d] = along;
-    return new_contiguous(m, out, dt, sizes, rank);
+    if (stack)
+        return new_contiguous(m, out, dt, sizes, rank);
+    const sg_expr *strides[SG_MAX_DIMS];
+    CHAIN(cat_strides(m, list, sizes, rank, strides));
+    return sg__meta_tensor(m, out, dt, rank, sizes, strides, ctx->zero, SG_NOVAL);
 }
 
 /* ---- matrix products ---- */
