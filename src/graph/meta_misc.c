@@ -480,8 +480,11 @@ sg_status sg__meta_set(sg__mcall *m, uint32_t *out)
     sizes_of(m, src, sizes);
     for (uint32_t d = 0; d < t->ndim; d++)
         strides[d] = sg__graph_stride(m->g, src, d);
+    uint32_t base = sg__mt(m, self)->base; /* self stays the view it was, for autograd */
+    bool rg = sg__mt(m, self)->requires_grad;
     CHAIN(sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, strides, t->offset, t->storage));
-    m->g->vals[*out].u.t.requires_grad = sg__mt(m, self)->requires_grad;
+    m->g->vals[*out].u.t.requires_grad = rg;
+    m->g->vals[*out].u.t.base = base;
     return SG_OK;
 }
 
@@ -497,8 +500,10 @@ sg_status sg__meta_requires_grad(sg__mcall *m, uint32_t *out)
     sizes_of(m, self, sizes);
     for (uint32_t d = 0; d < t->ndim; d++)
         strides[d] = sg__graph_stride(m->g, self, d);
+    uint32_t base = t->base; /* read before the values grow */
     CHAIN(sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, strides, t->offset, t->storage));
     m->g->vals[*out].u.t.requires_grad = flag;
+    m->g->vals[*out].u.t.base = base;
     return SG_OK;
 }
 

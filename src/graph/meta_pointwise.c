@@ -671,13 +671,20 @@ static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char 
     if (!same && !strcmp(what, "self"))
         return sg__meta_shape_error(m, "the broadcast shape does not match the shape of self");
     const sg_expr *strides[SG_MAX_DIMS];
+    uint32_t base = t->base; /* the tensor written stays a view of what it viewed */
+    sg_status s;
     if (same) { /* the tensor itself, with a new number */
         for (size_t i = 0; i < n; i++)
             strides[i] = sg__graph_stride(m->g, dst, i);
-        return sg__meta_tensor(m, out, (sg_dtype)t->dtype, n, sizes, strides, t->offset, t->storage);
+        s = sg__meta_tensor(m, out, (sg_dtype)t->dtype, n, sizes, strides, t->offset, t->storage);
+    } else { /* out= resized */
+        s = sg__meta_contiguous(m, strides, sizes, n);
+        if (!s)
+            s = sg__meta_tensor(m, out, (sg_dtype)t->dtype, n, sizes, strides, t->offset, t->storage);
     }
-    sg_status s = sg__meta_contiguous(m, strides, sizes, n); /* out= resized */
-    return s ? s : sg__meta_tensor(m, out, (sg_dtype)t->dtype, n, sizes, strides, t->offset, t->storage);
+    if (!s)
+        m->g->vals[*out].u.t.base = base; /* t may have moved: the values grew */
+    return s;
 }
 
 /* The dtype TensorIterator computes in: the promoted type, made float for

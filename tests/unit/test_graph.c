@@ -401,8 +401,10 @@ static sg_value tinput_dyn(tfix *T, const char *name, size_t n, const int64_t *s
     sg_tensor_context ctx = {.sizes = spec};
     assert_int_equal(sg_source_local(C, &src, name), SG_OK);
     sg_tensor_value tv = {.ndim = n, .sizes = sizes, .strides = strides};
-    assert_int_equal(sg_inputs_tensor(T->in, src, &tv, &ctx, &fake), SG_OK);
-    assert_int_equal(sg_tracer_input_tensor(T->t, &v, name, fake, SG_FLOAT64, 0), SG_OK);
+    if (sg_inputs_tensor(T->in, src, &tv, &ctx, &fake))
+        fail_msg("input %s: %s", name, sg_ctx_last_error_msg(C));
+    if (sg_tracer_input_tensor(T->t, &v, name, fake, SG_FLOAT64, 0))
+        fail_msg("tracer input %s: %s", name, sg_ctx_last_error_msg(C));
     return v;
 }
 
@@ -499,6 +501,42 @@ static void test_tracer_pointwise_views(void **state)
     tfinish(&T);
 }
 
+/* What torch 1.13 does (checked by hand with python3-torch): a view written
+ * in place, or set_ to itself, is still a view, so detach_ refuses it; cat of
+ * two channels-last tensors is channels-last ([4, 3, 4, 5] strides
+ * (60, 1, 15, 3)), of a channels-last and a contiguous one contiguous. */
+static void test_tracer_inplace_views_cat(void **state)
+{
+    (void)state;
+    tfix T;
+    tstart(&T, 1);
+    int64_t sa[2] = {3, 3};
+    sg_value a = tinput_dyn(&T, "a", 2, sa, NULL, SG_DIM_STATIC);
+    int64_t s4[4] = {2, 3, 4, 5}, cl[4] = {60, 1, 15, 3};
+    sg_value x = tinput_dyn(&T, "x", 4, s4, cl, SG_DIM_STATIC), y = tinput_dyn(&T, "y", 4, s4, cl, SG_DIM_STATIC);
+    sg_value c = tinput_dyn(&T, "c", 4, s4, NULL, SG_DIM_STATIC);
+    const sg_expr *shape[2] = {E("-1"), E("3")};
+    sg_arg va[2] = {AV(a), {.kind = SG_ARG_INTS, .u.ints = {2, shape}}};
+    sg_value v = tcall(&T, "view", va, 2);
+    sg_arg vv[1] = {AV(v)};
+    sg_value z = tcall(&T, "zero_", vv, 1);
+    sg_arg zz[1] = {AV(z)}, vv2[2] = {AV(v), AV(v)};
+    sg_value r;
+    assert_int_equal(sg_tracer_call(T.t, &r, "detach_", zz, 1, 2), SG_EAUTOGRAD);
+    sg_value st = tcall(&T, "set_.source_Tensor", vv2, 2);
+    sg_arg ss[1] = {AV(st)};
+    assert_int_equal(sg_tracer_call(T.t, &r, "detach_", ss, 1, 3), SG_EAUTOGRAD);
+    sg_arg aa[1] = {AV(a)};
+    sg_value d = tcall(&T, "detach_", aa, 1); /* not a view: allowed */
+    (void)d;
+    sg_value xy[2] = {x, y}, xc[2] = {x, c};
+    sg_arg cat1[2] = {{.kind = SG_ARG_VALUES, .u.values = {2, xy}}, AI("0")};
+    expect_meta(&T, tcall(&T, "cat", cat1, 2), "[4, 3, 4, 5] [60, 1, 15, 3]");
+    sg_arg cat2[2] = {{.kind = SG_ARG_VALUES, .u.values = {2, xc}}, AI("1")};
+    expect_meta(&T, tcall(&T, "cat", cat2, 2), "[2, 6, 4, 5] [120, 20, 5, 1]");
+    tfinish(&T);
+}
+
 /* Two sizes with the same hint but distinct symbols (no duck sizing):
  * broadcasting them guards them equal; sizes that cannot broadcast are an
  * error naming the operator and the sizes; a view of 7 elements of 15 too. */
@@ -562,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_graph_build_errors),
         cmocka_unit_test(test_tracer_pointwise_views),
         cmocka_unit_test(test_tracer_guards_and_errors),
+        cmocka_unit_test(test_tracer_inplace_views_cat),
     };
     return cmocka_run_group_tests_name("graph", tests, setup, teardown);
 }
