@@ -1,0 +1,133 @@
+/* The exec layer (design.md, "The pipeline above the guards"): concrete
+ * strided tensors and the execution of graph nodes on them.
+ *
+ * A concrete tensor (sg__xtensor) views a storage (sg__xstorage: a flat
+ * array of elements of one dtype) through sizes, strides and an offset, as
+ * a PyTorch tensor does; views share their storage, and a tensor shares its
+ * version counter (sg__xversion) with its views and with detach() of it
+ * (not with .data, which gets a fresh one), as PyTorch's VariableVersion.
+ * All three are reference counted.
+ *
+ * A run (sg__xrun) executes the nodes of a graph (graph/graph.h) one at a
+ * time, in order, holding a concrete value for each value of the graph and
+ * the values of the symbols bound so far. A node's output layout is its fake
+ * tensor's sizes, strides and offset evaluated under those bindings: the
+ * kernels never compute shapes, the shape rules did. An output whose fake
+ * storage id is that of a tensor argument shares that argument's concrete
+ * storage (views, in-place and out= forms, set_); any other output gets a
+ * new storage. Data-dependent nodes (nonzero, masked_select, item) compute
+ * their values first and bind the unbacked symbols the node binds (the
+ * node's binds, in order), then lay out their output.
+ *
+ * The graph may grow while a run holds it (eager execution runs each node as
+ * the tracer records it): the run grows its tables as needed. */
+#ifndef SG_EXEC_EXEC_H
+#define SG_EXEC_EXEC_H
+
+#include "graph/graph.h"
+
+typedef struct sg__xstorage {
+    uint32_t refs;
+    uint8_t dtype;  /* sg_dtype */
+    int64_t numel;  /* elements */
+    void *data;     /* double (f64), float (f32), int64_t (i64), uint8_t 0/1 (b8) */
+} sg__xstorage;
+
+typedef struct sg__xversion {
+    uint32_t refs;
+    uint64_t n; /* bumped by each write through a tensor that shares it */
+} sg__xversion;
+
+typedef struct sg__xtensor {
+    uint32_t refs;
+    sg__xstorage *st;   /* one reference */
+    sg__xversion *ver;  /* one reference */
+    uint8_t dtype;      /* the storage's */
+    bool requires_grad;
+    uint32_t ndim;
+    int64_t offset;
+    int64_t sizes[SG_MAX_DIMS];
+    int64_t strides[SG_MAX_DIMS];
+} sg__xtensor;
+
+/* A new contiguous tensor of the given sizes (a storage of exactly its
+ * elements, zero-filled, a fresh version counter at 0), one reference.
+ * Errors: SG_ELIMIT (more elements than fit in memory sizes), SG_ENOMEM. */
+sg_status sg__xt_new(sg_ctx *ctx, sg__xtensor **out, sg_dtype dtype, size_t ndim, const int64_t *sizes);
+/* A tensor viewing st (which it takes a reference to) with the layout given
+ * and version counter ver (a reference taken; NULL: a fresh one). Errors:
+ * SG_ESHAPE (an element outside the storage), SG_ENOMEM. */
+sg_status sg__xt_view(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st, sg__xversion *ver, size_t ndim,
+                      const int64_t *sizes, const int64_t *strides, int64_t offset);
+/* A new storage of numel zeroed elements. Errors: SG_ELIMIT, SG_ENOMEM. */
+sg_status sg__xst_new(sg_ctx *ctx, sg__xstorage **out, sg_dtype dtype, int64_t numel);
+void sg__xt_ref(sg__xtensor *t);
+void sg__xt_unref(sg__xtensor *t);  /* NULL is fine */
+void sg__xst_unref(sg__xstorage *s);
+void sg__xver_unref(sg__xversion *v);
+int64_t sg__xt_numel(const sg__xtensor *t);
+/* Element at flat row-major index i of t, read as a double (bools 0/1) or
+ * as an int64 (floats truncated toward zero, as a cast). */
+double sg__xt_get_f(const sg__xtensor *t, int64_t i);
+int64_t sg__xt_get_i(const sg__xtensor *t, int64_t i);
+/* Write element i (row-major) of t, converted to t's dtype. */
+void sg__xt_set_f(sg__xtensor *t, int64_t i, double v);
+/* The elements of t as Python prints t.tolist(): nested lists, floats as
+ * repr(float) ("0.5", "-2.0", "inf", "nan"), ints, True/False; a 0-d tensor
+ * as its one element. *out is freed with sg_free. Errors: SG_ENOMEM. */
+sg_status sg__xt_print(sg_ctx *ctx, char **out, const sg__xtensor *t);
+
+/* A concrete value of a graph value. SG_XV_LIST has no payload: its
+ * elements are the concrete values of the graph's list entries. */
+typedef enum sg__xvkind { SG_XV_UNSET, SG_XV_TENSOR, SG_XV_INT, SG_XV_BOOL, SG_XV_FLOAT, SG_XV_NONE, SG_XV_LIST } sg__xvkind;
+typedef struct sg__xval {
+    uint8_t kind; /* sg__xvkind */
+    union {
+        sg__xtensor *t; /* a reference owned by the run */
+        int64_t i;
+        bool b;
+        double f;
+    } u;
+} sg__xval;
+
+typedef struct sg__xrun sg__xrun;
+
+/* A run over graph g (borrowed: it must outlive the run; it may grow).
+ * Errors: SG_ENOMEM. */
+sg_status sg__xrun_new(sg_ctx *ctx, const sg__graph *g, sg__xrun **out);
+void sg__xrun_free(sg__xrun *r);
+
+/* Give placeholder value v its concrete value (a tensor: the run takes a
+ * reference). For a tensor, each size, stride and offset of v's fake that
+ * is a bare symbol not bound yet is bound to the concrete one; then every
+ * one of them must evaluate to the concrete one (else SG_ESHAPE naming the
+ * placeholder, the dimension and both values). For an int, a bare symbol is
+ * bound likewise. Symbol placeholders need no value: they take their
+ * symbol's binding when their node runs (SG_EUNBOUND if there is none).
+ * Errors: SG_EINVAL (v not a placeholder, or a value of another kind),
+ * SG_ESHAPE, SG_ENOMEM. */
+sg_status sg__xrun_input(sg__xrun *r, uint32_t v, const sg__xval *x);
+
+/* Run node n: a call executes its kernel, an assert evaluates its condition
+ * (SG_EASSERT "runtime assertion failed: COND" when false), a placeholder
+ * checks it has its value, the output does nothing. Errors: SG_EASSERT,
+ * SG_ESHAPE (a layout outside its storage, an index out of range at run
+ * time as PyTorch raises it), SG_EUNSUPPORTED (an operator without a
+ * kernel), SG_EUNBOUND, SG_ENOMEM. On an error the values of earlier nodes
+ * stay as they were. */
+sg_status sg__xrun_node(sg__xrun *r, uint32_t n);
+/* Run every node not run yet, in order (the next after the last run). */
+sg_status sg__xrun_rest(sg__xrun *r);
+
+/* The concrete value of graph value v (SG_XV_UNSET before its node ran). */
+const sg__xval *sg__xrun_value(const sg__xrun *r, uint32_t v);
+/* The value bound to symbol sym; 0 when it is not bound. */
+int sg__xrun_sym(const sg__xrun *r, const sg_expr *sym, int64_t *out);
+/* Evaluate an integer or boolean expression under the bindings (booleans
+ * give 0/1). Errors: SG_EUNBOUND, SG_EZERODIV, SG_ELIMIT (beyond int64). */
+sg_status sg__xrun_eval(sg__xrun *r, const sg_expr *e, int64_t *out);
+/* Give tensor value v (already run) a fresh version counter at 0, not
+ * shared with anything (what .data gives). Errors: SG_EINVAL, SG_ENOMEM. */
+sg_status sg__xrun_fresh_version(sg__xrun *r, uint32_t v);
+
+#endif /* SG_EXEC_EXEC_H */

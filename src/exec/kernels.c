@@ -1,0 +1,2 @@
+/* exec: kernels (being written). */
+#include "exec/exec.h"

@@ -1,0 +1,2 @@
+/* exec: run (being written). */
+#include "exec/exec.h"

@@ -1,0 +1,2 @@
+/* exec: xtensor (being written). */
+#include "exec/exec.h"

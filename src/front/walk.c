@@ -1,0 +1,2 @@
+/* front: the walker (being written). */
+#include "front/front_private.h"
