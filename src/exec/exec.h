@@ -61,6 +61,9 @@ sg_status sg__xt_view(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st, sg__xver
                       const int64_t *sizes, const int64_t *strides, int64_t offset);
 /* A new storage of numel zeroed elements. Errors: SG_ELIMIT, SG_ENOMEM. */
 sg_status sg__xst_new(sg_ctx *ctx, sg__xstorage **out, sg_dtype dtype, int64_t numel);
+/* A fresh version counter at 0, one reference. NULL when memory runs out
+ * (the context's error then SG_ENOMEM). */
+sg__xversion *sg__xver_new(sg_ctx *ctx);
 void sg__xt_ref(sg__xtensor *t);
 void sg__xt_unref(sg__xtensor *t);  /* NULL is fine */
 void sg__xst_unref(sg__xstorage *s);
@@ -72,6 +75,10 @@ double sg__xt_get_f(const sg__xtensor *t, int64_t i);
 int64_t sg__xt_get_i(const sg__xtensor *t, int64_t i);
 /* Write element i (row-major) of t, converted to t's dtype. */
 void sg__xt_set_f(sg__xtensor *t, int64_t i, double v);
+/* The same from an int64 (exact for int64 tensors beyond 2**53). */
+void sg__xt_set_i(sg__xtensor *t, int64_t i, int64_t v);
+/* The storage index of element i (row-major) of t. */
+int64_t sg__xt_pos(const sg__xtensor *t, int64_t i);
 /* The elements of t as Python prints t.tolist(): nested lists, floats as
  * repr(float) ("0.5", "-2.0", "inf", "nan"), ints, True/False; a 0-d tensor
  * as its one element. *out is freed with sg_free. Errors: SG_ENOMEM. */

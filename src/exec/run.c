@@ -1,2 +1,656 @@
-/* exec: run (being written). */
-#include "exec/exec.h"
+/* exec: running a graph. A run holds a concrete value per graph value and
+ * the values of the symbols bound so far (by inputs, and by the
+ * data-dependent nodes); it runs a node by evaluating its arguments,
+ * calling its kernel (kernels.c) and keeping what the kernel gives. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec_private.h"
+#include "expr/expr_private.h"
+#include "shapeguard/print.h"
+
+struct sg__xrun {
+    sg_ctx *ctx;
+    const sg__graph *g;
+    sg__xval *vals; /* per graph value */
+    size_t nvals;
+    /* bindings: symbol id -> index into bvals (and bsyms) */
+    sg__idmap bmap;
+    fmpz *bvals;
+    const sg_expr **bsyms;
+    size_t nb, capb;
+    size_t next; /* the node after the last one run */
+};
+
+static const sg__xval unset = {.kind = SG_XV_UNSET};
+
+sg_status sg__xrun_new(sg_ctx *ctx, const sg__graph *g, sg__xrun **out)
+{
+    *out = NULL;
+    sg__xrun *r = sg__calloc(ctx, 1, sizeof *r);
+    if (!r)
+        return sg__nomem(ctx);
+    r->ctx = ctx;
+    r->g = g;
+    if (!sg__idmap_init(ctx, &r->bmap, 16)) {
+        sg_free(r);
+        return sg__nomem(ctx);
+    }
+    *out = r;
+    return SG_OK;
+}
+
+static void release(sg__xval *x)
+{
+    if (x->kind == SG_XV_TENSOR)
+        sg__xt_unref(x->u.t);
+    x->kind = SG_XV_UNSET;
+}
+
+void sg__xrun_free(sg__xrun *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->nvals; i++)
+        release(&r->vals[i]);
+    sg_free(r->vals);
+    for (size_t i = 0; i < r->nb; i++)
+        fmpz_clear(r->bvals + i);
+    sg_free(r->bvals);
+    sg_free(r->bsyms);
+    sg__idmap_free(&r->bmap);
+    sg_free(r);
+}
+
+/* Room in the value table for every value of the graph (it may have grown). */
+static sg_status grow_vals(sg__xrun *r)
+{
+    size_t n = r->g->nvals;
+    if (n <= r->nvals)
+        return SG_OK;
+    sg__xval *v = sg__realloc(r->ctx, r->vals, n * sizeof *v);
+    if (!v)
+        return sg__nomem(r->ctx);
+    for (size_t i = r->nvals; i < n; i++)
+        v[i] = unset;
+    r->vals = v;
+    r->nvals = n;
+    return SG_OK;
+}
+
+const sg__xval *sg__xrun_value(const sg__xrun *r, uint32_t v)
+{
+    return v < r->nvals ? &r->vals[v] : &unset;
+}
+
+/* ---- bindings and evaluation ---- */
+
+int sg__xrun_sym(const sg__xrun *r, const sg_expr *sym, int64_t *out)
+{
+    size_t *i = sg__idmap_find(&r->bmap, sym->id);
+    if (!i)
+        return 0;
+    *out = fmpz_get_si(r->bvals + *i); /* bound values are int64 */
+    return 1;
+}
+
+/* Bind sym to val (a new binding, or a new value for it). Errors: SG_ENOMEM. */
+static sg_status bind(sg__xrun *r, const sg_expr *sym, int64_t val)
+{
+    size_t *i = sg__idmap_find(&r->bmap, sym->id);
+    if (i) {
+        fmpz_set_si(r->bvals + *i, val);
+        return SG_OK;
+    }
+    if (r->nb == r->capb) {
+        size_t cap = r->capb ? 2 * r->capb : 16;
+        fmpz *v = sg__realloc(r->ctx, r->bvals, cap * sizeof *v);
+        if (!v)
+            return sg__nomem(r->ctx);
+        r->bvals = v;
+        const sg_expr **s = sg__realloc(r->ctx, r->bsyms, cap * sizeof *s);
+        if (!s)
+            return sg__nomem(r->ctx);
+        r->bsyms = s;
+        r->capb = cap;
+    }
+    if (!sg__idmap_put(&r->bmap, sym->id, r->nb))
+        return sg__nomem(r->ctx);
+    fmpz_init_set_si(r->bvals + r->nb, val);
+    r->bsyms[r->nb++] = sym;
+    return SG_OK;
+}
+
+/* Drop the bindings made after the first mark of them (an input that did
+ * not fit). The map is rebuilt in place: it never needs to grow. */
+static void unbind_after(sg__xrun *r, size_t mark)
+{
+    if (r->nb == mark)
+        return;
+    for (size_t i = mark; i < r->nb; i++)
+        fmpz_clear(r->bvals + i);
+    r->nb = mark;
+    sg__idmap_reset(&r->bmap);
+    for (size_t i = 0; i < r->nb; i++)
+        sg__idmap_put(&r->bmap, r->bsyms[i]->id, i);
+}
+
+/* An expression printed for a message ("?" when memory runs out). */
+static char *show(sg_ctx *ctx, const sg_expr *e)
+{
+    char *t = NULL;
+    if (sg_print(ctx, &t, e, SG_FMT_SG) != SG_OK)
+        t = NULL;
+    return t;
+}
+
+sg_status sg__xrun_eval(sg__xrun *r, const sg_expr *e, int64_t *out)
+{
+    sg_ctx *ctx = r->ctx;
+    if (e->op == SG_OP_INT && fmpz_fits_si(&e->u.val)) {
+        *out = fmpz_get_si(&e->u.val);
+        return SG_OK;
+    }
+    if (e->op == SG_OP_TRUE || e->op == SG_OP_FALSE) {
+        *out = e->op == SG_OP_TRUE;
+        return SG_OK;
+    }
+    if (e->op == SG_OP_SYM && sg__xrun_sym(r, e, out))
+        return SG_OK;
+    fmpz_t v;
+    fmpz_init(v);
+    sg_status s = sg__eval_fmpz(v, e, &r->bmap, r->bvals, 256);
+    if (!s && !fmpz_fits_si(v))
+        s = SG_ELIMIT;
+    if (!s)
+        *out = fmpz_get_si(v);
+    fmpz_clear(v);
+    if (!s)
+        return SG_OK;
+    if (s == SG_ENOMEM)
+        return sg__nomem(ctx);
+    char *text = show(ctx, e);
+    const char *why = s == SG_EZERODIV   ? "a division by zero"
+                    : s == SG_ELIMIT     ? "a value beyond int64"
+                    : s == SG_ENEGEXP    ? "a negative exponent"
+                    : s == SG_EINEXACT   ? "an inexact division"
+                    : s == SG_EUNBOUND   ? "a symbol without a value"
+                                         : "an error";
+    if (s == SG_EUNBOUND) { /* name the symbol */
+        const sg_expr **syms = NULL;
+        size_t n = 0;
+        if (sg_expr_free_symbols(ctx, &syms, &n, e) == SG_OK)
+            for (size_t i = 0; i < n; i++)
+                if (!sg__idmap_find(&r->bmap, syms[i]->id)) {
+                    sg__err(ctx, s, "cannot evaluate %s: symbol %s has no value", text ? text : "?",
+                            sg_expr_sym_name(syms[i]));
+                    sg_free(syms);
+                    sg_free(text);
+                    return s;
+                }
+        sg_free(syms);
+    }
+    sg__err(ctx, s, "cannot evaluate %s: %s", text ? text : "?", why);
+    sg_free(text);
+    return s;
+}
+
+/* ---- inputs ---- */
+
+static const char *vname(const sg__graph *g, uint32_t v)
+{
+    return g->vals[v].name[0] ? g->vals[v].name : "?";
+}
+
+/* Bind e to val where e is a bare symbol without a value. */
+static sg_status bind_bare(sg__xrun *r, const sg_expr *e, int64_t val)
+{
+    int64_t old;
+    if (e->op != SG_OP_SYM || sg__xrun_sym(r, e, &old))
+        return SG_OK;
+    return bind(r, e, val);
+}
+
+/* e must evaluate to val: SG_ESHAPE otherwise, with "what" in the message. */
+static sg_status expect(sg__xrun *r, uint32_t v, const sg_expr *e, int64_t val, const char *what)
+{
+    int64_t got;
+    sg_status s = sg__xrun_eval(r, e, &got);
+    if (s || got == val)
+        return s;
+    char *text = show(r->ctx, e);
+    sg__err(r->ctx, SG_ESHAPE, "input %s: %s is %lld, but the graph expects %lld (%s)", vname(r->g, v), what,
+            (long long)val, (long long)got, text ? text : "?");
+    sg_free(text);
+    return SG_ESHAPE;
+}
+
+static sg_status input_tensor(sg__xrun *r, uint32_t v, sg__xtensor *t)
+{
+    const sg__graph *g = r->g;
+    const sg__fake_tensor *f = &g->vals[v].u.t;
+    if (t->ndim != f->ndim)
+        return sg__err(r->ctx, SG_ESHAPE, "input %s: %u dimensions, but the graph expects %u", vname(g, v),
+                       t->ndim, f->ndim);
+    if (t->dtype != f->dtype)
+        return sg__err(r->ctx, SG_EINVAL, "input %s: dtype %s, but the graph expects %s", vname(g, v),
+                       sg__dtype_name((sg_dtype)t->dtype), sg__dtype_name((sg_dtype)f->dtype));
+    sg_status s = SG_OK;
+    for (uint32_t d = 0; d < f->ndim && !s; d++)
+        s = bind_bare(r, sg__graph_size(g, v, d), t->sizes[d]);
+    for (uint32_t d = 0; d < f->ndim && !s; d++)
+        s = bind_bare(r, sg__graph_stride(g, v, d), t->strides[d]);
+    if (!s)
+        s = bind_bare(r, f->offset, t->offset);
+    char what[64];
+    for (uint32_t d = 0; d < f->ndim && !s; d++) {
+        snprintf(what, sizeof what, "the size of dimension %u", d);
+        s = expect(r, v, sg__graph_size(g, v, d), t->sizes[d], what);
+    }
+    for (uint32_t d = 0; d < f->ndim && !s; d++) {
+        snprintf(what, sizeof what, "the stride of dimension %u", d);
+        s = expect(r, v, sg__graph_stride(g, v, d), t->strides[d], what);
+    }
+    if (!s)
+        s = expect(r, v, f->offset, t->offset, "the storage offset");
+    return s;
+}
+
+sg_status sg__xrun_input(sg__xrun *r, uint32_t v, const sg__xval *x)
+{
+    const sg__graph *g = r->g;
+    if (!x || v >= g->nvals || g->vals[v].node == SG_NOVAL || g->nodes[g->vals[v].node].kind != SG_N_PLACEHOLDER)
+        return sg__err(r->ctx, SG_EINVAL, "run input: value %u is not a placeholder", v);
+    sg_status s = grow_vals(r);
+    if (s)
+        return s;
+    const sg__gval *gv = &g->vals[v];
+    size_t mark = r->nb;
+    if (gv->kind == SG_V_TENSOR && x->kind == SG_XV_TENSOR) {
+        s = input_tensor(r, v, x->u.t);
+    } else if (gv->kind == SG_V_SYMINT && x->kind == SG_XV_INT) {
+        s = bind_bare(r, gv->u.e, x->u.i);
+        if (!s)
+            s = expect(r, v, gv->u.e, x->u.i, "the value");
+    } else if (gv->kind == SG_V_SYMBOOL && x->kind == SG_XV_BOOL) {
+        s = expect(r, v, gv->u.e, x->u.b, "the value");
+    } else if ((gv->kind == SG_V_FLOAT && x->kind == SG_XV_FLOAT) || (gv->kind == SG_V_NONE && x->kind == SG_XV_NONE)) {
+        s = SG_OK;
+    } else {
+        return sg__err(r->ctx, SG_EINVAL, "run input %s: a value of another kind than the placeholder's",
+                       vname(g, v));
+    }
+    if (s) {
+        unbind_after(r, mark);
+        return s;
+    }
+    release(&r->vals[v]);
+    r->vals[v] = *x;
+    if (x->kind == SG_XV_TENSOR)
+        sg__xt_ref(x->u.t);
+    return SG_OK;
+}
+
+sg_status sg__xrun_fresh_version(sg__xrun *r, uint32_t v)
+{
+    if (v >= r->nvals || r->vals[v].kind != SG_XV_TENSOR)
+        return sg__err(r->ctx, SG_EINVAL, "fresh version: value %u is not a tensor that ran", v);
+    sg__xtensor *t = r->vals[v].u.t, *n;
+    sg_status s = sg__xt_view(r->ctx, &n, t->st, NULL, t->ndim, t->sizes, t->strides, t->offset);
+    if (s)
+        return s;
+    n->requires_grad = t->requires_grad;
+    sg__xt_unref(t);
+    r->vals[v].u.t = n;
+    return SG_OK;
+}
+
+/* ---- the services of exec_private.h ---- */
+
+sg_status sg__xc_eval(sg__xcall *c, const sg_expr *e, int64_t *out)
+{
+    return sg__xrun_eval(c->r, e, out);
+}
+
+void sg__xc_set(sg__xcall *c, uint32_t v, sg__xval x)
+{
+    release(&c->r->vals[v]);
+    c->r->vals[v] = x;
+}
+
+sg_status sg__xc_bind(sg__xcall *c, size_t i, int64_t val)
+{
+    if (i >= c->n->nbinds)
+        return sg__err(c->ctx, SG_EINTERNAL, "%s: the node binds %u symbols, not %zu", c->op, c->n->nbinds, i + 1);
+    return bind(c->r, c->g->exprs[c->n->binds + i], val);
+}
+
+sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
+{
+    *out = NULL;
+    const sg__graph *g = c->g;
+    const sg__fake_tensor *f = &g->vals[v].u.t;
+    int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], offset;
+    sg_status s = SG_OK;
+    for (uint32_t d = 0; d < f->ndim && !s; d++)
+        s = sg__xrun_eval(c->r, sg__graph_size(g, v, d), &sizes[d]);
+    for (uint32_t d = 0; d < f->ndim && !s; d++)
+        s = sg__xrun_eval(c->r, sg__graph_stride(g, v, d), &strides[d]);
+    if (!s)
+        s = sg__xrun_eval(c->r, f->offset, &offset);
+    if (s)
+        return s;
+    int64_t lo, hi;
+    if ((s = sg__xlayout_extent(c->ctx, f->ndim, sizes, strides, offset, &lo, &hi)))
+        return s;
+    if (lo < 0 || offset < 0)
+        return sg__err(c->ctx, SG_ESHAPE, "%s: a result laid out before the start of its storage", c->op);
+    /* the argument whose version counter it shares: the written one it returns (in-place, out=, set_) */
+    sg__xtensor *from = NULL, *ver = NULL;
+    bool grow = false;
+    for (int i = 0; i < c->s->nargs && !ver; i++)
+        if (c->a[i].kind == SG_XA_TENSOR && ((c->s->written >> i) & 1u) && c->s->ret_alias[0] == i)
+            ver = c->a[i].t;
+    /* find by fake storage id, over the node's arguments as the graph has them */
+    const sg__gnode *n = c->n;
+    for (uint32_t k = 0; k < n->nargs && !from; k++) {
+        const sg__garg *ga = &g->args[n->args + k];
+        if (ga->kind == SG_A_VALUE && ga->u.v < g->nvals && g->vals[ga->u.v].kind == SG_V_TENSOR &&
+            g->vals[ga->u.v].u.t.storage == f->storage && c->r->vals[ga->u.v].kind == SG_XV_TENSOR) {
+            from = c->r->vals[ga->u.v].u.t;
+            grow = ver && ver->st == from->st;
+        }
+        for (uint32_t j = 0; ga->kind == SG_A_VALUES && j < ga->u.list.n && !from; j++) {
+            uint32_t x = g->ids[ga->u.list.off + j];
+            if (g->vals[x].kind == SG_V_TENSOR && g->vals[x].u.t.storage == f->storage &&
+                c->r->vals[x].kind == SG_XV_TENSOR)
+                from = c->r->vals[x].u.t;
+        }
+    }
+    sg__xstorage *st;
+    if (from) {
+        st = from->st;
+        if (hi > st->numel) {
+            if (!grow)
+                return sg__err(c->ctx, SG_ESHAPE,
+                               "%s: the result reaches element %lld of a storage of %lld elements", c->op,
+                               (long long)hi - 1, (long long)st->numel);
+            if ((s = sg__xst_grow(c->ctx, st, hi)))
+                return s;
+        }
+        if (!ver && (c->s->flags & SG_OPF_VIEW))
+            ver = from;
+        st->refs++;
+    } else {
+        if ((s = sg__xst_new(c->ctx, &st, (sg_dtype)f->dtype, hi)))
+            return s;
+        ver = NULL; /* a new storage: a fresh counter, even for a written argument's result */
+    }
+    if (st->dtype != f->dtype) {
+        sg__xst_unref(st);
+        return sg__err(c->ctx, SG_EINTERNAL, "%s: a result of dtype %s on a storage of %s", c->op,
+                       sg__dtype_name((sg_dtype)f->dtype), sg__dtype_name((sg_dtype)st->dtype));
+    }
+    s = sg__xt_view(c->ctx, out, st, ver ? ver->ver : NULL, f->ndim, sizes, strides, offset);
+    sg__xst_unref(st);
+    if (!s)
+        (*out)->requires_grad = f->requires_grad;
+    return s;
+}
+
+/* ---- running a node ---- */
+
+/* The concrete value of graph value v used as an argument: its run value,
+ * or, for a value no node gives (a constant int made by the tracer), its
+ * own. */
+static sg_status arg_value(sg__xrun *r, uint32_t v, sg__xval *out)
+{
+    const sg__graph *g = r->g;
+    if (v >= g->nvals)
+        return sg__err(r->ctx, SG_EINTERNAL, "run: an argument of unknown value %u", v);
+    if (v < r->nvals && r->vals[v].kind != SG_XV_UNSET) {
+        *out = r->vals[v];
+        return SG_OK;
+    }
+    const sg__gval *gv = &g->vals[v];
+    switch ((sg__vkind)gv->kind) {
+    case SG_V_SYMINT:
+    case SG_V_SYMBOOL: {
+        int64_t x;
+        sg_status s = sg__xrun_eval(r, gv->u.e, &x);
+        if (s)
+            return s;
+        if (gv->kind == SG_V_SYMINT)
+            *out = (sg__xval){.kind = SG_XV_INT, .u.i = x};
+        else
+            *out = (sg__xval){.kind = SG_XV_BOOL, .u.b = x != 0};
+        return SG_OK;
+    }
+    case SG_V_FLOAT: *out = (sg__xval){.kind = SG_XV_FLOAT, .u.f = gv->u.f}; return SG_OK;
+    case SG_V_NONE: *out = (sg__xval){.kind = SG_XV_NONE}; return SG_OK;
+    default:
+        return sg__err(r->ctx, SG_EUNBOUND, "run: value %s has no concrete value (its node did not run)",
+                       vname(g, v));
+    }
+}
+
+/* A schema default as written ("None", "True", "[]", "1", "0.5"). */
+static sg_status default_arg(sg__xcall *c, int i)
+{
+    const sg__sarg *sa = &c->s->args[i];
+    sg__xarg *a = &c->a[i];
+    memset(a, 0, sizeof *a);
+    if (!sa->has_def) {
+        if (sa->type.optional)
+            return SG_OK;
+        return sg__err(c->ctx, SG_EINTERNAL, "%s: argument %s missing from the node", c->op, sa->name);
+    }
+    const char *d = sa->def;
+    if (!strcmp(d, "None"))
+        return SG_OK;
+    if (!strcmp(d, "True") || !strcmp(d, "False")) {
+        a->kind = SG_XA_BOOL;
+        a->b = d[0] == 'T';
+        return SG_OK;
+    }
+    if (!strcmp(d, "[]")) {
+        a->kind = SG_XA_INTS;
+        a->ints = c->ibuf[i];
+        return SG_OK;
+    }
+    char *end;
+    if (sa->type.base == SG_TY_FLOAT) {
+        a->kind = SG_XA_FLOAT;
+        a->f = strtod(d, &end);
+    } else {
+        a->kind = sa->type.base == SG_TY_MEMORYFORMAT ? SG_XA_MEMFMT : SG_XA_INT;
+        a->i = strtoll(d, &end, 10);
+    }
+    if (*end)
+        return sg__err(c->ctx, SG_EINTERNAL, "%s: a default the run cannot read: %s", c->op, d);
+    return SG_OK;
+}
+
+static sg_status load_arg(sg__xcall *c, int i, const sg__garg *ga, sg__xtensor ***lists)
+{
+    sg__xrun *r = c->r;
+    const sg__graph *g = c->g;
+    sg__xarg *a = &c->a[i];
+    memset(a, 0, sizeof *a);
+    a->given = true;
+    sg_status s = SG_OK;
+    switch ((sg__akind)ga->kind) {
+    case SG_A_VALUE: {
+        sg__xval x;
+        if ((s = arg_value(r, ga->u.v, &x)))
+            return s;
+        switch ((sg__xvkind)x.kind) {
+        case SG_XV_TENSOR: a->kind = SG_XA_TENSOR; a->t = x.u.t; break;
+        case SG_XV_INT: a->kind = SG_XA_INT; a->i = x.u.i; break;
+        case SG_XV_BOOL: a->kind = SG_XA_BOOL; a->b = x.u.b; break;
+        case SG_XV_FLOAT: a->kind = SG_XA_FLOAT; a->f = x.u.f; break;
+        case SG_XV_NONE: a->kind = SG_XA_NONE; break;
+        default: return sg__err(c->ctx, SG_EINTERNAL, "%s: a list where an argument is expected", c->op);
+        }
+        return SG_OK;
+    }
+    case SG_A_EXPR: {
+        int64_t x;
+        if ((s = sg__xrun_eval(r, ga->u.e, &x)))
+            return s;
+        if (sg_expr_sort(ga->u.e) == SG_SORT_BOOL) {
+            a->kind = SG_XA_BOOL;
+            a->b = x != 0;
+        } else {
+            a->kind = SG_XA_INT;
+            a->i = x;
+        }
+        return SG_OK;
+    }
+    case SG_A_FLOAT: a->kind = SG_XA_FLOAT; a->f = ga->u.f; return SG_OK;
+    case SG_A_BOOL: a->kind = SG_XA_BOOL; a->b = ga->u.b; return SG_OK;
+    case SG_A_NONE: a->kind = SG_XA_NONE; return SG_OK;
+    case SG_A_DTYPE: a->kind = SG_XA_DTYPE; a->i = ga->u.dtype; return SG_OK;
+    case SG_A_MEMFMT: a->kind = SG_XA_MEMFMT; a->i = ga->u.dtype; return SG_OK;
+    case SG_A_EXPRS:
+        if (ga->u.list.n > SG_MAX_DIMS)
+            return sg__err(c->ctx, SG_ELIMIT, "%s: a list of more than %d ints", c->op, SG_MAX_DIMS);
+        a->kind = SG_XA_INTS;
+        a->n = ga->u.list.n;
+        a->ints = c->ibuf[i];
+        for (uint32_t k = 0; k < a->n && !s; k++)
+            s = sg__xrun_eval(r, g->exprs[ga->u.list.off + k], &a->ints[k]);
+        return s;
+    case SG_A_VALUES: {
+        a->kind = SG_XA_TENSORS;
+        a->n = ga->u.list.n;
+        a->ts = sg__malloc(c->ctx, (a->n ? a->n : 1) * sizeof *a->ts);
+        if (!a->ts)
+            return sg__nomem(c->ctx);
+        lists[i] = a->ts;
+        for (uint32_t k = 0; k < a->n; k++) {
+            sg__xval x;
+            if ((s = arg_value(r, g->ids[ga->u.list.off + k], &x)))
+                return s;
+            if (x.kind != SG_XV_TENSOR)
+                return sg__err(c->ctx, SG_EINTERNAL, "%s: a list entry that is not a tensor", c->op);
+            a->ts[k] = x.u.t;
+        }
+        return SG_OK;
+    }
+    }
+    return sg__err(c->ctx, SG_EINTERNAL, "%s: an argument of unknown kind", c->op);
+}
+
+/* Every value the node gives: its output and, for a list, the list's elements. */
+static void unset_outputs(sg__xrun *r, uint32_t v)
+{
+    if (v == SG_NOVAL || v >= r->nvals)
+        return;
+    release(&r->vals[v]);
+    const sg__gval *gv = &r->g->vals[v];
+    if (gv->kind == SG_V_LIST)
+        for (uint32_t i = 0; i < gv->u.list.n; i++)
+            unset_outputs(r, r->g->ids[gv->u.list.off + i]);
+}
+
+static sg_status run_call(sg__xrun *r, uint32_t node)
+{
+    const sg__gnode *n = &r->g->nodes[node];
+    sg__xcall *c = sg__malloc(r->ctx, sizeof *c);
+    if (!c)
+        return sg__nomem(r->ctx);
+    c->r = r;
+    c->ctx = r->ctx;
+    c->g = r->g;
+    c->node = node;
+    c->n = n;
+    c->s = n->schema;
+    sg__schema_full_name(c->s, c->op);
+    sg__xtensor **lists[SG_SCHEMA_ARGS] = {NULL};
+    sg_status s = SG_OK;
+    sg__xkernel k = sg__xkernel_find(c->s);
+    if (!k)
+        s = sg__err(r->ctx, SG_EUNSUPPORTED, "unsupported: no kernel for operator %s", c->op);
+    /* positional arguments first, in schema order, then keyword-only ones by name */
+    bool have[SG_SCHEMA_ARGS] = {false};
+    int pos = 0;
+    for (uint32_t k2 = 0; k2 < n->nargs && !s; k2++) {
+        const sg__garg *ga = &r->g->args[n->args + k2];
+        int i = ga->kw ? sg__schema_arg(c->s, ga->kw) : pos++;
+        if (i < 0 || i >= c->s->nargs || have[i])
+            s = sg__err(r->ctx, SG_EINTERNAL, "%s: argument %u does not fit the schema", c->op, k2);
+        else if (!(s = load_arg(c, i, ga, lists)))
+            have[i] = true;
+    }
+    for (int i = 0; i < c->s->nargs && !s; i++)
+        if (!have[i])
+            s = default_arg(c, i);
+    if (!s)
+        s = k(c);
+    if (s)
+        unset_outputs(r, n->out);
+    for (int i = 0; i < SG_SCHEMA_ARGS; i++)
+        sg_free(lists[i]);
+    sg_free(c);
+    return s;
+}
+
+sg_status sg__xrun_node(sg__xrun *r, uint32_t n)
+{
+    const sg__graph *g = r->g;
+    if (n >= g->nnodes)
+        return sg__err(r->ctx, SG_EINVAL, "run: no node %u", n);
+    sg_status s = grow_vals(r);
+    if (s)
+        return s;
+    const sg__gnode *node = &g->nodes[n];
+    switch ((sg__nkind)node->kind) {
+    case SG_N_PLACEHOLDER: {
+        uint32_t v = node->out;
+        const sg__gval *gv = &g->vals[v];
+        if (gv->kind == SG_V_SYMINT || gv->kind == SG_V_SYMBOOL) {
+            int64_t x;
+            if ((s = sg__xrun_eval(r, gv->u.e, &x)))
+                return s;
+            release(&r->vals[v]);
+            r->vals[v] = gv->kind == SG_V_SYMINT ? (sg__xval){.kind = SG_XV_INT, .u.i = x}
+                                                 : (sg__xval){.kind = SG_XV_BOOL, .u.b = x != 0};
+        } else if (r->vals[v].kind == SG_XV_UNSET) {
+            return sg__err(r->ctx, SG_EUNBOUND, "run: input %s has no value", vname(g, v));
+        }
+        break;
+    }
+    case SG_N_ASSERT: {
+        int64_t x;
+        if ((s = sg__xrun_eval(r, node->cond, &x)))
+            return s;
+        if (!x) {
+            char *text = show(r->ctx, node->cond);
+            sg__err(r->ctx, SG_EASSERT, "runtime assertion failed: %s", text ? text : "?");
+            sg_free(text);
+            return SG_EASSERT;
+        }
+        break;
+    }
+    case SG_N_CALL:
+        if ((s = run_call(r, n)))
+            return s;
+        break;
+    case SG_N_OUTPUT:
+        break;
+    }
+    r->next = (size_t)n + 1;
+    return SG_OK;
+}
+
+sg_status sg__xrun_rest(sg__xrun *r)
+{
+    while (r->next < r->g->nnodes) {
+        sg_status s = sg__xrun_node(r, (uint32_t)r->next);
+        if (s)
+            return s;
+    }
+    return SG_OK;
+}

@@ -1,2 +1,356 @@
-/* exec: xtensor (being written). */
-#include "exec/exec.h"
+/* exec: concrete tensors. Storages (typed flat arrays), version counters
+ * and strided tensors over them, all reference counted; element access by
+ * row-major index through the strides; printing as Python prints
+ * t.tolist(). Every block comes from the context's allocator and is given
+ * back with sg_free, so releasing needs no context. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec_private.h"
+
+static size_t elem_size(sg_dtype d)
+{
+    switch (d) {
+    case SG_FLOAT64: return sizeof(double);
+    case SG_FLOAT32: return sizeof(float);
+    case SG_INT64: return sizeof(int64_t);
+    default: return 1;
+    }
+}
+
+/* The largest element count a storage may have: its bytes fit in a size_t
+ * and in an int64 (and a few more for the allocator's header). */
+static int64_t max_numel(sg_dtype d)
+{
+    uint64_t lim = (uint64_t)(SIZE_MAX < INT64_MAX ? SIZE_MAX : INT64_MAX) / 2;
+    return (int64_t)(lim / elem_size(d));
+}
+
+sg_status sg__xst_new(sg_ctx *ctx, sg__xstorage **out, sg_dtype dtype, int64_t numel)
+{
+    *out = NULL;
+    if ((unsigned)dtype >= SG_NDTYPE)
+        return sg__err(ctx, SG_EINVAL, "storage: bad dtype %d", (int)dtype);
+    if (numel < 0 || numel > max_numel(dtype))
+        return sg__err(ctx, SG_ELIMIT, "storage: %lld elements are more than memory can hold", (long long)numel);
+    sg__xstorage *s = sg__malloc(ctx, sizeof *s);
+    if (!s)
+        return sg__nomem(ctx);
+    /* at least one element, so an empty storage has a pointer too */
+    s->data = sg__calloc(ctx, numel ? (size_t)numel : 1, elem_size(dtype));
+    if (!s->data) {
+        sg_free(s);
+        return sg__nomem(ctx);
+    }
+    s->refs = 1;
+    s->dtype = (uint8_t)dtype;
+    s->numel = numel;
+    *out = s;
+    return SG_OK;
+}
+
+sg_status sg__xst_grow(sg_ctx *ctx, sg__xstorage *st, int64_t numel)
+{
+    if (numel <= st->numel)
+        return SG_OK;
+    if (numel > max_numel((sg_dtype)st->dtype))
+        return sg__err(ctx, SG_ELIMIT, "storage: %lld elements are more than memory can hold", (long long)numel);
+    size_t es = elem_size((sg_dtype)st->dtype);
+    void *p = sg__realloc(ctx, st->data, (size_t)numel * es);
+    if (!p)
+        return sg__nomem(ctx);
+    memset((char *)p + (size_t)st->numel * es, 0, (size_t)(numel - st->numel) * es);
+    st->data = p;
+    st->numel = numel;
+    return SG_OK;
+}
+
+void sg__xst_unref(sg__xstorage *s)
+{
+    if (!s || --s->refs)
+        return;
+    sg_free(s->data);
+    sg_free(s);
+}
+
+sg__xversion *sg__xver_new(sg_ctx *ctx)
+{
+    sg__xversion *v = sg__malloc(ctx, sizeof *v);
+    if (!v) {
+        sg__nomem(ctx);
+        return NULL;
+    }
+    v->refs = 1;
+    v->n = 0;
+    return v;
+}
+
+void sg__xver_unref(sg__xversion *v)
+{
+    if (v && !--v->refs)
+        sg_free(v);
+}
+
+sg_status sg__xlayout_extent(sg_ctx *ctx, size_t ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                             int64_t *lo, int64_t *hi)
+{
+    *lo = *hi = 0;
+    for (size_t d = 0; d < ndim; d++) {
+        if (sizes[d] < 0)
+            return sg__err(ctx, SG_ESHAPE, "a negative size (%lld) in dimension %zu", (long long)sizes[d], d);
+        if (sizes[d] == 0)
+            return SG_OK;
+    }
+    int64_t a = offset, b = offset; /* the least and the greatest position reached */
+    for (size_t d = 0; d < ndim; d++) {
+        int64_t span;
+        if (__builtin_mul_overflow(sizes[d] - 1, strides[d], &span) ||
+            (span >= 0 ? __builtin_add_overflow(b, span, &b) : __builtin_add_overflow(a, span, &a)))
+            return sg__err(ctx, SG_ELIMIT, "a layout whose positions overflow int64");
+    }
+    if (b == INT64_MAX)
+        return sg__err(ctx, SG_ELIMIT, "a layout whose positions overflow int64");
+    *lo = a;
+    *hi = b + 1;
+    return SG_OK;
+}
+
+sg_status sg__xt_view(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st, sg__xversion *ver, size_t ndim,
+                      const int64_t *sizes, const int64_t *strides, int64_t offset)
+{
+    *out = NULL;
+    if (ndim > SG_MAX_DIMS)
+        return sg__err(ctx, SG_ELIMIT, "a tensor of more than %d dimensions", SG_MAX_DIMS);
+    int64_t lo, hi;
+    sg_status s = sg__xlayout_extent(ctx, ndim, sizes, strides, offset, &lo, &hi);
+    if (s)
+        return s;
+    if (offset < 0 || (hi > lo && (lo < 0 || hi > st->numel)))
+        return sg__err(ctx, SG_ESHAPE,
+                       "a view reaching positions [%lld, %lld) (offset %lld) of a storage of %lld elements",
+                       (long long)lo, (long long)hi, (long long)offset, (long long)st->numel);
+    sg__xtensor *t = sg__malloc(ctx, sizeof *t);
+    if (!t)
+        return sg__nomem(ctx);
+    if (ver) {
+        ver->refs++;
+    } else if (!(ver = sg__xver_new(ctx))) {
+        sg_free(t);
+        return SG_ENOMEM;
+    }
+    memset(t, 0, sizeof *t);
+    t->refs = 1;
+    t->st = st;
+    st->refs++;
+    t->ver = ver;
+    t->dtype = st->dtype;
+    t->ndim = (uint32_t)ndim;
+    t->offset = offset;
+    if (ndim) {
+        memcpy(t->sizes, sizes, ndim * sizeof *sizes);
+        memcpy(t->strides, strides, ndim * sizeof *strides);
+    }
+    *out = t;
+    return SG_OK;
+}
+
+sg_status sg__xt_new(sg_ctx *ctx, sg__xtensor **out, sg_dtype dtype, size_t ndim, const int64_t *sizes)
+{
+    *out = NULL;
+    if (ndim > SG_MAX_DIMS)
+        return sg__err(ctx, SG_ELIMIT, "a tensor of more than %d dimensions", SG_MAX_DIMS);
+    int64_t strides[SG_MAX_DIMS], n = 1;
+    for (size_t d = ndim; d-- > 0;) { /* PyTorch's contiguous strides: max(size, 1) */
+        if (sizes[d] < 0)
+            return sg__err(ctx, SG_ESHAPE, "a negative size (%lld) in dimension %zu", (long long)sizes[d], d);
+        strides[d] = n;
+        if (__builtin_mul_overflow(n, sizes[d] ? sizes[d] : 1, &n))
+            return sg__err(ctx, SG_ELIMIT, "a tensor of more elements than int64 counts");
+    }
+    int64_t numel = 1;
+    for (size_t d = 0; d < ndim; d++)
+        numel *= sizes[d]; /* at most n, which did not overflow */
+    sg__xstorage *st;
+    sg_status s = sg__xst_new(ctx, &st, dtype, numel);
+    if (s)
+        return s;
+    s = sg__xt_view(ctx, out, st, NULL, ndim, sizes, strides, 0);
+    sg__xst_unref(st);
+    return s;
+}
+
+void sg__xt_ref(sg__xtensor *t)
+{
+    if (t)
+        t->refs++;
+}
+
+void sg__xt_unref(sg__xtensor *t)
+{
+    if (!t || --t->refs)
+        return;
+    sg__xst_unref(t->st);
+    sg__xver_unref(t->ver);
+    sg_free(t);
+}
+
+int64_t sg__xt_numel(const sg__xtensor *t)
+{
+    int64_t n = 1;
+    for (uint32_t d = 0; d < t->ndim; d++)
+        n *= t->sizes[d];
+    return n;
+}
+
+int64_t sg__xt_pos(const sg__xtensor *t, int64_t i)
+{
+    int64_t p = t->offset;
+    for (uint32_t d = t->ndim; d-- > 0;) {
+        int64_t sz = t->sizes[d];
+        p += (i % sz) * t->strides[d];
+        i /= sz;
+    }
+    return p;
+}
+
+double sg__xt_get_f(const sg__xtensor *t, int64_t i)
+{
+    return sg__xst_get_f(t->st, sg__xt_pos(t, i));
+}
+
+int64_t sg__xt_get_i(const sg__xtensor *t, int64_t i)
+{
+    return sg__xst_get_i(t->st, sg__xt_pos(t, i));
+}
+
+void sg__xt_set_f(sg__xtensor *t, int64_t i, double v)
+{
+    sg__xst_set_f(t->st, sg__xt_pos(t, i), v);
+}
+
+void sg__xt_set_i(sg__xtensor *t, int64_t i, int64_t v)
+{
+    sg__xst_set_i(t->st, sg__xt_pos(t, i), v);
+}
+
+void sg__xpos_init(sg__xpos *it, size_t ndim, const int64_t *sizes, const int64_t *strides, int64_t offset)
+{
+    it->ndim = ndim;
+    it->pos = offset;
+    it->sizes = sizes;
+    for (size_t d = 0; d < ndim; d++) {
+        it->strides[d] = strides[d];
+        it->idx[d] = 0;
+    }
+}
+
+/* ---- printing ---- */
+
+/* v as Python's repr(float): the shortest digits that read back as v;
+ * positional notation for exponents -4 .. 15 (with ".0" when there is no
+ * fraction), else d.ddde+XX. buf has room for 32 bytes. */
+static void put_float(sg__buf *b, double v)
+{
+    if (isnan(v)) {
+        sg__buf_puts(b, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        sg__buf_puts(b, v < 0 ? "-inf" : "inf");
+        return;
+    }
+    char e[40];
+    for (int prec = 0; prec <= 17; prec++) { /* %.{prec}e: prec + 1 significant digits */
+        snprintf(e, sizeof e, "%.*e", prec, v);
+        if (strtod(e, NULL) == v)
+            break;
+    }
+    /* e: [-]d[.ddd]e[+-]XX */
+    const char *p = e;
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    char digits[24];
+    size_t nd = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p != '.')
+            digits[nd++] = *p;
+    int x = atoi(p + 1);
+    while (nd > 1 && digits[nd - 1] == '0') /* %e may pad with zeros (v == 0, or prec 0 rounding) */
+        nd--;
+    digits[nd] = '\0';
+    char out[64];
+    size_t o = 0;
+    if (neg)
+        out[o++] = '-';
+    int decpt = x + 1; /* v = 0.DIGITS * 10**decpt */
+    if (decpt > -4 && decpt <= 16) {
+        if (decpt <= 0) {
+            out[o++] = '0';
+            out[o++] = '.';
+            for (int i = 0; i < -decpt; i++)
+                out[o++] = '0';
+            for (size_t i = 0; i < nd; i++)
+                out[o++] = digits[i];
+        } else if ((size_t)decpt < nd) {
+            for (size_t i = 0; i < nd; i++) {
+                if (i == (size_t)decpt)
+                    out[o++] = '.';
+                out[o++] = digits[i];
+            }
+        } else {
+            for (size_t i = 0; i < nd; i++)
+                out[o++] = digits[i];
+            for (size_t i = nd; i < (size_t)decpt; i++)
+                out[o++] = '0';
+            out[o++] = '.';
+            out[o++] = '0';
+        }
+        out[o] = '\0';
+    } else {
+        out[o++] = digits[0];
+        if (nd > 1) {
+            out[o++] = '.';
+            for (size_t i = 1; i < nd; i++)
+                out[o++] = digits[i];
+        }
+        snprintf(out + o, sizeof out - o, "e%c%02d", x < 0 ? '-' : '+', x < 0 ? -x : x);
+    }
+    sg__buf_puts(b, out);
+}
+
+static void put_elem(sg__buf *b, const sg__xtensor *t, int64_t pos)
+{
+    switch (t->dtype) {
+    case SG_FLOAT64:
+    case SG_FLOAT32: put_float(b, sg__xst_get_f(t->st, pos)); break;
+    case SG_INT64: sg__buf_printf(b, "%lld", (long long)sg__xst_get_i(t->st, pos)); break;
+    default: sg__buf_puts(b, sg__xst_get_i(t->st, pos) ? "True" : "False"); break;
+    }
+}
+
+static void put_dims(sg__buf *b, const sg__xtensor *t, uint32_t d, int64_t pos)
+{
+    if (d == t->ndim) {
+        put_elem(b, t, pos);
+        return;
+    }
+    sg__buf_puts(b, "[");
+    for (int64_t i = 0; i < t->sizes[d] && !b->oom; i++) {
+        if (i)
+            sg__buf_puts(b, ", ");
+        put_dims(b, t, d + 1, pos + i * t->strides[d]);
+    }
+    sg__buf_puts(b, "]");
+}
+
+sg_status sg__xt_print(sg_ctx *ctx, char **out, const sg__xtensor *t)
+{
+    sg__buf b = {.ctx = ctx};
+    put_dims(&b, t, 0, t->offset);
+    *out = sg__buf_take(&b);
+    return *out ? SG_OK : sg__nomem(ctx);
+}
