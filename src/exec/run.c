@@ -346,6 +346,10 @@ sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
         return s;
     if (lo < 0 || offset < 0)
         return sg__err(c->ctx, SG_ESHAPE, "%s: a result laid out before the start of its storage", c->op);
+    int64_t numel = 1; /* kernels count elements in int64 */
+    for (uint32_t d = 0; d < f->ndim; d++)
+        if (__builtin_mul_overflow(numel, sizes[d], &numel))
+            return sg__err(c->ctx, SG_ELIMIT, "%s: a result of more elements than int64 counts", c->op);
     /* the argument whose version counter it shares: the written one it returns (in-place, out=, set_) */
     sg__xtensor *from = NULL, *ver = NULL;
     bool grow = false;

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/exec.h"
@@ -735,6 +736,238 @@ static void test_scatters(void **state)
     sg_env_free(env);
 }
 
+/* More promotion and broadcasting cases, each read from torch 1.13:
+ * clamp with a tensor bound and None, int + True, bool * 2, an int tensor
+ * to a float tensor's power, sub with alpha, full of a bool, sum over
+ * dim=[] (every dimension); .data's fresh version counter. */
+static void test_more_pointwise(void **state)
+{
+    (void)state;
+    fx F;
+    fstart(&F);
+    int64_t s3[1] = {3}, s2[1] = {2}, s1[1] = {1}, s12[2] = {1, 2};
+    sg_value x = input(&F, "x", SG_INT64, 1, s3, (double[]){1, 5, 9}, false);
+    sg_value lo = input(&F, "lo", SG_INT64, 1, s3, (double[]){2, 2, 2}, false);
+    sg_value bb = input(&F, "bb", SG_BOOL, 1, s2, (double[]){1, 0}, false);
+    sg_value e = input(&F, "e", SG_FLOAT64, 1, s1, (double[]){2.5}, false);
+    sg_value r12 = input(&F, "r12", SG_FLOAT64, 2, s12, (double[]){1, 2}, false);
+    sg_arg mn = AV(lo), mx = {.kind = SG_ARG_NONE, .name = "max"};
+    mn.name = "min";
+    sg_value cl = CALL(&F, "clamp.Tensor", AV(x), mn, mx);
+    sg_value at = CALL(&F, "add.Tensor", AV(x), AB(1));
+    sg_value bm = CALL(&F, "mul.Tensor", AV(bb), AI("2"));
+    sg_value sl = CALL(&F, "slice.Tensor", AV(x), AI("0"), AI("1"), AI("2"));
+    sg_value pw = CALL(&F, "pow.Tensor_Tensor", AV(sl), AV(e)); /* 5 ** 2.5 */
+    sg_arg al = AI("3");
+    al.name = "alpha";
+    sg_value sb = CALL(&F, "sub.Tensor", AV(e), AF(1.0), al);
+    const sg_expr *two[1] = {E("2")};
+    sg_value fb = CALL(&F, "full", (sg_arg){.kind = SG_ARG_INTS, .u.ints = {1, two}}, AB(1));
+    sg_value se = CALL(&F, "sum.dim_IntList", AV(r12), (sg_arg){.kind = SG_ARG_INTS, .u.ints = {0, NULL}});
+    sg_value ab = CALL(&F, "abs", AV(CALL(&F, "neg", AV(x))));
+    sg__xrun *r = run_all(&F);
+    expect(r, cl, "[2, 5, 9]");
+    expect(r, at, "[2, 6, 10]");
+    expect(r, bm, "[2, 0]");
+    assert_int_equal(T(r, bm)->dtype, SG_INT64);
+    expect(r, pw, "[55.90169943749474]");
+    expect(r, sb, "[-0.5]");
+    expect(r, fb, "[True, True]");
+    expect(r, se, "3.0");
+    expect(r, ab, "[1, 5, 9]");
+    /* .data: a fresh counter, the same storage */
+    const sg__xtensor *before = T(r, at);
+    sg__xstorage *st = before->st;
+    assert_int_equal(sg__xrun_fresh_version(r, at), SG_OK);
+    assert_ptr_equal(T(r, at)->st, st);
+    assert_int_equal(T(r, at)->ver->refs, 1);
+    assert_int_equal(sg__xrun_fresh_version(r, x), SG_OK); /* an input: the caller's tensor is left alone */
+    assert_ptr_not_equal(T(r, x)->ver, F.x[0]->ver);
+    assert_int_equal(sg__xrun_fresh_version(r, 999), SG_EINVAL);
+    sg__xrun_free(r);
+    ffinish(&F);
+}
+
+/* A call the table has no kernel for (reshape: the tracer decomposes it,
+ * so only a graph built by hand holds one) is refused by name. */
+static void test_no_kernel(void **state)
+{
+    (void)state;
+    sg_env *env;
+    sg__graph *g;
+    sg__opreg *reg;
+    assert_int_equal(sg_env_new(C, NULL, &env), SG_OK);
+    assert_int_equal(sg__graph_new(env, &g), SG_OK);
+    assert_int_equal(sg__opreg_new(C, &reg), SG_OK);
+    const sg_expr *one = E("1"), *zero = E("0"), *s2[1] = {E("2")};
+    uint32_t a, out, off;
+    assert_int_equal(sg__graph_tensor(g, &a, SG_FLOAT64, 1, s2, &one, zero, SG_NOVAL), SG_OK);
+    assert_int_equal(sg__graph_placeholder(g, a, "a"), SG_OK);
+    assert_int_equal(sg__graph_tensor(g, &out, SG_FLOAT64, 1, s2, &one, zero, 0), SG_OK);
+    assert_int_equal(sg__graph_exprs(g, &off, s2, 1), SG_OK);
+    sg__garg args[2] = {{.kind = SG_A_VALUE, .u.v = a}, {.kind = SG_A_EXPRS, .u.list = {off, 1}}};
+    assert_int_equal(sg__graph_call(g, sg__opreg_find(reg, "reshape"), args, 2, out, 0), SG_OK);
+    sg__xrun *r;
+    assert_int_equal(sg__xrun_new(C, g, &r), SG_OK);
+    expect_err(sg__xrun_node(r, 0), SG_EUNBOUND, "input a has no value");
+    int64_t n2[1] = {2};
+    sg__xtensor *x = xt(SG_FLOAT64, 1, n2, NULL);
+    sg__xval v = {.kind = SG_XV_TENSOR, .u.t = x};
+    assert_int_equal(sg__xrun_input(r, a, &v), SG_OK);
+    sg__xt_unref(x); /* the run holds its own reference */
+    expect_err(sg__xrun_rest(r), SG_EUNSUPPORTED, "no kernel for operator reshape");
+    assert_int_equal(T(r, a)->refs, 1);
+    sg__xrun_free(r);
+    sg__opreg_free(reg);
+    sg__graph_free(g);
+    sg_env_free(env);
+}
+
+/* ---- running out of memory ---- */
+
+/* An allocator whose call number fail_at fails (0: none), counting the
+ * blocks given out and not given back. */
+typedef struct {
+    long calls, fail_at, live;
+} hook;
+
+static void *h_malloc(void *u, size_t n)
+{
+    hook *h = u;
+    if (++h->calls == h->fail_at)
+        return NULL;
+    void *p = malloc(n);
+    h->live += p != NULL;
+    return p;
+}
+
+static void *h_realloc(void *u, void *p, size_t n)
+{
+    hook *h = u;
+    if (++h->calls == h->fail_at)
+        return NULL;
+    void *q = realloc(p, n);
+    h->live += q && !p;
+    return q;
+}
+
+static void h_free(void *u, void *p)
+{
+    hook *h = u;
+    h->live -= p != NULL;
+    free(p);
+}
+
+/* The values of the workload below, printed. */
+static void oom_values(sg__xrun *r, const sg_value *vals, size_t n, char *out, size_t cap)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const sg__xval *x = sg__xrun_value(r, vals[i]);
+        char *t = NULL;
+        if (x->kind == SG_XV_TENSOR)
+            assert_int_equal(sg__xt_print(C, &t, x->u.t), SG_OK);
+        at += (size_t)snprintf(out + at, cap - at, "%s; ", t ? t : x->kind == SG_XV_INT ? "int" : "?");
+        sg_free(t);
+    }
+}
+
+/* Every allocation of a run fails in turn: the step that needed it gives
+ * SG_ENOMEM with "out of memory" and leaves the values before it as they
+ * were, so the run then resumes (with memory) to the values of a clean
+ * run; nothing leaks. */
+static void test_oom(void **state)
+{
+    (void)state;
+    hook h = {0};
+    sg_allocator al = {h_malloc, h_realloc, h_free, &h};
+    sg_ctx *saved = C;
+    assert_int_equal(sg_ctx_new_with_allocator(&C, &al), SG_OK);
+    fx F;
+    fstart(&F);
+    int64_t s23[2] = {2, 3}, s3[1] = {3}, s32[2] = {3, 2};
+    sg_value a = input(&F, "a", SG_FLOAT64, 2, s23, H6, false);
+    sg_value b = input(&F, "b", SG_INT64, 1, s3, (double[]){1, 0, 3}, false);
+    sg_value o = input(&F, "o", SG_FLOAT64, 1, s3, NULL, false);
+    const sg_expr *shape[2] = {E("3"), E("2")}, *d1[1] = {E("1")};
+    sg_value v = CALL(&F, "view", AV(a), (sg_arg){.kind = SG_ARG_INTS, .u.ints = {2, shape}});
+    sg_value mu = CALL(&F, "mul_.Scalar", AV(v), AF(2.0));
+    sg_value ad = CALL(&F, "add.Tensor", AV(a), AV(b));
+    sg_value sm = CALL(&F, "sum.dim_IntList", AV(ad), (sg_arg){.kind = SG_ARG_INTS, .u.ints = {1, d1}});
+    sg_value mm = CALL(&F, "mm", AV(a), AV(mu));
+    sg_value ab[2] = {a, a};
+    sg_value ct = CALL(&F, "cat", (sg_arg){.kind = SG_ARG_VALUES, .u.values = {2, ab}}, AI("1"));
+    sg_value nz = CALL(&F, "nonzero", AV(b));
+    const sg_expr *cond;
+    assert_int_equal(sg_expr_rel(C, &cond, SG_REL_GE, sg_tracer_size(F.t, nz, 0), E("1")), SG_OK);
+    assert_int_equal(sg_tracer_check(F.t, cond, 2), SG_OK);
+    sg_value it = CALL(&F, "item", AV(CALL(&F, "sum", AV(b))));
+    sg_arg out = AV(o);
+    out.name = "out";
+    sg_value ou = CALL(&F, "add.out", AV(b), AV(b), out);
+    sg_value st = CALL(&F, "stack", (sg_arg){.kind = SG_ARG_VALUES, .u.values = {2, ab}});
+    sg_value un = sg_tracer_list_get(F.t, CALL(&F, "unbind.int", AV(st)), 1);
+    sg_value vals[] = {v, mu, ad, sm, mm, ct, nz, it, ou, un};
+    size_t nv = sizeof vals / sizeof *vals;
+    (void)s32;
+    /* the inputs' first values, to start each attempt from */
+    double init[3][6];
+    for (size_t i = 0; i < 3; i++)
+        for (int64_t k = 0; k < sg__xt_numel(F.x[i]); k++)
+            init[i][k] = sg__xt_get_f(F.x[i], k);
+    char want[2048], got[2048];
+    sg__xrun *r = run_all(&F);
+    oom_values(r, vals, nv, want, sizeof want);
+    sg__xrun_free(r);
+    long failures = 0;
+    for (long n = 1;; n++) {
+        for (size_t i = 0; i < 3; i++) { /* fresh inputs */
+            sg__xtensor *t = xt((sg_dtype)F.x[i]->dtype, F.x[i]->ndim, F.x[i]->sizes, init[i]);
+            sg__xt_unref(F.x[i]);
+            F.x[i] = t;
+        }
+        long live = h.live;
+        h.fail_at = h.calls + n;
+        r = NULL;
+        sg_status s = sg__xrun_new(C, sg__tracer_graph(F.t), &r);
+        size_t in = 0;
+        for (; in < F.n && !s; in++) {
+            sg__xval x = {.kind = SG_XV_TENSOR, .u.t = F.x[in]};
+            s = sg__xrun_input(r, F.v[in], &x);
+        }
+        if (!s)
+            s = sg__xrun_rest(r);
+        bool hit = h.calls >= h.fail_at;
+        h.fail_at = 0;
+        if (s) {
+            if (s != SG_ENOMEM || !strstr(sg_ctx_last_error_msg(C), "out of memory"))
+                fail_msg("failure %ld: status %d, '%s'", n, s, sg_ctx_last_error_msg(C));
+            failures++;
+            if (!r)
+                assert_int_equal(sg__xrun_new(C, sg__tracer_graph(F.t), &r), SG_OK);
+            for (in = in ? in - 1 : 0; in < F.n; in++) { /* the input that failed, and the rest */
+                sg__xval x = {.kind = SG_XV_TENSOR, .u.t = F.x[in]};
+                assert_int_equal(sg__xrun_input(r, F.v[in], &x), SG_OK);
+            }
+            if (sg__xrun_rest(r))
+                fail_msg("resuming after failure %ld: %s", n, sg_ctx_last_error_msg(C));
+        }
+        oom_values(r, vals, nv, got, sizeof got);
+        if (strcmp(got, want))
+            fail_msg("failure %ld: %s\nexpected %s", n, got, want);
+        sg__xrun_free(r);
+        assert_int_equal(h.live, live);
+        if (!hit)
+            break;
+    }
+    assert_true(failures > 30);
+    ffinish(&F);
+    sg_ctx_free(C);
+    C = saved;
+    assert_int_equal(h.live, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -750,6 +983,9 @@ int main(void)
         cmocka_unit_test(test_creation),
         cmocka_unit_test(test_input_mismatch),
         cmocka_unit_test(test_scatters),
+        cmocka_unit_test(test_more_pointwise),
+        cmocka_unit_test(test_no_kernel),
+        cmocka_unit_test(test_oom),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
