@@ -94,6 +94,12 @@ void sg_tracer_free(sg_take sg_tracer *t);
  * above SG_MAX_DIMS, an input after a call), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_tracer_input_tensor(sg_tracer *t, sg_value *out, const char *name, const sg_fake *fake,
                                                 sg_dtype dtype, int requires_grad);
+/* A tensor input that views the storage of the earlier tensor input of
+ * (an aliased input: `input b = a[0]`); otherwise as sg_tracer_input_tensor,
+ * which is this with of = UINT32_MAX. Errors: those of
+ * sg_tracer_input_tensor, and SG_EINVAL where of is not a tensor input. */
+SG_WARN_UNUSED sg_status sg_tracer_input_view(sg_tracer *t, sg_value *out, const char *name, const sg_fake *fake,
+                                              sg_dtype dtype, int requires_grad, sg_value of);
 SG_WARN_UNUSED sg_status sg_tracer_input_int(sg_tracer *t, sg_value *out, const char *name, const sg_expr *e);
 
 /* Call operator op ("mul.Tensor", "view": the aten overload name, ".default"
@@ -115,6 +121,12 @@ SG_WARN_UNUSED sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char 
  * runtime assert (an assert node, and the environment's sg_env_check); a
  * provably false one is SG_EASSERT. */
 SG_WARN_UNUSED sg_status sg_tracer_check(sg_tracer *t, const sg_expr *cond, unsigned line);
+
+/* Grad mode (torch.no_grad / torch.enable_grad; on at first): under it, a
+ * differentiable result of a tensor that requires grad requires grad;
+ * without it, results and views do not. Errors: SG_EINVAL (NULL). */
+SG_WARN_UNUSED sg_status sg_tracer_set_grad_enabled(sg_tracer *t, int enabled);
+int sg_tracer_grad_enabled(const sg_tracer *t);
 
 /* The outputs, once; no call after. Errors: SG_EINVAL, SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_tracer_output(sg_tracer *t, const sg_value *vals, size_t n);

@@ -203,7 +203,7 @@ int cli_eq(const char *p, size_t n, const char *w)
 sg_status cli_kind_status(const char *kind, size_t n)
 {
     int s;
-    for (s = -1; s >= SG_EINTERNAL; s--)
+    for (s = -1; s >= SG_EAUTOGRAD; s--)
         if (cli_eq(kind, n, sg_status_kind((sg_status)s)))
             return (sg_status)s;
     return SG_OK;
@@ -314,6 +314,8 @@ void case_end(case_state *cs)
     cs->assumed = NULL;
     cs->nassumed = 0;
     sg_env_options_default(&cs->opts);
+    program_free(cs->program); /* before the context its values live in */
+    cs->program = NULL;
     sg_ctx_free(cs->ctx);
     cs->ctx = NULL;
 }
@@ -784,6 +786,13 @@ static const command commands[] = {
     { "subclass", ARROW_NEVER, cmd_subclass },
     { "refakify", ARROW_ALWAYS, cmd_refakify },
     { "call", ARROW_ALWAYS, cmd_call },
+    { "input", ARROW_NEVER, cmd_input },
+    { "trace", ARROW_ALWAYS, cmd_trace },
+    { "ops", ARROW_ALWAYS, cmd_ops },
+    { "placeholders", ARROW_ALWAYS, cmd_placeholders },
+    { "shape", ARROW_ALWAYS, cmd_shape },
+    { "eager", ARROW_ALWAYS, cmd_eager },
+    { "run", ARROW_ALWAYS, cmd_run },
 };
 
 static const command *find_command(const char *word, size_t n)
@@ -1060,8 +1069,64 @@ static int read_all(const char *path, char **out, size_t *len)
     return 0;
 }
 
+/* A line `program` (a comment may follow). */
+static int is_program_line(const char *s, size_t n)
+{
+    n = strip_comment(s, n);
+    cli_trim(&s, &n);
+    return cli_eq(s, n, "program");
+}
+
+/* The block after a `program` line at line `at`: every following line that
+ * is blank or starts with a blank. Its common indentation is removed and it
+ * goes to program_block. Returns the offset after the block; *lineno is the
+ * block's last line. */
+static size_t run_program_block(runner *r, case_state *cs, const char *path, size_t at, const char *buf, size_t len,
+                                size_t pos, size_t *lineno)
+{
+    size_t start = pos, end = pos, indent = SIZE_MAX, nlines = 0;
+    if (start > len)
+        start = end = pos = len;
+    while (pos < len) {
+        const char *nl = memchr(buf + pos, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+        size_t k = 0;
+        while (k < n && (buf[pos + k] == ' ' || buf[pos + k] == '\t' || buf[pos + k] == '\r'))
+            k++;
+        if (n && k == 0)
+            break; /* a line starting with anything else ends the block */
+        if (k < n && k < indent)
+            indent = k;
+        nlines++;
+        pos += n + 1;
+        end = pos < len ? pos : len;
+    }
+    if (indent == SIZE_MAX)
+        indent = 0;
+    cli_str src = CLI_STR_INIT, why = CLI_STR_INIT;
+    for (size_t p = start; p < end;) {
+        const char *nl = memchr(buf + p, '\n', end - p);
+        size_t n = nl ? (size_t)(nl - (buf + p)) : end - p;
+        if (n > indent)
+            cli_str_addn(&src, buf + p + indent, n - indent);
+        cli_str_adds(&src, "\n");
+        p += n + 1;
+    }
+    if (memchr(cli_str_get(&src), '\0', src.n))
+        report(r, path, at, "program", 7, "the block contains a NUL byte");
+    else if (!cs->ctx && cli_ctx_new(&cs->ctx) != SG_OK) {
+        cs->ctx = NULL;
+        report(r, path, at, "program", 7, "cannot make a context: out of memory");
+    } else if (program_block(cs, cli_str_get(&src), at + 1, &why) == CMD_FAIL)
+        report(r, path, at, "program", 7, why.n ? cli_str_get(&why) : "failed");
+    cli_str_free(&src);
+    cli_str_free(&why);
+    *lineno = at + nlines;
+    return pos;
+}
+
 /* Run a file; before its last case ends, at_end (if not NULL) sees it. */
-static void run_file(runner *r, const char *path, void (*at_end)(case_state *, FILE *), FILE *end_out)
+static void run_file(runner *r, const char *path, void (*at_end)(case_state *, void *), void *end_user)
 {
     char *buf;
     size_t len, pos = 0, lineno = 0;
@@ -1081,11 +1146,16 @@ static void run_file(runner *r, const char *path, void (*at_end)(case_state *, F
     while (pos < len) {
         const char *nl = memchr(buf + pos, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
-        run_line(r, &cs, path, ++lineno, buf + pos, n);
+        ++lineno;
+        if (is_program_line(buf + pos, n)) {
+            pos = run_program_block(r, &cs, path, lineno, buf, len, pos + n + 1, &lineno);
+            continue;
+        }
+        run_line(r, &cs, path, lineno, buf + pos, n);
         pos += n + 1;
     }
     if (at_end)
-        at_end(&cs, end_out);
+        at_end(&cs, end_user);
     case_end(&cs);
     free(buf);
 }
@@ -1101,9 +1171,33 @@ int cli_run_batteries(size_t nfiles, char *const *files, FILE *out)
     return r.failed ? 1 : 0;
 }
 
+static void print_guards_at_end(case_state *cs, void *out)
+{
+    case_print_guards(cs, out);
+}
+
 int cli_battery_guards(const char *file, FILE *out, FILE *err)
 {
     runner r = { err, 0, 0 };
-    run_file(&r, file, case_print_guards, out);
+    run_file(&r, file, print_guards_at_end, out);
     return r.failed ? 1 : 0;
+}
+
+typedef struct trace_job {
+    FILE *out, *err;
+    int dot, ok;
+} trace_job;
+
+static void print_trace_at_end(case_state *cs, void *user)
+{
+    trace_job *j = user;
+    j->ok = program_print_graph(cs, j->dot, j->out, j->err);
+}
+
+int cli_battery_trace(const char *file, int dot, FILE *out, FILE *err)
+{
+    runner r = { err, 0, 0 };
+    trace_job j = { out, err, dot, 0 };
+    run_file(&r, file, print_trace_at_end, &j);
+    return r.failed || !j.ok ? 1 : 0;
 }

@@ -20,6 +20,7 @@ typedef struct case_state {
     size_t nnames;
     const sg_expr **assumed; /* facts assumed before the environment was made */
     size_t nassumed;
+    struct cli_program *program; /* the case's program, its inputs and trace (battery_program.c) */
 } case_state;
 
 void case_init(case_state *cs);
@@ -78,6 +79,25 @@ cmd_result cmd_asserts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str 
 /* Print the case's guards (sg_env_produce_guards) to out in PyTorch's text,
  * one a line (nothing without an environment). */
 void case_print_guards(case_state *cs, FILE *out);
+
+/* Programs (battery_program.c). program_block takes the block's source
+ * (its common indentation removed) starting at line first; program_note_tensor
+ * records a `tensor` line's dtype, requires_grad and layout for the values
+ * of the program's inputs. */
+cmd_result program_block(case_state *cs, const char *src, size_t first, cli_str *why);
+struct cli_tval;
+void program_note_tensor(case_state *cs, const struct cli_tval *t);
+void program_free(struct cli_program *p);
+/* Trace the case's program (if not done) and print its graph to out as
+ * FX-like Python, or as DOT; 1 on success, else 0 with the reason on err. */
+int program_print_graph(case_state *cs, int dot, FILE *out, FILE *err);
+cmd_result cmd_input(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_trace(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_ops(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_placeholders(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_shape(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 
 /* Tensor inputs and guards at call time (battery_tensor.c). */
 cmd_result cmd_tensor(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);

@@ -178,6 +178,10 @@ static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed
         return 0;
     while (cli_next_item(&p, &w, &n)) {
         const char *eq = memchr(w, '=', n);
+        if (cli_eq(w, n, "requires_grad")) {
+            t->requires_grad = 1;
+            continue;
+        }
         if (!eq) {
             cli_str_addf(why, "'%.*s' is not KEY=VALUE", (int)n, w);
             return 0;
@@ -196,7 +200,23 @@ static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed
             cli_str_adds(why, "kind= is only for subclass inputs (the command subclass)");
             return 0;
         }
-        if (cli_eq(w, kn, "sizes")) {
+        if (cli_eq(w, kn, "requires_grad")) {
+            if (!cli_eq(v, vn, "leaf")) {
+                cli_str_addf(why, "bad requires_grad '%.*s' (requires_grad or requires_grad=leaf)", (int)vn, v);
+                return 0;
+            }
+            t->requires_grad = 2;
+        } else if (cli_eq(w, kn, "dtype")) {
+            static const char *const dts[] = {"float64", "float32", "int64", "bool"};
+            t->dtype = -1;
+            for (int d = 0; d < 4; d++)
+                if (cli_eq(v, vn, dts[d]))
+                    t->dtype = d;
+            if (t->dtype < 0) {
+                cli_str_addf(why, "bad dtype '%.*s' (float64, float32, int64 or bool)", (int)vn, v);
+                return 0;
+            }
+        } else if (cli_eq(w, kn, "sizes")) {
             if (!read_ints(v, vn, t->sizes, &t->ndim, "sizes", why))
                 return 0;
             have_sizes = 1;
@@ -420,8 +440,10 @@ static cmd_result add_tensor(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cl
         cli_str_addf(why, "'%s' is an integer input already", t->name);
     else if ((st = sg_source_local(ctx, &src, t->name)) || (st = sg_inputs_tensor(in, src, &t->tv, &t->tc, &f)))
         cli_str_add_error(why, ctx, st);
-    else if (case_bind_fake(cs, f))
+    else if (case_bind_fake(cs, f)) {
+        program_note_tensor(cs, t);
         r = CMD_QUIET;
+    }
     else
         cli_str_add_error(why, ctx, sg_ctx_last_error(ctx));
     cli_tval_free(t);

@@ -83,5 +83,9 @@ int cli_run_batteries(size_t nfiles, char *const *files, FILE *out);
  * line), then print the guards of its last case to out in PyTorch's text,
  * one a line. Returns 0 when every expectation held, else 1. */
 int cli_battery_guards(const char *file, FILE *out, FILE *err);
+/* Run a battery file; then trace the program of its last case and print its
+ * graph (FX-like Python, or Graphviz DOT when dot is set) to out. Returns 0,
+ * or 1 when an expectation failed or there is no graph to print. */
+int cli_battery_trace(const char *file, int dot, FILE *out, FILE *err);
 
 #endif /* SG_CLI_H */

@@ -17,6 +17,8 @@ static const char usage_text[] =
     "  run FILE...               run battery files; exit 0 iff every expectation holds\n"
     "  guards FILE               run a battery file, then print the guards of its last\n"
     "                            case in PyTorch's text, one a line\n"
+    "  trace FILE [--dot]        run a battery file, then trace the program of its last\n"
+    "                            case and print its graph as FX-like Python (or DOT)\n"
     "  eval EXPR [NAME=INT ...]  evaluate EXPR exactly, the symbols bound to the integers\n"
     "  simplify EXPR [--assume FACT]...\n"
     "                            the canonical form of EXPR (under the facts)\n"
@@ -272,6 +274,24 @@ static int cmd_guards(int argc, char **argv)
     return cli_battery_guards(argv[0], stdout, stderr);
 }
 
+/* shapeguard trace FILE [--dot] */
+static int cmd_trace(int argc, char **argv)
+{
+    int dot = 0;
+    const char *file = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--dot"))
+            dot = 1;
+        else if (!file)
+            file = argv[i];
+        else
+            return usage_error("trace: expected one FILE");
+    }
+    if (!file)
+        return usage_error("trace: expected FILE [--dot]");
+    return cli_battery_trace(file, dot, stdout, stderr);
+}
+
 /* ---- demo ---------------------------------------------------------------- */
 
 typedef enum demo_kind {
@@ -395,6 +415,7 @@ typedef struct subcommand {
 static const subcommand subcommands[] = {
     { "run", cmd_run },
     { "guards", cmd_guards },
+    { "trace", cmd_trace },
     { "eval", cmd_eval },
     { "simplify", cmd_simplify },
     { "range", cmd_range },

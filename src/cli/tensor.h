@@ -24,6 +24,8 @@ typedef struct cli_tval {
     int has_ctx;
     int64_t ctxv;
     int has_policy; /* dynamic= or a range was given */
+    int dtype;         /* dtype= of a program input (sg_dtype; float64 by default) */
+    int requires_grad; /* 0, 1 (requires_grad: a non-leaf), 2 (requires_grad=leaf) */
     sg_dim_spec specs[SG_MAX_DIMS];
     size_t nattrs; /* as written */
     struct cli_tval *attrs[CLI_MAX_ATTRS];

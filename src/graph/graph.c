@@ -419,3 +419,26 @@ sg_status sg__graph_lint(const sg__graph *g)
     sg__idmap_free(&L.bound);
     return s;
 }
+
+sg_status sg__graph_subst(sg__graph *g, uint32_t first, size_t n, const sg_expr *const *syms,
+                          const sg_expr *const *vals)
+{
+    if (!n)
+        return SG_OK;
+    for (size_t v = first; v < g->nvals; v++) {
+        sg__gval *x = &g->vals[v];
+        sg_status s = SG_OK;
+        if (x->kind == SG_V_TENSOR) {
+            sg__fake_tensor *t = &x->u.t;
+            for (uint32_t k = 0; k < 2 * t->ndim && !s; k++)
+                s = sg_expr_subs(g->ctx, &g->exprs[t->dims + k], g->exprs[t->dims + k], n, syms, vals);
+            if (!s)
+                s = sg_expr_subs(g->ctx, &t->offset, t->offset, n, syms, vals);
+        } else if (x->kind == SG_V_SYMINT || x->kind == SG_V_SYMBOOL) {
+            s = sg_expr_subs(g->ctx, &x->u.e, x->u.e, n, syms, vals);
+        }
+        if (s)
+            return s;
+    }
+    return SG_OK;
+}

@@ -102,7 +102,12 @@ typedef struct sg__gnode {
     const sg_expr *cond;       /* SG_N_ASSERT: what must hold */
     uint32_t binds, nbinds;    /* exprs[binds .. binds + nbinds): unbacked symbols it binds */
     uint32_t line;             /* program line, 0 if none */
+    uint8_t flags;             /* SG_NODE_* */
 } sg__gnode;
+
+/* A detach that stands for `.data`: its result has a version counter of
+ * its own (writes through it are not seen as writes of its source). */
+#define SG_NODE_DATA 1u
 
 typedef struct sg__graph {
     sg_ctx *ctx;
@@ -153,6 +158,14 @@ static inline const sg_expr *sg__graph_stride(const sg__graph *g, uint32_t v, si
     return g->exprs[g->vals[v].u.t.dims + g->vals[v].u.t.ndim + d];
 }
 
+/* Replace, in the values from first on (their sizes, strides, offsets and
+ * expressions; the values of lists are the values they hold), each symbol
+ * syms[i] by the constant vals[i]: eager execution makes the unbacked
+ * symbols of data-dependent results concrete once their node ran.
+ * Errors: SG_ENOMEM (values then partly replaced). */
+sg_status sg__graph_subst(sg__graph *g, uint32_t first, size_t n, const sg_expr *const *syms,
+                          const sg_expr *const *vals);
+
 /* Check the graph's invariants: one output node, last; every argument a
  * value given by an earlier node; values given once; calls match their
  * schema's arity; every free symbol of every expression of the graph is an
@@ -178,5 +191,7 @@ sg_status sg__graph_ops(const sg__graph *g, char **out);
 
 /* The graph a tracer builds (tests and benchmarks look inside it). */
 const sg__graph *sg__tracer_graph(const sg_tracer *t);
+/* The tracer's operator registry. */
+const sg__opreg *sg__tracer_reg(const sg_tracer *t);
 
 #endif /* SG_GRAPH_GRAPH_H */

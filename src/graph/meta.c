@@ -145,7 +145,6 @@ sg_status sg__meta_view(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_reduce(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_fill(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_like(sg__mcall *m, uint32_t *out);
-sg_status sg__meta_contiguous_op(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_arange(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_cat(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_matmul(sg__mcall *m, uint32_t *out);
@@ -179,7 +178,6 @@ static const rule rules[] = {
     {"clamp", sg__meta_pointwise},
     {"clamp_", sg__meta_pointwise},
     {"clone", sg__meta_like},
-    {"contiguous", sg__meta_contiguous_op},
     {"copy_", sg__meta_pointwise},
     {"cos", sg__meta_pointwise},
     {"detach", sg__meta_view},

@@ -126,24 +126,6 @@ sg_status sg__meta_like(sg__mcall *m, uint32_t *out)
                            m->g->ctx->zero, SG_NOVAL);
 }
 
-/* contiguous: self itself where it is contiguous (PyTorch returns the same
- * tensor, and records nothing), else a contiguous copy. */
-sg_status sg__meta_contiguous_op(sg__mcall *m, uint32_t *out)
-{
-    uint32_t self = m->a[0].u.v;
-    const sg__fake_tensor *t = sg__mt(m, self);
-    const sg_expr *sizes[SG_MAX_DIMS], *want[SG_MAX_DIMS];
-    sizes_of(m, self, sizes);
-    CHAIN(sg__meta_contiguous(m, want, sizes, t->ndim));
-    bool same;
-    CHAIN(sg__meta_is_contiguous(m, self, &same));
-    if (same) {
-        *out = self;
-        return SG_OK;
-    }
-    return sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, want, m->g->ctx->zero, SG_NOVAL);
-}
-
 /* arange(end), arange(start, end), arange(start, end, step) over ints. */
 sg_status sg__meta_arange(sg__mcall *m, uint32_t *out)
 {

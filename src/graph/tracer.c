@@ -15,6 +15,7 @@ struct sg_tracer {
     sg__graph *g;
     sg__idmap taken; /* symbol id -> 1: a placeholder of the graph */
     bool called;     /* a call was recorded: no more inputs */
+    bool no_grad;    /* grad mode off (torch.no_grad) */
     bool done;       /* the output was recorded */
 };
 
@@ -122,11 +123,21 @@ static sg_status input_check(sg_tracer *t, sg_value *out)
 sg_status sg_tracer_input_tensor(sg_tracer *t, sg_value *out, const char *name, const sg_fake *fake, sg_dtype dtype,
                                  int requires_grad)
 {
+    return sg_tracer_input_view(t, out, name, fake, dtype, requires_grad, SG_NOVAL);
+}
+
+sg_status sg_tracer_input_view(sg_tracer *t, sg_value *out, const char *name, const sg_fake *fake, sg_dtype dtype,
+                               int requires_grad, sg_value of)
+{
     if (!t)
         return SG_EINVAL;
     sg_status s = input_check(t, out);
     if (s)
         return s;
+    if (of != SG_NOVAL && (of >= t->g->nvals || t->g->vals[of].kind != SG_V_TENSOR ||
+                           t->g->nodes[t->g->vals[of].node].kind != SG_N_PLACEHOLDER))
+        return sg__err(t->ctx, SG_EINVAL, "tracer input %s: the input it views is not a tensor input",
+                       name ? name : "");
     if (!fake || fake->ndim > SG_MAX_DIMS || (unsigned)dtype >= SG_NDTYPE)
         return sg__err(t->ctx, SG_EINVAL, "tracer input %s: no fake, a bad rank or a bad dtype", name ? name : "");
     if (fake->kind)
@@ -141,7 +152,8 @@ sg_status sg_tracer_input_tensor(sg_tracer *t, sg_value *out, const char *name, 
     if ((s = take_symbols(t, all, 2 * fake->ndim + 1)))
         return s;
     uint32_t v;
-    s = sg__graph_tensor(t->g, &v, dtype, fake->ndim, fake->sizes, fake->strides, fake->offset, SG_NOVAL);
+    s = sg__graph_tensor(t->g, &v, dtype, fake->ndim, fake->sizes, fake->strides, fake->offset,
+                         of == SG_NOVAL ? SG_NOVAL : t->g->vals[of].u.t.storage);
     if (!s)
         s = sg__graph_placeholder(t->g, v, name);
     if (s)
@@ -530,6 +542,88 @@ static sg_status composite_flatten(sg_tracer *t, sg__mcall *m, sg_value *out, un
     return reshape_to(t, m, self, shape, k, out, line);
 }
 
+/* requires_grad of a result as autograd sets it: under grad mode, a
+ * differentiable floating result of an input that requires grad requires
+ * grad (a written tensor keeps its flag and gains the inputs'); views keep
+ * their source's (the view rules set it), except under no_grad. */
+static void propagate_grad(sg_tracer *t, const sg__mcall *m, uint32_t v)
+{
+    sg__graph *g = t->g;
+    if (g->vals[v].kind != SG_V_TENSOR || !strcmp(m->s->name, "requires_grad_") || !strcmp(m->s->name, "detach_"))
+        return;
+    sg__fake_tensor *r = &g->vals[v].u.t;
+    bool any = false, written_rg = false;
+    for (int i = 0; i < m->s->nargs; i++) {
+        const sg__garg *a = &m->a[i];
+        bool written = (m->s->written >> i) & 1;
+        if (a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR) {
+            bool rg = g->vals[a->u.v].u.t.requires_grad;
+            if (written)
+                written_rg = rg;
+            else
+                any |= rg;
+        } else if (a->kind == SG_A_VALUES) {
+            for (uint32_t k = 0; k < a->u.list.n; k++)
+                any |= g->vals[g->ids[a->u.list.off + k]].u.t.requires_grad;
+        }
+    }
+    const char *n = m->s->name;
+    bool differentiable = (r->dtype == SG_FLOAT64 || r->dtype == SG_FLOAT32) && strcmp(n, "nonzero") &&
+                          strcmp(n, "zeros_like") && strcmp(n, "ones_like") &&
+                          strcmp(n, "empty_like") && strcmp(n, "zero_") && strcmp(n, "fill_");
+    if (m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) {
+        if (!strcmp(n, "set_"))
+            return; /* the set_ rule keeps self's flag */
+        bool view_inplace = !(m->s->flags & SG_OPF_OUT) &&
+                            (!strcmp(n, "t_") || !strcmp(n, "transpose_") || !strcmp(n, "unsqueeze_") ||
+                             !strcmp(n, "squeeze_") || !strcmp(n, "as_strided_"));
+        if (view_inplace)
+            return;
+        r->requires_grad = written_rg || (!t->no_grad && any && differentiable);
+        return;
+    }
+    if (m->s->flags & SG_OPF_VIEW) { /* a view: its source's flag, none under no_grad */
+        if (t->no_grad)
+            r->requires_grad = false;
+        return;
+    }
+    r->requires_grad = !t->no_grad && any && differentiable;
+}
+
+sg_status sg_tracer_set_grad_enabled(sg_tracer *t, int enabled)
+{
+    if (!t)
+        return SG_EINVAL;
+    t->no_grad = !enabled;
+    return SG_OK;
+}
+
+int sg_tracer_grad_enabled(const sg_tracer *t)
+{
+    return !t->no_grad;
+}
+
+const sg__opreg *sg__tracer_reg(const sg_tracer *t)
+{
+    return t->reg;
+}
+
+/* contiguous: self where it is contiguous (no node), else
+ * clone(memory_format=torch.contiguous_format), as PyTorch decomposes it. */
+static sg_status composite_contiguous(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
+{
+    sg_value self = m->a[0].u.v;
+    bool same;
+    sg_status s = sg__meta_is_contiguous(m, self, &same);
+    if (s || same) {
+        *out = self;
+        return s;
+    }
+    sg_arg c[2] = {{.kind = SG_ARG_VALUE, .u.v = self},
+                   {.kind = SG_ARG_MEMORY_FORMAT, .name = "memory_format", .u.memory_format = SG_CONTIGUOUS_FORMAT}};
+    return sg_tracer_call(t, out, "clone", c, 2, line);
+}
+
 typedef sg_status (*composite_fn)(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
 
 static composite_fn composite_find(const char *op)
@@ -538,6 +632,8 @@ static composite_fn composite_find(const char *op)
         return composite_reshape;
     if (!strcmp(op, "flatten.using_ints"))
         return composite_flatten;
+    if (!strcmp(op, "contiguous"))
+        return composite_contiguous;
     return NULL;
 }
 
@@ -572,6 +668,8 @@ sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_a
     }
     if (!s)
         s = rule(&m, &v);
+    if (!s && v != SG_NOVAL)
+        propagate_grad(t, &m, v);
     bool itself = !s && v != SG_NOVAL && t->g->vals[v].node != SG_NOVAL; /* the rule gave an argument back */
     if (!s && !itself)
         s = record(t, &m, v, line);

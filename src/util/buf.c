@@ -1,6 +1,7 @@
 /* A growable string buffer. Allocation failures are sticky: the buffer
  * records them and sg__buf_take returns NULL. */
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,4 +120,62 @@ char *sg__strdup(sg_ctx *ctx, const char *s)
     size_t n = strlen(s) + 1;
     char *d = sg__malloc(ctx, n);
     return d ? memcpy(d, s, n) : NULL;
+}
+
+void sg__buf_pyfloat(sg__buf *b, double v)
+{
+    if (isnan(v)) {
+        sg__buf_puts(b, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        sg__buf_puts(b, v < 0 ? "-inf" : "inf");
+        return;
+    }
+    char e[40];
+    for (int prec = 0; prec <= 17; prec++) { /* %.{prec}e: prec + 1 significant digits */
+        snprintf(e, sizeof e, "%.*e", prec, v);
+        if (strtod(e, NULL) == v)
+            break;
+    }
+    const char *p = e; /* [-]d[.ddd]e[+-]XX */
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    char digits[24];
+    size_t nd = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p != '.' && nd < sizeof digits - 1)
+            digits[nd++] = *p;
+    int x = atoi(p + 1);
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    digits[nd] = '\0';
+    if (neg)
+        sg__buf_puts(b, "-");
+    int decpt = x + 1; /* v = 0.DIGITS * 10**decpt */
+    if (decpt > -4 && decpt <= 16) {
+        if (decpt <= 0) {
+            sg__buf_puts(b, "0.");
+            for (int i = 0; i < -decpt; i++)
+                sg__buf_puts(b, "0");
+            sg__buf_puts(b, digits);
+        } else if ((size_t)decpt < nd) {
+            sg__buf_put(b, digits, (size_t)decpt);
+            sg__buf_puts(b, ".");
+            sg__buf_puts(b, digits + decpt);
+        } else {
+            sg__buf_puts(b, digits);
+            for (size_t i = nd; i < (size_t)decpt; i++)
+                sg__buf_puts(b, "0");
+            sg__buf_puts(b, ".0");
+        }
+        return;
+    }
+    sg__buf_put(b, digits, 1);
+    if (nd > 1) {
+        sg__buf_puts(b, ".");
+        sg__buf_puts(b, digits + 1);
+    }
+    sg__buf_printf(b, "e%c%02d", x < 0 ? '-' : '+', x < 0 ? -x : x);
 }

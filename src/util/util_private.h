@@ -99,6 +99,10 @@ void sg__buf_printf(sg__buf *b, const char *fmt, ...)
 #endif
     ;
 void sg__buf_fmpz(sg__buf *b, const fmpz_t v);
+/* v as Python's repr(float): the shortest digits that read back as v,
+ * positional for decimal exponents -4 .. 15 (with ".0" when integral), else
+ * d.ddde+XX; "inf", "-inf", "nan". */
+void sg__buf_pyfloat(sg__buf *b, double v);
 /* Takes the buffer's string (NUL-terminated) or NULL if an allocation failed. */
 char *sg__buf_take(sg__buf *b);
 

@@ -1,0 +1,1164 @@
+/* Battery commands over programs (spec/program.md): program blocks,
+ * `input NAME = EXPR`, trace, ops, placeholders, shape, eager and run. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "battery.h"
+#include "exec/exec.h"
+#include "front/front_private.h"
+#include "graph/graph.h"
+#include "tensor.h"
+
+/* A `tensor` line as the program's values need it. */
+typedef struct pdecl {
+    char *name;
+    int dtype, requires_grad;
+    size_t ndim;
+    int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], offset;
+    int has_layout; /* strides= or offset= given */
+} pdecl;
+
+typedef struct alias_decl {
+    char *name, *expr;
+} alias_decl;
+
+struct cli_program {
+    sg__prog *prog;
+    pdecl *decls;
+    size_t ndecls;
+    alias_decl *aliases;
+    size_t naliases;
+    sg_tracer *tracer;  /* after trace */
+    sg__walk *walk;     /* the trace's walk */
+    sg_status traced;   /* the trace's outcome (SG_OK when it worked) */
+    int has_trace;
+    char *trace_msg;
+};
+
+static struct cli_program *program_of(case_state *cs)
+{
+    if (!cs->program) {
+        cs->program = cli_xmalloc(sizeof *cs->program);
+        memset(cs->program, 0, sizeof *cs->program);
+    }
+    return cs->program;
+}
+
+void program_free(struct cli_program *p)
+{
+    if (!p)
+        return;
+    sg__walk_free(p->walk);
+    sg_tracer_free(p->tracer);
+    sg__prog_free(p->prog);
+    for (size_t i = 0; i < p->ndecls; i++)
+        free(p->decls[i].name);
+    free(p->decls);
+    for (size_t i = 0; i < p->naliases; i++) {
+        free(p->aliases[i].name);
+        free(p->aliases[i].expr);
+    }
+    free(p->aliases);
+    free(p->trace_msg);
+    free(p);
+}
+
+void program_note_tensor(case_state *cs, const cli_tval *t)
+{
+    struct cli_program *p = program_of(cs);
+    p->decls = cli_xrealloc(p->decls, (p->ndecls + 1) * sizeof *p->decls);
+    pdecl *d = &p->decls[p->ndecls++];
+    memset(d, 0, sizeof *d);
+    d->name = cli_xstrndup(t->name, strlen(t->name));
+    d->dtype = t->dtype;
+    d->requires_grad = t->requires_grad;
+    d->ndim = t->ndim;
+    memcpy(d->sizes, t->sizes, t->ndim * sizeof *t->sizes);
+    d->has_layout = t->has_strides || t->offset;
+    if (t->has_strides)
+        memcpy(d->strides, t->strides, t->ndim * sizeof *t->strides);
+    d->offset = t->offset;
+}
+
+static const pdecl *find_decl(const struct cli_program *p, const char *name)
+{
+    for (size_t i = 0; i < p->ndecls; i++)
+        if (!strcmp(p->decls[i].name, name))
+            return &p->decls[i];
+    return NULL;
+}
+
+static const alias_decl *find_alias(const struct cli_program *p, const char *name)
+{
+    for (size_t i = 0; i < p->naliases; i++)
+        if (!strcmp(p->aliases[i].name, name))
+            return &p->aliases[i];
+    return NULL;
+}
+
+cmd_result program_block(case_state *cs, const char *src, size_t first, cli_str *why)
+{
+    struct cli_program *p = program_of(cs);
+    if (p->prog || p->has_trace) {
+        cli_str_adds(why, "a case has at most one program");
+        return CMD_FAIL;
+    }
+    sg_status st = sg__prog_new(cs->ctx, &p->prog, src, strlen(src));
+    if (st) { /* kept as the outcome of trace, eager and run */
+        cli_str msg = CLI_STR_INIT;
+        const char *m = sg_ctx_last_error_msg(cs->ctx);
+        unsigned line, col;
+        if (sscanf(m, "line %u, column %u:", &line, &col) == 2) /* lines of the battery file */
+            cli_str_addf(&msg, "line %zu, column %u%s", first + line - 1, col, strchr(m, ':'));
+        else
+            cli_str_adds(&msg, m);
+        p->prog = NULL;
+        p->has_trace = 1;
+        p->traced = st;
+        p->trace_msg = cli_xstrndup(cli_str_get(&msg), msg.n);
+        cli_str_free(&msg);
+    }
+    return CMD_QUIET;
+}
+
+/* input NAME = EXPR */
+cmd_result cmd_input(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    (void)ctx;
+    const char *eq = strchr(ln->args, '=');
+    if (!eq) {
+        cli_str_adds(why, "expected input NAME = EXPR");
+        return CMD_FAIL;
+    }
+    const char *name = ln->args, *expr = eq + 1;
+    size_t nn = (size_t)(eq - name), en = strlen(expr);
+    cli_trim(&name, &nn);
+    cli_trim(&expr, &en);
+    if (!nn || !en || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") < nn) {
+        cli_str_adds(why, "expected input NAME = EXPR");
+        return CMD_FAIL;
+    }
+    struct cli_program *p = program_of(cs);
+    p->aliases = cli_xrealloc(p->aliases, (p->naliases + 1) * sizeof *p->aliases);
+    p->aliases[p->naliases].name = cli_xstrndup(name, nn);
+    p->aliases[p->naliases++].expr = cli_xstrndup(expr, en);
+    return CMD_QUIET;
+}
+
+/* The case's program (parsed or not), or NULL (why set). */
+static struct cli_program *need_program(case_state *cs, cli_str *why)
+{
+    if (!cs->program || (!cs->program->prog && !cs->program->has_trace)) {
+        cli_str_adds(why, "no program in this case");
+        return NULL;
+    }
+    return cs->program;
+}
+
+/* The int expression of the `backed` input named name (its source is
+ * name, or L['name']), or NULL. */
+static const sg_expr *int_input(case_state *cs, const char *name)
+{
+    sg_inputs *in = cs->inputs;
+    if (!in)
+        return NULL;
+    long i = sg_inputs_find(in, name);
+    const sg_source *s;
+    if (i < 0 && sg_source_local(cs->ctx, &s, name) == SG_OK)
+        i = sg_inputs_find(in, sg_source_name(s));
+    sg_ctx_reset_error(cs->ctx);
+    return i >= 0 ? sg_inputs_int_value(in, (size_t)i) : NULL;
+}
+
+/* ---- concrete inputs ---- */
+
+typedef struct override {
+    const char *name;
+    size_t nlen;
+    size_t ndim;
+    int64_t sizes[SG_MAX_DIMS];
+} override;
+
+typedef struct concrete {
+    size_t n;                 /* parameters */
+    sg__xtensor **t;          /* a tensor per parameter, or NULL */
+    int64_t *ints;            /* an int parameter's value */
+    int *is_int;
+    long *same_as;            /* the parameter whose very object it is, or -1 */
+    uint64_t *version;        /* version counters at the start */
+} concrete;
+
+static void concrete_free(concrete *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        sg__xt_unref(c->t[i]);
+    free(c->t);
+    free(c->ints);
+    free(c->is_int);
+    free(c->same_as);
+    free(c->version);
+    memset(c, 0, sizeof *c);
+}
+
+/* The value formula of spec/program.md, element at storage index i of
+ * input k with seed S. */
+static double formula(int dtype, int64_t i, size_t k, int64_t seed)
+{
+    int64_t j = i + 101 * seed;
+    int64_t m;
+    if (dtype == SG_BOOL) {
+        m = (7 * j + 13 * (int64_t)k) % 3;
+        if (m < 0)
+            m += 3;
+        return m == 0;
+    }
+    m = (7 * j + 13 * (int64_t)k) % 17;
+    if (m < 0)
+        m += 17;
+    return dtype == SG_INT64 ? (double)(m - 8) : (double)(m - 8) / 4;
+}
+
+/* Build a declared tensor input. */
+static sg_status make_tensor(sg_ctx *ctx, const pdecl *d, const override *ov, size_t k, int64_t seed,
+                             sg__xtensor **out)
+{
+    size_t ndim = ov ? ov->ndim : d->ndim;
+    const int64_t *sizes = ov ? ov->sizes : d->sizes;
+    int64_t strides[SG_MAX_DIMS], offset = 0, numel = 1;
+    if (d->has_layout && !ov) {
+        memcpy(strides, d->strides, ndim * sizeof *strides);
+        if (!d->strides[0] && ndim && !memcmp(d->strides, (int64_t[SG_MAX_DIMS]){0}, ndim * sizeof *strides)) {
+            int64_t st = 1; /* offset= alone: contiguous strides */
+            for (size_t i = ndim; i-- > 0;) {
+                strides[i] = st;
+                st *= sizes[i] > 1 ? sizes[i] : 1;
+            }
+        }
+        offset = d->offset;
+        int64_t last = offset;
+        bool empty = false;
+        for (size_t i = 0; i < ndim; i++) {
+            empty |= sizes[i] == 0;
+            last += (sizes[i] - 1) * strides[i];
+        }
+        numel = empty ? offset : last + 1;
+    } else {
+        int64_t st = 1;
+        for (size_t i = ndim; i-- > 0;) {
+            strides[i] = st;
+            st *= sizes[i] > 1 ? sizes[i] : 1;
+        }
+        for (size_t i = 0; i < ndim; i++)
+            numel *= sizes[i];
+    }
+    sg__xstorage *s;
+    sg_status st = sg__xst_new(ctx, &s, (sg_dtype)d->dtype, numel);
+    if (st)
+        return st;
+    sg__xtensor *t;
+    sg__xtensor flat = {.refs = 1, .st = s, .dtype = (uint8_t)d->dtype, .ndim = 1, .sizes = {numel}, .strides = {1}};
+    for (int64_t i = 0; i < numel; i++)
+        sg__xt_set_f(&flat, i, formula(d->dtype, i, k, seed));
+    st = sg__xt_view(ctx, &t, s, NULL, ndim, sizes, strides, offset);
+    sg__xst_unref(s);
+    if (st)
+        return st;
+    t->requires_grad = d->requires_grad != 0;
+    *out = t;
+    return SG_OK;
+}
+
+/* The input objects of a run: declared tensors from the formulas, backed
+ * ints from their hints, `input` ones evaluated eagerly on the earlier. */
+static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, const override *ov, size_t nov,
+                        concrete *c, cli_str *why)
+{
+    sg_ctx *ctx = cs->ctx;
+    size_t n = sg__prog_nparams(p->prog);
+    memset(c, 0, sizeof *c);
+    c->n = n;
+    c->t = cli_xmalloc((n + 1) * sizeof *c->t);
+    c->ints = cli_xmalloc((n + 1) * sizeof *c->ints);
+    c->is_int = cli_xmalloc((n + 1) * sizeof *c->is_int);
+    c->same_as = cli_xmalloc((n + 1) * sizeof *c->same_as);
+    c->version = cli_xmalloc((n + 1) * sizeof *c->version);
+    for (size_t k = 0; k < n; k++) {
+        c->t[k] = NULL;
+        c->is_int[k] = 0;
+        c->same_as[k] = -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const char *name = sg__prog_param(p->prog, k);
+        const pdecl *d = find_decl(p, name);
+        const alias_decl *a = find_alias(p, name);
+        const override *o = NULL;
+        for (size_t i = 0; i < nov; i++)
+            if (cli_eq(ov[i].name, ov[i].nlen, name))
+                o = &ov[i];
+        sg_status st = SG_OK;
+        if (d) {
+            st = make_tensor(ctx, d, o, k, seed, &c->t[k]);
+        } else if (a) { /* def _input_(<earlier>): return EXPR */
+            cli_str src = CLI_STR_INIT;
+            cli_str_adds(&src, "def _input_(");
+            for (size_t j = 0; j < k; j++)
+                cli_str_addf(&src, "%s%s", j ? ", " : "", sg__prog_param(p->prog, j));
+            cli_str_addf(&src, "):\n    return %s\n", a->expr);
+            sg__prog *ip = NULL;
+            sg__walk *w = NULL;
+            st = sg__prog_new(ctx, &ip, cli_str_get(&src), src.n);
+            cli_str_free(&src);
+            if (!st)
+                st = sg__walk_eager(ip, &w);
+            for (size_t j = 0; j < k && !st; j++) {
+                const char *pj = sg__prog_param(p->prog, j);
+                if (c->same_as[j] >= 0)
+                    st = sg__walk_input_same(w, pj, sg__prog_param(p->prog, (size_t)c->same_as[j]));
+                else if (c->is_int[j])
+                    st = sg__walk_input_int(w, pj, c->ints[j]);
+                else if (c->t[j]) {
+                    sg__xt_ref(c->t[j]);
+                    st = sg__walk_input_tensor(w, pj, c->t[j]);
+                }
+            }
+            if (!st)
+                st = sg__walk_run(w);
+            if (!st) {
+                for (size_t j = 0; j < k; j++)
+                    if (sg__walk_output_is(w, 0, sg__prog_param(p->prog, j)))
+                        c->same_as[k] = c->same_as[j] >= 0 ? c->same_as[j] : (long)j;
+                uint32_t v = sg__walk_output_value(w, 0);
+                const sg__xval *x = v == SG_NOVAL ? NULL : sg__xrun_value(sg__walk_xrun(w), v);
+                if (c->same_as[k] < 0) {
+                    if (!x || x->kind != SG_XV_TENSOR) {
+                        cli_str_addf(why, "input %s = %s: not a tensor", name, a->expr);
+                        sg__walk_free(w);
+                        sg__prog_free(ip);
+                        concrete_free(c);
+                        return 0;
+                    }
+                    c->t[k] = x->u.t;
+                    sg__xt_ref(x->u.t);
+                }
+            }
+            sg__walk_free(w);
+            sg__prog_free(ip);
+            if (st)
+                cli_str_addf(why, "input %s = %s: ", name, a->expr);
+        } else {
+            const sg_expr *e = int_input(cs, name);
+            int64_t v;
+            const sg_expr *hint = NULL;
+            if (!e || sg_env_hint(case_env(cs, why), &hint, e) || !sg_expr_get_si(hint, &v)) {
+                cli_str_addf(why, "parameter %s has no input (tensor, backed or input)", name);
+                concrete_free(c);
+                return 0;
+            }
+            for (size_t j = 0; j < nov; j++)
+                if (cli_eq(ov[j].name, ov[j].nlen, name) && ov[j].ndim == 1)
+                    v = ov[j].sizes[0];
+            c->is_int[k] = 1;
+            c->ints[k] = v;
+        }
+        if (st) {
+            cli_str_add_error(why, ctx, st);
+            concrete_free(c);
+            return 0;
+        }
+        c->version[k] = c->t[k] ? c->t[k]->ver->n : 0;
+    }
+    return 1;
+}
+
+/* [S] [NAME sizes=[...] | NAME=INT] ... */
+static int read_run_args(const char *args, int64_t *seed, override *ov, size_t *nov, size_t max, cli_str *why)
+{
+    const char *p = args;
+    *seed = 0;
+    *nov = 0;
+    while (*p) {
+        while (cli_is_blank(*p))
+            p++;
+        if (!*p)
+            break;
+        if ((*p >= '0' && *p <= '9') && p == args + strspn(args, " \t")) {
+            char *end;
+            *seed = strtoll(p, &end, 10);
+            p = end;
+            continue;
+        }
+        const char *name = p;
+        while (*p && !cli_is_blank(*p) && *p != '=')
+            p++;
+        size_t nlen = (size_t)(p - name);
+        while (cli_is_blank(*p))
+            p++;
+        if (*nov == max) {
+            cli_str_adds(why, "too many size overrides");
+            return 0;
+        }
+        override *o = &ov[(*nov)++];
+        o->name = name;
+        o->nlen = nlen;
+        if (*p == '=') { /* NAME=INT: an int input */
+            char *end;
+            o->ndim = 1;
+            o->sizes[0] = strtoll(p + 1, &end, 10);
+            p = end;
+            continue;
+        }
+        if (strncmp(p, "sizes=[", 7)) {
+            cli_str_addf(why, "expected NAME sizes=[...] after '%.*s'", (int)nlen, name);
+            return 0;
+        }
+        p += 7;
+        o->ndim = 0;
+        while (*p && *p != ']') {
+            char *end;
+            if (o->ndim == SG_MAX_DIMS) {
+                cli_str_adds(why, "too many sizes");
+                return 0;
+            }
+            o->sizes[o->ndim++] = strtoll(p, &end, 10);
+            if (end == p) {
+                cli_str_addf(why, "bad sizes for %.*s", (int)nlen, name);
+                return 0;
+            }
+            p = end;
+            while (cli_is_blank(*p) || *p == ',')
+                p++;
+        }
+        if (*p == ']')
+            p++;
+    }
+    return 1;
+}
+
+/* ---- trace ---- */
+
+static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
+{
+    if (p->has_trace) /* done, or the program did not parse */
+        return 1;
+    p->has_trace = 1;
+    sg_ctx *ctx = cs->ctx;
+    sg_env *env = case_env(cs, why);
+    sg_inputs *in = env ? case_inputs(cs, why) : NULL;
+    if (!in)
+        return 0;
+    concrete c;
+    if (p->naliases && !build_inputs(cs, p, 0, NULL, 0, &c, why))
+        return 0;
+    sg_status st = sg_tracer_new(env, &p->tracer);
+    size_t n = sg__prog_nparams(p->prog);
+    sg_value *vals = cli_xmalloc((n + 1) * sizeof *vals);
+    for (size_t k = 0; k < n && !st; k++) {
+        const char *name = sg__prog_param(p->prog, k);
+        const pdecl *d = find_decl(p, name);
+        const alias_decl *a = find_alias(p, name);
+        const sg_source *src;
+        vals[k] = SG_NOVAL;
+        if ((st = sg_source_local(ctx, &src, name)))
+            break;
+        if (d) {
+            long i = sg_inputs_find(in, sg_source_name(src));
+            const sg_fake *f = i >= 0 ? sg_inputs_fake(in, (size_t)i) : NULL;
+            if (!f) {
+                st = sg__err(ctx, SG_EINVAL, "no tensor input %s", name);
+                break;
+            }
+            st = sg_tracer_input_tensor(p->tracer, &vals[k], name, f, (sg_dtype)d->dtype, d->requires_grad);
+        } else if (a) {
+            if (c.same_as[k] >= 0) {
+                vals[k] = vals[c.same_as[k]];
+                continue;
+            }
+            sg__xtensor *x = c.t[k];
+            sg_value of = SG_NOVAL;
+            for (size_t j = 0; j < k && of == SG_NOVAL; j++)
+                if (c.t[j] && c.t[j]->st == x->st && vals[j] != SG_NOVAL)
+                    of = vals[j];
+            sg_tensor_value tv = {.ndim = x->ndim, .sizes = x->sizes, .strides = x->strides, .offset = x->offset};
+            const sg_fake *f;
+            if ((st = sg_inputs_tensor(in, src, &tv, NULL, &f)))
+                break;
+            if (!case_bind_fake(cs, f)) {
+                st = sg_ctx_last_error(ctx);
+                break;
+            }
+            st = sg_tracer_input_view(p->tracer, &vals[k], name, f, (sg_dtype)x->dtype, x->requires_grad, of);
+        } else {
+            const sg_expr *e = int_input(cs, name);
+            if (!e) {
+                st = sg__err(ctx, SG_EINVAL, "parameter %s has no input (tensor, backed or input)", name);
+                break;
+            }
+            st = sg_tracer_input_int(p->tracer, &vals[k], name, e);
+        }
+    }
+    if (!st)
+        st = sg__walk_trace(p->prog, p->tracer, &p->walk);
+    for (size_t k = 0; k < n && !st; k++) {
+        const char *name = sg__prog_param(p->prog, k);
+        if (p->naliases && c.same_as[k] >= 0)
+            st = sg__walk_input_same(p->walk, name, sg__prog_param(p->prog, (size_t)c.same_as[k]));
+        else if (vals[k] != SG_NOVAL)
+            st = sg__walk_input_value(p->walk, name, vals[k]);
+        else
+            st = sg__walk_input_int(p->walk, name, 0);
+    }
+    free(vals);
+    if (p->naliases)
+        concrete_free(&c);
+    if (!st)
+        st = sg__walk_run(p->walk);
+    if (!st)
+        st = sg__walk_finish(p->walk);
+    if (!st)
+        st = sg__graph_lint(sg__tracer_graph(p->tracer));
+    p->traced = st;
+    if (st) {
+        const char *m = sg_ctx_last_error_msg(ctx);
+        p->trace_msg = cli_xstrndup(m, strlen(m));
+    }
+    return 1;
+}
+
+static void add_trace_error(cli_str *why, const struct cli_program *p)
+{
+    cli_str_addf(why, "error %s: %s", sg_status_kind(p->traced), p->trace_msg ? p->trace_msg : "");
+}
+
+/* A traced program, or NULL (why set). */
+static struct cli_program *traced(case_state *cs, cli_str *why)
+{
+    struct cli_program *p = need_program(cs, why);
+    if (!p || !do_trace(cs, p, why))
+        return NULL;
+    if (p->traced) {
+        cli_str_adds(why, "the trace failed: ");
+        add_trace_error(why, p);
+        return NULL;
+    }
+    return p;
+}
+
+/* trace => ok | error KIND */
+cmd_result cmd_trace(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    (void)ctx;
+    struct cli_program *p = need_program(cs, why);
+    if (!p || !do_trace(cs, p, why))
+        return CMD_FAIL;
+    const char *want = ln->expected;
+    if (!strcmp(want, "ok")) {
+        if (!p->traced)
+            return CMD_PASS;
+        cli_str_adds(why, "expected ok, got ");
+        add_trace_error(why, p);
+        return CMD_FAIL;
+    }
+    if (!strncmp(want, "error ", 6)) {
+        sg_status k = cli_kind_status(want + 6, strlen(want + 6));
+        if (k == SG_OK) {
+            cli_str_addf(why, "bad expected side '%s'", want);
+            return CMD_FAIL;
+        }
+        if (p->traced == k)
+            return CMD_PASS;
+        cli_str_addf(why, "expected %s, got ", want);
+        if (p->traced)
+            add_trace_error(why, p);
+        else
+            cli_str_adds(why, "ok");
+        return CMD_FAIL;
+    }
+    cli_str_addf(why, "bad expected side '%s' (ok or error KIND)", want);
+    return CMD_FAIL;
+}
+
+/* Compare two texts with runs of blanks equal. */
+static int same_words(const char *a, const char *b)
+{
+    for (;;) {
+        while (cli_is_blank(*a))
+            a++;
+        while (cli_is_blank(*b))
+            b++;
+        if (!*a || !*b)
+            return !*a && !*b;
+        const char *ea = a, *eb = b;
+        while (*ea && !cli_is_blank(*ea))
+            ea++;
+        while (*eb && !cli_is_blank(*eb))
+            eb++;
+        if (ea - a != eb - b || memcmp(a, b, (size_t)(ea - a)))
+            return 0;
+        a = ea;
+        b = eb;
+    }
+}
+
+static int need_main_graph(const cmd_line *ln, cli_str *why)
+{
+    if (*ln->args) {
+        cli_str_addf(why, "no graph '%s' yet (the traced graph has no name; aot and cond graphs come later)",
+                     ln->args);
+        return 0;
+    }
+    return 1;
+}
+
+/* ops [GRAPH] => OP OP ... */
+cmd_result cmd_ops(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    struct cli_program *p = traced(cs, why);
+    if (!p || !need_main_graph(ln, why))
+        return CMD_FAIL;
+    char *ops = NULL;
+    sg_status st = sg_tracer_ops(p->tracer, &ops);
+    if (st) {
+        cli_str_add_error(why, ctx, st);
+        return CMD_FAIL;
+    }
+    cmd_result r = same_words(ops, ln->expected) ? CMD_PASS : CMD_FAIL;
+    if (r == CMD_FAIL)
+        cli_str_addf(why, "expected %s, got %s", ln->expected, *ops ? ops : "(none)");
+    sg_free(ops);
+    return r;
+}
+
+/* placeholders [GRAPH] => P, P, ... */
+cmd_result cmd_placeholders(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    (void)ctx;
+    struct cli_program *p = traced(cs, why);
+    if (!p || !need_main_graph(ln, why))
+        return CMD_FAIL;
+    const sg__graph *g = sg__tracer_graph(p->tracer);
+    cli_str got = CLI_STR_INIT;
+    for (size_t i = 0; i < g->nnodes; i++)
+        if (g->nodes[i].kind == SG_N_PLACEHOLDER)
+            cli_str_addf(&got, "%s%s", got.n ? ", " : "", g->vals[g->nodes[i].out].name);
+    cmd_result r = CMD_PASS;
+    /* compare item by item, blanks aside */
+    cli_str a = CLI_STR_INIT, b = CLI_STR_INIT;
+    for (const char *s = cli_str_get(&got); *s; s++)
+        if (!cli_is_blank(*s))
+            cli_str_addn(&a, s, 1);
+    for (const char *s = ln->expected; *s; s++)
+        if (!cli_is_blank(*s))
+            cli_str_addn(&b, s, 1);
+    if (strcmp(cli_str_get(&a), cli_str_get(&b))) {
+        cli_str_addf(why, "expected %s, got %s", ln->expected, got.n ? cli_str_get(&got) : "(none)");
+        r = CMD_FAIL;
+    }
+    cli_str_free(&a);
+    cli_str_free(&b);
+    cli_str_free(&got);
+    return r;
+}
+
+/* shape VALUE => [E, E, ...] */
+cmd_result cmd_shape(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    struct cli_program *p = traced(cs, why);
+    if (!p)
+        return CMD_FAIL;
+    uint32_t v = sg__walk_local(p->walk, ln->args);
+    if (v == SG_NOVAL) {
+        cli_str_addf(why, "no tensor named %s in the entry function", ln->args);
+        return CMD_FAIL;
+    }
+    const char *e = ln->expected;
+    size_t en = strlen(e);
+    cli_trim(&e, &en);
+    if (en < 2 || e[0] != '[' || e[en - 1] != ']') {
+        cli_str_addf(why, "bad expected side '%s' ([E, E, ...])", ln->expected);
+        return CMD_FAIL;
+    }
+    size_t nd = sg_tracer_ndim(p->tracer, v), k = 0;
+    const char *s = e + 1, *end = e + en - 1;
+    int ok = 1;
+    while (ok) {
+        const char *c = s;
+        int depth = 0;
+        while (c < end && (depth || *c != ',')) {
+            depth += (*c == '(' || *c == '[') - (*c == ')' || *c == ']');
+            c++;
+        }
+        const char *it = s;
+        size_t n = (size_t)(c - s);
+        cli_trim(&it, &n);
+        if (!n && c == end && k == 0)
+            break; /* [] */
+        const sg_expr *want;
+        if (k >= nd || case_parse(cs, &want, it, n) != SG_OK || want != sg_tracer_size(p->tracer, v, k))
+            ok = 0;
+        k++;
+        if (c >= end)
+            break;
+        s = c + 1;
+    }
+    if (ok && k == nd)
+        return CMD_PASS;
+    cli_str_addf(why, "expected %s, got [", ln->expected);
+    for (size_t d = 0; d < nd; d++) {
+        if (d)
+            cli_str_adds(why, ", ");
+        cli_str_add_expr(why, ctx, sg_tracer_size(p->tracer, v, d), SG_FMT_SG);
+    }
+    cli_str_adds(why, "]");
+    return CMD_FAIL;
+}
+
+/* ---- results: reading Python values and comparing them ---- */
+
+typedef struct pyval {
+    char kind; /* 'i' int, 'f' float, 'b' bool, 'n' None, 'l' list or tuple */
+    double f;
+    long long i;
+    size_t n;
+    struct pyval *items;
+} pyval;
+
+static void pyval_free(pyval *v)
+{
+    for (size_t i = 0; i < v->n; i++)
+        pyval_free(&v->items[i]);
+    free(v->items);
+    v->items = NULL;
+    v->n = 0;
+}
+
+static int pyval_read(const char **p, pyval *v, int depth)
+{
+    while (cli_is_blank(**p))
+        (*p)++;
+    memset(v, 0, sizeof *v);
+    const char *s = *p;
+    if (depth > 64)
+        return 0;
+    if (*s == '[' || *s == '(') {
+        char close = *s == '[' ? ']' : ')';
+        (*p)++;
+        v->kind = 'l';
+        for (;;) {
+            while (cli_is_blank(**p))
+                (*p)++;
+            if (**p == close) {
+                (*p)++;
+                return 1;
+            }
+            v->items = cli_xrealloc(v->items, (v->n + 1) * sizeof *v->items);
+            if (!pyval_read(p, &v->items[v->n++], depth + 1))
+                return 0;
+            while (cli_is_blank(**p))
+                (*p)++;
+            if (**p == ',')
+                (*p)++;
+            else if (**p != close)
+                return 0;
+        }
+    }
+    static const struct {
+        const char *w;
+        char kind;
+        double f;
+    } words[] = {{"True", 'b', 1}, {"False", 'b', 0}, {"None", 'n', 0}, {"nan", 'f', NAN},
+                 {"inf", 'f', INFINITY}, {"-inf", 'f', -INFINITY}};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t n = strlen(words[i].w);
+        if (!strncmp(s, words[i].w, n) && !((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z'))) {
+            v->kind = words[i].kind;
+            v->f = words[i].f;
+            v->i = (long long)(words[i].kind == 'b' ? words[i].f : 0);
+            *p += n;
+            return 1;
+        }
+    }
+    char *end;
+    size_t len = strspn(s, "+-0123456789.eE");
+    if (!len)
+        return 0;
+    int is_float = memchr(s, '.', len) || memchr(s, 'e', len) || memchr(s, 'E', len);
+    if (is_float) {
+        v->kind = 'f';
+        v->f = strtod(s, &end);
+    } else {
+        v->kind = 'i';
+        v->i = strtoll(s, &end, 10);
+    }
+    if (end == s)
+        return 0;
+    *p = end;
+    return 1;
+}
+
+static int pyval_close(const pyval *a, const pyval *b)
+{
+    if (a->kind != b->kind)
+        return 0;
+    switch (a->kind) {
+    case 'l':
+        if (a->n != b->n)
+            return 0;
+        for (size_t i = 0; i < a->n; i++)
+            if (!pyval_close(&a->items[i], &b->items[i]))
+                return 0;
+        return 1;
+    case 'f': {
+        if (isnan(a->f) || isnan(b->f))
+            return isnan(a->f) && isnan(b->f);
+        if (a->f == b->f)
+            return 1;
+        double d = fabs(a->f - b->f), m = fmax(fabs(a->f), fabs(b->f));
+        return d <= 1e-9 * m || d <= 1e-12;
+    }
+    case 'i':
+    case 'b':
+        return a->i == b->i;
+    default:
+        return 1;
+    }
+}
+
+/* Does the printed text got match the expected text want? */
+static int values_match(const char *got, const char *want)
+{
+    pyval a, b;
+    const char *pa = got, *pb = want;
+    int ok = pyval_read(&pa, &a, 0) && pyval_read(&pb, &b, 0);
+    while (ok && cli_is_blank(*pb))
+        pb++;
+    ok = ok && !*pb && pyval_close(&a, &b);
+    pyval_free(&a);
+    pyval_free(&b);
+    return ok;
+}
+
+/* What a finished run shows: its outputs and inputs. */
+typedef struct outcome {
+    sg__walk *w;       /* the walk (its objects and outputs) */
+    sg__xrun *x;       /* the concrete values */
+    struct cli_program *p;
+    concrete *c;
+} outcome;
+
+static void print_value(sg_ctx *ctx, const outcome *o, uint32_t v, cli_str *out)
+{
+    const sg__xval *x = sg__xrun_value(o->x, v);
+    char *s = NULL;
+    if (x->kind == SG_XV_TENSOR && sg__xt_print(ctx, &s, x->u.t) == SG_OK) {
+        cli_str_adds(out, s);
+        sg_free(s);
+    } else {
+        cli_str_adds(out, "?");
+    }
+}
+
+/* Check one item of an expected RESULT. */
+static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n, cli_str *why)
+{
+    char *it = cli_xstrndup(item, n);
+    int ok = 0;
+    cli_str got = CLI_STR_INIT;
+    const char *eq = strchr(it, '=');
+    char name[64] = "";
+    size_t k;
+    if (sscanf(it, "o%zu is %63s", &k, name) == 2) {
+        ok = sg__walk_output_is(o->w, k, name);
+        cli_str_addf(&got, "o%zu is %s", k, ok ? name : "not");
+    } else if (!strncmp(it, "version ", 8) && eq) {
+        snprintf(name, sizeof name, "%.*s", (int)(eq - it - 8), it + 8);
+        char *nm = name;
+        size_t nn = strlen(nm);
+        cli_trim((const char **)&nm, &nn);
+        nm[nn] = '\0';
+        uint32_t v = sg__walk_param_value(o->w, nm);
+        long idx = -1;
+        for (size_t i = 0; i < o->c->n; i++)
+            if (!strcmp(sg__prog_param(o->p->prog, i), nm))
+                idx = (long)i;
+        const sg__xval *x = v == SG_NOVAL ? NULL : sg__xrun_value(o->x, v);
+        if (idx < 0 || !x || x->kind != SG_XV_TENSOR) {
+            cli_str_addf(&got, "no tensor input %s", nm);
+        } else {
+            long root = o->c->same_as[idx] >= 0 ? o->c->same_as[idx] : idx;
+            const char *moved = x->u.t->ver->n != o->c->version[root] ? "bumped" : "same";
+            const char *want = eq + 1;
+            while (cli_is_blank(*want))
+                want++;
+            ok = !strcmp(want, moved);
+            cli_str_addf(&got, "version %s=%s", nm, moved);
+        }
+    } else if (!strncmp(it, "grad ", 5) || !strncmp(it, "bw ", 3)) {
+        cli_str_addf(&got, "%.*s: not implemented yet (autograd comes with the aot pipeline)",
+                     (int)strcspn(it, "="), it);
+    } else if (eq) {
+        snprintf(name, sizeof name, "%.*s", (int)(eq - it), it);
+        size_t nn = strlen(name);
+        while (nn && cli_is_blank(name[nn - 1]))
+            name[--nn] = '\0';
+        cli_str val = CLI_STR_INIT;
+        if (name[0] == 'o' && sscanf(name + 1, "%zu", &k) == 1 && strspn(name + 1, "0123456789") == nn - 1) {
+            if (k >= sg__walk_noutputs(o->w)) {
+                cli_str_addf(&val, "(no output %zu)", k);
+            } else {
+                char *s = NULL;
+                if (sg__walk_print_output(o->w, o->x, k, &s) == SG_OK)
+                    cli_str_adds(&val, s);
+                sg_free(s);
+            }
+        } else {
+            uint32_t v = sg__walk_param_value(o->w, name);
+            if (v == SG_NOVAL)
+                cli_str_addf(&val, "(no tensor input %s)", name);
+            else
+                print_value(ctx, o, v, &val);
+        }
+        ok = values_match(cli_str_get(&val), eq + 1);
+        cli_str_addf(&got, "%s=%s", name, cli_str_get(&val));
+        cli_str_free(&val);
+    } else {
+        cli_str_addf(&got, "an item that is not oK=VALUE, NAME=VALUE, oK is NAME or version NAME=...");
+    }
+    if (!ok)
+        cli_str_addf(why, "%sexpected %s, got %s", why->n ? "; " : "", it, cli_str_get(&got));
+    cli_str_free(&got);
+    free(it);
+    return ok;
+}
+
+static cmd_result check_result(sg_ctx *ctx, const outcome *o, const char *expected, cli_str *why)
+{
+    const char *p = expected;
+    int ok = 1;
+    while (*p) {
+        const char *e = p;
+        int depth = 0;
+        while (*e && (depth || *e != ';')) {
+            depth += (*e == '[' || *e == '(') - ((*e == ']' || *e == ')') && depth);
+            e++;
+        }
+        const char *item = p;
+        size_t n = (size_t)(e - p);
+        cli_trim(&item, &n);
+        if (n && !check_item(ctx, o, item, n, why))
+            ok = 0;
+        p = *e ? e + 1 : e;
+    }
+    return ok ? CMD_PASS : CMD_FAIL;
+}
+
+/* An error outcome (its message msg) against the expected side. */
+static cmd_result check_error_msg(sg_status st, const char *msg, const char *expected, cli_str *why)
+{
+    if (!strncmp(expected, "error ", 6)) {
+        sg_status k = cli_kind_status(expected + 6, strlen(expected + 6));
+        if (k != SG_OK && k == st)
+            return CMD_PASS;
+    }
+    cli_str_addf(why, "expected %s, got error %s (%s)", expected, sg_status_kind(st), msg ? msg : "");
+    return CMD_FAIL;
+}
+
+static cmd_result check_error(sg_ctx *ctx, sg_status st, const char *expected, cli_str *why)
+{
+    return check_error_msg(st, sg_ctx_last_error(ctx) == st ? sg_ctx_last_error_msg(ctx) : "", expected, why);
+}
+
+/* eager [S] [NAME sizes=[...]] ... => RESULT */
+cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    struct cli_program *p = need_program(cs, why);
+    if (!p)
+        return CMD_FAIL;
+    if (!p->prog) /* it did not parse */
+        return check_error_msg(p->traced, p->trace_msg, ln->expected, why);
+    override ov[16];
+    size_t nov;
+    int64_t seed;
+    if (!read_run_args(ln->args, &seed, ov, &nov, 16, why))
+        return CMD_FAIL;
+    concrete c;
+    if (!build_inputs(cs, p, seed, ov, nov, &c, why))
+        return CMD_FAIL;
+    sg__walk *w = NULL;
+    sg_status st = sg__walk_eager(p->prog, &w);
+    for (size_t k = 0; k < c.n && !st; k++) {
+        const char *name = sg__prog_param(p->prog, k);
+        if (c.same_as[k] >= 0)
+            st = sg__walk_input_same(w, name, sg__prog_param(p->prog, (size_t)c.same_as[k]));
+        else if (c.is_int[k])
+            st = sg__walk_input_int(w, name, c.ints[k]);
+        else {
+            sg__xt_ref(c.t[k]);
+            st = sg__walk_input_tensor(w, name, c.t[k]);
+        }
+    }
+    if (!st)
+        st = sg__walk_run(w);
+    cmd_result r;
+    if (st) {
+        r = check_error(ctx, st, ln->expected, why);
+    } else {
+        outcome o = {w, sg__walk_xrun(w), p, &c};
+        r = check_result(ctx, &o, ln->expected, why);
+    }
+    sg__walk_free(w);
+    concrete_free(&c);
+    return r;
+}
+
+/* The guards' `call` text of concrete inputs: "a sizes=[..] strides=[..]
+ * offset=K; n=5; ..." for the inputs the environment knows. */
+static void call_text(case_state *cs, struct cli_program *p, const concrete *c, cli_str *out)
+{
+    sg_inputs *in = cs->inputs;
+    for (size_t k = 0; k < c->n; k++) {
+        const char *name = sg__prog_param(p->prog, k);
+        const sg_source *src;
+        if (c->is_int[k] ? !int_input(cs, name)
+                         : !in || sg_source_local(cs->ctx, &src, name) || sg_inputs_find(in, sg_source_name(src)) < 0)
+            continue;
+        if (out->n)
+            cli_str_adds(out, "; ");
+        if (c->is_int[k]) {
+            cli_str_addf(out, "%s=%lld", name, (long long)c->ints[k]);
+            continue;
+        }
+        const sg__xtensor *t = c->t[c->same_as[k] >= 0 ? (size_t)c->same_as[k] : k];
+        cli_str_addf(out, "%s sizes=[", name);
+        for (uint32_t d = 0; d < t->ndim; d++)
+            cli_str_addf(out, "%s%lld", d ? ", " : "", (long long)t->sizes[d]);
+        cli_str_adds(out, "] strides=[");
+        for (uint32_t d = 0; d < t->ndim; d++)
+            cli_str_addf(out, "%s%lld", d ? ", " : "", (long long)t->strides[d]);
+        cli_str_addf(out, "] offset=%lld", (long long)t->offset);
+    }
+}
+
+/* run [S] [NAME sizes=[...]] ... => RESULT | fail | fail: TEXT */
+cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    struct cli_program *p = need_program(cs, why);
+    if (!p || !do_trace(cs, p, why))
+        return CMD_FAIL;
+    if (p->traced) {
+        if (!strncmp(ln->expected, "error ", 6))
+            return check_error(ctx, p->traced, ln->expected, why);
+        cli_str_adds(why, "the trace failed: ");
+        add_trace_error(why, p);
+        return CMD_FAIL;
+    }
+    override ov[16];
+    size_t nov;
+    int64_t seed;
+    if (!read_run_args(ln->args, &seed, ov, &nov, 16, why))
+        return CMD_FAIL;
+    concrete c;
+    if (!build_inputs(cs, p, seed, ov, nov, &c, why))
+        return CMD_FAIL;
+    /* the guards first */
+    cli_str args = CLI_STR_INIT, reason = CLI_STR_INIT;
+    call_text(cs, p, &c, &args);
+    int pass = 1;
+    cmd_result r = CMD_FAIL;
+    if (!case_call(cs, cli_str_get(&args), &pass, &reason, why)) {
+        cli_str_free(&args);
+        cli_str_free(&reason);
+        concrete_free(&c);
+        return CMD_FAIL;
+    }
+    cli_str_free(&args);
+    const char *want = ln->expected;
+    if (!pass) {
+        if (!strcmp(want, "fail"))
+            r = CMD_PASS;
+        else if (!strncmp(want, "fail:", 5)) {
+            const char *t = want + 5;
+            while (cli_is_blank(*t))
+                t++;
+            r = !strncmp(cli_str_get(&reason), t, strlen(t)) ? CMD_PASS : CMD_FAIL;
+            if (r == CMD_FAIL)
+                cli_str_addf(why, "expected %s, got fail: %s", want, cli_str_get(&reason));
+        } else {
+            cli_str_addf(why, "expected %s, got fail: %s", want, cli_str_get(&reason));
+        }
+        cli_str_free(&reason);
+        concrete_free(&c);
+        return r;
+    }
+    cli_str_free(&reason);
+    if (!strncmp(want, "fail", 4)) {
+        cli_str_addf(why, "expected %s, but the guards pass", want);
+        concrete_free(&c);
+        return CMD_FAIL;
+    }
+    /* then the traced graph, as captured */
+    const sg__graph *g = sg__tracer_graph(p->tracer);
+    sg__xrun *x = NULL;
+    sg_status st = sg__xrun_new(ctx, g, &x);
+    for (size_t i = 0; i < g->nnodes && !st; i++) {
+        const sg__gnode *nd = &g->nodes[i];
+        const sg__gval *v = &g->vals[nd->out];
+        if (nd->kind != SG_N_PLACEHOLDER || v->kind != SG_V_TENSOR)
+            continue;
+        for (size_t k = 0; k < c.n; k++)
+            if (!strcmp(sg__prog_param(p->prog, k), v->name)) {
+                sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = c.t[k]};
+                sg__xt_ref(c.t[k]);
+                st = sg__xrun_input(x, nd->out, &xv);
+                break;
+            }
+    }
+    for (size_t k = 0; k < c.n && !st; k++) { /* int inputs: the placeholder of their symbol */
+        const sg_expr *e;
+        if (!c.is_int[k] || !(e = int_input(cs, sg__prog_param(p->prog, k))) || sg_expr_op(e) != SG_OP_SYM)
+            continue;
+        for (size_t j = 0; j < g->nnodes; j++) {
+            const sg__gval *v = &g->vals[g->nodes[j].out];
+            if (g->nodes[j].kind == SG_N_PLACEHOLDER && v->kind == SG_V_SYMINT && v->u.e == e) {
+                sg__xval xv = {.kind = SG_XV_INT, .u.i = c.ints[k]};
+                st = sg__xrun_input(x, g->nodes[j].out, &xv);
+                break;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < g->nnodes && !st; i++) {
+        st = sg__xrun_node(x, i);
+        if (!st && (g->nodes[i].flags & SG_NODE_DATA)) /* .data: a version counter of its own */
+            st = sg__xrun_fresh_version(x, g->nodes[i].out);
+    }
+    if (st) {
+        r = check_error(ctx, st, want, why);
+    } else {
+        outcome o = {p->walk, x, p, &c};
+        r = check_result(ctx, &o, want, why);
+    }
+    sg__xrun_free(x);
+    concrete_free(&c);
+    return r;
+}
+
+int program_print_graph(case_state *cs, int dot, FILE *out, FILE *err)
+{
+    cli_str why = CLI_STR_INIT;
+    struct cli_program *p = cs->ctx ? traced(cs, &why) : NULL;
+    if (!p) {
+        fprintf(err, "shapeguard: trace: %s\n", why.n ? cli_str_get(&why) : "no program in the last case");
+        cli_str_free(&why);
+        return 0;
+    }
+    char *text = NULL;
+    sg_status st = dot ? sg_tracer_print_dot(p->tracer, &text) : sg_tracer_print(p->tracer, &text);
+    if (st) {
+        fprintf(err, "shapeguard: trace: %s\n", sg_ctx_last_error_msg(cs->ctx));
+        return 0;
+    }
+    fputs(text, out);
+    sg_free(text);
+    return 1;
+}
