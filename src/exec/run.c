@@ -285,10 +285,10 @@ sg_status sg__xrun_input(sg__xrun *r, uint32_t v, const sg__xval *x)
         unbind_after(r, mark);
         return s;
     }
+    if (x->kind == SG_XV_TENSOR) /* before the old value goes: it may be the same tensor */
+        sg__xt_ref(x->u.t);
     release(&r->vals[v]);
     r->vals[v] = *x;
-    if (x->kind == SG_XV_TENSOR)
-        sg__xt_ref(x->u.t);
     return SG_OK;
 }
 
