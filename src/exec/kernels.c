@@ -8,6 +8,9 @@
  * category; div and the float functions make integers float64, the
  * program language's default dtype), round float32 results to float32, wrap
  * integer arithmetic as two's complement, and cast into the output's dtype.
+ * The float functions (exp log sin cos tanh pow) are the C library's in
+ * double, rounded for float32: PyTorch's vectorized SLEEF approximations
+ * differ from them by an ulp now and then.
  * Every kernel reads all its inputs before it writes anything (results go
  * through a buffer), so an output sharing memory with an input sees the
  * inputs as they were, and an error leaves every tensor as it was. */
@@ -300,14 +303,15 @@ static inline double r32(double x, bool f32)
     return f32 ? (double)(float)x : x;
 }
 
-/* Float pow with a Tensor exponent: std::pow in the dtype. */
+/* Float pow with a Tensor exponent (float32: the double result rounded,
+ * which agrees with PyTorch's more often than powf). */
 static double fpow(double a, double b, bool f32)
 {
-    return f32 ? (double)powf((float)a, (float)b) : pow(a, b);
+    return r32(pow(a, b), f32);
 }
 
 /* Float pow with a number exponent, as pow_tensor_scalar_optimized_kernel
- * special-cases it (the exponent kept as a double). */
+ * special-cases it (for float32 the exponent is a float32 too). */
 static double fpow_scalar(double a, double e, bool f32)
 {
     if (e == 0.5)
@@ -402,11 +406,11 @@ static xv compute(const pctx *P, const xv *x)
             break;
         case P_NEG: r.f = -a; break;
         case P_ABS: r.f = fabs(a); break;
-        case P_EXP: r.f = f32 ? expf((float)a) : exp(a); break;
-        case P_LOG: r.f = f32 ? logf((float)a) : log(a); break;
-        case P_SIN: r.f = f32 ? sinf((float)a) : sin(a); break;
-        case P_COS: r.f = f32 ? cosf((float)a) : cos(a); break;
-        case P_TANH: r.f = f32 ? tanhf((float)a) : tanh(a); break;
+        case P_EXP: r.f = r32(exp(a), f32); break;
+        case P_LOG: r.f = r32(log(a), f32); break;
+        case P_SIN: r.f = r32(sin(a), f32); break;
+        case P_COS: r.f = r32(cos(a), f32); break;
+        case P_TANH: r.f = r32(tanh(a), f32); break;
         case P_RELU: r.f = a != a || a >= 0 ? a : 0.0; break; /* clamp_min(a, 0): NaN and -0.0 stay */
         case P_SIGMOID:
             r.f = f32 ? (double)(1.0f / (1.0f + expf(-(float)a))) : 1.0 / (1.0 + exp(-a));
@@ -504,8 +508,7 @@ static sg_status pointwise(sg__xcall *c, pop op)
             if (!s)
                 sg__xpos_init(&it[k], out->ndim, out->sizes, st, o.a[k]->t->offset);
         } else if (o.kind[k] != SG_XA_NONE) {
-            /* a number: pow's scalar exponent stays a double (it is not rounded to float32) */
-            x[k] = scalar_in(o.a[k], P.isf, P.f32 && !(op == P_POW && k == 1));
+            x[k] = scalar_in(o.a[k], P.isf, P.f32);
         }
     }
     if (s) {
