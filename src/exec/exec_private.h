@@ -147,7 +147,8 @@ static inline int sg__xc_at(const sg__xcall *c, const char *name)
  * id is v's (grown if that argument is written and the layout needs more),
  * else a new zeroed storage just large enough; the version counter of the
  * written argument (in-place, out=, set_), of the viewed argument (a view
- * sharing its storage), else a fresh one. *out is a new reference the
+ * sharing its storage, but for a node flagged SG_NODE_DATA: `.data`), else
+ * a fresh one. *out is a new reference the
  * caller gives to sg__xc_set or releases. Errors: SG_ESHAPE (a layout
  * outside a storage it may not grow), SG_EUNBOUND, SG_ELIMIT, SG_ENOMEM. */
 sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out);

@@ -153,10 +153,12 @@ static sg_status out_tensor(sg__xcall *c, sg__xtensor **out)
 }
 
 /* Keep t as the node's output value (the run takes the reference); bump
- * its version counter if the operator writes (in place or out=). */
+ * its version counter if the operator writes (in place or out=), unless
+ * the node is flagged SG_NODE_DATA (`x.data = y`, `x.data.mul_(2)`: what
+ * autograd does not see). */
 static sg_status finish(sg__xcall *c, sg__xtensor *t, bool bump)
 {
-    if (bump)
+    if (bump && !(c->n->flags & SG_NODE_DATA)) /* a write flagged as through `.data` is not seen */
         t->ver->n++;
     sg__xc_set(c, c->n->out, (sg__xval){.kind = SG_XV_TENSOR, .u.t = t});
     return SG_OK;

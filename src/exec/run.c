@@ -383,8 +383,8 @@ sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
             if ((s = sg__xst_grow(c->ctx, st, hi)))
                 return s;
         }
-        if (!ver && (c->s->flags & SG_OPF_VIEW))
-            ver = from;
+        if (!ver && (c->s->flags & SG_OPF_VIEW) && !(c->n->flags & SG_NODE_DATA))
+            ver = from; /* a view shares its source's counter; `.data` (a flagged detach) has its own */
         st->refs++;
     } else {
         if ((s = sg__xst_new(c->ctx, &st, (sg_dtype)f->dtype, hi)))

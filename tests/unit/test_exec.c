@@ -788,6 +788,34 @@ static void test_more_pointwise(void **state)
     ffinish(&F);
 }
 
+/* Nodes flagged SG_NODE_DATA (what `.data` makes): a detach with a version
+ * counter of its own, a write (set_ of `x.data = y`) that bumps nothing;
+ * torch 1.13: a.data.mul_(2) and a.data = y leave a._version as it was. */
+static void test_data_flag(void **state)
+{
+    (void)state;
+    fx F;
+    fstart(&F);
+    int64_t s2[1] = {2};
+    sg_value a = input(&F, "a", SG_FLOAT64, 1, s2, (double[]){1, 2}, false);
+    sg_value y = input(&F, "y", SG_FLOAT64, 1, s2, (double[]){5, 6}, false);
+    sg_value d = CALL(&F, "detach", AV(a));
+    sg__graph *g = (sg__graph *)sg__tracer_graph(F.t);
+    g->nodes[g->nnodes - 1].flags |= SG_NODE_DATA;
+    sg_value m = CALL(&F, "mul_.Scalar", AV(d), AI("2"));
+    sg_value st = CALL(&F, "set_.source_Tensor", AV(a), AV(y));
+    g->nodes[g->nnodes - 1].flags |= SG_NODE_DATA;
+    sg__xrun *r = run_all(&F);
+    expect_print(F.x[0], "[2.0, 4.0]");          /* the write went through */
+    assert_int_equal(F.x[0]->ver->n, 0);         /* but a's counter did not move */
+    assert_int_equal(T(r, m)->ver->n, 1);        /* .data's own did */
+    assert_ptr_equal(T(r, st)->ver, F.x[0]->ver); /* a keeps its counter, unbumped */
+    assert_int_equal(F.x[0]->ver->n, 0);
+    expect(r, st, "[5.0, 6.0]");
+    sg__xrun_free(r);
+    ffinish(&F);
+}
+
 /* A call the table has no kernel for (reshape: the tracer decomposes it,
  * so only a graph built by hand holds one) is refused by name. */
 static void test_no_kernel(void **state)
@@ -984,6 +1012,7 @@ int main(void)
         cmocka_unit_test(test_input_mismatch),
         cmocka_unit_test(test_scatters),
         cmocka_unit_test(test_more_pointwise),
+        cmocka_unit_test(test_data_flag),
         cmocka_unit_test(test_no_kernel),
         cmocka_unit_test(test_oom),
     };
