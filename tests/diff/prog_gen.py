@@ -1,0 +1,1076 @@
+#!/usr/bin/python3
+"""Random programs for the differential test of `eager` against PyTorch.
+
+    prog_gen.py [--seed S] [--count N] [--grad] [--errors FRACTION]
+                [--overrides FRACTION] [-o FILE]
+
+Writes a battery (spec/battery.md, spec/program.md) of N cases to FILE
+(default stdout).  Each case declares 1 to 3 tensor inputs (float64 mostly,
+some int64, bool, float32; sizes 0..5 in 1 to 3 dims; some strided with
+strides=/offset=; some aliased through `input b = a[...]`; some
+requires_grad or requires_grad=leaf; now and then a `backed` int), has a
+`program` whose entry point runs 3 to 15 statements drawn from the
+operators, views, reductions, joins, creations and in-place ops of
+program.md (with `.data`, set_, out=, `with torch.no_grad():` and
+`if x.shape[0] > 2:` blocks), and is followed by
+    eager => RESULT
+    eager 1 => RESULT
+(and, for --overrides of the cases, `eager S NAME sizes=[...] => RESULT`)
+with RESULT computed by torch through prog_torch.py: outputs, inputs after
+the call, `is` and version items; --grad adds the grad items.
+
+How programs are made: statements are drawn one at a time and each one is
+run in torch at once (seed-0 inputs), so the generator knows the real
+sizes, dtypes and aliasing of every name; a statement torch refuses is
+dropped (the state is rebuilt by re-running the program so far) unless the
+case was chosen to end in an error (--errors, default 0.1), when a statement
+that fails with a cleanly classified error (shape, autograd, aliasing) ends
+the body.  A finished program is run again by prog_torch for every RESULT;
+a case torch cannot classify is thrown away.
+
+Determinism: the values of program.md are multiples of 0.25 in [-2, 2].
+Every name carries, structurally (valid at every seed), whether its values
+are exact (dyadic rationals that float64, or float32, holds exactly), a
+bound on their magnitude and their number of fractional bits.  Comparisons
+(and so where's conditions) only take exact operands; divisors are powers
+of two or `y.abs() + 1`; exp takes only small operands; float32 values only
+go through + - * /, views, comparisons, where, clamp, abs/neg/relu and
+amax/amin (no transcendental kernel, no reduction that may sum in another
+order); `empty` is always filled in the same statement.  Magnitudes stay
+below 1e4 (int64 cannot overflow).
+
+Only the standard library and torch (Debian's python3-torch 1.13 under
+/usr/bin/python3).  1.13: squeeze takes one dim (tuples of dims came in
+2.0), so only squeeze() and squeeze(d) are generated.
+"""
+import itertools
+import math
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import prog_torch  # noqa: E402
+
+import torch  # noqa: E402
+
+BIG = 1e4
+
+
+class F:
+    """Structural facts about the values of a name."""
+    __slots__ = ("exact", "bound", "fbits")
+
+    def __init__(self, exact=True, bound=2.0, fbits=2):
+        self.exact, self.bound, self.fbits = exact, float(bound), fbits
+
+    def __repr__(self):
+        return "F(%s, %g, %d)" % (self.exact, self.bound, self.fbits)
+
+
+def fits(bound, fbits, dtype):
+    """A value of this bound and fractional bits is exact in dtype."""
+    mant = 22 if dtype == torch.float32 else 50
+    return math.log2(max(bound, 1.0)) + fbits <= mant
+
+
+def combine(a, b):
+    return F(a.exact and b.exact, max(a.bound, b.bound), max(a.fbits, b.fbits))
+
+
+def mk(dtype, exact, bound, fbits):
+    if dtype in (torch.int64, torch.bool):
+        return F(True, bound, 0)
+    return F(exact and fits(bound, fbits, dtype), bound, fbits if exact else 0)
+
+
+SCALARS = [(2, 0), (0.5, 1), (-1, 0), (3, 0), (0.25, 2), (1.5, 1), (-2, 0), (1, 0)]
+DIVISORS = [(2, 1), (4, 2), (0.5, 0), (-2, 1)]
+
+
+class Failed(Exception):
+    pass
+
+
+class CaseGen:
+    def __init__(self, rng, want_error, grad_items):
+        self.r = rng
+        self.want_error = want_error
+        self.grad_items = grad_items
+        self.decls = []       # battery lines before `program`
+        self.params = []
+        self.flags = {}       # name -> F
+        self.body = []        # rendered lines (indent, text)
+        self.snips = []       # code that replays the live state
+        self.pool = []        # names usable now
+        self.nlocal = 0
+        self.errored = None
+        self.case = None
+
+    # ------------------------------------------------------------ inputs
+    def sizes(self, ndim):
+        return [self.r.choice([0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 2, 3, 4]) for _ in range(ndim)]
+
+    def gen_inputs(self):
+        r = self.r
+        n = r.choice([1, 1, 2, 2, 2, 3])
+        names = ["a", "b", "c"][:n]
+        tensors = []
+        for name in names:
+            dt = r.choices(["float64", "float32", "int64", "bool"], [75, 9, 9, 7])[0]
+            ndim = r.choice([1, 2, 2, 2, 3, 3])
+            sizes = self.sizes(ndim)
+            words = ["tensor", name, "sizes=%s" % sizes]
+            if r.random() < 0.18 and ndim >= 2:
+                # a transposed or gapped layout, maybe with an offset
+                acc = 1
+                order = list(range(ndim))
+                if r.random() < 0.6:
+                    r.shuffle(order)
+                gap = r.choice([1, 1, 2])
+                st = [0] * ndim
+                for d in reversed(order):
+                    st[d] = acc
+                    acc *= max(sizes[d], 1) * (gap if d == order[-1] else 1)
+                words.append("strides=%s" % st)
+                off = r.choice([0, 1, 2, 3])
+                if off:
+                    words.append("offset=%d" % off)
+            elif r.random() < 0.05:
+                words.append("offset=%d" % r.choice([1, 2]))
+            if dt != "float64":
+                words.append("dtype=" + dt)
+            fl = F(True, 8 if dt == "int64" else (1 if dt == "bool" else 2), 0 if dt in ("int64", "bool") else 2)
+            if dt == "float64" and r.random() < 0.25:
+                words.append(r.choice(["requires_grad", "requires_grad=leaf"]))
+            self.decls.append(" ".join(words))
+            self.flags[name] = fl
+            tensors.append((name, ndim, sizes))
+        params = list(names)
+        # aliased inputs
+        if r.random() < 0.2:
+            base, ndim, sizes = r.choice(tensors)
+            forms = ["%s" % base]
+            if sizes[0] > 0:
+                forms += ["%s[%d]" % (base, r.randrange(sizes[0]))]
+            if ndim == 2:
+                forms += ["%s.t()" % base]
+            if ndim >= 2 and sizes[1] > 0:
+                forms += ["%s[:, %d]" % (base, r.randrange(sizes[1]))]
+            forms += ["%s[1:]" % base]
+            nm = "d"
+            self.decls.append("input %s = %s" % (nm, r.choice(forms)))
+            self.flags[nm] = self.flags[base]
+            params.append(nm)
+        if r.random() < 0.08:
+            self.decls.append("backed n = %d" % r.choice([1, 2, 3, 4]))
+            self.flags["n"] = F(True, 4, 0)
+            params.append("n")
+        if r.random() < 0.3:
+            r.shuffle(params)
+        self.params = params
+        self.case = prog_torch.Case("gen", 0)
+        for line in self.decls:
+            w, _, rest = line.partition(" ")
+            if w == "tensor":
+                nm, d = prog_torch.parse_tensor(rest, 0)
+                self.case.decls.append(("tensor", nm, d))
+            elif w == "input":
+                nm, _, e = rest.partition(" = ")
+                self.case.decls.append(("input", nm, {"expr": e}))
+            else:
+                self.case.decls.append(("backed", "n", {"hint": int(rest.split("=")[1])}))
+        self.pool = [p for p in params]
+        self.rebuild()
+
+    # ------------------------------------------------------------ live state
+    def rebuild(self):
+        torch.set_grad_enabled(True)
+        args, _, _ = prog_torch.build_inputs(self.case, self.params, 0, {})
+        self.ns = {"torch": torch}
+        self.ns.update(zip(self.params, args))
+        for s in self.snips:
+            exec(s, self.ns)
+
+    def T(self, name):
+        v = self.ns.get(name)
+        return v if isinstance(v, torch.Tensor) else None
+
+    def tensors(self, pred=None):
+        out = []
+        for n in self.pool:
+            t = self.T(n)
+            if t is not None and (pred is None or pred(t, self.flags[n])):
+                out.append(n)
+        return out
+
+    def new_name(self):
+        self.nlocal += 1
+        return "t%d" % (self.nlocal - 1)
+
+    def storage_key(self, t):
+        try:
+            return t.storage().data_ptr() if t.storage().size() else None
+        except Exception:  # noqa: BLE001
+            return None
+
+    def write_through(self, name, fl):
+        """An in-place write of values `fl` into name's storage."""
+        key = self.storage_key(self.T(name))
+        for n in list(self.flags):
+            t = self.T(n)
+            if n == name or (key is not None and t is not None and self.storage_key(t) == key):
+                self.flags[n] = combine(self.flags[n], fl)
+
+    # ------------------------------------------------------------ statements
+    def attempt(self, code, post, ctx):
+        """Run one statement live; True if it is kept."""
+        snip = code if not ctx["nograd"] else "with torch.no_grad():\n    " + code
+        try:
+            exec(snip, self.ns)
+        except Exception as e:  # noqa: BLE001
+            kind = prog_torch.classify(e)
+            self.rebuild()
+            if kind in ("shape", "autograd", "aliasing") and self.want_error and self.errored is None \
+                    and len(self.body) >= 2:
+                self.errored = kind
+                self.body.append((ctx["indent"], code))
+                return True
+            return False
+        # The value must be one deterministic tensor (or tuple of them).
+        self.snips.append(snip)
+        self.body.append((ctx["indent"], code))
+        if post:
+            post()
+        return True
+
+    def scalar(self):
+        return self.r.choice(SCALARS)
+
+    def fmt_s(self, s):
+        return repr(s)
+
+    def pick(self, names):
+        """A name, the later (more recent) ones more likely."""
+        if not names:
+            return None
+        return self.r.choices(names, [1 + i for i in range(len(names))])[0]
+
+    # Each builder returns (code, post) or None.
+    def b_binary(self):
+        r = self.r
+        x = self.pick(self.tensors(lambda t, f: t.dtype != torch.bool))
+        if x is None:
+            return None
+        tx, fx = self.T(x), self.flags[x]
+        op = r.choice(["add", "sub", "mul"])
+        sym = {"add": "+", "sub": "-", "mul": "*"}[op]
+        if r.random() < 0.35:
+            s, sb = self.scalar()
+            if op == "mul":
+                fl = (abs(s) * fx.bound, fx.fbits + sb)
+            else:
+                fl = (fx.bound + abs(s), max(fx.fbits, sb))
+            exact = fx.exact
+            other = self.fmt_s(s)
+            odt = None
+            if tx.dtype == torch.int64 and isinstance(s, float):
+                odt = torch.float64
+        else:
+            def ok(t, f):
+                if t.dtype == torch.bool and op != "mul":
+                    return False
+                try:
+                    torch.broadcast_shapes(tx.shape, t.shape)
+                except RuntimeError:
+                    return False
+                return True
+            y = self.pick(self.tensors(ok))
+            if y is None:
+                return None
+            fy = self.flags[y]
+            if op == "mul":
+                fl = (fx.bound * fy.bound, fx.fbits + fy.fbits)
+            else:
+                fl = (fx.bound + fy.bound, max(fx.fbits, fy.fbits))
+            exact = fx.exact and fy.exact
+            other = y
+            odt = torch.promote_types(tx.dtype, self.T(y).dtype)
+        if fl[0] > BIG or ((not exact) and fl[0] > 100):
+            return None
+        dt = odt or tx.dtype
+        if dt == torch.float32 and not (exact and fits(fl[0], fl[1], dt)):
+            return None
+        form = r.randrange(3)
+        if form == 0:
+            expr = "%s %s %s" % (x, sym, other)
+        elif form == 1:
+            expr = "%s.%s(%s)" % (x, op, other)
+        else:
+            expr = "torch.%s(%s, %s)" % (op, x, other)
+        return self.assign(expr, lambda: mk(dt, exact, fl[0], fl[1]))
+
+    def assign(self, expr, flags_fn):
+        n = self.new_name()
+
+        def post():
+            self.flags[n] = flags_fn()
+            self.pool.append(n)
+        return "%s = %s" % (n, expr), post
+
+    def b_div(self):
+        r = self.r
+        x = self.pick(self.tensors(lambda t, f: t.dtype != torch.bool))
+        if x is None:
+            return None
+        tx, fx = self.T(x), self.flags[x]
+        if r.random() < 0.7 or tx.dtype == torch.float32:
+            s, sb = r.choice(DIVISORS)
+            b = fx.bound / abs(s)
+            fb = max(fx.fbits + sb, 0)
+            expr = r.choice(["%s / %s", "%s.div(%s)", "torch.div(%s, %s)"]) % (x, self.fmt_s(s))
+            dt = tx.dtype if tx.is_floating_point() else torch.float64
+            return self.assign(expr, lambda: mk(dt, fx.exact, b, fb))
+        y = self.pick(self.tensors(lambda t, f: t.dtype == torch.float64 and f.bound <= BIG))
+        if y is None or tx.dtype != torch.float64:
+            return None
+        expr = r.choice(["%s / (%s.abs() + 1)", "torch.div(%s, %s.abs() + 1)", "%s / (%s.abs() + 0.5)"]) % (x, y)
+        b = fx.bound * 2
+        return self.assign(expr, lambda: F(False, b, 0))
+
+    def b_unary(self):
+        r = self.r
+        x = self.pick(self.tensors(lambda t, f: t.dtype != torch.bool))
+        if x is None:
+            return None
+        tx, fx = self.T(x), self.flags[x]
+        f64 = tx.dtype == torch.float64
+        ops = ["neg", "abs", "relu", "clamp", "clamp2", "negop"]
+        if f64:
+            ops += ["sin", "cos", "tanh", "sigmoid", "exp", "pow"]
+        if tx.dtype != torch.float32 or fits(fx.bound ** 2, fx.fbits * 2, torch.float32):
+            ops += ["pow"]
+        op = r.choice(ops)
+        dt = tx.dtype
+        if op in ("sin", "cos", "tanh", "sigmoid"):
+            expr = r.choice(["torch.%s(%s)", "%s.%s()"])
+            expr = expr % ((op, x) if expr.startswith("torch") else (x, op))
+            return self.assign(expr, lambda: F(False, 1, 0))
+        if op == "exp":
+            if fx.bound > 3:
+                return None
+            b = math.exp(fx.bound)
+            return self.assign(r.choice(["torch.exp(%s)", "%s.exp()"]) % x, lambda: F(False, b, 0))
+        if op == "pow":
+            b = fx.bound ** 2
+            if b > BIG:
+                return None
+            return self.assign(r.choice(["%s.pow(2)", "torch.pow(%s, 2)"]) % x,
+                               lambda: mk(dt, fx.exact, b, fx.fbits * 2))
+        if op == "clamp":
+            lo, hi = r.choice([(-1, 1), (0, None), (None, 1.5), (-0.5, 0.5)])
+            if tx.dtype == torch.int64 and (isinstance(lo, float) or isinstance(hi, float)):
+                lo, hi = -1, 1
+            args = []
+            if lo is not None:
+                args.append("min=%r" % lo)
+            if hi is not None:
+                args.append("max=%r" % hi)
+            b = fx.bound if hi is None else min(fx.bound, max(abs(hi), abs(lo or 0)))
+            form = r.choice(["%s.clamp(%s)", "torch.clamp(%s, %s)"])
+            return self.assign(form % (x, ", ".join(args)), lambda: mk(dt, fx.exact, b, fx.fbits))
+        if op == "clamp2":
+            return self.assign("%s.clamp(-1, 1)" % x, lambda: mk(dt, fx.exact, min(fx.bound, 1), fx.fbits))
+        if op == "negop":
+            return self.assign("-%s" % x, lambda: fx)
+        return self.assign(r.choice(["torch.%s(%s)" % (op, x), "%s.%s()" % (x, op)]), lambda: fx)
+
+    def b_compare(self):
+        r = self.r
+        x = self.pick(self.tensors(lambda t, f: f.exact and t.dtype != torch.bool))
+        if x is None:
+            return None
+        tx = self.T(x)
+        op = r.choice(["eq", "ne", "lt", "le", "gt", "ge"])
+        sym = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}[op]
+        if r.random() < 0.5:
+            other = repr(r.choice([0, 0.5, -0.25, 1, 0.0]))
+        else:
+            def ok(t, f):
+                if not f.exact or t.dtype == torch.bool:
+                    return False
+                try:
+                    torch.broadcast_shapes(tx.shape, t.shape)
+                except RuntimeError:
+                    return False
+                return True
+            other = self.pick(self.tensors(ok))
+            if other is None:
+                return None
+        form = r.randrange(3)
+        expr = ["%s %s %s" % (x, sym, other), "%s.%s(%s)" % (x, op, other),
+                "torch.%s(%s, %s)" % (op, x, other)][form]
+        return self.assign(expr, lambda: F(True, 1, 0))
+
+    def b_where(self):
+        r = self.r
+        c = self.pick(self.tensors(lambda t, f: t.dtype == torch.bool))
+        if c is None:
+            return None
+        tc = self.T(c)
+
+        def ok(t, f):
+            if t.dtype == torch.bool:
+                return False
+            try:
+                torch.broadcast_shapes(tc.shape, t.shape)
+            except RuntimeError:
+                return False
+            return True
+        x = self.pick(self.tensors(ok))
+        if x is None:
+            return None
+        fx = self.flags[x]
+        if r.random() < 0.5:
+            y = repr(r.choice([0.0, 1.0, -0.5]))
+            fy = F(True, 1, 1)
+        else:
+            y = self.pick(self.tensors(ok))
+            fy = self.flags[y]
+        dt = torch.promote_types(self.T(x).dtype, self.T(y).dtype) if y in self.ns else self.T(x).dtype
+        if dt == torch.int64 and "." in y:
+            dt = torch.float64
+        fl = combine(fx, fy)
+        return self.assign("torch.where(%s, %s, %s)" % (c, x, y), lambda: mk(dt, fl.exact, fl.bound, fl.fbits))
+
+    def b_view(self):
+        r = self.r
+        x = self.pick(self.tensors())
+        if x is None:
+            return None
+        t = self.T(x)
+        sh = list(t.shape)
+        nd = len(sh)
+        cands = []
+        n = t.numel()
+        # view / reshape to another factorization
+        shapes = [[n], [1, n], [n, 1]]
+        for a in range(2, 6):
+            if n % a == 0 and n:
+                shapes += [[a, n // a], [n // a, a], [a, -1]]
+        if n == 0:
+            shapes += [[0, 3], [2, 0]]
+        ns_ = r.choice(shapes)
+        cands.append("%s.reshape(%s)" % (x, ", ".join(map(str, ns_))))
+        cands.append("%s.view(%s)" % (x, ", ".join(map(str, ns_))))
+        cands.append("%s.reshape(%s)" % (x, ns_))
+        cands.append("%s.flatten()" % x)
+        cands.append("%s.detach()" % x)
+        cands.append("%s.data" % x)
+        if nd >= 1:
+            d = r.randrange(nd)
+            cands.append("%s.unsqueeze(%d)" % (x, r.randrange(-nd - 1, nd + 1)))
+            cands.append("%s.squeeze(%d)" % (x, d))
+            cands.append("%s.squeeze()" % x)
+            if sh[d] > 0:
+                i = r.randrange(sh[d])
+                cands.append("%s.select(%d, %d)" % (x, d, i))
+                cands.append("%s[%d]" % (x, r.randrange(sh[0])) if sh[0] else "%s[0]" % x)
+            a = r.randrange(0, sh[d] + 1)
+            b = r.randrange(a, sh[d] + 2)
+            cands.append("%s.narrow(%d, %d, %d)" % (x, d, a, min(b, sh[d]) - a))
+            cands.append("%s[%d:%d]" % (x, a, b))
+            cands.append("%s[..., %d:%d:%d]" % (x, a, b, r.choice([1, 2])))
+            cands.append("%s[%d:]" % (x, r.randrange(0, 3)))
+            # expand: a new leading dim, size-1 dims grown
+            tgt = [r.choice([s, 3]) if s == 1 else s for s in sh]
+            if r.random() < 0.5:
+                tgt = [2] + tgt
+            cands.append("%s.expand(%s)" % (x, ", ".join(map(str, tgt))))
+            if sh[0] > 0:
+                cands.append("%s.unbind(0)" % x)
+        if nd >= 2:
+            d0, d1 = r.sample(range(nd), 2)
+            cands.append("%s.transpose(%d, %d)" % (x, d0, d1))
+            perm = list(range(nd))
+            r.shuffle(perm)
+            cands.append("%s.permute(%s)" % (x, ", ".join(map(str, perm))))
+            cands.append("torch.permute(%s, %s)" % (x, tuple(perm)))
+            cands.append("%s.diagonal()" % x)
+            cands.append("%s.diagonal(0, %d, %d)" % (x, d0, d1))
+            cands.append("%s[:, %d]" % (x, r.randrange(max(sh[1], 1))))
+            cands.append("%s.flatten(0, 1)" % x)
+            if nd == 2:
+                cands.append("%s.t()" % x)
+                cands.append("torch.t(%s)" % x)
+        if nd <= 2:
+            cands.append("%s.t()" % x)
+        # as_strided within the storage
+        ssz = t.storage().size()
+        if ssz > 0:
+            k = r.randrange(1, 3)
+            sizes = [r.randrange(1, 4) for _ in range(k)]
+            strides = [r.choice([0, 1, 2, 3]) for _ in range(k)]
+            span = sum((s - 1) * st for s, st in zip(sizes, strides))
+            if span < ssz:
+                off = r.randrange(0, ssz - span)
+                cands.append("%s.as_strided(%s, %s, %d)" % (x, sizes, strides, off))
+                cands.append("torch.as_strided(%s, %s, %s)" % (x, tuple(sizes), tuple(strides)))
+        expr = r.choice(cands)
+        fx = self.flags[x]
+        if expr.endswith(".unbind(0)"):
+            k = sh[0]
+            if k < 2 or k > 3:
+                return None
+            names = [self.new_name() for _ in range(k)]
+
+            def post():
+                for nm in names:
+                    self.flags[nm] = fx
+                    self.pool.append(nm)
+            return "%s = %s" % (", ".join(names), expr), post
+        return self.assign(expr, lambda: fx)
+
+    def b_reduce(self):
+        r = self.r
+        x = self.pick(self.tensors(lambda t, f: t.dtype != torch.float32 or r.random() < 0.3))
+        if x is None:
+            return None
+        t, fx = self.T(x), self.flags[x]
+        op = r.choice(["sum", "sum", "mean", "amax", "amin"])
+        if t.dtype == torch.float32 and op in ("sum", "mean"):
+            op = r.choice(["amax", "amin"])
+        if (t.dtype == torch.bool and op != "sum") or (t.dtype == torch.int64 and op == "mean"):
+            op = "sum"
+        nd = t.dim()
+        args = []
+        if nd and (op in ("amax", "amin") or r.random() < 0.7):
+            d = r.randrange(-nd, nd)
+            if r.random() < 0.2 and nd >= 2:
+                args.append("dim=%s" % str([0, nd - 1]) if r.random() < 0.5 else "dim=(0, 1)")
+            else:
+                args.append(r.choice(["%d", "dim=%d"]) % d)
+            if r.random() < 0.4:
+                args.append("keepdim=%s" % r.choice(["True", "False"]))
+        form = r.randrange(2)
+        expr = ("%s.%s(%s)" % (x, op, ", ".join(args)) if form == 0
+                else "torch.%s(%s)" % (op, ", ".join([x] + args)))
+        if op == "sum":
+            b = fx.bound * 125
+            dt = torch.int64 if t.dtype == torch.bool else t.dtype
+            if b > BIG * 10 or (not fx.exact and b > 1000):
+                return None
+            return self.assign(expr, lambda: mk(dt, fx.exact, b, fx.fbits))
+        if op == "mean":
+            return self.assign(expr, lambda: F(False, fx.bound, 0))
+        return self.assign(expr, lambda: fx)
+
+    def b_matmul(self):
+        r = self.r
+        xs = self.tensors(lambda t, f: 1 <= t.dim() <= 2 and t.dtype in (torch.float64, torch.int64) and f.bound <= 50)
+        x = self.pick(xs)
+        if x is None:
+            return None
+        tx, fx = self.T(x), self.flags[x]
+        k = tx.shape[-1]
+
+        def ok(t, f):
+            return (1 <= t.dim() <= 2 and t.dtype == tx.dtype and f.bound <= 50
+                    and t.shape[0 if t.dim() == 1 else -2] == k)
+        ys = self.tensors(ok)
+        if ys and r.random() < 0.7:
+            y = self.pick(ys)
+            fy = self.flags[y]
+            form = r.choice(["torch.matmul(%s, %s)", "%s.matmul(%s)"])
+            if tx.dim() == 2 and self.T(y).dim() == 2:
+                form = r.choice([form, "torch.mm(%s, %s)", "%s.mm(%s)"])
+            expr = form % (x, y)
+        elif tx.dim() == 2:
+            fy = fx
+            expr = r.choice(["torch.mm(%s, %s.t())", "torch.matmul(%s.t(), %s)"]) % (x, x)
+        else:
+            return None
+        b = fx.bound * fy.bound * 5
+        dt = tx.dtype
+        fl = (fx.exact and fy.exact, b, fx.fbits + fy.fbits)
+        if b > BIG:
+            return None
+        return self.assign(expr, lambda: mk(dt, *fl))
+
+    def b_join(self):
+        r = self.r
+        x = self.pick(self.tensors(lambda t, f: t.dtype != torch.bool))
+        if x is None:
+            return None
+        tx, fx = self.T(x), self.flags[x]
+        nd = tx.dim()
+        same = self.tensors(lambda t, f: t.shape == tx.shape and t.dtype == tx.dtype)
+        parts = [x] + [self.pick(same) for _ in range(r.randrange(1, 3))]
+        if r.random() < 0.3:
+            parts[-1] = "%s * 2" % parts[-1]
+        fl = fx
+        for p in parts:
+            fl = combine(fl, self.flags[p.split(" ")[0]])
+        if "*" in parts[-1]:
+            fl = F(fl.exact, fl.bound * 2, fl.fbits)
+        dt = tx.dtype
+        if r.random() < 0.5 and nd:
+            expr = "torch.cat([%s], %s)" % (", ".join(parts), r.choice([str(r.randrange(nd)), "dim=%d" % r.randrange(-nd, nd)]))
+        else:
+            expr = "torch.stack([%s], %d)" % (", ".join(parts), r.randrange(nd + 1))
+        return self.assign(expr, lambda: mk(dt, fl.exact, fl.bound, fl.fbits))
+
+    def b_create(self):
+        r = self.r
+        x = self.pick(self.tensors())
+        cands = []
+        s1, s2 = r.randrange(0, 5), r.randrange(1, 5)
+        v = r.choice([0.5, 1.5, -1, 2, -0.25])
+        cands += [("torch.zeros(%d, %d)" % (s1, s2), F(True, 0, 0)),
+                  ("torch.ones(%d)" % s2, F(True, 1, 0)),
+                  ("torch.full((%d, %d), %r)" % (s2, s1, v), F(True, 2, 2)),
+                  ("torch.arange(%d)" % (s1 + 1), F(True, 5, 0)),
+                  ("torch.arange(%d, %d)" % (-s1, s2), F(True, 5, 0)),
+                  ("torch.empty(%d, %d).fill_(%r)" % (s2, s1, v), F(True, 2, 2))]
+        if x is not None:
+            t, fx = self.T(x), self.flags[x]
+            if t.dim():
+                cands += [("torch.zeros(%s.shape[0], 2)" % x, F(True, 0, 0)),
+                          ("torch.ones(%s.size(%d))" % (x, t.dim() - 1), F(True, 1, 0)),
+                          ("torch.arange(%s.shape[0])" % x, F(True, 5, 0)),
+                          ("torch.full(%s.shape, %r)" % (x, v), F(True, 2, 2))]
+            cands += [("torch.zeros_like(%s)" % x, F(True, 0, 0)),
+                      ("torch.ones_like(%s)" % x, F(True, 1, 0)),
+                      ("%s.clone()" % x, fx), ("torch.clone(%s)" % x, fx),
+                      ("%s.contiguous()" % x, fx),
+                      ("torch.empty_like(%s).copy_(%s)" % (x, x), fx),
+                      ("torch.zeros(%s.shape)" % x, F(True, 0, 0))]
+        expr, fl = r.choice(cands)
+        return self.assign(expr, lambda: fl)
+
+    def overlaps(self, dst, src):
+        """src reads memory that dst writes, other than element for element:
+        the result would depend on the order the kernel goes in (torch
+        refuses only the overlaps it can see, and answers in its own order
+        otherwise)."""
+        kd = self.storage_key(dst)
+        if kd is None or kd != self.storage_key(src):
+            return False
+        return not (dst.shape == src.shape and dst.stride() == src.stride()
+                    and dst.storage_offset() == src.storage_offset())
+
+    @staticmethod
+    def unsafe_dest(t):
+        """Writing into t hits some memory twice, and torch does not refuse
+        it (it refuses stride 0 over a size > 1, not other overlaps): the
+        result would depend on the kernel's order."""
+        if any(st == 0 and sz > 1 for sz, st in zip(t.shape, t.stride())):
+            return False
+        offs = set()
+        for idx in itertools.product(*[range(n) for n in t.shape]):
+            o = sum(i * st for i, st in zip(idx, t.stride()))
+            if o in offs:
+                return True
+            offs.add(o)
+        return False
+
+    def value_into(self, t, fl_t):
+        """A source for writing into t: (text, F) or None."""
+        r = self.r
+
+        def ok(s, f):
+            if self.overlaps(t, s):
+                return False
+            if s.dtype == torch.bool and t.dtype != torch.bool:
+                return False
+            if s.is_floating_point() and not t.is_floating_point():
+                return False
+            try:
+                return torch.broadcast_shapes(t.shape, s.shape) == t.shape
+            except RuntimeError:
+                return False
+        if r.random() < 0.4:
+            s, sb = self.scalar()
+            if not t.is_floating_point():
+                s, sb = int(s) or 1, 0
+            return repr(s), F(True, abs(s), sb)
+        y = self.pick(self.tensors(ok))
+        if y is None:
+            return None
+        return y, self.flags[y]
+
+    def b_inplace(self):
+        r = self.r
+        x = self.pick(self.tensors(lambda t, f: not self.unsafe_dest(t)))
+        if x is None:
+            return None
+        t, fx = self.T(x), self.flags[x]
+        isf = t.is_floating_point()
+        nd = t.dim()
+        op = r.choice(["add_", "sub_", "mul_", "div_", "copy_", "zero_", "fill_", "clamp_", "sin_",
+                       "t_", "transpose_", "unsqueeze_", "squeeze_", "set_", "out", "data_set",
+                       "data_mut", "add_", "mul_", "copy_"])
+        if t.dtype == torch.bool and op in ("add_", "sub_", "mul_", "div_", "clamp_", "sin_"):
+            op = "copy_"
+        if op in ("add_", "sub_", "mul_"):
+            src = self.value_into(t, fx)
+            if src is None:
+                return None
+            y, fy = src
+            if op == "mul_":
+                fl = (fx.bound * fy.bound, fx.fbits + fy.fbits)
+            else:
+                fl = (fx.bound + fy.bound, max(fx.fbits, fy.fbits))
+            new = mk(t.dtype, fx.exact and fy.exact, *fl)
+            if fl[0] > BIG or (not new.exact and fl[0] > 100):
+                return None
+            if t.dtype == torch.float32 and not new.exact:
+                return None
+            code = "%s.%s(%s)" % (x, op, y)
+        elif op == "div_":
+            if not isf:
+                return None
+            s, sb = r.choice(DIVISORS)
+            new = mk(t.dtype, fx.exact, fx.bound / abs(s), fx.fbits + sb)
+            code = "%s.div_(%r)" % (x, s)
+        elif op == "copy_":
+            src = self.value_into(t, fx)
+            if src is None or src[0][0].isdigit() or src[0][0] == "-":
+                return None
+            y, new = src
+            if t.dtype == torch.float32 and not (new.exact and fits(new.bound, new.fbits, t.dtype)):
+                return None
+            code = "%s.copy_(%s)" % (x, y)
+        elif op == "zero_":
+            new, code = F(True, 0, 0), "%s.zero_()" % x
+        elif op == "fill_":
+            v = r.choice([0.5, -1.5, 2, 1]) if isf else r.choice([1, -2, 3])
+            if t.dtype == torch.bool:
+                v = r.choice([True, False])
+            new, code = F(True, 2, 1), "%s.fill_(%r)" % (x, v)
+        elif op == "clamp_":
+            new, code = mk(t.dtype, fx.exact, min(fx.bound, 1), fx.fbits), "%s.clamp_(-1, 1)" % x
+        elif op == "sin_":
+            if t.dtype != torch.float64:
+                return None
+            new, code = F(False, 1, 0), "%s.sin_()" % x
+        elif op in ("t_", "transpose_", "unsqueeze_", "squeeze_"):
+            new = None
+            if op == "t_":
+                code = "%s.t_()" % x
+            elif op == "transpose_":
+                if nd < 2:
+                    return None
+                d0, d1 = r.sample(range(nd), 2)
+                code = "%s.transpose_(%d, %d)" % (x, d0, d1)
+            elif op == "unsqueeze_":
+                code = "%s.unsqueeze_(%d)" % (x, r.randrange(nd + 1))
+            else:
+                code = "%s.squeeze_(%s)" % (x, r.choice(["", str(r.randrange(max(nd, 1)))]))
+            return code, None
+        elif op == "set_":
+            y = self.pick(self.tensors(lambda s, f: s.dtype == t.dtype))
+            if y is None:
+                return None
+            fy = self.flags[y]
+
+            def post():
+                self.flags[x] = fy
+            return "%s.set_(%s)" % (x, y), post
+        elif op == "data_set":
+            y = self.pick(self.tensors(lambda s, f: s.dtype == t.dtype))
+            if y is None:
+                return None
+            fy = self.flags[y]
+
+            def post():
+                self.flags[x] = fy
+            return "%s.data = %s" % (x, y), post
+        elif op == "data_mut":
+            if not isf:
+                return None
+            s, sb = r.choice(SCALARS[:4])
+            new = mk(t.dtype, fx.exact, fx.bound * abs(s), fx.fbits + sb)
+            if new.bound > BIG:
+                return None
+            code = "%s.data.mul_(%r)" % (x, s)
+        else:  # out=
+            if t.dtype == torch.bool:
+                return None
+            y = self.pick(self.tensors(lambda s, f: s.dtype == t.dtype and not self.overlaps(t, s)))
+            z = self.pick(self.tensors(lambda s, f: s.dtype == t.dtype and not self.overlaps(t, s)))
+            if y is None or z is None:
+                return None
+            fy, fz = self.flags[y], self.flags[z]
+            form = r.randrange(3)
+            if form == 0:
+                code = "torch.add(%s, %s, out=%s)" % (y, z, x)
+                fl = (fy.bound + fz.bound, max(fy.fbits, fz.fbits))
+            elif form == 1:
+                code = "torch.mul(%s, %s, out=%s)" % (y, z, x)
+                fl = (fy.bound * fz.bound, fy.fbits + fz.fbits)
+            else:
+                code = "torch.neg(%s, out=%s)" % (y, x)
+                fl = (fy.bound, fy.fbits)
+            new = mk(t.dtype, fy.exact and fz.exact, *fl)
+            if fl[0] > BIG or (t.dtype == torch.float32 and not new.exact):
+                return None
+
+            def post():
+                # out= may resize x to a new storage: the new values only
+                self.flags[x] = new
+                self.write_through(x, new)
+            return code, post
+
+        def post():
+            self.write_through(x, new)
+        return code, post
+
+    def b_risky(self):
+        """Statements that often fail (for the cases that end in an error)."""
+        r = self.r
+        x = self.pick(self.tensors(lambda t, f: not self.unsafe_dest(t)))
+        if x is None:
+            return None
+        t = self.T(x)
+        y = self.pick(self.tensors(lambda s, f: not self.overlaps(t, s)))
+        if y is None:
+            return None
+        nd = t.dim()
+        cands = ["%s + %s" % (x, y), "torch.mm(%s, %s)" % (x, y), "torch.matmul(%s, %s)" % (x, y),
+                 "%s.view(-1, 4)" % x, "%s.t().view(%d)" % (x, t.numel()),
+                 "%s[%d]" % (x, (t.shape[0] if nd else 0) + r.randrange(0, 2)),
+                 "torch.cat([%s, %s], 0)" % (x, y), "torch.stack([%s, %s])" % (x, y),
+                 "%s.expand(2, 3)" % x, "%s.amax(0)" % x, "%s.narrow(0, 1, 4)" % x,
+                 "%s.squeeze(3)" % x, "%s.permute(1, 0)" % x]
+        stmts = ["%s.add_(%s)" % (x, y), "%s.mul_(2)" % x, "%s.expand(2, %s).add_(1)" % (x, ", ".join(map(str, t.shape))),
+                 "%s.copy_(%s)" % (x, y), "%s.diagonal().mul_(2)" % x if nd >= 2 else "%s.zero_()" % x,
+                 "torch.add(%s, 1, out=%s)" % (y, x)]
+        if r.random() < 0.5:
+            return self.assign(r.choice(cands), lambda: F(False, BIG, 0))
+        code = r.choice(stmts)
+        return code, lambda: self.write_through(x, F(False, BIG, 0))
+
+    BUILDERS = [("b_binary", 16), ("b_div", 4), ("b_unary", 10), ("b_compare", 5), ("b_where", 4),
+                ("b_view", 18), ("b_reduce", 7), ("b_matmul", 4), ("b_join", 4), ("b_create", 5),
+                ("b_inplace", 18)]
+
+    def one_stmt(self, ctx, tries=40):
+        names = [b for b, _ in self.BUILDERS]
+        weights = [w for _, w in self.BUILDERS]
+        if self.want_error and self.errored is None and len(self.body) >= 2:
+            names, weights = names + ["b_risky"], weights + [30]
+        for _ in range(tries):
+            b = self.r.choices(names, weights)[0]
+            got = getattr(self, b)()
+            if got is None:
+                continue
+            code, post = got
+            if self.attempt(code, post, ctx):
+                return True
+        return False
+
+    def gen_body(self, n):
+        r = self.r
+        ctx = {"nograd": False, "indent": 1}
+        done = 0
+        while done < n and self.errored is None:
+            k = r.random()
+            if k < 0.08:
+                # a no_grad block
+                self.body.append((1, "with torch.no_grad():"))
+                mark = len(self.body)
+                inner = {"nograd": True, "indent": 2}
+                for _ in range(r.randint(1, 3)):
+                    if self.errored is None:
+                        self.one_stmt(inner)
+                if len(self.body) == mark:
+                    self.body.append((2, "pass"))
+                done += 1
+            elif k < 0.16:
+                if not self.gen_if():
+                    continue
+                done += 1
+            else:
+                if self.one_stmt(ctx):
+                    done += 1
+                else:
+                    break
+
+    def gen_if(self):
+        r = self.r
+        x = self.pick(self.tensors(lambda t, f: t.dim() > 0))
+        if x is None:
+            return False
+        t = self.T(x)
+        form = r.randrange(4)
+        if form == 0:
+            k = r.randrange(0, 5)
+            cond, val = "%s.shape[0] > %d" % (x, k), t.shape[0] > k
+        elif form == 1:
+            cond, val = "%s.dim() == 2" % x, t.dim() == 2
+        elif form == 2:
+            k = r.randrange(0, 12)
+            cond, val = "%s.numel() >= %d" % (x, k), t.numel() >= k
+        else:
+            cond, val = "%s.size(-1) == %d" % (x, t.shape[-1]), True
+        # Each branch is generated live from the state before the `if` (the
+        # one not taken too, as if it were: it is what a size override may
+        # run); then the state follows the branch taken (or stays, where no
+        # `else` is written and the condition is false).
+        pool0, flags0, snips0 = list(self.pool), dict(self.flags), list(self.snips)
+        has_else = r.random() < 0.5
+        err0 = self.errored
+        branches = {}
+        for b in ([True, False] if has_else else [True]):
+            self.pool, self.flags, self.snips = list(pool0), dict(flags0), list(snips0)
+            self.rebuild()
+            save_body, self.body = self.body, []
+            if b != val:
+                self.errored = "x"  # no failing statement in the branch not taken
+            for _ in range(r.randint(1, 3)):
+                if self.errored in (None, "x"):
+                    self.one_stmt({"nograd": False, "indent": 2})
+            if b != val:
+                self.errored = err0
+            branches[b] = (self.body or [(2, "pass")], list(self.pool), dict(self.flags), list(self.snips))
+            self.body = save_body
+        if val in branches:
+            _, self.pool, self.flags, self.snips = branches[val]
+        else:
+            self.pool, self.flags, self.snips = pool0, flags0, snips0
+        # after the `if`, only names that exist whichever branch runs
+        keep = set(pool0)
+        if has_else:
+            keep |= set(branches[True][1]) & set(branches[False][1])
+        self.pool = [n for n in self.pool if n in keep]
+        self.body.append((1, "if %s:" % cond))
+        self.body += branches[True][0]
+        if has_else:
+            self.body.append((1, "else:"))
+            self.body += branches[False][0]
+        self.rebuild()
+        return True
+
+    def gen_return(self):
+        r = self.r
+        cands = self.tensors()
+        if not cands:
+            return None
+        locals_ = [n for n in cands if n not in self.params]
+        outs = [locals_[-1] if locals_ else cands[-1]]
+        for _ in range(r.choice([0, 0, 1, 1, 2])):
+            o = self.pick(cands)
+            if o not in outs:
+                outs.append(o)
+        return "return " + ", ".join(outs)
+
+    def program_text(self):
+        lines = ["    def f(%s):" % ", ".join(self.params)]
+        for ind, code in self.body:
+            for k, sub in enumerate(code.split("\n")):
+                lines.append("    " * (ind + 1) + sub)
+        return lines
+
+
+def make_case(rng, want_error, grad_items, name):
+    g = CaseGen(rng, want_error, grad_items)
+    g.gen_inputs()
+    g.gen_body(rng.randint(3, 15))
+    if g.errored in (None, "x") and want_error:
+        return None
+    ret = g.gen_return()
+    if ret is None:
+        return None
+    g.body.append((1, ret))
+    return g
+
+
+def fill_case(g, rng, name, grad_items, overrides):
+    items = set(prog_torch.ALL_ITEMS) - (set() if grad_items else {"grad"})
+    text = ["case %s" % name] + g.decls + ["program"] + g.program_text()
+    case = prog_torch.Case(name, 0)
+    case.decls = g.case.decls
+    case.program = "\n".join(l[4:] for l in g.program_text()) + "\n"
+    runs = ["", "1"]
+    if rng.random() < overrides:
+        tens = [d for d in g.decls if d.startswith("tensor") and "strides=" not in d]
+        if tens:
+            d = rng.choice(tens)
+            nm = d.split()[1]
+            sz = d[d.index("sizes=") + 6:]
+            nd = len(prog_torch.ilist(sz[:sz.index("]") + 1]))
+            runs.append("%d %s sizes=%s" % (rng.randint(0, 3), nm, [rng.randint(0, 5) for _ in range(nd)]))
+    out = []
+    for a in runs:
+        res, why = prog_torch.run_case(case, a, items)
+        if why:
+            if a in ("", "1"):
+                return None
+            continue
+        if a == "" and g.errored and not res.startswith("error"):
+            return None
+        # (an unplanned error is kept: the backward refusing a tensor modified
+        # in place is only seen here, the live generation runs no backward)
+        out.append("eager%s => %s" % (" " + a if a else "", res))
+    # the torch run must be deterministic: a second run gives the same text
+    again = prog_torch.run_case(case, "", items)[0]
+    if again != out[0].split(" => ", 1)[1]:
+        return None
+    return "\n".join(text + out)
+
+
+def main(argv):
+    seed, count, grad, errors, overrides, out = 1, 100, False, 0.1, 0.15, "-"
+    it = iter(argv)
+    for a in it:
+        if a == "--seed":
+            seed = int(next(it))
+        elif a == "--count":
+            count = int(next(it))
+        elif a == "--grad":
+            grad = True
+        elif a == "--errors":
+            errors = float(next(it))
+        elif a == "--overrides":
+            overrides = float(next(it))
+        elif a == "-o":
+            out = next(it)
+        elif a in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        else:
+            print("prog_gen: unknown argument %s" % a, file=sys.stderr)
+            return 2
+    rng = random.Random(seed)
+    cases = []
+    attempts = 0
+    while len(cases) < count:
+        attempts += 1
+        if attempts > count * 50:
+            print("prog_gen: too many rejected candidates", file=sys.stderr)
+            return 1
+        want_error = rng.random() < errors
+        name = "prog_%d_%d" % (seed, len(cases))
+        g = make_case(rng, want_error, grad, name)
+        if g is None:
+            continue
+        text = fill_case(g, rng, name, grad, overrides)
+        if text is None:
+            continue
+        cases.append(text)
+    head = ["# Generated by tests/diff/prog_gen.py --seed %d --count %d%s: random programs" % (
+        seed, count, " --grad" if grad else ""),
+        "# whose eager results were computed by PyTorch %s (tests/diff/prog_torch.py)." % torch.__version__, ""]
+    text = "\n".join(head) + "\n" + "\n\n".join(cases) + "\n"
+    if out == "-":
+        sys.stdout.write(text)
+    else:
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    print("prog_gen: %d cases from %d candidates" % (count, attempts), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

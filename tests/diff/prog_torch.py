@@ -1,0 +1,636 @@
+#!/usr/bin/python3
+"""Real PyTorch as the oracle for programs in batteries (spec/program.md).
+
+For every case of a battery that has a `program` block, this builds the
+inputs as program.md's "Values" section says, runs the entry point (the last
+top-level def) eagerly in torch, and prints the RESULT text of an `eager`
+command; it can also write those results into the battery (--fill) or
+compare a battery's `eager` expectations with them (--check).
+
+    prog_torch.py [--items LIST] [FILE...]         print the results
+    prog_torch.py [--items LIST] --fill FILE [-o OUT]
+    prog_torch.py [--items LIST] --check FILE...   compare, "N passed, N failed"
+
+FILE `-` (or no FILE) reads the battery on stdin.  Without --fill/--check,
+each `eager` line of a case with a program prints as
+    FILE:LINE: eager ARGS => RESULT
+(a case with a program and no `eager` line prints one seed-0 run, LINE being
+its `program` line).  --commands eager,run also handles `run` lines (torch
+has no compiled mode here: the eager result is what a compiled run must give
+where no guard fails).
+
+--fill rewrites every `eager ARGS => ...` line of a case with a program in
+FILE (in place; with -o OUT to OUT, `-` is stdout), keeping ARGS (seed, size
+overrides) and any trailing comment.
+
+RESULT, items separated by "; " in this order (--items picks which; LIST is
+a comma list of outputs,inputs,grad,is,version, or `forward` = all but grad,
+or `all`, the default):
+    oK=VALUE               each output (a returned tuple gives o0, o1, ...)
+    NAME=VALUE             each tensor parameter after the call
+    grad NAME=VALUE|None   each input declared requires_grad[=leaf]
+    oK is NAME             output K is the very object passed as NAME
+    version NAME=same|bumped   each tensor parameter's _version moved or not
+VALUE is Python's str() of t.tolist() for a tensor, a Python int/float/bool
+as itself, a list/tuple/torch.Size as a list of such.  An exception gives
+`error KIND` instead, KIND one of shape, assertion, autograd, aliasing (the
+classification is in classify()); an exception that fits none gives
+`error unclassified`, its message on stderr, and exit status 1 (torch can
+never answer `unsupported` or `data-dependent`, which are the engine's).
+
+Exit status: 0; 1 if anything was unclassified, skipped (subclass inputs are
+not built here) or, for --check, failed; 2 on a usage or battery error.
+
+Only the standard library and torch (Debian's python3-torch 1.13, run with
+/usr/bin/python3).  Notes on where torch 1.13 differs from today's PyTorch
+are marked "1.13:".
+"""
+import ast
+import math
+import os
+import re
+import sys
+import textwrap
+import warnings
+
+import torch
+
+torch.set_default_dtype(torch.float64)
+# 1.13: out= on a tensor of the wrong size resizes it with a UserWarning
+# (still so today); other deprecation warnings differ between versions.
+warnings.filterwarnings("ignore")
+
+DTYPES = {"float64": torch.float64, "float32": torch.float32,
+          "int64": torch.int64, "bool": torch.bool}
+ALL_ITEMS = ("outputs", "inputs", "grad", "is", "version")
+
+
+# ---------------------------------------------------------------- prelude
+class CheckFailed(Exception):
+    """A failing torch._check (today's torch raises RuntimeError with the
+    message 'Expected cond to be True, but got False'; we raise our own so
+    that it cannot be confused with another RuntimeError)."""
+
+
+def _check(cond, message=None):
+    # 1.13: torch._check does not exist (it appeared in 2.1).
+    if not bool(cond):
+        raise CheckFailed(message() if callable(message) else
+                          (message or "Expected cond to be True, but got False"))
+
+
+def _cond(pred, true_fn, false_fn, operands=()):
+    # 1.13: torch.cond does not exist (torch._higher_order_ops.cond, exposed
+    # as torch.cond in 2.4).  Eagerly it calls the branch the predicate picks.
+    # Today's torch.cond requires a one-element tensor or a Python/Sym bool
+    # and refuses a branch that mutates its inputs or returns an alias of
+    # them when compiled; eagerly (torch.compiler.is_compiling() false) it is
+    # traced anyway by dynamo in 2.x, so a mutating branch raises there
+    # (program.md's `aliasing` while grad is enabled) but not here.
+    if isinstance(pred, torch.Tensor):
+        if pred.numel() != 1:
+            raise RuntimeError("cond: expected pred to be a one-element tensor")
+        pred = bool(pred)
+    ops = tuple(operands) if isinstance(operands, (list, tuple)) else (operands,)
+    return true_fn(*ops) if pred else false_fn(*ops)
+
+
+torch.cond = _cond
+torch._check = _check
+
+
+# ---------------------------------------------------------------- errors
+# RuntimeError/IndexError messages (as torch 1.13 words them) -> error kind.
+# 1.13: some texts differ from today's: a dense permute with the wrong number
+# of dims says 'permute(sparse_coo): number of dimensions in the tensor input
+# does not match...'; amax/amin over an empty dim raise IndexError
+# ('Expected reduction dim 0 to have non-zero size'); cat says 'Sizes of
+# tensors must match except in dimension 0...'.  Where two checks apply,
+# torch's order decides the kind (copy_ from an overlapping source of
+# another shape is `aliasing`, its overlap check coming first).
+# Not classified (no kind in program.md): dtype complaints ('result type
+# Double can't be cast to the desired output type Long', 'mean(): could not
+# infer output dtype', 'expected scalar type Double but found Float'), bool
+# negation/subtraction, Python errors (TypeError for a wrong signature such
+# as squeeze((1, 2)) in 1.13, ValueError from unpacking, NameError).
+ERROR_PATTERNS = [
+    ("autograd", r"a leaf Variable that requires grad|modified by an inplace operation|"
+                 r"does not require grad|view was created in no_grad mode|"
+                 r"is a view and (its base or another view of its base )?(has been|is being) modified inplace|"
+                 r"is a view and is being modified inplace|"
+                 r"don't support automatic differentiation|"
+                 r"only Tensors of floating point .*can require gradients|"
+                 r"can't be resized because it requires grad|"
+                 r"derivative for .* is not implemented|"
+                 r"Trying to backward through the graph a second time|"
+                 r"set_storage is not allowed on a Tensor created from \.data or \.detach|"
+                 r"is not allowed on a Tensor created from \.data or \.detach|"
+                 r"requires_grad_\(\) ... is only|"
+                 r"you can only change requires_grad flags of leaf variables|"
+                 r"data set to a tensor that requires gradients must be floating point|"
+                 r"cannot resize variables that require grad|"
+                 r"Can't detach views in-place|returned an invalid gradient|"
+                 r"view.*is being (used|modified) in an in-?place"),
+    ("aliasing", r"more than one element of the written-to tensor refers to a single memory location|"
+                 r"some elements of the input tensor and the written-to tensor refer to a single memory location|"
+                 r"unsupported operation: .*memory location"),
+    ("shape", r"(?i)size|shape|dimension|broadcast|out of (bounds|range)|must match|"
+              r"cannot be multiplied|number of dims|only one dimension can be inferred|"
+              r"invalid for input|must be a matrix|is not a matrix|"
+              r"expects each tensor to be equal size|Expected reduction dim|"
+              r"expects a tensor with <= \d+ dimensions|same number of dimensions|"
+              r"need to be at least 1D|non-empty|negative dimension|1D tensors expected"),
+]
+
+
+def classify(exc):
+    """The error kind of an exception, or None."""
+    if isinstance(exc, CheckFailed):
+        return "assertion"
+    if not isinstance(exc, (RuntimeError, IndexError, ValueError)):
+        return None
+    msg = str(exc)
+    # dtype complaints say 'size' nowhere but might say 'dim'; keep them out
+    # of `shape`: program.md has no kind for them.
+    if re.search(r"can't be cast to the desired output type|expected scalar type|"
+                 r"dtype|Expected object of scalar type|not implemented for '|"
+                 r"result type .* can't be cast|could not infer output dtype|"
+                 r"must have the same dtype|expected .* to have the same dtype|"
+                 r"Boolean value of Tensor with more than one value is ambiguous|"
+                 r"Subtraction, the `-` operator, with a bool tensor|"
+                 r"Negation, the `-` operator, on a bool tensor|"
+                 r"only supports floating-point dtypes|"
+                 r"Integers to negative integer powers are not allowed", msg):
+        return None
+    for kind, pat in ERROR_PATTERNS:
+        if re.search(pat, msg):
+            return kind
+    return None
+
+
+# ---------------------------------------------------------------- battery
+TOKEN = re.compile(r"\w+=\[[^\]]*\]|\w+=\{[^}]*\}|[^\s;]+")
+
+
+def ilist(text):
+    text = text.strip()
+    assert text[0] == "[" and text[-1] == "]", text
+    inner = text[1:-1].strip()
+    return [int(x) for x in inner.split(",")] if inner else []
+
+
+class BatteryError(Exception):
+    pass
+
+
+class Case:
+    def __init__(self, name, line):
+        self.name, self.line = name, line
+        self.decls = []        # (kind, name, dict) in order: tensor/backed/input/subclass
+        self.program = None    # source text (dedented)
+        self.program_line = None
+        self.commands = []     # (line index, command word, args text)
+
+
+def strip_comment(line):
+    i = line.find("#")
+    return (line, "") if i < 0 else (line[:i], line[i:])
+
+
+def parse_tensor(rest, lineno):
+    toks = TOKEN.findall(rest)
+    if not toks:
+        raise BatteryError("line %d: tensor without a name" % lineno)
+    d = {"sizes": None, "strides": None, "offset": None, "dtype": "float64", "grad": None}
+    for t in toks[1:]:
+        key, eq, val = t.partition("=")
+        if key == "sizes":
+            d["sizes"] = ilist(val)
+        elif key == "strides":
+            d["strides"] = ilist(val)
+        elif key == "offset":
+            d["offset"] = int(val)
+        elif key == "dtype":
+            if val not in DTYPES:
+                raise BatteryError("line %d: unknown dtype %s" % (lineno, val))
+            d["dtype"] = val
+        elif key == "requires_grad":
+            if eq and val != "leaf":
+                raise BatteryError("line %d: requires_grad=%s" % (lineno, val))
+            d["grad"] = "leaf" if eq else "clone"
+        # dynamic=, rangeN= and the like only matter to the shape environment
+    if d["sizes"] is None:
+        raise BatteryError("line %d: tensor %s without sizes=" % (lineno, toks[0]))
+    return toks[0], d
+
+
+def parse_battery(lines):
+    cases = [Case(None, 0)]
+    i = 0
+    while i < len(lines):
+        raw = lines[i].rstrip("\n")
+        text, _ = strip_comment(raw)
+        s = text.strip()
+        c = cases[-1]
+        if not s:
+            i += 1
+            continue
+        word, _, rest = s.partition(" ")
+        rest = rest.strip()
+        if word == "case":
+            cases.append(Case(rest, i))
+        elif word == "program" and not rest:
+            if c.program is not None:
+                raise BatteryError("line %d: a second program in case %s" % (i + 1, c.name))
+            j = i + 1
+            block = []
+            while j < len(lines) and (lines[j].strip() == "" or lines[j][0] in " \t"):
+                block.append(lines[j].rstrip("\n"))
+                j += 1
+            c.program = textwrap.dedent("\n".join(block)) + "\n"
+            c.program_line = i
+            i = j
+            continue
+        elif word == "tensor":
+            name, d = parse_tensor(rest, i + 1)
+            c.decls.append(("tensor", name, d))
+        elif word == "backed":
+            m = re.match(r"(\w+)\s*=\s*(-?\d+)", rest)
+            if not m:
+                raise BatteryError("line %d: backed: %s" % (i + 1, rest))
+            c.decls.append(("backed", m.group(1), {"hint": int(m.group(2))}))
+        elif word == "input":
+            m = re.match(r"(\w+)\s*=\s*(.+)$", rest)
+            if not m:
+                raise BatteryError("line %d: input: %s" % (i + 1, rest))
+            c.decls.append(("input", m.group(1), {"expr": m.group(2).strip()}))
+        elif word == "subclass":
+            toks = TOKEN.findall(rest)
+            c.decls.append(("subclass", toks[0] if toks else "?", {}))
+        elif "=>" in text:
+            c.commands.append((i, word, text[len(word):text.index("=>")].strip()))
+        i += 1
+    return [c for c in cases if c.program is not None or c.commands]
+
+
+def parse_args(args, case):
+    """`[S] [NAME sizes=[...] [strides=[...]] [offset=N] ...] [NAME=INT ...]`."""
+    seed, over = 0, {}
+    toks = TOKEN.findall(args)
+    cur = None
+    backed = {n for k, n, _ in case.decls if k == "backed"}
+    for j, t in enumerate(toks):
+        if j == 0 and re.fullmatch(r"\d+", t):
+            seed = int(t)
+            continue
+        key, eq, val = t.partition("=")
+        if eq and key in ("sizes", "strides", "offset"):
+            if cur is None:
+                raise BatteryError("%s= without an input name" % key)
+            over[cur][key] = int(val) if key == "offset" else ilist(val)
+        elif eq and key in backed:
+            over[key] = {"hint": int(val)}
+            cur = None
+        elif not eq and re.fullmatch(r"[A-Za-z_]\w*", t):
+            cur = t
+            over.setdefault(cur, {})
+        else:
+            raise BatteryError("cannot read %r in the arguments" % t)
+    return seed, over
+
+
+# ---------------------------------------------------------------- values
+def element(dtype, i, k):
+    if dtype in ("float64", "float32"):
+        return ((7 * i + 13 * k) % 17 - 8) / 4
+    if dtype == "int64":
+        return (7 * i + 13 * k) % 17 - 8
+    return (7 * i + 13 * k) % 3 == 0
+
+
+def build_tensor(d, k, seed, over):
+    sizes, strides, offset = d["sizes"], d["strides"], d["offset"]
+    if over:
+        # An override describes the input afresh, as `call` does: strides and
+        # offset default to contiguous and 0 unless given with it.
+        sizes = over.get("sizes", sizes)
+        strides = over.get("strides")
+        offset = over.get("offset")
+    if strides is None:
+        strides, acc = [], 1
+        for s in reversed(sizes):
+            strides.insert(0, acc)
+            acc *= max(s, 1)
+    offset = offset or 0
+    if len(strides) != len(sizes):
+        raise BatteryError("strides and sizes of different lengths")
+    if any(s == 0 for s in sizes):
+        n = offset
+    else:
+        n = offset + 1 + sum((s - 1) * st for s, st in zip(sizes, strides))
+    vals = [element(d["dtype"], i + 101 * seed, k) for i in range(n)]
+    dt = DTYPES[d["dtype"]]
+    store = torch.tensor(vals, dtype=dt) if n else torch.empty(0, dtype=dt)
+    t = torch.empty(0, dtype=dt)
+    with torch.no_grad():
+        # 1.13: Tensor.storage() is a TypedStorage; today one writes
+        # t.set_(store.untyped_storage(), ...) (storage() is deprecated).
+        t.set_(store.storage(), offset, sizes, strides)
+    return t  # a leaf viewing a storage just large enough
+
+
+def build_inputs(case, params, seed, over):
+    """(args by parameter, {name: object}, grad leaves {name: leaf})."""
+    unknown = set(over) - {n for _, n, _ in case.decls}
+    if unknown:
+        raise BatteryError("override of an unknown input %s" % sorted(unknown))
+    declared = [n for _, n, _ in case.decls]
+    for p in params:
+        if p not in declared:
+            raise BatteryError("parameter %s has no input" % p)
+    # k: 0-based parameter index; inputs that are not parameters (used only
+    # by `input` expressions) follow, in declaration order.
+    order = list(params) + [n for n in declared if n not in params]
+    kof = {n: order.index(n) for n in declared}
+    env, leaves = {}, {}
+    for kind, name, d in case.decls:
+        k = kof[name]
+        if kind == "subclass":
+            raise NotImplementedError("subclass input %s: prog_torch does not build subclasses" % name)
+        if kind == "backed":
+            env[name] = over.get(name, d)["hint"]
+        elif kind == "tensor":
+            t = build_tensor(d, k, seed, over.get(name))
+            if d["grad"] == "leaf":
+                t.requires_grad_()
+                leaves[name] = t
+            elif d["grad"] == "clone":
+                t.requires_grad_()
+                leaves[name] = t
+                t = t.clone()
+            env[name] = t
+        else:
+            ns = dict(env)
+            ns["torch"] = torch
+            env[name] = eval(compile(d["expr"], "<input %s>" % name, "eval"), ns)
+    return [env[p] for p in params], env, leaves
+
+
+# ---------------------------------------------------------------- running
+def entry_point(src):
+    tree = ast.parse(src)
+    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    if not defs:
+        raise BatteryError("program without a top-level def")
+    f = defs[-1]
+    return f.name, [a.arg for a in f.args.args]
+
+
+def fmt(v):
+    if isinstance(v, torch.Tensor):
+        return str(v.tolist())
+    if isinstance(v, (list, tuple)):  # torch.Size included
+        return "[" + ", ".join(fmt(x) for x in v) + "]"
+    return str(v)
+
+
+def run_case(case, args_text, items):
+    """(RESULT text, unclassified message or None)."""
+    name, params = entry_point(case.program)
+    seed, over = parse_args(args_text, case)
+    torch.set_grad_enabled(True)
+    torch.manual_seed(0)
+    try:
+        args, env, leaves = build_inputs(case, params, seed, over)
+        ns = {"torch": torch, "__name__": "program"}
+        exec(compile(case.program, "<program %s>" % case.name, "exec"), ns)
+        before = [a._version if isinstance(a, torch.Tensor) else None for a in args]
+        r = ns[name](*args)
+        outs = list(r) if type(r) is tuple else [r]
+        after = [a._version if isinstance(a, torch.Tensor) else None for a in args]
+        losses = [o.sum() for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
+        if leaves and losses:
+            loss = losses[0]
+            for x in losses[1:]:
+                loss = loss + x
+            loss.backward()
+    except (NotImplementedError, BatteryError):
+        raise
+    except Exception as e:  # noqa: BLE001 - every failure of the program is a result
+        kind = classify(e)
+        if kind is None:
+            return "error unclassified", "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+        return "error " + kind, None
+    res = []
+    if "outputs" in items:
+        res += ["o%d=%s" % (i, fmt(o)) for i, o in enumerate(outs)]
+    if "inputs" in items:
+        res += ["%s=%s" % (p, fmt(a)) for p, a in zip(params, args) if isinstance(a, torch.Tensor)]
+    if "grad" in items:
+        for p in params:
+            if p in leaves:
+                g = leaves[p].grad
+                res.append("grad %s=%s" % (p, "None" if g is None else fmt(g)))
+    if "is" in items:
+        for i, o in enumerate(outs):
+            for p, a in zip(params, args):
+                if isinstance(a, torch.Tensor) and o is a:
+                    res.append("o%d is %s" % (i, p))
+    if "version" in items:
+        for p, a, b0, b1 in zip(params, args, before, after):
+            if isinstance(a, torch.Tensor):
+                res.append("version %s=%s" % (p, "same" if b0 == b1 else "bumped"))
+    return "; ".join(res), None
+
+
+# ---------------------------------------------------------------- comparing
+class _Tok(str):
+    pass
+
+
+def parse_value(text):
+    """A VALUE as Python data (nan and inf allowed), or None if unreadable."""
+    try:
+        return eval(text, {"__builtins__": {}}, {"nan": math.nan, "inf": math.inf,
+                                                  "True": True, "False": False, "None": None})
+    except Exception:  # noqa: BLE001
+        return _Tok(text)
+
+
+def same_value(a, b):
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, _Tok) or isinstance(b, _Tok):
+        return str(a) == str(b)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        if math.isinf(a) or math.isinf(b):
+            return a == b
+        return abs(a - b) <= max(1e-9 * max(abs(a), abs(b)), 1e-12)
+    return a == b
+
+
+def split_result(text):
+    """{key: value text} of a RESULT; an error is {'error': KIND}."""
+    text = text.strip()
+    if text.startswith("error"):
+        return {"error": text[5:].strip()}
+    out = {}
+    for item in text.split(";"):
+        item = item.strip()
+        if not item:
+            continue
+        m = re.fullmatch(r"(o\d+) is (\w+)", item)
+        if m:
+            out[item] = ""
+            continue
+        key, _, val = item.partition("=")
+        out[key.strip()] = val.strip()
+    return out
+
+
+def compare(expected, got):
+    """None when every item written in `expected` holds in `got`, else why not."""
+    e, g = split_result(expected), split_result(got)
+    if "error" in e or "error" in g:
+        return None if e == g else "expected %s, got %s" % (expected.strip(), got)
+    bad = []
+    for k, v in e.items():
+        if k not in g:
+            bad.append("%s missing" % k)
+        elif v and not same_value(parse_value(v), parse_value(g[k])):
+            bad.append("%s: expected %s, got %s" % (k, v, g[k]))
+    return "; ".join(bad) or None
+
+
+# ---------------------------------------------------------------- main
+def read_lines(path):
+    if path == "-":
+        return sys.stdin.read().splitlines(True)
+    with open(path, encoding="utf-8") as fh:
+        return fh.read().splitlines(True)
+
+
+def parse_items(text):
+    items = set()
+    for w in text.split(","):
+        w = w.strip()
+        if w == "all":
+            items |= set(ALL_ITEMS)
+        elif w == "forward":
+            items |= set(ALL_ITEMS) - {"grad"}
+        elif w in ALL_ITEMS:
+            items.add(w)
+        else:
+            raise SystemExit("prog_torch: unknown item %r (use %s, forward, all)" % (w, ",".join(ALL_ITEMS)))
+    return items
+
+
+def results(path, lines, items, commands, status):
+    """Yield (line index or None, case, args, RESULT) for every command run."""
+    for case in parse_battery(lines):
+        if case.program is None:
+            for ln, word, _ in case.commands:
+                if word in commands:
+                    print("%s:%d: %s without a program" % (path, ln + 1, word), file=sys.stderr)
+            continue
+        todo = [(ln, a) for ln, w, a in case.commands if w in commands]
+        if not todo:
+            todo = [(None, "")]
+        for ln, a in todo:
+            where = "%s:%d" % (path, (case.program_line if ln is None else ln) + 1)
+            try:
+                res, why = run_case(case, a, items)
+            except NotImplementedError as e:
+                print("%s: skipped: %s" % (where, e), file=sys.stderr)
+                status[0] = 1
+                continue
+            except (BatteryError, SyntaxError, AssertionError, ValueError) as e:
+                print("%s: battery error: %s" % (where, e), file=sys.stderr)
+                status[0] = 2
+                continue
+            if why:
+                print("%s: case %s: unclassified error: %s" % (where, case.name, why), file=sys.stderr)
+                status[0] = max(status[0], 1)
+            yield ln, case, a, res
+
+
+def main(argv):
+    items, commands = set(ALL_ITEMS), {"eager"}
+    fill = out = None
+    check = False
+    files = []
+    it = iter(argv)
+    for a in it:
+        if a == "--items":
+            items = parse_items(next(it))
+        elif a.startswith("--items="):
+            items = parse_items(a[8:])
+        elif a == "--commands":
+            commands = set(next(it).split(","))
+        elif a == "--fill":
+            fill = next(it)
+        elif a == "-o":
+            out = next(it)
+        elif a == "--check":
+            check = True
+        elif a in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        elif a.startswith("--"):
+            print("prog_torch: unknown option %s" % a, file=sys.stderr)
+            return 2
+        else:
+            files.append(a)
+    status = [0]
+    if fill is not None:
+        lines = read_lines(fill)
+        new = list(lines)
+        for ln, case, args, res in results(fill, lines, items, commands, status):
+            if ln is None:
+                continue
+            raw = lines[ln]
+            nl = "\n" if raw.endswith("\n") else ""
+            body, comment = strip_comment(raw.rstrip("\n"))
+            head = body[:body.index("=>")].rstrip()
+            new[ln] = "%s => %s%s%s" % (head, res, "  " + comment if comment else "", nl)
+        dest = out if out is not None else fill
+        if dest == "-":
+            sys.stdout.write("".join(new))
+        else:
+            tmp = dest + ".tmp"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write("".join(new))
+            os.replace(tmp, dest)
+        return status[0]
+    passed = failed = 0
+    for path in files or ["-"]:
+        lines = read_lines(path)
+        for ln, case, args, res in results(path, lines, items, commands, status):
+            where = "%s:%d" % (path, (case.program_line if ln is None else ln) + 1)
+            word = "eager" if ln is None else lines[ln].split()[0]
+            if not check:
+                print("%s: %s%s => %s" % (where, word, " " + args if args else "", res))
+                continue
+            if ln is None:
+                continue
+            body, _ = strip_comment(lines[ln].rstrip("\n"))
+            expected = body[body.index("=>") + 2:].strip()
+            why = compare(expected, res)
+            if why:
+                failed += 1
+                print("%s: case %s: %s: %s" % (where, case.name, word, why))
+            else:
+                passed += 1
+    if check:
+        print("%d passed, %d failed" % (passed, failed))
+        if failed:
+            status[0] = max(status[0], 1)
+    return status[0]
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
