@@ -86,7 +86,11 @@ typedef struct sg_tracer sg_tracer;
 SG_WARN_UNUSED sg_status sg_tracer_new(sg_env *env, sg_give sg_tracer **out);
 void sg_tracer_free(sg_take sg_tracer *t);
 
-/* Inputs, in order, before any call. A tensor input is preceded in the
+/* Inputs, in order, before any call. requires_grad: 0 (no), 1 (a leaf
+ * that requires grad: a parameter), 2 (a tensor that requires grad and is
+ * no leaf: the result of an operation, such as base.clone()); autograd's
+ * refusals (an in-place write into a leaf that requires grad) follow it.
+ * A tensor input is preceded in the
  * graph by the basic symbols of its sizes, strides and offset that no
  * earlier input took, sorted (backed before unbacked, then by number);
  * an int input by its symbols likewise (a constant takes none). name (the
@@ -114,6 +118,9 @@ SG_WARN_UNUSED sg_status sg_tracer_input_int(sg_tracer *t, sg_value *out, const 
  * argument), SG_EDATADEP (a size question that needs an unbacked value),
  * SG_ENOMEM. On an error the graph is unchanged (guards recorded by the
  * questions asked before the error stay in the environment, as in PyTorch). */
+/* (sg_tracer_call:) SG_EAUTOGRAD: under grad mode, an in-place write into a
+ * leaf that requires grad or into a view of one, out= with an argument
+ * that requires grad, requires_grad_(False) of a tensor that is no leaf. */
 SG_WARN_UNUSED sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_arg *args,
                                         size_t nargs, unsigned line);
 

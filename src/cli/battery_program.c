@@ -13,7 +13,8 @@
 /* A `tensor` line as the program's values need it. */
 typedef struct pdecl {
     char *name;
-    int dtype, requires_grad;
+    int dtype;
+    int requires_grad; /* as the tracer takes it: 0, 1 (requires_grad=leaf), 2 (requires_grad: a clone) */
     size_t ndim;
     int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], offset;
     int has_layout; /* strides= or offset= given */
@@ -72,7 +73,7 @@ void program_note_tensor(case_state *cs, const cli_tval *t)
     memset(d, 0, sizeof *d);
     d->name = cli_xstrndup(t->name, strlen(t->name));
     d->dtype = t->dtype;
-    d->requires_grad = t->requires_grad;
+    d->requires_grad = t->requires_grad == 2 ? 1 : t->requires_grad == 1 ? 2 : 0;
     d->ndim = t->ndim;
     memcpy(d->sizes, t->sizes, t->ndim * sizeof *t->sizes);
     d->has_layout = t->has_strides || t->offset;
@@ -186,6 +187,7 @@ typedef struct concrete {
     int64_t *ints;            /* an int parameter's value */
     int *is_int;
     long *same_as;            /* the parameter whose very object it is, or -1 */
+    int *rg;                  /* requires_grad as the tracer takes it */
     uint64_t *version;        /* version counters at the start */
 } concrete;
 
@@ -197,6 +199,7 @@ static void concrete_free(concrete *c)
     free(c->ints);
     free(c->is_int);
     free(c->same_as);
+    free(c->rg);
     free(c->version);
     memset(c, 0, sizeof *c);
 }
@@ -269,10 +272,68 @@ static sg_status make_tensor(sg_ctx *ctx, const pdecl *d, const override *ov, si
     return SG_OK;
 }
 
-/* The input objects of a run: declared tensors from the formulas, backed
- * ints from their hints, `input` ones evaluated eagerly on the earlier. */
+/* Evaluate `input NAME = EXPR` (parameter k) eagerly over the inputs
+ * built so far: its tensor, or the parameter whose very object it is. */
+static sg_status eval_alias(sg_ctx *ctx, struct cli_program *p, const alias_decl *a, size_t k, concrete *c,
+                            cli_str *why)
+{
+    cli_str src = CLI_STR_INIT; /* def _input_(<the inputs built>): return EXPR */
+    size_t nbuilt = 0;
+    cli_str_adds(&src, "def _input_(");
+    for (size_t j = 0; j < c->n; j++)
+        if (c->t[j] || c->is_int[j] || c->same_as[j] >= 0)
+            cli_str_addf(&src, "%s%s", nbuilt++ ? ", " : "", sg__prog_param(p->prog, j));
+    cli_str_addf(&src, "):\n    return %s\n", a->expr);
+    sg__prog *ip = NULL;
+    sg__walk *w = NULL;
+    sg_status st = sg__prog_new(ctx, &ip, cli_str_get(&src), src.n);
+    cli_str_free(&src);
+    if (!st)
+        st = sg__walk_eager(ip, &w);
+    for (size_t j = 0; j < c->n && !st; j++) {
+        const char *pj = sg__prog_param(p->prog, j);
+        if (c->is_int[j])
+            st = sg__walk_input_int(w, pj, c->ints[j]);
+        else if (c->t[j]) {
+            sg__xt_ref(c->t[j]);
+            st = sg__walk_input_tensor(w, pj, c->t[j], c->rg[j]);
+        }
+    }
+    for (size_t j = 0; j < c->n && !st; j++)
+        if (c->same_as[j] >= 0)
+            st = sg__walk_input_same(w, sg__prog_param(p->prog, j), sg__prog_param(p->prog, (size_t)c->same_as[j]));
+    if (!st)
+        st = sg__walk_run(w);
+    for (size_t j = 0; j < c->n && !st && c->same_as[k] < 0; j++)
+        if (j != k && sg__walk_output_is(w, 0, sg__prog_param(p->prog, j)))
+            c->same_as[k] = c->same_as[j] >= 0 ? c->same_as[j] : (long)j;
+    if (!st && c->same_as[k] < 0) {
+        uint32_t v = sg__walk_output_value(w, 0);
+        const sg__xval *x = v == SG_NOVAL ? NULL : sg__xrun_value(sg__walk_xrun(w), v);
+        if (!x || x->kind != SG_XV_TENSOR)
+            st = sg__err(ctx, SG_ETYPE, "input %s = %s: not a tensor", a->name, a->expr);
+        else {
+            c->t[k] = x->u.t;
+            sg__xt_ref(x->u.t);
+            for (size_t j = 0; j < c->n; j++) /* a view of a tensor that requires grad: no leaf */
+                if (j != k && c->t[j] && c->t[j]->st == x->u.t->st && c->rg[j])
+                    c->rg[k] = 2;
+        }
+    }
+    if (st)
+        cli_str_addf(why, "input %s = %s: ", a->name, a->expr);
+    sg__walk_free(w);
+    sg__prog_free(ip);
+    return st;
+}
+
+/* The input objects of a run: declared tensors from the formulas and
+ * backed ints from their hints (k counting the parameters), then the
+ * `input` ones in the order they are declared, evaluated eagerly. 0 with
+ * why set on failure; where an `input` expression failed, *run_err (if not
+ * NULL) is its status: the run's outcome. */
 static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, const override *ov, size_t nov,
-                        concrete *c, cli_str *why)
+                        concrete *c, sg_status *run_err, cli_str *why)
 {
     sg_ctx *ctx = cs->ctx;
     size_t n = sg__prog_nparams(p->prog);
@@ -283,91 +344,59 @@ static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, con
     c->is_int = cli_xmalloc((n + 1) * sizeof *c->is_int);
     c->same_as = cli_xmalloc((n + 1) * sizeof *c->same_as);
     c->version = cli_xmalloc((n + 1) * sizeof *c->version);
+    c->rg = cli_xmalloc((n + 1) * sizeof *c->rg);
     for (size_t k = 0; k < n; k++) {
         c->t[k] = NULL;
         c->is_int[k] = 0;
         c->same_as[k] = -1;
+        c->rg[k] = 0;
     }
-    for (size_t k = 0; k < n; k++) {
+    sg_status st = SG_OK;
+    for (size_t k = 0; k < n && !st; k++) {
         const char *name = sg__prog_param(p->prog, k);
         const pdecl *d = find_decl(p, name);
-        const alias_decl *a = find_alias(p, name);
         const override *o = NULL;
         for (size_t i = 0; i < nov; i++)
             if (cli_eq(ov[i].name, ov[i].nlen, name))
                 o = &ov[i];
-        sg_status st = SG_OK;
         if (d) {
             st = make_tensor(ctx, d, o, k, seed, &c->t[k]);
-        } else if (a) { /* def _input_(<earlier>): return EXPR */
-            cli_str src = CLI_STR_INIT;
-            cli_str_adds(&src, "def _input_(");
-            for (size_t j = 0; j < k; j++)
-                cli_str_addf(&src, "%s%s", j ? ", " : "", sg__prog_param(p->prog, j));
-            cli_str_addf(&src, "):\n    return %s\n", a->expr);
-            sg__prog *ip = NULL;
-            sg__walk *w = NULL;
-            st = sg__prog_new(ctx, &ip, cli_str_get(&src), src.n);
-            cli_str_free(&src);
-            if (!st)
-                st = sg__walk_eager(ip, &w);
-            for (size_t j = 0; j < k && !st; j++) {
-                const char *pj = sg__prog_param(p->prog, j);
-                if (c->same_as[j] >= 0)
-                    st = sg__walk_input_same(w, pj, sg__prog_param(p->prog, (size_t)c->same_as[j]));
-                else if (c->is_int[j])
-                    st = sg__walk_input_int(w, pj, c->ints[j]);
-                else if (c->t[j]) {
-                    sg__xt_ref(c->t[j]);
-                    st = sg__walk_input_tensor(w, pj, c->t[j]);
-                }
-            }
-            if (!st)
-                st = sg__walk_run(w);
-            if (!st) {
-                for (size_t j = 0; j < k; j++)
-                    if (sg__walk_output_is(w, 0, sg__prog_param(p->prog, j)))
-                        c->same_as[k] = c->same_as[j] >= 0 ? c->same_as[j] : (long)j;
-                uint32_t v = sg__walk_output_value(w, 0);
-                const sg__xval *x = v == SG_NOVAL ? NULL : sg__xrun_value(sg__walk_xrun(w), v);
-                if (c->same_as[k] < 0) {
-                    if (!x || x->kind != SG_XV_TENSOR) {
-                        cli_str_addf(why, "input %s = %s: not a tensor", name, a->expr);
-                        sg__walk_free(w);
-                        sg__prog_free(ip);
-                        concrete_free(c);
-                        return 0;
-                    }
-                    c->t[k] = x->u.t;
-                    sg__xt_ref(x->u.t);
-                }
-            }
-            sg__walk_free(w);
-            sg__prog_free(ip);
-            if (st)
-                cli_str_addf(why, "input %s = %s: ", name, a->expr);
-        } else {
-            const sg_expr *e = int_input(cs, name);
+            c->rg[k] = d->requires_grad;
+        } else if (!find_alias(p, name)) {
+            const sg_expr *e = int_input(cs, name), *hint = NULL;
             int64_t v;
-            const sg_expr *hint = NULL;
             if (!e || sg_env_hint(case_env(cs, why), &hint, e) || !sg_expr_get_si(hint, &v)) {
                 cli_str_addf(why, "parameter %s has no input (tensor, backed or input)", name);
                 concrete_free(c);
                 return 0;
             }
-            for (size_t j = 0; j < nov; j++)
-                if (cli_eq(ov[j].name, ov[j].nlen, name) && ov[j].ndim == 1)
-                    v = ov[j].sizes[0];
+            if (o && o->ndim == 1)
+                v = o->sizes[0];
             c->is_int[k] = 1;
             c->ints[k] = v;
         }
-        if (st) {
-            cli_str_add_error(why, ctx, st);
-            concrete_free(c);
-            return 0;
-        }
-        c->version[k] = c->t[k] ? c->t[k]->ver->n : 0;
     }
+    if (st) {
+        cli_str_add_error(why, ctx, st);
+        concrete_free(c);
+        return 0;
+    }
+    for (size_t i = 0; i < p->naliases && !st; i++) {
+        size_t k = 0;
+        while (k < n && strcmp(sg__prog_param(p->prog, k), p->aliases[i].name))
+            k++;
+        if (k < n) /* an input no parameter takes is not built */
+            st = eval_alias(ctx, p, &p->aliases[i], k, c, why);
+    }
+    if (st) { /* the run's own outcome (an input torch cannot build either) */
+        cli_str_add_error(why, ctx, st);
+        if (run_err)
+            *run_err = st;
+        concrete_free(c);
+        return 0;
+    }
+    for (size_t k = 0; k < n; k++)
+        c->version[k] = c->t[k] ? c->t[k]->ver->n : 0;
     return 1;
 }
 
@@ -437,6 +466,16 @@ static int read_run_args(const char *args, int64_t *seed, override *ov, size_t *
 
 /* ---- trace ---- */
 
+/* The input before parameter k whose concrete tensor shares k's storage
+ * (its graph value), or SG_NOVAL. */
+static sg_value shared_storage(const concrete *c, const sg_value *vals, size_t k)
+{
+    for (size_t j = 0; j < k; j++)
+        if (c->t[j] && c->t[k] && c->t[j]->st == c->t[k]->st && vals[j] != SG_NOVAL && c->same_as[j] < 0)
+            return vals[j];
+    return SG_NOVAL;
+}
+
 static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
 {
     if (p->has_trace) /* done, or the program did not parse */
@@ -448,7 +487,7 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
     if (!in)
         return 0;
     concrete c;
-    if (p->naliases && !build_inputs(cs, p, 0, NULL, 0, &c, why))
+    if (p->naliases && !build_inputs(cs, p, 0, NULL, 0, &c, NULL, why))
         return 0;
     sg_status st = sg_tracer_new(env, &p->tracer);
     size_t n = sg__prog_nparams(p->prog);
@@ -468,17 +507,13 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
                 st = sg__err(ctx, SG_EINVAL, "no tensor input %s", name);
                 break;
             }
-            st = sg_tracer_input_tensor(p->tracer, &vals[k], name, f, (sg_dtype)d->dtype, d->requires_grad);
+            st = sg_tracer_input_view(p->tracer, &vals[k], name, f, (sg_dtype)d->dtype, d->requires_grad,
+                                      p->naliases ? shared_storage(&c, vals, k) : SG_NOVAL);
         } else if (a) {
-            if (c.same_as[k] >= 0) {
-                vals[k] = vals[c.same_as[k]];
-                continue;
-            }
+            if (c.same_as[k] >= 0)
+                continue; /* the very object of another parameter: its value, below */
             sg__xtensor *x = c.t[k];
-            sg_value of = SG_NOVAL;
-            for (size_t j = 0; j < k && of == SG_NOVAL; j++)
-                if (c.t[j] && c.t[j]->st == x->st && vals[j] != SG_NOVAL)
-                    of = vals[j];
+            sg_value of = shared_storage(&c, vals, k);
             sg_tensor_value tv = {.ndim = x->ndim, .sizes = x->sizes, .strides = x->strides, .offset = x->offset};
             const sg_fake *f;
             if ((st = sg_inputs_tensor(in, src, &tv, NULL, &f)))
@@ -487,7 +522,7 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
                 st = sg_ctx_last_error(ctx);
                 break;
             }
-            st = sg_tracer_input_view(p->tracer, &vals[k], name, f, (sg_dtype)x->dtype, x->requires_grad, of);
+            st = sg_tracer_input_view(p->tracer, &vals[k], name, f, (sg_dtype)x->dtype, c.rg[k], of);
         } else {
             const sg_expr *e = int_input(cs, name);
             if (!e) {
@@ -497,17 +532,17 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
             st = sg_tracer_input_int(p->tracer, &vals[k], name, e);
         }
     }
+    for (size_t k = 0; k < n && !st; k++)
+        if (p->naliases && c.same_as[k] >= 0)
+            vals[k] = vals[c.same_as[k]];
     if (!st)
         st = sg__walk_trace(p->prog, p->tracer, &p->walk);
-    for (size_t k = 0; k < n && !st; k++) {
-        const char *name = sg__prog_param(p->prog, k);
+    for (size_t k = 0; k < n && !st; k++)
+        if (!p->naliases || c.same_as[k] < 0)
+            st = sg__walk_input_value(p->walk, sg__prog_param(p->prog, k), vals[k]);
+    for (size_t k = 0; k < n && !st; k++)
         if (p->naliases && c.same_as[k] >= 0)
-            st = sg__walk_input_same(p->walk, name, sg__prog_param(p->prog, (size_t)c.same_as[k]));
-        else if (vals[k] != SG_NOVAL)
-            st = sg__walk_input_value(p->walk, name, vals[k]);
-        else
-            st = sg__walk_input_int(p->walk, name, 0);
-    }
+            st = sg__walk_input_same(p->walk, sg__prog_param(p->prog, k), sg__prog_param(p->prog, (size_t)c.same_as[k]));
     free(vals);
     if (p->naliases)
         concrete_free(&c);
@@ -933,6 +968,10 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
 
 static cmd_result check_result(sg_ctx *ctx, const outcome *o, const char *expected, cli_str *why)
 {
+    if (!strncmp(expected, "error ", 6) || !strncmp(expected, "fail", 4)) {
+        cli_str_addf(why, "expected %s, got a run that went well", expected);
+        return CMD_FAIL;
+    }
     const char *p = expected;
     int ok = 1;
     while (*p) {
@@ -983,21 +1022,29 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     if (!read_run_args(ln->args, &seed, ov, &nov, 16, why))
         return CMD_FAIL;
     concrete c;
-    if (!build_inputs(cs, p, seed, ov, nov, &c, why))
-        return CMD_FAIL;
+    sg_status run_err = SG_OK;
+    if (!build_inputs(cs, p, seed, ov, nov, &c, &run_err, why)) {
+        if (!run_err || strncmp(ln->expected, "error ", 6))
+            return CMD_FAIL;
+        cli_str_clear(why);
+        return check_error(ctx, run_err, ln->expected, why);
+    }
     sg__walk *w = NULL;
     sg_status st = sg__walk_eager(p->prog, &w);
-    for (size_t k = 0; k < c.n && !st; k++) {
+    for (size_t k = 0; k < c.n && !st; k++) { /* the objects, then the parameters that are one of them */
         const char *name = sg__prog_param(p->prog, k);
         if (c.same_as[k] >= 0)
-            st = sg__walk_input_same(w, name, sg__prog_param(p->prog, (size_t)c.same_as[k]));
-        else if (c.is_int[k])
+            continue;
+        if (c.is_int[k])
             st = sg__walk_input_int(w, name, c.ints[k]);
         else {
             sg__xt_ref(c.t[k]);
-            st = sg__walk_input_tensor(w, name, c.t[k]);
+            st = sg__walk_input_tensor(w, name, c.t[k], c.rg[k]);
         }
     }
+    for (size_t k = 0; k < c.n && !st; k++)
+        if (c.same_as[k] >= 0)
+            st = sg__walk_input_same(w, sg__prog_param(p->prog, k), sg__prog_param(p->prog, (size_t)c.same_as[k]));
     if (!st)
         st = sg__walk_run(w);
     cmd_result r;
@@ -1059,8 +1106,13 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     if (!read_run_args(ln->args, &seed, ov, &nov, 16, why))
         return CMD_FAIL;
     concrete c;
-    if (!build_inputs(cs, p, seed, ov, nov, &c, why))
-        return CMD_FAIL;
+    sg_status run_err = SG_OK;
+    if (!build_inputs(cs, p, seed, ov, nov, &c, &run_err, why)) {
+        if (!run_err || strncmp(ln->expected, "error ", 6))
+            return CMD_FAIL;
+        cli_str_clear(why);
+        return check_error(ctx, run_err, ln->expected, why);
+    }
     /* the guards first */
     cli_str args = CLI_STR_INIT, reason = CLI_STR_INIT;
     call_text(cs, p, &c, &args);
@@ -1127,11 +1179,8 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
             }
         }
     }
-    for (uint32_t i = 0; i < g->nnodes && !st; i++) {
-        st = sg__xrun_node(x, i);
-        if (!st && (g->nodes[i].flags & SG_NODE_DATA)) /* .data: a version counter of its own */
-            st = sg__xrun_fresh_version(x, g->nodes[i].out);
-    }
+    if (!st)
+        st = sg__xrun_rest(x);
     if (st) {
         r = check_error(ctx, st, want, why);
     } else {

@@ -228,7 +228,8 @@ typedef enum {
     P_ADD, P_SUB, P_MUL, P_DIV, P_POW,
     P_EQ, P_NE, P_LT, P_LE, P_GT, P_GE,
     P_WHERE, P_CLAMP,
-    P_NEG, P_ABS, P_EXP, P_LOG, P_SIN, P_COS, P_TANH, P_RELU, P_SIGMOID
+    P_NEG, P_ABS, P_EXP, P_LOG, P_SIN, P_COS, P_TANH, P_RELU, P_SIGMOID,
+    P_RSUB, P_RECIP /* rsub: other - alpha * self; reciprocal: 1 / self */
 } pop;
 
 #define MAXOP 3
@@ -389,6 +390,9 @@ static xv compute(const pctx *P, const xv *x)
                                                                   : fma(b, P->alpha_f, a); break;
         case P_SUB: r.f = P->alpha_f == 1 ? r32(a - b, f32) : f32 ? fmaf((float)b, (float)-P->alpha_f, (float)a)
                                                                   : fma(b, -P->alpha_f, a); break;
+        case P_RSUB: r.f = P->alpha_f == 1 ? r32(b - a, f32) : f32 ? fmaf((float)a, (float)-P->alpha_f, (float)b)
+                                                                   : fma(a, -P->alpha_f, b); break;
+        case P_RECIP: r.f = r32(1.0 / a, f32); break;
         case P_MUL: r.f = r32(a * b, f32); break;
         case P_DIV: r.f = r32(a / b, f32); break;
         case P_POW: r.f = P->scalar_exp ? fpow_scalar(a, b, f32) : fpow(a, b, f32); break;
@@ -425,6 +429,7 @@ static xv compute(const pctx *P, const xv *x)
     switch (P->op) {
     case P_ADD: r.i = (int64_t)(a + (uint64_t)P->alpha_i * b); break;
     case P_SUB: r.i = (int64_t)(a - (uint64_t)P->alpha_i * b); break;
+    case P_RSUB: r.i = (int64_t)(b - (uint64_t)P->alpha_i * a); break;
     case P_MUL: r.i = (int64_t)(a * b); break;
     case P_DIV: r.i = sb ? sa / sb : 0; break; /* not reached: div computes in float */
     case P_POW: r.i = ipow(sa, sb); break;
@@ -461,13 +466,13 @@ static sg_status pointwise(sg__xcall *c, pop op)
     CHAIN(collect(c, &o));
     int cd = common_dtype(&o);
     bool float_op = op == P_DIV || op == P_EXP || op == P_LOG || op == P_SIN || op == P_COS || op == P_TANH ||
-                    op == P_SIGMOID;
+                    op == P_SIGMOID || op == P_RECIP;
     if (float_op && !is_float(cd))
         cd = SG_FLOAT64;
     pctx P = {.op = op, .isf = is_float(cd), .f32 = cd == SG_FLOAT32, .alpha_f = 1, .alpha_i = 1};
     if (op == P_NEG && cd == SG_BOOL)
         return sg__err(c->ctx, SG_ETYPE, "%s: negation, the `-` operator, on a bool tensor is not supported", c->op);
-    if (op == P_SUB && cd == SG_BOOL)
+    if ((op == P_SUB || op == P_RSUB) && cd == SG_BOOL)
         return sg__err(c->ctx, SG_ETYPE, "%s: subtraction, the `-` operator, with two bool tensors is not supported",
                        c->op);
     if (op == P_ABS && cd == SG_BOOL)
@@ -545,6 +550,8 @@ static sg_status pointwise(sg__xcall *c, pop op)
     }
 POINTWISE(k_add, P_ADD)
 POINTWISE(k_sub, P_SUB)
+POINTWISE(k_rsub, P_RSUB)
+POINTWISE(k_reciprocal, P_RECIP)
 POINTWISE(k_mul, P_MUL)
 POINTWISE(k_div, P_DIV)
 POINTWISE(k_pow, P_POW)
@@ -1165,7 +1172,7 @@ static const struct {
     {"div", k_div}, {"div_", k_div}, {"pow", k_pow}, {"eq", k_eq}, {"ne", k_ne}, {"lt", k_lt}, {"le", k_le},
     {"gt", k_gt}, {"ge", k_ge}, {"where", k_where}, {"clamp", k_clamp}, {"clamp_", k_clamp}, {"neg", k_neg},
     {"abs", k_abs}, {"exp", k_exp}, {"log", k_log}, {"sin", k_sin}, {"sin_", k_sin}, {"cos", k_cos},
-    {"tanh", k_tanh}, {"relu", k_relu}, {"sigmoid", k_sigmoid},
+    {"tanh", k_tanh}, {"relu", k_relu}, {"sigmoid", k_sigmoid}, {"rsub", k_rsub}, {"reciprocal", k_reciprocal},
     {"copy_", k_copy_}, {"copy", k_copy}, {"fill_", k_fill_}, {"zero_", k_fill_}, {"clone", k_clone},
     {"contiguous", k_clone},
     {"zeros", k_create}, {"ones", k_create}, {"full", k_create}, {"empty", k_create}, {"zeros_like", k_create},

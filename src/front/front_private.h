@@ -129,11 +129,12 @@ void sg__walk_free(sg__walk *w);
 
 /* Inputs. _value: a value of the tracer (trace); _tensor: a concrete
  * tensor (eager: the run takes a reference; an input viewing the storage of
- * an earlier one aliases it in the graph too); _int: an int (eager);
+ * an earlier one aliases it in the graph too; requires_grad as for
+ * sg_tracer_input_tensor); _int: an int (eager);
  * _same: the very object of an earlier parameter (`input b = a`).
  * Errors: SG_EINVAL (no parameter of that name), SG_ENOMEM. */
 sg_status sg__walk_input_value(sg__walk *w, const char *name, uint32_t v);
-sg_status sg__walk_input_tensor(sg__walk *w, const char *name, struct sg__xtensor *x);
+sg_status sg__walk_input_tensor(sg__walk *w, const char *name, struct sg__xtensor *x, int requires_grad);
 sg_status sg__walk_input_int(sg__walk *w, const char *name, int64_t value);
 sg_status sg__walk_input_same(sg__walk *w, const char *name, const char *as);
 

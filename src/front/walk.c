@@ -400,7 +400,7 @@ sg_status sg__walk_input_same(sg__walk *W, const char *name, const char *as)
     return bind_param(W, pn, *o);
 }
 
-sg_status sg__walk_input_tensor(sg__walk *W, const char *name, sg__xtensor *xt)
+sg_status sg__walk_input_tensor(sg__walk *W, const char *name, sg__xtensor *xt, int requires_grad)
 {
     if (!W->eager)
         return sg__err(W->ctx, SG_EINVAL, "a concrete input in a trace");
@@ -428,7 +428,7 @@ sg_status sg__walk_input_tensor(sg__walk *W, const char *name, sg__xtensor *xt)
         }
     }
     sg_value v;
-    TRY(sg_tracer_input_view(W->t, &v, name, &fake, (sg_dtype)xt->dtype, xt->requires_grad, of));
+    TRY(sg_tracer_input_view(W->t, &v, name, &fake, (sg_dtype)xt->dtype, requires_grad, of));
     sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = xt};
     TRY(sg__xrun_input(W->x, v, &xv));
     /* the run shares the input's version counter: writes bump the caller's */
@@ -525,14 +525,16 @@ static sg_status to_wv(sg__walk *W, sg_value v, wv *out)
 
 /* Call aten operator op; *out is its result. An in-place operator gives
  * back its self object (now at the new value), out= its out object. */
-static sg_status op_call(sg__walk *W, const sg__py *at, const char *op, const sg_arg *args, size_t n, wobj *writes,
-                         wv *out)
+static sg_status op_call_flags(sg__walk *W, const sg__py *at, const char *op, const sg_arg *args, size_t n,
+                               wobj *writes, wv *out, uint8_t flags)
 {
     uint32_t first_node = (uint32_t)W->g->nnodes, first_val = (uint32_t)W->g->nvals;
     sg_value v;
     sg_status s = sg_tracer_call(W->t, &v, op, args, n, W->line);
     if (s)
         return wfail(W, at, s);
+    if (flags && W->g->nnodes > first_node) /* before an eager run sees the node */
+        W->g->nodes[W->g->nnodes - 1].flags |= flags;
     if (W->eager && (s = eager_catch_up(W, first_node, first_val)))
         return wfail(W, at, s);
     if (writes) {
@@ -542,6 +544,14 @@ static sg_status op_call(sg__walk *W, const sg__py *at, const char *op, const sg
         return SG_OK;
     }
     return to_wv(W, v, out);
+}
+
+/* Call aten operator op; *out is its result. An in-place operator gives
+ * back its self object (now at the new value), out= its out object. */
+static sg_status op_call(sg__walk *W, const sg__py *at, const char *op, const sg_arg *args, size_t n, wobj *writes,
+                         wv *out)
+{
+    return op_call_flags(W, at, op, args, n, writes, out, 0);
 }
 
 /* ---- reading values ---- */
@@ -793,15 +803,17 @@ static const pyop pyops[] = {
     {"mul_", {"mul_.Tensor"}, PY_WRAP},
     {"narrow", {"narrow"}, 0},
     {"ne", {"ne.Tensor", "ne.Scalar"}, 0},
-    {"neg", {"neg"}, 0},
+    {"neg", {"neg", "neg.out"}, 0},
     {"nonzero", {"nonzero"}, 0},
     {"ones", {"ones"}, PY_FUNC | PY_VARARGS | PY_CREATE},
     {"ones_like", {"ones_like"}, 0},
     {"permute", {"permute"}, PY_VARARGS},
     {"pow", {"pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar"}, 0},
+    {"reciprocal", {"reciprocal"}, 0},
     {"relu", {"relu"}, 0},
     {"requires_grad_", {"requires_grad_"}, 0},
     {"reshape", {"reshape"}, PY_VARARGS},
+    {"rsub", {"rsub.Scalar"}, 0},
     {"select", {"select.int"}, 0},
     {"set_", {"set_.source_Tensor"}, 0},
     {"sigmoid", {"sigmoid"}, 0},
@@ -954,6 +966,14 @@ static sg_status call_pyop(sg__walk *W, const sg__py *at, const pyop *p, wv *pos
             nchosen = n;
         }
     }
+    for (size_t k = 0; k < nkw && !chosen; k++)
+        if (!strcmp(kwn[k], "out")) {
+            bool any_out = false;
+            for (int c = 0; c < 3 && p->ops[c]; c++)
+                any_out |= strstr(p->ops[c], ".out") != NULL;
+            if (!any_out)
+                return werr(W, at, SG_EUNSUPPORTED, "unsupported: %s with out= (not in the operator list)", p->py);
+        }
     if (!chosen) {
         char sig[256] = "";
         size_t len = 0;
@@ -977,8 +997,11 @@ static sg_status call_pyop(sg__walk *W, const sg__py *at, const pyop *p, wv *pos
         if (!strcmp(kwn[k], "out") && kwv[k].kind == W_TENSOR)
             out_obj = kwv[k].u.t;
     }
-    if ((p->flags & PY_CREATE) && !has_dtype && strcmp(p->py, "arange")) { /* float64 by default */
+    if ((p->flags & PY_CREATE) && !has_dtype && strcmp(p->py, "arange")) {
+        /* float64 by default; full takes its fill value's type */
         wv d = {.kind = W_DTYPE, .u.dtype = SG_FLOAT64};
+        if (!strcmp(p->py, "full") && nchosen > 1)
+            d.u.dtype = packed[1].kind == W_INT ? SG_INT64 : packed[1].kind == W_BOOL ? SG_BOOL : SG_FLOAT64;
         TRY(arg_of(W, at, A, &d, "dtype"));
     }
     if (!strcmp(p->py, "arange") && !has_dtype) { /* integral ends make int64, else the default dtype */
@@ -993,7 +1016,13 @@ static sg_status call_pyop(sg__walk *W, const sg__py *at, const pyop *p, wv *pos
     wobj *writes = out_obj;
     if (chosen->flags & SG_OPF_INPLACE)
         writes = packed[0].u.t;
-    return op_call(W, at, full, A->a, A->n, writes, out);
+    size_t first_val = W->g->nvals;
+    TRY(op_call(W, at, full, A->a, A->n, writes, out));
+    if (out->kind == W_TENSOR && out->u.t->v < first_val) /* an argument given back: its very object */
+        for (size_t i = 0; i < nchosen; i++)
+            if (packed[i].kind == W_TENSOR && packed[i].u.t->v == out->u.t->v)
+                out->u.t = packed[i].u.t;
+    return SG_OK;
 }
 
 /* ---- subscripts ---- */
@@ -1208,9 +1237,21 @@ static sg_status tensor_binop(sg__walk *W, const sg__py *at, int op, wv *a, wv *
     default: return werr(W, at, SG_EUNSUPPORTED, "unsupported: operator %s on tensors",
                          op == SG_PYOP_FLOORDIV ? "//" : op == '%' ? "%" : "?");
     }
-    if (!ta && (op == '-' || op == '/'))
-        return werr(W, at, SG_EUNSUPPORTED, "unsupported: a number %s a tensor (aten.%s)", op == '-' ? "-" : "/",
-                    op == '-' ? "rsub" : "reciprocal");
+    if (!ta && op == '-') { /* 2 - x: __rsub__, rsub.Scalar(x, 2) */
+        argv *A = wmem(W, sizeof *A);
+        if (!A)
+            return sg__nomem(W->ctx);
+        TRY(arg_of(W, at, A, b, NULL));
+        TRY(arg_of(W, at, A, a, NULL));
+        return op_call(W, at, "rsub.Scalar", A->a, A->n, NULL, out);
+    }
+    if (!ta && op == '/') { /* 2 / x: __rtruediv__, x.reciprocal() * 2 */
+        wv r;
+        sg_arg x = {.kind = SG_ARG_VALUE, .u.v = b->u.t->v};
+        TRY(op_call(W, at, "reciprocal", &x, 1, NULL, &r));
+        wv pos[2] = {r, *a};
+        return call_pyop(W, at, pyop_find("mul"), pos, 2, NULL, NULL, 0, out);
+    }
     wv pos[2];
     if (ta || op == SG_PYOP_POW) {
         pos[0] = *a;
@@ -1219,9 +1260,7 @@ static sg_status tensor_binop(sg__walk *W, const sg__py *at, int op, wv *a, wv *
         pos[0] = *b;
         pos[1] = *a;
     }
-    if (op == SG_PYOP_POW && !ta) { /* 2 ** x */
-        const sg__schema *s = sg__opreg_find(walk_reg(W), "pow.Scalar");
-        (void)s;
+    if (op == SG_PYOP_POW && !ta) { /* 2 ** x (1.13 records lift_fresh_copy and pow.Tensor_Tensor) */
         argv *A = wmem(W, sizeof *A);
         if (!A)
             return sg__nomem(W->ctx);
@@ -1347,14 +1386,7 @@ static sg_status tolist(sg__walk *W, const sg__py *at, wobj *t, wv *out)
 static sg_status data_of(sg__walk *W, const sg__py *at, wobj *t, wv *out)
 {
     sg_arg a = {.kind = SG_ARG_VALUE, .u.v = t->v};
-    TRY(op_call(W, at, "detach", &a, 1, NULL, out));
-    W->g->nodes[W->g->nnodes - 1].flags |= SG_NODE_DATA;
-    if (W->eager) { /* .data has a version counter of its own */
-        sg_status s = sg__xrun_fresh_version(W->x, out->u.t->v);
-        if (s)
-            return wfail(W, at, s);
-    }
-    return SG_OK;
+    return op_call_flags(W, at, "detach", &a, 1, NULL, out, SG_NODE_DATA); /* a version counter of its own */
 }
 
 /* A method call on a tensor that is not an aten operator of its own. */
@@ -1785,8 +1817,8 @@ static sg_status assign(sg__walk *W, frame *f, const sg__py *target, wv v)
         wv d;
         TRY(data_of(W, target, v.u.t, &d));
         sg_arg a[2] = {{.kind = SG_ARG_VALUE, .u.v = obj.u.t->v}, {.kind = SG_ARG_VALUE, .u.v = d.u.t->v}};
-        wv r;
-        return op_call(W, target, "set_.source_Tensor", a, 2, obj.u.t, &r);
+        wv r; /* flagged: the version counter stays where it was, as in PyTorch */
+        return op_call_flags(W, target, "set_.source_Tensor", a, 2, obj.u.t, &r, SG_NODE_DATA);
     }
     return werr(W, target, SG_EUNSUPPORTED, "unsupported: assignment to this target");
 }

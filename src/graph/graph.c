@@ -113,6 +113,7 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
     t->offset = offset;
     t->storage = storage != SG_NOVAL ? storage : g->nstorages++;
     t->base = SG_NOVAL;
+    t->leaf = true;
     return SG_OK;
 }
 

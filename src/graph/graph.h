@@ -43,6 +43,8 @@ typedef enum sg__vkind {
 typedef struct sg__fake_tensor {
     uint8_t dtype;         /* sg_dtype */
     bool requires_grad;
+    bool leaf;             /* autograd's is_leaf: no grad_fn (inputs given as leaves, results that do
+                              not require grad, detach) */
     uint32_t ndim;
     uint32_t dims;         /* exprs[dims .. dims + ndim): sizes; then ndim strides */
     const sg_expr *offset; /* storage offset */

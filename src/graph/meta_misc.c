@@ -325,9 +325,6 @@ sg_status sg__meta_matmul(sg__mcall *m, uint32_t *out)
     const sg_expr *sa[SG_MAX_DIMS], *sb[SG_MAX_DIMS], *sizes[SG_MAX_DIMS];
     sizes_of(m, a, sa);
     sizes_of(m, b, sb);
-    CHAIN(same_dtype(m, a, b));
-    if (sg__mt(m, a)->dtype == SG_BOOL)
-        return sg__err(m->g->ctx, SG_ETYPE, "%s: not implemented for bool", m->op);
     bool mm = !strcmp(m->s->name, "mm"), bmm = !strcmp(m->s->name, "bmm");
     if (!mm && !bmm && (ra > 2 || rb > 2)) /* matmul's folding and batching: strides not yet exact */
         return sg__err(m->g->ctx, SG_EUNSUPPORTED, "%s: unsupported: matmul of a tensor of more than 2 dimensions "
@@ -336,6 +333,9 @@ sg_status sg__meta_matmul(sg__mcall *m, uint32_t *out)
         return sg__meta_shape_error(m, mm ? "both operands must be matrices"
                                        : bmm ? "both operands must be 3-D" : "both operands must be at least 1-D");
     CHAIN(inner(m, sa[ra - 1], sb[rb >= 2 ? rb - 2 : 0]));
+    CHAIN(same_dtype(m, a, b)); /* after the sizes, as PyTorch checks them */
+    if (sg__mt(m, a)->dtype == SG_BOOL)
+        return sg__err(m->g->ctx, SG_ETYPE, "%s: not implemented for bool", m->op);
     size_t n = 0;
     if (ra >= 2 || rb >= 2) { /* batch dimensions, broadcast */
         size_t ba = ra >= 2 ? ra - 2 : 0, bb = rb >= 2 ? rb - 2 : 0, nb = ba > bb ? ba : bb;
@@ -478,6 +478,10 @@ sg_status sg__meta_requires_grad(sg__mcall *m, uint32_t *out)
     bool flag = m->a[1].kind != SG_A_BOOL || m->a[1].u.b;
     if (flag && !is_float(t->dtype))
         return sg__err(m->g->ctx, SG_ETYPE, "%s: only tensors of floating point dtype can require gradients", m->op);
+    if (!flag && !t->leaf)
+        return sg__err(m->g->ctx, SG_EAUTOGRAD, "%s: you can only change requires_grad flags of leaf variables",
+                       m->op);
+    bool leaf = t->leaf;
     const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
     sizes_of(m, self, sizes);
     for (uint32_t d = 0; d < t->ndim; d++)
@@ -485,6 +489,7 @@ sg_status sg__meta_requires_grad(sg__mcall *m, uint32_t *out)
     uint32_t base = t->base; /* read before the values grow */
     CHAIN(sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, strides, t->offset, t->storage));
     m->g->vals[*out].u.t.requires_grad = flag;
+    m->g->vals[*out].u.t.leaf = leaf;
     m->g->vals[*out].u.t.base = base;
     return SG_OK;
 }

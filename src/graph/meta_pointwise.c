@@ -81,18 +81,18 @@ typedef enum {
 static kind kind_of(const char *name)
 {
     static const char *const cmp[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-    static const char *const flt[] = {"exp", "log", "sin", "cos", "tanh", "sigmoid"};
+    static const char *const flt[] = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "reciprocal"};
     char base[SG_SCHEMA_NAME];
     size_t n = strlen(name);
     memcpy(base, name, n + 1);
     if (n && base[n - 1] == '_')
         base[n - 1] = '\0';
-    for (size_t i = 0; i < 6; i++) {
+    for (size_t i = 0; i < sizeof cmp / sizeof *cmp; i++)
         if (!strcmp(base, cmp[i]))
             return K_COMPARE;
+    for (size_t i = 0; i < sizeof flt / sizeof *flt; i++)
         if (!strcmp(base, flt[i]))
             return K_FLOAT;
-    }
     if (!strcmp(base, "div"))
         return K_DIV;
     if (!strcmp(base, "copy") || !strcmp(base, "fill") || !strcmp(base, "zero"))
@@ -561,7 +561,7 @@ static sg_status result_dtype(sg__mcall *m, const operands *o, sg_dtype *out)
             return sg__err(m->g->ctx, SG_ESHAPE, "%s: fill_ only supports a 0-dimension value tensor", m->op);
         break;
     case K_ARITH:
-        if (!strncmp(m->s->name, "sub", 3) && o->any_bool)
+        if ((!strncmp(m->s->name, "sub", 3) || !strcmp(m->s->name, "rsub")) && o->any_bool)
             return sg__err(m->g->ctx, SG_ETYPE, "%s: subtraction with a bool tensor is not supported", m->op);
         if (!strncmp(m->s->name, "pow", 3) && d == SG_BOOL)
             return sg__err(m->g->ctx, SG_ETYPE, "%s: pow is not implemented for bool", m->op);
@@ -644,22 +644,21 @@ static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char 
     const sg__fake_tensor *t = sg__mt(m, dst);
     bool overlap = false;
     bool fill = strcmp(m->s->name, "fill_") == 0 || strcmp(m->s->name, "zero_") == 0; /* fill_ checks no overlap */
-    sg_status s0 = fill ? SG_OK : overlaps(m, dst, &overlap);
+    /* x.copy_(x) returns at once (copy_impl's self.is_same(src)) */
+    bool itself = !strcmp(m->s->name, "copy_") && m->a[1].kind == SG_A_VALUE && m->a[1].u.v == dst;
+    sg_status s0 = fill || itself ? SG_OK : overlaps(m, dst, &overlap);
     if (s0)
         return s0;
     if (overlap)
         return sg__err(m->g->ctx, SG_EALIASING, "%s: more than one element of the written-to tensor refers to a "
                                                 "single memory location; clone() it first", m->op);
-    for (size_t k = 0; k < o->n; k++) {
+    for (size_t k = 0; k < o->n && !itself; k++) {
         if ((s0 = partial_overlap(m, dst, o->t[k], &overlap)))
             return s0;
         if (overlap)
             return sg__err(m->g->ctx, SG_EALIASING, "%s: some elements of an input and the written-to tensor refer "
                                                     "to a single memory location; clone() it first", m->op);
     }
-    if (kind_of(m->s->name) != K_FILL && !can_cast(d, (sg_dtype)t->dtype))
-        return sg__err(m->g->ctx, SG_ETYPE, "%s: result type %s can't be cast to the desired output type %s", m->op,
-                       sg__dtype_name(d), sg__dtype_name((sg_dtype)t->dtype));
     bool same = t->ndim == n;
     for (size_t i = 0; i < n && same; i++) {
         if (sizes[i] == sg__graph_size(m->g, dst, i))
@@ -668,8 +667,12 @@ static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char 
         if (s)
             return s;
     }
-    if (!same && !strcmp(what, "self"))
+    if (!same && !strcmp(what, "self")) /* TensorIterator's shape comes before its types */
         return sg__meta_shape_error(m, "the broadcast shape does not match the shape of self");
+    t = sg__mt(m, dst);
+    if (kind_of(m->s->name) != K_FILL && !can_cast(d, (sg_dtype)t->dtype))
+        return sg__err(m->g->ctx, SG_ETYPE, "%s: result type %s can't be cast to the desired output type %s", m->op,
+                       sg__dtype_name(d), sg__dtype_name((sg_dtype)t->dtype));
     const sg_expr *strides[SG_MAX_DIMS];
     uint32_t base = t->base; /* the tensor written stays a view of what it viewed */
     sg_status s;

@@ -42,10 +42,11 @@ static sg_status view_make(view *V, uint32_t *out)
         base = SG_NOVAL;
     else if (V->m->s->flags & SG_OPF_INPLACE)
         base = t->base;
+    bool rg = t->requires_grad; /* t points into the values, which the new one may move */
     sg_status s = sg__meta_tensor(V->m, out, (sg_dtype)t->dtype, V->n, V->sizes, V->strides, V->offset, t->storage);
     if (!s) {
         V->m->g->vals[*out].u.t.base = base;
-        V->m->g->vals[*out].u.t.requires_grad = t->requires_grad && strcmp(name, "detach") && strcmp(name, "detach_");
+        V->m->g->vals[*out].u.t.requires_grad = rg && strcmp(name, "detach") && strcmp(name, "detach_");
     }
     return s;
 }

@@ -159,6 +159,7 @@ sg_status sg_tracer_input_view(sg_tracer *t, sg_value *out, const char *name, co
     if (s)
         return s;
     t->g->vals[v].u.t.requires_grad = requires_grad != 0;
+    t->g->vals[v].u.t.leaf = requires_grad != 2;
     *out = v;
     return SG_OK;
 }
@@ -546,10 +547,55 @@ static sg_status composite_flatten(sg_tracer *t, sg__mcall *m, sg_value *out, un
  * differentiable floating result of an input that requires grad requires
  * grad (a written tensor keeps its flag and gains the inputs'); views keep
  * their source's (the view rules set it), except under no_grad. */
+static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v);
+
 static void propagate_grad(sg_tracer *t, const sg__mcall *m, uint32_t v)
 {
     sg__graph *g = t->g;
-    if (g->vals[v].kind != SG_V_TENSOR || !strcmp(m->s->name, "requires_grad_") || !strcmp(m->s->name, "detach_"))
+    if (g->vals[v].kind == SG_V_LIST) {
+        for (uint32_t i = 0; i < g->vals[v].u.list.n; i++)
+            propagate_grad(t, m, g->ids[g->vals[v].u.list.off + i]);
+        return;
+    }
+    if (g->vals[v].kind != SG_V_TENSOR || !strcmp(m->s->name, "requires_grad_"))
+        return;
+    propagate_grad_flag(t, m, v);
+    if (strcmp(m->s->name, "set_")) /* set_ keeps self's grad_fn */
+        g->vals[v].u.t.leaf = !g->vals[v].u.t.requires_grad;
+}
+
+/* What autograd refuses before running an operator under grad mode: an
+ * in-place write into a leaf that requires grad or a view of one, and out=
+ * with an argument that requires grad. */
+static sg_status autograd_check(sg_tracer *t, const sg__mcall *m)
+{
+    if (t->no_grad || !(m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) || !strcmp(m->s->name, "detach_") ||
+        !strcmp(m->s->name, "requires_grad_"))
+        return SG_OK;
+    const sg__graph *g = t->g;
+    if (m->s->flags & SG_OPF_OUT) {
+        for (int i = 0; i < m->s->nargs; i++)
+            if (m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR &&
+                g->vals[m->a[i].u.v].u.t.requires_grad)
+                return sg__err(t->ctx, SG_EAUTOGRAD, "%s: functions with out=... arguments don't support automatic "
+                                                     "differentiation, but one of the arguments requires grad",
+                               m->op);
+        return SG_OK;
+    }
+    const sg__fake_tensor *self = &g->vals[m->a[0].u.v].u.t;
+    if (self->requires_grad && self->leaf)
+        return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a leaf Variable that requires grad is being used in an in-place "
+                                             "operation", m->op);
+    if (self->base != SG_NOVAL && g->vals[self->base].u.t.requires_grad && g->vals[self->base].u.t.leaf)
+        return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a view of a leaf Variable that requires grad is being used in an "
+                                             "in-place operation", m->op);
+    return SG_OK;
+}
+
+static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
+{
+    sg__graph *g = t->g;
+    if (!strcmp(m->s->name, "detach_"))
         return;
     sg__fake_tensor *r = &g->vals[v].u.t;
     bool any = false, written_rg = false;
@@ -666,6 +712,8 @@ sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_a
         *out = s ? SG_NOVAL : v;
         return s;
     }
+    if (!s)
+        s = autograd_check(t, &m);
     if (!s)
         s = rule(&m, &v);
     if (!s && v != SG_NOVAL)

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Random programs for the differential test of `eager` against PyTorch.
 
-    prog_gen.py [--seed S] [--count N] [--grad] [--errors FRACTION]
+    prog_gen.py [--seed S] [--count N] [--grad] [--no-requires-grad] [--errors FRACTION]
                 [--overrides FRACTION] [-o FILE]
 
 Writes a battery (spec/battery.md, spec/program.md) of N cases to FILE
@@ -17,7 +17,9 @@ program.md (with `.data`, set_, out=, `with torch.no_grad():` and
     eager 1 => RESULT
 (and, for --overrides of the cases, `eager S NAME sizes=[...] => RESULT`)
 with RESULT computed by torch through prog_torch.py: outputs, inputs after
-the call, `is` and version items; --grad adds the grad items.
+the call, `is` and version items; --grad adds the grad items;
+--no-requires-grad declares no input that requires grad (so no backward
+runs: the eager runs of shapeguard have no autograd yet).
 
 How programs are made: statements are drawn one at a time and each one is
 run in torch at once (seed-0 inputs), so the generator knows the real
@@ -94,6 +96,8 @@ class Failed(Exception):
 
 
 class CaseGen:
+    requires_grad_inputs = True  # --no-requires-grad: no input requires grad (no backward runs)
+
     def __init__(self, rng, want_error, grad_items):
         self.r = rng
         self.want_error = want_error
@@ -143,7 +147,9 @@ class CaseGen:
                 words.append("dtype=" + dt)
             fl = F(True, 8 if dt == "int64" else (1 if dt == "bool" else 2), 0 if dt in ("int64", "bool") else 2)
             if dt == "float64" and r.random() < 0.25:
-                words.append(r.choice(["requires_grad", "requires_grad=leaf"]))
+                rg = r.choice(["requires_grad", "requires_grad=leaf"])
+                if self.requires_grad_inputs:  # the same random stream either way
+                    words.append(rg)
             self.decls.append(" ".join(words))
             self.flags[name] = fl
             tensors.append((name, ndim, sizes))
@@ -1031,6 +1037,8 @@ def main(argv):
             count = int(next(it))
         elif a == "--grad":
             grad = True
+        elif a == "--no-requires-grad":
+            CaseGen.requires_grad_inputs = False
         elif a == "--errors":
             errors = float(next(it))
         elif a == "--overrides":
