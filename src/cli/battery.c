@@ -793,6 +793,7 @@ static const command commands[] = {
     { "shape", ARROW_ALWAYS, cmd_shape },
     { "eager", ARROW_ALWAYS, cmd_eager },
     { "run", ARROW_ALWAYS, cmd_run },
+    { "layouts", ARROW_ALWAYS, cmd_layouts },
 };
 
 static const command *find_command(const char *word, size_t n)

@@ -98,6 +98,7 @@ cmd_result cmd_placeholders(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli
 cmd_result cmd_shape(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_layouts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 
 /* Tensor inputs and guards at call time (battery_tensor.c). */
 cmd_result cmd_tensor(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);

@@ -635,6 +635,23 @@ static int same_words(const char *a, const char *b)
     }
 }
 
+/* Are a and b the same text, blanks aside? */
+static int same_text(const char *a, const char *b)
+{
+    for (;;) {
+        while (cli_is_blank(*a))
+            a++;
+        while (cli_is_blank(*b))
+            b++;
+        if (*a != *b)
+            return 0;
+        if (!*a)
+            return 1;
+        a++;
+        b++;
+    }
+}
+
 static int need_main_graph(const cmd_line *ln, cli_str *why)
 {
     if (*ln->args) {
@@ -677,20 +694,10 @@ cmd_result cmd_placeholders(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli
         if (g->nodes[i].kind == SG_N_PLACEHOLDER)
             cli_str_addf(&got, "%s%s", got.n ? ", " : "", g->vals[g->nodes[i].out].name);
     cmd_result r = CMD_PASS;
-    /* compare item by item, blanks aside */
-    cli_str a = CLI_STR_INIT, b = CLI_STR_INIT;
-    for (const char *s = cli_str_get(&got); *s; s++)
-        if (!cli_is_blank(*s))
-            cli_str_addn(&a, s, 1);
-    for (const char *s = ln->expected; *s; s++)
-        if (!cli_is_blank(*s))
-            cli_str_addn(&b, s, 1);
-    if (strcmp(cli_str_get(&a), cli_str_get(&b))) {
+    if (!same_text(cli_str_get(&got), ln->expected)) {
         cli_str_addf(why, "expected %s, got %s", ln->expected, got.n ? cli_str_get(&got) : "(none)");
         r = CMD_FAIL;
     }
-    cli_str_free(&a);
-    cli_str_free(&b);
     cli_str_free(&got);
     return r;
 }
@@ -1087,6 +1094,46 @@ static void call_text(case_state *cs, struct cli_program *p, const concrete *c, 
     }
 }
 
+/* Run the traced graph on the concrete inputs c: placeholders get their
+ * tensors (by parameter name) and int inputs the placeholder of their
+ * symbol; then every node runs. *out is the run (freed by the caller, even
+ * on an error). */
+static sg_status run_traced(case_state *cs, struct cli_program *p, const concrete *c, sg__xrun **out)
+{
+    const sg__graph *g = sg__tracer_graph(p->tracer);
+    sg_status st = sg__xrun_new(cs->ctx, g, out);
+    sg__xrun *x = *out;
+    for (size_t i = 0; i < g->nnodes && !st; i++) {
+        const sg__gnode *nd = &g->nodes[i];
+        const sg__gval *v = &g->vals[nd->out];
+        if (nd->kind != SG_N_PLACEHOLDER || v->kind != SG_V_TENSOR)
+            continue;
+        for (size_t k = 0; k < c->n; k++)
+            if (!strcmp(sg__prog_param(p->prog, k), v->name)) {
+                sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = c->t[k]};
+                sg__xt_ref(c->t[k]);
+                st = sg__xrun_input(x, nd->out, &xv);
+                break;
+            }
+    }
+    for (size_t k = 0; k < c->n && !st; k++) { /* int inputs: the placeholder of their symbol */
+        const sg_expr *e;
+        if (!c->is_int[k] || !(e = int_input(cs, sg__prog_param(p->prog, k))) || sg_expr_op(e) != SG_OP_SYM)
+            continue;
+        for (size_t j = 0; j < g->nnodes; j++) {
+            const sg__gval *v = &g->vals[g->nodes[j].out];
+            if (g->nodes[j].kind == SG_N_PLACEHOLDER && v->kind == SG_V_SYMINT && v->u.e == e) {
+                sg__xval xv = {.kind = SG_XV_INT, .u.i = c->ints[k]};
+                st = sg__xrun_input(x, g->nodes[j].out, &xv);
+                break;
+            }
+        }
+    }
+    if (!st)
+        st = sg__xrun_rest(x);
+    return st;
+}
+
 /* run [S] [NAME sizes=[...]] ... => RESULT | fail | fail: TEXT */
 cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
@@ -1150,37 +1197,8 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         return CMD_FAIL;
     }
     /* then the traced graph, as captured */
-    const sg__graph *g = sg__tracer_graph(p->tracer);
     sg__xrun *x = NULL;
-    sg_status st = sg__xrun_new(ctx, g, &x);
-    for (size_t i = 0; i < g->nnodes && !st; i++) {
-        const sg__gnode *nd = &g->nodes[i];
-        const sg__gval *v = &g->vals[nd->out];
-        if (nd->kind != SG_N_PLACEHOLDER || v->kind != SG_V_TENSOR)
-            continue;
-        for (size_t k = 0; k < c.n; k++)
-            if (!strcmp(sg__prog_param(p->prog, k), v->name)) {
-                sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = c.t[k]};
-                sg__xt_ref(c.t[k]);
-                st = sg__xrun_input(x, nd->out, &xv);
-                break;
-            }
-    }
-    for (size_t k = 0; k < c.n && !st; k++) { /* int inputs: the placeholder of their symbol */
-        const sg_expr *e;
-        if (!c.is_int[k] || !(e = int_input(cs, sg__prog_param(p->prog, k))) || sg_expr_op(e) != SG_OP_SYM)
-            continue;
-        for (size_t j = 0; j < g->nnodes; j++) {
-            const sg__gval *v = &g->vals[g->nodes[j].out];
-            if (g->nodes[j].kind == SG_N_PLACEHOLDER && v->kind == SG_V_SYMINT && v->u.e == e) {
-                sg__xval xv = {.kind = SG_XV_INT, .u.i = c.ints[k]};
-                st = sg__xrun_input(x, g->nodes[j].out, &xv);
-                break;
-            }
-        }
-    }
-    if (!st)
-        st = sg__xrun_rest(x);
+    sg_status st = run_traced(cs, p, &c, &x);
     if (st) {
         r = check_error(ctx, st, want, why);
     } else {
@@ -1210,4 +1228,71 @@ int program_print_graph(case_state *cs, int dot, FILE *out, FILE *err)
     fputs(text, out);
     sg_free(text);
     return 1;
+}
+
+/* layouts => NAME=[SIZES]/[STRIDES]/OFFSET; ...: the meta-rule check. The
+ * traced graph runs on the inputs of seed 0; each named tensor of the entry
+ * function has the sizes, strides and storage offset of its fake tensor,
+ * evaluated under that run's bindings (unbacked symbols included), and
+ * they must be those written (PyTorch's, in the differential test). */
+cmd_result cmd_layouts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    struct cli_program *p = traced(cs, why);
+    if (!p)
+        return CMD_FAIL;
+    concrete c;
+    if (!build_inputs(cs, p, 0, NULL, 0, &c, NULL, why))
+        return CMD_FAIL;
+    sg__xrun *x = NULL;
+    sg_status st = run_traced(cs, p, &c, &x);
+    cmd_result r = CMD_PASS;
+    if (st) {
+        cli_str_adds(why, "the traced graph does not run: ");
+        cli_str_add_error(why, ctx, st);
+        r = CMD_FAIL;
+    }
+    for (const char *q = ln->expected; *q && r == CMD_PASS;) {
+        const char *e = strchr(q, ';');
+        size_t n = e ? (size_t)(e - q) : strlen(q);
+        char *item = cli_xstrndup(q, n);
+        q = e ? e + 1 : q + n;
+        const char *eq = strchr(item, '=');
+        const char *nm = item;
+        size_t nn = eq ? (size_t)(eq - item) : 0;
+        cli_trim(&nm, &nn);
+        char *name = cli_xstrndup(nm, nn);
+        uint32_t v = eq ? sg__walk_local(p->walk, name) : SG_NOVAL;
+        cli_str got = CLI_STR_INIT;
+        if (v == SG_NOVAL) {
+            cli_str_addf(&got, "no tensor named '%s' in the entry function", name);
+        } else {
+            size_t nd = sg_tracer_ndim(p->tracer, v);
+            for (int part = 0; part < 2 && !st; part++) {
+                cli_str_adds(&got, part ? "/[" : "[");
+                for (size_t d = 0; d < nd && !st; d++) {
+                    int64_t k;
+                    st = sg__xrun_eval(x, part ? sg_tracer_stride(p->tracer, v, d) : sg_tracer_size(p->tracer, v, d),
+                                       &k);
+                    cli_str_addf(&got, "%s%lld", d ? ", " : "", (long long)k);
+                }
+                cli_str_adds(&got, "]");
+            }
+            int64_t off = 0;
+            if (!st)
+                st = sg__xrun_eval(x, sg_tracer_offset(p->tracer, v), &off);
+            cli_str_addf(&got, "/%lld", (long long)off);
+        }
+        const char *want = eq ? eq + 1 : "";
+        if (st || v == SG_NOVAL || !same_text(cli_str_get(&got), want)) {
+            cli_str_addf(why, "%sexpected %s=%s, got %s", why->n ? "; " : "", name, want,
+                         st ? "an error" : cli_str_get(&got));
+            r = CMD_FAIL;
+        }
+        cli_str_free(&got);
+        free(name);
+        free(item);
+    }
+    sg__xrun_free(x);
+    concrete_free(&c);
+    return r;
 }
