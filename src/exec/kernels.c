@@ -819,8 +819,8 @@ static sg_status k_matmul(sg__xcall *c)
 {
     sg__xtensor *a, *b, *out;
     CHAIN(need_tensor(c, "self", &a));
-    if (!(b = targ(c, "mat2")))
-        CHAIN(need_tensor(c, "other", &b));
+    if (!(b = targ(c, "mat2")) && !(b = targ(c, "vec"))) /* mm and bmm, mv, dot */
+        CHAIN(need_tensor(c, "tensor", &b));
     if (a->ndim == 0 || b->ndim == 0 || a->ndim > 3 || b->ndim > 3 || (a->ndim == 3) != (b->ndim == 3))
         return sg__err(c->ctx, SG_EUNSUPPORTED, "%s: unsupported: operands of %u and %u dimensions", c->op, a->ndim,
                        b->ndim);
@@ -1184,7 +1184,7 @@ static const struct {
     {"squeeze_", k_view}, {"as_strided_", k_view}, {"detach_", k_view}, {"requires_grad_", k_view},
     {"set_", k_view},
     {"sum", k_reduce}, {"mean", k_reduce}, {"amax", k_reduce}, {"amin", k_reduce},
-    {"mm", k_matmul}, {"bmm", k_matmul}, {"matmul", k_matmul},
+    {"mm", k_matmul}, {"bmm", k_matmul}, {"mv", k_matmul}, {"dot", k_matmul},
     {"cat", k_cat}, {"stack", k_cat},
     {"nonzero", k_nonzero}, {"masked_select", k_masked_select}, {"item", k_item}, {"_local_scalar_dense", k_item},
     {"as_strided_scatter", k_scatter}, {"slice_scatter", k_scatter}, {"select_scatter", k_scatter},

@@ -316,47 +316,35 @@ static sg_status inner(sg__mcall *m, const sg_expr *a, const sg_expr *b)
     return a == b ? SG_OK : sg__meta_check(m, sg__meta_rel(m, SG_REL_EQ, a, b), "the inner sizes must match");
 }
 
-/* mm, bmm, and matmul by the ranks of its operands (batch dimensions
- * broadcast). */
+/* mm ([n, k] @ [k, m]), bmm ([b, n, k] @ [b, k, m]), mv ([n, k] @ [k]) and
+ * dot ([k] . [k]); the sizes checked before the dtypes, as PyTorch does.
+ * matmul is not a rule of its own: the tracer decomposes it into these
+ * (tracer.c), as PyTorch 1.13 does. */
 sg_status sg__meta_matmul(sg__mcall *m, uint32_t *out)
 {
     uint32_t a = m->a[0].u.v, b = m->a[1].u.v;
     size_t ra = sg__mt(m, a)->ndim, rb = sg__mt(m, b)->ndim;
-    const sg_expr *sa[SG_MAX_DIMS], *sb[SG_MAX_DIMS], *sizes[SG_MAX_DIMS];
+    const sg_expr *sa[SG_MAX_DIMS], *sb[SG_MAX_DIMS], *sizes[3];
     sizes_of(m, a, sa);
     sizes_of(m, b, sb);
-    bool mm = !strcmp(m->s->name, "mm"), bmm = !strcmp(m->s->name, "bmm");
-    if (!mm && !bmm && (ra > 2 || rb > 2)) /* matmul's folding and batching: strides not yet exact */
-        return sg__err(m->g->ctx, SG_EUNSUPPORTED, "%s: unsupported: matmul of a tensor of more than 2 dimensions "
-                                                   "(use bmm)", m->op);
-    if ((mm && (ra != 2 || rb != 2)) || (bmm && (ra != 3 || rb != 3)) || ra == 0 || rb == 0)
-        return sg__meta_shape_error(m, mm ? "both operands must be matrices"
-                                       : bmm ? "both operands must be 3-D" : "both operands must be at least 1-D");
+    const char *name = m->s->name;
+    size_t want_a = !strcmp(name, "bmm") ? 3 : !strcmp(name, "dot") ? 1 : 2;
+    size_t want_b = !strcmp(name, "bmm") ? 3 : !strcmp(name, "mm") ? 2 : 1;
+    if (ra != want_a || rb != want_b)
+        return sg__meta_shape_error(m, want_a == 3 ? "both operands must be 3-D"
+                                       : want_b == 2 ? "both operands must be matrices"
+                                       : want_a == 2 ? "a matrix and a vector expected"
+                                                     : "1D tensors expected");
     CHAIN(inner(m, sa[ra - 1], sb[rb >= 2 ? rb - 2 : 0]));
-    CHAIN(same_dtype(m, a, b)); /* after the sizes, as PyTorch checks them */
+    size_t n = 0;
+    if (want_a == 3) { /* no broadcasting: the batch sizes are equal */
+        if (sa[0] != sb[0])
+            CHAIN(sg__meta_check(m, sg__meta_rel(m, SG_REL_EQ, sa[0], sb[0]), "the batch sizes must be equal"));
+        sizes[n++] = sa[0];
+    }
+    CHAIN(same_dtype(m, a, b));
     if (sg__mt(m, a)->dtype == SG_BOOL)
         return sg__err(m->g->ctx, SG_ETYPE, "%s: not implemented for bool", m->op);
-    size_t n = 0;
-    if (ra >= 2 || rb >= 2) { /* batch dimensions, broadcast */
-        size_t ba = ra >= 2 ? ra - 2 : 0, bb = rb >= 2 ? rb - 2 : 0, nb = ba > bb ? ba : bb;
-        for (size_t i = 0; i < nb; i++) {
-            const sg_expr *x = i + ba >= nb ? sa[i + ba - nb] : NULL, *y = i + bb >= nb ? sb[i + bb - nb] : NULL;
-            bool xone = !x, yone = !y;
-            if (x && y && x != y) {
-                CHAIN(sg__meta_eval_oblivious(m, &xone, sg__meta_rel(m, SG_REL_EQ, x, m->g->ctx->one)));
-                if (!xone)
-                    CHAIN(sg__meta_eval_oblivious(m, &yone, sg__meta_rel(m, SG_REL_EQ, y, m->g->ctx->one)));
-                if (!xone && !yone)
-                    CHAIN(sg__meta_check(m, sg__meta_rel(m, SG_REL_EQ, x, y), "the batch sizes must broadcast"));
-            }
-            sizes[n++] = xone ? y : x;
-        }
-        if (bmm) { /* no broadcasting: the batch sizes are equal */
-            CHAIN(sg__meta_check(m, sg__meta_rel(m, SG_REL_EQ, sa[0], sb[0]), "the batch sizes must be equal"));
-            n = 1;
-            sizes[0] = sa[0];
-        }
-    }
     if (ra >= 2)
         sizes[n++] = sa[ra - 2];
     if (rb >= 2)

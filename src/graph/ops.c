@@ -57,6 +57,8 @@ static const char *const table[] = {
     "matmul(Tensor self, Tensor other) -> Tensor",
     "mm(Tensor self, Tensor mat2) -> Tensor",
     "bmm(Tensor self, Tensor mat2) -> Tensor",
+    "mv(Tensor self, Tensor vec) -> Tensor",
+    "dot(Tensor self, Tensor tensor) -> Tensor",
     "cat(Tensor[] tensors, int dim=0) -> Tensor",
     "stack(Tensor[] tensors, int dim=0) -> Tensor",
     "view(Tensor(a) self, SymInt[] size) -> Tensor(a)",

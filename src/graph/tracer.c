@@ -489,7 +489,10 @@ static sg_status reshape_to(sg_tracer *t, sg__mcall *m, sg_value self, const sg_
 {
     const sg_expr *sizes[SG_MAX_DIMS];
     bool viewable;
-    sg_status s = sg__meta_reshape_plan(m, shape, n, sizes, &viewable);
+    sg__mcall r = *m; /* the plan is for self */
+    r.a[0].kind = SG_A_VALUE;
+    r.a[0].u.v = self;
+    sg_status s = sg__meta_reshape_plan(&r, shape, n, sizes, &viewable);
     if (s)
         return s;
     sg_arg a[2] = {{.kind = SG_ARG_VALUE, .u.v = self}, {.kind = SG_ARG_INTS, .u.ints = {n, sizes}}};
@@ -670,6 +673,143 @@ static sg_status composite_contiguous(sg_tracer *t, sg__mcall *m, sg_value *out,
     return sg_tracer_call(t, out, "clone", c, 2, line);
 }
 
+/* Calls of the decompositions below. */
+static sg_status call_vv(sg_tracer *t, sg_value *out, const char *op, sg_value a, sg_value b, unsigned line)
+{
+    sg_arg x[2] = {{.kind = SG_ARG_VALUE, .u.v = a}, {.kind = SG_ARG_VALUE, .u.v = b}};
+    return sg_tracer_call(t, out, op, x, 2, line);
+}
+
+static sg_status call_vi(sg_tracer *t, sg_value *out, const char *op, sg_value a, long i, long j, size_t nints,
+                         unsigned line)
+{
+    sg_arg x[3] = {{.kind = SG_ARG_VALUE, .u.v = a},
+                   {.kind = SG_ARG_INT, .u.e = sg__int_si(t->ctx, i)},
+                   {.kind = SG_ARG_INT, .u.e = sg__int_si(t->ctx, j)}};
+    if (!x[1].u.e || !x[2].u.e)
+        return sg_ctx_last_error(t->ctx);
+    return sg_tracer_call(t, out, op, x, 1 + nints, line);
+}
+
+static sg_status call_sizes(sg_tracer *t, sg_value *out, const char *op, sg_value a, const sg_expr *const *sizes,
+                            size_t n, unsigned line)
+{
+    sg_arg x[2] = {{.kind = SG_ARG_VALUE, .u.v = a}, {.kind = SG_ARG_INTS, .u.ints = {n, sizes}}};
+    return sg_tracer_call(t, out, op, x, 2, line);
+}
+
+/* The product of e[0 .. n) (NULL when memory runs out). */
+static const sg_expr *product(sg_tracer *t, const sg_expr *const *e, size_t n)
+{
+    const sg_expr *p = t->ctx->one;
+    for (size_t i = 0; i < n && p; i++)
+        p = sg__mul(t->ctx, p, e[i]);
+    return p;
+}
+
+/* matmul as PyTorch 1.13 decomposes it (at::native::matmul): dot, mv, mm;
+ * a batch of the larger operand folded into mm or mv where the other is a
+ * vector or a matrix (transposed when the batch is on the right); else
+ * both operands expanded to the broadcast batch, reshaped to 3-D, bmm, and
+ * viewed back. */
+static sg_status composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
+{
+    sg__graph *g = t->g;
+    sg_value a = m->a[0].u.v, b = m->a[1].u.v;
+    size_t da = g->vals[a].u.t.ndim, db = g->vals[b].u.t.ndim;
+    sg_status s;
+    if (da == 0 || db == 0)
+        return sg__meta_shape_error(m, "both arguments to matmul need to be at least 1D");
+    if (da == 1 && db == 1)
+        return call_vv(t, out, "dot", a, b, line);
+    if (da == 2 && db == 1)
+        return call_vv(t, out, "mv", a, b, line);
+    if (da == 2 && db == 2)
+        return call_vv(t, out, "mm", a, b, line);
+    sg_value u, r;
+    if (da == 1 && db == 2) { /* a.unsqueeze(0).mm(b).squeeze_(0) */
+        if ((s = call_vi(t, &u, "unsqueeze", a, 0, 0, 1, line)) || (s = call_vv(t, &r, "mm", u, b, line)))
+            return s;
+        return call_vi(t, out, "squeeze_.dim", r, 0, 0, 1, line);
+    }
+    const sg_expr *shape[SG_MAX_DIMS + 1], *fold[2];
+    if (db <= 2 || da <= 2) { /* fold the batch of the larger operand into mm or mv */
+        bool transpose = db > da;
+        sg_value t1 = a, t2 = b;
+        if (transpose) { /* t1 = b.mT, t2 = a.t() (a matrix) or a */
+            if ((s = call_vi(t, &t1, "transpose.int", b, -2, -1, 2, line)))
+                return s;
+            t2 = a;
+            if (da == 2 && (s = sg_tracer_call(t, &t2, "t", (sg_arg[]){{.kind = SG_ARG_VALUE, .u.v = a}}, 1, line)))
+                return s;
+        }
+        size_t n1 = g->vals[t1].u.t.ndim, n = 0;
+        for (size_t d = 0; d + 1 < n1; d++)
+            shape[n++] = sg__graph_size(g, t1, d);
+        bool matrix = g->vals[t2].u.t.ndim == 2;
+        if (!(fold[0] = product(t, shape, n)))
+            return sg_ctx_last_error(t->ctx);
+        fold[1] = sg__graph_size(g, t1, n1 - 1);
+        if (matrix)
+            shape[n++] = sg__graph_size(g, t2, 1);
+        sg_value folded, o;
+        if ((s = reshape_to(t, m, t1, fold, 2, &folded, line)) ||
+            (s = call_vv(t, &r, matrix ? "mm" : "mv", folded, t2, line)) ||
+            (s = call_sizes(t, &o, "_unsafe_view", r, shape, n, line)))
+            return s;
+        if (!transpose || !matrix) {
+            *out = o;
+            return SG_OK;
+        }
+        sg_value back; /* output.mT().contiguous() */
+        if ((s = call_vi(t, &back, "transpose.int", o, -2, -1, 2, line)))
+            return s;
+        return sg_tracer_call(t, out, "contiguous", (sg_arg[]){{.kind = SG_ARG_VALUE, .u.v = back}}, 1, line);
+    }
+    /* batched: expand both to the broadcast batch, reshape to 3-D, bmm */
+    const sg_expr *batch[SG_MAX_DIMS], *ea[SG_MAX_DIMS], *eb[SG_MAX_DIMS], *three[3];
+    size_t ba = da - 2, bb = db - 2, nb = ba > bb ? ba : bb;
+    for (size_t i = 0; i < nb; i++) {
+        const sg_expr *x = i + ba >= nb ? sg__graph_size(g, a, i + ba - nb) : NULL;
+        const sg_expr *y = i + bb >= nb ? sg__graph_size(g, b, i + bb - nb) : NULL;
+        bool xone = !x, yone = !y;
+        if (x && y && x != y) {
+            if ((s = sg__meta_eval_oblivious(m, &xone, sg__meta_rel(m, SG_REL_EQ, x, t->ctx->one))))
+                return s;
+            if (!xone && (s = sg__meta_eval_oblivious(m, &yone, sg__meta_rel(m, SG_REL_EQ, y, t->ctx->one))))
+                return s;
+            if (!xone && !yone &&
+                (s = sg__meta_check(m, sg__meta_rel(m, SG_REL_EQ, x, y), "the batch sizes must broadcast")))
+                return s;
+        }
+        batch[i] = xone ? y : x;
+    }
+    const sg_expr *bprod = product(t, batch, nb);
+    if (!bprod)
+        return sg_ctx_last_error(t->ctx);
+    sg_value xa, xb, va, vb;
+    for (int k = 0; k < 2; k++) {
+        sg_value v = k ? b : a;
+        const sg_expr **e = k ? eb : ea;
+        size_t dv = k ? db : da;
+        memcpy(e, batch, nb * sizeof *e);
+        e[nb] = sg__graph_size(g, v, dv - 2);
+        e[nb + 1] = sg__graph_size(g, v, dv - 1);
+        three[0] = bprod;
+        three[1] = e[nb];
+        three[2] = e[nb + 1];
+        sg_value *x = k ? &xb : &xa, *vw = k ? &vb : &va;
+        if ((s = call_sizes(t, x, "expand", v, e, nb + 2, line)) || (s = reshape_to(t, m, *x, three, 3, vw, line)))
+            return s;
+    }
+    if ((s = call_vv(t, &r, "bmm", va, vb, line)))
+        return s;
+    memcpy(shape, batch, nb * sizeof *shape);
+    shape[nb] = ea[nb];
+    shape[nb + 1] = eb[nb + 1];
+    return call_sizes(t, out, "_unsafe_view", r, shape, nb + 2, line);
+}
+
 typedef sg_status (*composite_fn)(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
 
 static composite_fn composite_find(const char *op)
@@ -680,6 +820,8 @@ static composite_fn composite_find(const char *op)
         return composite_flatten;
     if (!strcmp(op, "contiguous"))
         return composite_contiguous;
+    if (!strcmp(op, "matmul"))
+        return composite_matmul;
     return NULL;
 }
 

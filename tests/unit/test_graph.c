@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "graph/meta.h"
 #include "graph/schema.h"
 #include "shapeguard.h"
 
@@ -53,6 +54,26 @@ static void test_registry_lookup(void **state)
         assert_ptr_equal(sg__opreg_find(R, name), sg__opreg_at(R, i));
     }
     assert_null(sg__opreg_at(R, sg__opreg_count(R)));
+}
+
+/* Every operator of the registry has a shape rule, but those the tracer
+ * decomposes as PyTorch does and those only the passes make: a rule table
+ * that is not sorted, or an operator added without its rule, fails here. */
+static void test_every_operator_has_a_rule(void **state)
+{
+    (void)state;
+    static const char *const without[] = {"reshape", "flatten", "contiguous", "matmul", "alias", "copy",
+                                          "as_strided_scatter", "slice_scatter", "select_scatter"};
+    for (size_t i = 0; i < sg__opreg_count(R); i++) {
+        const sg__schema *s = sg__opreg_at(R, i);
+        bool exempt = false;
+        for (size_t k = 0; k < sizeof without / sizeof *without; k++)
+            exempt |= !strcmp(s->name, without[k]);
+        if (!exempt && !sg__meta_find(s))
+            fail_msg("operator %s has no shape rule", s->name);
+        if (exempt && sg__meta_find(s) && strcmp(s->name, "alias"))
+            fail_msg("operator %s has a rule but is listed as without one", s->name);
+    }
 }
 
 /* The flags, worked out from the annotations written in each schema. */
@@ -339,6 +360,43 @@ static void test_graph_lint(void **state)
 }
 
 /* Building refuses what can never be right, and changes nothing then. */
+/* Equal layouts and lists share their exprs run; sg__graph_subst does not
+ * write through a shared run; a placeholder keeps its whole name. */
+static void test_graph_shared_runs(void **state)
+{
+    (void)state;
+    fixture F;
+    start(&F);
+    const sg__graph *g = F.g;
+    sg__garg args[2] = {{.kind = SG_A_VALUE, .u.v = F.a}, {.kind = SG_A_EXPR, .u.e = E("2")}};
+    const char *sz[2] = {"s0", "3"}, *st[2] = {"3", "1"};
+    uint32_t b = call(&F, "mul.Tensor", args, 2, sz, st, 2, SG_NOVAL);
+    assert_int_equal(g->vals[b].u.t.dims, g->vals[F.a].u.t.dims);
+    uint32_t o1, o2;
+    const sg_expr *list[2] = {F.s0, E("3")};
+    assert_int_equal(sg__graph_exprs(F.g, &o1, list, 2), SG_OK);
+    assert_int_equal(sg__graph_exprs(F.g, &o2, list, 2), SG_OK);
+    assert_int_equal(o1, o2);
+    const sg_expr *seven = E("7");
+    assert_int_equal(sg__graph_subst(F.g, b, 1, &F.s0, &seven), SG_OK);
+    assert_ptr_equal(sg__graph_size(g, b, 0), seven);
+    assert_ptr_equal(sg__graph_size(g, F.a, 0), F.s0);
+    assert_ptr_equal(g->exprs[o1], F.s0);
+    finish(&F);
+
+    sg__graph *h;
+    uint32_t v;
+    const char *name = "a_placeholder_name_longer_than_24_bytes";
+    assert_int_equal(sg_env_new(C, NULL, &F.env), SG_OK);
+    assert_int_equal(sg__graph_new(F.env, &h), SG_OK);
+    assert_int_equal(sg__graph_value(h, &v, SG_V_FLOAT, NULL, 0.5), SG_OK);
+    assert_string_equal(h->vals[v].name, "");
+    assert_int_equal(sg__graph_placeholder(h, v, name), SG_OK);
+    assert_string_equal(h->vals[v].name, name);
+    sg__graph_free(h);
+    sg_env_free(F.env);
+}
+
 static void test_graph_build_errors(void **state)
 {
     (void)state;
@@ -592,12 +650,14 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry_lookup),
+        cmocka_unit_test(test_every_operator_has_a_rule),
         cmocka_unit_test(test_alias_annotations),
         cmocka_unit_test(test_parse_print),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_graph_build_print),
         cmocka_unit_test(test_graph_lint),
         cmocka_unit_test(test_graph_build_errors),
+        cmocka_unit_test(test_graph_shared_runs),
         cmocka_unit_test(test_tracer_pointwise_views),
         cmocka_unit_test(test_tracer_guards_and_errors),
         cmocka_unit_test(test_tracer_inplace_views_cat),
