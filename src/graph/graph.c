@@ -19,6 +19,14 @@ const char *sg__dtype_name(sg_dtype d)
     return d < SG_NDTYPE ? dtype_name[d] : "?";
 }
 
+/* The name of the values that have none (every value but named placeholders). */
+static const char no_name[1] = "";
+
+#if UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(sg__gval) == 40 && sizeof(sg__gnode) == 32 && sizeof(sg__garg) == 24,
+               "graph.h: the records grew (see tests/bench/bench_trace.c, bytes per op)");
+#endif
+
 sg_status sg__graph_new(sg_env *env, sg__graph **out)
 {
     sg_ctx *ctx = sg_env_ctx(env);
@@ -36,6 +44,9 @@ void sg__graph_free(sg__graph *g)
 {
     if (!g)
         return;
+    for (size_t i = 0; i < g->nvals; i++)
+        if (g->vals[i].name != no_name)
+            sg_free((char *)g->vals[i].name);
     sg_free(g->vals);
     sg_free(g->nodes);
     sg_free(g->args);
@@ -53,7 +64,8 @@ static sg_status room(sg__graph *g, void **a, size_t *cap, size_t used, size_t n
     return sg__grow(ctx, a, cap, used + n, elem) ? SG_OK : sg__nomem(g->ctx);
 }
 
-sg_status sg__graph_exprs(sg__graph *g, uint32_t *off, const sg_expr *const *e, size_t n)
+/* Append n expressions to exprs (never shared). */
+static sg_status push_exprs(sg__graph *g, uint32_t *off, const sg_expr *const *e, size_t n)
 {
     sg_status s = room(g, (void **)&g->exprs, &g->capexprs, g->nexprs, n, sizeof *g->exprs);
     if (s)
@@ -62,6 +74,26 @@ sg_status sg__graph_exprs(sg__graph *g, uint32_t *off, const sg_expr *const *e, 
     if (n)
         memcpy(g->exprs + g->nexprs, e, n * sizeof *e);
     g->nexprs += n;
+    return SG_OK;
+}
+
+/* Lists (of a call's arguments, of the symbols a node binds) are never
+ * rewritten, so an equal list among the last few made is shared. */
+sg_status sg__graph_exprs(sg__graph *g, uint32_t *off, const sg_expr *const *e, size_t n)
+{
+    for (unsigned i = 0; i < g->nlrecent && n; i++)
+        if (g->lrecent_n[i] == n && !memcmp(g->exprs + g->lrecent[i], e, n * sizeof *e)) {
+            *off = g->lrecent[i];
+            return SG_OK;
+        }
+    sg_status s = push_exprs(g, off, e, n);
+    if (s || !n)
+        return s;
+    g->lrecent[g->lrecent_next] = *off;
+    g->lrecent_n[g->lrecent_next] = (uint32_t)n;
+    g->lrecent_next = (uint8_t)((g->lrecent_next + 1) % SG_GRAPH_RECENT);
+    if (g->nlrecent < SG_GRAPH_RECENT)
+        g->nlrecent++;
     return SG_OK;
 }
 
@@ -84,6 +116,7 @@ static sg_status new_value(sg__graph *g, uint32_t *out, sg__vkind kind)
         return s;
     sg__gval *v = &g->vals[g->nvals];
     memset(v, 0, sizeof *v);
+    v->name = no_name;
     v->kind = (uint8_t)kind;
     v->node = SG_NOVAL;
     *out = (uint32_t)g->nvals++;
@@ -96,19 +129,35 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
     if (dtype >= SG_NDTYPE || ndim > SG_MAX_DIMS || (storage != SG_NOVAL && storage >= g->nstorages) || !offset)
         return sg__err(g->ctx, SG_EINVAL, "graph: bad tensor value");
     size_t mark = g->nexprs;
-    uint32_t dims, tail;
-    sg_status s = sg__graph_exprs(g, &dims, sizes, ndim);
-    if (!s)
-        s = sg__graph_exprs(g, &tail, strides, ndim);
+    uint32_t dims = SG_NOVAL, tail;
+    sg_status s = SG_OK;
+    for (unsigned i = 0; i < g->nrecent && dims == SG_NOVAL; i++) {
+        const sg_expr *const *run = g->exprs + g->recent[i];
+        if (g->recent_ndim[i] == ndim && (!ndim || (!memcmp(run, sizes, ndim * sizeof *sizes) &&
+                                                    !memcmp(run + ndim, strides, ndim * sizeof *strides))))
+            dims = g->recent[i];
+    }
+    if (dims == SG_NOVAL) {
+        s = push_exprs(g, &dims, sizes, ndim);
+        if (!s)
+            s = push_exprs(g, &tail, strides, ndim);
+    }
     if (!s)
         s = new_value(g, out, SG_V_TENSOR);
     if (s) {
         g->nexprs = mark;
         return s;
     }
+    if (g->nexprs != mark) { /* a new layout: remember it */
+        g->recent[g->recent_next] = dims;
+        g->recent_ndim[g->recent_next] = (uint8_t)ndim;
+        g->recent_next = (uint8_t)((g->recent_next + 1) % SG_GRAPH_RECENT);
+        if (g->nrecent < SG_GRAPH_RECENT)
+            g->nrecent++;
+    }
     sg__fake_tensor *t = &g->vals[*out].u.t;
     t->dtype = (uint8_t)dtype;
-    t->ndim = (uint32_t)ndim;
+    t->ndim = (uint8_t)ndim;
     t->dims = dims;
     t->offset = offset;
     t->storage = storage != SG_NOVAL ? storage : g->nstorages++;
@@ -189,7 +238,17 @@ sg_status sg__graph_placeholder(sg__graph *g, uint32_t out, const char *name)
     sg_status s = new_node(g, &n, SG_N_PLACEHOLDER, out);
     if (s)
         return s;
-    snprintf(g->vals[out].name, sizeof g->vals[out].name, "%s", name ? name : "");
+    if (name && name[0]) {
+        size_t len = strlen(name) + 1;
+        char *copy = sg__malloc(g->ctx, len);
+        if (!copy)
+            return sg__nomem(g->ctx);
+        memcpy(copy, name, len);
+        if (g->vals[out].name != no_name)
+            sg_free((char *)g->vals[out].name);
+        g->vals[out].name = copy;
+        g->name_bytes += len;
+    }
     give(g, out, (uint32_t)g->nnodes++);
     return SG_OK;
 }
@@ -266,12 +325,14 @@ sg_status sg__graph_bind(sg__graph *g, uint32_t node, const sg_expr *const *syms
 {
     if (node >= g->nnodes)
         return sg__err(g->ctx, SG_EINVAL, "graph: bind on an unknown node");
+    if (n > UINT16_MAX)
+        return sg__err(g->ctx, SG_ELIMIT, "graph: a node binds more than %u symbols", (unsigned)UINT16_MAX);
     uint32_t off;
     sg_status s = sg__graph_exprs(g, &off, syms, n);
     if (s)
         return s;
     g->nodes[node].binds = off;
-    g->nodes[node].nbinds = (uint32_t)n;
+    g->nodes[node].nbinds = (uint16_t)n;
     return SG_OK;
 }
 
@@ -430,11 +491,18 @@ sg_status sg__graph_subst(sg__graph *g, uint32_t first, size_t n, const sg_expr 
         sg__gval *x = &g->vals[v];
         sg_status s = SG_OK;
         if (x->kind == SG_V_TENSOR) {
-            sg__fake_tensor *t = &x->u.t;
-            for (uint32_t k = 0; k < 2 * t->ndim && !s; k++)
-                s = sg_expr_subs(g->ctx, &g->exprs[t->dims + k], g->exprs[t->dims + k], n, syms, vals);
+            /* copy on write: the run may be shared with other values */
+            const sg_expr *run[2 * SG_MAX_DIMS];
+            bool changed = false;
+            uint32_t nd = x->u.t.ndim, dims;
+            for (uint32_t k = 0; k < 2 * nd && !s; k++) {
+                s = sg_expr_subs(g->ctx, &run[k], g->exprs[x->u.t.dims + k], n, syms, vals);
+                changed |= !s && run[k] != g->exprs[x->u.t.dims + k];
+            }
+            if (!s && changed && !(s = push_exprs(g, &dims, run, 2 * nd)))
+                x->u.t.dims = dims;
             if (!s)
-                s = sg_expr_subs(g->ctx, &t->offset, t->offset, n, syms, vals);
+                s = sg_expr_subs(g->ctx, &x->u.t.offset, x->u.t.offset, n, syms, vals);
         } else if (x->kind == SG_V_SYMINT || x->kind == SG_V_SYMBOOL) {
             s = sg_expr_subs(g->ctx, &x->u.e, x->u.e, n, syms, vals);
         }

@@ -4,6 +4,15 @@
  *
  * Values and nodes are numbered, not pointed to (QBE's Ref): a graph is a
  * few growable arrays, and an index stays valid while the graph grows.
+ * The records are kept small (on LP64: a value 40 bytes, a node 32, an
+ * argument 24, an expression slot 8; tests/bench/bench_trace.c measures
+ * the bytes per traced op): only placeholders carry a name (a pointer into
+ * a block of the graph's; other values are named when printed), a node's
+ * schema and an assert's condition share their slot, a tensor whose sizes
+ * and strides equal those of a recent tensor shares its exprs run, and a
+ * list of expressions equal to a recent one shares it. Runs of exprs are
+ * therefore never written through an offset (sg__graph_subst gives a tensor
+ * whose sizes or strides change a run of its own).
  *  - A value is what a node gives: a fake tensor (sizes, strides and
  *    storage offset as expressions of the shape environment, dtype,
  *    requires_grad, and the storage it views, so aliasing is known), a
@@ -41,22 +50,23 @@ typedef enum sg__vkind {
 } sg__vkind;
 
 typedef struct sg__fake_tensor {
+    const sg_expr *offset; /* storage offset */
+    uint32_t dims;         /* exprs[dims .. dims + ndim): sizes; then ndim strides (a run of
+                              exprs that equal values may share: never write into it) */
+    uint32_t storage;      /* which storage it views: equal ids alias */
+    uint32_t base;         /* the value it is a view of (PyTorch's _base: the root of a chain
+                              of views), or SG_NOVAL */
+    uint8_t ndim;          /* at most SG_MAX_DIMS */
     uint8_t dtype;         /* sg_dtype */
     bool requires_grad;
     bool leaf;             /* autograd's is_leaf: no grad_fn (inputs given as leaves, results that do
                               not require grad, detach) */
-    uint32_t ndim;
-    uint32_t dims;         /* exprs[dims .. dims + ndim): sizes; then ndim strides */
-    const sg_expr *offset; /* storage offset */
-    uint32_t storage;      /* which storage it views: equal ids alias */
-    uint32_t base;         /* the value it is a view of (PyTorch's _base: the root of a chain
-                              of views), or SG_NOVAL */
 } sg__fake_tensor;
 
 typedef struct sg__gval {
-    uint8_t kind;  /* sg__vkind */
-    uint32_t node; /* the node that gives it */
-    char name[24]; /* the program name it carries, or the node's name */
+    const char *name; /* a placeholder's program name (owned by the graph), else "" */
+    uint32_t node;    /* the node that gives it */
+    uint8_t kind;     /* sg__vkind */
     union {
         sg__fake_tensor t;
         const sg_expr *e; /* SYMINT, SYMBOOL */
@@ -97,13 +107,16 @@ typedef struct sg__garg {
 typedef enum sg__nkind { SG_N_PLACEHOLDER, SG_N_CALL, SG_N_ASSERT, SG_N_OUTPUT } sg__nkind;
 
 typedef struct sg__gnode {
-    uint8_t kind;              /* sg__nkind */
-    const sg__schema *schema;  /* SG_N_CALL */
+    union {
+        const sg__schema *schema; /* SG_N_CALL */
+        const sg_expr *cond;      /* SG_N_ASSERT: what must hold */
+    };
     uint32_t args, nargs;      /* args[args .. args + nargs) (OUTPUT: the values returned) */
     uint32_t out;              /* the value it gives, or SG_NOVAL */
-    const sg_expr *cond;       /* SG_N_ASSERT: what must hold */
-    uint32_t binds, nbinds;    /* exprs[binds .. binds + nbinds): unbacked symbols it binds */
+    uint32_t binds;            /* exprs[binds .. binds + nbinds): unbacked symbols it binds */
     uint32_t line;             /* program line, 0 if none */
+    uint16_t nbinds;           /* at most UINT16_MAX (sg__graph_bind) */
+    uint8_t kind;              /* sg__nkind */
     uint8_t flags;             /* SG_NODE_* */
 } sg__gnode;
 
@@ -125,6 +138,16 @@ typedef struct sg__graph {
     uint32_t *ids;
     size_t nids, capids;
     uint32_t nstorages;
+    size_t name_bytes;   /* the placeholders' names (each its own block) */
+    /* the last few tensor layouts made (exprs runs of sizes then strides),
+       which a new tensor with the same layout shares */
+#define SG_GRAPH_RECENT 8
+    uint32_t recent[SG_GRAPH_RECENT];
+    uint8_t recent_ndim[SG_GRAPH_RECENT];
+    uint8_t nrecent, recent_next;
+    /* the same for the last few lists of expressions (sg__graph_exprs) */
+    uint32_t lrecent[SG_GRAPH_RECENT], lrecent_n[SG_GRAPH_RECENT];
+    uint8_t nlrecent, lrecent_next;
 } sg__graph;
 
 /* An empty graph over env (borrowed: it must outlive the graph). Errors: SG_ENOMEM. */
@@ -132,7 +155,8 @@ sg_status sg__graph_new(sg_env *env, sg__graph **out);
 void sg__graph_free(sg__graph *g);
 
 /* Building. Each returns SG_OK or SG_ENOMEM (the graph then unchanged, but
- * for unused room), and gives the index of what it made. */
+ * for unused room), and gives the index of what it made. sg__graph_exprs
+ * may give the offset of an equal run made before (read-only). */
 sg_status sg__graph_exprs(sg__graph *g, uint32_t *off, const sg_expr *const *e, size_t n);
 sg_status sg__graph_ids(sg__graph *g, uint32_t *off, const uint32_t *ids, size_t n);
 /* A tensor value of a new node or placeholder; sizes and strides have ndim

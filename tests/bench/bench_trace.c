@@ -14,8 +14,10 @@
  *     bench_trace OPS [RUNS]
  *
  * Prints "key value" lines: the program ops traced, the median time per op
- * over RUNS (default 5) fresh traces, the graph's bytes per op (its arrays'
- * capacities) and the context arena's bytes per op. */
+ * over RUNS (default 5) fresh traces, the graph's bytes per op (every block
+ * it owns: its arrays as allocated, capacity, in graph_bytes_per_op, and as
+ * used in graph_used_bytes_per_op), the context arena's bytes per op, and
+ * the number of entries of each array with the size of one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +46,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* One trace of ops program ops; returns the time in ns, and the bytes. */
-static double trace_once(long ops, size_t *graph_bytes, size_t *arena_bytes)
+static double trace_once(long ops, size_t *graph_bytes, size_t *used_bytes, size_t *arena_bytes,
+                         size_t counts[5])
 {
     sg_ctx *ctx;
     sg_env *env;
@@ -88,8 +91,15 @@ static double trace_once(long ops, size_t *graph_bytes, size_t *arena_bytes)
         die(ctx, "output");
     double dt = now_ns() - t0;
     const sg__graph *g = sg__tracer_graph(t);
-    *graph_bytes = g->capvals * sizeof *g->vals + g->capnodes * sizeof *g->nodes + g->capargs * sizeof *g->args +
-                   g->capexprs * sizeof *g->exprs + g->capids * sizeof *g->ids;
+    /* every block the graph owns: its struct, its five arrays (as allocated,
+       and as used) and the placeholders' names */
+    *graph_bytes = sizeof *g + g->capvals * sizeof *g->vals + g->capnodes * sizeof *g->nodes +
+                   g->capargs * sizeof *g->args + g->capexprs * sizeof *g->exprs + g->capids * sizeof *g->ids +
+                   g->name_bytes;
+    *used_bytes = sizeof *g + g->nvals * sizeof *g->vals + g->nnodes * sizeof *g->nodes +
+                  g->nargs * sizeof *g->args + g->nexprs * sizeof *g->exprs + g->nids * sizeof *g->ids +
+                  g->name_bytes;
+    counts[0] = g->nvals, counts[1] = g->nnodes, counts[2] = g->nargs, counts[3] = g->nexprs, counts[4] = g->nids;
     size_t arena1;
     sg_ctx_stats(ctx, NULL, &arena1, NULL);
     *arena_bytes = arena1 - arena0;
@@ -114,14 +124,19 @@ int main(int argc, char **argv)
         return 2;
     }
     double *t = malloc((size_t)runs * sizeof *t);
-    size_t gb = 0, ab = 0;
+    size_t gb = 0, ub = 0, ab = 0, counts[5] = {0};
     if (!t)
         return 2;
     for (long r = 0; r < runs; r++)
-        t[r] = trace_once(ops, &gb, &ab);
+        t[r] = trace_once(ops, &gb, &ub, &ab, counts);
     qsort(t, (size_t)runs, sizeof *t, cmp_double);
-    printf("ops %ld\nruns %ld\ntrace_ns_per_op_median %.1f\ngraph_bytes_per_op %.1f\narena_bytes_per_op %.1f\n", ops,
-           runs, t[runs / 2] / (double)ops, (double)gb / (double)ops, (double)ab / (double)ops);
+    printf("ops %ld\nruns %ld\ntrace_ns_per_op_median %.1f\ngraph_bytes_per_op %.1f\ngraph_used_bytes_per_op %.1f\n"
+           "arena_bytes_per_op %.1f\n",
+           ops, runs, t[runs / 2] / (double)ops, (double)gb / (double)ops, (double)ub / (double)ops,
+           (double)ab / (double)ops);
+    printf("graph_entries vals %zu (%zu B) nodes %zu (%zu B) args %zu (%zu B) exprs %zu (%zu B) ids %zu (%zu B)\n",
+           counts[0], sizeof(sg__gval), counts[1], sizeof(sg__gnode), counts[2], sizeof(sg__garg), counts[3],
+           sizeof(const sg_expr *), counts[4], sizeof(uint32_t));
     free(t);
     return 0;
 }
