@@ -159,17 +159,32 @@ static struct cli_program *need_program(case_state *cs, cli_str *why)
 
 /* The int expression of the `backed` input named name (its source is
  * name, or L['name']), or NULL. */
-static const sg_expr *int_input(case_state *cs, const char *name)
+static sg_status find_input(case_state *cs, const char *name, long *index)
 {
     sg_inputs *in = cs->inputs;
+    *index = -1;
     if (!in)
-        return NULL;
+        return SG_OK;
     long i = sg_inputs_find(in, name);
     const sg_source *s;
-    if (i < 0 && sg_source_local(cs->ctx, &s, name) == SG_OK)
+    if (i < 0) {
+        sg_status st = sg_source_local(cs->ctx, &s, name);
+        if (st)
+            return st;
         i = sg_inputs_find(in, sg_source_name(s));
-    sg_ctx_reset_error(cs->ctx);
-    return i >= 0 ? sg_inputs_int_value(in, (size_t)i) : NULL;
+    }
+    *index = i;
+    return SG_OK;
+}
+
+/* The int expression of the `backed` input named name, or NULL (none, or
+ * memory ran out: the context says which). */
+static const sg_expr *int_input(case_state *cs, const char *name)
+{
+    long i;
+    if (find_input(cs, name, &i) || i < 0)
+        return NULL;
+    return sg_inputs_int_value(cs->inputs, (size_t)i);
 }
 
 /* ---- concrete inputs ---- */
@@ -487,8 +502,13 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
     if (!in)
         return 0;
     concrete c;
-    if (p->naliases && !build_inputs(cs, p, 0, NULL, 0, &c, NULL, why))
+    sg_status run_err = SG_OK;
+    if (p->naliases && !build_inputs(cs, p, 0, NULL, 0, &c, &run_err, why)) {
+        /* the inputs cannot be built: that is the trace's outcome too */
+        p->traced = run_err ? run_err : sg_ctx_last_error(ctx) ? sg_ctx_last_error(ctx) : SG_EINVAL;
+        p->trace_msg = cli_xstrndup(cli_str_get(why), why->n);
         return 0;
+    }
     sg_status st = sg_tracer_new(env, &p->tracer);
     size_t n = sg__prog_nparams(p->prog);
     sg_value *vals = cli_xmalloc((n + 1) * sizeof *vals);
@@ -869,7 +889,7 @@ static int pyval_close(const pyval *a, const pyval *b)
 /* Does the printed text got match the expected text want? */
 static int values_match(const char *got, const char *want)
 {
-    pyval a, b;
+    pyval a = {0}, b = {0};
     const char *pa = got, *pb = want;
     int ok = pyval_read(&pa, &a, 0) && pyval_read(&pb, &b, 0);
     while (ok && cli_is_blank(*pb))
@@ -892,12 +912,12 @@ static void print_value(sg_ctx *ctx, const outcome *o, uint32_t v, cli_str *out)
 {
     const sg__xval *x = sg__xrun_value(o->x, v);
     char *s = NULL;
-    if (x->kind == SG_XV_TENSOR && sg__xt_print(ctx, &s, x->u.t) == SG_OK) {
+    sg_status st = x->kind == SG_XV_TENSOR ? sg__xt_print(ctx, &s, x->u.t) : SG_EINTERNAL;
+    if (st)
+        cli_str_add_error(out, ctx, st);
+    else
         cli_str_adds(out, s);
-        sg_free(s);
-    } else {
-        cli_str_adds(out, "?");
-    }
+    sg_free(s);
 }
 
 /* Check one item of an expected RESULT. */
@@ -949,7 +969,10 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
                 cli_str_addf(&val, "(no output %zu)", k);
             } else {
                 char *s = NULL;
-                if (sg__walk_print_output(o->w, o->x, k, &s) == SG_OK)
+                sg_status st = sg__walk_print_output(o->w, o->x, k, &s);
+                if (st)
+                    cli_str_add_error(&val, ctx, st);
+                else
                     cli_str_adds(&val, s);
                 sg_free(s);
             }
@@ -1068,14 +1091,15 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
 
 /* The guards' `call` text of concrete inputs: "a sizes=[..] strides=[..]
  * offset=K; n=5; ..." for the inputs the environment knows. */
-static void call_text(case_state *cs, struct cli_program *p, const concrete *c, cli_str *out)
+static sg_status call_text(case_state *cs, struct cli_program *p, const concrete *c, cli_str *out)
 {
-    sg_inputs *in = cs->inputs;
     for (size_t k = 0; k < c->n; k++) {
         const char *name = sg__prog_param(p->prog, k);
-        const sg_source *src;
-        if (c->is_int[k] ? !int_input(cs, name)
-                         : !in || sg_source_local(cs->ctx, &src, name) || sg_inputs_find(in, sg_source_name(src)) < 0)
+        long i;
+        sg_status st = find_input(cs, name, &i);
+        if (st)
+            return st;
+        if (i < 0)
             continue;
         if (out->n)
             cli_str_adds(out, "; ");
@@ -1092,6 +1116,7 @@ static void call_text(case_state *cs, struct cli_program *p, const concrete *c, 
             cli_str_addf(out, "%s%lld", d ? ", " : "", (long long)t->strides[d]);
         cli_str_addf(out, "] offset=%lld", (long long)t->offset);
     }
+    return SG_OK;
 }
 
 /* Run the traced graph on the concrete inputs c: placeholders get their
@@ -1161,10 +1186,16 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         return check_error(ctx, run_err, ln->expected, why);
     }
     /* the guards first */
+    const char *want = ln->expected;
     cli_str args = CLI_STR_INIT, reason = CLI_STR_INIT;
-    call_text(cs, p, &c, &args);
+    sg_status st = call_text(cs, p, &c, &args);
     int pass = 1;
     cmd_result r = CMD_FAIL;
+    if (st) {
+        cli_str_free(&args);
+        concrete_free(&c);
+        return check_error(ctx, st, want, why);
+    }
     if (!case_call(cs, cli_str_get(&args), &pass, &reason, why)) {
         cli_str_free(&args);
         cli_str_free(&reason);
@@ -1172,7 +1203,6 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         return CMD_FAIL;
     }
     cli_str_free(&args);
-    const char *want = ln->expected;
     if (!pass) {
         if (!strcmp(want, "fail"))
             r = CMD_PASS;
@@ -1198,7 +1228,7 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     }
     /* then the traced graph, as captured */
     sg__xrun *x = NULL;
-    sg_status st = run_traced(cs, p, &c, &x);
+    st = run_traced(cs, p, &c, &x);
     if (st) {
         r = check_error(ctx, st, want, why);
     } else {

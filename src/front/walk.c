@@ -1996,44 +1996,47 @@ sg_status sg__walk_finish(sg__walk *W)
     return sg_tracer_output(W->t, vals, n);
 }
 
-/* Print v as Python prints it (tensors as tolist()). */
-static void print_wv(sg__walk *W, sg__xrun *x, sg__buf *b, const wv *v)
+/* Print v as Python prints it (tensors as tolist()), with the concrete
+ * values of run x. Errors: SG_ENOMEM, SG_EINTERNAL (a tensor without a
+ * concrete value). */
+static sg_status print_wv(sg__walk *W, sg__xrun *x, sg__buf *b, const wv *v)
 {
     switch ((wkind)v->kind) {
     case W_NONE:
         sg__buf_puts(b, "None");
-        return;
+        return SG_OK;
     case W_BOOL:
         sg__buf_puts(b, sg_expr_op(v->u.e) == SG_OP_TRUE ? "True" : sg_expr_op(v->u.e) == SG_OP_FALSE ? "False" : "?");
-        return;
+        return SG_OK;
     case W_INT: {
         int64_t i;
         if (x && sg__xrun_eval(x, v->u.e, &i) == SG_OK) {
             sg__buf_printf(b, "%lld", (long long)i);
-            return;
+            return SG_OK;
         }
         char *s = NULL;
-        if (sg_print(W->ctx, &s, v->u.e, SG_FMT_PYTHON) == SG_OK && s)
+        sg_status st = sg_print(W->ctx, &s, v->u.e, SG_FMT_PYTHON);
+        if (!st)
             sg__buf_puts(b, s);
         sg_free(s);
-        return;
+        return st;
     }
     case W_FLOAT:
-        if (!v->known) {
+        if (v->known)
+            sg__buf_pyfloat(b, v->u.f);
+        else
             sg__buf_puts(b, "?");
-            return;
-        }
-        sg__buf_pyfloat(b, v->u.f);
-        return;
+        return SG_OK;
     case W_TENSOR: {
         const sg__xval *xv = x ? sg__xrun_value(x, v->u.t->v) : NULL;
+        if (!xv || xv->kind != SG_XV_TENSOR)
+            return sg__err(W->ctx, SG_EINTERNAL, "output: a tensor without a concrete value");
         char *s = NULL;
-        if (xv && xv->kind == SG_XV_TENSOR && sg__xt_print(W->ctx, &s, xv->u.t) == SG_OK && s)
+        sg_status st = sg__xt_print(W->ctx, &s, xv->u.t);
+        if (!st)
             sg__buf_puts(b, s);
-        else
-            sg__buf_puts(b, "<tensor>");
         sg_free(s);
-        return;
+        return st;
     }
     case W_TUPLE:
     case W_LIST:
@@ -2041,16 +2044,17 @@ static void print_wv(sg__walk *W, sg__xrun *x, sg__buf *b, const wv *v)
         for (uint32_t i = 0; i < v->u.seq.n; i++) {
             if (i)
                 sg__buf_puts(b, ", ");
-            print_wv(W, x, b, &v->u.seq.items[i]);
+            TRY(print_wv(W, x, b, &v->u.seq.items[i]));
         }
         if (v->kind == W_TUPLE && v->u.seq.n == 1)
             sg__buf_puts(b, ",");
         sg__buf_puts(b, v->kind == W_TUPLE ? ")" : "]");
-        return;
+        return SG_OK;
     default:
         sg__buf_puts(b, "<");
         sg__buf_puts(b, kind_name(v));
         sg__buf_puts(b, ">");
+        return SG_OK;
     }
 }
 
@@ -2059,10 +2063,17 @@ sg_status sg__walk_print_output(sg__walk *W, sg__xrun *x, size_t i, char **out)
     size_t n;
     const wv *o = outputs(W, &n);
     sg__buf b = {.ctx = W->ctx};
-    if (i < n)
-        print_wv(W, x ? x : W->x, &b, &o[i]);
-    *out = sg__buf_take(&b);
-    return *out ? SG_OK : sg__nomem(W->ctx);
+    *out = NULL;
+    sg_status st = i < n ? print_wv(W, x ? x : W->x, &b, &o[i]) : SG_OK;
+    char *text = sg__buf_take(&b);
+    if (!st && !text)
+        st = sg__nomem(W->ctx);
+    if (st) {
+        sg_free(text);
+        return st;
+    }
+    *out = text;
+    return SG_OK;
 }
 
 /* The tensor object of parameter name, or NULL. */
