@@ -105,20 +105,14 @@ cmd_result program_block(case_state *cs, const char *src, size_t first, cli_str 
         cli_str_adds(why, "a case has at most one program");
         return CMD_FAIL;
     }
-    sg_status st = sg__prog_new(cs->ctx, &p->prog, src, strlen(src));
+    /* lines of the battery file in errors and on graph nodes */
+    sg_status st = sg__prog_new(cs->ctx, &p->prog, src, strlen(src), first > UINT32_MAX ? 1 : (uint32_t)first);
     if (st) { /* kept as the outcome of trace, eager and run */
-        cli_str msg = CLI_STR_INIT;
         const char *m = sg_ctx_last_error_msg(cs->ctx);
-        unsigned line, col;
-        if (sscanf(m, "line %u, column %u:", &line, &col) == 2) /* lines of the battery file */
-            cli_str_addf(&msg, "line %zu, column %u%s", first + line - 1, col, strchr(m, ':'));
-        else
-            cli_str_adds(&msg, m);
         p->prog = NULL;
         p->has_trace = 1;
         p->traced = st;
-        p->trace_msg = cli_xstrndup(cli_str_get(&msg), msg.n);
-        cli_str_free(&msg);
+        p->trace_msg = cli_xstrndup(m, strlen(m));
     }
     return CMD_QUIET;
 }
@@ -301,7 +295,7 @@ static sg_status eval_alias(sg_ctx *ctx, struct cli_program *p, const alias_decl
     cli_str_addf(&src, "):\n    return %s\n", a->expr);
     sg__prog *ip = NULL;
     sg__walk *w = NULL;
-    sg_status st = sg__prog_new(ctx, &ip, cli_str_get(&src), src.n);
+    sg_status st = sg__prog_new(ctx, &ip, cli_str_get(&src), src.n, 1);
     cli_str_free(&src);
     if (!st)
         st = sg__walk_eager(ip, &w);

@@ -89,6 +89,9 @@ typedef struct sg__ast sg__ast;
  * naming the construct), SG_ELIMIT (nesting beyond SG_PY_MAX_DEPTH, a source
  * beyond SG_PY_MAX_SOURCE, an integer beyond int64), SG_ENOMEM. */
 sg_status sg__py_parse(sg_ctx *ctx, sg__ast **out, const char *source, size_t len);
+/* The same, the source's first line numbered first_line (a program inside
+ * a larger file: its lines in errors and on graph nodes are the file's). */
+sg_status sg__py_parse_at(sg_ctx *ctx, sg__ast **out, const char *source, size_t len, uint32_t first_line);
 void sg__ast_free(sg__ast *a);
 const sg__py *sg__ast_module(const sg__ast *a);
 
@@ -113,9 +116,10 @@ struct sg_tracer;
 struct sg__xtensor;
 struct sg__xrun;
 
-/* Parse source. Errors: those of sg__py_parse; SG_ESYNTAX when it defines
- * no function. */
-sg_status sg__prog_new(sg_ctx *ctx, sg__prog **out, const char *source, size_t len);
+/* Parse source, whose first line is line first_line (1 for a program of
+ * its own; errors and graph nodes carry these numbers). Errors: those of
+ * sg__py_parse; SG_ESYNTAX when it defines no function. */
+sg_status sg__prog_new(sg_ctx *ctx, sg__prog **out, const char *source, size_t len, uint32_t first_line);
 void sg__prog_free(sg__prog *p);
 size_t sg__prog_nparams(const sg__prog *p);
 const char *sg__prog_param(const sg__prog *p, size_t i);

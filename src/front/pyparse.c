@@ -79,6 +79,7 @@ typedef struct {
     sg_ctx *ctx;
     sg__ast *ast;
     const char *src, *end;
+    uint32_t first_line; /* the number of the source's first line */
     tok *t;
     size_t nt, capt, at;
     int depth;
@@ -212,7 +213,7 @@ static bool lex_number(P *p, const char **s, tok *t)
 static bool tokenize(P *p)
 {
     const char *s = p->src, *line_start = s;
-    uint32_t line = 1;
+    uint32_t line = p->first_line;
     int depth = 0; /* brackets open: no NEWLINE, no indentation */
     uint32_t indents[SG_PY_MAX_DEPTH + 1] = {0};
     int nind = 0;
@@ -1155,20 +1156,27 @@ static sg__py *parse_stmt(P *p)
 
 sg_status sg__py_parse(sg_ctx *ctx, sg__ast **out, const char *source, size_t len)
 {
+    return sg__py_parse_at(ctx, out, source, len, 1);
+}
+
+sg_status sg__py_parse_at(sg_ctx *ctx, sg__ast **out, const char *source, size_t len, uint32_t first_line)
+{
     if (!ctx)
         return SG_EINVAL;
     if (!out || (!source && len))
         return sg__err(ctx, SG_EINVAL, "sg__py_parse: NULL argument");
     *out = NULL;
     if (len > SG_PY_MAX_SOURCE)
-        return sg__err(ctx, SG_ELIMIT, "line 1, column 1: a program of more than %zu bytes", SG_PY_MAX_SOURCE);
+        return sg__err(ctx, SG_ELIMIT, "line %u, column 1: a program of more than %zu bytes", (unsigned)first_line,
+                       SG_PY_MAX_SOURCE);
     sg__ast *a = sg__calloc(ctx, 1, sizeof *a);
     if (!a)
         return sg__nomem(ctx);
     a->ctx = ctx;
-    P p = {.ctx = ctx, .ast = a, .src = source ? source : "", .end = (source ? source : "") + len};
+    P p = {.ctx = ctx, .ast = a, .src = source ? source : "", .end = (source ? source : "") + len,
+           .first_line = first_line ? first_line : 1};
     if (tokenize(&p)) {
-        tok start = {.line = 1, .col = 1};
+        tok start = {.line = p.first_line, .col = 1};
         sg__py *m = node(&p, SG_PY_MODULE, &start);
         kids ks = {0};
         while (m && peek(&p)->k != T_END && kids_add(&p, &ks, parse_stmt(&p)))

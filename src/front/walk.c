@@ -215,14 +215,14 @@ static sg_status frame_set(sg__walk *W, frame *f, const char *name, wv v)
 
 /* ---- the program ---- */
 
-sg_status sg__prog_new(sg_ctx *ctx, sg__prog **out, const char *source, size_t len)
+sg_status sg__prog_new(sg_ctx *ctx, sg__prog **out, const char *source, size_t len, uint32_t first_line)
 {
     *out = NULL;
     sg__prog *p = sg__calloc(ctx, 1, sizeof *p);
     if (!p)
         return sg__nomem(ctx);
     p->ctx = ctx;
-    sg_status s = sg__py_parse(ctx, &p->ast, source, len);
+    sg_status s = sg__py_parse_at(ctx, &p->ast, source, len, first_line);
     if (s) {
         sg_free(p);
         return s;
@@ -984,9 +984,9 @@ static sg_status call_pyop(sg__walk *W, const sg__py *at, const pyop *p, wv *pos
                                     kind_name(&kwv[k]));
         return werr(W, at, SG_ETYPE, "%s() received an invalid combination of arguments: (%s)", p->py, sig);
     }
-    argv *A = wmem(W, sizeof *A);
-    if (!A)
-        return sg__nomem(W->ctx);
+    argv args; /* on the stack: 13 KB that wmem would keep (and zero) for every call */
+    argv *A = &args;
+    A->n = 0;
     for (size_t i = 0; i < nchosen; i++)
         TRY(arg_of(W, at, A, &packed[i], NULL));
     bool has_dtype = false;
