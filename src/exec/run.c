@@ -14,7 +14,7 @@ struct sg__xrun {
     sg_ctx *ctx;
     const sg__graph *g;
     sg__xval *vals; /* per graph value */
-    size_t nvals;
+    size_t nvals, capvals;
     /* bindings: symbol id -> index into bvals (and bsyms) */
     sg__idmap bmap;
     fmpz *bvals;
@@ -69,12 +69,16 @@ static sg_status grow_vals(sg__xrun *r)
     size_t n = r->g->nvals;
     if (n <= r->nvals)
         return SG_OK;
-    sg__xval *v = sg__realloc(r->ctx, r->vals, n * sizeof *v);
-    if (!v)
-        return sg__nomem(r->ctx);
+    if (n > r->capvals) { /* doubling: an eager run grows the graph a value at a time */
+        size_t cap = r->capvals * 2 > n ? r->capvals * 2 : n;
+        sg__xval *v = sg__realloc(r->ctx, r->vals, cap * sizeof *v);
+        if (!v)
+            return sg__nomem(r->ctx);
+        r->vals = v;
+        r->capvals = cap;
+    }
     for (size_t i = r->nvals; i < n; i++)
-        v[i] = unset;
-    r->vals = v;
+        r->vals[i] = unset;
     r->nvals = n;
     return SG_OK;
 }

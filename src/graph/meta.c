@@ -24,6 +24,10 @@ static sg_status eval_with(sg__mcall *m, bool *out, const sg_expr *cond, bool ob
 {
     if (!cond)
         return sg_ctx_last_error(m->g->ctx) ? sg_ctx_last_error(m->g->ctx) : sg__nomem(m->g->ctx);
+    if (cond->op == SG_OP_TRUE || cond->op == SG_OP_FALSE) { /* constant sizes (eager): nothing to ask */
+        *out = cond->op == SG_OP_TRUE;
+        return SG_OK;
+    }
     int r = 0;
     sg_status s = oblivious ? sg_env_guard_size_oblivious(m->env, &r, cond, m->op)
                             : sg_env_evaluate(m->env, &r, cond, m->op);

@@ -342,7 +342,15 @@ size_t sg__schema_print(const sg__schema *s, char *buf, size_t n)
 
 void sg__schema_full_name(const sg__schema *s, char *buf)
 {
-    snprintf(buf, 2 * SG_SCHEMA_NAME, "%s%s%s", s->name, s->overload[0] ? "." : "", s->overload);
+    /* every call of an operator asks this, eagerly several times: no snprintf */
+    size_t n = strnlen(s->name, SG_SCHEMA_NAME - 1), o = strnlen(s->overload, SG_SCHEMA_NAME - 1);
+    memcpy(buf, s->name, n);
+    if (o) {
+        buf[n++] = '.';
+        memcpy(buf + n, s->overload, o);
+        n += o;
+    }
+    buf[n] = '\0';
 }
 
 int sg__schema_arg(const sg__schema *s, const char *name)
