@@ -74,6 +74,11 @@ sg_status sg__meta_is_contiguous(sg__mcall *m, uint32_t v, bool *out);
  * have them (else reshape copies). */
 sg_status sg__meta_reshape_plan(sg__mcall *m, const sg_expr *const *shape, size_t n, const sg_expr **sizes,
                                 bool *viewable);
+/* PyTorch's computeStride: the strides (into out) of a view of shape
+ * shape[0 .. n) of a tensor with sizes and strides of rank ndim; *ok false
+ * where no view can have that shape. */
+sg_status sg__meta_view_strides(sg__mcall *m, size_t ndim, const sg_expr *const *sizes, const sg_expr *const *strides,
+                                const sg_expr *const *shape, size_t n, const sg_expr **out, bool *ok);
 /* The dtype promotion of two dtypes (bool < int64 < float32 < float64). */
 sg_dtype sg__meta_promote(sg_dtype a, sg_dtype b);
 /* A dimension argument normalized against ndim (negative counts from the

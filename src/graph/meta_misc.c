@@ -164,29 +164,45 @@ static sg_status skipped(sg__mcall *m, uint32_t v, bool *out)
     return sg__meta_eval_oblivious(m, out, sg__meta_rel(m, SG_REL_EQ, sg__graph_size(m->g, v, 0), m->g->ctx->zero));
 }
 
+/* A layout: sizes and strides (a tensor of the graph, or one a rule
+ * works out on the way, such as stack's unsqueezed inputs). */
+typedef struct layout {
+    size_t n;
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
+} layout;
+
+static void layout_of(sg__mcall *m, uint32_t v, layout *L)
+{
+    L->n = sg__mt(m, v)->ndim;
+    for (size_t d = 0; d < L->n; d++) {
+        L->sizes[d] = sg__graph_size(m->g, v, d);
+        L->strides[d] = sg__graph_stride(m->g, v, d);
+    }
+}
+
 /* c10's is_channels_last_strides_2d / _3d (the heuristic behind
- * suggest_memory_format): do v's strides look channels-last, for a 4-d
+ * suggest_memory_format): do L's strides look channels-last, for a 4-d
  * (5-d) tensor? Dimensions from fastest to slowest 1, 3, 2, 0 (1, 4, 3, 2, 0),
  * strides non-decreasing, no size 0, a channel stride not 0, and the
  * ambiguous N111 case read as contiguous. Each comparison is asked. */
-static sg_status strides_like_channels_last(sg__mcall *m, uint32_t v, bool *out)
+static sg_status strides_like_channels_last(sg__mcall *m, const layout *L, bool *out)
 {
     static const int order4[4] = {1, 3, 2, 0}, order5[5] = {1, 4, 3, 2, 0};
     sg_ctx *ctx = m->g->ctx;
-    size_t n = sg__mt(m, v)->ndim;
+    size_t n = L->n;
     const int *order = n == 4 ? order4 : order5;
     *out = false;
     if (n != 4 && n != 5)
         return SG_OK;
     bool b;
-    const sg_expr *c_stride = sg__graph_stride(m->g, v, 1);
+    const sg_expr *c_stride = L->strides[1];
     CHAIN(sg__meta_eval(m, &b, sg__meta_rel(m, SG_REL_EQ, c_stride, ctx->zero)));
     if (b)
         return SG_OK;
     const sg_expr *min = ctx->zero;
     for (size_t i = 0; i < n; i++) {
         int d = order[i];
-        const sg_expr *size = sg__graph_size(m->g, v, (size_t)d), *stride = sg__graph_stride(m->g, v, (size_t)d);
+        const sg_expr *size = L->sizes[d], *stride = L->strides[d];
         CHAIN(sg__meta_eval(m, &b, sg__meta_rel(m, SG_REL_EQ, size, ctx->zero)));
         if (b)
             return SG_OK;
@@ -207,20 +223,20 @@ static sg_status strides_like_channels_last(sg__mcall *m, uint32_t v, bool *out)
     return SG_OK;
 }
 
-/* The strides of cat's result: channels-last (3d) when every input
- * suggests that format (cat_compute_output_memory_format: the legacy
- * skipped inputs count too), contiguous otherwise. */
-static sg_status cat_strides(sg__mcall *m, const sg__garg *list, const sg_expr *const *sizes, size_t rank,
+/* The strides of cat's result (sizes, of rank rank) from its inputs'
+ * layouts: channels-last (3d) when every input suggests that format
+ * (cat_compute_output_memory_format: the legacy skipped inputs count too),
+ * contiguous otherwise. */
+static sg_status cat_strides(sg__mcall *m, const layout *ins, size_t nins, const sg_expr *const *sizes, size_t rank,
                              const sg_expr **strides)
 {
     sg_ctx *ctx = m->g->ctx;
     bool cl = true;
-    for (uint32_t k = 0; k < list->u.list.n && cl; k++) {
-        uint32_t v = m->g->ids[list->u.list.off + k];
+    for (size_t k = 0; k < nins && cl; k++) {
         /* the same format for all: channels-last suggested by a tensor of the result's rank */
-        cl = sg__mt(m, v)->ndim == rank;
+        cl = ins[k].n == rank;
         if (cl)
-            CHAIN(strides_like_channels_last(m, v, &cl));
+            CHAIN(strides_like_channels_last(m, &ins[k], &cl));
     }
     if (!cl)
         return sg__meta_contiguous(m, strides, sizes, rank);
@@ -234,6 +250,36 @@ static sg_status cat_strides(sg__mcall *m, const sg__garg *list, const sg_expr *
             return sg_ctx_last_error(ctx);
     }
     strides[0] = acc;
+    return SG_OK;
+}
+
+/* The layout of stack's result, as PyTorch 1.13's stack makes it: for a
+ * dimension inside the inputs' rank, cat along it viewed with the stacked
+ * sizes; for the last, cat of the inputs unsqueezed there. */
+static sg_status stack_strides(sg__mcall *m, const layout *ins, size_t nins, const sg_expr *const *sizes, size_t rank,
+                               size_t d, const sg_expr **strides)
+{
+    if (d + 1 == rank) { /* cat of unsqueeze(x, rank - 1): the new stride 1 */
+        for (size_t k = 0; k < nins; k++) {
+            layout *L = (layout *)&ins[k];
+            L->sizes[L->n] = m->g->ctx->one;
+            L->strides[L->n++] = m->g->ctx->one;
+        }
+        return cat_strides(m, ins, nins, sizes, rank, strides);
+    }
+    layout cat = {.n = rank - 1};
+    for (size_t i = 0, j = 0; i < rank; i++) {
+        if (i == d)
+            continue;
+        cat.sizes[j++] = sizes[i];
+    }
+    if (!(cat.sizes[d] = sg__mul(m->g->ctx, sizes[d], sizes[d + 1])))
+        return sg_ctx_last_error(m->g->ctx);
+    CHAIN(cat_strides(m, ins, nins, cat.sizes, cat.n, cat.strides));
+    bool ok;
+    CHAIN(sg__meta_view_strides(m, cat.n, cat.sizes, cat.strides, sizes, rank, strides, &ok));
+    if (!ok) /* splitting one dimension is always a view */
+        return sg__err(m->g->ctx, SG_EINTERNAL, "%s: stack's view of cat is not a view", m->op);
     return SG_OK;
 }
 
@@ -293,10 +339,16 @@ sg_status sg__meta_cat(sg__mcall *m, uint32_t *out)
         rank++;
     }
     sizes[d] = along;
-    if (stack)
-        return new_contiguous(m, out, dt, sizes, rank);
     const sg_expr *strides[SG_MAX_DIMS];
-    CHAIN(cat_strides(m, list, sizes, rank, strides));
+    layout *ins = sg__malloc(ctx, list->u.list.n * sizeof *ins);
+    if (!ins)
+        return sg__nomem(ctx);
+    for (uint32_t k = 0; k < list->u.list.n; k++)
+        layout_of(m, m->g->ids[list->u.list.off + k], &ins[k]);
+    sg_status st = stack ? stack_strides(m, ins, list->u.list.n, sizes, rank, d, strides)
+                         : cat_strides(m, ins, list->u.list.n, sizes, rank, strides);
+    sg_free(ins);
+    CHAIN(st);
     return sg__meta_tensor(m, out, dt, rank, sizes, strides, ctx->zero, SG_NOVAL);
 }
 

@@ -138,7 +138,8 @@ static sg_status compute_stride(view *V, const sg_expr *const *shape, size_t n, 
     if (empty) { /* no elements: the old strides for the same shape, else contiguous ones */
         bool same = n == V->n;
         for (size_t i = 0; i < n && same; i++)
-            same = shape[i] == V->sizes[i];
+            if (shape[i] != V->sizes[i]) /* asked: equal sizes may be written differently */
+                CHAIN(sg__meta_eval_oblivious(m, &same, sg__meta_rel(m, SG_REL_EQ, shape[i], V->sizes[i])));
         if (same)
             memcpy(strides, V->strides, n * sizeof *strides);
         else
@@ -185,6 +186,15 @@ static sg_status compute_stride(view *V, const sg_expr *const *shape, size_t n, 
     }
     *ok = view_d == -1;
     return SG_OK;
+}
+
+sg_status sg__meta_view_strides(sg__mcall *m, size_t ndim, const sg_expr *const *sizes, const sg_expr *const *strides,
+                                const sg_expr *const *shape, size_t n, const sg_expr **out, bool *ok)
+{
+    view V = {.m = m, .self = SG_NOVAL, .n = ndim, .offset = m->g->ctx->zero};
+    memcpy(V.sizes, sizes, ndim * sizeof *sizes);
+    memcpy(V.strides, strides, ndim * sizeof *strides);
+    return compute_stride(&V, shape, n, out, ok);
 }
 
 static sg_status rule_view(view *V)
