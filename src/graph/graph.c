@@ -82,7 +82,8 @@ static sg_status push_exprs(sg__graph *g, uint32_t *off, const sg_expr *const *e
 sg_status sg__graph_exprs(sg__graph *g, uint32_t *off, const sg_expr *const *e, size_t n)
 {
     for (unsigned i = 0; i < g->nlrecent && n; i++)
-        if (g->lrecent_n[i] == n && !memcmp(g->exprs + g->lrecent[i], e, n * sizeof *e)) {
+        if (g->lrecent_n[i] == n && g->lrecent[i] + n <= g->nexprs && /* still there (tracer.c truncates) */
+            !memcmp(g->exprs + g->lrecent[i], e, n * sizeof *e)) {
             *off = g->lrecent[i];
             return SG_OK;
         }
@@ -131,10 +132,11 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
     size_t mark = g->nexprs;
     uint32_t dims = SG_NOVAL, tail;
     sg_status s = SG_OK;
+    /* a recent layout, if equal and still there (the tracer truncates the arrays when a call fails) */
     for (unsigned i = 0; i < g->nrecent && dims == SG_NOVAL; i++) {
-        const sg_expr *const *run = g->exprs + g->recent[i];
-        if (g->recent_ndim[i] == ndim && (!ndim || (!memcmp(run, sizes, ndim * sizeof *sizes) &&
-                                                    !memcmp(run + ndim, strides, ndim * sizeof *strides))))
+        const sg_expr *const *run = g->exprs ? g->exprs + g->recent[i] : NULL;
+        if (g->recent_ndim[i] == ndim && g->recent[i] + 2 * ndim <= g->nexprs &&
+            (!ndim || (!memcmp(run, sizes, ndim * sizeof *sizes) && !memcmp(run + ndim, strides, ndim * sizeof *strides))))
             dims = g->recent[i];
     }
     if (dims == SG_NOVAL) {
