@@ -14,5 +14,6 @@
 #include <shapeguard/source.h>
 #include <shapeguard/guard.h>
 #include <shapeguard/graph.h>
+#include <shapeguard/hop.h>
 
 #endif /* SHAPEGUARD_H */

@@ -135,6 +135,38 @@ SG_WARN_UNUSED sg_status sg_tracer_check(sg_tracer *t, const sg_expr *cond, unsi
 SG_WARN_UNUSED sg_status sg_tracer_set_grad_enabled(sg_tracer *t, int enabled);
 int sg_tracer_grad_enabled(const sg_tracer *t);
 
+/* ---- subgraphs (the branches of torch.cond, hop.h) ----
+ * A scope is a subgraph nested in the current one; while it is open, calls
+ * go to it. A value of an enclosing scope that a call uses is lifted: a
+ * placeholder of the subgraph takes it, parent first through every scope
+ * between, its basic symbols (of a tensor's sizes, strides, offset) taken
+ * before it, sorted, each once per scope; a compound size is never taken,
+ * only its symbols; unbacked symbols are found where their node bound them.
+ * Lifted placeholders stay even if the call that lifted them fails.
+ *
+ * sg_tracer_scope_open: a new scope named name (unique: "cond_true_0"),
+ *   nested in the current one, which it becomes; *scope is its number.
+ * sg_tracer_scope_input: an input of the open scope taking outer (a value
+ *   of an enclosing scope), named name (NULL: the program name the value was
+ *   given with sg_tracer_name, else the enclosing placeholder's); its
+ *   symbols are taken first. An outer value taken before gives the same.
+ * sg_tracer_scope_expr: every symbol of e taken by the open scope (an int
+ *   operand, which stays an expression).
+ * sg_tracer_scope_close: its outputs (values of it or of enclosing scopes,
+ *   lifted), and back to its parent.
+ * sg_tracer_name: the program name of a value (the first given stays),
+ *   which a placeholder lifting it takes.
+ * Errors: SG_EINVAL (no scope open, a name taken, NULL), SG_EUNSUPPORTED
+ * (a value of a sibling subgraph, a float read from a tensor), SG_ELIMIT
+ * (65,535 scopes), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_tracer_scope_open(sg_tracer *t, uint32_t *scope, const char *name);
+SG_WARN_UNUSED sg_status sg_tracer_scope_input(sg_tracer *t, sg_value *local, const char *name, sg_value outer);
+SG_WARN_UNUSED sg_status sg_tracer_scope_expr(sg_tracer *t, const sg_expr *e);
+SG_WARN_UNUSED sg_status sg_tracer_scope_close(sg_tracer *t, const sg_value *outs, size_t n);
+SG_WARN_UNUSED sg_status sg_tracer_name(sg_tracer *t, sg_value v, const char *name);
+/* The current scope (0: the root graph). */
+uint32_t sg_tracer_scope(const sg_tracer *t);
+
 /* The outputs, once; no call after. Errors: SG_EINVAL, SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_tracer_output(sg_tracer *t, const sg_value *vals, size_t n);
 

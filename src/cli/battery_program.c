@@ -666,24 +666,27 @@ static int same_text(const char *a, const char *b)
     }
 }
 
-static int need_main_graph(const cmd_line *ln, cli_str *why)
+/* The graph named by a command's argument: the traced graph (no name), or
+ * a subgraph (cond_true_0 ...); SG_NOVAL (why set) if there is none. */
+static uint32_t named_graph(const struct cli_program *p, const cmd_line *ln, cli_str *why)
 {
-    if (*ln->args) {
-        cli_str_addf(why, "no graph '%s' yet (the traced graph has no name; aot and cond graphs come later)",
+    uint32_t s = sg__graph_scope_find(sg__tracer_graph(p->tracer), ln->args);
+    if (s == SG_NOVAL)
+        cli_str_addf(why, "no graph '%s' (the traced graph has no name; its subgraphs are cond_true_N and "
+                          "cond_false_N; the aot graphs come with the aot pipeline)",
                      ln->args);
-        return 0;
-    }
-    return 1;
+    return s;
 }
 
 /* ops [GRAPH] => OP OP ... */
 cmd_result cmd_ops(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
     struct cli_program *p = traced(cs, why);
-    if (!p || !need_main_graph(ln, why))
+    uint32_t scope = p ? named_graph(p, ln, why) : SG_NOVAL;
+    if (scope == SG_NOVAL)
         return CMD_FAIL;
     char *ops = NULL;
-    sg_status st = sg_tracer_ops(p->tracer, &ops);
+    sg_status st = sg__graph_scope_ops(sg__tracer_graph(p->tracer), scope, &ops);
     if (st) {
         cli_str_add_error(why, ctx, st);
         return CMD_FAIL;
@@ -698,21 +701,22 @@ cmd_result cmd_ops(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
 /* placeholders [GRAPH] => P, P, ... */
 cmd_result cmd_placeholders(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
-    (void)ctx;
     struct cli_program *p = traced(cs, why);
-    if (!p || !need_main_graph(ln, why))
+    uint32_t scope = p ? named_graph(p, ln, why) : SG_NOVAL;
+    if (scope == SG_NOVAL)
         return CMD_FAIL;
-    const sg__graph *g = sg__tracer_graph(p->tracer);
-    cli_str got = CLI_STR_INIT;
-    for (size_t i = 0; i < g->nnodes; i++)
-        if (g->nodes[i].kind == SG_N_PLACEHOLDER)
-            cli_str_addf(&got, "%s%s", got.n ? ", " : "", g->vals[g->nodes[i].out].name);
+    char *got = NULL;
+    sg_status st = sg__graph_scope_placeholders(sg__tracer_graph(p->tracer), scope, &got);
+    if (st) {
+        cli_str_add_error(why, ctx, st);
+        return CMD_FAIL;
+    }
     cmd_result r = CMD_PASS;
-    if (!same_text(cli_str_get(&got), ln->expected)) {
-        cli_str_addf(why, "expected %s, got %s", ln->expected, got.n ? cli_str_get(&got) : "(none)");
+    if (!same_text(got, ln->expected)) {
+        cli_str_addf(why, "expected %s, got %s", ln->expected, *got ? got : "(none)");
         r = CMD_FAIL;
     }
-    cli_str_free(&got);
+    sg_free(got);
     return r;
 }
 

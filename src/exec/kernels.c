@@ -1162,6 +1162,24 @@ static sg_status k_scatter(sg__xcall *c)
     return finish(c, out, false);
 }
 
+/* sym_size.int, sym_stride.int, sym_storage_offset: an int of the layout. */
+static sg_status k_sym(sg__xcall *c)
+{
+    sg__xtensor *self;
+    CHAIN(need_tensor(c, "self", &self));
+    int64_t x = self->offset;
+    if (strcmp(c->s->name, "sym_storage_offset")) {
+        const sg__xarg *d = arg(c, "dim");
+        int64_t n = self->ndim, k = d->kind == SG_XA_INT ? d->i : 0;
+        if (k < -n || k >= n)
+            return sg__err(c->ctx, SG_ESHAPE, "%s: dimension %lld out of range", c->op, (long long)k);
+        k = k < 0 ? k + n : k;
+        x = !strcmp(c->s->name, "sym_size") ? self->sizes[k] : self->strides[k];
+    }
+    sg__xc_set(c, c->n->out, (sg__xval){.kind = SG_XV_INT, .u.i = x});
+    return SG_OK;
+}
+
 /* ---- the table ---- */
 
 static const struct {
@@ -1186,6 +1204,7 @@ static const struct {
     {"sum", k_reduce}, {"mean", k_reduce}, {"amax", k_reduce}, {"amin", k_reduce},
     {"mm", k_matmul}, {"bmm", k_matmul}, {"mv", k_matmul}, {"dot", k_matmul},
     {"cat", k_cat}, {"stack", k_cat},
+    {"sym_size", k_sym}, {"sym_stride", k_sym}, {"sym_storage_offset", k_sym},
     {"nonzero", k_nonzero}, {"masked_select", k_masked_select}, {"item", k_item}, {"_local_scalar_dense", k_item},
     {"as_strided_scatter", k_scatter}, {"slice_scatter", k_scatter}, {"select_scatter", k_scatter},
 };

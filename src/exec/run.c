@@ -516,6 +516,7 @@ static sg_status load_arg(sg__xcall *c, int i, const sg__garg *ga, sg__xtensor *
         }
         return SG_OK;
     }
+    case SG_A_SCOPE: return sg__err(c->ctx, SG_EINTERNAL, "%s: a subgraph where a call's argument is expected", c->op);
     case SG_A_FLOAT: a->kind = SG_XA_FLOAT; a->f = ga->u.f; return SG_OK;
     case SG_A_BOOL: a->kind = SG_XA_BOOL; a->b = ga->u.b; return SG_OK;
     case SG_A_NONE: a->kind = SG_XA_NONE; return SG_OK;
@@ -605,6 +606,84 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
     return s;
 }
 
+static sg_status run_scope(sg__xrun *r, uint32_t scope);
+
+/* Give value v the concrete value x (a tensor: a reference taken). */
+static void set_value(sg__xrun *r, uint32_t v, sg__xval x)
+{
+    if (x.kind == SG_XV_TENSOR)
+        sg__xt_ref(x.u.t);
+    release(&r->vals[v]);
+    r->vals[v] = x;
+}
+
+/* A cond node: the predicate picks a branch, whose placeholders take the
+ * operands; its outputs become the node's, and the fresh unbacked symbols
+ * the node binds take the sizes (and ints) the branch gave. */
+static sg_status run_cond(sg__xrun *r, uint32_t n)
+{
+    const sg__graph *g = r->g;
+    const sg__gnode *node = &g->nodes[n];
+    const sg__garg *a = &g->args[node->args];
+    int64_t taken;
+    sg_status s;
+    if (a[0].kind == SG_A_EXPR) {
+        s = sg__xrun_eval(r, a[0].u.e, &taken);
+    } else {
+        sg__xval p;
+        if (!(s = arg_value(r, a[0].u.v, &p)) && (p.kind != SG_XV_TENSOR || sg__xt_numel(p.u.t) != 1))
+            s = sg__err(r->ctx, SG_ESHAPE, "cond: the predicate is not a tensor of one element");
+        if (!s)
+            taken = sg__xt_get_i(p.u.t, 0) != 0;
+    }
+    if (s)
+        return s;
+    uint32_t b = taken ? a[1].u.v : a[2].u.v;
+    const sg__scope *sc = &g->scopes[b];
+    for (uint32_t i = 0; i < sc->nphs && !s; i++) { /* the branch's inputs: the operands */
+        uint32_t ph = g->nodes[sc->phs[i]].out;
+        sg__xval x;
+        if (g->vals[ph].kind != SG_V_TENSOR)
+            continue; /* a symbol: bound already, its node evaluates it */
+        if (!(s = arg_value(r, g->ids[a[3].u.list.off + i], &x)))
+            set_value(r, ph, x);
+    }
+    if (!s)
+        s = run_scope(r, b);
+    if (s)
+        return s;
+    const sg__gnode *o = &g->nodes[sc->output];
+    uint32_t list = node->out;
+    for (uint32_t i = 0; i < o->nargs && !s; i++) {
+        uint32_t e = g->ids[g->vals[list].u.list.off + i];
+        sg__xval x;
+        if ((s = arg_value(r, g->args[o->args + i].u.v, &x)))
+            break;
+        set_value(r, e, x);
+        const sg__gval *ge = &g->vals[e];
+        if (ge->kind == SG_V_SYMINT && x.kind == SG_XV_INT) { /* a merged int */
+            s = bind_bare(r, ge->u.e, x.u.i);
+        } else if (ge->kind == SG_V_TENSOR && x.kind == SG_XV_TENSOR) { /* merged sizes */
+            for (uint32_t d = 0; d < ge->u.t.ndim && !s; d++)
+                s = bind_bare(r, sg__graph_size(g, e, d), x.u.t->sizes[d]);
+        }
+    }
+    return s;
+}
+
+/* Every node of a subgraph, in order (its placeholders have their values). */
+static sg_status run_scope(sg__xrun *r, uint32_t scope)
+{
+    const sg__graph *g = r->g;
+    size_t saved = r->next;
+    sg_status s = SG_OK;
+    for (uint32_t i = 0; i < g->nnodes && !s; i++)
+        if (g->nodes[i].scope == scope)
+            s = sg__xrun_node(r, i);
+    r->next = saved;
+    return s;
+}
+
 sg_status sg__xrun_node(sg__xrun *r, uint32_t n)
 {
     const sg__graph *g = r->g;
@@ -648,6 +727,10 @@ sg_status sg__xrun_node(sg__xrun *r, uint32_t n)
         break;
     case SG_N_OUTPUT:
         break;
+    case SG_N_COND:
+        if ((s = run_cond(r, n)))
+            return s;
+        break;
     }
     r->next = (size_t)n + 1;
     return SG_OK;
@@ -656,7 +739,12 @@ sg_status sg__xrun_node(sg__xrun *r, uint32_t n)
 sg_status sg__xrun_rest(sg__xrun *r)
 {
     while (r->next < r->g->nnodes) {
-        sg_status s = sg__xrun_node(r, (uint32_t)r->next);
+        uint32_t n = (uint32_t)r->next;
+        if (r->g->nodes[n].scope) { /* a subgraph's: run by its cond */
+            r->next++;
+            continue;
+        }
+        sg_status s = sg__xrun_node(r, n);
         if (s)
             return s;
     }

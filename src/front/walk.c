@@ -22,6 +22,7 @@
 #include "exec/exec.h"
 #include "expr/expr_private.h"
 #include "front/front_private.h"
+#include "shapeguard/hop.h"
 #include "shapeguard/print.h"
 
 /* ---- values ---- */
@@ -91,7 +92,9 @@ typedef struct block {
 struct sg__prog {
     sg_ctx *ctx;
     sg__ast *ast;
-    const sg__py *entry; /* the last top-level def */
+    const sg__py *entry;    /* the last top-level def */
+    const sg__py **conds;   /* the torch.cond calls, in the order of the text (their numbers) */
+    size_t nconds, capconds;
 };
 
 struct sg__walk {
@@ -215,6 +218,46 @@ static sg_status frame_set(sg__walk *W, frame *f, const char *name, wv v)
 
 /* ---- the program ---- */
 
+/* Is e a call of torch.cond? */
+static bool is_cond_call(const sg__py *e)
+{
+    if (e->kind != SG_PY_CALL || !e->nkids)
+        return false;
+    const sg__py *f = e->kids[0];
+    return f->kind == SG_PY_ATTR && !strcmp(f->s, "cond") && f->nkids && f->kids[0]->kind == SG_PY_NAME &&
+           !strcmp(f->kids[0]->s, "torch");
+}
+
+/* The torch.cond calls below e (depth bounded by the parser's limit). */
+static sg_status find_conds(sg__prog *p, const sg__py *e)
+{
+    if (is_cond_call(e)) {
+        if (!sg__grow(p->ctx, (void **)&p->conds, &p->capconds, p->nconds + 1, sizeof *p->conds))
+            return sg__nomem(p->ctx);
+        p->conds[p->nconds++] = e;
+    }
+    for (uint32_t i = 0; i < e->nkids; i++)
+        if (e->kids[i]) {
+            sg_status s = find_conds(p, e->kids[i]);
+            if (s)
+                return s;
+        }
+    for (uint32_t i = 0; i < e->ndeco; i++) {
+        sg_status s = find_conds(p, e->deco[i]);
+        if (s)
+            return s;
+    }
+    return SG_OK;
+}
+
+static int text_order(const void *pa, const void *pb)
+{
+    const sg__py *a = *(const sg__py *const *)pa, *b = *(const sg__py *const *)pb;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    return a->col < b->col ? -1 : a->col > b->col;
+}
+
 sg_status sg__prog_new(sg_ctx *ctx, sg__prog **out, const char *source, size_t len, uint32_t first_line)
 {
     *out = NULL;
@@ -231,6 +274,12 @@ sg_status sg__prog_new(sg_ctx *ctx, sg__prog **out, const char *source, size_t l
     for (uint32_t i = 0; i < m->nkids; i++)
         if (m->kids[i]->kind == SG_PY_DEF)
             p->entry = m->kids[i];
+    if (!(s = find_conds(p, m)) && p->nconds)
+        qsort(p->conds, p->nconds, sizeof *p->conds, text_order);
+    if (s) {
+        sg__prog_free(p);
+        return s;
+    }
     if (!p->entry) {
         sg__prog_free(p);
         return sg__err(ctx, SG_ESYNTAX, "the program defines no function");
@@ -243,6 +292,7 @@ void sg__prog_free(sg__prog *p)
 {
     if (!p)
         return;
+    sg_free(p->conds);
     sg__ast_free(p->ast);
     sg_free(p);
 }
@@ -1526,6 +1576,119 @@ static sg_status call_func(sg__walk *W, const sg__py *at, const wv *fn, wv *args
     return s;
 }
 
+/* torch.cond(pred, true_fn, false_fn, operands). Eagerly, the predicate
+ * picks the function to call (as the prelude of 1.13 and eager PyTorch
+ * do); a constant predicate is that too in a trace (Dynamo inlines it).
+ * Otherwise both functions are traced, each in a subgraph of its own
+ * (cond_true_N, cond_false_N, N counting the torch.cond calls in the
+ * order of the program text), and joined by a cond node (hop.h). */
+static sg_status torch_cond(sg__walk *W, const sg__py *at, wv *args, size_t n, const char **kwn, wv *kwv, size_t nkw,
+                            wv *out)
+{
+    static const char *const names[4] = {"pred", "true_fn", "false_fn", "operands"};
+    wv a[4] = {{.kind = W_NONE}, {.kind = W_NONE}, {.kind = W_NONE}, {.kind = W_TUPLE}};
+    bool given[4] = {false};
+    if (n > 4)
+        return werr(W, at, SG_ETYPE, "torch.cond() takes 4 arguments, %zu given", n);
+    for (size_t i = 0; i < n; i++)
+        a[i] = args[i], given[i] = true;
+    for (size_t k = 0; k < nkw; k++) {
+        size_t i = 0;
+        while (i < 4 && strcmp(kwn[k], names[i]))
+            i++;
+        if (i == 4 || given[i])
+            return werr(W, at, SG_ETYPE, "torch.cond(): an unexpected or repeated argument '%s'", kwn[k]);
+        a[i] = kwv[k];
+        given[i] = true;
+    }
+    if (!given[0] || !given[1] || !given[2])
+        return werr(W, at, SG_ETYPE, "torch.cond() needs pred, true_fn and false_fn");
+    if (a[1].kind != W_FUNC || a[2].kind != W_FUNC)
+        return werr(W, at, SG_EUNSUPPORTED, "unsupported: torch.cond branches that are not functions of the program");
+    if (a[3].kind != W_TUPLE && a[3].kind != W_LIST)
+        return werr(W, at, SG_ETYPE, "torch.cond: operands must be a tuple or a list");
+    uint32_t nops = a[3].u.seq.n;
+    wv *ops = a[3].u.seq.items;
+    for (uint32_t i = 0; i < nops; i++)
+        if (ops[i].kind != W_TENSOR && ops[i].kind != W_INT)
+            return werr(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond operand that is a %s",
+                        kind_name(&ops[i]));
+    const wv *pred = &a[0];
+    bool constant = pred->kind == W_BOOL && (sg_expr_op(pred->u.e) == SG_OP_TRUE || sg_expr_op(pred->u.e) == SG_OP_FALSE);
+    if (pred->kind != W_TENSOR && pred->kind != W_BOOL)
+        return werr(W, at, SG_ETYPE, "torch.cond: the predicate must be a boolean tensor or a bool, got %s",
+                    kind_name(pred));
+    if (W->eager || constant) {
+        bool taken;
+        if (pred->kind == W_TENSOR && sg_tracer_dtype(W->t, pred->u.t->v) != SG_BOOL)
+            return werr(W, at, SG_ETYPE, "torch.cond: the predicate must be a boolean tensor or a bool");
+        TRY(truthy(W, at, pred, &taken));
+        return call_func(W, at, &a[taken ? 1 : 2], ops, nops, NULL, NULL, 0, out, NULL);
+    }
+    size_t number = 0;
+    while (number < W->prog->nconds && W->prog->conds[number] != at)
+        number++;
+    sg_arg p = pred->kind == W_TENSOR ? (sg_arg){.kind = SG_ARG_VALUE, .u.v = pred->u.t->v}
+                                      : (sg_arg){.kind = SG_ARG_INT, .u.e = pred->u.e};
+    uint32_t scope[2];
+    bool single = false;
+    for (int k = 0; k < 2; k++) {
+        char name[48];
+        snprintf(name, sizeof name, "cond_%s_%zu", k ? "false" : "true", number);
+        sg_status s = sg_tracer_scope_open(W->t, &scope[k], name);
+        if (s)
+            return wfail(W, at, s);
+        const sg__py *def = a[1 + k].u.fn.def;
+        wv *local = nops ? wmem(W, nops * sizeof *local) : NULL;
+        if (nops && !local)
+            return sg__nomem(W->ctx);
+        for (uint32_t i = 0; i < nops; i++) { /* an operand: a placeholder named by the parameter */
+            local[i] = ops[i];
+            if (ops[i].kind == W_INT) {
+                if ((s = sg_tracer_scope_expr(W->t, ops[i].u.e)))
+                    return wfail(W, at, s);
+                continue;
+            }
+            if (!(local[i].u.t = wmem(W, sizeof *local[i].u.t)))
+                return sg__nomem(W->ctx);
+            if ((s = sg_tracer_scope_input(W->t, &local[i].u.t->v, i < def->nnames ? def->names[i] : NULL,
+                                           ops[i].u.t->v)))
+                return wfail(W, at, s);
+        }
+        wv res;
+        TRY(call_func(W, at, &a[1 + k], local, nops, NULL, NULL, 0, &res, NULL));
+        sg_value outs[64];
+        size_t nouts = 0;
+        if (res.kind == W_TENSOR) {
+            outs[nouts++] = res.u.t->v;
+            single = single || !k;
+        } else if (res.kind == W_TUPLE || res.kind == W_LIST) {
+            for (uint32_t i = 0; i < res.u.seq.n; i++) {
+                if (res.u.seq.items[i].kind != W_TENSOR || nouts == 64)
+                    return werr(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond branch returning a %s",
+                                nouts == 64 ? "tuple of more than 64 tensors" : kind_name(&res.u.seq.items[i]));
+                outs[nouts++] = res.u.seq.items[i].u.t->v;
+            }
+        } else {
+            return werr(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond branch returning a %s", kind_name(&res));
+        }
+        if ((s = sg_tracer_scope_close(W->t, outs, nouts)))
+            return wfail(W, at, s);
+    }
+    W->line = at->line;
+    sg_value list;
+    sg_status s = sg_tracer_cond(W->t, &list, &p, scope[0], scope[1], W->line);
+    if (s)
+        return wfail(W, at, s);
+    wv l;
+    TRY(to_wv(W, list, &l));
+    if (single && l.u.seq.n == 1)
+        *out = l.u.seq.items[0];
+    else
+        *out = (wv){.kind = W_TUPLE, .u.seq = l.u.seq};
+    return SG_OK;
+}
+
 static sg_status call_builtin(sg__walk *W, const sg__py *at, const char *name, wv *args, size_t n, const char **kwn,
                               wv *kwv, size_t nkw, wv *out)
 {
@@ -1558,7 +1721,7 @@ static sg_status call_builtin(sg__walk *W, const sg__py *at, const char *name, w
         return SG_OK;
     }
     if (!strcmp(name, "cond"))
-        return werr(W, at, SG_EUNSUPPORTED, "unsupported: torch.cond (not yet implemented)");
+        return torch_cond(W, at, args, n, kwn, kwv, nkw, out);
     const pyop *p = pyop_find(name);
     if (!p)
         return werr(W, at, SG_EUNSUPPORTED, "unsupported: torch.%s", name);
@@ -1796,8 +1959,11 @@ static sg_status eval(sg__walk *W, frame *f, const sg__py *e, wv *out)
 
 static sg_status assign(sg__walk *W, frame *f, const sg__py *target, wv v)
 {
-    if (target->kind == SG_PY_NAME)
+    if (target->kind == SG_PY_NAME) {
+        if (v.kind == W_TENSOR && !W->eager) /* the name a subgraph's placeholder lifting it takes */
+            TRY(sg_tracer_name(W->t, v.u.t->v, target->s));
         return frame_set(W, f, target->s, v);
+    }
     if (target->kind == SG_PY_TUPLE || target->kind == SG_PY_LIST) {
         if (v.kind != W_TUPLE && v.kind != W_LIST)
             return werr(W, target, SG_ETYPE, "cannot unpack a %s", kind_name(&v));

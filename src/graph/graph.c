@@ -23,7 +23,7 @@ const char *sg__dtype_name(sg_dtype d)
 static const char no_name[1] = "";
 
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(sg__gval) == 40 && sizeof(sg__gnode) == 32 && sizeof(sg__garg) == 24,
+_Static_assert(sizeof(sg__gval) == 40 && sizeof(sg__gnode) == 40 && sizeof(sg__garg) == 24,
                "graph.h: the records grew (see tests/bench/bench_trace.c, bytes per op)");
 #endif
 
@@ -36,6 +36,12 @@ sg_status sg__graph_new(sg_env *env, sg__graph **out)
         return sg__nomem(ctx);
     g->ctx = ctx;
     g->env = env;
+    uint32_t root;
+    sg_status s = sg__graph_scope_open(g, &root, "");
+    if (s) {
+        sg__graph_free(g);
+        return s;
+    }
     *out = g;
     return SG_OK;
 }
@@ -44,6 +50,16 @@ void sg__graph_free(sg__graph *g)
 {
     if (!g)
         return;
+    for (uint32_t i = 0; i < g->nscopes; i++) {
+        sg__scope *sc = &g->scopes[i];
+        if (sc->name != no_name)
+            sg_free((char *)sc->name);
+        sg_free(sc->phs);
+        sg_free(sc->outer);
+        sg__idmap_free(&sc->bound);
+        sg__idmap_free(&sc->lifted);
+    }
+    sg_free(g->scopes);
     for (size_t i = 0; i < g->nvals; i++)
         if (g->vals[i].name != no_name)
             sg_free((char *)g->vals[i].name);
@@ -208,8 +224,8 @@ static sg_status new_node(sg__graph *g, sg__gnode **out, sg__nkind kind, uint32_
 {
     if (val != SG_NOVAL && (val >= g->nvals || g->vals[val].node != SG_NOVAL))
         return sg__err(g->ctx, SG_EINVAL, "graph: a node's value is unknown or given already");
-    if (g->nnodes && g->nodes[g->nnodes - 1].kind == SG_N_OUTPUT)
-        return sg__err(g->ctx, SG_EINVAL, "graph: a node after the output");
+    if (g->scopes[g->cur].output != SG_NOVAL && !(kind == SG_N_PLACEHOLDER && g->cur))
+        return sg__err(g->ctx, SG_EINVAL, "graph: a node after the output"); /* but a subgraph's inputs */
     sg_status s = room(g, (void **)&g->nodes, &g->capnodes, g->nnodes, 1, sizeof *g->nodes);
     if (s)
         return s;
@@ -217,8 +233,52 @@ static sg_status new_node(sg__graph *g, sg__gnode **out, sg__nkind kind, uint32_
     memset(n, 0, sizeof *n);
     n->kind = (uint8_t)kind;
     n->out = val;
+    n->scope = g->cur;
     *out = n;
     return SG_OK;
+}
+
+/* ---- scopes ---- */
+
+sg_status sg__graph_scope_open(sg__graph *g, uint32_t *out, const char *name)
+{
+    if (g->nscopes >= UINT16_MAX)
+        return sg__err(g->ctx, SG_ELIMIT, "graph: more than %u subgraphs", (unsigned)UINT16_MAX);
+    if (g->nscopes == g->capscopes) {
+        size_t cap = g->capscopes;
+        if (!sg__grow(g->ctx, (void **)&g->scopes, &cap, g->nscopes + 1, sizeof *g->scopes))
+            return sg__nomem(g->ctx);
+        g->capscopes = (uint32_t)cap;
+    }
+    sg__scope *sc = &g->scopes[g->nscopes];
+    memset(sc, 0, sizeof *sc);
+    sc->name = no_name;
+    if (name && name[0]) {
+        size_t len = strlen(name) + 1;
+        char *copy = sg__malloc(g->ctx, len);
+        if (!copy)
+            return sg__nomem(g->ctx);
+        memcpy(copy, name, len);
+        sc->name = copy;
+    }
+    if (!sg__idmap_init(g->ctx, &sc->bound, 8) || !sg__idmap_init(g->ctx, &sc->lifted, 8)) {
+        sg__idmap_free(&sc->bound);
+        if (sc->name != no_name)
+            sg_free((char *)sc->name);
+        return sg__nomem(g->ctx);
+    }
+    sc->parent = g->nscopes ? g->cur : SG_NOVAL;
+    sc->output = SG_NOVAL;
+    *out = g->cur = g->nscopes++;
+    return SG_OK;
+}
+
+uint32_t sg__graph_scope_find(const sg__graph *g, const char *name)
+{
+    for (uint32_t i = 0; i < g->nscopes; i++)
+        if (!strcmp(g->scopes[i].name, name))
+            return i;
+    return SG_NOVAL;
 }
 
 /* A list value's elements belong to the node that gives the list. */
@@ -234,9 +294,22 @@ static void give(sg__graph *g, uint32_t val, uint32_t node)
 
 sg_status sg__graph_placeholder(sg__graph *g, uint32_t out, const char *name)
 {
+    return sg__graph_placeholder_of(g, out, name, SG_NOVAL);
+}
+
+sg_status sg__graph_placeholder_of(sg__graph *g, uint32_t out, const char *name, uint32_t outer)
+{
     sg__gnode *n;
     if (out == SG_NOVAL)
         return sg__err(g->ctx, SG_EINVAL, "graph: a placeholder gives a value");
+    sg__scope *sc = &g->scopes[g->cur];
+    if (sc->nphs == sc->capphs) { /* room in the signature first: nothing to undo after */
+        size_t cap = sc->capphs, cap2 = sc->capphs;
+        if (!sg__grow(g->ctx, (void **)&sc->phs, &cap, sc->nphs + 1, sizeof *sc->phs) ||
+            !sg__grow(g->ctx, (void **)&sc->outer, &cap2, sc->nphs + 1, sizeof *sc->outer))
+            return sg__nomem(g->ctx);
+        sc->capphs = (uint32_t)(cap < cap2 ? cap : cap2);
+    }
     sg_status s = new_node(g, &n, SG_N_PLACEHOLDER, out);
     if (s)
         return s;
@@ -251,6 +324,8 @@ sg_status sg__graph_placeholder(sg__graph *g, uint32_t out, const char *name)
         g->vals[out].name = copy;
         g->name_bytes += len;
     }
+    sc->phs[sc->nphs] = (uint32_t)g->nnodes;
+    sc->outer[sc->nphs++] = outer;
     give(g, out, (uint32_t)g->nnodes++);
     return SG_OK;
 }
@@ -319,7 +394,29 @@ sg_status sg__graph_output(sg__graph *g, const uint32_t *vals, size_t n)
         return s;
     node->args = off;
     node->nargs = (uint32_t)n;
-    g->nnodes++;
+    g->scopes[g->cur].output = (uint32_t)g->nnodes++;
+    return SG_OK;
+}
+
+sg_status sg__graph_cond(sg__graph *g, const sg__garg *pred, uint32_t tscope, uint32_t fscope, const uint32_t *ops,
+                         size_t nops, uint32_t out, uint32_t line)
+{
+    sg__garg a[4] = {*pred, {.kind = SG_A_SCOPE, .u.v = tscope}, {.kind = SG_A_SCOPE, .u.v = fscope},
+                     {.kind = SG_A_VALUES}};
+    uint32_t off;
+    sg_status s = sg__graph_ids(g, &off, ops, nops);
+    if (s)
+        return s;
+    a[3].u.list.off = off;
+    a[3].u.list.n = (uint32_t)nops;
+    sg__gnode *n;
+    if ((s = new_node(g, &n, SG_N_COND, out)) || (s = push_args(g, &off, a, 4)))
+        return s;
+    n = &g->nodes[g->nnodes];
+    n->args = off;
+    n->nargs = 4;
+    n->line = line;
+    give(g, out, (uint32_t)g->nnodes++);
     return SG_OK;
 }
 
@@ -342,14 +439,15 @@ sg_status sg__graph_bind(sg__graph *g, uint32_t node, const sg_expr *const *syms
 
 typedef struct {
     const sg__graph *g;
-    sg__idmap bound; /* symbol id -> 1: bound so far in the graph */
+    sg__idmap bound; /* symbol id -> 1: bound so far in the scope */
     uint32_t node;   /* the node being checked */
+    uint32_t scope;  /* the scope being checked */
 } linter;
 
 static sg_status lint_fail(linter *L, const char *what, const char *detail)
 {
-    return sg__err(L->g->ctx, SG_EINTERNAL, "graph lint: node %u: %s%s%s", (unsigned)L->node, what,
-                   detail ? ": " : "", detail ? detail : "");
+    return sg__err(L->g->ctx, SG_EINTERNAL, "graph lint: %s%snode %u: %s%s%s", L->g->scopes[L->scope].name,
+                   L->scope ? ": " : "", (unsigned)L->node, what, detail ? ": " : "", detail ? detail : "");
 }
 
 /* Every free symbol of e is an environment input or bound earlier. */
@@ -362,7 +460,9 @@ static sg_status lint_expr(linter *L, const sg_expr *e)
         return s;
     for (size_t i = 0; i < n && !s; i++) {
         const char *name = sg_expr_sym_name(syms[i]);
-        if (!sg__idmap_find(&L->bound, syms[i]->id) && sg_env_symbol(L->g->env, name) != syms[i])
+        if (L->scope && !sg__idmap_find(&L->bound, syms[i]->id)) /* a subgraph is closed */
+            s = lint_fail(L, "a symbol not bound in the subgraph", name);
+        else if (!sg__idmap_find(&L->bound, syms[i]->id) && sg_env_symbol(L->g->env, name) != syms[i])
             s = lint_fail(L, "a symbol neither an input of the environment nor bound before", name);
         else if (!sg__idmap_find(&L->bound, syms[i]->id) && name[0] == 'u') /* unbacked: u0, u_... (env.h) */
             s = lint_fail(L, "an unbacked symbol used before the node that binds it", name);
@@ -393,6 +493,8 @@ static sg_status lint_use(linter *L, uint32_t v)
         return lint_fail(L, "an argument that is no value", NULL);
     if (L->g->vals[v].node >= L->node)
         return lint_fail(L, "an argument used before the node that gives it", NULL);
+    if (L->g->nodes[L->g->vals[v].node].scope != L->scope)
+        return lint_fail(L, "an argument of another graph (not lifted)", NULL);
     return SG_OK;
 }
 
@@ -449,38 +551,87 @@ static sg_status lint_bind(linter *L, const sg__gnode *n)
     return SG_OK;
 }
 
-sg_status sg__graph_lint(const sg__graph *g)
+/* A cond node: a predicate, two branches nested here, closed, taking as
+ * many placeholders as it passes operands. */
+static sg_status lint_cond(linter *L, const sg__gnode *n)
 {
-    sg_ctx *ctx = g->ctx;
-    linter L = {.g = g};
-    if (!sg__idmap_init(ctx, &L.bound, 16))
-        return sg__nomem(g->ctx);
+    const sg__graph *g = L->g;
+    const sg__garg *a = &g->args[n->args];
+    if (n->nargs != 4 || a[1].kind != SG_A_SCOPE || a[2].kind != SG_A_SCOPE || a[3].kind != SG_A_VALUES ||
+        (a[0].kind != SG_A_VALUE && a[0].kind != SG_A_EXPR))
+        return lint_fail(L, "a cond's arguments are not a predicate, two branches and operands", NULL);
+    for (int k = 1; k <= 2; k++) {
+        uint32_t b = a[k].u.v;
+        if (b >= g->nscopes || g->scopes[b].parent != L->scope)
+            return lint_fail(L, "a cond's branch is not a subgraph of its graph", NULL);
+        if (g->scopes[b].output == SG_NOVAL)
+            return lint_fail(L, "a cond's branch has no output", g->scopes[b].name);
+        if (g->scopes[b].nphs != a[3].u.list.n)
+            return lint_fail(L, "a cond's branch takes another number of inputs than it is given",
+                             g->scopes[b].name);
+    }
+    return SG_OK;
+}
+
+/* One scope's nodes. */
+static sg_status lint_scope(linter *L)
+{
+    const sg__graph *g = L->g;
+    const sg__scope *sc = &g->scopes[L->scope];
     sg_status s = SG_OK;
-    if (!g->nnodes || g->nodes[g->nnodes - 1].kind != SG_N_OUTPUT) {
-        L.node = (uint32_t)g->nnodes;
-        s = lint_fail(&L, "the graph does not end in its output", NULL);
+    bool others = false;
+    if (sc->output == SG_NOVAL) {
+        L->node = (uint32_t)g->nnodes;
+        return lint_fail(L, "the graph does not end in its output", NULL);
     }
     for (uint32_t i = 0; i < g->nnodes && !s; i++) {
         const sg__gnode *n = &g->nodes[i];
-        L.node = i;
-        if (n->kind == SG_N_OUTPUT && i != g->nnodes - 1)
-            s = lint_fail(&L, "an output before the end", NULL);
-        if (!s && n->kind == SG_N_PLACEHOLDER && i && g->nodes[i - 1].kind != SG_N_PLACEHOLDER)
-            s = lint_fail(&L, "a placeholder after another node", NULL);
+        if (n->scope != L->scope)
+            continue;
+        L->node = i;
+        if (i > sc->output && !(n->kind == SG_N_PLACEHOLDER && L->scope)) /* a branch merged: inputs after */
+            s = lint_fail(L, "a node after the output", NULL);
+        /* the root takes its inputs first; a subgraph lifts at first use */
+        if (!s && n->kind == SG_N_PLACEHOLDER && others && !L->scope)
+            s = lint_fail(L, "a placeholder after another node", NULL);
+        others |= n->kind != SG_N_PLACEHOLDER;
         if (!s && n->kind == SG_N_CALL)
-            s = lint_arity(&L, n);
+            s = lint_arity(L, n);
+        if (!s && n->kind == SG_N_COND)
+            s = lint_cond(L, n);
         if (!s)
-            s = lint_args(&L, n);
+            s = lint_args(L, n);
         if (!s && n->kind == SG_N_ASSERT)
-            s = lint_expr(&L, n->cond);
+            s = lint_expr(L, n->cond);
         if (!s)
-            s = lint_bind(&L, n);
+            s = lint_bind(L, n);
         if (!s && n->out != SG_NOVAL && g->vals[n->out].node != i)
-            s = lint_fail(&L, "its value is given by another node", NULL);
+            s = lint_fail(L, "its value is given by another node", NULL);
         if (!s && n->out != SG_NOVAL)
-            s = lint_value_exprs(&L, n->out);
+            s = lint_value_exprs(L, n->out);
     }
-    sg__idmap_free(&L.bound);
+    for (uint32_t k = 0; k < sc->nphs && !s; k++) {
+        L->node = sc->phs[k];
+        if (sc->phs[k] >= g->nnodes || g->nodes[sc->phs[k]].kind != SG_N_PLACEHOLDER ||
+            g->nodes[sc->phs[k]].scope != L->scope)
+            s = lint_fail(L, "the signature names a node that is not a placeholder of the graph", NULL);
+        else if (L->scope && (sc->outer[k] >= g->nvals || g->vals[sc->outer[k]].node == SG_NOVAL ||
+                              g->nodes[g->vals[sc->outer[k]].node].scope != sc->parent))
+            s = lint_fail(L, "a placeholder takes no value of the enclosing graph", NULL);
+    }
+    return s;
+}
+
+sg_status sg__graph_lint(const sg__graph *g)
+{
+    sg_status s = SG_OK;
+    for (uint32_t sc = 0; sc < g->nscopes && !s; sc++) {
+        linter L = {.g = g, .scope = sc};
+        if (!sg__idmap_init(g->ctx, &L.bound, 16))
+            return sg__nomem(g->ctx);
+        s = lint_scope(&L);
+        sg__idmap_free(&L.bound);
+    }
     return s;
 }
 

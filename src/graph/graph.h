@@ -33,6 +33,7 @@
 
 #include "graph/schema.h"
 #include "shapeguard/graph.h"
+#include "util/util_private.h"
 
 #define SG_NDTYPE 4
 const char *sg__dtype_short(sg_dtype d); /* "f64", "f32", "i64", "b8" */
@@ -86,7 +87,8 @@ typedef enum sg__akind {
     SG_A_DTYPE,
     SG_A_EXPRS, /* a list of expressions: exprs[off .. off + n) */
     SG_A_VALUES, /* a list of values: ids[off .. off + n) */
-    SG_A_MEMFMT  /* a memory format (u.dtype holds the sg_memory_format) */
+    SG_A_MEMFMT, /* a memory format (u.dtype holds the sg_memory_format) */
+    SG_A_SCOPE   /* a subgraph: the scope u.v (a branch of a cond) */
 } sg__akind;
 
 typedef struct sg__garg {
@@ -104,7 +106,12 @@ typedef struct sg__garg {
     } u;
 } sg__garg;
 
-typedef enum sg__nkind { SG_N_PLACEHOLDER, SG_N_CALL, SG_N_ASSERT, SG_N_OUTPUT } sg__nkind;
+/* SG_N_COND: torch.cond; its arguments are the predicate (a value: a
+ * one-element bool tensor, or an expression: a symbolic bool), the true and
+ * the false branch (SG_A_SCOPE), and the operands (SG_A_VALUES: one per
+ * placeholder of the branches, which take the same); it gives a list of
+ * the merged outputs and binds the fresh unbacked symbols of their sizes. */
+typedef enum sg__nkind { SG_N_PLACEHOLDER, SG_N_CALL, SG_N_ASSERT, SG_N_OUTPUT, SG_N_COND } sg__nkind;
 
 typedef struct sg__gnode {
     union {
@@ -118,7 +125,30 @@ typedef struct sg__gnode {
     uint16_t nbinds;           /* at most UINT16_MAX (sg__graph_bind) */
     uint8_t kind;              /* sg__nkind */
     uint8_t flags;             /* SG_NODE_* */
+    uint32_t scope;            /* the scope (graph) it belongs to: 0 is the root */
 } sg__gnode;
+
+/* A scope: the root graph (0) or a subgraph (the branch of a cond), nested
+ * in its parent. Its nodes are the graph's nodes whose scope it is, in
+ * order; its placeholders are phs, in the order it takes them (placeholders
+ * lifted at first use are created between other nodes, but come first in
+ * the scope's signature). A subgraph is closed: every node's arguments are
+ * values of its own scope, and every symbol its expressions use is bound in
+ * it (by a placeholder, or a node's binds); a value of an enclosing scope is
+ * lifted: a placeholder takes it (outer[i] is the parent's value that
+ * placeholder phs[i] takes). */
+typedef struct sg__scope {
+    const char *name;   /* "" for the root, else "cond_true_0" ... (owned by the graph) */
+    uint32_t parent;    /* the enclosing scope, or SG_NOVAL for the root */
+    uint32_t *phs;      /* placeholder nodes, in order */
+    uint32_t *outer;    /* what each takes from the parent (SG_NOVAL in the root) */
+    uint32_t nphs, capphs;
+    uint32_t output;    /* its output node, or SG_NOVAL while it is open */
+    sg__idmap bound;    /* symbol id -> 1 + the value of this scope that carries it
+                           (a SymInt placeholder or node value), or 0 (bound by a node whose
+                           value does not carry it alone: nonzero's size) */
+    sg__idmap lifted;   /* a value of an enclosing scope -> 1 + the placeholder value taking it */
+} sg__scope;
 
 /* A detach that stands for `.data`: its result has a version counter of
  * its own (writes through it are not seen as writes of its source). */
@@ -148,6 +178,9 @@ typedef struct sg__graph {
     /* the same for the last few lists of expressions (sg__graph_exprs) */
     uint32_t lrecent[SG_GRAPH_RECENT], lrecent_n[SG_GRAPH_RECENT];
     uint8_t nlrecent, lrecent_next;
+    sg__scope *scopes;   /* scopes[0] is the root */
+    uint32_t nscopes, capscopes;
+    uint32_t cur;        /* the scope new nodes go to */
 } sg__graph;
 
 /* An empty graph over env (borrowed: it must outlive the graph). Errors: SG_ENOMEM. */
@@ -166,14 +199,34 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
 /* A value of another kind (not a tensor, nor a list). */
 sg_status sg__graph_value(sg__graph *g, uint32_t *out, sg__vkind kind, const sg_expr *e, double f);
 sg_status sg__graph_list(sg__graph *g, uint32_t *out, const uint32_t *vals, size_t n);
-/* Nodes: the value out (made above, not given by another node) becomes theirs. */
+/* Nodes: the value out (made above, not given by another node) becomes
+ * theirs. Nodes go to the current scope (g->cur). A placeholder is appended
+ * to its scope's signature, taking the parent's value outer (SG_NOVAL in the
+ * root). */
 sg_status sg__graph_placeholder(sg__graph *g, uint32_t out, const char *name);
+sg_status sg__graph_placeholder_of(sg__graph *g, uint32_t out, const char *name, uint32_t outer);
 sg_status sg__graph_call(sg__graph *g, const sg__schema *s, const sg__garg *args, size_t nargs, uint32_t out,
                          uint32_t line);
 sg_status sg__graph_assert(sg__graph *g, const sg_expr *cond, uint32_t line);
+/* The output of the current scope, which it closes. */
 sg_status sg__graph_output(sg__graph *g, const uint32_t *vals, size_t n);
+/* A cond node in the current scope (see SG_N_COND); out is a list value. */
+sg_status sg__graph_cond(sg__graph *g, const sg__garg *pred, uint32_t tscope, uint32_t fscope, const uint32_t *ops,
+                         size_t nops, uint32_t out, uint32_t line);
+/* A new scope nested in the current one, named name; it becomes current.
+ * Errors: SG_ELIMIT (more than 2**16 scopes), SG_ENOMEM. */
+sg_status sg__graph_scope_open(sg__graph *g, uint32_t *out, const char *name);
+/* The scope of value v (the scope of the node that gives it). */
+static inline uint32_t sg__graph_vscope(const sg__graph *g, uint32_t v);
+/* The scope named name ("" for the root), or SG_NOVAL. */
+uint32_t sg__graph_scope_find(const sg__graph *g, const char *name);
 /* The unbacked symbols that node n binds. */
 sg_status sg__graph_bind(sg__graph *g, uint32_t node, const sg_expr *const *syms, size_t n);
+
+static inline uint32_t sg__graph_vscope(const sg__graph *g, uint32_t v)
+{
+    return g->vals[v].node == SG_NOVAL ? g->cur : g->nodes[g->vals[v].node].scope;
+}
 
 static inline const sg_expr *sg__graph_size(const sg__graph *g, uint32_t v, size_t d)
 {
@@ -200,7 +253,8 @@ sg_status sg__graph_subst(sg__graph *g, uint32_t first, size_t n, const sg_expr 
  * first problem and its node. */
 sg_status sg__graph_lint(const sg__graph *g);
 
-/* The graph as FX-like Python source (graph_print.c):
+/* The graph as FX-like Python source (graph_print.c): the root's forward,
+ * then each subgraph as a class of its own ("class cond_true_0(torch.nn.Module):"):
  *   def forward(self, s0: "Sym(s0)", a: "f64[s0, 3]"):
  *       mul: "f64[s0, 3]" = torch.ops.aten.mul.Tensor(a, 2)
  *       return (mul,)
@@ -212,8 +266,11 @@ sg_status sg__graph_print(const sg__graph *g, char **out);
  * Errors: SG_ENOMEM. */
 sg_status sg__graph_dot(const sg__graph *g, char **out);
 /* The operator names of the calls, in order, separated by spaces
- * ("view mul.Tensor copy_"). Errors: SG_ENOMEM. */
+ * ("view mul.Tensor copy_"; a cond node is "cond"). Errors: SG_ENOMEM. */
 sg_status sg__graph_ops(const sg__graph *g, char **out);
+/* The same, and the names of the placeholders separated by ", ", of one scope. */
+sg_status sg__graph_scope_ops(const sg__graph *g, uint32_t scope, char **out);
+sg_status sg__graph_scope_placeholders(const sg__graph *g, uint32_t scope, char **out);
 
 /* The graph a tracer builds (tests and benchmarks look inside it). */
 const sg__graph *sg__tracer_graph(const sg_tracer *t);

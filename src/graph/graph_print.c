@@ -163,6 +163,9 @@ static bool put_arg(const sg__graph *g, const namer *N, sg__buf *b, const sg__ga
     if (a->kw)
         sg__buf_printf(b, "%s = ", a->kw);
     switch ((sg__akind)a->kind) {
+    case SG_A_SCOPE:
+        sg__buf_printf(b, "self.%s", g->scopes[a->u.v].name);
+        return true;
     case SG_A_VALUE:
         sg__buf_puts(b, N->name[a->u.v]);
         return true;
@@ -200,14 +203,31 @@ static bool put_arg(const sg__graph *g, const namer *N, sg__buf *b, const sg__ga
     return true;
 }
 
-static bool put_node(const sg__graph *g, const namer *N, sg__buf *b, const sg__gnode *n)
+static bool put_node(const sg__graph *g, const namer *N, sg__buf *b, const sg__gnode *n, const char *ind)
 {
     bool ok = true;
     switch ((sg__nkind)n->kind) {
     case SG_N_PLACEHOLDER:
         return true; /* in the signature */
+    case SG_N_COND: {
+        const sg__garg *a = &g->args[n->args];
+        sg__buf_printf(b, "%s%s = torch.ops.higher_order.cond(", ind, N->name[n->out]);
+        ok = put_arg(g, N, b, &a[0]);
+        sg__buf_printf(b, ", self.%s, self.%s, (", g->scopes[a[1].u.v].name, g->scopes[a[2].u.v].name);
+        for (uint32_t k = 0; k < a[3].u.list.n; k++)
+            sg__buf_printf(b, "%s%s", k ? ", " : "", N->name[g->ids[a[3].u.list.off + k]]);
+        sg__buf_puts(b, a[3].u.list.n == 1 ? ",))\n" : "))\n");
+        const sg__gval *l = &g->vals[n->out];
+        for (uint32_t k = 0; k < l->u.list.n && ok; k++) {
+            uint32_t e = g->ids[l->u.list.off + k];
+            sg__buf_printf(b, "%s%s: \"", ind, N->name[e]);
+            ok = put_type(g, b, e);
+            sg__buf_printf(b, "\" = %s[%u]\n", N->name[n->out], (unsigned)k);
+        }
+        return ok;
+    }
     case SG_N_CALL:
-        sg__buf_puts(b, "    ");
+        sg__buf_puts(b, ind);
         if (n->out != SG_NOVAL) {
             sg__buf_printf(b, "%s: \"", N->name[n->out]);
             ok = put_type(g, b, n->out);
@@ -223,12 +243,12 @@ static bool put_node(const sg__graph *g, const namer *N, sg__buf *b, const sg__g
         sg__buf_puts(b, ")\n");
         return ok;
     case SG_N_ASSERT:
-        sg__buf_puts(b, "    torch._check(");
+        sg__buf_printf(b, "%storch._check(", ind);
         ok = put_expr(g, b, n->cond);
         sg__buf_puts(b, ")\n");
         return ok;
     case SG_N_OUTPUT:
-        sg__buf_puts(b, "    return (");
+        sg__buf_printf(b, "%sreturn (", ind);
         for (uint32_t i = 0; i < n->nargs; i++)
             sg__buf_printf(b, "%s%s", i ? ", " : "", N->name[g->args[n->args + i].u.v]);
         sg__buf_puts(b, n->nargs == 1 ? ",)\n" : ")\n");
@@ -237,13 +257,18 @@ static bool put_node(const sg__graph *g, const namer *N, sg__buf *b, const sg__g
     return ok;
 }
 
-static void name_all(const sg__graph *g, namer *N)
+/* Names for the values of one scope (FX names each graph on its own):
+ * its placeholders in signature order, then its nodes. */
+static void name_scope(const sg__graph *g, namer *N, uint32_t scope)
 {
+    const sg__scope *sc = &g->scopes[scope];
+    for (uint32_t k = 0; k < sc->nphs; k++)
+        name_value(N, g->nodes[sc->phs[k]].out, base_name(g, &g->nodes[sc->phs[k]]));
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const sg__gnode *n = &g->nodes[i];
-        if (n->out == SG_NOVAL)
+        if (n->out == SG_NOVAL || n->scope != scope || n->kind == SG_N_PLACEHOLDER)
             continue;
-        name_value(N, n->out, base_name(g, n));
+        name_value(N, n->out, n->kind == SG_N_COND ? "cond" : base_name(g, n));
         const sg__gval *v = &g->vals[n->out];
         for (uint32_t k = 0; v->kind == SG_V_LIST && k < v->u.list.n; k++) { /* FX: getitem */
             uint32_t e = g->ids[v->u.list.off + k];
@@ -252,28 +277,58 @@ static void name_all(const sg__graph *g, namer *N)
     }
 }
 
-sg_status sg__graph_print(const sg__graph *g, char **out)
+/* The qualified name of a scope: its enclosing subgraphs' names first
+ * ("cond_false_1.cond_true_0", as FX names nested modules). */
+static void put_qualified(const sg__graph *g, sg__buf *b, uint32_t scope)
 {
-    sg_ctx *ctx = g->ctx;
-    *out = NULL;
+    uint32_t p = g->scopes[scope].parent;
+    if (p != SG_NOVAL && p != 0) {
+        put_qualified(g, b, p);
+        sg__buf_puts(b, ".");
+    }
+    sg__buf_puts(b, g->scopes[scope].name);
+}
+
+/* One scope: its forward (a class of its own for a subgraph). */
+static bool print_scope(const sg__graph *g, sg__buf *b, uint32_t scope)
+{
     namer N = {0};
     if (!namer_init(g->ctx, &N, g->nvals)) {
         namer_free(&N);
-        return sg__nomem(g->ctx);
+        sg__nomem(g->ctx);
+        return false;
     }
-    name_all(g, &N);
-    sg__buf b = {.ctx = ctx};
+    name_scope(g, &N, scope);
+    const char *ind = scope ? "        " : "    ";
+    if (scope) {
+        sg__buf_puts(b, "\nclass ");
+        put_qualified(g, b, scope);
+        sg__buf_puts(b, "(torch.nn.Module):\n    ");
+    }
     bool ok = true;
-    sg__buf_puts(&b, "def forward(self");
-    for (uint32_t i = 0; i < g->nnodes && g->nodes[i].kind == SG_N_PLACEHOLDER && ok; i++) {
-        sg__buf_printf(&b, ", %s: \"", N.name[g->nodes[i].out]);
-        ok = put_type(g, &b, g->nodes[i].out);
-        sg__buf_puts(&b, "\"");
+    sg__buf_puts(b, "def forward(self");
+    const sg__scope *sc = &g->scopes[scope];
+    for (uint32_t k = 0; k < sc->nphs && ok; k++) {
+        uint32_t v = g->nodes[sc->phs[k]].out;
+        sg__buf_printf(b, ", %s: \"", N.name[v]);
+        ok = put_type(g, b, v);
+        sg__buf_puts(b, "\"");
     }
-    sg__buf_puts(&b, "):\n");
+    sg__buf_puts(b, "):\n");
     for (uint32_t i = 0; i < g->nnodes && ok; i++)
-        ok = put_node(g, &N, &b, &g->nodes[i]);
+        if (g->nodes[i].scope == scope)
+            ok = put_node(g, &N, b, &g->nodes[i], ind);
     namer_free(&N);
+    return ok;
+}
+
+sg_status sg__graph_print(const sg__graph *g, char **out)
+{
+    *out = NULL;
+    sg__buf b = {.ctx = g->ctx};
+    bool ok = true;
+    for (uint32_t s = 0; s < g->nscopes && ok; s++)
+        ok = print_scope(g, &b, s);
     if (!ok) {
         sg__buf_free(&b);
         return sg_ctx_last_error(g->ctx) ? sg_ctx_last_error(g->ctx) : sg__nomem(g->ctx);
@@ -282,18 +337,42 @@ sg_status sg__graph_print(const sg__graph *g, char **out)
     return *out ? SG_OK : sg__nomem(g->ctx);
 }
 
-sg_status sg__graph_ops(const sg__graph *g, char **out)
+sg_status sg__graph_scope_ops(const sg__graph *g, uint32_t scope, char **out)
 {
     sg_ctx *ctx = g->ctx;
     sg__buf b = {.ctx = ctx};
     sg__buf_puts(&b, "");
     for (uint32_t i = 0; i < g->nnodes; i++) {
-        if (g->nodes[i].kind != SG_N_CALL)
+        if (g->nodes[i].scope != scope || (g->nodes[i].kind != SG_N_CALL && g->nodes[i].kind != SG_N_COND))
             continue;
-        char name[2 * SG_SCHEMA_NAME];
-        sg__schema_full_name(g->nodes[i].schema, name);
+        char name[2 * SG_SCHEMA_NAME] = "cond";
+        if (g->nodes[i].kind == SG_N_CALL)
+            sg__schema_full_name(g->nodes[i].schema, name);
         sg__buf_printf(&b, "%s%s", b.n ? " " : "", name);
     }
+    *out = sg__buf_take(&b);
+    return *out ? SG_OK : sg__nomem(g->ctx);
+}
+
+sg_status sg__graph_ops(const sg__graph *g, char **out)
+{
+    return sg__graph_scope_ops(g, 0, out);
+}
+
+sg_status sg__graph_scope_placeholders(const sg__graph *g, uint32_t scope, char **out)
+{
+    namer N = {0};
+    if (!namer_init(g->ctx, &N, g->nvals)) {
+        namer_free(&N);
+        return sg__nomem(g->ctx);
+    }
+    name_scope(g, &N, scope);
+    sg__buf b = {.ctx = g->ctx};
+    sg__buf_puts(&b, "");
+    const sg__scope *sc = &g->scopes[scope];
+    for (uint32_t k = 0; k < sc->nphs; k++)
+        sg__buf_printf(&b, "%s%s", k ? ", " : "", N.name[g->nodes[sc->phs[k]].out]);
+    namer_free(&N);
     *out = sg__buf_take(&b);
     return *out ? SG_OK : sg__nomem(g->ctx);
 }
@@ -306,6 +385,12 @@ static void dot_edge(const sg__graph *g, sg__buf *b, uint32_t v, uint32_t to)
 {
     if (v < g->nvals && g->vals[v].node != SG_NOVAL)
         sg__buf_printf(b, "  n%u -> n%u;\n", (unsigned)g->vals[v].node, (unsigned)to);
+}
+
+static void name_all(const sg__graph *g, namer *N)
+{
+    for (uint32_t s = 0; s < g->nscopes; s++)
+        name_scope(g, N, s);
 }
 
 sg_status sg__graph_dot(const sg__graph *g, char **out)
@@ -321,10 +406,26 @@ sg_status sg__graph_dot(const sg__graph *g, char **out)
     sg__buf b = {.ctx = ctx};
     bool ok = true;
     sg__buf_puts(&b, "digraph G {\n  node [shape=box, fontname=monospace];\n");
+    for (uint32_t sc = 0; sc < g->nscopes && ok; sc++) {
+    if (sc) { /* a subgraph: a cluster */
+        sg__buf_printf(&b, "  subgraph cluster_%u {\n  label=\"", (unsigned)sc);
+        put_qualified(g, &b, sc);
+        sg__buf_puts(&b, "\";\n");
+    }
     for (uint32_t i = 0; i < g->nnodes && ok; i++) {
         const sg__gnode *n = &g->nodes[i];
+        if (n->scope != sc)
+            continue;
         sg__buf_printf(&b, "  n%u [label=\"", (unsigned)i);
         switch ((sg__nkind)n->kind) {
+        case SG_N_COND: {
+            const sg__garg *a = &g->args[n->args];
+            sg__buf_printf(&b, "cond\\n%s\", shape=hexagon];\n", N.name[n->out]);
+            for (int k = 1; k <= 2; k++) /* to each branch's output */
+                sg__buf_printf(&b, "  n%u -> n%u [style=dashed];\n", (unsigned)g->scopes[a[k].u.v].output,
+                               (unsigned)i);
+            break;
+        }
         case SG_N_PLACEHOLDER:
             sg__buf_printf(&b, "%s: ", N.name[n->out]);
             ok = put_type(g, &b, n->out);
@@ -354,6 +455,9 @@ sg_status sg__graph_dot(const sg__graph *g, char **out)
             for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++)
                 dot_edge(g, &b, g->ids[a->u.list.off + j], i);
         }
+    }
+    if (sc)
+        sg__buf_puts(&b, "  }\n");
     }
     sg__buf_puts(&b, "}\n");
     namer_free(&N);

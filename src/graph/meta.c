@@ -155,6 +155,7 @@ sg_status sg__meta_matmul(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_nonzero(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_masked_select(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_item(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_sym(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_set(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_requires_grad(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_unsafe_view(sg__mcall *m, uint32_t *out);
@@ -233,6 +234,9 @@ static const rule rules[] = {
     {"sub", sg__meta_pointwise},
     {"sub_", sg__meta_pointwise},
     {"sum", sg__meta_reduce},
+    {"sym_size", sg__meta_sym},
+    {"sym_storage_offset", sg__meta_sym},
+    {"sym_stride", sg__meta_sym},
     {"t", sg__meta_view},
     {"t_", sg__meta_view},
     {"tanh", sg__meta_pointwise},

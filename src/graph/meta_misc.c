@@ -487,6 +487,23 @@ sg_status sg__meta_item(sg__mcall *m, uint32_t *out)
     return sg__graph_value(m->g, out, SG_V_SYMINT, u, 0);
 }
 
+/* sym_size.int, sym_stride.int, sym_storage_offset: a size, stride or
+ * offset of a tensor as a SymInt value (how a graph reads an unbacked
+ * symbol that a subgraph needs). */
+sg_status sg__meta_sym(sg__mcall *m, uint32_t *out)
+{
+    uint32_t self = m->a[0].u.v;
+    const sg__fake_tensor *t = sg__mt(m, self);
+    const sg_expr *e = t->offset;
+    if (strcmp(m->s->name, "sym_storage_offset")) {
+        size_t d;
+        CHAIN(sg__meta_dim(m, &d, sg__meta_arg_expr(m, "dim"), t->ndim));
+        e = m->s->name[4] == 's' && m->s->name[5] == 'i' ? sg__graph_size(m->g, self, d)
+                                                          : sg__graph_stride(m->g, self, d);
+    }
+    return sg__graph_value(m->g, out, SG_V_SYMINT, e, 0);
+}
+
 /* ---- metadata ---- */
 
 /* set_(self, source): self takes source's storage, sizes, strides and

@@ -7,17 +7,9 @@
 
 #include "expr/expr_private.h"
 #include "graph/meta.h"
+#include "graph/tracer_private.h"
 
-struct sg_tracer {
-    sg_ctx *ctx;
-    sg_env *env;
-    sg__opreg *reg;
-    sg__graph *g;
-    sg__idmap taken; /* symbol id -> 1: a placeholder of the graph */
-    bool called;     /* a call was recorded: no more inputs */
-    bool no_grad;    /* grad mode off (torch.no_grad) */
-    bool done;       /* the output was recorded */
-};
+
 
 sg_status sg_tracer_new(sg_env *env, sg_tracer **out)
 {
@@ -35,7 +27,7 @@ sg_status sg_tracer_new(sg_env *env, sg_tracer **out)
     sg_status s = sg__opreg_new(ctx, &t->reg);
     if (!s)
         s = sg__graph_new(env, &t->g);
-    if (!s && !sg__idmap_init(ctx, &t->taken, 16))
+    if (!s && (!sg__idmap_init(ctx, &t->taken, 16) || !sg__idmap_init(ctx, &t->names, 16)))
         s = sg__nomem(ctx);
     if (s) {
         sg_tracer_free(t);
@@ -52,6 +44,10 @@ void sg_tracer_free(sg_tracer *t)
     sg__opreg_free(t->reg);
     sg__graph_free(t->g);
     sg__idmap_free(&t->taken);
+    sg__idmap_free(&t->names);
+    for (size_t i = 0; i < t->npnames; i++)
+        sg_free(t->pnames[i]);
+    sg_free(t->pnames);
     sg_free(t);
 }
 
@@ -104,7 +100,7 @@ static sg_status take_symbols(sg_tracer *t, const sg_expr *const *e, size_t n)
         s = sg__graph_value(t->g, &v, SG_V_SYMINT, all[i], 0);
         if (!s)
             s = sg__graph_placeholder(t->g, v, sg_expr_sym_name(all[i]));
-        if (!s && !sg__idmap_put(&t->taken, all[i]->id, 1))
+        if (!s && (!sg__idmap_put(&t->taken, all[i]->id, 1) || !sg__idmap_put(&t->g->scopes[0].bound, all[i]->id, v + 1)))
             s = sg__nomem(t->ctx);
     }
     sg_free(all);
@@ -187,7 +183,7 @@ sg_status sg_tracer_input_int(sg_tracer *t, sg_value *out, const char *name, con
         s = sg__graph_value(t->g, &v, SG_V_SYMINT, e, 0);
         if (!s)
             s = sg__graph_placeholder(t->g, v, sg_expr_sym_name(e));
-        if (!s && !sg__idmap_put(&t->taken, e->id, 1))
+        if (!s && (!sg__idmap_put(&t->taken, e->id, 1) || !sg__idmap_put(&t->g->scopes[0].bound, e->id, v + 1)))
             s = sg__nomem(t->ctx);
         if (!s)
             *out = v;
@@ -477,6 +473,8 @@ static sg_status record(sg_tracer *t, sg__mcall *m, uint32_t out, unsigned line)
     sg_status s = sg__graph_call(t->g, m->s, args, n, out, line);
     if (!s && m->nbinds)
         s = sg__graph_bind(t->g, (uint32_t)t->g->nnodes - 1, m->binds, m->nbinds);
+    if (!s && m->nbinds)
+        s = sg__tracer_note_binds(t, out, m->binds, m->nbinds);
     for (size_t i = 0; i < m->nasserts && !s; i++)
         s = sg__graph_assert(t->g, m->asserts[i], line);
     return s;
@@ -825,6 +823,45 @@ static composite_fn composite_find(const char *op)
     return NULL;
 }
 
+static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, const sg_arg *args, size_t nargs,
+                               unsigned line);
+
+/* In a subgraph: the arguments as values of the current scope (what an
+ * enclosing scope gives is lifted) and every symbol of their expressions
+ * bound in it. local and vals have room for nargs arguments and
+ * SG_MAX_DIMS values each. Lifted placeholders stay even if the call
+ * then fails (they are inputs of the subgraph, valid on their own). */
+static sg_status lift_args(sg_tracer *t, const sg_arg *args, size_t nargs, sg_arg *local, sg_value (*vals)[SG_MAX_DIMS])
+{
+    uint32_t s = t->g->cur;
+    sg_status st = SG_OK;
+    for (size_t i = 0; i < nargs && !st; i++) {
+        local[i] = args[i];
+        switch (args[i].kind) {
+        case SG_ARG_VALUE:
+            st = sg__tracer_lift(t, s, args[i].u.v, NULL, &local[i].u.v);
+            break;
+        case SG_ARG_VALUES:
+            if (args[i].u.values.n > SG_MAX_DIMS)
+                return sg__err(t->ctx, SG_ELIMIT, "%zu values in one argument", args[i].u.values.n);
+            for (size_t k = 0; k < args[i].u.values.n && !st; k++)
+                st = sg__tracer_lift(t, s, args[i].u.values.v[k], NULL, &vals[i][k]);
+            local[i].u.values.v = vals[i];
+            break;
+        case SG_ARG_INT:
+            st = args[i].u.e ? sg__tracer_lift_expr(t, s, args[i].u.e) : SG_OK;
+            break;
+        case SG_ARG_INTS:
+            for (size_t k = 0; k < args[i].u.ints.n && !st; k++)
+                st = sg__tracer_lift_expr(t, s, args[i].u.ints.e[k]);
+            break;
+        default:
+            break;
+        }
+    }
+    return st;
+}
+
 sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_arg *args, size_t nargs, unsigned line)
 {
     if (!t)
@@ -834,6 +871,22 @@ sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_a
     *out = SG_NOVAL;
     if (t->done)
         return sg__err(t->ctx, SG_EINVAL, "%s: a call after the output", op);
+    if (t->g->cur) { /* a subgraph: lift what the arguments take from outside */
+        sg_arg local[SG_SCHEMA_ARGS + 4];
+        sg_value vals[SG_SCHEMA_ARGS + 4][SG_MAX_DIMS];
+        if (nargs > SG_SCHEMA_ARGS + 4)
+            return sg__err(t->ctx, SG_EINVAL, "%s: too many arguments", op);
+        sg_status st = lift_args(t, args, nargs, local, vals);
+        if (st)
+            return st;
+        return call_in_scope(t, out, op, local, nargs, line);
+    }
+    return call_in_scope(t, out, op, args, nargs, line);
+}
+
+static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, const sg_arg *args, size_t nargs,
+                               unsigned line)
+{
     const sg__schema *sch = sg__opreg_find(t->reg, op);
     sg__meta_fn rule = sch ? sg__meta_find(sch) : NULL;
     composite_fn comp = sch ? composite_find(op) : NULL;
@@ -882,6 +935,11 @@ sg_status sg_tracer_check(sg_tracer *t, const sg_expr *cond, unsigned line)
         return sg__err(t->ctx, SG_EINVAL, "torch._check: not a boolean expression");
     if (t->done)
         return sg__err(t->ctx, SG_EINVAL, "torch._check after the output");
+    if (t->g->cur) {
+        sg_status st = sg__tracer_lift_expr(t, t->g->cur, cond);
+        if (st)
+            return st;
+    }
     sg_truth known;
     sg_status s = sg_env_known(t->env, &known, cond);
     if (s)
@@ -905,6 +963,9 @@ sg_status sg_tracer_output(sg_tracer *t, const sg_value *vals, size_t n)
         return SG_EINVAL;
     if ((n && !vals) || t->done)
         return sg__err(t->ctx, SG_EINVAL, "tracer output: NULL values, or a second output");
+    if (t->g->cur)
+        return sg__err(t->ctx, SG_EINVAL, "tracer output: a subgraph is still open (%s)",
+                       t->g->scopes[t->g->cur].name);
     for (size_t i = 0; i < n; i++)
         if (vals[i] >= t->g->nvals || t->g->vals[vals[i]].node == SG_NOVAL)
             return sg__err(t->ctx, SG_EINVAL, "tracer output: output %zu is not a value of a node", i);

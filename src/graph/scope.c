@@ -1,0 +1,372 @@
+/* Scopes of a tracer: subgraphs nested in the graph (the branches of
+ * torch.cond), and the lifting of values and symbols of enclosing scopes
+ * into them, as PyTorch's SubgraphTracer does it (seed 003): a value of an
+ * enclosing scope used in a subgraph is taken by a placeholder, parent
+ * first through every scope between; a tensor's basic free symbols (of its
+ * sizes, strides and offset) are taken before it, sorted, each once per
+ * scope; a compound size is never taken, only its basic symbols; an
+ * unbacked symbol is found where it was bound (a node's value that is the
+ * symbol, or a sym_size node reading it from the tensor whose size it is). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/expr_private.h"
+#include "graph/tracer_private.h"
+
+/* Symbols in placeholder order: backed (s) before unbacked (u), then by
+ * number (tracer.c sorts input symbols the same way). */
+static int sym_order(const void *pa, const void *pb)
+{
+    const char *a = sg_expr_sym_name(*(const sg_expr *const *)pa);
+    const char *b = sg_expr_sym_name(*(const sg_expr *const *)pb);
+    if (a[0] != b[0])
+        return a[0] == 's' ? -1 : b[0] == 's' ? 1 : strcmp(a, b);
+    char *ea, *eb;
+    unsigned long na = strtoul(a + 1, &ea, 10), nb = strtoul(b + 1, &eb, 10);
+    if (ea != a + 1 && eb != b + 1 && !*ea && !*eb && na != nb)
+        return na < nb ? -1 : 1;
+    return strcmp(a, b);
+}
+
+sg_status sg__tracer_note_binds(sg_tracer *t, uint32_t out, const sg_expr *const *syms, size_t n)
+{
+    sg__graph *g = t->g;
+    sg__scope *sc = &g->scopes[g->cur];
+    for (size_t i = 0; i < n; i++) {
+        bool carries = out != SG_NOVAL && g->vals[out].kind == SG_V_SYMINT && g->vals[out].u.e == syms[i];
+        if (!sg__idmap_put(&sc->bound, syms[i]->id, carries ? out + 1 : 0))
+            return sg__nomem(t->ctx);
+    }
+    return SG_OK;
+}
+
+/* Make a node of scope s with g->cur switched to it. */
+typedef struct {
+    sg__graph *g;
+    uint32_t saved;
+} in_scope;
+
+static in_scope enter(sg__graph *g, uint32_t s)
+{
+    in_scope k = {g, g->cur};
+    g->cur = s;
+    return k;
+}
+
+static void leave(in_scope k)
+{
+    k.g->cur = k.saved;
+}
+
+/* sym_size.int / sym_stride.int / sym_storage_offset of the tensor that
+ * node nd gives, reading sym, in scope s (where nd is). */
+static sg_status read_symbol(sg_tracer *t, uint32_t s, uint32_t nd, const sg_expr *sym, uint32_t *out)
+{
+    sg__graph *g = t->g;
+    uint32_t v = g->nodes[nd].out;
+    const char *op = NULL;
+    long dim = 0;
+    if (v != SG_NOVAL && g->vals[v].kind == SG_V_LIST) { /* a cond's outputs: the one carrying sym */
+        uint32_t hit = SG_NOVAL;
+        for (uint32_t k = 0; k < g->vals[v].u.list.n && hit == SG_NOVAL; k++) {
+            uint32_t e = g->ids[g->vals[v].u.list.off + k];
+            if (g->vals[e].kind == SG_V_SYMINT && g->vals[e].u.e == sym) {
+                if (!sg__idmap_put(&g->scopes[s].bound, sym->id, e + 1))
+                    return sg__nomem(t->ctx);
+                *out = e;
+                return SG_OK;
+            }
+            if (g->vals[e].kind != SG_V_TENSOR)
+                continue;
+            for (uint32_t d = 0; d < 2u * g->vals[e].u.t.ndim && hit == SG_NOVAL; d++)
+                if (g->exprs[g->vals[e].u.t.dims + d] == sym)
+                    hit = e;
+            if (g->vals[e].u.t.offset == sym)
+                hit = e;
+        }
+        v = hit;
+    }
+    if (v != SG_NOVAL && g->vals[v].kind == SG_V_TENSOR) {
+        const sg__fake_tensor *ft = &g->vals[v].u.t;
+        for (uint32_t d = 0; d < ft->ndim && !op; d++)
+            if (sg__graph_size(g, v, d) == sym)
+                op = "sym_size.int", dim = d;
+        for (uint32_t d = 0; d < ft->ndim && !op; d++)
+            if (sg__graph_stride(g, v, d) == sym)
+                op = "sym_stride.int", dim = d;
+        if (!op && ft->offset == sym)
+            op = "sym_storage_offset";
+    }
+    if (!op)
+        return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: lifting %s into a subgraph (the node binding it "
+                                                "does not give it as a size, stride or offset)",
+                       sg_expr_sym_name(sym));
+    uint32_t line = g->nodes[nd].line;
+    const sg__schema *sch = sg__opreg_find(t->reg, op);
+    const sg_expr *d = sg__int_si(t->ctx, dim);
+    if (!sch || !d)
+        return sch ? sg_ctx_last_error(t->ctx) : sg__err(t->ctx, SG_EINTERNAL, "no operator %s", op);
+    sg__garg args[2] = {{.kind = SG_A_VALUE, .u.v = v}, {.kind = SG_A_EXPR, .u.e = d}};
+    in_scope k = enter(g, s);
+    uint32_t r;
+    sg_status st = sg__graph_value(g, &r, SG_V_SYMINT, sym, 0);
+    if (!st)
+        st = sg__graph_call(g, sch, args, strcmp(op, "sym_storage_offset") ? 2 : 1, r, line);
+    leave(k);
+    if (!st && !sg__idmap_put(&g->scopes[s].bound, sym->id, r + 1))
+        st = sg__nomem(t->ctx);
+    if (!st)
+        *out = r;
+    return st;
+}
+
+sg_status sg__tracer_lift_sym(sg_tracer *t, uint32_t s, const sg_expr *sym, uint32_t *out)
+{
+    sg__graph *g = t->g;
+    size_t *hit = sg__idmap_find(&g->scopes[s].bound, sym->id);
+    if (hit && *hit) {
+        *out = (uint32_t)(*hit - 1);
+        return SG_OK;
+    }
+    if (hit) { /* bound by a node of s that does not give it alone: read it */
+        for (uint32_t i = (uint32_t)g->nnodes; i-- > 0;) {
+            const sg__gnode *n = &g->nodes[i];
+            if (n->scope != s)
+                continue;
+            for (uint32_t k = 0; k < n->nbinds; k++)
+                if (g->exprs[n->binds + k] == sym)
+                    return read_symbol(t, s, i, sym, out);
+        }
+        return sg__err(t->ctx, SG_EINTERNAL, "scope: %s bound by no node", sg_expr_sym_name(sym));
+    }
+    if (g->scopes[s].parent == SG_NOVAL)
+        return sg__err(t->ctx, SG_EINTERNAL, "scope: symbol %s is bound by no input or node of the graph",
+                       sg_expr_sym_name(sym));
+    uint32_t pv;
+    sg_status st = sg__tracer_lift_sym(t, g->scopes[s].parent, sym, &pv);
+    if (st)
+        return st;
+    in_scope k = enter(g, s);
+    uint32_t v;
+    st = sg__graph_value(g, &v, SG_V_SYMINT, sym, 0);
+    if (!st)
+        st = sg__graph_placeholder_of(g, v, sg_expr_sym_name(sym), pv);
+    leave(k);
+    if (!st && !sg__idmap_put(&g->scopes[s].bound, sym->id, v + 1))
+        st = sg__nomem(t->ctx);
+    if (!st)
+        *out = v;
+    return st;
+}
+
+/* The free symbols of e[0 .. n) not bound in s, sorted. *out is freed with sg_free. */
+static sg_status unbound_symbols(sg_tracer *t, uint32_t s, const sg_expr *const *e, size_t n,
+                                 const sg_expr ***out, size_t *nout)
+{
+    const sg_expr **all = NULL;
+    size_t nall = 0, cap = 0;
+    sg_status st = SG_OK;
+    for (size_t i = 0; i < n && !st; i++) {
+        const sg_expr **syms = NULL;
+        size_t k = 0;
+        if ((st = sg_expr_free_symbols(t->ctx, &syms, &k, e[i])))
+            break;
+        for (size_t j = 0; j < k && !st; j++) {
+            size_t *hit = sg__idmap_find(&t->g->scopes[s].bound, syms[j]->id);
+            bool dup = hit && *hit;
+            for (size_t q = 0; q < nall && !dup; q++)
+                dup = all[q] == syms[j];
+            if (dup)
+                continue;
+            if (!sg__grow(t->ctx, (void **)&all, &cap, nall + 1, sizeof *all))
+                st = sg__nomem(t->ctx);
+            else
+                all[nall++] = syms[j];
+        }
+        sg_free(syms);
+    }
+    if (st) {
+        sg_free(all);
+        return st;
+    }
+    if (nall)
+        qsort(all, nall, sizeof *all, sym_order);
+    *out = all;
+    *nout = nall;
+    return SG_OK;
+}
+
+static sg_status lift_exprs(sg_tracer *t, uint32_t s, const sg_expr *const *e, size_t n)
+{
+    const sg_expr **syms = NULL;
+    size_t k = 0;
+    sg_status st = unbound_symbols(t, s, e, n, &syms, &k);
+    uint32_t v;
+    for (size_t i = 0; i < k && !st; i++)
+        st = sg__tracer_lift_sym(t, s, syms[i], &v);
+    sg_free(syms);
+    return st;
+}
+
+sg_status sg__tracer_lift_expr(sg_tracer *t, uint32_t s, const sg_expr *e)
+{
+    return lift_exprs(t, s, &e, 1);
+}
+
+/* Is scope a an ancestor of b (or b itself)? */
+static bool encloses(const sg__graph *g, uint32_t a, uint32_t b)
+{
+    for (uint32_t x = b; x != SG_NOVAL; x = g->scopes[x].parent)
+        if (x == a)
+            return true;
+    return false;
+}
+
+static const char *program_name(const sg_tracer *t, uint32_t v)
+{
+    size_t *hit = sg__idmap_find(&t->names, v);
+    if (hit)
+        return t->pnames[*hit - 1];
+    const char *n = t->g->vals[v].name;
+    return n && n[0] ? n : NULL;
+}
+
+sg_status sg__tracer_lift(sg_tracer *t, uint32_t s, uint32_t v, const char *name, uint32_t *out)
+{
+    sg__graph *g = t->g;
+    if (v >= g->nvals || g->vals[v].node == SG_NOVAL)
+        return sg__err(t->ctx, SG_EINVAL, "scope: lifting a value that no node gives");
+    uint32_t vs = sg__graph_vscope(g, v);
+    if (vs == s) {
+        *out = v;
+        return SG_OK;
+    }
+    if (!encloses(g, vs, s))
+        return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: a value of another subgraph (%s) used in %s",
+                       g->scopes[vs].name[0] ? g->scopes[vs].name : "the root", g->scopes[s].name);
+    size_t *hit = sg__idmap_find(&g->scopes[s].lifted, v);
+    if (hit) {
+        *out = (uint32_t)(*hit - 1);
+        return SG_OK;
+    }
+    uint32_t p = g->scopes[s].parent, pv = v;
+    sg_status st = p == vs ? SG_OK : sg__tracer_lift(t, p, v, name, &pv);
+    if (st)
+        return st;
+    if (!name)
+        name = program_name(t, v);
+    const sg__gval *x = &g->vals[pv];
+    uint32_t local = SG_NOVAL;
+    if (x->kind == SG_V_SYMINT && sg_expr_op(x->u.e) == SG_OP_SYM) {
+        st = sg__tracer_lift_sym(t, s, x->u.e, &local); /* a size: its symbol, once */
+    } else if (x->kind == SG_V_SYMINT || x->kind == SG_V_SYMBOOL) { /* a compound: its symbols, then itself */
+        const sg_expr *e = x->u.e;
+        sg__vkind kind = (sg__vkind)x->kind;
+        if (!(st = sg__tracer_lift_expr(t, s, e))) {
+            in_scope k = enter(g, s);
+            if (!(st = sg__graph_value(g, &local, kind, e, 0)))
+                st = sg__graph_placeholder_of(g, local, name ? name : "sym", pv);
+            leave(k);
+        }
+    } else if (x->kind == SG_V_TENSOR) {
+        const sg__fake_tensor ft = x->u.t;
+        const sg_expr *meta[2 * SG_MAX_DIMS + 1];
+        for (uint32_t d = 0; d < 2u * ft.ndim; d++)
+            meta[d] = g->exprs[ft.dims + d];
+        meta[2 * ft.ndim] = ft.offset;
+        if (!(st = lift_exprs(t, s, meta, 2u * ft.ndim + 1))) { /* its basic symbols first */
+            in_scope k = enter(g, s);
+            st = sg__graph_tensor(g, &local, (sg_dtype)ft.dtype, ft.ndim, meta, meta + ft.ndim, ft.offset, SG_NOVAL);
+            if (!st) {
+                g->vals[local].u.t.requires_grad = ft.requires_grad;
+                g->vals[local].u.t.leaf = ft.leaf;
+                st = sg__graph_placeholder_of(g, local, name ? name : "arg", pv);
+            }
+            leave(k);
+        }
+    } else {
+        return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: lifting a %s into a subgraph",
+                       x->kind == SG_V_FLOAT ? "float read from a tensor" : "list or None");
+    }
+    if (!st && !sg__idmap_put(&g->scopes[s].lifted, v, local + 1))
+        st = sg__nomem(t->ctx);
+    if (!st)
+        *out = local;
+    return st;
+}
+
+/* ---- the public scope API ---- */
+
+sg_status sg_tracer_name(sg_tracer *t, sg_value v, const char *name)
+{
+    if (!t || !name)
+        return SG_EINVAL;
+    if (v >= t->g->nvals)
+        return sg__err(t->ctx, SG_EINVAL, "sg_tracer_name: no such value");
+    if (sg__idmap_find(&t->names, v))
+        return SG_OK; /* the first name stays */
+    if (!sg__grow(t->ctx, (void **)&t->pnames, &t->cappnames, t->npnames + 1, sizeof *t->pnames))
+        return sg__nomem(t->ctx);
+    char *copy = sg__strdup(t->ctx, name);
+    if (!copy)
+        return sg__nomem(t->ctx);
+    if (!sg__idmap_put(&t->names, v, t->npnames + 1)) {
+        sg_free(copy);
+        return sg__nomem(t->ctx);
+    }
+    t->pnames[t->npnames++] = copy;
+    return SG_OK;
+}
+
+sg_status sg_tracer_scope_open(sg_tracer *t, uint32_t *scope, const char *name)
+{
+    if (!t || !scope || !name || !name[0])
+        return t ? sg__err(t->ctx, SG_EINVAL, "sg_tracer_scope_open: a scope needs a name") : SG_EINVAL;
+    if (t->done)
+        return sg__err(t->ctx, SG_EINVAL, "sg_tracer_scope_open: after the output");
+    if (sg__graph_scope_find(t->g, name) != SG_NOVAL)
+        return sg__err(t->ctx, SG_EINVAL, "sg_tracer_scope_open: a subgraph named %s exists already", name);
+    return sg__graph_scope_open(t->g, scope, name);
+}
+
+sg_status sg_tracer_scope_input(sg_tracer *t, sg_value *local, const char *name, sg_value outer)
+{
+    if (!t || !local)
+        return SG_EINVAL;
+    if (!t->g->cur)
+        return sg__err(t->ctx, SG_EINVAL, "sg_tracer_scope_input: no subgraph is open");
+    return sg__tracer_lift(t, t->g->cur, outer, name, local);
+}
+
+sg_status sg_tracer_scope_expr(sg_tracer *t, const sg_expr *e)
+{
+    if (!t || !e)
+        return SG_EINVAL;
+    return sg__tracer_lift_expr(t, t->g->cur, e);
+}
+
+sg_status sg_tracer_scope_close(sg_tracer *t, const sg_value *outs, size_t n)
+{
+    if (!t || (n && !outs))
+        return SG_EINVAL;
+    sg__graph *g = t->g;
+    if (!g->cur)
+        return sg__err(t->ctx, SG_EINVAL, "sg_tracer_scope_close: no subgraph is open");
+    uint32_t *local = n ? sg__malloc(t->ctx, n * sizeof *local) : NULL;
+    if (n && !local)
+        return sg__nomem(t->ctx);
+    sg_status st = SG_OK;
+    for (size_t i = 0; i < n && !st; i++) /* a subgraph may give back what it closes over */
+        st = sg__tracer_lift(t, g->cur, outs[i], NULL, &local[i]);
+    if (!st)
+        st = sg__graph_output(g, local, n);
+    sg_free(local);
+    if (!st)
+        g->cur = g->scopes[g->cur].parent;
+    return st;
+}
+
+uint32_t sg_tracer_scope(const sg_tracer *t)
+{
+    return t->g->cur;
+}

@@ -1,0 +1,42 @@
+/* The tracer's insides, shared by the tracer (tracer.c), its scopes and
+ * the lifting of values into them (scope.c), and the higher-order
+ * operators built on them (src/hop). */
+#ifndef SG_GRAPH_TRACER_PRIVATE_H
+#define SG_GRAPH_TRACER_PRIVATE_H
+
+#include "graph/graph.h"
+
+struct sg_tracer {
+    sg_ctx *ctx;
+    sg_env *env;
+    sg__opreg *reg;
+    sg__graph *g;
+    sg__idmap taken; /* symbol id -> 1: a placeholder of the graph */
+    sg__idmap names; /* value -> 1 + index into pnames: the program name it was given */
+    char **pnames;
+    size_t npnames, cappnames;
+    bool called;     /* a call was recorded: no more inputs */
+    bool no_grad;    /* grad mode off (torch.no_grad) */
+    bool done;       /* the output was recorded */
+};
+
+/* Record that the node just made (giving out) binds syms[0 .. n) in the
+ * current scope: a SymInt value that is the symbol carries it; another
+ * (nonzero's size) is read by a sym_size node when a subgraph needs it.
+ * Errors: SG_ENOMEM. */
+sg_status sg__tracer_note_binds(sg_tracer *t, uint32_t out, const sg_expr *const *syms, size_t n);
+/* The value of scope s that carries symbol sym, lifting it from the
+ * enclosing scopes (parent first) where s has none. Errors: SG_EINTERNAL (a
+ * symbol no scope binds), SG_ENOMEM. */
+sg_status sg__tracer_lift_sym(sg_tracer *t, uint32_t s, const sg_expr *sym, uint32_t *out);
+/* Every free symbol of e bound in scope s. */
+sg_status sg__tracer_lift_expr(sg_tracer *t, uint32_t s, const sg_expr *e);
+/* Value v (of s or of an enclosing scope) as a value of scope s: a tensor
+ * of an enclosing scope is taken by a placeholder (its basic symbols
+ * first, sorted), once per scope, parent first. name: the placeholder's
+ * name (NULL: the program name the value was given, else its symbol).
+ * Errors: SG_EUNSUPPORTED (a value of another branch, or of a kind that is
+ * not lifted), SG_ENOMEM. */
+sg_status sg__tracer_lift(sg_tracer *t, uint32_t s, uint32_t v, const char *name, uint32_t *out);
+
+#endif /* SG_GRAPH_TRACER_PRIVATE_H */

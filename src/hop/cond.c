@@ -1,0 +1,437 @@
+/* torch.cond over two traced branches (hop.h): the branches' inputs merged
+ * into one signature, their outputs merged into the cond node's (PyTorch's
+ * _merge_graph_inputs and _merge_output, seed 003 and
+ * ../shared/reference/guards_subclass_cond.md part C), and the refusal of a
+ * branch that writes into its inputs or returns an alias of one. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/expr_private.h"
+#include "graph/tracer_private.h"
+#include "shapeguard/hop.h"
+#include "shapeguard/reason.h"
+
+/* ---- aliasing ---- */
+
+/* Does scope b write into, or give back an alias of, one of its inputs?
+ * (What PyTorch's check_aliasing_and_input_mutation finds through version
+ * counters and storages: a write is an argument an operator's schema marks
+ * as written; an alias is an output viewing an input's storage.) */
+static sg_status check_aliasing(sg_tracer *t, uint32_t b, bool grad)
+{
+    const sg__graph *g = t->g;
+    const sg__scope *sc = &g->scopes[b];
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const sg__gnode *n = &g->nodes[i];
+        if (n->scope != b || (n->kind != SG_N_CALL && n->kind != SG_N_OUTPUT))
+            continue;
+        for (uint32_t k = 0; k < n->nargs; k++) {
+            const sg__garg *a = &g->args[n->args + k];
+            bool written = n->kind == SG_N_CALL && ((n->schema->written >> k) & 1);
+            if (a->kind != SG_A_VALUE || (!written && n->kind != SG_N_OUTPUT) || g->vals[a->u.v].kind != SG_V_TENSOR)
+                continue;
+            uint32_t storage = g->vals[a->u.v].u.t.storage;
+            for (uint32_t p = 0; p < sc->nphs; p++) {
+                const sg__gval *ph = &g->vals[g->nodes[sc->phs[p]].out];
+                if (ph->kind != SG_V_TENSOR || ph->u.t.storage != storage)
+                    continue;
+                const char *what = n->kind == SG_N_OUTPUT ? "returns an alias of" : "mutates";
+                if (!grad)
+                    return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: torch.cond: branch %s %s its input %s "
+                                                            "under no_grad (not functionalized yet)",
+                                   sc->name, what, ph->name);
+                return sg__err(t->ctx, SG_EALIASING, "torch.cond: branch %s %s its input %s; a branch may not "
+                                                     "mutate or alias its inputs while grad is enabled",
+                               sc->name, what, ph->name);
+            }
+        }
+    }
+    return SG_OK;
+}
+
+/* ---- inputs ---- */
+
+static sg_status set_name(sg__graph *g, uint32_t v, const char *name)
+{
+    if (!name || !name[0] || !strcmp(g->vals[v].name, name))
+        return SG_OK;
+    size_t len = strlen(name) + 1;
+    char *copy = sg__malloc(g->ctx, len);
+    if (!copy)
+        return sg__nomem(g->ctx);
+    memcpy(copy, name, len);
+    if (g->vals[v].name && g->vals[v].name[0])
+        sg_free((char *)g->vals[v].name);
+    g->vals[v].name = copy;
+    g->name_bytes += len;
+    return SG_OK;
+}
+
+/* A placeholder of scope b standing for the other branch's placeholder ph
+ * (which b does not use): the same kind and layout, its name. */
+static sg_status dummy(sg_tracer *t, uint32_t b, uint32_t ph, uint32_t outer, uint32_t *node)
+{
+    sg__graph *g = t->g;
+    uint32_t saved = g->cur, v;
+    g->cur = b;
+    const sg__gval x = g->vals[g->nodes[ph].out];
+    sg_status s;
+    if (x.kind == SG_V_TENSOR) {
+        const sg_expr *meta[2 * SG_MAX_DIMS];
+        for (uint32_t d = 0; d < 2u * x.u.t.ndim; d++)
+            meta[d] = g->exprs[x.u.t.dims + d];
+        s = sg__graph_tensor(g, &v, (sg_dtype)x.u.t.dtype, x.u.t.ndim, meta, meta + x.u.t.ndim, x.u.t.offset,
+                             SG_NOVAL);
+    } else {
+        s = sg__graph_value(g, &v, (sg__vkind)x.kind, x.u.e, 0);
+    }
+    if (!s)
+        s = sg__graph_placeholder_of(g, v, x.name, outer);
+    g->cur = saved;
+    if (s)
+        return s;
+    /* a symbol it carries is bound in b from now on (the symbols of a tensor come before it) */
+    if (x.kind == SG_V_SYMINT && sg_expr_op(x.u.e) == SG_OP_SYM &&
+        !sg__idmap_put(&g->scopes[b].bound, x.u.e->id, v + 1))
+        return sg__nomem(t->ctx);
+    *node = (uint32_t)g->nnodes - 1;
+    return SG_OK;
+}
+
+/* Both branches take the same inputs: the true branch's, then those only
+ * the false branch takes (each branch given placeholders for what only the
+ * other takes); a shared input takes the true branch's name. *ops (freed
+ * with sg_free) is what the cond passes, one outer value per input. */
+static sg_status merge_inputs(sg_tracer *t, uint32_t tb, uint32_t fb, uint32_t **ops, size_t *nops)
+{
+    sg__graph *g = t->g;
+    sg__scope *T = &g->scopes[tb], *F = &g->scopes[fb];
+    uint32_t nt = T->nphs, nf = F->nphs;
+    size_t cap = (size_t)nt + nf;
+    uint32_t *outer = sg__malloc(t->ctx, (cap + 1) * sizeof *outer);
+    uint32_t *tph = sg__malloc(t->ctx, (cap + 1) * sizeof *tph), *fph = sg__malloc(t->ctx, (cap + 1) * sizeof *fph);
+    sg_status s = outer && tph && fph ? SG_OK : sg__nomem(t->ctx);
+    size_t n = 0;
+    for (uint32_t i = 0; i < nt && !s; i++, n++) { /* the true branch's inputs, in its order */
+        outer[n] = T->outer[i];
+        tph[n] = T->phs[i];
+        fph[n] = SG_NOVAL;
+        for (uint32_t j = 0; j < nf && fph[n] == SG_NOVAL; j++)
+            if (F->outer[j] == T->outer[i])
+                fph[n] = F->phs[j];
+        if (fph[n] == SG_NOVAL) {
+            s = dummy(t, fb, T->phs[i], T->outer[i], &fph[n]);
+            F = &g->scopes[fb];
+            T = &g->scopes[tb];
+        } else {
+            s = set_name(g, g->nodes[fph[n]].out, g->vals[g->nodes[T->phs[i]].out].name);
+        }
+    }
+    for (uint32_t j = 0; j < nf && !s; j++) { /* then what only the false branch takes */
+        bool shared = false;
+        for (uint32_t i = 0; i < nt && !shared; i++)
+            shared = T->outer[i] == F->outer[j];
+        if (shared)
+            continue;
+        outer[n] = F->outer[j];
+        fph[n] = F->phs[j];
+        s = dummy(t, tb, F->phs[j], F->outer[j], &tph[n]);
+        F = &g->scopes[fb];
+        T = &g->scopes[tb];
+        n++;
+    }
+    /* the signatures, reordered */
+    for (int k = 0; k < 2 && !s; k++) {
+        sg__scope *sc = &g->scopes[k ? fb : tb];
+        const uint32_t *phs = k ? fph : tph;
+        if (n > sc->capphs) {
+            size_t c1 = sc->capphs, c2 = sc->capphs;
+            if (!sg__grow(t->ctx, (void **)&sc->phs, &c1, n, sizeof *sc->phs) ||
+                !sg__grow(t->ctx, (void **)&sc->outer, &c2, n, sizeof *sc->outer)) {
+                s = sg__nomem(t->ctx);
+                break;
+            }
+            sc->capphs = (uint32_t)(c1 < c2 ? c1 : c2);
+        }
+        memcpy(sc->phs, phs, n * sizeof *phs);
+        memcpy(sc->outer, outer, n * sizeof *outer);
+        sc->nphs = (uint32_t)n;
+    }
+    sg_free(tph);
+    sg_free(fph);
+    if (s) {
+        sg_free(outer);
+        return s;
+    }
+    *ops = outer;
+    *nops = n;
+    return SG_OK;
+}
+
+/* ---- outputs ---- */
+
+static bool has_unbacked(sg_ctx *ctx, const sg_expr *e, sg_status *st)
+{
+    const sg_expr **syms = NULL;
+    size_t n = 0;
+    if ((*st = sg_expr_free_symbols(ctx, &syms, &n, e)))
+        return false;
+    bool u = false;
+    for (size_t i = 0; i < n && !u; i++)
+        u = sg_expr_sym_name(syms[i])[0] == 'u';
+    sg_free(syms);
+    return u;
+}
+
+typedef struct merge {
+    sg_tracer *t;
+    const sg_expr *fresh[64]; /* the unbacked symbols the cond binds */
+    size_t nfresh;
+    unsigned line;
+} merge;
+
+/* A fresh unbacked symbol ranging over both a's and b's ranges. */
+static sg_status fresh(merge *M, const sg_expr *a, const sg_expr *b, const sg_expr **out)
+{
+    sg_tracer *t = M->t;
+    if (M->nfresh == sizeof M->fresh / sizeof *M->fresh)
+        return sg__err(t->ctx, SG_ELIMIT, "torch.cond: more than 64 merged sizes");
+    sg_interval ra, rb, r;
+    sg_facts *f = sg_env_facts(t->env);
+    sg_status s = sg_facts_range(f, &ra, a);
+    if (!s)
+        s = sg_facts_range(f, &rb, b);
+    if (s)
+        return s;
+    const sg_expr *lo[2] = {ra.lo, rb.lo}, *hi[2] = {ra.hi, rb.hi};
+    r.lo = ra.lo && rb.lo ? sg__minmax(t->ctx, SG_OP_MIN, 2, lo) : NULL;
+    r.hi = ra.hi && rb.hi ? sg__minmax(t->ctx, SG_OP_MAX, 2, hi) : NULL;
+    char path[48];
+    snprintf(path, sizeof path, "cond output %zu", M->nfresh);
+    if ((s = sg_env_create_unbacked(t->env, out, NULL, 0, &r)) || (s = sg_env_bind_unbacked(t->env, *out, path)))
+        return s;
+    M->fresh[M->nfresh++] = *out;
+    return SG_OK;
+}
+
+/* Dimensions of a layout from the smallest stride to the largest, ties
+ * broken by descending index (inductor's get_fill_order, asking the
+ * environment size-obliviously). */
+static sg_status fill_order(merge *M, const sg_expr *const *st, size_t n, size_t *order)
+{
+    for (size_t i = 0; i < n; i++)
+        order[i] = n - 1 - i; /* descending index first: a stable sort keeps it among equals */
+    for (size_t i = 1; i < n; i++) { /* insertion sort by stride */
+        size_t x = order[i], j = i;
+        while (j > 0) {
+            int less = 0;
+            if (st[x] != st[order[j - 1]]) {
+                const sg_expr *q;
+                sg_status s = sg_expr_rel(M->t->ctx, &q, SG_REL_LT, st[x], st[order[j - 1]]);
+                if (!s)
+                    s = sg_env_guard_size_oblivious(M->t->env, &less, q, "torch.cond");
+                if (s)
+                    return s;
+            }
+            if (!less)
+                break;
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+    return SG_OK;
+}
+
+static sg_status shape_error(sg_tracer *t, size_t i, const char *what)
+{
+    return sg__err(t->ctx, SG_ESHAPE, "torch.cond: when merging the branches' output %zu: %s", i, what);
+}
+
+/* The strides of the merged output (PyTorch's _bound_stride): both
+ * branches order their dimensions by stride the same way; from the
+ * smallest, a stride is 0, 1, or the product of the stride and size of the
+ * dimension before it in that order, which the merged layout takes over. */
+static sg_status merge_strides(merge *M, size_t i, const sg_expr *const *as, const sg_expr *const *bs,
+                               const sg_expr *const *asz, const sg_expr *const *bsz, const sg_expr *const *msz,
+                               size_t n, const sg_expr **out)
+{
+    sg_ctx *ctx = M->t->ctx;
+    size_t oa[SG_MAX_DIMS], ob[SG_MAX_DIMS];
+    sg_status s = fill_order(M, as, n, oa);
+    if (!s)
+        s = fill_order(M, bs, n, ob);
+    if (s)
+        return s;
+    for (size_t r = 0; r < n; r++)
+        if (oa[r] != ob[r])
+            return shape_error(M->t, i, "the branches order the strides of their output differently (call "
+                                        "contiguous() on it)");
+    const sg_expr *ka[SG_MAX_DIMS], *kb[SG_MAX_DIMS], *val[SG_MAX_DIMS]; /* stride -> merged stride */
+    size_t nk = 0;
+    for (size_t r = 0; r < n; r++) {
+        size_t d = oa[r];
+        if (as[d] == ctx->zero || bs[d] == ctx->zero) {
+            if (as[d] != bs[d])
+                return shape_error(M->t, i, "a stride 0 in one branch only");
+            out[d] = ctx->zero;
+            continue;
+        }
+        size_t k = 0;
+        while (k < nk && ka[k] != as[d])
+            k++;
+        if (k < nk) {
+            if (kb[k] != bs[d])
+                return shape_error(M->t, i, "the strides of the branches do not follow the same sizes");
+            out[d] = val[k];
+        } else if (as[d] == ctx->one) {
+            if (bs[d] != ctx->one)
+                return shape_error(M->t, i, "a stride 1 in one branch only");
+            out[d] = ctx->one;
+        } else {
+            return shape_error(M->t, i, "a stride that is no product of sizes (a slice that is not dense: call "
+                                        "contiguous() on it)");
+        }
+        if (nk == SG_MAX_DIMS)
+            continue;
+        ka[nk] = sg__mul(ctx, as[d], asz[d]);
+        kb[nk] = sg__mul(ctx, bs[d], bsz[d]);
+        val[nk] = sg__mul(ctx, out[d], msz[d]);
+        if (!ka[nk] || !kb[nk] || !val[nk])
+            return sg_ctx_last_error(ctx);
+        nk++;
+    }
+    return SG_OK;
+}
+
+/* Output i: a of the true branch, b of the false one, as a value of the
+ * enclosing scope. */
+static sg_status merge_one(merge *M, size_t i, uint32_t a, uint32_t b, uint32_t *out)
+{
+    sg_tracer *t = M->t;
+    sg__graph *g = t->g;
+    const sg__gval *va = &g->vals[a], *vb = &g->vals[b];
+    sg_status s = SG_OK;
+    if (va->kind != vb->kind)
+        return shape_error(t, i, "a tensor in one branch, not in the other");
+    if (va->kind == SG_V_SYMINT) {
+        const sg_expr *e = va->u.e;
+        if (e != vb->u.e || has_unbacked(t->ctx, e, &s) || has_unbacked(t->ctx, vb->u.e, &s))
+            if (!s)
+                s = fresh(M, va->u.e, vb->u.e, &e);
+        return s ? s : sg__graph_value(g, out, SG_V_SYMINT, e, 0);
+    }
+    if (va->kind != SG_V_TENSOR)
+        return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: torch.cond output %zu is neither a tensor nor an int", i);
+    const sg__fake_tensor A = va->u.t, B = vb->u.t;
+    if (A.dtype != B.dtype)
+        return shape_error(t, i, "expected the same dtype");
+    if (A.ndim != B.ndim)
+        return shape_error(t, i, "expected the same number of dimensions");
+    if (A.offset != B.offset)
+        return shape_error(t, i, "expected the same storage offset");
+    size_t n = A.ndim;
+    const sg_expr *asz[SG_MAX_DIMS], *bsz[SG_MAX_DIMS], *ast[SG_MAX_DIMS], *bst[SG_MAX_DIMS];
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
+    for (size_t d = 0; d < n; d++) {
+        asz[d] = g->exprs[A.dims + d];
+        bsz[d] = g->exprs[B.dims + d];
+        ast[d] = g->exprs[A.dims + n + d];
+        bst[d] = g->exprs[B.dims + n + d];
+    }
+    for (size_t d = 0; d < n && !s; d++) { /* equal and free of unbacked symbols: kept; else fresh */
+        bool keep = asz[d] == bsz[d] && !has_unbacked(t->ctx, asz[d], &s);
+        if (!s)
+            sizes[d] = asz[d];
+        if (!s && !keep)
+            s = fresh(M, asz[d], bsz[d], &sizes[d]);
+    }
+    if (!s)
+        s = merge_strides(M, i, ast, bst, asz, bsz, sizes, n, strides);
+    if (!s)
+        s = sg__graph_tensor(g, out, (sg_dtype)A.dtype, n, sizes, strides, A.offset, SG_NOVAL);
+    if (!s) {
+        g->vals[*out].u.t.requires_grad = !t->no_grad && (A.requires_grad || B.requires_grad);
+        g->vals[*out].u.t.leaf = !g->vals[*out].u.t.requires_grad;
+    }
+    return s;
+}
+
+static const sg__gnode *output_of(const sg__graph *g, uint32_t b)
+{
+    return &g->nodes[g->scopes[b].output];
+}
+
+sg_status sg_tracer_cond(sg_tracer *t, sg_value *out, const sg_arg *pred, uint32_t tb, uint32_t fb, unsigned line)
+{
+    if (!t)
+        return SG_EINVAL;
+    sg__graph *g = t->g;
+    if (!out || !pred)
+        return sg__err(t->ctx, SG_EINVAL, "sg_tracer_cond: NULL argument");
+    *out = SG_NOVAL;
+    uint32_t cur = g->cur;
+    for (int k = 0; k < 2; k++) {
+        uint32_t b = k ? fb : tb;
+        if (b >= g->nscopes || !b || g->scopes[b].parent != cur || g->scopes[b].output == SG_NOVAL)
+            return sg__err(t->ctx, SG_EINVAL, "sg_tracer_cond: a branch that is no closed subgraph of the current "
+                                              "graph");
+        for (uint32_t i = 0; i < g->nnodes; i++) /* each branch belongs to one cond */
+            if (g->nodes[i].kind == SG_N_COND && g->nodes[i].scope == cur &&
+                (g->args[g->nodes[i].args + 1].u.v == b || g->args[g->nodes[i].args + 2].u.v == b))
+                return sg__err(t->ctx, SG_EINVAL, "sg_tracer_cond: %s is the branch of another cond",
+                               g->scopes[b].name);
+    }
+    /* the predicate: a one-element bool tensor, or a bool over sizes (symbolic: no guard) */
+    sg__garg p = {0};
+    sg_status s = SG_OK;
+    if (pred->kind == SG_ARG_VALUE && pred->u.v < g->nvals && g->vals[pred->u.v].kind == SG_V_TENSOR) {
+        p.kind = SG_A_VALUE;
+        s = sg__tracer_lift(t, cur, pred->u.v, NULL, &p.u.v);
+        if (!s && g->vals[p.u.v].u.t.dtype != SG_BOOL)
+            s = sg__err(t->ctx, SG_ETYPE, "torch.cond: the predicate must be a boolean tensor or a bool");
+    } else if (pred->kind == SG_ARG_BOOL || (pred->kind == SG_ARG_INT && pred->u.e &&
+                                             sg_expr_sort(pred->u.e) == SG_SORT_BOOL)) {
+        p.kind = SG_A_EXPR;
+        p.u.e = pred->kind == SG_ARG_BOOL ? (pred->u.b ? t->ctx->t : t->ctx->f) : pred->u.e;
+        s = sg__tracer_lift_expr(t, cur, p.u.e);
+    } else {
+        s = sg__err(t->ctx, SG_ETYPE, "torch.cond: the predicate must be a boolean tensor or a bool");
+    }
+    if (s)
+        return s;
+    if (output_of(g, tb)->nargs != output_of(g, fb)->nargs)
+        return sg__err(t->ctx, SG_ESHAPE, "torch.cond: the branches give %u and %u outputs",
+                       (unsigned)output_of(g, tb)->nargs, (unsigned)output_of(g, fb)->nargs);
+    for (int k = 0; k < 2 && !s; k++)
+        s = check_aliasing(t, k ? fb : tb, !t->no_grad);
+    uint32_t *ops = NULL;
+    size_t nops = 0;
+    if (!s)
+        s = merge_inputs(t, tb, fb, &ops, &nops);
+    merge M = {.t = t, .line = line};
+    uint32_t nout = output_of(g, tb)->nargs;
+    uint32_t *outs = sg__malloc(t->ctx, (nout + 1) * sizeof *outs);
+    if (!s && !outs)
+        s = sg__nomem(t->ctx);
+    for (uint32_t i = 0; i < nout && !s; i++)
+        s = merge_one(&M, i, g->args[output_of(g, tb)->args + i].u.v, g->args[output_of(g, fb)->args + i].u.v,
+                      &outs[i]);
+    uint32_t list = SG_NOVAL;
+    if (!s)
+        s = sg__graph_list(g, &list, outs, nout);
+    if (!s)
+        s = sg__graph_cond(g, &p, tb, fb, ops, nops, list, line);
+    if (!s && M.nfresh)
+        s = sg__graph_bind(g, (uint32_t)g->nnodes - 1, M.fresh, M.nfresh);
+    if (!s && M.nfresh)
+        s = sg__tracer_note_binds(t, SG_NOVAL, M.fresh, M.nfresh);
+    sg_free(ops);
+    sg_free(outs);
+    if (!s) {
+        t->called = true;
+        *out = list;
+    }
+    return s;
+}
