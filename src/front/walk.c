@@ -746,9 +746,12 @@ static sg_status arg_of(sg__walk *W, const sg__py *at, argv *A, const wv *v, con
         if (v->known) {
             a->kind = SG_ARG_FLOAT;
             a->u.f = v->u.f;
-        } else {
+        } else if (v->fv != SG_NOVAL) {
             a->kind = SG_ARG_VALUE;
             a->u.v = v->fv;
+        } else {
+            return werr(W, at, SG_EUNSUPPORTED, "unsupported: a float computed from a float read from a tensor, "
+                                                "as an operator's argument in a trace");
         }
         break;
     case W_TENSOR:
@@ -1203,6 +1206,11 @@ static sg_status as_float(sg__walk *W, const sg__py *at, const wv *v, double *ou
 
 static sg_status number_binop(sg__walk *W, const sg__py *at, int op, const wv *a, const wv *b, wv *out)
 {
+    if ((a->kind == W_FLOAT && !a->known) || (b->kind == W_FLOAT && !b->known)) {
+        /* a float read from a tensor in a trace: its value is not tracked, nor what is computed from it */
+        *out = (wv){.kind = W_FLOAT, .known = false, .fv = SG_NOVAL};
+        return SG_OK;
+    }
     if (a->kind == W_FLOAT || b->kind == W_FLOAT || op == '/') {
         double x, y, r;
         TRY(as_float(W, at, a, &x));
@@ -1345,6 +1353,9 @@ static sg_status compare(sg__walk *W, const sg__py *at, uint8_t op, wv *a, wv *b
     }
     if (a->kind == W_FLOAT || b->kind == W_FLOAT) {
         double x, y;
+        if ((a->kind == W_FLOAT && !a->known) || (b->kind == W_FLOAT && !b->known))
+            return werr(W, at, SG_EDATADEP, "data-dependent: a comparison of a float read from a tensor (an "
+                                             "unbacked value)");
         TRY(as_float(W, at, a, &x));
         TRY(as_float(W, at, b, &y));
         bool r = rels[k].rel == SG_REL_EQ ? x == y : rels[k].rel == SG_REL_NE ? x != y
@@ -1885,6 +1896,8 @@ static sg_status eval(sg__walk *W, frame *f, const sg__py *e, wv *out)
             return call_pyop(W, e, pyop_find("neg"), &a, 1, NULL, NULL, 0, out);
         else if (a.kind == W_FLOAT && a.known)
             *out = (wv){.kind = W_FLOAT, .known = true, .u.f = -a.u.f};
+        else if (a.kind == W_FLOAT) /* not tracked, nor what is computed from it */
+            *out = (wv){.kind = W_FLOAT, .known = false, .fv = SG_NOVAL};
         else {
             const sg_expr *x;
             TRY(want_int(W, e, &a, &x, "unary -"));

@@ -638,6 +638,9 @@ static sg_status partial_overlap(sg__mcall *m, uint32_t w, uint32_t x, bool *out
 }
 
 /* Where the result must go (in-place: self; out=: out), checked. */
+static sg_dtype common_dtype(sg__mcall *m, const operands *o);
+static sg_status convert_inputs(sg__mcall *m, operands *o, sg_dtype common);
+
 static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char *what, sg_dtype d,
                       const sg_expr *const *sizes, size_t n, uint32_t *out)
 {
@@ -667,8 +670,13 @@ static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char 
         if (s)
             return s;
     }
-    if (!same && !strcmp(what, "self")) /* TensorIterator's shape comes before its types */
-        return sg__meta_shape_error(m, "the broadcast shape does not match the shape of self");
+    bool read_write = false; /* the out tensor is an input too: TensorIterator does not resize it */
+    for (size_t k = 0; k < o->n; k++)
+        read_write |= o->t[k] == dst;
+    if (!same && (!strcmp(what, "self") || read_write)) /* TensorIterator's shape comes before its types */
+        return sg__meta_shape_error(m, !strcmp(what, "self") ? "the broadcast shape does not match the shape of self"
+                                                             : "the broadcast shape does not match the shape of "
+                                                               "out, which is an input too");
     t = sg__mt(m, dst);
     if (kind_of(m->s->name) != K_FILL && !can_cast(d, (sg_dtype)t->dtype))
         return sg__err(m->g->ctx, SG_ETYPE, "%s: result type %s can't be cast to the desired output type %s", m->op,
@@ -680,10 +688,15 @@ static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char 
         for (size_t i = 0; i < n; i++)
             strides[i] = sg__graph_stride(m->g, dst, i);
         s = sg__meta_tensor(m, out, (sg_dtype)t->dtype, n, sizes, strides, t->offset, t->storage);
-    } else { /* out= resized */
-        s = sg__meta_contiguous(m, strides, sizes, n);
+    } else { /* out= resized: laid out as the functional result (TensorIterator restrides it) */
+        operands c = *o;
+        uint32_t storage = t->storage;
+        const sg_expr *offset = t->offset;
+        s = convert_inputs(m, &c, common_dtype(m, &c));
         if (!s)
-            s = sg__meta_tensor(m, out, (sg_dtype)t->dtype, n, sizes, strides, t->offset, t->storage);
+            s = result_strides(m, &c, sizes, n, strides);
+        if (!s)
+            s = sg__meta_tensor(m, out, (sg_dtype)sg__mt(m, dst)->dtype, n, sizes, strides, offset, storage);
     }
     if (!s)
         m->g->vals[*out].u.t.base = base; /* t may have moved: the values grew */

@@ -35,11 +35,11 @@ runs: the eager runs of shapeguard have no autograd yet).  Then, unless
                                 trace answers the same size questions at
                                 the hints); other eager errors get no trace
                                 line
-Lines and statements that would hit known bugs of shapeguard are left out
-(marked SKIPPED in the source, each naming the bug: out_resize_restride,
-out_is_input_no_resize, float_item_branch; and the layouts items of
-category empty_strides, arbitrary strides of empty tensors); --known-bugs
-writes them.
+The layouts items of category empty_strides are left out (marked SKIPPED
+in the source): the strides of an empty tensor whose size is data-dependent
+(nonzero's [0, 2]) differ between a trace, which answers size questions
+size-obliviously (as PyTorch's fake tensors do: a [u0, 2] result laid out
+for u0 >= 2), and an eager run at size 0; --known-bugs writes them.
 
 How programs are made: statements are drawn one at a time and each one is
 run in torch at once (seed-0 inputs), so the generator knows the real
@@ -1049,16 +1049,6 @@ class CaseGen:
             shape0 = tuple(t.shape)
             form = r.randrange(3)
             ops = [self.T(y)] if form == 2 else [self.T(y), self.T(z)]
-            if any(o is t for o in ops) and not KNOWN_BUGS:
-                try:
-                    same = tuple(torch.broadcast_shapes(*[o.shape for o in ops])) == shape0
-                except RuntimeError:
-                    same = False
-                if not same:
-                    # SKIPPED (tool bug out_is_input_no_resize): an out that
-                    # is also an operand is not resized by torch (shape
-                    # error); shapeguard resizes it.
-                    return None
             if form == 0:
                 code = "torch.add(%s, %s, out=%s)" % (y, z, x)
                 fl = (fy.bound + fz.bound, max(fy.fbits, fz.fbits))
@@ -1079,13 +1069,6 @@ class CaseGen:
                     # a resized out that shares its storage with an operand:
                     # the operand read the same layout before, not after the
                     # resize (the result depends on the kernel's order)
-                    return False
-                if tuple(tx.shape) != shape0 and list(tx.stride()) != contiguous_strides(tx.shape) \
-                        and not KNOWN_BUGS:
-                    # SKIPPED (tool bug out_resize_restride): torch restrides
-                    # a resized out to the layout of its inputs, shapeguard
-                    # keeps it contiguous (layouts, and values seen through
-                    # other views of its storage or later reshapes, differ).
                     return False
                 # out= may resize x to a new storage: the new values only
                 self.flags[x] = new
@@ -1289,10 +1272,7 @@ def fill_case(g, rng, name, grad_items, overrides):
     case.decls = g.case.decls
     case.program = "\n".join(l[4:] for l in g.program_text()) + "\n"
     runs = ["", "1"]
-    # SKIPPED (tool bug out_resize_restride): no size override where an out=
-    # is written (other sizes may resize the out, which the generator checks
-    # at the sizes of seed 0 only).
-    if rng.random() < overrides and (KNOWN_BUGS or "out=" not in "".join(c for _, c in g.body)):
+    if rng.random() < overrides:
         tens = [d for d in g.decls if d.startswith("tensor") and "strides=" not in d]
         if tens:
             d = rng.choice(tens)
@@ -1335,10 +1315,6 @@ def capture_lines(g, case, items, res0, res1):
     if g.dd_if:
         # an `if` on a data-dependent value runs (before anything that fails:
         # an error ends the body): the trace stops there
-        if g.dd_if == "f" and not KNOWN_BUGS:
-            # SKIPPED (tool bug float_item_branch): shapeguard refuses a
-            # branch on a float from .item()/.tolist() as unsupported.
-            return []
         return ["trace => error data-dependent"]
     if res0.startswith("error"):
         # A shape error is a question about sizes that the trace answers at
