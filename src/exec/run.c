@@ -21,7 +21,21 @@ struct sg__xrun {
     const sg_expr **bsyms;
     size_t nb, capb;
     size_t next; /* the node after the last one run */
+#define KCACHE 64
+    const sg__schema *kschema[KCACHE]; /* the kernels found, by schema (direct-mapped) */
+    sg__xkernel kfn[KCACHE];
 };
+
+/* The kernel of schema s (sg__xkernel_find, remembered). */
+static sg__xkernel kernel_of(sg__xrun *r, const sg__schema *s)
+{
+    size_t at = ((uintptr_t)s / sizeof *s) % KCACHE;
+    if (r->kschema[at] != s) {
+        r->kfn[at] = sg__xkernel_find(s);
+        r->kschema[at] = s;
+    }
+    return r->kfn[at];
+}
 
 static const sg__xval unset = {.kind = SG_XV_UNSET};
 
@@ -567,9 +581,7 @@ static void unset_outputs(sg__xrun *r, uint32_t v)
 static sg_status run_call(sg__xrun *r, uint32_t node)
 {
     const sg__gnode *n = &r->g->nodes[node];
-    sg__xcall *c = sg__malloc(r->ctx, sizeof *c);
-    if (!c)
-        return sg__nomem(r->ctx);
+    sg__xcall call, *c = &call; /* about 7 KB: on the stack, not allocated per node */
     c->r = r;
     c->ctx = r->ctx;
     c->g = r->g;
@@ -579,7 +591,7 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
     sg__schema_full_name(c->s, c->op);
     sg__xtensor **lists[SG_SCHEMA_ARGS] = {NULL};
     sg_status s = SG_OK;
-    sg__xkernel k = sg__xkernel_find(c->s);
+    sg__xkernel k = kernel_of(r, c->s);
     if (!k)
         s = sg__err(r->ctx, SG_EUNSUPPORTED, "unsupported: no kernel for operator %s", c->op);
     /* positional arguments first, in schema order, then keyword-only ones by name */
@@ -602,7 +614,6 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
         unset_outputs(r, n->out);
     for (int i = 0; i < SG_SCHEMA_ARGS; i++)
         sg_free(lists[i]);
-    sg_free(c);
     return s;
 }
 

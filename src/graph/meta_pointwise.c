@@ -641,27 +641,36 @@ static sg_status partial_overlap(sg__mcall *m, uint32_t w, uint32_t x, bool *out
 static sg_dtype common_dtype(sg__mcall *m, const operands *o);
 static sg_status convert_inputs(sg__mcall *m, operands *o, sg_dtype common);
 
-static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char *what, sg_dtype d,
-                      const sg_expr *const *sizes, size_t n, uint32_t *out)
+/* TensorIterator's memory-overlap checks of the tensor written, dst, which
+ * come before its shapes: no internal overlap, no partial overlap with an
+ * input (fill_ and zero_ check neither; x.copy_(x) returns at once). */
+static sg_status check_overlaps(sg__mcall *m, const operands *o, uint32_t dst)
 {
-    const sg__fake_tensor *t = sg__mt(m, dst);
     bool overlap = false;
-    bool fill = strcmp(m->s->name, "fill_") == 0 || strcmp(m->s->name, "zero_") == 0; /* fill_ checks no overlap */
-    /* x.copy_(x) returns at once (copy_impl's self.is_same(src)) */
+    bool fill = strcmp(m->s->name, "fill_") == 0 || strcmp(m->s->name, "zero_") == 0;
     bool itself = !strcmp(m->s->name, "copy_") && m->a[1].kind == SG_A_VALUE && m->a[1].u.v == dst;
-    sg_status s0 = fill || itself ? SG_OK : overlaps(m, dst, &overlap);
+    if (fill || itself)
+        return SG_OK;
+    sg_status s0 = overlaps(m, dst, &overlap);
     if (s0)
         return s0;
     if (overlap)
         return sg__err(m->g->ctx, SG_EALIASING, "%s: more than one element of the written-to tensor refers to a "
                                                 "single memory location; clone() it first", m->op);
-    for (size_t k = 0; k < o->n && !itself; k++) {
+    for (size_t k = 0; k < o->n; k++) {
         if ((s0 = partial_overlap(m, dst, o->t[k], &overlap)))
             return s0;
         if (overlap)
             return sg__err(m->g->ctx, SG_EALIASING, "%s: some elements of an input and the written-to tensor refer "
                                                     "to a single memory location; clone() it first", m->op);
     }
+    return SG_OK;
+}
+
+static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char *what, sg_dtype d,
+                      const sg_expr *const *sizes, size_t n, uint32_t *out)
+{
+    const sg__fake_tensor *t = sg__mt(m, dst);
     bool same = t->ndim == n;
     for (size_t i = 0; i < n && same; i++) {
         if (sizes[i] == sg__graph_size(m->g, dst, i))
@@ -736,6 +745,10 @@ sg_status sg__meta_pointwise(sg__mcall *m, uint32_t *out)
     size_t n;
     sg_dtype d = SG_FLOAT64;
     sg_status s = collect(m, &o);
+    if (!s && (m->s->flags & SG_OPF_INPLACE))
+        s = check_overlaps(m, &o, m->a[0].u.v);
+    else if (!s && o.out >= 0)
+        s = check_overlaps(m, &o, m->a[o.out].u.v);
     if (!s)
         s = broadcast(m, &o, sizes, &n);
     if (!s)

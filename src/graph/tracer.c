@@ -29,6 +29,8 @@ sg_status sg_tracer_new(sg_env *env, sg_tracer **out)
         s = sg__graph_new(env, &t->g);
     if (!s && (!sg__idmap_init(ctx, &t->taken, 16) || !sg__idmap_init(ctx, &t->names, 16)))
         s = sg__nomem(ctx);
+    if (!s && !(t->rules = sg__calloc(ctx, sg__opreg_count(t->reg), sizeof *t->rules)))
+        s = sg__nomem(ctx);
     if (s) {
         sg_tracer_free(t);
         return s;
@@ -45,6 +47,7 @@ void sg_tracer_free(sg_tracer *t)
     sg__graph_free(t->g);
     sg__idmap_free(&t->taken);
     sg__idmap_free(&t->names);
+    sg_free(t->rules);
     for (size_t i = 0; i < t->npnames; i++)
         sg_free(t->pnames[i]);
     sg_free(t->pnames);
@@ -808,7 +811,7 @@ static sg_status composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, uns
     return call_sizes(t, out, "_unsafe_view", r, shape, nb + 2, line);
 }
 
-typedef sg_status (*composite_fn)(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
+typedef sg__composite_fn composite_fn;
 
 static composite_fn composite_find(const char *op)
 {
@@ -888,8 +891,19 @@ static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, cons
                                unsigned line)
 {
     const sg__schema *sch = sg__opreg_find(t->reg, op);
-    sg__meta_fn rule = sch ? sg__meta_find(sch) : NULL;
-    composite_fn comp = sch ? composite_find(op) : NULL;
+    sg__meta_fn rule = NULL;
+    composite_fn comp = NULL;
+    if (sch) { /* found once per operator */
+        sg__rule_slot *slot = &t->rules[sch - sg__opreg_at(t->reg, 0)];
+        if (!slot->kind) {
+            if ((slot->u.comp = composite_find(op)))
+                slot->kind = 2;
+            else
+                slot->kind = (slot->u.rule = sg__meta_find(sch)) ? 1 : 3;
+        }
+        rule = slot->kind == 1 ? slot->u.rule : NULL;
+        comp = slot->kind == 2 ? slot->u.comp : NULL;
+    }
     if (!rule && !comp)
         return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: operator %s", op);
     sg__mcall m = {.g = t->g, .env = t->env, .s = sch};

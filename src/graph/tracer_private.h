@@ -4,7 +4,19 @@
 #ifndef SG_GRAPH_TRACER_PRIVATE_H
 #define SG_GRAPH_TRACER_PRIVATE_H
 
-#include "graph/graph.h"
+#include "graph/meta.h"
+
+/* An operator the tracer decomposes as PyTorch does (reshape, matmul ...). */
+typedef sg_status (*sg__composite_fn)(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
+
+/* What the tracer found for a registry entry: its shape rule or composite. */
+typedef struct sg__rule_slot {
+    uint8_t kind; /* 0: not looked up yet, 1: a rule, 2: a composite, 3: none */
+    union {
+        sg__meta_fn rule;
+        sg__composite_fn comp;
+    } u;
+} sg__rule_slot;
 
 struct sg_tracer {
     sg_ctx *ctx;
@@ -15,6 +27,7 @@ struct sg_tracer {
     sg__idmap names; /* value -> 1 + index into pnames: the program name it was given */
     char **pnames;
     size_t npnames, cappnames;
+    sg__rule_slot *rules; /* per registry entry, found once */
     bool called;     /* a call was recorded: no more inputs */
     bool no_grad;    /* grad mode off (torch.no_grad) */
     bool done;       /* the output was recorded */
