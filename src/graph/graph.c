@@ -60,6 +60,7 @@ void sg__graph_free(sg__graph *g)
         sg__idmap_free(&sc->lifted);
     }
     sg_free(g->scopes);
+    sg_free(g->storage_numel);
     for (size_t i = 0; i < g->nvals; i++)
         if (g->vals[i].name != no_name)
             sg_free((char *)g->vals[i].name);
@@ -145,6 +146,15 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
 {
     if (dtype >= SG_NDTYPE || ndim > SG_MAX_DIMS || (storage != SG_NOVAL && storage >= g->nstorages) || !offset)
         return sg__err(g->ctx, SG_EINVAL, "graph: bad tensor value");
+    const sg_expr *numel = g->ctx->one; /* a storage of its own: of its number of elements */
+    if (storage == SG_NOVAL) {
+        for (size_t d = 0; d < ndim && numel; d++)
+            numel = sg__mul(g->ctx, numel, sizes[d]);
+        if (!numel)
+            return sg_ctx_last_error(g->ctx);
+        if (!sg__grow(g->ctx, (void **)&g->storage_numel, &g->capstorage, g->nstorages + 1, sizeof *g->storage_numel))
+            return sg__nomem(g->ctx);
+    }
     size_t mark = g->nexprs;
     uint32_t dims = SG_NOVAL, tail;
     sg_status s = SG_OK;
@@ -178,10 +188,18 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
     t->ndim = (uint8_t)ndim;
     t->dims = dims;
     t->offset = offset;
+    if (storage == SG_NOVAL)
+        g->storage_numel[g->nstorages] = numel;
     t->storage = storage != SG_NOVAL ? storage : g->nstorages++;
     t->base = SG_NOVAL;
     t->leaf = true;
     return SG_OK;
+}
+
+void sg__graph_set_storage_numel(sg__graph *g, uint32_t storage, const sg_expr *numel)
+{
+    if (storage < g->nstorages && numel)
+        g->storage_numel[storage] = numel;
 }
 
 sg_status sg__graph_value(sg__graph *g, uint32_t *out, sg__vkind kind, const sg_expr *e, double f)

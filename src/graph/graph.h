@@ -168,6 +168,8 @@ typedef struct sg__graph {
     uint32_t *ids;
     size_t nids, capids;
     uint32_t nstorages;
+    const sg_expr **storage_numel; /* per storage: its number of elements (what as_strided may reach) */
+    size_t capstorage;
     size_t name_bytes;   /* the placeholders' names (each its own block) */
     /* the last few tensor layouts made (exprs runs of sizes then strides),
        which a new tensor with the same layout shares */
@@ -196,6 +198,14 @@ sg_status sg__graph_ids(sg__graph *g, uint32_t *off, const uint32_t *ids, size_t
  * entries; storage is an existing storage id, or SG_NOVAL for a new one. */
 sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
                            const sg_expr *const *strides, const sg_expr *offset, uint32_t storage);
+/* The number of elements of storage id (made with a tensor of it: that
+ * tensor's numel; an input's: what its layout reaches; set_storage_numel
+ * changes it, as an out= resize grows it). */
+static inline const sg_expr *sg__graph_storage_numel(const sg__graph *g, uint32_t storage)
+{
+    return g->storage_numel[storage];
+}
+void sg__graph_set_storage_numel(sg__graph *g, uint32_t storage, const sg_expr *numel);
 /* A value of another kind (not a tensor, nor a list). */
 sg_status sg__graph_value(sg__graph *g, uint32_t *out, sg__vkind kind, const sg_expr *e, double f);
 sg_status sg__graph_list(sg__graph *g, uint32_t *out, const uint32_t *vals, size_t n);

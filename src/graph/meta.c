@@ -262,3 +262,16 @@ sg__meta_fn sg__meta_find(const sg__schema *s)
     const rule *r = bsearch(s->name, rules, sizeof rules / sizeof *rules, sizeof *rules, rule_cmp);
     return r ? r->fn : NULL;
 }
+
+const sg_expr *sg__meta_layout_extent(sg_ctx *ctx, size_t n, const sg_expr *const *sizes,
+                                      const sg_expr *const *strides, const sg_expr *offset)
+{
+    const sg_expr *e = sg__add(ctx, offset, ctx->one);
+    for (size_t d = 0; d < n && e; d++) {
+        if (sizes[d] == ctx->zero)
+            return offset;
+        const sg_expr *span = sg__mul(ctx, sg__sub(ctx, sizes[d], ctx->one), strides[d]);
+        e = span ? sg__add(ctx, e, span) : NULL;
+    }
+    return e;
+}

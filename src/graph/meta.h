@@ -79,6 +79,11 @@ sg_status sg__meta_reshape_plan(sg__mcall *m, const sg_expr *const *shape, size_
  * where no view can have that shape. */
 sg_status sg__meta_view_strides(sg__mcall *m, size_t ndim, const sg_expr *const *sizes, const sg_expr *const *strides,
                                 const sg_expr *const *shape, size_t n, const sg_expr **out, bool *ok);
+/* What a layout reaches in its storage: offset + 1 + sum((size - 1) *
+ * stride), or offset where a size is the constant 0 (PyTorch's
+ * computeStorageNbytes, in elements). NULL when memory runs out. */
+const sg_expr *sg__meta_layout_extent(sg_ctx *ctx, size_t n, const sg_expr *const *sizes,
+                                      const sg_expr *const *strides, const sg_expr *offset);
 /* The dtype promotion of two dtypes (bool < int64 < float32 < float64). */
 sg_dtype sg__meta_promote(sg_dtype a, sg_dtype b);
 /* A dimension argument normalized against ndim (negative counts from the

@@ -706,6 +706,15 @@ static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char 
             s = result_strides(m, &c, sizes, n, strides);
         if (!s)
             s = sg__meta_tensor(m, out, (sg_dtype)sg__mt(m, dst)->dtype, n, sizes, strides, offset, storage);
+        if (!s) { /* resize_ grows the storage to what the new layout reaches */
+            const sg_expr *reach = sg__meta_layout_extent(m->g->ctx, n, sizes, strides, offset);
+            const sg_expr *both[2] = {reach, sg__graph_storage_numel(m->g, storage)};
+            const sg_expr *grown = reach ? sg__minmax(m->g->ctx, SG_OP_MAX, 2, both) : NULL;
+            if (!grown)
+                s = sg_ctx_last_error(m->g->ctx);
+            else
+                sg__graph_set_storage_numel(m->g, storage, grown);
+        }
     }
     if (!s)
         m->g->vals[*out].u.t.base = base; /* t may have moved: the values grew */

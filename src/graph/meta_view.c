@@ -99,12 +99,11 @@ static sg_status infer_size(view *V, const sg_expr *const *shape, size_t n, cons
     }
     if (!total)
         return sg_ctx_last_error(ctx);
-    bool ok;
-    CHAIN(sg__meta_eval(m, &ok, sg__meta_rel(m, SG_REL_EQ, total, known)));
-    if (ok && infer < 0)
-        return SG_OK;
-    if (infer < 0)
-        return sg__meta_shape_error(m, "shape is invalid for the input's number of elements");
+    if (infer < 0) { /* no -1: the numbers of elements are equal (with -1, c10 asks only what follows) */
+        bool ok;
+        CHAIN(sg__meta_eval(m, &ok, sg__meta_rel(m, SG_REL_EQ, total, known)));
+        return ok ? SG_OK : sg__meta_shape_error(m, "shape is invalid for the input's number of elements");
+    }
     bool pos, divides = false;
     CHAIN(sg__meta_eval(m, &pos, sg__meta_rel(m, SG_REL_GT, known, ctx->zero)));
     if (pos) {
@@ -576,7 +575,18 @@ static sg_status rule_as_strided(view *V)
     memcpy(V->strides, stride, n * sizeof *stride);
     if (off)
         V->offset = off;
-    return SG_OK;
+    /* checkInBoundsForStorage: a layout with elements lies in the storage */
+    sg_ctx *ctx = V->m->g->ctx;
+    for (size_t d = 0; d < n; d++) {
+        bool zero;
+        CHAIN(sg__meta_eval_oblivious(V->m, &zero, sg__meta_rel(V->m, SG_REL_EQ, size[d], ctx->zero)));
+        if (zero)
+            return SG_OK;
+    }
+    const sg_expr *reach = sg__meta_layout_extent(ctx, n, size, stride, V->offset);
+    const sg_expr *have = sg__graph_storage_numel(V->m->g, sg__mt(V->m, V->self)->storage);
+    return sg__meta_check(V->m, reach ? sg__meta_rel(V->m, SG_REL_LE, reach, have) : NULL,
+                          "setStorage: the sizes, strides and storage offset are out of bounds for the storage");
 }
 
 static sg_status rule_same(view *V)

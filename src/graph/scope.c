@@ -280,6 +280,7 @@ sg_status sg__tracer_lift(sg_tracer *t, uint32_t s, uint32_t v, const char *name
             if (!st) {
                 g->vals[local].u.t.requires_grad = ft.requires_grad;
                 g->vals[local].u.t.leaf = ft.leaf;
+                sg__graph_set_storage_numel(g, g->vals[local].u.t.storage, sg__graph_storage_numel(g, ft.storage));
                 st = sg__graph_placeholder_of(g, local, name ? name : "arg", pv);
             }
             leave(k);

@@ -83,6 +83,8 @@ static sg_status dummy(sg_tracer *t, uint32_t b, uint32_t ph, uint32_t outer, ui
             meta[d] = g->exprs[x.u.t.dims + d];
         s = sg__graph_tensor(g, &v, (sg_dtype)x.u.t.dtype, x.u.t.ndim, meta, meta + x.u.t.ndim, x.u.t.offset,
                              SG_NOVAL);
+        if (!s)
+            sg__graph_set_storage_numel(g, g->vals[v].u.t.storage, sg__graph_storage_numel(g, x.u.t.storage));
     } else {
         s = sg__graph_value(g, &v, (sg__vkind)x.kind, x.u.e, 0);
     }
