@@ -478,10 +478,10 @@ sg_status sg__walk_input_tensor(sg__walk *W, const char *name, sg__xtensor *xt, 
         }
     }
     sg_value v;
-    TRY(sg_tracer_input_view(W->t, &v, name, &fake, (sg_dtype)xt->dtype, requires_grad, of));
     const sg_expr *numel = sg__int_si(W->ctx, xt->st->numel); /* its storage: the concrete one's size */
     if (!numel)
         return sg_ctx_last_error(W->ctx);
+    TRY(sg_tracer_input_view(W->t, &v, name, &fake, (sg_dtype)xt->dtype, requires_grad, of));
     if (of == SG_NOVAL)
         sg__graph_set_storage_numel(W->g, W->g->vals[v].u.t.storage, numel);
     sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = xt};

@@ -270,7 +270,8 @@ const sg_expr *sg__meta_layout_extent(sg_ctx *ctx, size_t n, const sg_expr *cons
     for (size_t d = 0; d < n && e; d++) {
         if (sizes[d] == ctx->zero)
             return offset;
-        const sg_expr *span = sg__mul(ctx, sg__sub(ctx, sizes[d], ctx->one), strides[d]);
+        const sg_expr *less = sg__sub(ctx, sizes[d], ctx->one);
+        const sg_expr *span = less ? sg__mul(ctx, less, strides[d]) : NULL;
         e = span ? sg__add(ctx, e, span) : NULL;
     }
     return e;

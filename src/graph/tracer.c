@@ -148,6 +148,15 @@ sg_status sg_tracer_input_view(sg_tracer *t, sg_value *out, const char *name, co
         all[fake->ndim + d] = fake->strides[d];
     }
     all[2 * fake->ndim] = fake->offset;
+    /* its storage: what its layout reaches (and, shared, what the others' reach); worked out
+       first, so that running out of memory leaves nothing behind */
+    const sg_expr *reach = sg__meta_layout_extent(t->ctx, fake->ndim, fake->sizes, fake->strides, fake->offset);
+    if (reach && of != SG_NOVAL) {
+        const sg_expr *both[2] = {reach, sg__graph_storage_numel(t->g, t->g->vals[of].u.t.storage)};
+        reach = sg__minmax(t->ctx, SG_OP_MAX, 2, both);
+    }
+    if (!reach)
+        return sg_ctx_last_error(t->ctx);
     if ((s = take_symbols(t, all, 2 * fake->ndim + 1)))
         return s;
     uint32_t v;
@@ -157,15 +166,7 @@ sg_status sg_tracer_input_view(sg_tracer *t, sg_value *out, const char *name, co
         s = sg__graph_placeholder(t->g, v, name);
     if (s)
         return s;
-    /* its storage: what its layout reaches (and, shared, what the others' reach) */
-    const sg_expr *reach = sg__meta_layout_extent(t->ctx, fake->ndim, fake->sizes, fake->strides, fake->offset);
-    uint32_t st = t->g->vals[v].u.t.storage;
-    const sg_expr *both[2] = {reach, sg__graph_storage_numel(t->g, st)};
-    if (reach && of != SG_NOVAL)
-        reach = sg__minmax(t->ctx, SG_OP_MAX, 2, both);
-    if (!reach)
-        return sg_ctx_last_error(t->ctx);
-    sg__graph_set_storage_numel(t->g, st, reach);
+    sg__graph_set_storage_numel(t->g, t->g->vals[v].u.t.storage, reach);
     t->g->vals[v].u.t.requires_grad = requires_grad != 0;
     t->g->vals[v].u.t.leaf = requires_grad != 2;
     *out = v;
