@@ -249,84 +249,12 @@ void sg__xpos_init(sg__xpos *it, size_t ndim, const int64_t *sizes, const int64_
 
 /* ---- printing ---- */
 
-/* v as Python's repr(float): the shortest digits that read back as v;
- * positional notation for exponents -4 .. 15 (with ".0" when there is no
- * fraction), else d.ddde+XX. buf has room for 32 bytes. */
-static void put_float(sg__buf *b, double v)
-{
-    if (isnan(v)) {
-        sg__buf_puts(b, "nan");
-        return;
-    }
-    if (isinf(v)) {
-        sg__buf_puts(b, v < 0 ? "-inf" : "inf");
-        return;
-    }
-    char e[40];
-    for (int prec = 0; prec <= 17; prec++) { /* %.{prec}e: prec + 1 significant digits */
-        snprintf(e, sizeof e, "%.*e", prec, v);
-        if (strtod(e, NULL) == v)
-            break;
-    }
-    /* e: [-]d[.ddd]e[+-]XX */
-    const char *p = e;
-    bool neg = *p == '-';
-    if (neg)
-        p++;
-    char digits[24];
-    size_t nd = 0;
-    for (; *p && *p != 'e'; p++)
-        if (*p != '.')
-            digits[nd++] = *p;
-    int x = atoi(p + 1);
-    while (nd > 1 && digits[nd - 1] == '0') /* %e may pad with zeros (v == 0, or prec 0 rounding) */
-        nd--;
-    digits[nd] = '\0';
-    char out[64];
-    size_t o = 0;
-    if (neg)
-        out[o++] = '-';
-    int decpt = x + 1; /* v = 0.DIGITS * 10**decpt */
-    if (decpt > -4 && decpt <= 16) {
-        if (decpt <= 0) {
-            out[o++] = '0';
-            out[o++] = '.';
-            for (int i = 0; i < -decpt; i++)
-                out[o++] = '0';
-            for (size_t i = 0; i < nd; i++)
-                out[o++] = digits[i];
-        } else if ((size_t)decpt < nd) {
-            for (size_t i = 0; i < nd; i++) {
-                if (i == (size_t)decpt)
-                    out[o++] = '.';
-                out[o++] = digits[i];
-            }
-        } else {
-            for (size_t i = 0; i < nd; i++)
-                out[o++] = digits[i];
-            for (size_t i = nd; i < (size_t)decpt; i++)
-                out[o++] = '0';
-            out[o++] = '.';
-            out[o++] = '0';
-        }
-        out[o] = '\0';
-    } else {
-        out[o++] = digits[0];
-        if (nd > 1) {
-            out[o++] = '.';
-            for (size_t i = 1; i < nd; i++)
-                out[o++] = digits[i];
-        }
-        snprintf(out + o, sizeof out - o, "e%c%02d", x < 0 ? '-' : '+', x < 0 ? -x : x);
-    }
-    sg__buf_puts(b, out);
-}
 
 static void put_elem(sg__buf *b, const sg__xtensor *t, int64_t pos)
 {
     switch (t->dtype) {
     case SG_FLOAT64:
-    case SG_FLOAT32: put_float(b, sg__xst_get_f(t->st, pos)); break;
+    case SG_FLOAT32: sg__buf_pyfloat(b, sg__xst_get_f(t->st, pos)); break;
     case SG_INT64: sg__buf_printf(b, "%lld", (long long)sg__xst_get_i(t->st, pos)); break;
     default: sg__buf_puts(b, sg__xst_get_i(t->st, pos) ? "True" : "False"); break;
     }

@@ -60,39 +60,6 @@ static const char *op_text(uint8_t op)
     return "?";
 }
 
-/* Python's repr of a float: the shortest text that reads back the same. */
-static void put_float(out *o, double f)
-{
-    char buf[64];
-    if (isinf(f)) {
-        sg__buf_puts(&o->b, f > 0 ? "inf" : "-inf");
-        return;
-    }
-    for (int digits = 1; digits <= 17; digits++) {
-        snprintf(buf, sizeof buf, "%.*g", digits, f);
-        if (strtod(buf, NULL) == f)
-            break;
-    }
-    /* repr: an exponent of at least 2 digits, and a ".0" when integral without one */
-    char *e = strchr(buf, 'e');
-    if (e) {
-        int ex = atoi(e + 1);
-        if (ex >= -4 && ex < 16) { /* %g chose an exponent that repr writes out */
-            snprintf(buf, sizeof buf, "%.17g", f);
-        }
-        e = strchr(buf, 'e');
-    }
-    if (e) {
-        char mant[32];
-        snprintf(mant, sizeof mant, "%.*s", (int)(e - buf), buf);
-        int ex = atoi(e + 1);
-        sg__buf_printf(&o->b, "%se%c%02d", mant, ex < 0 ? '-' : '+', ex < 0 ? -ex : ex);
-        return;
-    }
-    sg__buf_puts(&o->b, buf);
-    if (!strpbrk(buf, ".n"))
-        sg__buf_puts(&o->b, ".0");
-}
 
 static void items(out *o, const sg__py *e, uint32_t from, int prec)
 {
@@ -144,7 +111,7 @@ static void expr(out *o, const sg__py *e, int prec)
     switch ((sg__pyk)e->kind) {
     case SG_PY_NAME: sg__buf_puts(&o->b, e->s); break;
     case SG_PY_INT: sg__buf_printf(&o->b, "%lld", (long long)e->i); break;
-    case SG_PY_FLOAT: put_float(o, e->f); break;
+    case SG_PY_FLOAT: sg__buf_pyfloat(&o->b, e->f); break;
     case SG_PY_TRUE: sg__buf_puts(&o->b, "True"); break;
     case SG_PY_FALSE: sg__buf_puts(&o->b, "False"); break;
     case SG_PY_NONE: sg__buf_puts(&o->b, "None"); break;

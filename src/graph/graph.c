@@ -256,6 +256,18 @@ static sg_status new_node(sg__graph *g, sg__gnode **out, sg__nkind kind, uint32_
     return SG_OK;
 }
 
+/* A copy of name in a block of the graph's (counted in name_bytes), or NULL. */
+static const char *copy_name(sg__graph *g, const char *name)
+{
+    size_t len = strlen(name) + 1;
+    char *copy = sg__malloc(g->ctx, len);
+    if (copy) {
+        memcpy(copy, name, len);
+        g->name_bytes += len;
+    }
+    return copy;
+}
+
 /* ---- scopes ---- */
 
 sg_status sg__graph_scope_open(sg__graph *g, uint32_t *out, const char *name)
@@ -271,14 +283,8 @@ sg_status sg__graph_scope_open(sg__graph *g, uint32_t *out, const char *name)
     sg__scope *sc = &g->scopes[g->nscopes];
     memset(sc, 0, sizeof *sc);
     sc->name = no_name;
-    if (name && name[0]) {
-        size_t len = strlen(name) + 1;
-        char *copy = sg__malloc(g->ctx, len);
-        if (!copy)
-            return sg__nomem(g->ctx);
-        memcpy(copy, name, len);
-        sc->name = copy;
-    }
+    if (name && name[0] && !(sc->name = copy_name(g, name)))
+        return sg__nomem(g->ctx);
     if (!sg__idmap_init(g->ctx, &sc->bound, 8) || !sg__idmap_init(g->ctx, &sc->lifted, 8)) {
         sg__idmap_free(&sc->bound);
         if (sc->name != no_name)
@@ -332,15 +338,12 @@ sg_status sg__graph_placeholder_of(sg__graph *g, uint32_t out, const char *name,
     if (s)
         return s;
     if (name && name[0]) {
-        size_t len = strlen(name) + 1;
-        char *copy = sg__malloc(g->ctx, len);
+        const char *copy = copy_name(g, name);
         if (!copy)
             return sg__nomem(g->ctx);
-        memcpy(copy, name, len);
         if (g->vals[out].name != no_name)
             sg_free((char *)g->vals[out].name);
         g->vals[out].name = copy;
-        g->name_bytes += len;
     }
     sc->phs[sc->nphs] = (uint32_t)g->nnodes;
     sc->outer[sc->nphs++] = outer;

@@ -13,20 +13,6 @@
 #include "expr/expr_private.h"
 #include "graph/tracer_private.h"
 
-/* Symbols in placeholder order: backed (s) before unbacked (u), then by
- * number (tracer.c sorts input symbols the same way). */
-static int sym_order(const void *pa, const void *pb)
-{
-    const char *a = sg_expr_sym_name(*(const sg_expr *const *)pa);
-    const char *b = sg_expr_sym_name(*(const sg_expr *const *)pb);
-    if (a[0] != b[0])
-        return a[0] == 's' ? -1 : b[0] == 's' ? 1 : strcmp(a, b);
-    char *ea, *eb;
-    unsigned long na = strtoul(a + 1, &ea, 10), nb = strtoul(b + 1, &eb, 10);
-    if (ea != a + 1 && eb != b + 1 && !*ea && !*eb && na != nb)
-        return na < nb ? -1 : 1;
-    return strcmp(a, b);
-}
 
 sg_status sg__tracer_note_binds(sg_tracer *t, uint32_t out, const sg_expr *const *syms, size_t n)
 {
@@ -190,7 +176,7 @@ static sg_status unbound_symbols(sg_tracer *t, uint32_t s, const sg_expr *const 
         return st;
     }
     if (nall)
-        qsort(all, nall, sizeof *all, sym_order);
+        qsort(all, nall, sizeof *all, sg__sym_order);
     *out = all;
     *nout = nall;
     return SG_OK;

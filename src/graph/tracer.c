@@ -58,7 +58,7 @@ void sg_tracer_free(sg_tracer *t)
 
 /* Placeholder order of symbols: backed (s) before unbacked (u), then by
  * number, then by name (stable names). */
-static int sym_cmp(const void *pa, const void *pb)
+int sg__sym_order(const void *pa, const void *pb)
 {
     const char *a = sg_expr_sym_name(*(const sg_expr *const *)pa);
     const char *b = sg_expr_sym_name(*(const sg_expr *const *)pb);
@@ -97,7 +97,7 @@ static sg_status take_symbols(sg_tracer *t, const sg_expr *const *e, size_t n)
         sg_free(syms);
     }
     if (!s && nall)
-        qsort(all, nall, sizeof *all, sym_cmp);
+        qsort(all, nall, sizeof *all, sg__sym_order);
     for (size_t i = 0; i < nall && !s; i++) {
         uint32_t v;
         s = sg__graph_value(t->g, &v, SG_V_SYMINT, all[i], 0);

@@ -33,6 +33,10 @@ struct sg_tracer {
     bool done;       /* the output was recorded */
 };
 
+/* The order of symbol placeholders: backed (s) before unbacked (u), then
+ * by number, then by name (qsort's comparison of const sg_expr *). */
+int sg__sym_order(const void *a, const void *b);
+
 /* Record that the node just made (giving out) binds syms[0 .. n) in the
  * current scope: a SymInt value that is the symbol carries it; another
  * (nonzero's size) is read by a sym_size node when a subgraph needs it.
