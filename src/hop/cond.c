@@ -9,7 +9,7 @@
 
 #include "expr/expr_private.h"
 #include "graph/tracer_private.h"
-#include "shapeguard/hop.h"
+#include "hop/hop_private.h"
 #include "shapeguard/reason.h"
 
 /* ---- aliasing ---- */
@@ -307,6 +307,63 @@ static sg_status merge_strides(merge *M, size_t i, const sg_expr *const *as, con
     return SG_OK;
 }
 
+/* Two ints: a where both are the same expression without unbacked
+ * symbols, else fresh. */
+static sg_status merge_int(merge *M, const sg_expr *a, const sg_expr *b, const sg_expr **out)
+{
+    sg_status s = SG_OK;
+    *out = a;
+    if (a != b || has_unbacked(M->t->ctx, a, &s) || has_unbacked(M->t->ctx, b, &s))
+        if (!s)
+            s = fresh(M, a, b, out);
+    return s;
+}
+
+/* The layout of output i: sizes equal and free of unbacked symbols kept,
+ * else fresh; then the strides (hop_private.h). */
+static sg_status merge_layout(merge *M, size_t i, size_t n, const sg_expr *const *asz, const sg_expr *const *ast,
+                              const sg_expr *const *bsz, const sg_expr *const *bst, const sg_expr **sizes,
+                              const sg_expr **strides)
+{
+    sg_status s = SG_OK;
+    for (size_t d = 0; d < n && !s; d++) { /* equal and free of unbacked symbols: kept; else fresh */
+        bool keep = asz[d] == bsz[d] && !has_unbacked(M->t->ctx, asz[d], &s);
+        if (!s)
+            sizes[d] = asz[d];
+        if (!s && !keep)
+            s = fresh(M, asz[d], bsz[d], &sizes[d]);
+    }
+    if (!s)
+        s = merge_strides(M, i, ast, bst, asz, bsz, sizes, n, strides);
+    return s;
+}
+
+sg_status sg__hop_merge_layout(sg_tracer *t, size_t n, const sg_expr *const *asizes, const sg_expr *const *astrides,
+                               const sg_expr *const *bsizes, const sg_expr *const *bstrides, const sg_expr **sizes,
+                               const sg_expr **strides)
+{
+    if (!t)
+        return SG_EINVAL;
+    if (n > SG_MAX_DIMS || (n && (!asizes || !astrides || !bsizes || !bstrides || !sizes || !strides)))
+        return sg__err(t->ctx, SG_EINVAL, "sg__hop_merge_layout: a NULL argument or more than %d dimensions",
+                       SG_MAX_DIMS);
+    for (size_t d = 0; d < n; d++)
+        if (!asizes[d] || !astrides[d] || !bsizes[d] || !bstrides[d])
+            return sg__err(t->ctx, SG_EINVAL, "sg__hop_merge_layout: a NULL size or stride");
+    merge M = {.t = t};
+    return merge_layout(&M, 0, n, asizes, astrides, bsizes, bstrides, sizes, strides);
+}
+
+sg_status sg__hop_merge_int(sg_tracer *t, const sg_expr *a, const sg_expr *b, const sg_expr **out)
+{
+    if (!t)
+        return SG_EINVAL;
+    if (!a || !b || !out)
+        return sg__err(t->ctx, SG_EINVAL, "sg__hop_merge_int: NULL argument");
+    merge M = {.t = t};
+    return merge_int(&M, a, b, out);
+}
+
 /* Output i: a of the true branch, b of the false one, as a value of the
  * enclosing scope. */
 static sg_status merge_one(merge *M, size_t i, uint32_t a, uint32_t b, uint32_t *out)
@@ -318,10 +375,8 @@ static sg_status merge_one(merge *M, size_t i, uint32_t a, uint32_t b, uint32_t 
     if (va->kind != vb->kind)
         return shape_error(t, i, "a tensor in one branch, not in the other");
     if (va->kind == SG_V_SYMINT) {
-        const sg_expr *e = va->u.e;
-        if (e != vb->u.e || has_unbacked(t->ctx, e, &s) || has_unbacked(t->ctx, vb->u.e, &s))
-            if (!s)
-                s = fresh(M, va->u.e, vb->u.e, &e);
+        const sg_expr *e;
+        s = merge_int(M, va->u.e, vb->u.e, &e);
         return s ? s : sg__graph_value(g, out, SG_V_SYMINT, e, 0);
     }
     if (va->kind != SG_V_TENSOR)
@@ -342,15 +397,7 @@ static sg_status merge_one(merge *M, size_t i, uint32_t a, uint32_t b, uint32_t 
         ast[d] = g->exprs[A.dims + n + d];
         bst[d] = g->exprs[B.dims + n + d];
     }
-    for (size_t d = 0; d < n && !s; d++) { /* equal and free of unbacked symbols: kept; else fresh */
-        bool keep = asz[d] == bsz[d] && !has_unbacked(t->ctx, asz[d], &s);
-        if (!s)
-            sizes[d] = asz[d];
-        if (!s && !keep)
-            s = fresh(M, asz[d], bsz[d], &sizes[d]);
-    }
-    if (!s)
-        s = merge_strides(M, i, ast, bst, asz, bsz, sizes, n, strides);
+    s = merge_layout(M, i, n, asz, ast, bsz, bst, sizes, strides);
     if (!s)
         s = sg__graph_tensor(g, out, (sg_dtype)A.dtype, n, sizes, strides, A.offset, SG_NOVAL);
     if (!s) {
