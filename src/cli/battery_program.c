@@ -1126,10 +1126,11 @@ static sg_status run_traced(case_state *cs, struct cli_program *p, const concret
     const sg__graph *g = sg__tracer_graph(p->tracer);
     sg_status st = sg__xrun_new(cs->ctx, g, out);
     sg__xrun *x = *out;
-    for (size_t i = 0; i < g->nnodes && !st; i++) {
-        const sg__gnode *nd = &g->nodes[i];
+    const sg__scope *root = &g->scopes[0]; /* the graph's own inputs (not its subgraphs') */
+    for (size_t i = 0; i < root->nphs && !st; i++) {
+        const sg__gnode *nd = &g->nodes[root->phs[i]];
         const sg__gval *v = &g->vals[nd->out];
-        if (nd->kind != SG_N_PLACEHOLDER || v->kind != SG_V_TENSOR)
+        if (v->kind != SG_V_TENSOR)
             continue;
         for (size_t k = 0; k < c->n; k++)
             if (!strcmp(sg__prog_param(p->prog, k), v->name)) {
@@ -1143,11 +1144,11 @@ static sg_status run_traced(case_state *cs, struct cli_program *p, const concret
         const sg_expr *e;
         if (!c->is_int[k] || !(e = int_input(cs, sg__prog_param(p->prog, k))) || sg_expr_op(e) != SG_OP_SYM)
             continue;
-        for (size_t j = 0; j < g->nnodes; j++) {
-            const sg__gval *v = &g->vals[g->nodes[j].out];
-            if (g->nodes[j].kind == SG_N_PLACEHOLDER && v->kind == SG_V_SYMINT && v->u.e == e) {
+        for (size_t j = 0; j < root->nphs; j++) {
+            uint32_t pv = g->nodes[root->phs[j]].out;
+            if (g->vals[pv].kind == SG_V_SYMINT && g->vals[pv].u.e == e) {
                 sg__xval xv = {.kind = SG_XV_INT, .u.i = c->ints[k]};
-                st = sg__xrun_input(x, g->nodes[j].out, &xv);
+                st = sg__xrun_input(x, pv, &xv);
                 break;
             }
         }

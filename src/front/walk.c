@@ -1284,11 +1284,32 @@ static sg_status number_binop(sg__walk *W, const sg__py *at, int op, const wv *a
     return SG_OK;
 }
 
+/* In a subgraph, lift v now (what a branch uses is lifted in the order the
+ * program uses it, which the aten call's argument order may not follow: 2
+ * * x is mul(x, 2), and a nested cond's predicate comes before its
+ * branches). Elsewhere nothing. */
+static sg_status prelift(sg__walk *W, const sg__py *at, const wv *v)
+{
+    if (W->eager || !sg_tracer_scope(W->t))
+        return SG_OK;
+    sg_status s = SG_OK;
+    sg_value local;
+    if (v->kind == W_TENSOR)
+        s = sg_tracer_scope_input(W->t, &local, NULL, v->u.t->v);
+    else if (v->kind == W_INT || v->kind == W_BOOL)
+        s = sg_tracer_scope_expr(W->t, v->u.e);
+    return s ? wfail(W, at, s) : SG_OK;
+}
+
 /* A binary operator where one side is a tensor: the aten operator Python's
  * dunder method calls. */
 static sg_status tensor_binop(sg__walk *W, const sg__py *at, int op, wv *a, wv *b, wv *out)
 {
     bool ta = a->kind == W_TENSOR;
+    if (!ta) { /* reflected (2 - x is rsub(x, 2)): both lifted in the program's order first */
+        TRY(prelift(W, at, a));
+        TRY(prelift(W, at, b));
+    }
     const char *name;
     switch (op) {
     case '+': name = "add"; break;
@@ -1641,6 +1662,9 @@ static sg_status torch_cond(sg__walk *W, const sg__py *at, wv *args, size_t n, c
         TRY(truthy(W, at, pred, &taken));
         return call_func(W, at, &a[taken ? 1 : 2], ops, nops, NULL, NULL, 0, out, NULL);
     }
+    TRY(prelift(W, at, pred)); /* nested: the predicate and operands are used before the branches */
+    for (uint32_t i = 0; i < nops; i++)
+        TRY(prelift(W, at, &ops[i]));
     size_t number = 0;
     while (number < W->prog->nconds && W->prog->conds[number] != at)
         number++;

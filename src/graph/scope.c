@@ -14,16 +14,33 @@
 #include "graph/tracer_private.h"
 
 
+/* A scope's bound map (graph.h) holds 1 + the value carrying a symbol, or
+ * BY_NODE | the node that binds it without giving it alone (nonzero's
+ * size), which lifting reads with a sym_size node: no search of the nodes. */
+#define BY_NODE (SIZE_MAX ^ (SIZE_MAX >> 1))
+
 sg_status sg__tracer_note_binds(sg_tracer *t, uint32_t out, const sg_expr *const *syms, size_t n)
 {
     sg__graph *g = t->g;
     sg__scope *sc = &g->scopes[g->cur];
+    size_t node = g->nnodes - 1; /* the node just made */
     for (size_t i = 0; i < n; i++) {
         bool carries = out != SG_NOVAL && g->vals[out].kind == SG_V_SYMINT && g->vals[out].u.e == syms[i];
-        if (!sg__idmap_put(&sc->bound, syms[i]->id, carries ? out + 1 : 0))
+        if (!sg__idmap_put(&sc->bound, syms[i]->id, carries ? out + 1 : BY_NODE | node))
             return sg__nomem(t->ctx);
     }
     return SG_OK;
+}
+
+/* Does node i of scope s bind sym? */
+static bool binds(const sg__graph *g, uint32_t s, size_t i, const sg_expr *sym)
+{
+    if (i >= g->nnodes || g->nodes[i].scope != s)
+        return false;
+    for (uint32_t k = 0; k < g->nodes[i].nbinds; k++)
+        if (g->exprs[g->nodes[i].binds + k] == sym)
+            return true;
+    return false;
 }
 
 /* Make a node of scope s with g->cur switched to it. */
@@ -110,19 +127,17 @@ sg_status sg__tracer_lift_sym(sg_tracer *t, uint32_t s, const sg_expr *sym, uint
 {
     sg__graph *g = t->g;
     size_t *hit = sg__idmap_find(&g->scopes[s].bound, sym->id);
-    if (hit && *hit) {
+    if (hit && !(*hit & BY_NODE)) {
         *out = (uint32_t)(*hit - 1);
         return SG_OK;
     }
     if (hit) { /* bound by a node of s that does not give it alone: read it */
-        for (uint32_t i = (uint32_t)g->nnodes; i-- > 0;) {
-            const sg__gnode *n = &g->nodes[i];
-            if (n->scope != s)
-                continue;
-            for (uint32_t k = 0; k < n->nbinds; k++)
-                if (g->exprs[n->binds + k] == sym)
-                    return read_symbol(t, s, i, sym, out);
-        }
+        size_t i = *hit & ~BY_NODE;
+        if (binds(g, s, i, sym))
+            return read_symbol(t, s, (uint32_t)i, sym, out);
+        for (i = g->nnodes; i-- > 0;) /* the node noted was dropped (a call that failed after it) */
+            if (binds(g, s, i, sym))
+                return read_symbol(t, s, (uint32_t)i, sym, out);
         return sg__err(t->ctx, SG_EINTERNAL, "scope: %s bound by no node", sg_expr_sym_name(sym));
     }
     if (g->scopes[s].parent == SG_NOVAL)
@@ -159,7 +174,7 @@ static sg_status unbound_symbols(sg_tracer *t, uint32_t s, const sg_expr *const 
             break;
         for (size_t j = 0; j < k && !st; j++) {
             size_t *hit = sg__idmap_find(&t->g->scopes[s].bound, syms[j]->id);
-            bool dup = hit && *hit;
+            bool dup = hit && !(*hit & BY_NODE); /* a value of s carries it already */
             for (size_t q = 0; q < nall && !dup; q++)
                 dup = all[q] == syms[j];
             if (dup)
@@ -182,6 +197,18 @@ static sg_status unbound_symbols(sg_tracer *t, uint32_t s, const sg_expr *const 
     return SG_OK;
 }
 
+/* e[0 .. n) with the environment's replacements applied (a size a guard
+ * settled, such as tolist's, is that constant: nothing to lift for it). */
+static sg_status replaced(sg_tracer *t, const sg_expr **e, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sg_status st = sg_env_replace(t->env, &e[i], e[i]);
+        if (st)
+            return st;
+    }
+    return SG_OK;
+}
+
 static sg_status lift_exprs(sg_tracer *t, uint32_t s, const sg_expr *const *e, size_t n)
 {
     const sg_expr **syms = NULL;
@@ -194,9 +221,10 @@ static sg_status lift_exprs(sg_tracer *t, uint32_t s, const sg_expr *const *e, s
     return st;
 }
 
-sg_status sg__tracer_lift_expr(sg_tracer *t, uint32_t s, const sg_expr *e)
+sg_status sg__tracer_lift_expr(sg_tracer *t, uint32_t s, const sg_expr **e)
 {
-    return lift_exprs(t, s, &e, 1);
+    sg_status st = replaced(t, e, 1);
+    return st ? st : lift_exprs(t, s, e, 1);
 }
 
 /* Is scope a an ancestor of b (or b itself)? */
@@ -210,33 +238,24 @@ static bool encloses(const sg__graph *g, uint32_t a, uint32_t b)
 
 static const char *program_name(const sg_tracer *t, uint32_t v)
 {
-    size_t *hit = sg__idmap_find(&t->names, v);
+    size_t *hit = sg__idmap_find(&t->names, v + 1);
     if (hit)
         return t->pnames[*hit - 1];
     const char *n = t->g->vals[v].name;
     return n && n[0] ? n : NULL;
 }
 
-sg_status sg__tracer_lift(sg_tracer *t, uint32_t s, uint32_t v, const char *name, uint32_t *out)
+/* sg__tracer_lift of v, a value of scope vs that encloses s (vs != s). */
+static sg_status lift_into(sg_tracer *t, uint32_t s, uint32_t v, uint32_t vs, const char *name, uint32_t *out)
 {
     sg__graph *g = t->g;
-    if (v >= g->nvals || g->vals[v].node == SG_NOVAL)
-        return sg__err(t->ctx, SG_EINVAL, "scope: lifting a value that no node gives");
-    uint32_t vs = sg__graph_vscope(g, v);
-    if (vs == s) {
-        *out = v;
-        return SG_OK;
-    }
-    if (!encloses(g, vs, s))
-        return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: a value of another subgraph (%s) used in %s",
-                       g->scopes[vs].name[0] ? g->scopes[vs].name : "the root", g->scopes[s].name);
-    size_t *hit = sg__idmap_find(&g->scopes[s].lifted, v);
+    size_t *hit = sg__idmap_find(&g->scopes[s].lifted, v + 1);
     if (hit) {
         *out = (uint32_t)(*hit - 1);
         return SG_OK;
     }
     uint32_t p = g->scopes[s].parent, pv = v;
-    sg_status st = p == vs ? SG_OK : sg__tracer_lift(t, p, v, name, &pv);
+    sg_status st = p == vs ? SG_OK : lift_into(t, p, v, vs, name, &pv);
     if (st)
         return st;
     if (!name)
@@ -248,7 +267,7 @@ sg_status sg__tracer_lift(sg_tracer *t, uint32_t s, uint32_t v, const char *name
     } else if (x->kind == SG_V_SYMINT || x->kind == SG_V_SYMBOOL) { /* a compound: its symbols, then itself */
         const sg_expr *e = x->u.e;
         sg__vkind kind = (sg__vkind)x->kind;
-        if (!(st = sg__tracer_lift_expr(t, s, e))) {
+        if (!(st = sg__tracer_lift_expr(t, s, &e))) {
             in_scope k = enter(g, s);
             if (!(st = sg__graph_value(g, &local, kind, e, 0)))
                 st = sg__graph_placeholder_of(g, local, name ? name : "sym", pv);
@@ -260,9 +279,11 @@ sg_status sg__tracer_lift(sg_tracer *t, uint32_t s, uint32_t v, const char *name
         for (uint32_t d = 0; d < 2u * ft.ndim; d++)
             meta[d] = g->exprs[ft.dims + d];
         meta[2 * ft.ndim] = ft.offset;
-        if (!(st = lift_exprs(t, s, meta, 2u * ft.ndim + 1))) { /* its basic symbols first */
+        if (!(st = replaced(t, meta, 2u * ft.ndim + 1)) &&
+            !(st = lift_exprs(t, s, meta, 2u * ft.ndim + 1))) { /* its basic symbols first */
             in_scope k = enter(g, s);
-            st = sg__graph_tensor(g, &local, (sg_dtype)ft.dtype, ft.ndim, meta, meta + ft.ndim, ft.offset, SG_NOVAL);
+            st = sg__graph_tensor(g, &local, (sg_dtype)ft.dtype, ft.ndim, meta, meta + ft.ndim, meta[2 * ft.ndim],
+                                  SG_NOVAL);
             if (!st) {
                 g->vals[local].u.t.requires_grad = ft.requires_grad;
                 g->vals[local].u.t.leaf = ft.leaf;
@@ -275,11 +296,27 @@ sg_status sg__tracer_lift(sg_tracer *t, uint32_t s, uint32_t v, const char *name
         return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: lifting a %s into a subgraph",
                        x->kind == SG_V_FLOAT ? "float read from a tensor" : "list or None");
     }
-    if (!st && !sg__idmap_put(&g->scopes[s].lifted, v, local + 1))
+    if (!st && !sg__idmap_put(&g->scopes[s].lifted, v + 1, local + 1))
         st = sg__nomem(t->ctx);
     if (!st)
         *out = local;
     return st;
+}
+
+sg_status sg__tracer_lift(sg_tracer *t, uint32_t s, uint32_t v, const char *name, uint32_t *out)
+{
+    sg__graph *g = t->g;
+    if (v >= g->nvals || g->vals[v].node == SG_NOVAL)
+        return sg__err(t->ctx, SG_EINVAL, "scope: lifting a value that no node gives");
+    uint32_t vs = sg__graph_vscope(g, v);
+    if (vs == s) {
+        *out = v;
+        return SG_OK;
+    }
+    if (!encloses(g, vs, s)) /* once: every scope between is enclosed by vs too */
+        return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: a value of another subgraph (%s) used in %s",
+                       g->scopes[vs].name[0] ? g->scopes[vs].name : "the root", g->scopes[s].name);
+    return lift_into(t, s, v, vs, name, out);
 }
 
 /* ---- the public scope API ---- */
@@ -290,14 +327,14 @@ sg_status sg_tracer_name(sg_tracer *t, sg_value v, const char *name)
         return SG_EINVAL;
     if (v >= t->g->nvals)
         return sg__err(t->ctx, SG_EINVAL, "sg_tracer_name: no such value");
-    if (sg__idmap_find(&t->names, v))
+    if (sg__idmap_find(&t->names, v + 1))
         return SG_OK; /* the first name stays */
     if (!sg__grow(t->ctx, (void **)&t->pnames, &t->cappnames, t->npnames + 1, sizeof *t->pnames))
         return sg__nomem(t->ctx);
     char *copy = sg__strdup(t->ctx, name);
     if (!copy)
         return sg__nomem(t->ctx);
-    if (!sg__idmap_put(&t->names, v, t->npnames + 1)) {
+    if (!sg__idmap_put(&t->names, v + 1, t->npnames + 1)) {
         sg_free(copy);
         return sg__nomem(t->ctx);
     }
@@ -329,7 +366,7 @@ sg_status sg_tracer_scope_expr(sg_tracer *t, const sg_expr *e)
 {
     if (!t || !e)
         return SG_EINVAL;
-    return sg__tracer_lift_expr(t, t->g->cur, e);
+    return sg__tracer_lift_expr(t, t->g->cur, &e);
 }
 
 sg_status sg_tracer_scope_close(sg_tracer *t, const sg_value *outs, size_t n)

@@ -844,7 +844,8 @@ static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, cons
  * bound in it. local and vals have room for nargs arguments and
  * SG_MAX_DIMS values each. Lifted placeholders stay even if the call
  * then fails (they are inputs of the subgraph, valid on their own). */
-static sg_status lift_args(sg_tracer *t, const sg_arg *args, size_t nargs, sg_arg *local, sg_value (*vals)[SG_MAX_DIMS])
+static sg_status lift_args(sg_tracer *t, const sg_arg *args, size_t nargs, sg_arg *local, sg_value (*vals)[SG_MAX_DIMS],
+                           const sg_expr *(*ints)[SG_MAX_DIMS])
 {
     uint32_t s = t->g->cur;
     sg_status st = SG_OK;
@@ -861,12 +862,17 @@ static sg_status lift_args(sg_tracer *t, const sg_arg *args, size_t nargs, sg_ar
                 st = sg__tracer_lift(t, s, args[i].u.values.v[k], NULL, &vals[i][k]);
             local[i].u.values.v = vals[i];
             break;
-        case SG_ARG_INT:
-            st = args[i].u.e ? sg__tracer_lift_expr(t, s, args[i].u.e) : SG_OK;
+        case SG_ARG_INT: /* replaced as the environment settled it, then lifted */
+            st = args[i].u.e ? sg__tracer_lift_expr(t, s, &local[i].u.e) : SG_OK;
             break;
         case SG_ARG_INTS:
-            for (size_t k = 0; k < args[i].u.ints.n && !st; k++)
-                st = sg__tracer_lift_expr(t, s, args[i].u.ints.e[k]);
+            if (args[i].u.ints.n > SG_MAX_DIMS)
+                return sg__err(t->ctx, SG_ELIMIT, "%zu ints in one argument", args[i].u.ints.n);
+            for (size_t k = 0; k < args[i].u.ints.n && !st; k++) {
+                ints[i][k] = args[i].u.ints.e[k];
+                st = sg__tracer_lift_expr(t, s, &ints[i][k]);
+            }
+            local[i].u.ints.e = ints[i];
             break;
         default:
             break;
@@ -887,9 +893,10 @@ sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_a
     if (t->g->cur) { /* a subgraph: lift what the arguments take from outside */
         sg_arg local[SG_SCHEMA_ARGS + 4];
         sg_value vals[SG_SCHEMA_ARGS + 4][SG_MAX_DIMS];
+        const sg_expr *ints[SG_SCHEMA_ARGS + 4][SG_MAX_DIMS];
         if (nargs > SG_SCHEMA_ARGS + 4)
             return sg__err(t->ctx, SG_EINVAL, "%s: too many arguments", op);
-        sg_status st = lift_args(t, args, nargs, local, vals);
+        sg_status st = lift_args(t, args, nargs, local, vals, ints);
         if (st)
             return st;
         return call_in_scope(t, out, op, local, nargs, line);
@@ -960,7 +967,7 @@ sg_status sg_tracer_check(sg_tracer *t, const sg_expr *cond, unsigned line)
     if (t->done)
         return sg__err(t->ctx, SG_EINVAL, "torch._check after the output");
     if (t->g->cur) {
-        sg_status st = sg__tracer_lift_expr(t, t->g->cur, cond);
+        sg_status st = sg__tracer_lift_expr(t, t->g->cur, &cond);
         if (st)
             return st;
     }

@@ -24,7 +24,7 @@ struct sg_tracer {
     sg__opreg *reg;
     sg__graph *g;
     sg__idmap taken; /* symbol id -> 1: a placeholder of the graph */
-    sg__idmap names; /* value -> 1 + index into pnames: the program name it was given */
+    sg__idmap names; /* 1 + value -> 1 + index into pnames: the program name it was given */
     char **pnames;
     size_t npnames, cappnames;
     sg__rule_slot *rules; /* per registry entry, found once */
@@ -46,8 +46,9 @@ sg_status sg__tracer_note_binds(sg_tracer *t, uint32_t out, const sg_expr *const
  * enclosing scopes (parent first) where s has none. Errors: SG_EINTERNAL (a
  * symbol no scope binds), SG_ENOMEM. */
 sg_status sg__tracer_lift_sym(sg_tracer *t, uint32_t s, const sg_expr *sym, uint32_t *out);
-/* Every free symbol of e bound in scope s. */
-sg_status sg__tracer_lift_expr(sg_tracer *t, uint32_t s, const sg_expr *e);
+/* *e with the environment's replacements applied, and every free symbol of
+ * it bound in scope s. */
+sg_status sg__tracer_lift_expr(sg_tracer *t, uint32_t s, const sg_expr **e);
 /* Value v (of s or of an enclosing scope) as a value of scope s: a tensor
  * of an enclosing scope is taken by a placeholder (its basic symbols
  * first, sorted), once per scope, parent first. name: the placeholder's

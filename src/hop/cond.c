@@ -22,7 +22,18 @@ static sg_status check_aliasing(sg_tracer *t, uint32_t b, bool grad)
 {
     const sg__graph *g = t->g;
     const sg__scope *sc = &g->scopes[b];
-    for (uint32_t i = 0; i < g->nnodes; i++) {
+    /* b's nodes lie after the output of the last scope opened before b that
+       is no ancestor of b (it was closed when b opened), up to b's output */
+    uint32_t first = 0, anc = sc->parent;
+    for (uint32_t p = b; p-- > 0;) {
+        if (p == anc) {
+            anc = g->scopes[p].parent;
+            continue;
+        }
+        first = g->scopes[p].output == SG_NOVAL ? 0 : g->scopes[p].output + 1;
+        break;
+    }
+    for (uint32_t i = first; i <= sc->output && i < g->nnodes; i++) {
         const sg__gnode *n = &g->nodes[i];
         if (n->scope != b || (n->kind != SG_N_CALL && n->kind != SG_N_OUTPUT))
             continue;
@@ -113,15 +124,22 @@ static sg_status merge_inputs(sg_tracer *t, uint32_t tb, uint32_t fb, uint32_t *
     size_t cap = (size_t)nt + nf;
     uint32_t *outer = sg__malloc(t->ctx, (cap + 1) * sizeof *outer);
     uint32_t *tph = sg__malloc(t->ctx, (cap + 1) * sizeof *tph), *fph = sg__malloc(t->ctx, (cap + 1) * sizeof *fph);
-    sg_status s = outer && tph && fph ? SG_OK : sg__nomem(t->ctx);
+    sg__idmap tin = {0}, fin = {0}; /* 1 + outer value -> 1 + its first input in T, in F (ids from 1) */
+    sg_status s = outer && tph && fph && sg__idmap_init(t->ctx, &tin, cap) && sg__idmap_init(t->ctx, &fin, cap)
+                      ? SG_OK
+                      : sg__nomem(t->ctx);
+    for (uint32_t k = 0; k < nt + nf && !s; k++) {
+        sg__idmap *m = k < nt ? &tin : &fin;
+        uint32_t o = k < nt ? T->outer[k] : F->outer[k - nt];
+        if (!sg__idmap_find(m, o + 1) && !sg__idmap_put(m, o + 1, (k < nt ? k : k - nt) + 1))
+            s = sg__nomem(t->ctx);
+    }
     size_t n = 0;
     for (uint32_t i = 0; i < nt && !s; i++, n++) { /* the true branch's inputs, in its order */
         outer[n] = T->outer[i];
         tph[n] = T->phs[i];
-        fph[n] = SG_NOVAL;
-        for (uint32_t j = 0; j < nf && fph[n] == SG_NOVAL; j++)
-            if (F->outer[j] == T->outer[i])
-                fph[n] = F->phs[j];
+        size_t *j = sg__idmap_find(&fin, T->outer[i] + 1);
+        fph[n] = j ? F->phs[*j - 1] : SG_NOVAL;
         if (fph[n] == SG_NOVAL) {
             s = dummy(t, fb, T->phs[i], T->outer[i], &fph[n]);
             F = &g->scopes[fb];
@@ -131,10 +149,7 @@ static sg_status merge_inputs(sg_tracer *t, uint32_t tb, uint32_t fb, uint32_t *
         }
     }
     for (uint32_t j = 0; j < nf && !s; j++) { /* then what only the false branch takes */
-        bool shared = false;
-        for (uint32_t i = 0; i < nt && !shared; i++)
-            shared = T->outer[i] == F->outer[j];
-        if (shared)
+        if (sg__idmap_find(&tin, F->outer[j] + 1))
             continue;
         outer[n] = F->outer[j];
         fph[n] = F->phs[j];
@@ -162,6 +177,8 @@ static sg_status merge_inputs(sg_tracer *t, uint32_t tb, uint32_t fb, uint32_t *
     }
     sg_free(tph);
     sg_free(fph);
+    sg__idmap_free(&tin);
+    sg__idmap_free(&fin);
     if (s) {
         sg_free(outer);
         return s;
@@ -193,8 +210,9 @@ typedef struct merge {
     unsigned line;
 } merge;
 
-/* A fresh unbacked symbol ranging over both a's and b's ranges. */
-static sg_status fresh(merge *M, const sg_expr *a, const sg_expr *b, const sg_expr **out)
+/* A fresh unbacked symbol ranging over both a's and b's ranges; a size is
+ * size-like (as PyTorch checks a merged size is one), an int is not. */
+static sg_status fresh(merge *M, const sg_expr *a, const sg_expr *b, int size_like, const sg_expr **out)
 {
     sg_tracer *t = M->t;
     if (M->nfresh == sizeof M->fresh / sizeof *M->fresh)
@@ -211,7 +229,7 @@ static sg_status fresh(merge *M, const sg_expr *a, const sg_expr *b, const sg_ex
     r.hi = ra.hi && rb.hi ? sg__minmax(t->ctx, SG_OP_MAX, 2, hi) : NULL;
     char path[48];
     snprintf(path, sizeof path, "cond output %zu", M->nfresh);
-    if ((s = sg_env_create_unbacked(t->env, out, NULL, 0, &r)) || (s = sg_env_bind_unbacked(t->env, *out, path)))
+    if ((s = sg_env_create_unbacked(t->env, out, NULL, size_like, &r)) || (s = sg_env_bind_unbacked(t->env, *out, path)))
         return s;
     M->fresh[M->nfresh++] = *out;
     return SG_OK;
@@ -255,6 +273,33 @@ static sg_status shape_error(sg_tracer *t, size_t i, const char *what)
  * branches order their dimensions by stride the same way; from the
  * smallest, a stride is 0, 1, or the product of the stride and size of the
  * dimension before it in that order, which the merged layout takes over. */
+/* A small map from expressions to expressions (at most a rank's entries). */
+typedef struct stride_map {
+    const sg_expr *key[SG_MAX_DIMS], *val[SG_MAX_DIMS];
+    size_t n;
+} stride_map;
+
+static const sg_expr *map_get(const stride_map *m, const sg_expr *key)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->key[i] == key)
+            return m->val[i];
+    return NULL;
+}
+
+static void map_put(stride_map *m, const sg_expr *key, const sg_expr *val)
+{
+    size_t i = 0;
+    while (i < m->n && m->key[i] != key)
+        i++;
+    if (i == SG_MAX_DIMS)
+        return;
+    m->key[i] = key;
+    m->val[i] = val;
+    if (i == m->n)
+        m->n++;
+}
+
 static sg_status merge_strides(merge *M, size_t i, const sg_expr *const *as, const sg_expr *const *bs,
                                const sg_expr *const *asz, const sg_expr *const *bsz, const sg_expr *const *msz,
                                size_t n, const sg_expr **out)
@@ -270,8 +315,10 @@ static sg_status merge_strides(merge *M, size_t i, const sg_expr *const *as, con
         if (oa[r] != ob[r])
             return shape_error(M->t, i, "the branches order the strides of their output differently (call "
                                         "contiguous() on it)");
-    const sg_expr *ka[SG_MAX_DIMS], *kb[SG_MAX_DIMS], *val[SG_MAX_DIMS]; /* stride -> merged stride */
-    size_t nk = 0;
+    /* per branch, a map from a stride that the next dimension may have (this one's stride times its
+       size) to the merged stride that stands for it: a later entry for the same key replaces the
+       earlier, as _bound_stride's dicts do */
+    stride_map A = {0}, B = {0};
     for (size_t r = 0; r < n; r++) {
         size_t d = oa[r];
         if (as[d] == ctx->zero || bs[d] == ctx->zero) {
@@ -280,13 +327,11 @@ static sg_status merge_strides(merge *M, size_t i, const sg_expr *const *as, con
             out[d] = ctx->zero;
             continue;
         }
-        size_t k = 0;
-        while (k < nk && ka[k] != as[d])
-            k++;
-        if (k < nk) {
-            if (kb[k] != bs[d])
+        const sg_expr *ea = map_get(&A, as[d]);
+        if (ea) {
+            if (map_get(&B, bs[d]) != ea)
                 return shape_error(M->t, i, "the strides of the branches do not follow the same sizes");
-            out[d] = val[k];
+            out[d] = ea;
         } else if (as[d] == ctx->one) {
             if (bs[d] != ctx->one)
                 return shape_error(M->t, i, "a stride 1 in one branch only");
@@ -295,14 +340,12 @@ static sg_status merge_strides(merge *M, size_t i, const sg_expr *const *as, con
             return shape_error(M->t, i, "a stride that is no product of sizes (a slice that is not dense: call "
                                         "contiguous() on it)");
         }
-        if (nk == SG_MAX_DIMS)
-            continue;
-        ka[nk] = sg__mul(ctx, as[d], asz[d]);
-        kb[nk] = sg__mul(ctx, bs[d], bsz[d]);
-        val[nk] = sg__mul(ctx, out[d], msz[d]);
-        if (!ka[nk] || !kb[nk] || !val[nk])
+        const sg_expr *next = sg__mul(ctx, out[d], msz[d]), *ka = sg__mul(ctx, as[d], asz[d]),
+                      *kb = sg__mul(ctx, bs[d], bsz[d]);
+        if (!next || !ka || !kb)
             return sg_ctx_last_error(ctx);
-        nk++;
+        map_put(&A, ka, next);
+        map_put(&B, kb, next);
     }
     return SG_OK;
 }
@@ -315,7 +358,7 @@ static sg_status merge_int(merge *M, const sg_expr *a, const sg_expr *b, const s
     *out = a;
     if (a != b || has_unbacked(M->t->ctx, a, &s) || has_unbacked(M->t->ctx, b, &s))
         if (!s)
-            s = fresh(M, a, b, out);
+            s = fresh(M, a, b, 0, out);
     return s;
 }
 
@@ -331,7 +374,7 @@ static sg_status merge_layout(merge *M, size_t i, size_t n, const sg_expr *const
         if (!s)
             sizes[d] = asz[d];
         if (!s && !keep)
-            s = fresh(M, asz[d], bsz[d], &sizes[d]);
+            s = fresh(M, asz[d], bsz[d], 1, &sizes[d]);
     }
     if (!s)
         s = merge_strides(M, i, ast, bst, asz, bsz, sizes, n, strides);
@@ -426,7 +469,7 @@ sg_status sg_tracer_cond(sg_tracer *t, sg_value *out, const sg_arg *pred, uint32
         if (b >= g->nscopes || !b || g->scopes[b].parent != cur || g->scopes[b].output == SG_NOVAL)
             return sg__err(t->ctx, SG_EINVAL, "sg_tracer_cond: a branch that is no closed subgraph of the current "
                                               "graph");
-        for (uint32_t i = 0; i < g->nnodes; i++) /* each branch belongs to one cond */
+        for (uint32_t i = g->scopes[b].output + 1; i < g->nnodes; i++) /* each branch belongs to one cond (after it) */
             if (g->nodes[i].kind == SG_N_COND && g->nodes[i].scope == cur &&
                 (g->args[g->nodes[i].args + 1].u.v == b || g->args[g->nodes[i].args + 2].u.v == b))
                 return sg__err(t->ctx, SG_EINVAL, "sg_tracer_cond: %s is the branch of another cond",
@@ -444,7 +487,7 @@ sg_status sg_tracer_cond(sg_tracer *t, sg_value *out, const sg_arg *pred, uint32
                                              sg_expr_sort(pred->u.e) == SG_SORT_BOOL)) {
         p.kind = SG_A_EXPR;
         p.u.e = pred->kind == SG_ARG_BOOL ? (pred->u.b ? t->ctx->t : t->ctx->f) : pred->u.e;
-        s = sg__tracer_lift_expr(t, cur, p.u.e);
+        s = sg__tracer_lift_expr(t, cur, &p.u.e);
     } else {
         s = sg__err(t->ctx, SG_ETYPE, "torch.cond: the predicate must be a boolean tensor or a bool");
     }
