@@ -145,9 +145,11 @@ typedef struct sg__scope {
     uint32_t nphs, capphs;
     uint32_t output;    /* its output node, or SG_NOVAL while it is open */
     sg__idmap bound;    /* symbol id -> 1 + the value of this scope that carries it
-                           (a SymInt placeholder or node value), or 0 (bound by a node whose
-                           value does not carry it alone: nonzero's size) */
-    sg__idmap lifted;   /* a value of an enclosing scope -> 1 + the placeholder value taking it */
+                           (a SymInt placeholder or node value), or the top bit | the node
+                           that binds it without its value carrying it alone (nonzero's
+                           size; scope.c BY_NODE) */
+    sg__idmap lifted;   /* 1 + a value of an enclosing scope (idmap ids start at 1) -> 1 + the
+                           placeholder value taking it */
 } sg__scope;
 
 /* A detach that stands for `.data`: its result has a version counter of

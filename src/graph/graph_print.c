@@ -19,6 +19,8 @@ typedef struct {
     uint32_t *slot;         /* 1 + value index, 0 free */
     uint32_t *tries;        /* per slot: next suffix for that base */
     size_t cap;
+    uint32_t *used;         /* the slots taken, for namer_reset */
+    size_t nused, nvals;
 } namer;
 
 static uint32_t hash_str(const char *s)
@@ -66,6 +68,7 @@ static void name_value(namer *N, uint32_t v, const char *base)
     memcpy(N->name[v], cand, NAME_LEN);
     size_t at = find(N, cand);
     N->slot[at] = v + 1;
+    N->used[N->nused++] = (uint32_t)at;
     N->tries[at] = 1;
     b = find(N, base); /* the base's slot: count the suffix used */
     if (N->slot[b])
@@ -74,24 +77,44 @@ static void name_value(namer *N, uint32_t v, const char *base)
 
 #define NRESERVED (sizeof reserved_names / sizeof *reserved_names)
 
+static void enter_reserved(namer *N)
+{
+    for (size_t i = 0; i < NRESERVED; i++) { /* entries nvals.. of name[] */
+        size_t at = find(N, reserved_names[i]);
+        N->slot[at] = (uint32_t)(N->nvals + i + 1);
+        N->tries[at] = 1;
+        N->used[N->nused++] = (uint32_t)at;
+    }
+}
+
+/* A namer for the values of g (each value is named at most once between resets). */
 static bool namer_init(sg_ctx *ctx, namer *N, size_t nvals)
 {
     size_t n = nvals + NRESERVED;
     N->cap = 16;
     while (N->cap < 4 * n)
         N->cap *= 2;
+    N->nvals = nvals;
     N->name = sg__calloc(ctx, n, sizeof *N->name);
     N->slot = sg__calloc(ctx, N->cap, sizeof *N->slot);
     N->tries = sg__calloc(ctx, N->cap, sizeof *N->tries);
-    if (!N->name || !N->slot || !N->tries)
+    N->used = sg__malloc(ctx, N->cap * sizeof *N->used); /* a slot is taken at most once between resets */
+    if (!N->name || !N->slot || !N->tries || !N->used)
         return false;
-    for (size_t i = 0; i < NRESERVED; i++) { /* entries nvals.. of name[] */
+    for (size_t i = 0; i < NRESERVED; i++)
         snprintf(N->name[nvals + i], NAME_LEN, "%s", reserved_names[i]);
-        size_t at = find(N, reserved_names[i]);
-        N->slot[at] = (uint32_t)(nvals + i + 1);
-        N->tries[at] = 1;
-    }
+    enter_reserved(N);
     return true;
+}
+
+/* Forget the names given (another scope: FX names each graph on its own),
+ * in time proportional to their number, not to the graph's. */
+static void namer_reset(namer *N)
+{
+    for (size_t i = 0; i < N->nused; i++)
+        N->slot[N->used[i]] = N->tries[N->used[i]] = 0;
+    N->nused = 0;
+    enter_reserved(N);
 }
 
 static void namer_free(namer *N)
@@ -99,6 +122,35 @@ static void namer_free(namer *N)
     sg_free(N->name);
     sg_free(N->slot);
     sg_free(N->tries);
+    sg_free(N->used);
+}
+
+/* The nodes of each scope in order: nodes[start[s] .. start[s + 1]) (one
+ * pass over the graph, not one per scope). */
+typedef struct {
+    uint32_t *nodes, *start;
+} by_scope;
+
+static bool by_scope_init(const sg__graph *g, by_scope *B)
+{
+    B->nodes = sg__malloc(g->ctx, (g->nnodes + 1) * sizeof *B->nodes);
+    B->start = sg__calloc(g->ctx, (size_t)g->nscopes + 1, sizeof *B->start);
+    uint32_t *at = sg__calloc(g->ctx, (size_t)g->nscopes + 1, sizeof *at);
+    bool ok = B->nodes && B->start && at;
+    for (uint32_t i = 0; ok && i < g->nnodes; i++)
+        B->start[g->nodes[i].scope + 1]++;
+    for (uint32_t s = 0; ok && s < g->nscopes; s++)
+        at[s + 1] = B->start[s + 1] += B->start[s];
+    for (uint32_t i = 0; ok && i < g->nnodes; i++)
+        B->nodes[at[g->nodes[i].scope]++] = i;
+    sg_free(at);
+    return ok;
+}
+
+static void by_scope_free(by_scope *B)
+{
+    sg_free(B->nodes);
+    sg_free(B->start);
 }
 
 /* The base of a node's name: a placeholder's own, a call's operator name. */
@@ -259,14 +311,14 @@ static bool put_node(const sg__graph *g, const namer *N, sg__buf *b, const sg__g
 
 /* Names for the values of one scope (FX names each graph on its own):
  * its placeholders in signature order, then its nodes. */
-static void name_scope(const sg__graph *g, namer *N, uint32_t scope)
+static void name_scope(const sg__graph *g, namer *N, const by_scope *B, uint32_t scope)
 {
     const sg__scope *sc = &g->scopes[scope];
     for (uint32_t k = 0; k < sc->nphs; k++)
         name_value(N, g->nodes[sc->phs[k]].out, base_name(g, &g->nodes[sc->phs[k]]));
-    for (uint32_t i = 0; i < g->nnodes; i++) {
-        const sg__gnode *n = &g->nodes[i];
-        if (n->out == SG_NOVAL || n->scope != scope || n->kind == SG_N_PLACEHOLDER)
+    for (uint32_t j = B->start[scope]; j < B->start[scope + 1]; j++) {
+        const sg__gnode *n = &g->nodes[B->nodes[j]];
+        if (n->out == SG_NOVAL || n->kind == SG_N_PLACEHOLDER)
             continue;
         name_value(N, n->out, n->kind == SG_N_COND ? "cond" : base_name(g, n));
         const sg__gval *v = &g->vals[n->out];
@@ -290,15 +342,10 @@ static void put_qualified(const sg__graph *g, sg__buf *b, uint32_t scope)
 }
 
 /* One scope: its forward (a class of its own for a subgraph). */
-static bool print_scope(const sg__graph *g, sg__buf *b, uint32_t scope)
+static bool print_scope(const sg__graph *g, sg__buf *b, namer *N, const by_scope *B, uint32_t scope)
 {
-    namer N = {0};
-    if (!namer_init(g->ctx, &N, g->nvals)) {
-        namer_free(&N);
-        sg__nomem(g->ctx);
-        return false;
-    }
-    name_scope(g, &N, scope);
+    namer_reset(N);
+    name_scope(g, N, B, scope);
     const char *ind = scope ? "        " : "    ";
     if (scope) {
         sg__buf_puts(b, "\nclass ");
@@ -310,15 +357,13 @@ static bool print_scope(const sg__graph *g, sg__buf *b, uint32_t scope)
     const sg__scope *sc = &g->scopes[scope];
     for (uint32_t k = 0; k < sc->nphs && ok; k++) {
         uint32_t v = g->nodes[sc->phs[k]].out;
-        sg__buf_printf(b, ", %s: \"", N.name[v]);
+        sg__buf_printf(b, ", %s: \"", N->name[v]);
         ok = put_type(g, b, v);
         sg__buf_puts(b, "\"");
     }
     sg__buf_puts(b, "):\n");
-    for (uint32_t i = 0; i < g->nnodes && ok; i++)
-        if (g->nodes[i].scope == scope)
-            ok = put_node(g, &N, b, &g->nodes[i], ind);
-    namer_free(&N);
+    for (uint32_t j = B->start[scope]; j < B->start[scope + 1] && ok; j++)
+        ok = put_node(g, N, b, &g->nodes[B->nodes[j]], ind);
     return ok;
 }
 
@@ -326,9 +371,15 @@ sg_status sg__graph_print(const sg__graph *g, char **out)
 {
     *out = NULL;
     sg__buf b = {.ctx = g->ctx};
-    bool ok = true;
+    namer N = {0};
+    by_scope B = {0};
+    bool ok = namer_init(g->ctx, &N, g->nvals) && by_scope_init(g, &B);
+    if (!ok)
+        sg__nomem(g->ctx);
     for (uint32_t s = 0; s < g->nscopes && ok; s++)
-        ok = print_scope(g, &b, s);
+        ok = print_scope(g, &b, &N, &B, s);
+    namer_free(&N);
+    by_scope_free(&B);
     if (!ok) {
         sg__buf_free(&b);
         return sg_ctx_last_error(g->ctx) ? sg_ctx_last_error(g->ctx) : sg__nomem(g->ctx);
@@ -362,11 +413,14 @@ sg_status sg__graph_ops(const sg__graph *g, char **out)
 sg_status sg__graph_scope_placeholders(const sg__graph *g, uint32_t scope, char **out)
 {
     namer N = {0};
-    if (!namer_init(g->ctx, &N, g->nvals)) {
+    by_scope B = {0};
+    if (!namer_init(g->ctx, &N, g->nvals) || !by_scope_init(g, &B)) {
         namer_free(&N);
+        by_scope_free(&B);
         return sg__nomem(g->ctx);
     }
-    name_scope(g, &N, scope);
+    name_scope(g, &N, &B, scope);
+    by_scope_free(&B);
     sg__buf b = {.ctx = g->ctx};
     sg__buf_puts(&b, "");
     const sg__scope *sc = &g->scopes[scope];
@@ -387,10 +441,10 @@ static void dot_edge(const sg__graph *g, sg__buf *b, uint32_t v, uint32_t to)
         sg__buf_printf(b, "  n%u -> n%u;\n", (unsigned)g->vals[v].node, (unsigned)to);
 }
 
-static void name_all(const sg__graph *g, namer *N)
+static void name_all(const sg__graph *g, namer *N, const by_scope *B)
 {
     for (uint32_t s = 0; s < g->nscopes; s++)
-        name_scope(g, N, s);
+        name_scope(g, N, B, s);
 }
 
 sg_status sg__graph_dot(const sg__graph *g, char **out)
@@ -398,11 +452,13 @@ sg_status sg__graph_dot(const sg__graph *g, char **out)
     sg_ctx *ctx = g->ctx;
     *out = NULL;
     namer N = {0};
-    if (!namer_init(g->ctx, &N, g->nvals)) {
+    by_scope B = {0};
+    if (!namer_init(g->ctx, &N, g->nvals) || !by_scope_init(g, &B)) {
         namer_free(&N);
+        by_scope_free(&B);
         return sg__nomem(g->ctx);
     }
-    name_all(g, &N);
+    name_all(g, &N, &B);
     sg__buf b = {.ctx = ctx};
     bool ok = true;
     sg__buf_puts(&b, "digraph G {\n  node [shape=box, fontname=monospace];\n");
@@ -412,10 +468,9 @@ sg_status sg__graph_dot(const sg__graph *g, char **out)
         put_qualified(g, &b, sc);
         sg__buf_puts(&b, "\";\n");
     }
-    for (uint32_t i = 0; i < g->nnodes && ok; i++) {
+    for (uint32_t j = B.start[sc]; j < B.start[sc + 1] && ok; j++) {
+        uint32_t i = B.nodes[j];
         const sg__gnode *n = &g->nodes[i];
-        if (n->scope != sc)
-            continue;
         sg__buf_printf(&b, "  n%u [label=\"", (unsigned)i);
         switch ((sg__nkind)n->kind) {
         case SG_N_COND: {
@@ -461,6 +516,7 @@ sg_status sg__graph_dot(const sg__graph *g, char **out)
     }
     sg__buf_puts(&b, "}\n");
     namer_free(&N);
+    by_scope_free(&B);
     if (!ok) {
         sg__buf_free(&b);
         return sg_ctx_last_error(g->ctx) ? sg_ctx_last_error(g->ctx) : sg__nomem(g->ctx);
