@@ -124,22 +124,25 @@ static sg_status merge_inputs(sg_tracer *t, uint32_t tb, uint32_t fb, uint32_t *
     size_t cap = (size_t)nt + nf;
     uint32_t *outer = sg__malloc(t->ctx, (cap + 1) * sizeof *outer);
     uint32_t *tph = sg__malloc(t->ctx, (cap + 1) * sizeof *tph), *fph = sg__malloc(t->ctx, (cap + 1) * sizeof *fph);
-    sg__idmap tin = {0}, fin = {0}; /* 1 + outer value -> 1 + its first input in T, in F (ids from 1) */
-    sg_status s = outer && tph && fph && sg__idmap_init(t->ctx, &tin, cap) && sg__idmap_init(t->ctx, &fin, cap)
-                      ? SG_OK
-                      : sg__nomem(t->ctx);
-    for (uint32_t k = 0; k < nt + nf && !s; k++) {
-        sg__idmap *m = k < nt ? &tin : &fin;
-        uint32_t o = k < nt ? T->outer[k] : F->outer[k - nt];
-        if (!sg__idmap_find(m, o + 1) && !sg__idmap_put(m, o + 1, (k < nt ? k : k - nt) + 1))
+    sg__idmap fin = {0}; /* 1 + outer value -> 1 + its first input in F */
+    bool *used = sg__calloc(t->ctx, (size_t)nf + 1, sizeof *used); /* the false inputs matched */
+    sg_status s = outer && tph && fph && used && sg__idmap_init(t->ctx, &fin, cap) ? SG_OK : sg__nomem(t->ctx);
+    for (uint32_t j = 0; j < nf && !s; j++)
+        if (!sg__idmap_find(&fin, F->outer[j] + 1) && !sg__idmap_put(&fin, F->outer[j] + 1, (size_t)j + 1))
             s = sg__nomem(t->ctx);
-    }
     size_t n = 0;
     for (uint32_t i = 0; i < nt && !s; i++, n++) { /* the true branch's inputs, in its order */
         outer[n] = T->outer[i];
         tph[n] = T->phs[i];
         size_t *j = sg__idmap_find(&fin, T->outer[i] + 1);
-        fph[n] = j ? F->phs[*j - 1] : SG_NOVAL;
+        fph[n] = SG_NOVAL;
+        /* each false input matches once: an outer value taken twice (an operand, and the same value
+           closed over) matches its first unused occurrence */
+        for (uint32_t q = j ? (uint32_t)(*j - 1) : nf; q < nf && fph[n] == SG_NOVAL; q++)
+            if (F->outer[q] == T->outer[i] && !used[q]) {
+                used[q] = true;
+                fph[n] = F->phs[q];
+            }
         if (fph[n] == SG_NOVAL) {
             s = dummy(t, fb, T->phs[i], T->outer[i], &fph[n]);
             F = &g->scopes[fb];
@@ -149,7 +152,7 @@ static sg_status merge_inputs(sg_tracer *t, uint32_t tb, uint32_t fb, uint32_t *
         }
     }
     for (uint32_t j = 0; j < nf && !s; j++) { /* then what only the false branch takes */
-        if (sg__idmap_find(&tin, F->outer[j] + 1))
+        if (used[j])
             continue;
         outer[n] = F->outer[j];
         fph[n] = F->phs[j];
@@ -177,7 +180,7 @@ static sg_status merge_inputs(sg_tracer *t, uint32_t tb, uint32_t fb, uint32_t *
     }
     sg_free(tph);
     sg_free(fph);
-    sg__idmap_free(&tin);
+    sg_free(used);
     sg__idmap_free(&fin);
     if (s) {
         sg_free(outer);

@@ -66,20 +66,6 @@ import torch  # noqa: E402
 # --known-bugs: also the programs that hit known bugs of shapeguard, which
 # the generator otherwise steers around (each place marked SKIPPED names
 # one):
-#   closure_is_operand     a branch closing over a value that is also an
-#                          operand of an enclosing cond: the value is lifted
-#                          a second time, the false branch's placeholders
-#                          print with the same name twice (`x_1, x_1`), or
-#                          the closure's argument prints empty
-#                          (`mul.Tensor(, 2)`)
-#   merged_size_oblivious  a cond output's fresh size that may be 0 or 1:
-#                          clone, and pointwise ops in 2 or more dims, ask
-#                          `u1 == 0`, `u1 == 1` or `u1 >= 2` (data-dependent)
-#   merge_stride_repeated  a branch output of 3 or more dimensions with a
-#                          size 1 before the last (a stride repeated in the
-#                          contiguous layout): the merge takes the first
-#                          mapping of that stride and refuses ("the strides
-#                          of the branches do not follow the same sizes")
 #   slice_full_unbacked    `x[:, 1:]` where x's first size is unbacked: the
 #                          full slice of dim 0 asks `u0 <= 0` (or
 #                          `u1 <= 9223372036854775807`), data-dependent
@@ -92,7 +78,9 @@ import torch  # noqa: E402
 #                          specialisation): the branch traced after it
 #                          prints its placeholders with the pinned value
 #                          (`p: "f64[2, 2]"` against `p: "f64[s0, s0]"`);
-#                          so no `if` and no tolist inside branches
+#                          so no `if`, no tolist and no symbolic size of
+#                          hint 0 or 1 created inside branches (`ones(s0 -
+#                          1).clone()` guards s0 - 1 == 1)
 #   merge_stride_max       a branch output with an unbacked size after the
 #                          first (contiguous stride Max(1, u)): the merge
 #                          refuses it ("the strides of the branches do not
@@ -129,12 +117,6 @@ class Dim:
     def max(self):
         return self.val if self.backed else self.hi
 
-    @property
-    def risky(self):
-        """A cond output's fresh size that may be 0 or 1 (SKIPPED:
-        merged_size_oblivious)."""
-        return self.merged and self.lo <= 1 and not KNOWN_BUGS
-
 
 def form_add(f, g, k=1):
     """f + k*g of two linear forms ((pairs), const)."""
@@ -159,10 +141,6 @@ class T:
         # branch must not return next to a row-major one (PyTorch's
         # _merge_output refuses outputs whose stride orders differ)
         self.cm = cm and len(self.dims) >= 2
-
-    @property
-    def risky(self):
-        return any(d.risky for d in self.dims)
 
     def numel_max(self):
         n = 1
@@ -211,7 +189,6 @@ class Gen:
         self.frames = []       # [[(name, value)]], innermost last
         self.conds = 0
         self.deepest = 0
-        self.hidden = set()    # operands of the conds being generated
 
     # ------------------------------------------------------------ helpers
     def fresh_uid(self):
@@ -227,8 +204,6 @@ class Gen:
         out = []
         for depth, fr in enumerate(self.frames):
             for n, v in fr:
-                if n in self.hidden:
-                    continue
                 if kind is not None and not isinstance(v, kind):
                     continue
                 if pred is not None and not pred(v):
@@ -254,8 +229,8 @@ class Gen:
         return self.visible(T, pred)
 
     def plain(self, pred=None):
-        """Tensors that pointwise ops, views and clone may take (not risky)."""
-        return self.visible(T, lambda t: not t.risky and (pred is None or pred(t)))
+        """Tensors that pointwise ops, views and clone may take."""
+        return self.visible(T, pred)
 
     # ------------------------------------------------------------ inputs
     def gen_inputs(self):
@@ -354,9 +329,6 @@ class Gen:
 
     # ------------------------------------------------------------ tensors
     def clamp_if_big(self, expr, t):
-        if t.risky and ((t.dtype == "f" and (t.bound > CAP or t.fbits > FBITS)) or
-                        (t.dtype == "i" and t.bound > 1e12)):
-            return None     # no clamp on it (SKIPPED: merged_size_oblivious)
         if t.dtype == "f" and (t.bound > CAP or t.fbits > FBITS):
             if t.fbits > FBITS:
                 return "(%s).clamp(-4, 4)" % expr, T("f", t.dims, False, 4.0, t.fbits, True)
@@ -525,6 +497,11 @@ class Gen:
         if iv.backed:
             if iv.dim.val < 0:
                 return None
+            if iv.dim.val <= 1 and iv.dim.form[0] and len(self.frames) > 1 and not KNOWN_BUGS:
+                # a symbolic size of hint 0 or 1 in a branch: clone and
+                # pointwise ops guard it to its hint, which pins a symbol
+                # (SKIPPED: branch_types_after_guard)
+                return None
             d = iv.dim
         else:
             # an unbacked size: the same symbol where it is read from a
@@ -663,8 +640,6 @@ class Gen:
         through .sum(), which any tensor takes), or None where the result
         would hit a merge the generator avoids."""
         e, cur, fresh = n, t, False
-        if t.risky and t.dtype == "b" and not full:
-            return None     # `* 1` on it first (SKIPPED: merged_size_oblivious)
         if full and cur.dims:
             e, cur, fresh = "%s.sum()" % e, T(cur.dtype if cur.dtype != "b" else "i", [], cur.exact,
                                              cur.bound * cur.numel_max(), cur.fbits), True
@@ -678,8 +653,6 @@ class Gen:
             e = "%s.sum(%d)" % (e, k)
             dims = dims[:k] + dims[k + 1:]
             fresh = True
-        if any(d.risky for d in dims):
-            return None
         while len(dims) < rank:
             k = self.rng.randint(0, len(dims))
             e = "%s.unsqueeze(%d)" % (e, k)
@@ -690,10 +663,6 @@ class Gen:
             # a column-major result (the generator's: PyTorch refuses it
             # too) or an unbacked size after the first, whose contiguous
             # stride is Max(1, u) (SKIPPED: merge_stride_max)
-            return None
-        if not KNOWN_BUGS and len(dims) >= 3 and any(d.backed and d.form == ((), 1) for d in dims[:-1]):
-            # a size 1 before the last repeats a stride (SKIPPED:
-            # merge_stride_repeated)
             return None
         if dtype == "f" and cur.dtype == "i":
             e, r, fresh = "%s * 1.0" % e, T("f", dims, True, bound, 0), True
@@ -773,15 +742,9 @@ class Gen:
         out.append("%sdef %s(%s):" % (pad, tn, plist))
         # a single tensor, or a tuple (of one now and then)
         tuple_out = len(sig) > 1 or rng.random() < 0.2
-        saved = set(self.hidden)
-        if not KNOWN_BUGS:
-            # the branches see an operand only through their parameter
-            # (SKIPPED: closure_is_operand)
-            self.hidden |= {o[0] for o in ops}
         tr = self.branch(ind + 4, out, params, sig, tuple_out, depth, which == 0)
         out.append("%sdef %s(%s):" % (pad, fn, plist))
         fr = self.branch(ind + 4, out, params, sig, tuple_out, depth, which == 1)
-        self.hidden = saved
         opt = "(%s)" % (", ".join(o[0] for o in ops) + ("," if len(ops) == 1 else ""))
         call = "torch.cond(%s, %s, %s, %s)" % (pred, tn, fn, opt)
         merged = []
