@@ -678,46 +678,39 @@ static uint32_t named_graph(const struct cli_program *p, const cmd_line *ln, cli
     return s;
 }
 
-/* ops [GRAPH] => OP OP ... */
-cmd_result cmd_ops(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
-{
-    struct cli_program *p = traced(cs, why);
-    uint32_t scope = p ? named_graph(p, ln, why) : SG_NOVAL;
-    if (scope == SG_NOVAL)
-        return CMD_FAIL;
-    char *ops = NULL;
-    sg_status st = sg__graph_scope_ops(sg__tracer_graph(p->tracer), scope, &ops);
-    if (st) {
-        cli_str_add_error(why, ctx, st);
-        return CMD_FAIL;
-    }
-    cmd_result r = same_words(ops, ln->expected) ? CMD_PASS : CMD_FAIL;
-    if (r == CMD_FAIL)
-        cli_str_addf(why, "expected %s, got %s", ln->expected, *ops ? ops : "(none)");
-    sg_free(ops);
-    return r;
-}
-
-/* placeholders [GRAPH] => P, P, ... */
-cmd_result cmd_placeholders(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+/* A listing of the named graph (list: sg__graph_scope_ops or _placeholders)
+ * against the expected text (compare: same_words or same_text). */
+static cmd_result graph_listing(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why,
+                                sg_status (*list)(const sg__graph *, uint32_t, char **),
+                                int (*compare)(const char *, const char *))
 {
     struct cli_program *p = traced(cs, why);
     uint32_t scope = p ? named_graph(p, ln, why) : SG_NOVAL;
     if (scope == SG_NOVAL)
         return CMD_FAIL;
     char *got = NULL;
-    sg_status st = sg__graph_scope_placeholders(sg__tracer_graph(p->tracer), scope, &got);
+    sg_status st = list(sg__tracer_graph(p->tracer), scope, &got);
     if (st) {
         cli_str_add_error(why, ctx, st);
         return CMD_FAIL;
     }
-    cmd_result r = CMD_PASS;
-    if (!same_text(got, ln->expected)) {
+    cmd_result r = compare(got, ln->expected) ? CMD_PASS : CMD_FAIL;
+    if (r == CMD_FAIL)
         cli_str_addf(why, "expected %s, got %s", ln->expected, *got ? got : "(none)");
-        r = CMD_FAIL;
-    }
     sg_free(got);
     return r;
+}
+
+/* ops [GRAPH] => OP OP ... */
+cmd_result cmd_ops(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    return graph_listing(cs, ctx, ln, why, sg__graph_scope_ops, same_words);
+}
+
+/* placeholders [GRAPH] => P, P, ... */
+cmd_result cmd_placeholders(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    return graph_listing(cs, ctx, ln, why, sg__graph_scope_placeholders, same_text);
 }
 
 /* shape VALUE => [E, E, ...] */

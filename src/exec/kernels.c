@@ -575,32 +575,31 @@ POINTWISE(k_sigmoid, P_SIGMOID)
 
 /* ---- copies and fills ---- */
 
-/* copy_(self, src): src broadcast into self, converted to self's dtype. */
-static sg_status k_copy_(sg__xcall *c)
+/* The argument `from` broadcast into the output tensor (self, or a new one of
+ * self's sizes), converted to its dtype; bump: a write into an existing tensor. */
+static sg_status copy_kernel(sg__xcall *c, const char *from, bool bump)
 {
     sg__xtensor *src, *out;
-    CHAIN(need_tensor(c, "src", &src));
+    CHAIN(need_tensor(c, from, &src));
     CHAIN(out_tensor(c, &out));
     sg_status s = copy_into(c, out->st, out->ndim, out->sizes, out->strides, out->offset, src);
     if (s) {
         sg__xt_unref(out);
         return s;
     }
-    return finish(c, out, true);
+    return finish(c, out, bump);
+}
+
+/* copy_(self, src): src written into self. */
+static sg_status k_copy_(sg__xcall *c)
+{
+    return copy_kernel(c, "src", true);
 }
 
 /* copy(self, src): a new tensor of self's sizes and dtype holding src. */
 static sg_status k_copy(sg__xcall *c)
 {
-    sg__xtensor *src, *out;
-    CHAIN(need_tensor(c, "src", &src));
-    CHAIN(out_tensor(c, &out));
-    sg_status s = copy_into(c, out->st, out->ndim, out->sizes, out->strides, out->offset, src);
-    if (s) {
-        sg__xt_unref(out);
-        return s;
-    }
-    return finish(c, out, false);
+    return copy_kernel(c, "src", false);
 }
 
 /* Every element of t set to the number a (cast to t's dtype). */
@@ -642,15 +641,7 @@ static sg_status k_fill_(sg__xcall *c)
 /* clone, contiguous: self's elements in a new tensor. */
 static sg_status k_clone(sg__xcall *c)
 {
-    sg__xtensor *self, *out;
-    CHAIN(need_tensor(c, "self", &self));
-    CHAIN(out_tensor(c, &out));
-    sg_status s = copy_into(c, out->st, out->ndim, out->sizes, out->strides, out->offset, self);
-    if (s) {
-        sg__xt_unref(out);
-        return s;
-    }
-    return finish(c, out, false);
+    return copy_kernel(c, "self", false);
 }
 
 /* ---- creation ---- */

@@ -160,43 +160,6 @@ sg_status sg__tracer_lift_sym(sg_tracer *t, uint32_t s, const sg_expr *sym, uint
     return st;
 }
 
-/* The free symbols of e[0 .. n) not bound in s, sorted. *out is freed with sg_free. */
-static sg_status unbound_symbols(sg_tracer *t, uint32_t s, const sg_expr *const *e, size_t n,
-                                 const sg_expr ***out, size_t *nout)
-{
-    const sg_expr **all = NULL;
-    size_t nall = 0, cap = 0;
-    sg_status st = SG_OK;
-    for (size_t i = 0; i < n && !st; i++) {
-        const sg_expr **syms = NULL;
-        size_t k = 0;
-        if ((st = sg_expr_free_symbols(t->ctx, &syms, &k, e[i])))
-            break;
-        for (size_t j = 0; j < k && !st; j++) {
-            size_t *hit = sg__idmap_find(&t->g->scopes[s].bound, syms[j]->id);
-            bool dup = hit && !(*hit & BY_NODE); /* a value of s carries it already */
-            for (size_t q = 0; q < nall && !dup; q++)
-                dup = all[q] == syms[j];
-            if (dup)
-                continue;
-            if (!sg__grow(t->ctx, (void **)&all, &cap, nall + 1, sizeof *all))
-                st = sg__nomem(t->ctx);
-            else
-                all[nall++] = syms[j];
-        }
-        sg_free(syms);
-    }
-    if (st) {
-        sg_free(all);
-        return st;
-    }
-    if (nall)
-        qsort(all, nall, sizeof *all, sg__sym_order);
-    *out = all;
-    *nout = nall;
-    return SG_OK;
-}
-
 /* e[0 .. n) with the environment's replacements applied (a size a guard
  * settled, such as tolist's, is that constant: nothing to lift for it). */
 static sg_status replaced(sg_tracer *t, const sg_expr **e, size_t n)
@@ -213,7 +176,8 @@ static sg_status lift_exprs(sg_tracer *t, uint32_t s, const sg_expr *const *e, s
 {
     const sg_expr **syms = NULL;
     size_t k = 0;
-    sg_status st = unbound_symbols(t, s, e, n, &syms, &k);
+    /* the symbols not bound in s (those a node binds without giving them alone still want their own value) */
+    sg_status st = sg__tracer_new_symbols(t, &t->g->scopes[s].bound, BY_NODE, e, n, &syms, &k);
     uint32_t v;
     for (size_t i = 0; i < k && !st; i++)
         st = sg__tracer_lift_sym(t, s, syms[i], &v);

@@ -71,33 +71,48 @@ int sg__sym_order(const void *pa, const void *pb)
     return strcmp(a, b);
 }
 
-/* Placeholders for the symbols of e[0 .. n) not taken yet, sorted. */
-static sg_status take_symbols(sg_tracer *t, const sg_expr *const *e, size_t n)
+sg_status sg__tracer_new_symbols(sg_tracer *t, const sg__idmap *known, size_t ignore, const sg_expr *const *e,
+                                 size_t n, const sg_expr ***out, size_t *nout)
 {
-    sg_ctx *ctx = t->ctx;
     const sg_expr **all = NULL;
     size_t nall = 0, cap = 0;
-    sg_status s = SG_OK;
-    for (size_t i = 0; i < n && !s; i++) {
+    sg_status st = SG_OK;
+    for (size_t i = 0; i < n && !st; i++) {
         const sg_expr **syms = NULL;
         size_t k = 0;
-        if ((s = sg_expr_free_symbols(t->ctx, &syms, &k, e[i])))
+        if ((st = sg_expr_free_symbols(t->ctx, &syms, &k, e[i])))
             break;
-        for (size_t j = 0; j < k && !s; j++) {
-            bool dup = sg__idmap_find(&t->taken, syms[j]->id) != NULL;
+        for (size_t j = 0; j < k && !st; j++) {
+            const size_t *hit = sg__idmap_find(known, syms[j]->id);
+            bool dup = hit && !(*hit & ignore);
             for (size_t q = 0; q < nall && !dup; q++)
                 dup = all[q] == syms[j];
             if (dup)
                 continue;
-            if (!sg__grow(ctx, (void **)&all, &cap, nall + 1, sizeof *all))
-                s = sg__nomem(t->ctx);
+            if (!sg__grow(t->ctx, (void **)&all, &cap, nall + 1, sizeof *all))
+                st = sg__nomem(t->ctx);
             else
                 all[nall++] = syms[j];
         }
         sg_free(syms);
     }
-    if (!s && nall)
+    if (st) {
+        sg_free(all);
+        return st;
+    }
+    if (nall)
         qsort(all, nall, sizeof *all, sg__sym_order);
+    *out = all;
+    *nout = nall;
+    return SG_OK;
+}
+
+/* Placeholders for the symbols of e[0 .. n) not taken yet, sorted. */
+static sg_status take_symbols(sg_tracer *t, const sg_expr *const *e, size_t n)
+{
+    const sg_expr **all = NULL;
+    size_t nall = 0;
+    sg_status s = sg__tracer_new_symbols(t, &t->taken, 0, e, n, &all, &nall);
     for (size_t i = 0; i < nall && !s; i++) {
         uint32_t v;
         s = sg__graph_value(t->g, &v, SG_V_SYMINT, all[i], 0);

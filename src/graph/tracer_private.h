@@ -37,6 +37,12 @@ struct sg_tracer {
  * by number, then by name (qsort's comparison of const sg_expr *). */
 int sg__sym_order(const void *a, const void *b);
 
+/* The free symbols of e[0 .. n) that known does not hold (an entry with a
+ * bit of ignore set counts as not held), each once, in sg__sym_order.
+ * *out (freed with sg_free) may be NULL when *nout is 0. Errors: SG_ENOMEM. */
+sg_status sg__tracer_new_symbols(sg_tracer *t, const sg__idmap *known, size_t ignore, const sg_expr *const *e,
+                                 size_t n, const sg_expr ***out, size_t *nout);
+
 /* Record that the node just made (giving out) binds syms[0 .. n) in the
  * current scope: a SymInt value that is the symbol carries it; another
  * (nonzero's size) is read by a sym_size node when a subgraph needs it.
