@@ -303,10 +303,8 @@ static sg_status eval_alias(sg_ctx *ctx, struct cli_program *p, const alias_decl
         const char *pj = sg__prog_param(p->prog, j);
         if (c->is_int[j])
             st = sg__walk_input_int(w, pj, c->ints[j]);
-        else if (c->t[j]) {
-            sg__xt_ref(c->t[j]);
+        else if (c->t[j]) /* the run takes its own reference */
             st = sg__walk_input_tensor(w, pj, c->t[j], c->rg[j]);
-        }
     }
     for (size_t j = 0; j < c->n && !st; j++)
         if (c->same_as[j] >= 0)
@@ -1058,10 +1056,8 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
             continue;
         if (c.is_int[k])
             st = sg__walk_input_int(w, name, c.ints[k]);
-        else {
-            sg__xt_ref(c.t[k]);
+        else /* the run takes its own reference */
             st = sg__walk_input_tensor(w, name, c.t[k], c.rg[k]);
-        }
     }
     for (size_t k = 0; k < c.n && !st; k++)
         if (c.same_as[k] >= 0)
@@ -1127,8 +1123,7 @@ static sg_status run_traced(case_state *cs, struct cli_program *p, const concret
             continue;
         for (size_t k = 0; k < c->n; k++)
             if (!strcmp(sg__prog_param(p->prog, k), v->name)) {
-                sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = c->t[k]};
-                sg__xt_ref(c->t[k]);
+                sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = c->t[k]}; /* the run takes its own reference */
                 st = sg__xrun_input(x, nd->out, &xv);
                 break;
             }

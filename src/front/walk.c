@@ -992,7 +992,8 @@ static sg_status pack_varargs(sg__walk *W, const sg__schema *s, wv *pos, size_t 
     wv *items = wmem(W, n * sizeof *items);
     if (!items)
         return sg__nomem(W->ctx);
-    memcpy(items, pos + p, n * sizeof *items);
+    if (n) /* args may be NULL when there are none */
+        memcpy(items, pos + p, n * sizeof *items);
     pos[p] = (wv){.kind = W_TUPLE, .u.seq = {(uint32_t)n, items}};
     *npos = p + 1;
     return SG_OK;
@@ -1015,7 +1016,8 @@ static sg_status call_pyop(sg__walk *W, const sg__py *at, const pyop *p, wv *pos
         const sg__schema *s = sg__opreg_find(reg, p->ops[c]);
         if (!s || npos > sizeof packed / sizeof *packed)
             continue;
-        memcpy(packed, pos, npos * sizeof *pos);
+        if (npos) /* args may be NULL when there are none */
+            memcpy(packed, pos, npos * sizeof *pos);
         size_t n = npos;
         if (p->flags & PY_VARARGS)
             TRY(pack_varargs(W, s, packed, &n));
@@ -1789,7 +1791,8 @@ static sg_status call_value(sg__walk *W, const sg__py *at, const wv *fn, wv *arg
         if (npos + 1 > sizeof all / sizeof *all)
             return werr(W, at, SG_ELIMIT, "too many arguments");
         all[0] = (wv){.kind = W_TENSOR, .u.t = t};
-        memcpy(all + 1, args, npos * sizeof *args);
+        if (npos) /* args may be NULL when there are none */
+            memcpy(all + 1, args, npos * sizeof *args);
         return call_pyop(W, at, p, all, npos + 1, kwn, kwv, nkw, out);
     }
     default:

@@ -99,7 +99,10 @@ sg_status sg__meta_fill(sg__mcall *m, uint32_t *out)
     if (want < 0 && fi >= 0) /* full: the value's type (an int gives int64, a bool bool) */
         d = m->a[fi].kind == SG_A_BOOL ? SG_BOOL : m->a[fi].kind == SG_A_EXPR ? SG_INT64 : SG_FLOAT64;
     size_t n = m->a[si].u.list.n;
-    const sg_expr *const *sizes = m->g->exprs + m->a[si].u.list.off;
+    if (n > SG_MAX_DIMS)
+        return sg__meta_shape_error(m, "too many dimensions");
+    const sg_expr *sizes[SG_MAX_DIMS]; /* a copy: making the result may move the graph's expressions */
+    memcpy(sizes, m->g->exprs + m->a[si].u.list.off, n * sizeof *sizes);
     for (size_t i = 0; i < n; i++) {
         bool neg;
         CHAIN(sg__meta_eval(m, &neg, sg__meta_rel(m, SG_REL_LT, sizes[i], m->g->ctx->zero)));
