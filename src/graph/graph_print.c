@@ -165,14 +165,26 @@ static const char *base_name(const sg__graph *g, const sg__gnode *n)
     return n->kind == SG_N_CALL ? n->schema->name : "arg";
 }
 
-static bool put_expr(const sg__graph *g, sg__buf *b, const sg_expr *e)
+/* e as Python, with the replacements the guards made by now (FX prints a
+ * SymInt's expression when it prints, not when the value was made: a size a
+ * guard in one cond branch pinned prints the same in both branches, and a
+ * runtime assert names the symbols the types name). raw: as made (the
+ * annotation of a symbol's own placeholder). */
+static bool put_expr_as(const sg__graph *g, sg__buf *b, const sg_expr *e, bool raw)
 {
+    if (!raw && sg_env_replace(g->env, &e, e))
+        return false;
     char *text = NULL;
     if (sg_print(g->ctx, &text, e, SG_FMT_PYTHON) != SG_OK)
         return false;
     sg__buf_puts(b, text);
     sg_free(text);
     return true;
+}
+
+static bool put_expr(const sg__graph *g, sg__buf *b, const sg_expr *e)
+{
+    return put_expr_as(g, b, e, false);
 }
 
 /* The annotation of a value: "f64[s0, 3]", "Sym(s0)", "f64[2]" ... */
@@ -193,7 +205,8 @@ static bool put_type(const sg__graph *g, sg__buf *b, uint32_t v)
     case SG_V_SYMINT:
     case SG_V_SYMBOOL:
         sg__buf_puts(b, "Sym(");
-        if (!put_expr(g, b, val->u.e))
+        if (!put_expr_as(g, b, val->u.e,
+                         val->node != SG_NOVAL && g->nodes[val->node].kind == SG_N_PLACEHOLDER))
             return false;
         sg__buf_puts(b, ")");
         return true;

@@ -75,12 +75,18 @@ import torch  # noqa: E402
 #   branch_types_after_guard  guards in a branch that pin a size (`if
 #                          x.shape[0] > 2` false with x.shape[0] = 2, two
 #                          ifs bounding it from both sides, tolist's
-#                          specialisation): the branch traced after it
-#                          prints its placeholders with the pinned value
-#                          (`p: "f64[2, 2]"` against `p: "f64[s0, s0]"`);
-#                          so no `if`, no tolist and no symbolic size of
-#                          hint 0 or 1 created inside branches (`ones(s0 -
-#                          1).clone()` guards s0 - 1 == 1)
+#                          specialisation, `ones(s0 - 1).clone()` guarding
+#                          s0 - 1 == 1). The printed types agree now (sizes
+#                          print with the replacements); what is left: the
+#                          programs after the pin differ from this model's
+#                          sizes, and merges it expects to pass are refused
+#                          (stride orders of outputs with a pinned size 1,
+#                          `select(): index out of range`, `u4 == 0`
+#                          data-dependent; seeds 12, 23, 25, 26 of 60 with
+#                          the skips below removed), not yet checked
+#                          against today's PyTorch; so no `if`, no tolist
+#                          and no symbolic size of hint 0 or 1 created
+#                          inside branches
 #   merge_stride_max       a branch output with an unbacked size after the
 #                          first (contiguous stride Max(1, u)): the merge
 #                          refuses it ("the strides of the branches do not
