@@ -381,7 +381,7 @@ typedef struct {
 /* One element: operands x[0..n) in the compute kind. Compare results are 0/1 in .i. */
 static xv compute(const pctx *P, const xv *x)
 {
-    xv r;
+    xv r = {0}; /* every op sets it; zero for the compiler, which cannot see that */
     bool f32 = P->f32;
     if (P->isf) {
         double a = x[0].f, b = x[1].f;
