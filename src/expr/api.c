@@ -231,18 +231,7 @@ sg_status sg_expr_int(sg_ctx *ctx, const sg_expr **out, int64_t v)
         return SG_EINVAL;
     if (!out)
         return sg__err(ctx, SG_EINVAL, "sg_expr_int: out is NULL");
-    if (v >= SG_SMALL_MIN && v <= SG_SMALL_MAX) {
-        const sg_expr **slot = &ctx->small[v - SG_SMALL_MIN];
-        if (!*slot)
-            *slot = sg__int_si(ctx, (slong)v);
-        return finish(ctx, out, *slot);
-    }
-    fmpz_t z;
-    fmpz_init(z);
-    fmpz_set_si(z, (slong)v);
-    sg_status s = finish(ctx, out, sg__int_fmpz(ctx, z));
-    fmpz_clear(z);
-    return s;
+    return finish(ctx, out, sg__int_si(ctx, (slong)v)); /* small ones from the context's table */
 }
 
 sg_status sg_expr_int_fmpz(sg_ctx *ctx, const sg_expr **out, const fmpz_t v)

@@ -229,13 +229,30 @@ const sg_expr *sg__intern(sg_ctx *ctx, sg_op op, sg_sort sort, size_t nargs, con
     return e;
 }
 
+/* A small integer from the context's table (interned on first use). */
+static const sg_expr *small_int(sg_ctx *ctx, slong v)
+{
+    const sg_expr **slot = &ctx->small[v - SG_SMALL_MIN];
+    if (!*slot) {
+        fmpz_t z;
+        fmpz_init_set_si(z, v);
+        *slot = sg__intern(ctx, SG_OP_INT, SG_SORT_INT, 0, NULL, NULL, z, NULL, 0);
+        fmpz_clear(z);
+    }
+    return *slot;
+}
+
 const sg_expr *sg__int_fmpz(sg_ctx *ctx, const fmpz_t v)
 {
+    if (!COEFF_IS_MPZ(*v) && *v >= SG_SMALL_MIN && *v <= SG_SMALL_MAX) /* sizes and strides, mostly */
+        return small_int(ctx, (slong)*v);
     return sg__intern(ctx, SG_OP_INT, SG_SORT_INT, 0, NULL, NULL, v, NULL, 0);
 }
 
 const sg_expr *sg__int_si(sg_ctx *ctx, slong v)
 {
+    if (v >= SG_SMALL_MIN && v <= SG_SMALL_MAX)
+        return small_int(ctx, v);
     fmpz_t z;
     fmpz_init_set_si(z, v);
     const sg_expr *e = sg__int_fmpz(ctx, z);

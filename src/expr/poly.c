@@ -485,6 +485,14 @@ const sg_expr *sg__scale(sg_ctx *ctx, const sg_expr *a, const fmpz_t k)
         return a;
     if (fmpz_is_zero(k))
         return ctx->zero;
+    if (a->op == SG_OP_INT) { /* a constant: its product, without a polynomial (eager sizes and strides) */
+        fmpz_t v;
+        fmpz_init(v);
+        fmpz_mul(v, &a->u.val, k);
+        const sg_expr *r = sg__int_fmpz(ctx, v);
+        fmpz_clear(v);
+        return r;
+    }
     sg__poly p;
     sg__poly_init(&p);
     const sg_expr *r = NULL;

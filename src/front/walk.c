@@ -115,6 +115,7 @@ struct sg__walk {
     bool grad;           /* grad mode */
     unsigned depth;
     unsigned line;       /* the line under way */
+    struct pysch *psch;  /* per pyops entry: its overloads' schemas, found on first use (NULL: none yet) */
 };
 
 #define MAX_CALL_DEPTH 200
@@ -184,8 +185,8 @@ static frame *frame_new(sg__walk *W, frame *up)
 
 static wv *frame_find(frame *f, const char *name)
 {
-    for (size_t i = f->n; i-- > 0;)
-        if (!strcmp(f->names[i], name))
+    for (size_t i = f->n; i-- > 0;) /* the first letters compared first: most names differ there */
+        if (f->names[i][0] == name[0] && !strcmp(f->names[i], name))
             return &f->vals[i];
     return NULL;
 }
@@ -578,14 +579,16 @@ static sg_status to_wv(sg__walk *W, sg_value v, wv *out)
     return SG_OK;
 }
 
-/* Call aten operator op; *out is its result. An in-place operator gives
- * back its self object (now at the new value), out= its out object. */
-static sg_status op_call_flags(sg__walk *W, const sg__py *at, const char *op, const sg_arg *args, size_t n,
-                               wobj *writes, wv *out, uint8_t flags)
+/* Call aten operator op (sch: its schema, found by the caller; NULL: found
+ * by name); *out is its result. An in-place operator gives back its self
+ * object (now at the new value), out= its out object. flags: the node's. */
+static sg_status op_call_schema(sg__walk *W, const sg__py *at, const char *op, const sg__schema *sch,
+                                const sg_arg *args, size_t n, wobj *writes, wv *out, uint8_t flags)
 {
     uint32_t first_node = (uint32_t)W->g->nnodes, first_val = (uint32_t)W->g->nvals;
     sg_value v;
-    sg_status s = sg_tracer_call(W->t, &v, op, args, n, W->line);
+    sg_status s = sch ? sg__tracer_call_schema(W->t, &v, sch, args, n, W->line)
+                      : sg_tracer_call(W->t, &v, op, args, n, W->line);
     if (s)
         return wfail(W, at, s);
     if (flags && W->g->nnodes > first_node) /* before an eager run sees the node */
@@ -599,6 +602,13 @@ static sg_status op_call_flags(sg__walk *W, const sg__py *at, const char *op, co
         return SG_OK;
     }
     return to_wv(W, v, out);
+}
+
+/* op_call_schema of an operator named op, with node flags. */
+static sg_status op_call_flags(sg__walk *W, const sg__py *at, const char *op, const sg_arg *args, size_t n,
+                               wobj *writes, wv *out, uint8_t flags)
+{
+    return op_call_schema(W, at, op, NULL, args, n, writes, out, flags);
 }
 
 /* Call aten operator op; *out is its result. An in-place operator gives
@@ -1001,6 +1011,29 @@ static sg_status pack_varargs(sg__walk *W, const sg__schema *s, wv *pos, size_t 
 
 static const sg__opreg *walk_reg(sg__walk *W);
 
+/* The schemas of a pyops entry's overloads, found once per walker. */
+struct pysch {
+    bool found;
+    const sg__schema *s[3];
+};
+
+#define NPYOPS (sizeof pyops / sizeof *pyops)
+
+/* The schema of p's overload c (NULL: not in the registry). */
+static sg_status pyop_schema(sg__walk *W, const sg__opreg *reg, const pyop *p, int c, const sg__schema **out)
+{
+    if (!W->psch && !(W->psch = wmem(W, NPYOPS * sizeof *W->psch)))
+        return sg__nomem(W->ctx);
+    struct pysch *e = &W->psch[p - pyops];
+    if (!e->found) {
+        for (int k = 0; k < 3 && p->ops[k]; k++)
+            e->s[k] = sg__opreg_find(reg, p->ops[k]);
+        e->found = true;
+    }
+    *out = e->s[c];
+    return SG_OK;
+}
+
 /* Call the Python-level operator py with self (NULL for torch.X) and
  * arguments. */
 static sg_status call_pyop(sg__walk *W, const sg__py *at, const pyop *p, wv *pos, size_t npos, const char **kwn,
@@ -1013,7 +1046,8 @@ static sg_status call_pyop(sg__walk *W, const sg__py *at, const pyop *p, wv *pos
     const sg__schema *chosen = NULL;
     size_t nchosen = 0;
     for (int c = 0; c < 3 && p->ops[c] && !chosen; c++) {
-        const sg__schema *s = sg__opreg_find(reg, p->ops[c]);
+        const sg__schema *s = NULL;
+        TRY(pyop_schema(W, reg, p, c, &s));
         if (!s || npos > sizeof packed / sizeof *packed)
             continue;
         if (npos) /* args may be NULL when there are none */
@@ -1071,13 +1105,11 @@ static sg_status call_pyop(sg__walk *W, const sg__py *at, const pyop *p, wv *pos
         wv d = {.kind = W_DTYPE, .u.dtype = all_int ? SG_INT64 : SG_FLOAT64};
         TRY(arg_of(W, at, A, &d, "dtype"));
     }
-    char full[2 * SG_SCHEMA_NAME];
-    sg__schema_full_name(chosen, full);
     wobj *writes = out_obj;
     if (chosen->flags & SG_OPF_INPLACE)
         writes = packed[0].u.t;
     size_t first_val = W->g->nvals;
-    TRY(op_call(W, at, full, A->a, A->n, writes, out));
+    TRY(op_call_schema(W, at, NULL, chosen, A->a, A->n, writes, out, 0));
     if (out->kind == W_TENSOR && out->u.t->v < first_val) /* an argument given back: its very object */
         for (size_t i = 0; i < nchosen; i++)
             if (packed[i].kind == W_TENSOR && packed[i].u.t->v == out->u.t->v)

@@ -288,5 +288,9 @@ sg_status sg__graph_scope_placeholders(const sg__graph *g, uint32_t scope, char 
 const sg__graph *sg__tracer_graph(const sg_tracer *t);
 /* The tracer's operator registry. */
 const sg__opreg *sg__tracer_reg(const sg_tracer *t);
+/* sg_tracer_call of the operator whose schema sch of the tracer's registry
+ * the caller found already (no search by name); errors as sg_tracer_call. */
+sg_status sg__tracer_call_schema(sg_tracer *t, sg_value *out, const sg__schema *sch, const sg_arg *args, size_t nargs,
+                                 unsigned line);
 
 #endif /* SG_GRAPH_GRAPH_H */

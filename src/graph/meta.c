@@ -16,8 +16,15 @@ const sg_expr *sg__meta_arg_expr(const sg__mcall *m, const char *name)
 
 const sg_expr *sg__meta_rel(sg__mcall *m, sg_rel rel, const sg_expr *a, const sg_expr *b)
 {
+    sg_ctx *ctx = m->g->ctx;
+    if (a && b && a->op == SG_OP_INT && b->op == SG_OP_INT) { /* constants (eager): the answer, nothing made */
+        int c = fmpz_cmp(&a->u.val, &b->u.val);
+        bool v = rel == SG_REL_EQ ? c == 0 : rel == SG_REL_NE ? c != 0 : rel == SG_REL_LT ? c < 0
+               : rel == SG_REL_LE ? c <= 0 : rel == SG_REL_GT ? c > 0 : c >= 0;
+        return v ? ctx->t : ctx->f;
+    }
     const sg_expr *r; /* the public constructor: its calls are remembered, and a trace asks alike */
-    return sg_expr_rel(m->g->ctx, &r, rel, a, b) == SG_OK ? r : NULL;
+    return sg_expr_rel(ctx, &r, rel, a, b) == SG_OK ? r : NULL;
 }
 
 static sg_status eval_with(sg__mcall *m, bool *out, const sg_expr *cond, bool oblivious)
@@ -106,9 +113,15 @@ sg_status sg__meta_contiguous(sg__mcall *m, const sg_expr **strides, const sg_ex
         strides[i] = acc;
         const sg_expr *sz = sizes[i];
         sg_truth pos = SG_UNKNOWN;
-        const sg_expr *ge1 = sg__rel(ctx, SG_REL_GE, sz, ctx->one);
-        if (!ge1 || sg_env_known(m->env, &pos, ge1))
-            return sg_ctx_last_error(ctx);
+        if (sz->op == SG_OP_INT) { /* a constant (eager): max(size, 1) at once */
+            if (fmpz_cmp_si(&sz->u.val, 1) < 0)
+                sz = ctx->one;
+            pos = SG_TRUE;
+        } else {
+            const sg_expr *ge1 = sg__rel(ctx, SG_REL_GE, sz, ctx->one);
+            if (!ge1 || sg_env_known(m->env, &pos, ge1))
+                return sg_ctx_last_error(ctx);
+        }
         if (pos != SG_TRUE) { /* max(size, 1) */
             const sg_expr *both[2] = {sz, ctx->one};
             sz = sg__minmax(ctx, SG_OP_MAX, 2, both);

@@ -78,28 +78,47 @@ typedef enum {
     K_FILL     /* copy_ fill_ zero_: into self, any type cast */
 } kind;
 
+/* The name of n bytes is word. */
+static bool is(const char *name, size_t n, const char *word)
+{
+    return strlen(word) == n && !memcmp(name, word, n);
+}
+
+/* What the operator computes, from its name (a trailing _ dropped); a
+ * switch on the first letter, as it runs for every pointwise call. */
 static kind kind_of(const char *name)
 {
-    static const char *const cmp[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-    static const char *const flt[] = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "reciprocal"};
-    char base[SG_SCHEMA_NAME];
     size_t n = strlen(name);
-    memcpy(base, name, n + 1);
-    if (n && base[n - 1] == '_')
-        base[n - 1] = '\0';
-    for (size_t i = 0; i < sizeof cmp / sizeof *cmp; i++)
-        if (!strcmp(base, cmp[i]))
-            return K_COMPARE;
-    for (size_t i = 0; i < sizeof flt / sizeof *flt; i++)
-        if (!strcmp(base, flt[i]))
-            return K_FLOAT;
-    if (!strcmp(base, "div"))
-        return K_DIV;
-    if (!strcmp(base, "copy") || !strcmp(base, "fill") || !strcmp(base, "zero"))
-        return K_FILL;
-    if (!strcmp(base, "neg") || !strcmp(base, "abs") || !strcmp(base, "relu"))
-        return K_SAME;
-    return K_ARITH;
+    if (n && name[n - 1] == '_')
+        n--;
+    switch (name[0]) {
+    case 'a':
+        return is(name, n, "abs") ? K_SAME : K_ARITH;
+    case 'c':
+        return is(name, n, "cos") ? K_FLOAT : is(name, n, "copy") ? K_FILL : K_ARITH;
+    case 'd':
+        return is(name, n, "div") ? K_DIV : K_ARITH;
+    case 'e':
+        return is(name, n, "eq") ? K_COMPARE : is(name, n, "exp") ? K_FLOAT : K_ARITH;
+    case 'f':
+        return is(name, n, "fill") ? K_FILL : K_ARITH;
+    case 'g':
+        return is(name, n, "gt") || is(name, n, "ge") ? K_COMPARE : K_ARITH;
+    case 'l':
+        return is(name, n, "lt") || is(name, n, "le") ? K_COMPARE : is(name, n, "log") ? K_FLOAT : K_ARITH;
+    case 'n':
+        return is(name, n, "ne") ? K_COMPARE : is(name, n, "neg") ? K_SAME : K_ARITH;
+    case 'r':
+        return is(name, n, "reciprocal") ? K_FLOAT : is(name, n, "relu") ? K_SAME : K_ARITH;
+    case 's':
+        return is(name, n, "sin") || is(name, n, "sigmoid") ? K_FLOAT : K_ARITH;
+    case 't':
+        return is(name, n, "tanh") ? K_FLOAT : K_ARITH;
+    case 'z':
+        return is(name, n, "zero") ? K_FILL : K_ARITH;
+    default:
+        return K_ARITH;
+    }
 }
 
 /* ---- operands ---- */

@@ -621,6 +621,14 @@ static sg_status autograd_check(sg_tracer *t, const sg__mcall *m)
     return SG_OK;
 }
 
+/* Does autograd follow the result r of operator n (asked only where an
+ * argument requires grad: most calls have none)? */
+static bool differentiable(const sg__fake_tensor *r, const char *n)
+{
+    return (r->dtype == SG_FLOAT64 || r->dtype == SG_FLOAT32) && strcmp(n, "nonzero") && strcmp(n, "zeros_like") &&
+           strcmp(n, "ones_like") && strcmp(n, "empty_like") && strcmp(n, "zero_") && strcmp(n, "fill_");
+}
+
 static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
 {
     sg__graph *g = t->g;
@@ -643,9 +651,6 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
         }
     }
     const char *n = m->s->name;
-    bool differentiable = (r->dtype == SG_FLOAT64 || r->dtype == SG_FLOAT32) && strcmp(n, "nonzero") &&
-                          strcmp(n, "zeros_like") && strcmp(n, "ones_like") &&
-                          strcmp(n, "empty_like") && strcmp(n, "zero_") && strcmp(n, "fill_");
     if (m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) {
         if (!strcmp(n, "set_"))
             return; /* the set_ rule keeps self's flag */
@@ -654,7 +659,7 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
                              !strcmp(n, "squeeze_") || !strcmp(n, "as_strided_"));
         if (view_inplace)
             return;
-        r->requires_grad = written_rg || (!t->no_grad && any && differentiable);
+        r->requires_grad = written_rg || (!t->no_grad && any && differentiable(r, n));
         return;
     }
     if (m->s->flags & SG_OPF_VIEW) { /* a view: its source's flag, none under no_grad */
@@ -662,7 +667,7 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
             r->requires_grad = false;
         return;
     }
-    r->requires_grad = !t->no_grad && any && differentiable;
+    r->requires_grad = !t->no_grad && any && differentiable(r, n);
 }
 
 sg_status sg_tracer_set_grad_enabled(sg_tracer *t, int enabled)
@@ -851,8 +856,8 @@ static composite_fn composite_find(const char *op)
     return NULL;
 }
 
-static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, const sg_arg *args, size_t nargs,
-                               unsigned line);
+static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch,
+                               const sg_arg *args, size_t nargs, unsigned line);
 
 /* In a subgraph: the arguments as values of the current scope (what an
  * enclosing scope gives is lifted) and every symbol of their expressions
@@ -896,7 +901,9 @@ static sg_status lift_args(sg_tracer *t, const sg_arg *args, size_t nargs, sg_ar
     return st;
 }
 
-sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_arg *args, size_t nargs, unsigned line)
+/* sg_tracer_call of op, whose schema is sch (NULL: found by name). */
+static sg_status tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch, const sg_arg *args,
+                             size_t nargs, unsigned line)
 {
     if (!t)
         return SG_EINVAL;
@@ -914,15 +921,34 @@ sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_a
         sg_status st = lift_args(t, args, nargs, local, vals, ints);
         if (st)
             return st;
-        return call_in_scope(t, out, op, local, nargs, line);
+        return call_in_scope(t, out, op, sch, local, nargs, line);
     }
-    return call_in_scope(t, out, op, args, nargs, line);
+    return call_in_scope(t, out, op, sch, args, nargs, line);
 }
 
-static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, const sg_arg *args, size_t nargs,
-                               unsigned line)
+sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_arg *args, size_t nargs, unsigned line)
 {
-    const sg__schema *sch = sg__opreg_find(t->reg, op);
+    return tracer_call(t, out, op, NULL, args, nargs, line);
+}
+
+sg_status sg__tracer_call_schema(sg_tracer *t, sg_value *out, const sg__schema *sch, const sg_arg *args, size_t nargs,
+                                 unsigned line)
+{
+    if (!t)
+        return SG_EINVAL;
+    const sg__schema *first = sg__opreg_at(t->reg, 0);
+    if (!sch || sch < first || sch >= first + sg__opreg_count(t->reg))
+        return sg__err(t->ctx, SG_EINVAL, "sg_tracer_call: a schema not of the tracer's registry");
+    char op[2 * SG_SCHEMA_NAME];
+    sg__schema_full_name(sch, op);
+    return tracer_call(t, out, op, sch, args, nargs, line);
+}
+
+static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch,
+                               const sg_arg *args, size_t nargs, unsigned line)
+{
+    if (!sch)
+        sch = sg__opreg_find(t->reg, op);
     sg__meta_fn rule = NULL;
     composite_fn comp = NULL;
     if (sch) { /* found once per operator */
