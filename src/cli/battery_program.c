@@ -1027,6 +1027,28 @@ static cmd_result check_error(sg_ctx *ctx, sg_status st, const char *expected, c
     return check_error_msg(st, sg_ctx_last_error(ctx) == st ? sg_ctx_last_error_msg(ctx) : "", expected, why);
 }
 
+/* The inputs of an eager or run line ([S] [NAME sizes=[...]] ...) into *c
+ * (freed with concrete_free). false: none made, *early is the line's result
+ * (an input that fails to build passes where `error KIND` was expected). */
+static bool call_inputs(case_state *cs, sg_ctx *ctx, struct cli_program *p, const cmd_line *ln, concrete *c,
+                        cmd_result *early, cli_str *why)
+{
+    override ov[16];
+    size_t nov;
+    int64_t seed;
+    sg_status run_err = SG_OK;
+    *early = CMD_FAIL;
+    if (!read_run_args(ln->args, &seed, ov, &nov, 16, why))
+        return false;
+    if (build_inputs(cs, p, seed, ov, nov, c, &run_err, why))
+        return true;
+    if (run_err && !strncmp(ln->expected, "error ", 6)) {
+        cli_str_clear(why);
+        *early = check_error(ctx, run_err, ln->expected, why);
+    }
+    return false;
+}
+
 /* eager [S] [NAME sizes=[...]] ... => RESULT */
 cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
@@ -1035,19 +1057,10 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
         return CMD_FAIL;
     if (!p->prog) /* it did not parse */
         return check_error_msg(p->traced, p->trace_msg, ln->expected, why);
-    override ov[16];
-    size_t nov;
-    int64_t seed;
-    if (!read_run_args(ln->args, &seed, ov, &nov, 16, why))
-        return CMD_FAIL;
     concrete c;
-    sg_status run_err = SG_OK;
-    if (!build_inputs(cs, p, seed, ov, nov, &c, &run_err, why)) {
-        if (!run_err || strncmp(ln->expected, "error ", 6))
-            return CMD_FAIL;
-        cli_str_clear(why);
-        return check_error(ctx, run_err, ln->expected, why);
-    }
+    cmd_result early;
+    if (!call_inputs(cs, ctx, p, ln, &c, &early, why))
+        return early;
     sg__walk *w = NULL;
     sg_status st = sg__walk_eager(p->prog, &w);
     for (size_t k = 0; k < c.n && !st; k++) { /* the objects, then the parameters that are one of them */
@@ -1159,19 +1172,10 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         add_trace_error(why, p);
         return CMD_FAIL;
     }
-    override ov[16];
-    size_t nov;
-    int64_t seed;
-    if (!read_run_args(ln->args, &seed, ov, &nov, 16, why))
-        return CMD_FAIL;
     concrete c;
-    sg_status run_err = SG_OK;
-    if (!build_inputs(cs, p, seed, ov, nov, &c, &run_err, why)) {
-        if (!run_err || strncmp(ln->expected, "error ", 6))
-            return CMD_FAIL;
-        cli_str_clear(why);
-        return check_error(ctx, run_err, ln->expected, why);
-    }
+    cmd_result early;
+    if (!call_inputs(cs, ctx, p, ln, &c, &early, why))
+        return early;
     /* the guards first */
     const char *want = ln->expected;
     cli_str args = CLI_STR_INIT, reason = CLI_STR_INIT;

@@ -21,13 +21,6 @@
 
 #include "exec/exec_private.h"
 
-#define CHAIN(x)                                                                                                   \
-    do {                                                                                                           \
-        sg_status s_ = (x);                                                                                        \
-        if (s_)                                                                                                    \
-            return s_;                                                                                             \
-    } while (0)
-
 /* An element on its way: a double (float dtypes) or an int64 (int64, bool). */
 typedef union xv {
     double f;

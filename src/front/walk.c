@@ -166,13 +166,6 @@ static sg_status wfail(sg__walk *W, const sg__py *at, sg_status st)
     return werr(W, at, st, "%s", msg);
 }
 
-#define TRY(x)                                                                                                     \
-    do {                                                                                                           \
-        sg_status s_ = (x);                                                                                        \
-        if (s_)                                                                                                    \
-            return s_;                                                                                             \
-    } while (0)
-
 /* ---- frames ---- */
 
 static frame *frame_new(sg__walk *W, frame *up)
@@ -322,7 +315,7 @@ static sg_status walk_init(sg__walk *W)
         const sg__py *k = m->kids[i];
         if (k->kind == SG_PY_DEF) {
             wv f = {.kind = W_FUNC, .u.fn = {k, W->globals}};
-            TRY(frame_set(W, W->globals, k->s, f));
+            CHAIN(frame_set(W, W->globals, k->s, f));
         }
     }
     return SG_OK;
@@ -482,11 +475,11 @@ sg_status sg__walk_input_tensor(sg__walk *W, const char *name, sg__xtensor *xt, 
     const sg_expr *numel = sg__int_si(W->ctx, xt->st->numel); /* its storage: the concrete one's size */
     if (!numel)
         return sg_ctx_last_error(W->ctx);
-    TRY(sg_tracer_input_view(W->t, &v, name, &fake, (sg_dtype)xt->dtype, requires_grad, of));
+    CHAIN(sg_tracer_input_view(W->t, &v, name, &fake, (sg_dtype)xt->dtype, requires_grad, of));
     if (of == SG_NOVAL)
         sg__graph_set_storage_numel(W->g, W->g->vals[v].u.t.storage, numel);
     sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = xt};
-    TRY(sg__xrun_input(W->x, v, &xv));
+    CHAIN(sg__xrun_input(W->x, v, &xv));
     /* the run shares the input's version counter: writes bump the caller's */
     return sg__walk_input_value(W, pn, v);
 }
@@ -536,7 +529,7 @@ static sg_status list_to_wv(sg__walk *W, sg_value v, wv *out)
     if (n && !(out->u.seq.items = wmem(W, n * sizeof(wv))))
         return sg__nomem(W->ctx);
     for (size_t i = 0; i < n; i++)
-        TRY(to_wv(W, sg_tracer_list_get(W->t, v, i), &out->u.seq.items[i]));
+        CHAIN(to_wv(W, sg_tracer_list_get(W->t, v, i), &out->u.seq.items[i]));
     return SG_OK;
 }
 
@@ -675,7 +668,7 @@ static sg_status truthy(sg__walk *W, const sg__py *at, const wv *v, bool *out)
         return truth_of(W, at, v->u.e, out);
     case W_INT: {
         const sg_expr *ne;
-        TRY(sg_expr_rel(W->ctx, &ne, SG_REL_NE, v->u.e, W->ctx->zero));
+        CHAIN(sg_expr_rel(W->ctx, &ne, SG_REL_NE, v->u.e, W->ctx->zero));
         return truth_of(W, at, ne, out);
     }
     case W_FLOAT:
@@ -690,7 +683,7 @@ static sg_status truthy(sg__walk *W, const sg__py *at, const wv *v, bool *out)
     case W_TENSOR: { /* bool(t): its one element */
         wv x;
         sg_arg a = {.kind = SG_ARG_VALUE, .u.v = v->u.t->v};
-        TRY(op_call(W, at, "_local_scalar_dense", &a, 1, NULL, &x));
+        CHAIN(op_call(W, at, "_local_scalar_dense", &a, 1, NULL, &x));
         if (x.kind == W_FLOAT)
             return truthy(W, at, &x, out);
         return truthy(W, at, &x, out);
@@ -719,7 +712,7 @@ static sg_status want_int(sg__walk *W, const sg__py *at, const wv *v, const sg_e
 static sg_status want_const(sg__walk *W, const sg__py *at, const wv *v, int64_t *out, const char *what)
 {
     const sg_expr *e;
-    TRY(want_int(W, at, v, &e, what));
+    CHAIN(want_int(W, at, v, &e, what));
     if (sg_expr_get_si(e, out))
         return SG_OK;
     return werr(W, at, SG_EUNSUPPORTED, "unsupported: %s must be a constant int", what);
@@ -790,7 +783,7 @@ static sg_status arg_of(sg__walk *W, const sg__py *at, argv *A, const wv *v, con
                     return werr(W, at, SG_ETYPE, "a list mixing tensors and %s", kind_name(x));
                 A->vals[k][i] = x->u.t->v;
             } else {
-                TRY(want_int(W, at, x, &A->ints[k][i], "a list entry"));
+                CHAIN(want_int(W, at, x, &A->ints[k][i], "a list entry"));
             }
         }
         if (tensors) {
@@ -1047,14 +1040,14 @@ static sg_status call_pyop(sg__walk *W, const sg__py *at, const pyop *p, wv *pos
     size_t nchosen = 0;
     for (int c = 0; c < 3 && p->ops[c] && !chosen; c++) {
         const sg__schema *s = NULL;
-        TRY(pyop_schema(W, reg, p, c, &s));
+        CHAIN(pyop_schema(W, reg, p, c, &s));
         if (!s || npos > sizeof packed / sizeof *packed)
             continue;
         if (npos) /* args may be NULL when there are none */
             memcpy(packed, pos, npos * sizeof *pos);
         size_t n = npos;
         if (p->flags & PY_VARARGS)
-            TRY(pack_varargs(W, s, packed, &n));
+            CHAIN(pack_varargs(W, s, packed, &n));
         if (schema_takes(s, packed, n, kwn, kwv, nkw, (p->flags & PY_WRAP) != 0)) {
             chosen = s;
             nchosen = n;
@@ -1082,11 +1075,11 @@ static sg_status call_pyop(sg__walk *W, const sg__py *at, const pyop *p, wv *pos
     argv *A = &args;
     A->n = 0;
     for (size_t i = 0; i < nchosen; i++)
-        TRY(arg_of(W, at, A, &packed[i], NULL));
+        CHAIN(arg_of(W, at, A, &packed[i], NULL));
     bool has_dtype = false;
     wobj *out_obj = NULL;
     for (size_t k = 0; k < nkw; k++) {
-        TRY(arg_of(W, at, A, &kwv[k], kwn[k]));
+        CHAIN(arg_of(W, at, A, &kwv[k], kwn[k]));
         has_dtype |= !strcmp(kwn[k], "dtype") && kwv[k].kind != W_NONE;
         if (!strcmp(kwn[k], "out") && kwv[k].kind == W_TENSOR)
             out_obj = kwv[k].u.t;
@@ -1096,20 +1089,20 @@ static sg_status call_pyop(sg__walk *W, const sg__py *at, const pyop *p, wv *pos
         wv d = {.kind = W_DTYPE, .u.dtype = SG_FLOAT64};
         if (!strcmp(p->py, "full") && nchosen > 1)
             d.u.dtype = packed[1].kind == W_INT ? SG_INT64 : packed[1].kind == W_BOOL ? SG_BOOL : SG_FLOAT64;
-        TRY(arg_of(W, at, A, &d, "dtype"));
+        CHAIN(arg_of(W, at, A, &d, "dtype"));
     }
     if (!strcmp(p->py, "arange") && !has_dtype) { /* integral ends make int64, else the default dtype */
         bool all_int = true;
         for (size_t i = 0; i < nchosen; i++)
             all_int &= packed[i].kind == W_INT;
         wv d = {.kind = W_DTYPE, .u.dtype = all_int ? SG_INT64 : SG_FLOAT64};
-        TRY(arg_of(W, at, A, &d, "dtype"));
+        CHAIN(arg_of(W, at, A, &d, "dtype"));
     }
     wobj *writes = out_obj;
     if (chosen->flags & SG_OPF_INPLACE)
         writes = packed[0].u.t;
     size_t first_val = W->g->nvals;
-    TRY(op_call_schema(W, at, NULL, chosen, A->a, A->n, writes, out, 0));
+    CHAIN(op_call_schema(W, at, NULL, chosen, A->a, A->n, writes, out, 0));
     if (out->kind == W_TENSOR && out->u.t->v < first_val) /* an argument given back: its very object */
         for (size_t i = 0; i < nchosen; i++)
             if (packed[i].kind == W_TENSOR && packed[i].u.t->v == out->u.t->v)
@@ -1149,7 +1142,7 @@ static sg_status index_tensor(sg__walk *W, const sg__py *at, wobj *t, const wv *
         if (x->kind == W_NONE) {
             wv d = {.kind = W_INT, .u.e = sg__int_si(W->ctx, (slong)dim)};
             sg_arg a[2] = {{.kind = SG_ARG_VALUE, .u.v = cur.u.t->v}, {.kind = SG_ARG_INT, .u.e = d.u.e}};
-            TRY(op_call(W, at, "unsqueeze", a, 2, NULL, &r));
+            CHAIN(op_call(W, at, "unsqueeze", a, 2, NULL, &r));
             dim++;
         } else if (x->kind == W_INT || (x->kind == W_BOOL && 0)) {
             if (dim >= sg_tracer_ndim(W->t, cur.u.t->v))
@@ -1157,26 +1150,26 @@ static sg_status index_tensor(sg__walk *W, const sg__py *at, wobj *t, const wv *
             sg_arg a[3] = {{.kind = SG_ARG_VALUE, .u.v = cur.u.t->v},
                            {.kind = SG_ARG_INT, .u.e = sg__int_si(W->ctx, (slong)dim)},
                            {.kind = SG_ARG_INT, .u.e = x->u.e}};
-            TRY(op_call(W, at, "select.int", a, 3, NULL, &r));
+            CHAIN(op_call(W, at, "select.int", a, 3, NULL, &r));
         } else if (x->kind == W_SLICE) {
             if (dim >= sg_tracer_ndim(W->t, cur.u.t->v))
                 return werr(W, at, SG_ESHAPE, "too many indices for tensor of dimension %zu", ndim);
             const wv *sl = x->u.seq.items;
             const sg_expr *st = W->ctx->zero, *en = NULL, *step = W->ctx->one;
             if (sl[0].kind != W_NONE)
-                TRY(want_int(W, at, &sl[0], &st, "a slice start"));
+                CHAIN(want_int(W, at, &sl[0], &st, "a slice start"));
             if (sl[1].kind != W_NONE)
-                TRY(want_int(W, at, &sl[1], &en, "a slice end"));
+                CHAIN(want_int(W, at, &sl[1], &en, "a slice end"));
             else if (!(en = sg__int_si(W->ctx, INT64_MAX)))
                 return sg_ctx_last_error(W->ctx);
             if (sl[2].kind != W_NONE)
-                TRY(want_int(W, at, &sl[2], &step, "a slice step"));
+                CHAIN(want_int(W, at, &sl[2], &step, "a slice step"));
             sg_arg a[5] = {{.kind = SG_ARG_VALUE, .u.v = cur.u.t->v},
                            {.kind = SG_ARG_INT, .u.e = sg__int_si(W->ctx, (slong)dim)},
                            {.kind = SG_ARG_INT, .u.e = st},
                            {.kind = SG_ARG_INT, .u.e = en},
                            {.kind = SG_ARG_INT, .u.e = step}};
-            TRY(op_call(W, at, "slice.Tensor", a, step == W->ctx->one ? 4 : 5, NULL, &r));
+            CHAIN(op_call(W, at, "slice.Tensor", a, step == W->ctx->one ? 4 : 5, NULL, &r));
             dim++;
         } else {
             return werr(W, at, SG_EUNSUPPORTED, "unsupported: indexing a tensor with a %s", kind_name(x));
@@ -1194,13 +1187,13 @@ static sg_status index_seq(sg__walk *W, const sg__py *at, const wv *seq, const w
         int64_t lo = 0, hi = n, step = 1;
         const wv *sl = idx->u.seq.items;
         if (sl[2].kind != W_NONE)
-            TRY(want_const(W, at, &sl[2], &step, "a slice step"));
+            CHAIN(want_const(W, at, &sl[2], &step, "a slice step"));
         if (step != 1)
             return werr(W, at, SG_EUNSUPPORTED, "unsupported: a tuple slice with a step");
         if (sl[0].kind != W_NONE)
-            TRY(want_const(W, at, &sl[0], &lo, "a slice start"));
+            CHAIN(want_const(W, at, &sl[0], &lo, "a slice start"));
         if (sl[1].kind != W_NONE)
-            TRY(want_const(W, at, &sl[1], &hi, "a slice end"));
+            CHAIN(want_const(W, at, &sl[1], &hi, "a slice end"));
         if (lo < 0)
             lo = lo + n < 0 ? 0 : lo + n;
         if (hi < 0)
@@ -1215,7 +1208,7 @@ static sg_status index_seq(sg__walk *W, const sg__py *at, const wv *seq, const w
         return SG_OK;
     }
     int64_t i;
-    TRY(want_const(W, at, idx, &i, "an index"));
+    CHAIN(want_const(W, at, idx, &i, "an index"));
     if (i < 0)
         i += n;
     if (i < 0 || i >= n)
@@ -1235,7 +1228,7 @@ static sg_status as_float(sg__walk *W, const sg__py *at, const wv *v, double *ou
         return SG_OK;
     }
     const sg_expr *e;
-    TRY(want_int(W, at, v, &e, "a number"));
+    CHAIN(want_int(W, at, v, &e, "a number"));
     int64_t i;
     if (!sg_expr_get_si(e, &i))
         return werr(W, at, SG_EUNSUPPORTED, "unsupported: float arithmetic on a symbolic size");
@@ -1252,8 +1245,8 @@ static sg_status number_binop(sg__walk *W, const sg__py *at, int op, const wv *a
     }
     if (a->kind == W_FLOAT || b->kind == W_FLOAT || op == '/') {
         double x, y, r;
-        TRY(as_float(W, at, a, &x));
-        TRY(as_float(W, at, b, &y));
+        CHAIN(as_float(W, at, a, &x));
+        CHAIN(as_float(W, at, b, &y));
         switch (op) {
         case '+': r = x + y; break;
         case '-': r = x - y; break;
@@ -1282,8 +1275,8 @@ static sg_status number_binop(sg__walk *W, const sg__py *at, int op, const wv *a
         return SG_OK;
     }
     const sg_expr *x, *y, *r = NULL;
-    TRY(want_int(W, at, a, &x, "an operand"));
-    TRY(want_int(W, at, b, &y, "an operand"));
+    CHAIN(want_int(W, at, a, &x, "an operand"));
+    CHAIN(want_int(W, at, b, &y, "an operand"));
     sg_status s;
     switch (op) {
     case '+': s = sg_expr_add(W->ctx, &r, x, y); break;
@@ -1303,7 +1296,7 @@ static sg_status number_binop(sg__walk *W, const sg__py *at, int op, const wv *a
         int64_t e;
         if (sg_expr_get_si(y, &e) && e < 0) { /* Python: a float */
             double fx;
-            TRY(as_float(W, at, a, &fx));
+            CHAIN(as_float(W, at, a, &fx));
             *out = (wv){.kind = W_FLOAT, .known = true, .u.f = pow(fx, (double)e)};
             return SG_OK;
         }
@@ -1341,8 +1334,8 @@ static sg_status tensor_binop(sg__walk *W, const sg__py *at, int op, wv *a, wv *
 {
     bool ta = a->kind == W_TENSOR;
     if (!ta) { /* reflected (2 - x is rsub(x, 2)): both lifted in the program's order first */
-        TRY(prelift(W, at, a));
-        TRY(prelift(W, at, b));
+        CHAIN(prelift(W, at, a));
+        CHAIN(prelift(W, at, b));
     }
     const char *name;
     switch (op) {
@@ -1359,14 +1352,14 @@ static sg_status tensor_binop(sg__walk *W, const sg__py *at, int op, wv *a, wv *
         argv *A = wmem(W, sizeof *A);
         if (!A)
             return sg__nomem(W->ctx);
-        TRY(arg_of(W, at, A, b, NULL));
-        TRY(arg_of(W, at, A, a, NULL));
+        CHAIN(arg_of(W, at, A, b, NULL));
+        CHAIN(arg_of(W, at, A, a, NULL));
         return op_call(W, at, "rsub.Scalar", A->a, A->n, NULL, out);
     }
     if (!ta && op == '/') { /* 2 / x: __rtruediv__, x.reciprocal() * 2 */
         wv r;
         sg_arg x = {.kind = SG_ARG_VALUE, .u.v = b->u.t->v};
-        TRY(op_call(W, at, "reciprocal", &x, 1, NULL, &r));
+        CHAIN(op_call(W, at, "reciprocal", &x, 1, NULL, &r));
         wv pos[2] = {r, *a};
         return call_pyop(W, at, pyop_find("mul"), pos, 2, NULL, NULL, 0, out);
     }
@@ -1382,8 +1375,8 @@ static sg_status tensor_binop(sg__walk *W, const sg__py *at, int op, wv *a, wv *
         argv *A = wmem(W, sizeof *A);
         if (!A)
             return sg__nomem(W->ctx);
-        TRY(arg_of(W, at, A, &pos[0], NULL));
-        TRY(arg_of(W, at, A, &pos[1], NULL));
+        CHAIN(arg_of(W, at, A, &pos[0], NULL));
+        CHAIN(arg_of(W, at, A, &pos[1], NULL));
         return op_call(W, at, "pow.Scalar", A->a, A->n, NULL, out);
     }
     return call_pyop(W, at, pyop_find(name), pos, 2, NULL, NULL, 0, out);
@@ -1416,8 +1409,8 @@ static sg_status compare(sg__walk *W, const sg__py *at, uint8_t op, wv *a, wv *b
         if ((a->kind == W_FLOAT && !a->known) || (b->kind == W_FLOAT && !b->known))
             return werr(W, at, SG_EDATADEP, "data-dependent: a comparison of a float read from a tensor (an "
                                              "unbacked value)");
-        TRY(as_float(W, at, a, &x));
-        TRY(as_float(W, at, b, &y));
+        CHAIN(as_float(W, at, a, &x));
+        CHAIN(as_float(W, at, b, &y));
         bool r = rels[k].rel == SG_REL_EQ ? x == y : rels[k].rel == SG_REL_NE ? x != y
                : rels[k].rel == SG_REL_LT ? x < y  : rels[k].rel == SG_REL_LE ? x <= y
                : rels[k].rel == SG_REL_GT ? x > y  : x >= y;
@@ -1432,8 +1425,8 @@ static sg_status compare(sg__walk *W, const sg__py *at, uint8_t op, wv *a, wv *b
         return SG_OK;
     }
     const sg_expr *x, *y, *r;
-    TRY(want_int(W, at, a, &x, "a comparison"));
-    TRY(want_int(W, at, b, &y, "a comparison"));
+    CHAIN(want_int(W, at, a, &x, "a comparison"));
+    CHAIN(want_int(W, at, b, &y, "a comparison"));
     sg_status s = sg_expr_rel(W->ctx, &r, rels[k].rel, x, y);
     if (s)
         return wfail(W, at, s);
@@ -1459,7 +1452,7 @@ static sg_status size_tuple(sg__walk *W, wobj *t, bool strides, wv *out)
 static sg_status dim_index(sg__walk *W, const sg__py *at, wobj *t, const wv *d, size_t *out)
 {
     int64_t i;
-    TRY(want_const(W, at, d, &i, "a dimension"));
+    CHAIN(want_const(W, at, d, &i, "a dimension"));
     int64_t n = (int64_t)sg_tracer_ndim(W->t, t->v);
     int64_t m = n ? n : 1;
     if (i < -m || i >= m)
@@ -1481,13 +1474,13 @@ static sg_status tolist(sg__walk *W, const sg__py *at, wobj *t, wv *out)
     const sg_expr *sz = sg_tracer_size(W->t, t->v, 0);
     if (!sg_expr_get_si(sz, &len)) { /* specialize the size, as PyTorch's tolist does */
         const sg_expr *hint;
-        TRY(sg_env_hint(sg__walk_env(W), &hint, sz));
+        CHAIN(sg_env_hint(sg__walk_env(W), &hint, sz));
         if (!sg_expr_get_si(hint, &len))
             return werr(W, at, SG_EDATADEP, "data-dependent: tolist of a tensor of unbacked size");
         const sg_expr *eq;
         bool b;
-        TRY(sg_expr_rel(W->ctx, &eq, SG_REL_EQ, sz, hint));
-        TRY(truth_of(W, at, eq, &b));
+        CHAIN(sg_expr_rel(W->ctx, &eq, SG_REL_EQ, sz, hint));
+        CHAIN(truth_of(W, at, eq, &b));
     }
     wv *items = len ? wmem(W, (size_t)len * sizeof *items) : NULL;
     if (len && !items)
@@ -1497,8 +1490,8 @@ static sg_status tolist(sg__walk *W, const sg__py *at, wobj *t, wv *out)
         sg_arg s[3] = {{.kind = SG_ARG_VALUE, .u.v = t->v},
                        {.kind = SG_ARG_INT, .u.e = W->ctx->zero},
                        {.kind = SG_ARG_INT, .u.e = sg__int_si(W->ctx, i)}};
-        TRY(op_call(W, at, "select.int", s, 3, NULL, &row));
-        TRY(tolist(W, at, row.u.t, &items[i]));
+        CHAIN(op_call(W, at, "select.int", s, 3, NULL, &row));
+        CHAIN(tolist(W, at, row.u.t, &items[i]));
     }
     *out = (wv){.kind = W_LIST, .u.seq = {(uint32_t)len, items}};
     return SG_OK;
@@ -1525,7 +1518,7 @@ static sg_status tensor_method(sg__walk *W, const sg__py *at, wobj *t, const cha
             return size_tuple(W, t, false, out);
         }
         size_t d = 0;
-        TRY(dim_index(W, at, t, &args[0], &d));
+        CHAIN(dim_index(W, at, t, &args[0], &d));
         if (sg_tracer_ndim(W->t, t->v) == 0)
             return werr(W, at, SG_ESHAPE, "%s of a 0-d tensor", name);
         *out = (wv){.kind = W_INT, .u.e = st ? sg_tracer_stride(W->t, t->v, d) : sg_tracer_size(W->t, t->v, d)};
@@ -1538,7 +1531,7 @@ static sg_status tensor_method(sg__walk *W, const sg__py *at, wobj *t, const cha
     if (!strcmp(name, "numel")) {
         const sg_expr *p = W->ctx->one;
         for (size_t d = 0; d < sg_tracer_ndim(W->t, t->v); d++)
-            TRY(sg_expr_mul(W->ctx, &p, p, sg_tracer_size(W->t, t->v, d)));
+            CHAIN(sg_expr_mul(W->ctx, &p, p, sg_tracer_size(W->t, t->v, d)));
         *out = (wv){.kind = W_INT, .u.e = p};
         return SG_OK;
     }
@@ -1619,7 +1612,7 @@ static sg_status call_func(sg__walk *W, const sg__py *at, const wv *fn, wv *args
     if (!f)
         return sg__nomem(W->ctx);
     for (size_t i = 0; i < npos; i++)
-        TRY(frame_set(W, f, def->names[i], args[i]));
+        CHAIN(frame_set(W, f, def->names[i], args[i]));
     for (size_t k = 0; k < nkw; k++) {
         uint32_t i = 0;
         while (i < def->nnames && strcmp(def->names[i], kwn[k]))
@@ -1628,7 +1621,7 @@ static sg_status call_func(sg__walk *W, const sg__py *at, const wv *fn, wv *args
             return werr(W, at, SG_ETYPE, "%s() got an unexpected keyword argument '%s'", def->s, kwn[k]);
         if (i < npos || frame_find(f, kwn[k]))
             return werr(W, at, SG_ETYPE, "%s() got multiple values for argument '%s'", def->s, kwn[k]);
-        TRY(frame_set(W, f, def->names[i], kwv[k]));
+        CHAIN(frame_set(W, f, def->names[i], kwv[k]));
     }
     for (uint32_t i = 0; i < def->nnames; i++)
         if (!frame_find(f, def->names[i]))
@@ -1693,12 +1686,12 @@ static sg_status torch_cond(sg__walk *W, const sg__py *at, wv *args, size_t n, c
         bool taken;
         if (pred->kind == W_TENSOR && sg_tracer_dtype(W->t, pred->u.t->v) != SG_BOOL)
             return werr(W, at, SG_ETYPE, "torch.cond: the predicate must be a boolean tensor or a bool");
-        TRY(truthy(W, at, pred, &taken));
+        CHAIN(truthy(W, at, pred, &taken));
         return call_func(W, at, &a[taken ? 1 : 2], ops, nops, NULL, NULL, 0, out, NULL);
     }
-    TRY(prelift(W, at, pred)); /* nested: the predicate and operands are used before the branches */
+    CHAIN(prelift(W, at, pred)); /* nested: the predicate and operands are used before the branches */
     for (uint32_t i = 0; i < nops; i++)
-        TRY(prelift(W, at, &ops[i]));
+        CHAIN(prelift(W, at, &ops[i]));
     size_t number = 0;
     while (number < W->prog->nconds && W->prog->conds[number] != at)
         number++;
@@ -1730,7 +1723,7 @@ static sg_status torch_cond(sg__walk *W, const sg__py *at, wv *args, size_t n, c
                 return wfail(W, at, s);
         }
         wv res;
-        TRY(call_func(W, at, &a[1 + k], local, nops, NULL, NULL, 0, &res, NULL));
+        CHAIN(call_func(W, at, &a[1 + k], local, nops, NULL, NULL, 0, &res, NULL));
         sg_value outs[64];
         size_t nouts = 0;
         if (res.kind == W_TENSOR) {
@@ -1755,7 +1748,7 @@ static sg_status torch_cond(sg__walk *W, const sg__py *at, wv *args, size_t n, c
     if (s)
         return wfail(W, at, s);
     wv l;
-    TRY(to_wv(W, list, &l));
+    CHAIN(to_wv(W, list, &l));
     if (single && l.u.seq.n == 1)
         *out = l.u.seq.items[0];
     else
@@ -1783,7 +1776,7 @@ static sg_status call_builtin(sg__walk *W, const sg__py *at, const char *name, w
                         kind_name(&args[0]));
         else {
             bool b;
-            TRY(truthy(W, at, &args[0], &b));
+            CHAIN(truthy(W, at, &args[0], &b));
             c = b ? W->ctx->t : W->ctx->f;
         }
         sg_status s = sg_tracer_check(W->t, c, W->line);
@@ -1813,7 +1806,7 @@ static sg_status call_value(sg__walk *W, const sg__py *at, const wv *fn, wv *arg
     case W_METHOD: {
         bool handled;
         wobj *t = fn->u.method.self;
-        TRY(tensor_method(W, at, t, fn->u.method.name, args, npos, kwn, kwv, nkw, out, &handled));
+        CHAIN(tensor_method(W, at, t, fn->u.method.name, args, npos, kwn, kwv, nkw, out, &handled));
         if (handled)
             return SG_OK;
         const pyop *p = pyop_find(fn->u.method.name);
@@ -1861,7 +1854,7 @@ static sg_status eval_seq(sg__walk *W, frame *f, const sg__py *e, wkind kind, wv
     if (e->nkids && !items)
         return sg__nomem(W->ctx);
     for (uint32_t i = 0; i < e->nkids; i++)
-        TRY(eval(W, f, e->kids[i], &items[i]));
+        CHAIN(eval(W, f, e->kids[i], &items[i]));
     *out = (wv){.kind = (uint8_t)kind, .u.seq = {e->nkids, items}};
     return SG_OK;
 }
@@ -1869,7 +1862,7 @@ static sg_status eval_seq(sg__walk *W, frame *f, const sg__py *e, wkind kind, wv
 static sg_status eval_call(sg__walk *W, frame *f, const sg__py *e, wv *out)
 {
     wv fn;
-    TRY(eval(W, f, e->kids[0], &fn));
+    CHAIN(eval(W, f, e->kids[0], &fn));
     uint32_t n = e->nkids - 1;
     wv *pos = n ? wmem(W, n * sizeof *pos) : NULL, *kwv = n ? wmem(W, n * sizeof *kwv) : NULL;
     const char **kwn = n ? wmem(W, n * sizeof *kwn) : NULL;
@@ -1880,11 +1873,11 @@ static sg_status eval_call(sg__walk *W, frame *f, const sg__py *e, wv *out)
         const sg__py *a = e->kids[i];
         if (a->kind == SG_PY_KEYWORD) {
             kwn[nk] = a->s;
-            TRY(eval(W, f, a->kids[0], &kwv[nk++]));
+            CHAIN(eval(W, f, a->kids[0], &kwv[nk++]));
         } else {
             if (nk)
                 return werr(W, a, SG_ESYNTAX, "positional argument follows keyword argument");
-            TRY(eval(W, f, a, &pos[np++]));
+            CHAIN(eval(W, f, a, &pos[np++]));
         }
     }
     W->line = e->line;
@@ -1894,8 +1887,8 @@ static sg_status eval_call(sg__walk *W, frame *f, const sg__py *e, wv *out)
 static sg_status eval_binop(sg__walk *W, frame *f, const sg__py *e, wv *out)
 {
     wv a, b;
-    TRY(eval(W, f, e->kids[0], &a));
-    TRY(eval(W, f, e->kids[1], &b));
+    CHAIN(eval(W, f, e->kids[0], &a));
+    CHAIN(eval(W, f, e->kids[1], &b));
     W->line = e->line;
     if (a.kind == W_TENSOR || b.kind == W_TENSOR) {
         if (!(a.kind == W_TENSOR || is_number(&a)) || !(b.kind == W_TENSOR || is_number(&b)))
@@ -1952,7 +1945,7 @@ static sg_status eval(sg__walk *W, frame *f, const sg__py *e, wv *out)
         return eval_binop(W, f, e, out);
     case SG_PY_UNARY: {
         wv a;
-        TRY(eval(W, f, e->kids[0], &a));
+        CHAIN(eval(W, f, e->kids[0], &a));
         W->line = e->line;
         if (e->op == '+')
             *out = a;
@@ -1964,28 +1957,28 @@ static sg_status eval(sg__walk *W, frame *f, const sg__py *e, wv *out)
             *out = (wv){.kind = W_FLOAT, .known = false, .fv = SG_NOVAL};
         else {
             const sg_expr *x;
-            TRY(want_int(W, e, &a, &x, "unary -"));
+            CHAIN(want_int(W, e, &a, &x, "unary -"));
             out->kind = W_INT;
-            TRY(sg_expr_neg(W->ctx, &out->u.e, x));
+            CHAIN(sg_expr_neg(W->ctx, &out->u.e, x));
         }
         return SG_OK;
     }
     case SG_PY_NOT: {
         wv a;
         bool b;
-        TRY(eval(W, f, e->kids[0], &a));
+        CHAIN(eval(W, f, e->kids[0], &a));
         W->line = e->line;
-        TRY(truthy(W, e, &a, &b));
+        CHAIN(truthy(W, e, &a, &b));
         *out = (wv){.kind = W_BOOL, .u.e = b ? W->ctx->f : W->ctx->t};
         return SG_OK;
     }
     case SG_PY_BOOLOP: { /* Python's: the first falsy (and) or truthy (or) operand, else the last */
         for (uint32_t i = 0; i < e->nkids; i++) {
-            TRY(eval(W, f, e->kids[i], out));
+            CHAIN(eval(W, f, e->kids[i], out));
             if (i + 1 == e->nkids)
                 break;
             bool b;
-            TRY(truthy(W, e, out, &b));
+            CHAIN(truthy(W, e, out, &b));
             if (b == (e->op == SG_PYOP_OR))
                 break;
         }
@@ -1993,14 +1986,14 @@ static sg_status eval(sg__walk *W, frame *f, const sg__py *e, wv *out)
     }
     case SG_PY_COMPARE: { /* a < b < c is a < b and b < c */
         wv a, b;
-        TRY(eval(W, f, e->kids[0], &a));
+        CHAIN(eval(W, f, e->kids[0], &a));
         for (uint32_t i = 0; i + 1 < e->nkids; i++) {
-            TRY(eval(W, f, e->kids[i + 1], &b));
+            CHAIN(eval(W, f, e->kids[i + 1], &b));
             W->line = e->line;
-            TRY(compare(W, e, e->ops[i], &a, &b, out));
+            CHAIN(compare(W, e, e->ops[i], &a, &b, out));
             if (i + 2 < e->nkids) {
                 bool t;
-                TRY(truthy(W, e, out, &t));
+                CHAIN(truthy(W, e, out, &t));
                 if (!t)
                     return SG_OK;
             }
@@ -2012,14 +2005,14 @@ static sg_status eval(sg__walk *W, frame *f, const sg__py *e, wv *out)
         return eval_call(W, f, e, out);
     case SG_PY_ATTR: {
         wv obj;
-        TRY(eval(W, f, e->kids[0], &obj));
+        CHAIN(eval(W, f, e->kids[0], &obj));
         W->line = e->line;
         return getattr(W, e, &obj, e->s, out);
     }
     case SG_PY_SUBSCRIPT: {
         wv obj, idx;
-        TRY(eval(W, f, e->kids[0], &obj));
-        TRY(eval(W, f, e->kids[1], &idx));
+        CHAIN(eval(W, f, e->kids[0], &obj));
+        CHAIN(eval(W, f, e->kids[1], &idx));
         W->line = e->line;
         if (obj.kind == W_TENSOR)
             return index_tensor(W, e, obj.u.t, &idx, out);
@@ -2038,7 +2031,7 @@ static sg_status assign(sg__walk *W, frame *f, const sg__py *target, wv v)
 {
     if (target->kind == SG_PY_NAME) {
         if (v.kind == W_TENSOR && !W->eager) /* the name a subgraph's placeholder lifting it takes */
-            TRY(sg_tracer_name(W->t, v.u.t->v, target->s));
+            CHAIN(sg_tracer_name(W->t, v.u.t->v, target->s));
         return frame_set(W, f, target->s, v);
     }
     if (target->kind == SG_PY_TUPLE || target->kind == SG_PY_LIST) {
@@ -2048,17 +2041,17 @@ static sg_status assign(sg__walk *W, frame *f, const sg__py *target, wv v)
             return werr(W, target, SG_ETYPE, "expected %u values to unpack, got %u", (unsigned)target->nkids,
                         (unsigned)v.u.seq.n);
         for (uint32_t i = 0; i < target->nkids; i++)
-            TRY(assign(W, f, target->kids[i], v.u.seq.items[i]));
+            CHAIN(assign(W, f, target->kids[i], v.u.seq.items[i]));
         return SG_OK;
     }
     if (target->kind == SG_PY_ATTR && !strcmp(target->s, "data")) { /* x.data = y */
         wv obj;
-        TRY(eval(W, f, target->kids[0], &obj));
+        CHAIN(eval(W, f, target->kids[0], &obj));
         if (obj.kind != W_TENSOR || v.kind != W_TENSOR)
             return werr(W, target, SG_ETYPE, ".data assignment takes tensors");
         /* x takes y's storage and metadata, unseen by autograd: set_ under no_grad */
         wv d;
-        TRY(data_of(W, target, v.u.t, &d));
+        CHAIN(data_of(W, target, v.u.t, &d));
         sg_arg a[2] = {{.kind = SG_ARG_VALUE, .u.v = obj.u.t->v}, {.kind = SG_ARG_VALUE, .u.v = d.u.t->v}};
         wv r; /* flagged: the version counter stays where it was, as in PyTorch */
         return op_call_flags(W, target, "set_.source_Tensor", a, 2, obj.u.t, &r, SG_NODE_DATA);
@@ -2072,13 +2065,13 @@ static sg_status run_stmt(sg__walk *W, frame *f, const sg__py *st, bool *returne
     switch ((sg__pyk)st->kind) {
     case SG_PY_ASSIGN: {
         wv v;
-        TRY(eval(W, f, st->kids[1], &v));
+        CHAIN(eval(W, f, st->kids[1], &v));
         return assign(W, f, st->kids[0], v);
     }
     case SG_PY_AUGASSIGN: {
         wv a, b, r;
-        TRY(eval(W, f, st->kids[0], &a));
-        TRY(eval(W, f, st->kids[1], &b));
+        CHAIN(eval(W, f, st->kids[0], &a));
+        CHAIN(eval(W, f, st->kids[1], &b));
         W->line = st->line;
         if (a.kind == W_TENSOR) { /* x += y is x.add_(y) */
             const char *name = st->op == '+' ? "add_" : st->op == '-' ? "sub_" : st->op == '*' ? "mul_"
@@ -2086,11 +2079,11 @@ static sg_status run_stmt(sg__walk *W, frame *f, const sg__py *st, bool *returne
             if (!name)
                 return werr(W, st, SG_EUNSUPPORTED, "unsupported: this augmented assignment on a tensor");
             wv pos[2] = {a, b};
-            TRY(call_pyop(W, st, pyop_find(name), pos, 2, NULL, NULL, 0, &r));
+            CHAIN(call_pyop(W, st, pyop_find(name), pos, 2, NULL, NULL, 0, &r));
         } else {
             if (!is_number(&a) || !is_number(&b))
                 return werr(W, st, SG_ETYPE, "unsupported operand types: %s and %s", kind_name(&a), kind_name(&b));
-            TRY(number_binop(W, st, st->op, &a, &b, &r));
+            CHAIN(number_binop(W, st, st->op, &a, &b, &r));
         }
         return assign(W, f, st->kids[0], r);
     }
@@ -2107,9 +2100,9 @@ static sg_status run_stmt(sg__walk *W, frame *f, const sg__py *st, bool *returne
     case SG_PY_IF: {
         wv c;
         bool b;
-        TRY(eval(W, f, st->kids[0], &c));
+        CHAIN(eval(W, f, st->kids[0], &c));
         W->line = st->line;
-        TRY(truthy(W, st->kids[0], &c, &b));
+        CHAIN(truthy(W, st->kids[0], &c, &b));
         if (b)
             return run_block(W, f, st->kids[1], returned, ret);
         if (st->nkids > 2) {
@@ -2124,13 +2117,13 @@ static sg_status run_stmt(sg__walk *W, frame *f, const sg__py *st, bool *returne
         bool saved = W->grad;
         for (uint32_t i = 0; i + 1 < st->nkids; i++) {
             wv c;
-            TRY(eval(W, f, st->kids[i], &c));
+            CHAIN(eval(W, f, st->kids[i], &c));
             if (c.kind != W_GRADMODE)
                 return werr(W, st->kids[i], SG_EUNSUPPORTED,
                             "unsupported: with takes torch.no_grad() or torch.enable_grad()");
             W->grad = c.u.b;
         }
-        TRY(sg_tracer_set_grad_enabled(W->t, W->grad));
+        CHAIN(sg_tracer_set_grad_enabled(W->t, W->grad));
         sg_status s = run_block(W, f, st->kids[st->nkids - 1], returned, ret);
         W->grad = saved;
         sg_status s2 = sg_tracer_set_grad_enabled(W->t, saved);
@@ -2155,7 +2148,7 @@ static sg_status run_stmt(sg__walk *W, frame *f, const sg__py *st, bool *returne
 static sg_status run_block(sg__walk *W, frame *f, const sg__py *block, bool *returned, wv *ret)
 {
     for (uint32_t i = 0; i < block->nkids && !*returned; i++)
-        TRY(run_stmt(W, f, block->kids[i], returned, ret));
+        CHAIN(run_stmt(W, f, block->kids[i], returned, ret));
     return SG_OK;
 }
 
@@ -2210,7 +2203,7 @@ static sg_status flatten_out(sg__walk *W, const wv *v, sg_value *vals, size_t *n
     case W_TUPLE:
     case W_LIST:
         for (uint32_t i = 0; i < v->u.seq.n; i++)
-            TRY(flatten_out(W, &v->u.seq.items[i], vals, n, max));
+            CHAIN(flatten_out(W, &v->u.seq.items[i], vals, n, max));
         return SG_OK;
     case W_INT:
     case W_BOOL: {
@@ -2235,7 +2228,7 @@ sg_status sg__walk_finish(sg__walk *W)
 {
     sg_value vals[256];
     size_t n = 0;
-    TRY(flatten_out(W, &W->result, vals, &n, 256));
+    CHAIN(flatten_out(W, &W->result, vals, &n, 256));
     return sg_tracer_output(W->t, vals, n);
 }
 
@@ -2287,7 +2280,7 @@ static sg_status print_wv(sg__walk *W, sg__xrun *x, sg__buf *b, const wv *v)
         for (uint32_t i = 0; i < v->u.seq.n; i++) {
             if (i)
                 sg__buf_puts(b, ", ");
-            TRY(print_wv(W, x, b, &v->u.seq.items[i]));
+            CHAIN(print_wv(W, x, b, &v->u.seq.items[i]));
         }
         if (v->kind == W_TUPLE && v->u.seq.n == 1)
             sg__buf_puts(b, ",");

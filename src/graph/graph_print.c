@@ -153,6 +153,20 @@ static void by_scope_free(by_scope *B)
     sg_free(B->start);
 }
 
+/* A namer and the nodes by scope for one print of g; on failure (SG_ENOMEM
+ * said) both are empty again. */
+static bool naming_init(const sg__graph *g, namer *N, by_scope *B)
+{
+    if (namer_init(g->ctx, N, g->nvals) && by_scope_init(g, B))
+        return true;
+    namer_free(N);
+    by_scope_free(B);
+    *N = (namer){0}; /* the callers' frees find nothing */
+    *B = (by_scope){0};
+    sg__nomem(g->ctx);
+    return false;
+}
+
 /* The base of a node's name: a placeholder's own, a call's operator name. */
 static const char *base_name(const sg__graph *g, const sg__gnode *n)
 {
@@ -386,9 +400,7 @@ sg_status sg__graph_print(const sg__graph *g, char **out)
     sg__buf b = {.ctx = g->ctx};
     namer N = {0};
     by_scope B = {0};
-    bool ok = namer_init(g->ctx, &N, g->nvals) && by_scope_init(g, &B);
-    if (!ok)
-        sg__nomem(g->ctx);
+    bool ok = naming_init(g, &N, &B);
     for (uint32_t s = 0; s < g->nscopes && ok; s++)
         ok = print_scope(g, &b, &N, &B, s);
     namer_free(&N);
@@ -427,11 +439,8 @@ sg_status sg__graph_scope_placeholders(const sg__graph *g, uint32_t scope, char 
 {
     namer N = {0};
     by_scope B = {0};
-    if (!namer_init(g->ctx, &N, g->nvals) || !by_scope_init(g, &B)) {
-        namer_free(&N);
-        by_scope_free(&B);
-        return sg__nomem(g->ctx);
-    }
+    if (!naming_init(g, &N, &B))
+        return SG_ENOMEM;
     name_scope(g, &N, &B, scope);
     by_scope_free(&B);
     sg__buf b = {.ctx = g->ctx};
@@ -466,11 +475,8 @@ sg_status sg__graph_dot(const sg__graph *g, char **out)
     *out = NULL;
     namer N = {0};
     by_scope B = {0};
-    if (!namer_init(g->ctx, &N, g->nvals) || !by_scope_init(g, &B)) {
-        namer_free(&N);
-        by_scope_free(&B);
-        return sg__nomem(g->ctx);
-    }
+    if (!naming_init(g, &N, &B))
+        return SG_ENOMEM;
     name_all(g, &N, &B);
     sg__buf b = {.ctx = ctx};
     bool ok = true;

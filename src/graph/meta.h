@@ -28,15 +28,7 @@ typedef sg_status (*sg__meta_fn)(sg__mcall *m, uint32_t *out);
 /* The rule of an operator (by its name without overload), or NULL. */
 sg__meta_fn sg__meta_find(const sg__schema *s);
 
-/* ---- helpers for rules ---- */
-
-/* Return the status of x from the rule when it is an error. */
-#define CHAIN(x)                                                                                                   \
-    do {                                                                                                           \
-        sg_status s_ = (x);                                                                                        \
-        if (s_)                                                                                                    \
-            return s_;                                                                                             \
-    } while (0)
+/* ---- helpers for rules (CHAIN, in util_private.h, returns an error) ---- */
 
 /* The integer argument named name (NULL when absent or None). */
 const sg_expr *sg__meta_arg_expr(const sg__mcall *m, const char *name);

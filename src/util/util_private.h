@@ -25,6 +25,14 @@ typedef struct sg__chunk {
     max_align_t data[];
 } sg__chunk;
 
+/* Return the status of x from the function when it is an error. */
+#define CHAIN(x)                                                                                                   \
+    do {                                                                                                           \
+        sg_status s_ = (x);                                                                                        \
+        if (s_)                                                                                                    \
+            return s_;                                                                                             \
+    } while (0)
+
 #define SG_SMALL_MIN (-64)
 #define SG_SMALL_MAX 1023
 #define SG_DEFAULT_MAX_TERMS ((size_t)1 << 20)

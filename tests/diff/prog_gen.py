@@ -1012,7 +1012,7 @@ class CaseGen:
             else:
                 code = "%s.squeeze_(%s)" % (x, r.choice(["", str(r.randrange(max(nd, 1)))]))
             return code, None
-        elif op == "set_":
+        elif op in ("set_", "data_set"):  # x takes y's storage (and y's flags)
             y = self.pick(self.tensors(lambda s, f: s.dtype == t.dtype))
             if y is None:
                 return None
@@ -1020,16 +1020,7 @@ class CaseGen:
 
             def post():
                 self.flags[x] = fy
-            return "%s.set_(%s)" % (x, y), post
-        elif op == "data_set":
-            y = self.pick(self.tensors(lambda s, f: s.dtype == t.dtype))
-            if y is None:
-                return None
-            fy = self.flags[y]
-
-            def post():
-                self.flags[x] = fy
-            return "%s.data = %s" % (x, y), post
+            return ("%s.set_(%s)" if op == "set_" else "%s.data = %s") % (x, y), post
         elif op == "data_mut":
             if not isf:
                 return None
