@@ -160,7 +160,8 @@ sg_status sg__xc_bind(sg__xcall *c, size_t i, int64_t val);
 /* Evaluate an expression under the run's bindings (sg__xrun_eval). */
 sg_status sg__xc_eval(sg__xcall *c, const sg_expr *e, int64_t *out);
 
-/* The kernel of schema s, or NULL. A kernel reads c->a, makes its outputs
+/* The kernel of schema s (its row's KERNEL column in graph/ops.def), or
+ * NULL. A kernel reads c->a, makes its outputs
  * (sg__xc_output, then sg__xc_set for each value of the node), writes
  * their elements and bumps the version counters of the tensors it writes;
  * on an error it leaves every earlier value (and storage) as it was. */

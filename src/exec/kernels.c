@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "exec/exec_private.h"
+#include "graph/ops.h"
 
 /* An element on its way: a double (float dtypes) or an int64 (int64, bool). */
 typedef union xv {
@@ -1166,37 +1167,16 @@ static sg_status k_sym(sg__xcall *c)
 
 /* ---- the table ---- */
 
-static const struct {
-    const char *name;
-    sg__xkernel fn;
-} kernels[] = {
-    {"add", k_add}, {"add_", k_add}, {"sub", k_sub}, {"sub_", k_sub}, {"mul", k_mul}, {"mul_", k_mul},
-    {"div", k_div}, {"div_", k_div}, {"pow", k_pow}, {"eq", k_eq}, {"ne", k_ne}, {"lt", k_lt}, {"le", k_le},
-    {"gt", k_gt}, {"ge", k_ge}, {"where", k_where}, {"clamp", k_clamp}, {"clamp_", k_clamp}, {"neg", k_neg},
-    {"abs", k_abs}, {"exp", k_exp}, {"log", k_log}, {"sin", k_sin}, {"sin_", k_sin}, {"cos", k_cos},
-    {"tanh", k_tanh}, {"relu", k_relu}, {"sigmoid", k_sigmoid}, {"rsub", k_rsub}, {"reciprocal", k_reciprocal},
-    {"copy_", k_copy_}, {"copy", k_copy}, {"fill_", k_fill_}, {"zero_", k_fill_}, {"clone", k_clone},
-    {"contiguous", k_clone},
-    {"zeros", k_create}, {"ones", k_create}, {"full", k_create}, {"empty", k_create}, {"zeros_like", k_create},
-    {"ones_like", k_create}, {"empty_like", k_create}, {"arange", k_arange},
-    {"view", k_view}, {"expand", k_view}, {"permute", k_view}, {"transpose", k_view}, {"t", k_view},
-    {"unsqueeze", k_view}, {"squeeze", k_view}, {"select", k_view}, {"slice", k_view}, {"narrow", k_view},
-    {"unbind", k_view}, {"diagonal", k_view}, {"as_strided", k_view}, {"detach", k_view}, {"alias", k_view},
-    {"_unsafe_view", k_view}, {"t_", k_view}, {"transpose_", k_view}, {"unsqueeze_", k_view},
-    {"squeeze_", k_view}, {"as_strided_", k_view}, {"detach_", k_view}, {"requires_grad_", k_view},
-    {"set_", k_view},
-    {"sum", k_reduce}, {"mean", k_reduce}, {"amax", k_reduce}, {"amin", k_reduce},
-    {"mm", k_matmul}, {"bmm", k_matmul}, {"mv", k_matmul}, {"dot", k_matmul},
-    {"cat", k_cat}, {"stack", k_cat},
-    {"sym_size", k_sym}, {"sym_stride", k_sym}, {"sym_storage_offset", k_sym},
-    {"nonzero", k_nonzero}, {"masked_select", k_masked_select}, {"item", k_item}, {"_local_scalar_dense", k_item},
-    {"as_strided_scatter", k_scatter}, {"slice_scatter", k_scatter}, {"select_scatter", k_scatter},
+/* The KERNEL column of the operator table, by row (NULL: none). */
+#define k_none NULL
+static const sg__xkernel kernels[] = {
+#define OP(id, schema, rule, variant, kernel, ...) [SG_OP_##id] = k_##kernel,
+#include "graph/ops.def"
+#undef OP
 };
+_Static_assert(sizeof kernels / sizeof *kernels == SG_OP_COUNT, "a kernel slot per row");
 
 sg__xkernel sg__xkernel_find(const sg__schema *s)
 {
-    for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++)
-        if (!strcmp(kernels[i].name, s->name))
-            return kernels[i].fn;
-    return NULL;
+    return s->op < SG_OP_COUNT ? kernels[s->op] : NULL;
 }

@@ -21,29 +21,7 @@ struct sg__xrun {
     const sg_expr **bsyms;
     size_t nb, capb;
     size_t next; /* the node after the last one run */
-#define KCACHE 256
-    const sg__schema *kschema[KCACHE]; /* the kernels found, by schema (direct-mapped) */
-    sg__xkernel kfn[KCACHE];
 };
-
-/* The kernel of schema s (sg__xkernel_find, remembered): open addressing
- * over a multiplicative hash of the pointer (the schemas of the registry and
- * the static ones of the passes live far apart; a direct map of their
- * indices collided, and a miss searches the kernel table by name). */
-static sg__xkernel kernel_of(sg__xrun *r, const sg__schema *s)
-{
-    size_t at = (size_t)(((uint64_t)(uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15)) >> 56) % KCACHE;
-    for (size_t i = 0; i < KCACHE; i++, at = (at + 1) % KCACHE) {
-        if (r->kschema[at] == s)
-            return r->kfn[at];
-        if (!r->kschema[at])
-            break;
-    }
-    sg__xkernel k = sg__xkernel_find(s); /* a full table (more than KCACHE schemas): the last slot probed */
-    r->kschema[at] = s;
-    r->kfn[at] = k;
-    return k;
-}
 
 static const sg__xval unset = {.kind = SG_XV_UNSET};
 
@@ -599,7 +577,7 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
     sg__schema_full_name(c->s, c->op);
     sg__xtensor **lists[SG_SCHEMA_ARGS] = {NULL};
     sg_status s = SG_OK;
-    sg__xkernel k = kernel_of(r, c->s);
+    sg__xkernel k = sg__xkernel_find(c->s);
     if (!k)
         s = sg__err(r->ctx, SG_EUNSUPPORTED, "unsupported: no kernel for operator %s", c->op);
     /* positional arguments first, in schema order, then keyword-only ones by name */

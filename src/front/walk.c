@@ -22,6 +22,7 @@
 #include "exec/exec.h"
 #include "expr/expr_private.h"
 #include "front/front_private.h"
+#include "graph/ops.h"
 #include "shapeguard/hop.h"
 #include "shapeguard/print.h"
 
@@ -115,7 +116,6 @@ struct sg__walk {
     bool grad;           /* grad mode */
     unsigned depth;
     unsigned line;       /* the line under way */
-    struct pysch *psch;  /* per pyops entry: its overloads' schemas, found on first use (NULL: none yet) */
 };
 
 #define MAX_CALL_DEPTH 200
@@ -807,114 +807,17 @@ static sg_status arg_of(sg__walk *W, const sg__py *at, argv *A, const wv *v, con
 /* ---- tensor methods and torch functions ---- */
 
 /* How a Python name maps to aten overloads: the first whose schema takes
- * the arguments (PyTorch's Python argument parser, for our operators). */
-typedef struct pyop {
-    const char *py;
-    const char *ops[3];
-    uint8_t flags;
-} pyop;
+ * the arguments (PyTorch's Python argument parser, for our operators). The
+ * spellings are the PY column of the operator table (graph/ops.def), indexed
+ * by the registry. */
+typedef sg__pyop pyop;
 
-enum {
-    PY_VARARGS = 1, /* f(2, 3) packs its ints into the first int list */
-    PY_WRAP = 2,    /* a number may stand for the Tensor `other` (wrapped) */
-    PY_FUNC = 4,    /* torch.X only (no self) */
-    PY_CREATE = 8,  /* creation: tensors default to float64 */
-};
+static const sg__opreg *walk_reg(sg__walk *W);
 
-static const pyop pyops[] = {
-    {"abs", {"abs"}, 0},
-    {"add", {"add.Tensor", "add.out"}, PY_WRAP},
-    {"add_", {"add_.Tensor"}, PY_WRAP},
-    {"amax", {"amax"}, 0},
-    {"amin", {"amin"}, 0},
-    {"arange", {"arange", "arange.start", "arange.start_step"}, PY_FUNC | PY_CREATE},
-    {"as_strided", {"as_strided"}, 0},
-    {"as_strided_", {"as_strided_"}, 0},
-    {"bmm", {"bmm"}, 0},
-    {"cat", {"cat"}, PY_FUNC},
-    {"clamp", {"clamp", "clamp.Tensor"}, 0},
-    {"clamp_", {"clamp_"}, 0},
-    {"clone", {"clone"}, 0},
-    {"contiguous", {"contiguous"}, 0},
-    {"copy_", {"copy_"}, 0},
-    {"cos", {"cos"}, 0},
-    {"detach", {"detach"}, 0},
-    {"detach_", {"detach_"}, 0},
-    {"diagonal", {"diagonal"}, 0},
-    {"div", {"div.Tensor", "div.out"}, PY_WRAP},
-    {"div_", {"div_.Tensor"}, PY_WRAP},
-    {"empty", {"empty.memory_format"}, PY_FUNC | PY_VARARGS | PY_CREATE},
-    {"empty_like", {"empty_like"}, 0},
-    {"eq", {"eq.Tensor", "eq.Scalar"}, 0},
-    {"exp", {"exp"}, 0},
-    {"expand", {"expand"}, PY_VARARGS},
-    {"fill_", {"fill_.Scalar", "fill_.Tensor"}, 0},
-    {"flatten", {"flatten.using_ints"}, 0},
-    {"full", {"full"}, PY_FUNC | PY_CREATE},
-    {"ge", {"ge.Tensor", "ge.Scalar"}, 0},
-    {"gt", {"gt.Tensor", "gt.Scalar"}, 0},
-    {"le", {"le.Tensor", "le.Scalar"}, 0},
-    {"log", {"log"}, 0},
-    {"lt", {"lt.Tensor", "lt.Scalar"}, 0},
-    {"masked_select", {"masked_select"}, 0},
-    {"matmul", {"matmul"}, 0},
-    {"mean", {"mean", "mean.dim"}, 0},
-    {"mm", {"mm"}, 0},
-    {"mul", {"mul.Tensor", "mul.out"}, PY_WRAP},
-    {"mul_", {"mul_.Tensor"}, PY_WRAP},
-    {"narrow", {"narrow"}, 0},
-    {"ne", {"ne.Tensor", "ne.Scalar"}, 0},
-    {"neg", {"neg", "neg.out"}, 0},
-    {"nonzero", {"nonzero"}, 0},
-    {"ones", {"ones"}, PY_FUNC | PY_VARARGS | PY_CREATE},
-    {"ones_like", {"ones_like"}, 0},
-    {"permute", {"permute"}, PY_VARARGS},
-    {"pow", {"pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar"}, 0},
-    {"reciprocal", {"reciprocal"}, 0},
-    {"relu", {"relu"}, 0},
-    {"requires_grad_", {"requires_grad_"}, 0},
-    {"reshape", {"reshape"}, PY_VARARGS},
-    {"rsub", {"rsub.Scalar"}, 0},
-    {"select", {"select.int"}, 0},
-    {"set_", {"set_.source_Tensor"}, 0},
-    {"sigmoid", {"sigmoid"}, 0},
-    {"sin", {"sin"}, 0},
-    {"sin_", {"sin_"}, 0},
-    {"squeeze", {"squeeze", "squeeze.dim"}, 0},
-    {"squeeze_", {"squeeze_", "squeeze_.dim"}, 0},
-    {"stack", {"stack"}, PY_FUNC},
-    {"sub", {"sub.Tensor", "sub.out"}, PY_WRAP},
-    {"sub_", {"sub_.Tensor"}, PY_WRAP},
-    {"sum", {"sum", "sum.dim_IntList"}, 0},
-    {"t", {"t"}, 0},
-    {"t_", {"t_"}, 0},
-    {"tanh", {"tanh"}, 0},
-    {"transpose", {"transpose.int"}, 0},
-    {"transpose_", {"transpose_"}, 0},
-    {"unbind", {"unbind.int"}, 0},
-    {"unsqueeze", {"unsqueeze"}, 0},
-    {"unsqueeze_", {"unsqueeze_"}, 0},
-    {"view", {"view"}, PY_VARARGS},
-    {"where", {"where.self"}, PY_WRAP},
-    {"zero_", {"zero_"}, 0},
-    {"zeros", {"zeros"}, PY_FUNC | PY_VARARGS | PY_CREATE},
-    {"zeros_like", {"zeros_like"}, 0},
-};
-
-static const pyop *pyop_find(const char *name)
+/* The Python spelling name, or NULL. */
+static const pyop *pyop_find(sg__walk *W, const char *name)
 {
-    size_t lo = 0, hi = sizeof pyops / sizeof *pyops;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int c = strcmp(name, pyops[mid].py);
-        if (!c)
-            return &pyops[mid];
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return NULL;
+    return sg__opreg_pyop(walk_reg(W), name);
 }
 
 /* Does schema argument type ty take value v? */
@@ -1002,63 +905,31 @@ static sg_status pack_varargs(sg__walk *W, const sg__schema *s, wv *pos, size_t 
     return SG_OK;
 }
 
-static const sg__opreg *walk_reg(sg__walk *W);
-
-/* The schemas of a pyops entry's overloads, found once per walker. */
-struct pysch {
-    bool found;
-    const sg__schema *s[3];
-};
-
-#define NPYOPS (sizeof pyops / sizeof *pyops)
-
-/* The schema of p's overload c (NULL: not in the registry). */
-static sg_status pyop_schema(sg__walk *W, const sg__opreg *reg, const pyop *p, int c, const sg__schema **out)
-{
-    if (!W->psch && !(W->psch = wmem(W, NPYOPS * sizeof *W->psch)))
-        return sg__nomem(W->ctx);
-    struct pysch *e = &W->psch[p - pyops];
-    if (!e->found) {
-        for (int k = 0; k < 3 && p->ops[k]; k++)
-            e->s[k] = sg__opreg_find(reg, p->ops[k]);
-        e->found = true;
-    }
-    *out = e->s[c];
-    return SG_OK;
-}
-
 /* Call the Python-level operator py with self (NULL for torch.X) and
  * arguments. */
 static sg_status call_pyop(sg__walk *W, const sg__py *at, const pyop *p, wv *pos, size_t npos, const char **kwn,
                            wv *kwv, size_t nkw, wv *out)
 {
-    const sg__opreg *reg = walk_reg(W);
-    if (!reg)
-        return sg_ctx_last_error(W->ctx);
     wv packed[SG_SCHEMA_ARGS + SG_MAX_DIMS];
     const sg__schema *chosen = NULL;
     size_t nchosen = 0;
-    for (int c = 0; c < 3 && p->ops[c] && !chosen; c++) {
-        const sg__schema *s = NULL;
-        CHAIN(pyop_schema(W, reg, p, c, &s));
-        if (!s || npos > sizeof packed / sizeof *packed)
+    for (int c = 0; c < p->n && !chosen; c++) {
+        const sg__schema *s = p->s[c];
+        if (npos > sizeof packed / sizeof *packed)
             continue;
         if (npos) /* args may be NULL when there are none */
             memcpy(packed, pos, npos * sizeof *pos);
         size_t n = npos;
-        if (p->flags & PY_VARARGS)
+        if (p->flags & SG_PYF_VARARGS)
             CHAIN(pack_varargs(W, s, packed, &n));
-        if (schema_takes(s, packed, n, kwn, kwv, nkw, (p->flags & PY_WRAP) != 0)) {
+        if (schema_takes(s, packed, n, kwn, kwv, nkw, (p->flags & SG_PYF_WRAP) != 0)) {
             chosen = s;
             nchosen = n;
         }
     }
     for (size_t k = 0; k < nkw && !chosen; k++)
         if (!strcmp(kwn[k], "out")) {
-            bool any_out = false;
-            for (int c = 0; c < 3 && p->ops[c]; c++)
-                any_out |= strstr(p->ops[c], ".out") != NULL;
-            if (!any_out)
+            if (!p->any_out)
                 return werr(W, at, SG_EUNSUPPORTED, "unsupported: %s with out= (not in the operator list)", p->py);
         }
     if (!chosen) {
@@ -1084,7 +955,7 @@ static sg_status call_pyop(sg__walk *W, const sg__py *at, const pyop *p, wv *pos
         if (!strcmp(kwn[k], "out") && kwv[k].kind == W_TENSOR)
             out_obj = kwv[k].u.t;
     }
-    if ((p->flags & PY_CREATE) && !has_dtype && strcmp(p->py, "arange")) {
+    if ((p->flags & SG_PYF_CREATE) && !has_dtype && strcmp(p->py, "arange")) {
         /* float64 by default; full takes its fill value's type */
         wv d = {.kind = W_DTYPE, .u.dtype = SG_FLOAT64};
         if (!strcmp(p->py, "full") && nchosen > 1)
@@ -1361,7 +1232,7 @@ static sg_status tensor_binop(sg__walk *W, const sg__py *at, int op, wv *a, wv *
         sg_arg x = {.kind = SG_ARG_VALUE, .u.v = b->u.t->v};
         CHAIN(op_call(W, at, "reciprocal", &x, 1, NULL, &r));
         wv pos[2] = {r, *a};
-        return call_pyop(W, at, pyop_find("mul"), pos, 2, NULL, NULL, 0, out);
+        return call_pyop(W, at, pyop_find(W, "mul"), pos, 2, NULL, NULL, 0, out);
     }
     wv pos[2];
     if (ta || op == SG_PYOP_POW) {
@@ -1379,7 +1250,7 @@ static sg_status tensor_binop(sg__walk *W, const sg__py *at, int op, wv *a, wv *
         CHAIN(arg_of(W, at, A, &pos[1], NULL));
         return op_call(W, at, "pow.Scalar", A->a, A->n, NULL, out);
     }
-    return call_pyop(W, at, pyop_find(name), pos, 2, NULL, NULL, 0, out);
+    return call_pyop(W, at, pyop_find(W, name), pos, 2, NULL, NULL, 0, out);
 }
 
 static sg_status compare(sg__walk *W, const sg__py *at, uint8_t op, wv *a, wv *b, wv *out)
@@ -1399,10 +1270,10 @@ static sg_status compare(sg__walk *W, const sg__py *at, uint8_t op, wv *a, wv *b
         if (a->kind != W_TENSOR) { /* 2 < x is x > 2 */
             static const char *const flip[] = {"eq", "ne", "gt", "ge", "lt", "le"};
             wv pos[2] = {*b, *a};
-            return call_pyop(W, at, pyop_find(flip[k]), pos, 2, NULL, NULL, 0, out);
+            return call_pyop(W, at, pyop_find(W, flip[k]), pos, 2, NULL, NULL, 0, out);
         }
         wv pos[2] = {*a, *b};
-        return call_pyop(W, at, pyop_find(rels[k].py), pos, 2, NULL, NULL, 0, out);
+        return call_pyop(W, at, pyop_find(W, rels[k].py), pos, 2, NULL, NULL, 0, out);
     }
     if (a->kind == W_FLOAT || b->kind == W_FLOAT) {
         double x, y;
@@ -1584,7 +1455,7 @@ static sg_status getattr(sg__walk *W, const sg__py *at, const wv *obj, const cha
                 *out = (wv){.kind = W_BUILTIN, .u.name = known[i]};
                 return SG_OK;
             }
-        const pyop *p = pyop_find(name);
+        const pyop *p = pyop_find(W, name);
         if (!p)
             return werr(W, at, SG_EUNSUPPORTED, "unsupported: torch.%s", name);
         *out = (wv){.kind = W_BUILTIN, .u.name = p->py};
@@ -1789,7 +1660,7 @@ static sg_status call_builtin(sg__walk *W, const sg__py *at, const char *name, w
     }
     if (!strcmp(name, "cond"))
         return torch_cond(W, at, args, n, kwn, kwv, nkw, out);
-    const pyop *p = pyop_find(name);
+    const pyop *p = pyop_find(W, name);
     if (!p)
         return werr(W, at, SG_EUNSUPPORTED, "unsupported: torch.%s", name);
     return call_pyop(W, at, p, args, n, kwn, kwv, nkw, out);
@@ -1809,8 +1680,8 @@ static sg_status call_value(sg__walk *W, const sg__py *at, const wv *fn, wv *arg
         CHAIN(tensor_method(W, at, t, fn->u.method.name, args, npos, kwn, kwv, nkw, out, &handled));
         if (handled)
             return SG_OK;
-        const pyop *p = pyop_find(fn->u.method.name);
-        if (!p || (p->flags & PY_FUNC))
+        const pyop *p = pyop_find(W, fn->u.method.name);
+        if (!p || (p->flags & SG_PYF_FUNC))
             return werr(W, at, SG_EUNSUPPORTED, "unsupported: Tensor.%s", fn->u.method.name);
         wv all[SG_SCHEMA_ARGS + SG_MAX_DIMS];
         if (npos + 1 > sizeof all / sizeof *all)
@@ -1950,7 +1821,7 @@ static sg_status eval(sg__walk *W, frame *f, const sg__py *e, wv *out)
         if (e->op == '+')
             *out = a;
         else if (a.kind == W_TENSOR)
-            return call_pyop(W, e, pyop_find("neg"), &a, 1, NULL, NULL, 0, out);
+            return call_pyop(W, e, pyop_find(W, "neg"), &a, 1, NULL, NULL, 0, out);
         else if (a.kind == W_FLOAT && a.known)
             *out = (wv){.kind = W_FLOAT, .known = true, .u.f = -a.u.f};
         else if (a.kind == W_FLOAT) /* not tracked, nor what is computed from it */
@@ -2079,7 +1950,7 @@ static sg_status run_stmt(sg__walk *W, frame *f, const sg__py *st, bool *returne
             if (!name)
                 return werr(W, st, SG_EUNSUPPORTED, "unsupported: this augmented assignment on a tensor");
             wv pos[2] = {a, b};
-            CHAIN(call_pyop(W, st, pyop_find(name), pos, 2, NULL, NULL, 0, &r));
+            CHAIN(call_pyop(W, st, pyop_find(W, name), pos, 2, NULL, NULL, 0, &r));
         } else {
             if (!is_number(&a) || !is_number(&b))
                 return werr(W, st, SG_ETYPE, "unsupported operand types: %s and %s", kind_name(&a), kind_name(&b));

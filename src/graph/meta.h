@@ -8,6 +8,7 @@
 #define SG_GRAPH_META_H
 
 #include "graph/graph.h"
+#include "graph/ops.h"
 
 /* A call under way: the schema's arguments, each given or defaulted. */
 typedef struct sg__mcall {
@@ -23,10 +24,22 @@ typedef struct sg__mcall {
     size_t nasserts;
 } sg__mcall;
 
-typedef sg_status (*sg__meta_fn)(sg__mcall *m, uint32_t *out);
-
-/* The rule of an operator (by its name without overload), or NULL. */
-sg__meta_fn sg__meta_find(const sg__schema *s);
+/* The rules the operator table names (its RULE column: sg__meta_<RULE>). */
+sg_status sg__meta_pointwise(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_view(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_reduce(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_fill(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_like(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_arange(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_cat(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_matmul(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_nonzero(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_masked_select(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_item(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_sym(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_set(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_requires_grad(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_unsafe_view(sg__mcall *m, uint32_t *out);
 
 /* ---- helpers for rules (CHAIN, in util_private.h, returns an error) ---- */
 

@@ -69,56 +69,12 @@ static void update_number(result_state *r, const sg__garg *a)
 
 /* ---- the operator's kind ---- */
 
-typedef enum {
-    K_ARITH,   /* add sub mul pow where clamp: the promoted type */
-    K_DIV,     /* true division: integral results become float64 */
-    K_COMPARE, /* eq ne lt le gt ge: bool */
-    K_FLOAT,   /* exp log sin cos tanh sigmoid: integral inputs give float64 */
-    K_SAME,    /* neg abs relu: the input's type (neg of bool refused) */
-    K_FILL     /* copy_ fill_ zero_: into self, any type cast */
-} kind;
-
-/* The name of n bytes is word. */
-static bool is(const char *name, size_t n, const char *word)
+/* What the operator computes: the VARIANT column of its row (SG_PW_*,
+ * graph/ops.h); a schema outside the table computes by type promotion. */
+static unsigned kind_of(const sg__schema *s)
 {
-    return strlen(word) == n && !memcmp(name, word, n);
-}
-
-/* What the operator computes, from its name (a trailing _ dropped); a
- * switch on the first letter, as it runs for every pointwise call. */
-static kind kind_of(const char *name)
-{
-    size_t n = strlen(name);
-    if (n && name[n - 1] == '_')
-        n--;
-    switch (name[0]) {
-    case 'a':
-        return is(name, n, "abs") ? K_SAME : K_ARITH;
-    case 'c':
-        return is(name, n, "cos") ? K_FLOAT : is(name, n, "copy") ? K_FILL : K_ARITH;
-    case 'd':
-        return is(name, n, "div") ? K_DIV : K_ARITH;
-    case 'e':
-        return is(name, n, "eq") ? K_COMPARE : is(name, n, "exp") ? K_FLOAT : K_ARITH;
-    case 'f':
-        return is(name, n, "fill") ? K_FILL : K_ARITH;
-    case 'g':
-        return is(name, n, "gt") || is(name, n, "ge") ? K_COMPARE : K_ARITH;
-    case 'l':
-        return is(name, n, "lt") || is(name, n, "le") ? K_COMPARE : is(name, n, "log") ? K_FLOAT : K_ARITH;
-    case 'n':
-        return is(name, n, "ne") ? K_COMPARE : is(name, n, "neg") ? K_SAME : K_ARITH;
-    case 'r':
-        return is(name, n, "reciprocal") ? K_FLOAT : is(name, n, "relu") ? K_SAME : K_ARITH;
-    case 's':
-        return is(name, n, "sin") || is(name, n, "sigmoid") ? K_FLOAT : K_ARITH;
-    case 't':
-        return is(name, n, "tanh") ? K_FLOAT : K_ARITH;
-    case 'z':
-        return is(name, n, "zero") ? K_FILL : K_ARITH;
-    default:
-        return K_ARITH;
-    }
+    const sg__opinfo *o = sg__op_info(s->op);
+    return o ? o->variant : SG_PW_ARITH;
 }
 
 /* ---- operands ---- */
@@ -562,24 +518,24 @@ static sg_status result_dtype(sg__mcall *m, const operands *o, sg_dtype *out)
 {
     int t = combine(o->rs.dim, combine(o->rs.zero, o->rs.wrapped));
     sg_dtype d = (sg_dtype)t;
-    switch (kind_of(m->s->name)) {
-    case K_COMPARE:
+    switch (kind_of(m->s)) {
+    case SG_PW_COMPARE:
         *out = SG_BOOL;
         return SG_OK;
-    case K_DIV:
-    case K_FLOAT:
+    case SG_PW_DIV:
+    case SG_PW_FLOAT:
         *out = is_float(d) ? d : SG_FLOAT64;
         return SG_OK;
-    case K_SAME: /* neg abs relu */
+    case SG_PW_SAME: /* neg abs relu */
         if (d == SG_BOOL)
             return sg__err(m->g->ctx, SG_ETYPE, "%s: not supported for a bool tensor", m->op);
         break;
-    case K_FILL:
+    case SG_PW_FILL:
         if (!strcmp(m->s->name, "fill_") && m->s->args[1].type.base == SG_TY_TENSOR && o->n > 1 &&
             sg__mt(m, o->t[1])->ndim != 0)
             return sg__err(m->g->ctx, SG_ESHAPE, "%s: fill_ only supports a 0-dimension value tensor", m->op);
         break;
-    case K_ARITH:
+    case SG_PW_ARITH:
         if ((!strncmp(m->s->name, "sub", 3) || !strcmp(m->s->name, "rsub")) && o->any_bool)
             return sg__err(m->g->ctx, SG_ETYPE, "%s: subtraction with a bool tensor is not supported", m->op);
         if (!strncmp(m->s->name, "pow", 3) && d == SG_BOOL)
@@ -706,7 +662,7 @@ static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char 
                                                              : "the broadcast shape does not match the shape of "
                                                                "out, which is an input too");
     t = sg__mt(m, dst);
-    if (kind_of(m->s->name) != K_FILL && !can_cast(d, (sg_dtype)t->dtype))
+    if (kind_of(m->s) != SG_PW_FILL && !can_cast(d, (sg_dtype)t->dtype))
         return sg__err(m->g->ctx, SG_ETYPE, "%s: result type %s can't be cast to the desired output type %s", m->op,
                        sg__dtype_name(d), sg__dtype_name((sg_dtype)t->dtype));
     const sg_expr *strides[SG_MAX_DIMS];
@@ -745,8 +701,8 @@ static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char 
 static sg_dtype common_dtype(sg__mcall *m, const operands *o)
 {
     sg_dtype d = (sg_dtype)combine(o->rs.dim, combine(o->rs.zero, o->rs.wrapped));
-    kind k = kind_of(m->s->name);
-    return (k == K_FLOAT || k == K_DIV) && !is_float(d) ? SG_FLOAT64 : d;
+    unsigned k = kind_of(m->s);
+    return (k == SG_PW_FLOAT || k == SG_PW_DIV) && !is_float(d) ? SG_FLOAT64 : d;
 }
 
 /* Inputs of another dtype than the common one take part as converted

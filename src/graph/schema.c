@@ -253,6 +253,7 @@ sg_status sg__schema_parse(sg_ctx *ctx, sg__schema *out, const char *text)
         return s;
     }
     annotate(out);
+    out->op = UINT16_MAX; /* the registry sets its own */
     return SG_OK;
 }
 

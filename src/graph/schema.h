@@ -79,6 +79,8 @@ typedef struct sg__schema {
     uint32_t flags;                /* SG_OPF_* */
     uint32_t written;              /* bit i: argument i is written */
     int8_t ret_alias[SG_SCHEMA_RETS]; /* the argument return i aliases, or -1 */
+    uint16_t op;                   /* its row of the operator table (graph/ops.h: SG_OP_*); UINT16_MAX
+                                      for a schema parsed outside the registry */
 } sg__schema;
 
 /* Parse a schema string (an optional "aten::" prefix is dropped) into *out

@@ -29,8 +29,6 @@ sg_status sg_tracer_new(sg_env *env, sg_tracer **out)
         s = sg__graph_new(env, &t->g);
     if (!s && (!sg__idmap_init(ctx, &t->taken, 16) || !sg__idmap_init(ctx, &t->names, 16)))
         s = sg__nomem(ctx);
-    if (!s && !(t->rules = sg__calloc(ctx, sg__opreg_count(t->reg), sizeof *t->rules)))
-        s = sg__nomem(ctx);
     if (s) {
         sg_tracer_free(t);
         return s;
@@ -47,7 +45,6 @@ void sg_tracer_free(sg_tracer *t)
     sg__graph_free(t->g);
     sg__idmap_free(&t->taken);
     sg__idmap_free(&t->names);
-    sg_free(t->rules);
     for (size_t i = 0; i < t->npnames; i++)
         sg_free(t->pnames[i]);
     sg_free(t->pnames);
@@ -534,13 +531,13 @@ static sg_status reshape_to(sg_tracer *t, sg__mcall *m, sg_value self, const sg_
 }
 
 /* reshape: a view where one can have the sizes, else clone + _unsafe_view. */
-static sg_status composite_reshape(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
+sg_status sg__composite_reshape(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
 {
     return reshape_to(t, m, m->a[0].u.v, t->g->exprs + m->a[1].u.list.off, m->a[1].u.list.n, out, line);
 }
 
 /* flatten: self itself for one dimension, else a reshape. */
-static sg_status composite_flatten(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
+sg_status sg__composite_flatten(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
 {
     sg_value self = m->a[0].u.v;
     size_t n = t->g->vals[self].u.t.ndim, start, end;
@@ -586,10 +583,10 @@ static void propagate_grad(sg_tracer *t, const sg__mcall *m, uint32_t v)
             propagate_grad(t, m, g->ids[g->vals[v].u.list.off + i]);
         return;
     }
-    if (g->vals[v].kind != SG_V_TENSOR || !strcmp(m->s->name, "requires_grad_"))
+    if (g->vals[v].kind != SG_V_TENSOR || m->s->op == SG_OP_requires_grad_)
         return;
     propagate_grad_flag(t, m, v);
-    if (strcmp(m->s->name, "set_")) /* set_ keeps self's grad_fn */
+    if (m->s->op != SG_OP_set__source_Tensor) /* set_ keeps self's grad_fn */
         g->vals[v].u.t.leaf = !g->vals[v].u.t.requires_grad;
 }
 
@@ -598,8 +595,8 @@ static void propagate_grad(sg_tracer *t, const sg__mcall *m, uint32_t v)
  * with an argument that requires grad. */
 static sg_status autograd_check(sg_tracer *t, const sg__mcall *m)
 {
-    if (t->no_grad || !(m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) || !strcmp(m->s->name, "detach_") ||
-        !strcmp(m->s->name, "requires_grad_"))
+    if (t->no_grad || !(m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) || m->s->op == SG_OP_detach_ ||
+        m->s->op == SG_OP_requires_grad_)
         return SG_OK;
     const sg__graph *g = t->g;
     if (m->s->flags & SG_OPF_OUT) {
@@ -621,18 +618,24 @@ static sg_status autograd_check(sg_tracer *t, const sg__mcall *m)
     return SG_OK;
 }
 
-/* Does autograd follow the result r of operator n (asked only where an
- * argument requires grad: most calls have none)? */
-static bool differentiable(const sg__fake_tensor *r, const char *n)
+/* The TAGS of schema s's row (0 outside the table). */
+static unsigned tags_of(const sg__schema *s)
 {
-    return (r->dtype == SG_FLOAT64 || r->dtype == SG_FLOAT32) && strcmp(n, "nonzero") && strcmp(n, "zeros_like") &&
-           strcmp(n, "ones_like") && strcmp(n, "empty_like") && strcmp(n, "zero_") && strcmp(n, "fill_");
+    const sg__opinfo *o = sg__op_info(s->op);
+    return o ? o->tags : 0;
+}
+
+/* Does autograd follow the result r of schema s (asked only where an
+ * argument requires grad: most calls have none)? */
+static bool differentiable(const sg__fake_tensor *r, const sg__schema *s)
+{
+    return (r->dtype == SG_FLOAT64 || r->dtype == SG_FLOAT32) && !(tags_of(s) & SG_T_NODIFF);
 }
 
 static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
 {
     sg__graph *g = t->g;
-    if (!strcmp(m->s->name, "detach_"))
+    if (m->s->op == SG_OP_detach_)
         return;
     sg__fake_tensor *r = &g->vals[v].u.t;
     bool any = false, written_rg = false;
@@ -650,16 +653,12 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
                 any |= g->vals[g->ids[a->u.list.off + k]].u.t.requires_grad;
         }
     }
-    const char *n = m->s->name;
     if (m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) {
-        if (!strcmp(n, "set_"))
+        if (m->s->op == SG_OP_set__source_Tensor)
             return; /* the set_ rule keeps self's flag */
-        bool view_inplace = !(m->s->flags & SG_OPF_OUT) &&
-                            (!strcmp(n, "t_") || !strcmp(n, "transpose_") || !strcmp(n, "unsqueeze_") ||
-                             !strcmp(n, "squeeze_") || !strcmp(n, "as_strided_"));
-        if (view_inplace)
+        if (tags_of(m->s) & SG_T_INPLACE_VIEW)
             return;
-        r->requires_grad = written_rg || (!t->no_grad && any && differentiable(r, n));
+        r->requires_grad = written_rg || (!t->no_grad && any && differentiable(r, m->s));
         return;
     }
     if (m->s->flags & SG_OPF_VIEW) { /* a view: its source's flag, none under no_grad */
@@ -667,7 +666,7 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
             r->requires_grad = false;
         return;
     }
-    r->requires_grad = !t->no_grad && any && differentiable(r, n);
+    r->requires_grad = !t->no_grad && any && differentiable(r, m->s);
 }
 
 sg_status sg_tracer_set_grad_enabled(sg_tracer *t, int enabled)
@@ -690,7 +689,7 @@ const sg__opreg *sg__tracer_reg(const sg_tracer *t)
 
 /* contiguous: self where it is contiguous (no node), else
  * clone(memory_format=torch.contiguous_format), as PyTorch decomposes it. */
-static sg_status composite_contiguous(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
+sg_status sg__composite_contiguous(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
 {
     sg_value self = m->a[0].u.v;
     bool same;
@@ -743,7 +742,7 @@ static const sg_expr *product(sg_tracer *t, const sg_expr *const *e, size_t n)
  * vector or a matrix (transposed when the batch is on the right); else
  * both operands expanded to the broadcast batch, reshaped to 3-D, bmm, and
  * viewed back. */
-static sg_status composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
+sg_status sg__composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
 {
     sg__graph *g = t->g;
     sg_value a = m->a[0].u.v, b = m->a[1].u.v;
@@ -841,21 +840,6 @@ static sg_status composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, uns
     return call_sizes(t, out, "_unsafe_view", r, shape, nb + 2, line);
 }
 
-typedef sg__composite_fn composite_fn;
-
-static composite_fn composite_find(const char *op)
-{
-    if (!strcmp(op, "reshape"))
-        return composite_reshape;
-    if (!strcmp(op, "flatten.using_ints"))
-        return composite_flatten;
-    if (!strcmp(op, "contiguous"))
-        return composite_contiguous;
-    if (!strcmp(op, "matmul"))
-        return composite_matmul;
-    return NULL;
-}
-
 static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch,
                                const sg_arg *args, size_t nargs, unsigned line);
 
@@ -949,19 +933,9 @@ static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, cons
 {
     if (!sch)
         sch = sg__opreg_find(t->reg, op);
-    sg__meta_fn rule = NULL;
-    composite_fn comp = NULL;
-    if (sch) { /* found once per operator */
-        sg__rule_slot *slot = &t->rules[sch - sg__opreg_at(t->reg, 0)];
-        if (!slot->kind) {
-            if ((slot->u.comp = composite_find(op)))
-                slot->kind = 2;
-            else
-                slot->kind = (slot->u.rule = sg__meta_find(sch)) ? 1 : 3;
-        }
-        rule = slot->kind == 1 ? slot->u.rule : NULL;
-        comp = slot->kind == 2 ? slot->u.comp : NULL;
-    }
+    const sg__opinfo *info = sch ? sg__op_info(sch->op) : NULL;
+    sg__composite_fn comp = info ? info->composite : NULL;
+    sg__meta_fn rule = info && !comp ? info->rule : NULL;
     if (!rule && !comp)
         return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: operator %s", op);
     sg__mcall m = {.g = t->g, .env = t->env, .s = sch};

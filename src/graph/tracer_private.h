@@ -6,17 +6,13 @@
 
 #include "graph/meta.h"
 
-/* An operator the tracer decomposes as PyTorch does (reshape, matmul ...). */
-typedef sg_status (*sg__composite_fn)(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
-
-/* What the tracer found for a registry entry: its shape rule or composite. */
-typedef struct sg__rule_slot {
-    uint8_t kind; /* 0: not looked up yet, 1: a rule, 2: a composite, 3: none */
-    union {
-        sg__meta_fn rule;
-        sg__composite_fn comp;
-    } u;
-} sg__rule_slot;
+/* The composites the operator table names (its COMPOSITE column): the
+ * operators the tracer decomposes as PyTorch does, each recording the calls
+ * it makes (tracer.c). */
+sg_status sg__composite_reshape(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
+sg_status sg__composite_flatten(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
+sg_status sg__composite_contiguous(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
+sg_status sg__composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
 
 struct sg_tracer {
     sg_ctx *ctx;
@@ -27,7 +23,6 @@ struct sg_tracer {
     sg__idmap names; /* 1 + value -> 1 + index into pnames: the program name it was given */
     char **pnames;
     size_t npnames, cappnames;
-    sg__rule_slot *rules; /* per registry entry, found once */
     bool called;     /* a call was recorded: no more inputs */
     bool no_grad;    /* grad mode off (torch.no_grad) */
     bool done;       /* the output was recorded */

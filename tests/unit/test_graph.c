@@ -8,6 +8,7 @@
 
 #include "graph/graph.h"
 #include "graph/meta.h"
+#include "graph/ops.h"
 #include "graph/schema.h"
 #include "shapeguard.h"
 
@@ -56,23 +57,104 @@ static void test_registry_lookup(void **state)
     assert_null(sg__opreg_at(R, sg__opreg_count(R)));
 }
 
-/* Every operator of the registry has a shape rule, but those the tracer
- * decomposes as PyTorch does and those only the passes make: a rule table
- * that is not sorted, or an operator added without its rule, fails here. */
+/* Every row of the operator table has a shape rule or a composite, but
+ * those only the passes make; a row whose rule is missing fails here. */
 static void test_every_operator_has_a_rule(void **state)
 {
     (void)state;
-    static const char *const without[] = {"reshape", "flatten", "contiguous", "matmul", "alias", "copy",
-                                          "as_strided_scatter", "slice_scatter", "select_scatter"};
+    static const char *const without[] = {"copy", "as_strided_scatter", "slice_scatter", "select_scatter"};
     for (size_t i = 0; i < sg__opreg_count(R); i++) {
         const sg__schema *s = sg__opreg_at(R, i);
+        const sg__opinfo *o = sg__op_info(s->op);
+        assert_int_equal(s->op, i);
+        assert_non_null(o);
         bool exempt = false;
         for (size_t k = 0; k < sizeof without / sizeof *without; k++)
             exempt |= !strcmp(s->name, without[k]);
-        if (!exempt && !sg__meta_find(s))
+        if (!exempt && !o->rule && !o->composite)
             fail_msg("operator %s has no shape rule", s->name);
-        if (exempt && sg__meta_find(s) && strcmp(s->name, "alias"))
+        if (exempt && (o->rule || o->composite))
             fail_msg("operator %s has a rule but is listed as without one", s->name);
+        if (o->rule && o->composite)
+            fail_msg("operator %s has both a rule and a composite", s->name);
+    }
+    assert_null(sg__op_info(SG_OP_NONE));
+    assert_null(sg__op_info(SG_OP_COUNT));
+}
+
+/* The columns that name other rows: a functional variant writes nothing and
+ * has the in-place overload's name without its '_' (or the out= overload's
+ * name); a view's inverse is the scatter of that view, writing nothing. */
+static void test_operator_table_links(void **state)
+{
+    (void)state;
+    size_t functional = 0, inverse = 0;
+    for (size_t i = 0; i < sg__opreg_count(R); i++) {
+        const sg__schema *s = sg__opreg_at(R, i);
+        const sg__opinfo *o = sg__op_info(s->op);
+        if (o->functional != SG_OP_NONE) {
+            const sg__schema *f = sg__opreg_op(R, o->functional);
+            assert_non_null(f);
+            assert_true(s->flags & (SG_OPF_INPLACE | SG_OPF_OUT));
+            assert_int_equal(f->flags & SG_OPF_MUTATES, 0);
+            size_t n = strlen(s->name) - ((s->flags & SG_OPF_INPLACE) ? 1 : 0);
+            assert_int_equal(strlen(f->name), n);
+            assert_memory_equal(f->name, s->name, n);
+            functional++;
+        } else {
+            /* every out= overload and every in-place arithmetic op has one */
+            assert_false(s->flags & SG_OPF_OUT);
+        }
+        if (o->inverse != SG_OP_NONE) {
+            const sg__schema *v = sg__opreg_op(R, o->inverse);
+            char want[2 * SG_SCHEMA_NAME];
+            snprintf(want, sizeof want, "%s_scatter", s->name);
+            assert_string_equal(v->name, want);
+            assert_true(s->flags & SG_OPF_VIEW);
+            assert_int_equal(v->flags & SG_OPF_MUTATES, 0);
+            inverse++;
+        }
+    }
+    /* worked out from ops.def by hand: 8 in-place arithmetic (add_ sub_ mul_ div_, two overloads each),
+     * copy_ clamp_ sin_, 6 in-place views (t_ transpose_ unsqueeze_ squeeze_ x2 as_strided_), detach_,
+     * 5 out= overloads; the views slice, select and as_strided have scatters */
+    assert_int_equal(functional, 8 + 3 + 6 + 1 + 5);
+    assert_int_equal(inverse, 3);
+    assert_int_equal(sg__op_info(SG_OP_add__Tensor)->functional, SG_OP_add_Tensor);
+    assert_int_equal(sg__op_info(SG_OP_neg_out)->functional, SG_OP_neg);
+    assert_int_equal(sg__op_info(SG_OP_slice_Tensor)->inverse, SG_OP_slice_scatter);
+}
+
+/* The Python spellings: each found by name with its overloads in the
+ * table's order; names not spelled are not found. */
+static void test_python_spellings(void **state)
+{
+    (void)state;
+    const sg__pyop *p = sg__opreg_pyop(R, "add");
+    assert_non_null(p);
+    assert_int_equal(p->n, 2);
+    assert_string_equal(p->s[0]->overload, "Tensor");
+    assert_string_equal(p->s[1]->overload, "out");
+    assert_true(p->any_out);
+    assert_int_equal(p->flags, SG_PYF_WRAP);
+    p = sg__opreg_pyop(R, "arange");
+    assert_non_null(p);
+    assert_int_equal(p->n, 3);
+    assert_int_equal(p->flags, SG_PYF_FUNC | SG_PYF_CREATE);
+    assert_false(p->any_out);
+    assert_null(sg__opreg_pyop(R, "_unsafe_view")); /* made by passes, not spelled in Python */
+    assert_null(sg__opreg_pyop(R, "add.Tensor"));
+    assert_null(sg__opreg_pyop(R, ""));
+    for (size_t i = 0; i < sg__opreg_count(R); i++) {
+        const sg__opinfo *o = sg__op_info((unsigned)i);
+        if (!o->py)
+            continue;
+        p = sg__opreg_pyop(R, o->py);
+        assert_non_null(p);
+        bool found = false;
+        for (int k = 0; k < p->n; k++)
+            found |= p->s[k] == sg__opreg_at(R, i);
+        assert_true(found);
     }
 }
 
@@ -653,6 +735,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry_lookup),
         cmocka_unit_test(test_every_operator_has_a_rule),
+        cmocka_unit_test(test_operator_table_links),
+        cmocka_unit_test(test_python_spellings),
         cmocka_unit_test(test_alias_annotations),
         cmocka_unit_test(test_parse_print),
         cmocka_unit_test(test_parse_errors),
