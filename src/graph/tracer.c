@@ -7,6 +7,7 @@
 
 #include "expr/expr_private.h"
 #include "graph/meta.h"
+#include "graph/record.h"
 #include "graph/tracer_private.h"
 
 
@@ -226,45 +227,6 @@ static sg_status bind_fail(sg__mcall *m, const char *what, const char *arg)
     return sg__err(m->g->ctx, SG_EINVAL, "%s: %s%s%s", m->op, what, arg ? " " : "", arg ? arg : "");
 }
 
-/* The default of schema argument i, as written in the schema. */
-static sg_status bind_default(sg__mcall *m, int i)
-{
-    const sg__sarg *sa = &m->s->args[i];
-    sg__garg *a = &m->a[i];
-    memset(a, 0, sizeof *a);
-    if (!sa->has_def) {
-        if (sa->type.optional) {
-            a->kind = SG_A_NONE;
-            return SG_OK;
-        }
-        return bind_fail(m, "missing argument", sa->name);
-    }
-    const char *d = sa->def;
-    if (!strcmp(d, "None")) {
-        a->kind = SG_A_NONE;
-    } else if (!strcmp(d, "True") || !strcmp(d, "False")) {
-        a->kind = SG_A_BOOL;
-        a->u.b = d[0] == 'T';
-    } else if (!strcmp(d, "[]")) {
-        a->kind = SG_A_EXPRS;
-        a->u.list.off = (uint32_t)m->g->nexprs;
-        a->u.list.n = 0;
-    } else if (sa->type.base == SG_TY_FLOAT) {
-        a->kind = SG_A_FLOAT;
-        a->u.f = strtod(d, NULL);
-    } else {
-        char *end;
-        long v = strtol(d, &end, 10);
-        if (*end)
-            return sg__err(m->g->ctx, SG_EINTERNAL, "%s: a default the tracer cannot read: %s", m->op, d);
-        a->kind = SG_A_EXPR;
-        a->u.e = sg__int_si(m->g->ctx, v);
-        if (!a->u.e)
-            return sg_ctx_last_error(m->g->ctx);
-    }
-    return SG_OK;
-}
-
 static bool is_kind(const sg__graph *g, sg_value v, sg__vkind k)
 {
     return v < g->nvals && g->vals[v].kind == k;
@@ -440,7 +402,7 @@ static sg_status bind(sg__mcall *m, const sg_arg *args, size_t nargs)
                 x = &args[k];
             }
         m->given[i] = x != NULL;
-        s = x ? bind_one(m, i, x) : bind_default(m, i);
+        s = x ? bind_one(m, i, x) : sg__record_default(m, i);
     }
     if (s)
         return s;
@@ -450,59 +412,6 @@ static sg_status bind(sg__mcall *m, const sg_arg *args, size_t nargs)
         if (sg__schema_arg(m->s, args[k].name) < 0)
             return bind_fail(m, "no argument named", args[k].name);
     return SG_OK;
-}
-
-/* The node's arguments: the positional ones up to the last given (defaults
- * filled in between), then the keyword-only ones given, by name. */
-static size_t node_args(const sg__mcall *m, sg__garg *out)
-{
-    int last = -1;
-    for (int i = 0; i < m->s->nargs; i++)
-        if (!m->s->args[i].kwonly && m->given[i])
-            last = i;
-    size_t n = 0;
-    for (int i = 0; i <= last; i++)
-        out[n++] = m->a[i];
-    for (int i = 0; i < m->s->nargs; i++)
-        if (m->s->args[i].kwonly && m->given[i]) {
-            out[n] = m->a[i];
-            out[n++].kw = m->s->args[i].name;
-        }
-    return n;
-}
-
-typedef struct {
-    size_t nvals, nnodes, nargs, nexprs, nids;
-    uint32_t nstorages;
-} graph_mark;
-
-static graph_mark mark(const sg__graph *g)
-{
-    return (graph_mark){g->nvals, g->nnodes, g->nargs, g->nexprs, g->nids, g->nstorages};
-}
-
-static void restore(sg__graph *g, graph_mark k)
-{
-    g->nvals = k.nvals;
-    g->nnodes = k.nnodes;
-    g->nargs = k.nargs;
-    g->nexprs = k.nexprs;
-    g->nids = k.nids;
-    g->nstorages = k.nstorages;
-}
-
-static sg_status record(sg_tracer *t, sg__mcall *m, uint32_t out, unsigned line)
-{
-    sg__garg args[SG_SCHEMA_ARGS];
-    size_t n = node_args(m, args);
-    sg_status s = sg__graph_call(t->g, m->s, args, n, out, line);
-    if (!s && m->nbinds)
-        s = sg__graph_bind(t->g, (uint32_t)t->g->nnodes - 1, m->binds, m->nbinds);
-    if (!s && m->nbinds)
-        s = sg__tracer_note_binds(t, out, m->binds, m->nbinds);
-    for (size_t i = 0; i < m->nasserts && !s; i++)
-        s = sg__graph_assert(t->g, m->asserts[i], line);
-    return s;
 }
 
 /* ---- composite operators: PyTorch decomposes them into others ---- */
@@ -575,8 +484,9 @@ sg_status sg__composite_flatten(sg_tracer *t, sg__mcall *m, sg_value *out, unsig
  * their source's (the view rules set it), except under no_grad. */
 static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v);
 
-static void propagate_grad(sg_tracer *t, const sg__mcall *m, uint32_t v)
+static void propagate_grad(void *ud, const sg__mcall *m, uint32_t v)
 {
+    sg_tracer *t = ud;
     sg__graph *g = t->g;
     if (g->vals[v].kind == SG_V_LIST) {
         for (uint32_t i = 0; i < g->vals[v].u.list.n; i++)
@@ -593,8 +503,9 @@ static void propagate_grad(sg_tracer *t, const sg__mcall *m, uint32_t v)
 /* What autograd refuses before running an operator under grad mode: an
  * in-place write into a leaf that requires grad or a view of one, and out=
  * with an argument that requires grad. */
-static sg_status autograd_check(sg_tracer *t, const sg__mcall *m)
+static sg_status autograd_check(void *ud, sg__mcall *m)
 {
+    const sg_tracer *t = ud;
     if (t->no_grad || !(m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) || m->s->op == SG_OP_detach_ ||
         m->s->op == SG_OP_requires_grad_)
         return SG_OK;
@@ -928,6 +839,12 @@ sg_status sg__tracer_call_schema(sg_tracer *t, sg_value *out, const sg__schema *
     return tracer_call(t, out, op, sch, args, nargs, line);
 }
 
+/* A recorded node's unbacked symbols, noted as bound in its scope. */
+static sg_status note_binds(void *ud, const sg__mcall *m, uint32_t v)
+{
+    return m->nbinds ? sg__tracer_note_binds(ud, v, m->binds, m->nbinds) : SG_OK;
+}
+
 static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch,
                                const sg_arg *args, size_t nargs, unsigned line)
 {
@@ -935,37 +852,26 @@ static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, cons
         sch = sg__opreg_find(t->reg, op);
     const sg__opinfo *info = sch ? sg__op_info(sch->op) : NULL;
     sg__composite_fn comp = info ? info->composite : NULL;
-    sg__meta_fn rule = info && !comp ? info->rule : NULL;
-    if (!rule && !comp)
+    if (!info || (!info->rule && !comp))
         return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: operator %s", op);
     sg__mcall m = {.g = t->g, .env = t->env, .s = sch};
     sg__schema_full_name(sch, m.op);
-    graph_mark k = mark(t->g);
+    sg__graph_mark k = sg__graph_mark_take(t->g);
     uint32_t v = SG_NOVAL;
     sg_status s = bind(&m, args, nargs);
     if (comp) { /* its parts are calls of their own: on an error, none stays */
         if (!s)
             s = comp(t, &m, &v, line);
         if (s)
-            restore(t->g, k);
-        else
-            t->called = true;
-        *out = s ? SG_NOVAL : v;
-        return s;
+            sg__graph_restore(t->g, k);
+    } else if (s) {
+        sg__graph_restore(t->g, k);
+    } else {
+        const sg__record_hooks hooks = {t, autograd_check, propagate_grad, note_binds};
+        s = sg__record_bound(&m, k, &hooks, line, &v);
     }
-    if (!s)
-        s = autograd_check(t, &m);
-    if (!s)
-        s = rule(&m, &v);
-    if (!s && v != SG_NOVAL)
-        propagate_grad(t, &m, v);
-    bool itself = !s && v != SG_NOVAL && t->g->vals[v].node != SG_NOVAL; /* the rule gave an argument back */
-    if (!s && !itself)
-        s = record(t, &m, v, line);
-    else if (itself) /* nothing recorded; what binding added is dropped */
-        restore(t->g, k);
     if (s) {
-        restore(t->g, k);
+        *out = SG_NOVAL;
         return s;
     }
     t->called = true;
@@ -997,9 +903,9 @@ sg_status sg_tracer_check(sg_tracer *t, const sg_expr *cond, unsigned line)
         return s;
     if (sg_env_nasserts(t->env) == nasserts)
         return SG_OK; /* guarded (backed), not a runtime assert */
-    graph_mark k = mark(t->g);
+    sg__graph_mark k = sg__graph_mark_take(t->g);
     if ((s = sg__graph_assert(t->g, cond, line)))
-        restore(t->g, k);
+        sg__graph_restore(t->g, k);
     return s;
 }
 

@@ -1,0 +1,191 @@
+/* Recording a call into a graph: binding graph arguments to a schema, the
+ * shape rule, the node with its bindings and runtime asserts (record.h). The
+ * tracer binds the public arguments (sg_arg) itself and comes in at
+ * sg__record_bound; a pass comes in at sg__graph_record. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/expr_private.h"
+#include "graph/record.h"
+
+static sg_status bind_fail(sg__mcall *m, const char *what, const char *arg)
+{
+    return sg__err(m->g->ctx, SG_EINVAL, "%s: %s%s%s", m->op, what, arg ? " " : "", arg ? arg : "");
+}
+
+sg_status sg__record_default(sg__mcall *m, int i)
+{
+    const sg__sarg *sa = &m->s->args[i];
+    sg__garg *a = &m->a[i];
+    memset(a, 0, sizeof *a);
+    if (!sa->has_def) {
+        if (sa->type.optional) {
+            a->kind = SG_A_NONE;
+            return SG_OK;
+        }
+        return bind_fail(m, "missing argument", sa->name);
+    }
+    const char *d = sa->def;
+    if (!strcmp(d, "None")) {
+        a->kind = SG_A_NONE;
+    } else if (!strcmp(d, "True") || !strcmp(d, "False")) {
+        a->kind = SG_A_BOOL;
+        a->u.b = d[0] == 'T';
+    } else if (!strcmp(d, "[]")) {
+        a->kind = SG_A_EXPRS;
+        a->u.list.off = (uint32_t)m->g->nexprs;
+        a->u.list.n = 0;
+    } else if (sa->type.base == SG_TY_FLOAT) {
+        a->kind = SG_A_FLOAT;
+        a->u.f = strtod(d, NULL);
+    } else {
+        char *end;
+        long v = strtol(d, &end, 10);
+        if (*end)
+            return sg__err(m->g->ctx, SG_EINTERNAL, "%s: a default the tracer cannot read: %s", m->op, d);
+        a->kind = SG_A_EXPR;
+        a->u.e = sg__int_si(m->g->ctx, v);
+        if (!a->u.e)
+            return sg_ctx_last_error(m->g->ctx);
+    }
+    return SG_OK;
+}
+
+/* The node's arguments: the positional ones up to the last given (defaults
+ * filled in between), then the keyword-only ones given, by name. */
+static size_t node_args(const sg__mcall *m, sg__garg *out)
+{
+    int last = -1;
+    for (int i = 0; i < m->s->nargs; i++)
+        if (!m->s->args[i].kwonly && m->given[i])
+            last = i;
+    size_t n = 0;
+    for (int i = 0; i <= last; i++)
+        out[n++] = m->a[i];
+    for (int i = 0; i < m->s->nargs; i++)
+        if (m->s->args[i].kwonly && m->given[i]) {
+            out[n] = m->a[i];
+            out[n++].kw = m->s->args[i].name;
+        }
+    return n;
+}
+
+static sg_status record_node(sg__mcall *m, const sg__record_hooks *h, uint32_t out, unsigned line)
+{
+    sg__graph *g = m->g;
+    sg__garg args[SG_SCHEMA_ARGS];
+    size_t n = node_args(m, args);
+    sg_status s = sg__graph_call(g, m->s, args, n, out, line);
+    if (!s && m->nbinds)
+        s = sg__graph_bind(g, (uint32_t)g->nnodes - 1, m->binds, m->nbinds);
+    if (!s && h && h->recorded)
+        s = h->recorded(h->ud, m, out);
+    for (size_t i = 0; i < m->nasserts && !s; i++)
+        s = sg__graph_assert(g, m->asserts[i], line);
+    return s;
+}
+
+sg_status sg__record_bound(sg__mcall *m, sg__graph_mark k, const sg__record_hooks *h, unsigned line, uint32_t *out)
+{
+    const sg__opinfo *info = sg__op_info(m->s->op);
+    *out = SG_NOVAL;
+    if (!info || !info->rule) {
+        sg__graph_restore(m->g, k);
+        return sg__err(m->g->ctx, SG_EUNSUPPORTED, "unsupported: operator %s%s", m->op,
+                       info && info->composite ? " (a composite: record the calls it makes)" : "");
+    }
+    uint32_t v = SG_NOVAL;
+    sg_status s = h && h->before ? h->before(h->ud, m) : SG_OK;
+    if (!s)
+        s = info->rule(m, &v);
+    if (!s && v != SG_NOVAL && h && h->made)
+        h->made(h->ud, m, v);
+    bool itself = !s && v != SG_NOVAL && m->g->vals[v].node != SG_NOVAL; /* the rule gave an argument back */
+    if (!s && !itself)
+        s = record_node(m, h, v, line);
+    else if (itself) /* nothing recorded; what binding added is dropped */
+        sg__graph_restore(m->g, k);
+    if (s) {
+        sg__graph_restore(m->g, k);
+        return s;
+    }
+    *out = v;
+    return SG_OK;
+}
+
+/* Is graph argument a made of values of g? */
+static bool arg_in(const sg__graph *g, const sg__garg *a)
+{
+    switch ((sg__akind)a->kind) {
+    case SG_A_VALUE:
+        return a->u.v < g->nvals && g->vals[a->u.v].node != SG_NOVAL;
+    case SG_A_VALUES:
+        if ((size_t)a->u.list.off + a->u.list.n > g->nids)
+            return false;
+        for (uint32_t k = 0; k < a->u.list.n; k++)
+            if (g->ids[a->u.list.off + k] >= g->nvals)
+                return false;
+        return true;
+    case SG_A_EXPRS:
+        return (size_t)a->u.list.off + a->u.list.n <= g->nexprs;
+    case SG_A_EXPR:
+        return a->u.e != NULL;
+    case SG_A_SCOPE:
+        return false; /* only cond nodes take scopes */
+    default:
+        return true;
+    }
+}
+
+sg_status sg__graph_record(sg__graph *g, const sg__schema *s, const sg__garg *args, size_t nargs, unsigned line,
+                           const sg__record_hooks *h, uint32_t *out)
+{
+    if (!out)
+        return SG_EINVAL;
+    *out = SG_NOVAL;
+    if (!g || !s || (nargs && !args))
+        return g ? sg__err(g->ctx, SG_EINVAL, "sg__graph_record: NULL argument") : SG_EINVAL;
+    sg__mcall m = {.g = g, .env = g->env, .s = s};
+    sg__schema_full_name(s, m.op);
+    size_t npos = 0;
+    while (npos < nargs && !args[npos].kw)
+        npos++;
+    for (size_t k = 0; k < nargs; k++) {
+        if (k >= npos && !args[k].kw)
+            return bind_fail(&m, "a positional argument after a named one", NULL);
+        if (!arg_in(g, &args[k]))
+            return bind_fail(&m, "an argument that is not of the graph:", args[k].kw ? args[k].kw : "positional");
+        if (args[k].kw && sg__schema_arg(s, args[k].kw) < 0)
+            return bind_fail(&m, "no argument named", args[k].kw);
+    }
+    if (npos > s->nargs)
+        return bind_fail(&m, "too many positional arguments", NULL);
+    sg__graph_mark k = sg__graph_mark_take(g);
+    sg_status st = SG_OK;
+    for (int i = 0; i < s->nargs && !st; i++) {
+        const sg__garg *x = NULL;
+        if ((size_t)i < npos) {
+            if (s->args[i].kwonly)
+                return bind_fail(&m, "too many positional arguments", NULL);
+            x = &args[i];
+        }
+        for (size_t j = npos; j < nargs; j++)
+            if (!strcmp(args[j].kw, s->args[i].name)) {
+                if (x)
+                    return bind_fail(&m, "an argument given twice:", s->args[i].name);
+                x = &args[j];
+            }
+        m.given[i] = x != NULL;
+        if (x) {
+            m.a[i] = *x;
+            m.a[i].kw = NULL;
+        } else {
+            st = sg__record_default(&m, i);
+        }
+    }
+    if (st) {
+        sg__graph_restore(g, k);
+        return st;
+    }
+    return sg__record_bound(&m, k, h, line, out);
+}

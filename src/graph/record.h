@@ -1,0 +1,103 @@
+/* Recording a call into a graph (record.c): the one entry the tracer and
+ * every pass use, so that a shape rule is written once and every pass gets
+ * symbolic shapes from it; and the replay of a graph through a per-node
+ * hook (replay.c), the form of a pass: it reads graph G and writes G'. */
+#ifndef SG_GRAPH_RECORD_H
+#define SG_GRAPH_RECORD_H
+
+#include "graph/meta.h"
+#include "graph/ops.h"
+
+/* Where a graph's arrays stood (sg__graph_mark), to drop what a failed
+ * call added (sg__graph_restore). */
+typedef struct sg__graph_mark {
+    size_t nvals, nnodes, nargs, nexprs, nids;
+    uint32_t nstorages;
+} sg__graph_mark;
+
+static inline sg__graph_mark sg__graph_mark_take(const sg__graph *g)
+{
+    return (sg__graph_mark){g->nvals, g->nnodes, g->nargs, g->nexprs, g->nids, g->nstorages};
+}
+
+static inline void sg__graph_restore(sg__graph *g, sg__graph_mark k)
+{
+    g->nvals = k.nvals;
+    g->nnodes = k.nnodes;
+    g->nargs = k.nargs;
+    g->nexprs = k.nexprs;
+    g->nids = k.nids;
+    g->nstorages = k.nstorages;
+}
+
+/* What a recorder adds around the shape rule (the tracer: autograd's checks
+ * and flags, the symbols a scope binds); every hook may be NULL. */
+typedef struct sg__record_hooks {
+    void *ud;
+    /* after binding, before the rule; an error refuses the call */
+    sg_status (*before)(void *ud, sg__mcall *m);
+    /* the rule made value v (not yet recorded) */
+    void (*made)(void *ud, const sg__mcall *m, uint32_t v);
+    /* node v's node was recorded; an error refuses the call */
+    sg_status (*recorded)(void *ud, const sg__mcall *m, uint32_t v);
+} sg__record_hooks;
+
+/* Schema argument i of m not given: its default as the schema writes it
+ * (None for an optional argument without one). Errors: SG_EINVAL (a
+ * required argument missing), SG_EINTERNAL (a default we cannot read),
+ * SG_ENOMEM. */
+sg_status sg__record_default(sg__mcall *m, int i);
+
+/* Run the shape rule of m's operator (its row's RULE) over the arguments
+ * bound in m (m->a, m->given) and record the node, its unbacked bindings and
+ * the runtime asserts the rule made, in m->g's current scope. k is where the
+ * graph stood before binding: on an error everything since is dropped.
+ * A rule that gives an argument back (x.contiguous() of a contiguous x)
+ * records nothing. *out: the value given. Errors: SG_EUNSUPPORTED (no rule:
+ * an operator outside the table, or a composite), and the rule's own
+ * (SG_ESHAPE, SG_EDATADEP, SG_ENOMEM ...). */
+sg_status sg__record_bound(sg__mcall *m, sg__graph_mark k, const sg__record_hooks *h, unsigned line, uint32_t *out);
+
+/* Record a call of s (a schema of the table) into g (asking g's environment) with graph
+ * arguments (values of g's current scope and constants, as a node holds
+ * them: positional first, then keyword ones with kw set to the schema's
+ * name): bind them (defaults filled in), then sg__record_bound. The entry a
+ * pass uses. Errors: SG_EINVAL (arguments that do not bind: too many, a
+ * name twice or unknown, a value not of g), and those of sg__record_bound. */
+sg_status sg__graph_record(sg__graph *g, const sg__schema *s, const sg__garg *args, size_t nargs, unsigned line,
+                           const sg__record_hooks *h, uint32_t *out);
+
+/* ---- replay: a pass reads graph src and writes graph dst ---- */
+
+typedef struct sg__replay sg__replay;
+
+/* Called for each call node of src, in order, with its arguments mapped
+ * into dst (values of dst; expressions as they are). The hook records what the node becomes (sg__replay_call, any
+ * number of calls) and says which dst value stands for the node's value
+ * (sg__replay_map). A hook that maps nothing leaves the node's value
+ * without a counterpart: an argument of a later node that takes it is an
+ * error (SG_EINVAL). */
+typedef sg_status (*sg__replay_fn)(sg__replay *r, void *ud, uint32_t node, const sg__garg *args, size_t nargs);
+
+/* Replay the root of src into dst (an empty graph over the same environment):
+ * placeholders as src's (same names, layouts, dtypes, grad flags; inputs
+ * sharing a storage share one in dst), each call node through hook (NULL:
+ * recorded again as it is), runtime asserts as they are, and the output.
+ * Unbacked symbols that a node recorded in dst binds anew are renamed to
+ * those its src node bound, as PyTorch renames them when it traces again
+ * (sg_env_rename_unbacked, and the new node and values take the old
+ * names), so expressions mean the same in both graphs. Errors: SG_EUNSUPPORTED (a cond node: subgraphs are
+ * not replayed yet), SG_EINVAL (dst not empty, or over another
+ * environment), and those of the hook and of sg__graph_record. */
+sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, void *ud);
+
+/* Inside a hook: record a call into dst (sg__graph_record, no hooks). */
+sg_status sg__replay_call(sg__replay *r, const sg__schema *s, const sg__garg *args, size_t nargs, uint32_t *out);
+/* Inside a hook: dst value v stands for src value of (for a list value: the
+ * lists are mapped element by element; they must have one length). */
+sg_status sg__replay_map(sg__replay *r, uint32_t of, uint32_t v);
+/* The source and destination graphs of a replay. */
+const sg__graph *sg__replay_src(const sg__replay *r);
+sg__graph *sg__replay_dst(sg__replay *r);
+
+#endif /* SG_GRAPH_RECORD_H */
