@@ -185,6 +185,15 @@ sg_value sg_tracer_list_get(const sg_tracer *t, sg_value v, size_t i);
 /* Do two tensor values view the same storage? */
 int sg_tracer_same_storage(const sg_tracer *t, sg_value a, sg_value b);
 
+/* Check the traced graph: its invariants (each argument given by an earlier
+ * node of its own scope, each symbol an input or bound before, one output
+ * last), and, for a graph without subgraphs, that it is stable under
+ * replay: recorded again node by node through the entry every pass uses
+ * (each shape rule runs again), it prints the same. The environment is left
+ * as it was. For tests, and for front ends under development.
+ * Errors: SG_EINTERNAL naming the first problem, SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_tracer_verify(sg_tracer *t);
+
 /* The graph as FX-like Python source, and the names of its operators in
  * order separated by spaces ("view mul.Tensor copy_"); *out is freed with
  * sg_free. Errors: SG_ENOMEM. */

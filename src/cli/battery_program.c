@@ -563,7 +563,7 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
     if (!st)
         st = sg__walk_finish(p->walk);
     if (!st)
-        st = sg__graph_lint(sg__tracer_graph(p->tracer));
+        st = sg_tracer_verify(p->tracer);
     p->traced = st;
     if (st) {
         const char *m = sg_ctx_last_error_msg(ctx);

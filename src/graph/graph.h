@@ -284,6 +284,38 @@ sg_status sg__graph_ops(const sg__graph *g, char **out);
 sg_status sg__graph_scope_ops(const sg__graph *g, uint32_t scope, char **out);
 sg_status sg__graph_scope_placeholders(const sg__graph *g, uint32_t scope, char **out);
 
+/* ---- reading a graph (alias.c) ---- */
+
+/* The users of every value: the nodes that take it as an argument, in a
+ * list of values, or as an output (each node once, in order), computed in
+ * one pass when asked; stale once the graph grows. */
+typedef struct sg__uses {
+    uint32_t *off;   /* nodes[off[v] .. off[v] + fill[v]): the users of v */
+    uint32_t *fill;
+    uint32_t *nodes;
+    size_t nvals;
+} sg__uses;
+/* Errors: SG_ENOMEM (u then empty). Free with sg__uses_free. */
+sg_status sg__graph_uses(const sg__graph *g, sg__uses *u);
+void sg__uses_free(sg__uses *u);
+/* The users of v (NULL and 0 for none, or a value made after the uses). */
+const uint32_t *sg__uses_of(const sg__uses *u, uint32_t v, size_t *n);
+
+/* Mutation and aliasing, read from the schemas' annotations. A value is one
+ * version of a tensor: an in-place or out= call gives a new value, the same
+ * tensor as the argument it writes and returns (x.add_(1): Tensor(a!)). */
+/* The values call node node writes (its (a!) arguments), at most max into
+ * vals; their count. Their storages are vals[i]'s u.t.storage. */
+size_t sg__graph_node_writes(const sg__graph *g, uint32_t node, uint32_t *vals, size_t max);
+/* The value v is a view of (its node returns an alias of that argument
+ * without writing it: view, t, select, an element of unbind), or SG_NOVAL. */
+uint32_t sg__graph_view_of(const sg__graph *g, uint32_t v);
+/* The value whose tensor v is a later version of (v is an in-place or out=
+ * result: the argument written and returned), or SG_NOVAL. */
+uint32_t sg__graph_updates(const sg__graph *g, uint32_t v);
+/* The first value of the tensor v is a version of (v itself if none). */
+uint32_t sg__graph_tensor_of(const sg__graph *g, uint32_t v);
+
 /* The graph a tracer builds (tests and benchmarks look inside it). */
 const sg__graph *sg__tracer_graph(const sg_tracer *t);
 /* The tracer's operator registry. */

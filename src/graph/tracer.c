@@ -992,6 +992,56 @@ const sg__graph *sg__tracer_graph(const sg_tracer *t)
     return t->g;
 }
 
+/* The first line where a and b differ, into why (n bytes). */
+static void first_difference(const char *a, const char *b, char *why, size_t n)
+{
+    size_t i = 0, line = 0;
+    while (a[i] && a[i] == b[i])
+        i++;
+    while (i && a[i - 1] != '\n')
+        i--;
+    for (size_t k = 0; k < i; k++)
+        line += a[k] == '\n';
+    snprintf(why, n, "line %zu: '%.*s' against '%.*s'", line + 1, (int)strcspn(a + i, "\n"), a + i,
+             (int)strcspn(b + i, "\n"), b + i);
+}
+
+sg_status sg_tracer_verify(sg_tracer *t)
+{
+    if (!t)
+        return SG_EINVAL;
+    sg_status s = sg__graph_lint(t->g);
+    if (s || t->g->nscopes > 1) /* subgraphs are not replayed yet */
+        return s;
+    sg_env_mark mark;
+    sg_env_mark_take(t->env, &mark);
+    sg__graph *copy = NULL;
+    char *a = NULL, *b = NULL;
+    s = sg__graph_new(t->env, &copy);
+    char why[512];
+    if (!s && (s = sg__graph_replay(t->g, copy, NULL, NULL))) {
+        snprintf(why, sizeof why, "%s", sg_ctx_last_error_msg(t->ctx));
+        s = sg__err(t->ctx, SG_EINTERNAL, "verify: the graph does not replay: %s", why);
+    }
+    if (!s && (s = sg__graph_lint(copy))) {
+        snprintf(why, sizeof why, "%s", sg_ctx_last_error_msg(t->ctx));
+        s = sg__err(t->ctx, SG_EINTERNAL, "verify: the replayed graph: %s", why);
+    }
+    if (!s)
+        s = sg__graph_print(t->g, &a);
+    if (!s)
+        s = sg__graph_print(copy, &b);
+    if (!s && strcmp(a, b)) {
+        first_difference(a, b, why, sizeof why);
+        s = sg__err(t->ctx, SG_EINTERNAL, "verify: the replayed graph prints otherwise: %s", why);
+    }
+    sg_free(a);
+    sg_free(b);
+    sg__graph_free(copy);
+    sg_status r = sg_env_mark_restore(t->env, &mark);
+    return s ? s : r;
+}
+
 sg_status sg_tracer_print(sg_tracer *t, char **out)
 {
     if (!t || !out)

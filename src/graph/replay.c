@@ -1,0 +1,230 @@
+/* The replay of a graph through a per-node hook (record.h): the form of a
+ * pass. Values of src are mapped to values of dst as the nodes are replayed
+ * in order; what a call node becomes is the hook's (by default, the same
+ * call recorded again through sg__graph_record, so its shape rule runs in
+ * dst and the result is checked, not copied). */
+#include <string.h>
+
+#include "expr/expr_private.h"
+#include "graph/record.h"
+
+struct sg__replay {
+    const sg__graph *src;
+    sg__graph *dst;
+    uint32_t *map;       /* src value -> dst value, or SG_NOVAL */
+    uint32_t *storages;  /* src storage -> dst storage, or SG_NOVAL */
+    uint32_t node;       /* the src node being replayed */
+    size_t since;        /* the first dst node recorded for the last src call */
+    bool renamed;        /* its unbacked symbols were given to a dst node */
+};
+
+const sg__graph *sg__replay_src(const sg__replay *r)
+{
+    return r->src;
+}
+
+sg__graph *sg__replay_dst(sg__replay *r)
+{
+    return r->dst;
+}
+
+sg_status sg__replay_map(sg__replay *r, uint32_t of, uint32_t v)
+{
+    const sg__graph *s = r->src, *d = r->dst;
+    if (of >= s->nvals || v >= d->nvals)
+        return sg__err(d->ctx, SG_EINVAL, "replay: a value out of range");
+    if (s->vals[of].kind == SG_V_LIST) {
+        if (d->vals[v].kind != SG_V_LIST || d->vals[v].u.list.n != s->vals[of].u.list.n)
+            return sg__err(d->ctx, SG_EINVAL, "replay: a list mapped to a value that is not a list of its length");
+        for (uint32_t k = 0; k < s->vals[of].u.list.n; k++)
+            r->map[s->ids[s->vals[of].u.list.off + k]] = d->ids[d->vals[v].u.list.off + k];
+    }
+    r->map[of] = v;
+    return SG_OK;
+}
+
+/* The dst node just recorded binds fresh unbacked symbols where src's node
+ * bound others: the fresh ones are renamed to the old (PyTorch's unbacked
+ * renaming when it traces again), in the environment and in dst. */
+static sg_status rename_binds(sg__replay *r, uint32_t node, uint32_t first_val)
+{
+    const sg__gnode *sn = &r->src->nodes[r->node];
+    sg__graph *d = r->dst;
+    sg__gnode *dn = &d->nodes[node];
+    if (r->renamed || !sn->nbinds || dn->nbinds != sn->nbinds)
+        return SG_OK;
+    r->renamed = true;
+    const sg_expr *from[64], *to[64], *b[64];
+    if (sn->nbinds > 64)
+        return sg__err(d->ctx, SG_ELIMIT, "replay: a node binding %u symbols", sn->nbinds);
+    size_t n = 0;
+    for (uint32_t i = 0; i < sn->nbinds; i++) {
+        const sg_expr *o = r->src->exprs[sn->binds + i], *f = d->exprs[dn->binds + i];
+        if (o == f)
+            continue;
+        sg_status s = sg_env_rename_unbacked(d->env, f, o);
+        if (s)
+            return s;
+        from[n] = f;
+        to[n++] = o;
+    }
+    if (!n)
+        return SG_OK;
+    uint32_t binds;
+    for (uint32_t i = 0; i < dn->nbinds; i++)
+        b[i] = r->src->exprs[sn->binds + i];
+    sg_status s = sg__graph_exprs(d, &binds, b, dn->nbinds);
+    if (s)
+        return s;
+    d->nodes[node].binds = binds;
+    for (size_t k = node + 1; k < d->nnodes && !s; k++) /* the rule's runtime asserts */
+        if (d->nodes[k].kind == SG_N_ASSERT)
+            s = sg_expr_subs(d->ctx, &d->nodes[k].cond, d->nodes[k].cond, n, from, to);
+    return s ? s : sg__graph_subst(d, first_val, n, from, to);
+}
+
+sg_status sg__replay_call(sg__replay *r, const sg__schema *s, const sg__garg *args, size_t nargs, uint32_t *out)
+{
+    sg__graph *d = r->dst;
+    size_t nodes = d->nnodes, vals = d->nvals;
+    sg_status st = sg__graph_record(d, s, args, nargs, r->src->nodes[r->node].line, NULL, out);
+    if (!st && d->nnodes > nodes && d->nodes[nodes].nbinds)
+        st = rename_binds(r, (uint32_t)nodes, (uint32_t)vals);
+    return st;
+}
+
+/* Argument a of src as an argument of dst. */
+static sg_status map_arg(sg__replay *r, const sg__garg *a, sg__garg *out)
+{
+    const sg__graph *s = r->src;
+    sg__graph *d = r->dst;
+    *out = *a;
+    switch ((sg__akind)a->kind) {
+    case SG_A_VALUE:
+        if (r->map[a->u.v] == SG_NOVAL)
+            return sg__err(d->ctx, SG_EINVAL, "replay: node %u takes a value the hook did not map", r->node);
+        out->u.v = r->map[a->u.v];
+        return SG_OK;
+    case SG_A_VALUES: {
+        uint32_t ids[SG_MAX_DIMS * 4];
+        if (a->u.list.n > sizeof ids / sizeof *ids)
+            return sg__err(d->ctx, SG_ELIMIT, "replay: %u values in one argument", a->u.list.n);
+        for (uint32_t k = 0; k < a->u.list.n; k++)
+            if ((ids[k] = r->map[s->ids[a->u.list.off + k]]) == SG_NOVAL)
+                return sg__err(d->ctx, SG_EINVAL, "replay: node %u takes a value the hook did not map", r->node);
+        return sg__graph_ids(d, &out->u.list.off, ids, a->u.list.n);
+    }
+    case SG_A_EXPRS:
+        return sg__graph_exprs(d, &out->u.list.off, s->exprs + a->u.list.off, a->u.list.n);
+    case SG_A_SCOPE:
+        return sg__err(d->ctx, SG_EUNSUPPORTED, "replay: subgraphs are not replayed yet");
+    default:
+        return SG_OK;
+    }
+}
+
+static sg_status placeholder(sg__replay *r, uint32_t node)
+{
+    const sg__graph *s = r->src;
+    sg__graph *d = r->dst;
+    uint32_t of = s->nodes[node].out, v;
+    const sg__gval *x = &s->vals[of];
+    sg_status st;
+    if (x->kind == SG_V_TENSOR) {
+        const sg__fake_tensor *t = &x->u.t;
+        uint32_t *sto = &r->storages[t->storage];
+        const sg_expr *const *e = s->exprs + t->dims;
+        if ((st = sg__graph_tensor(d, &v, (sg_dtype)t->dtype, t->ndim, e, e + t->ndim, t->offset, *sto)))
+            return st;
+        if (*sto == SG_NOVAL) {
+            *sto = d->vals[v].u.t.storage;
+            sg__graph_set_storage_numel(d, *sto, sg__graph_storage_numel(s, t->storage));
+        }
+        sg__fake_tensor *dt = &d->vals[v].u.t;
+        dt->requires_grad = t->requires_grad;
+        dt->leaf = t->leaf;
+        dt->base = t->base == SG_NOVAL ? SG_NOVAL : r->map[t->base];
+    } else if (x->kind == SG_V_LIST) {
+        return sg__err(d->ctx, SG_EUNSUPPORTED, "replay: a placeholder that is a list");
+    } else if ((st = sg__graph_value(d, &v, (sg__vkind)x->kind, x->u.e, x->u.f))) {
+        return st;
+    }
+    if ((st = sg__graph_placeholder(d, v, x->name)))
+        return st;
+    r->map[of] = v;
+    return SG_OK;
+}
+
+static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud)
+{
+    const sg__graph *s = r->src;
+    sg__graph *d = r->dst;
+    const sg__gnode *n = &s->nodes[r->node];
+    switch ((sg__nkind)n->kind) {
+    case SG_N_PLACEHOLDER:
+        return placeholder(r, r->node);
+    case SG_N_ASSERT:
+        /* the rule of the call before, run again in dst, may have made it */
+        for (size_t k = r->since; k < d->nnodes; k++)
+            if (d->nodes[k].kind == SG_N_ASSERT && d->nodes[k].cond == n->cond)
+                return SG_OK;
+        return sg__graph_assert(d, n->cond, n->line);
+    case SG_N_COND:
+        return sg__err(d->ctx, SG_EUNSUPPORTED, "replay: cond nodes (subgraphs) are not replayed yet");
+    case SG_N_OUTPUT: {
+        uint32_t vals[256];
+        if (n->nargs > sizeof vals / sizeof *vals)
+            return sg__err(d->ctx, SG_ELIMIT, "replay: more than 256 outputs");
+        for (uint32_t i = 0; i < n->nargs; i++) {
+            const sg__garg *a = &s->args[n->args + i];
+            if (a->kind != SG_A_VALUE || r->map[a->u.v] == SG_NOVAL)
+                return sg__err(d->ctx, SG_EINVAL, "replay: an output the hook did not map");
+            vals[i] = r->map[a->u.v];
+        }
+        return sg__graph_output(d, vals, n->nargs);
+    }
+    case SG_N_CALL:
+        break;
+    }
+    sg__garg args[SG_SCHEMA_ARGS];
+    if (n->nargs > SG_SCHEMA_ARGS)
+        return sg__err(d->ctx, SG_EINTERNAL, "replay: a node with %u arguments", n->nargs);
+    sg_status st = SG_OK;
+    for (uint32_t i = 0; i < n->nargs && !st; i++)
+        st = map_arg(r, &s->args[n->args + i], &args[i]);
+    if (st)
+        return st;
+    r->renamed = false;
+    r->since = d->nnodes;
+    if (hook)
+        return hook(r, ud, r->node, args, n->nargs);
+    size_t before = d->nnodes;
+    uint32_t v;
+    if ((st = sg__replay_call(r, n->schema, args, n->nargs, &v)))
+        return st;
+    if (d->nnodes > before && d->nodes[before].kind == SG_N_CALL)
+        d->nodes[before].flags = n->flags; /* .data's detach stays one */
+    return n->out == SG_NOVAL ? SG_OK : sg__replay_map(r, n->out, v);
+}
+
+sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, void *ud)
+{
+    if (!src || !dst)
+        return SG_EINVAL;
+    if (dst->nnodes || dst->env != src->env || dst->cur)
+        return sg__err(dst->ctx, SG_EINVAL, "replay: into an empty graph over the same environment");
+    sg__replay r = {.src = src, .dst = dst};
+    r.map = sg__malloc(dst->ctx, (src->nvals ? src->nvals : 1) * sizeof *r.map);
+    r.storages = sg__malloc(dst->ctx, (src->nstorages ? src->nstorages : 1) * sizeof *r.storages);
+    sg_status st = r.map && r.storages ? SG_OK : sg__nomem(dst->ctx);
+    if (!st) {
+        memset(r.map, 0xff, src->nvals * sizeof *r.map); /* SG_NOVAL */
+        memset(r.storages, 0xff, src->nstorages * sizeof *r.storages);
+    }
+    for (r.node = 0; r.node < src->nnodes && !st; r.node++)
+        if (src->nodes[r.node].scope == 0)
+            st = replay_node(&r, hook, ud);
+    sg_free(r.map);
+    sg_free(r.storages);
+    return st;
+}
