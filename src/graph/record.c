@@ -147,6 +147,10 @@ sg_status sg__graph_record(sg__graph *g, const sg__schema *s, const sg__garg *ar
         return g ? sg__err(g->ctx, SG_EINVAL, "sg__graph_record: NULL argument") : SG_EINVAL;
     sg__mcall m = {.g = g, .env = g->env, .s = s};
     sg__schema_full_name(s, m.op);
+    const sg__opinfo *info = sg__op_info(s->op);
+    if (!info || !info->rule)
+        return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: operator %s%s", m.op,
+                       info && info->composite ? " (a composite: record the calls it makes)" : "");
     size_t npos = 0;
     while (npos < nargs && !args[npos].kw)
         npos++;
