@@ -67,7 +67,7 @@ typedef struct sg__opinfo {
 const sg__opinfo *sg__op_info(unsigned op);
 
 /* A Python spelling with the overloads it may call, in the table's order. */
-#define SG_PYOP_OVERLOADS 4
+#define SG_PYOP_OVERLOADS 8
 typedef struct sg__pyop {
     const char *py;
     uint8_t flags;   /* SG_PYF_* */

@@ -1029,27 +1029,55 @@ class CaseGen:
             if new.bound > BIG:
                 return None
             code = "%s.data.mul_(%r)" % (x, s)
-        else:  # out=
-            if t.dtype == torch.bool:
-                return None
-            y = self.pick(self.tensors(lambda s, f: s.dtype == t.dtype and not self.overlaps(t, s)))
-            z = self.pick(self.tensors(lambda s, f: s.dtype == t.dtype and not self.overlaps(t, s)))
+        else:  # out=: every operator of the list that has an .out overload torch's Python binds
+            # (relu has relu.out, but torch.relu takes no out=)
+            compare = t.dtype == torch.bool  # a bool out takes a comparison of two other tensors
+            src = (lambda s, f: s.dtype != torch.bool and f.exact and not self.overlaps(t, s)) if compare else \
+                (lambda s, f: s.dtype == t.dtype and not self.overlaps(t, s))
+            y = self.pick(self.tensors(src))
+            z = self.pick(self.tensors(src))
             if y is None or z is None:
                 return None
             fy, fz = self.flags[y], self.flags[z]
             shape0 = tuple(t.shape)
-            form = r.randrange(3)
-            ops = [self.T(y)] if form == 2 else [self.T(y), self.T(z)]
-            if form == 0:
-                code = "torch.add(%s, %s, out=%s)" % (y, z, x)
-                fl = (fy.bound + fz.bound, max(fy.fbits, fz.fbits))
-            elif form == 1:
-                code = "torch.mul(%s, %s, out=%s)" % (y, z, x)
-                fl = (fy.bound * fz.bound, fy.fbits + fz.fbits)
-            else:
-                code = "torch.neg(%s, out=%s)" % (y, x)
+            forms = ["lt", "le", "gt", "ge", "eq", "ne"] if compare else \
+                ["add", "mul", "neg", "abs", "clamp", "pow", "where", "sub"] + \
+                (["sin", "cos", "tanh", "sigmoid", "exp", "div"] if t.dtype == torch.float64 else [])
+            op = r.choice(forms)
+            unary = op in ("neg", "abs", "clamp", "pow", "sin", "cos", "tanh", "sigmoid", "exp")
+            ops = [self.T(y)] if unary else [self.T(y), self.T(z)]
+            exact = fy.exact and (unary or fz.exact)
+            if compare:
+                code = "torch.%s(%s, %s, out=%s)" % (op, y, z, x)
+                fl, exact = (1, 0), True
+            elif op in ("add", "sub", "mul"):
+                code = "torch.%s(%s, %s, out=%s)" % (op, y, z, x)
+                fl = (fy.bound * fz.bound, fy.fbits + fz.fbits) if op == "mul" else \
+                    (fy.bound + fz.bound, max(fy.fbits, fz.fbits))
+            elif op in ("neg", "abs"):
+                code = "torch.%s(%s, out=%s)" % (op, y, x)
                 fl = (fy.bound, fy.fbits)
-            new = mk(t.dtype, fy.exact and fz.exact, *fl)
+            elif op == "clamp":
+                code = "torch.clamp(%s, -1, 1, out=%s)" % (y, x)
+                fl = (min(fy.bound, 1), fy.fbits)
+            elif op == "pow":
+                code = "torch.pow(%s, 2, out=%s)" % (y, x)
+                fl = (fy.bound ** 2, fy.fbits * 2)
+            elif op == "where":
+                code = "torch.where(%s > 0, %s, %s, out=%s)" % (y, y, z, x)
+                fl = (max(fy.bound, fz.bound), max(fy.fbits, fz.fbits))
+            elif op == "exp":
+                if fy.bound > 3:
+                    return None
+                code = "torch.exp(%s, out=%s)" % (y, x)
+                fl, exact = (math.exp(fy.bound), 0), False
+            elif op == "div":
+                code = "torch.div(%s, 2, out=%s)" % (y, x)
+                fl, ops = (fy.bound / 2, fy.fbits + 1), [self.T(y)]
+            else:  # sin cos tanh sigmoid
+                code = "torch.%s(%s, out=%s)" % (op, y, x)
+                fl, exact = (1, 0), False
+            new = F(True, 1, 0) if compare else mk(t.dtype, exact, *fl)
             if fl[0] > BIG or (t.dtype == torch.float32 and not new.exact):
                 return None
 
