@@ -19,6 +19,8 @@ typedef struct symrec {
     bool backed, size_like, pending;
     bool duckable; /* made by duck sizing: an equal hint may reuse it */
     unsigned nguards;
+    const sg_expr *renamed; /* sg_env_rename_unbacked: the symbol it stands for, or NULL */
+    size_t renamed_fact;    /* the index of the fact that says so */
 } symrec;
 
 typedef struct input {
@@ -74,16 +76,51 @@ static symrec *rec_of(const sg_env *env, const sg_expr *sym)
     return i ? &env->syms[*i] : NULL;
 }
 
-/* The replacement policy (PyTorch's rules, with the environment's order of
- * creation):
- *  - a backed symbol only by an expression of backed symbols (whose hints
- *    give its value);
- *  - an input (a symbol with a source) only by an expression of inputs;
- *  - an unbacked symbol never by one with an unbacked symbol made after it
- *    (the time-travel hazard).
+/* Does e hold a floor division (by anything but 1) or a modulo? *budget
+ * counts the nodes left to look at; past it, e counts as holding one. */
+static bool has_division(const sg_expr *e, size_t *budget)
+{
+    if (e->nargs == 0)
+        return false;
+    if (*budget == 0)
+        return true;
+    --*budget;
+    if (e->op == SG_OP_MOD)
+        return true;
+    if ((e->op == SG_OP_FLOORDIV || e->op == SG_OP_CLEANDIV) &&
+        !(e->args[1]->op == SG_OP_INT && fmpz_is_one(&e->args[1]->u.val)))
+        return true;
+    for (size_t i = 0; i < e->nargs; i++)
+        if (has_division(e->args[i], budget))
+            return true;
+    return false;
+}
+
+/* PyTorch's order of the symbols to solve for (_smart_symbol_sort, taken
+ * in reverse): is backed symbol a before backed symbol b? The larger hint
+ * first, then the name later in string order (s9 before s10). */
+static bool solved_before(const symrec *a, const symrec *b)
+{
+    int c = fmpz_cmp(&a->hint->u.val, &b->hint->u.val);
+    return c ? c > 0 : strcmp(a->sym->u.name, b->sym->u.name) > 0;
+}
+
+/* The replacement policy: may the equality sym == value, solved from one
+ * that holds, replace sym? PyTorch's _maybe_guard_rel and _set_replacement:
+ *  - no replacement from an equality that holds a floor division or a
+ *    modulo (value holds one; a modulo gives a divisibility fact instead);
+ *  - an unbacked symbol (PyTorch's trivial solution, which prefers the
+ *    backed side) by an expression without unbacked symbols other than
+ *    inputs (the time-travel hazard: an unbacked symbol made by the trace
+ *    never stands for another one);
+ *  - a backed symbol only by an expression of backed symbols, and only when
+ *    it comes first in PyTorch's order of the equality's symbols (the
+ *    largest hint, then the last name): PyTorch solves for that one alone;
+ *  - an input (a symbol with a source) only by an expression of inputs.
  * Symbols the environment did not make (free symbols of a battery, the
  * fresh symbols of divisibility) may replace only unbacked non-inputs, and
- * may be replaced freely. */
+ * may be replaced freely. (PyTorch also skips a replacement whose value's
+ * range is not within the symbol's; the facts keep both ranges here.) */
 static bool may_replace(void *user, const sg_expr *sym, const sg_expr *value)
 {
     sg_env *env = user;
@@ -91,6 +128,11 @@ static bool may_replace(void *user, const sg_expr *sym, const sg_expr *value)
     if (!ri)
         return true;
     const symrec *r = &env->syms[*ri];
+    if (r->renamed && r->renamed == value) /* PyTorch's _rename_unbacked_to: asked for */
+        return true;
+    size_t budget = 256;
+    if (has_division(value, &budget))
+        return false;
     const sg_expr **fs;
     size_t n;
     if (sg_expr_free_symbols(env->ctx, &fs, &n, value) != SG_OK)
@@ -104,11 +146,11 @@ static bool may_replace(void *user, const sg_expr *sym, const sg_expr *value)
         }
         const symrec *q = &env->syms[*qi];
         if (r->backed)
-            ok = q->backed;
+            ok = q->backed && solved_before(r, q);
         else if (r->source)
-            ok = q->source && (q->backed || *qi < *ri);
+            ok = q->source != NULL;
         else
-            ok = q->backed || *qi < *ri;
+            ok = q->backed || q->source;
     }
     sg_free(fs);
     return ok;
@@ -1048,9 +1090,15 @@ sg_status sg_env_rename_unbacked(sg_env *env, const sg_expr *from, const sg_expr
     const sg_expr *eq;
     size_t nfacts = sg_facts_count(env->facts);
     sg_status s = sg_expr_rel(env->ctx, &eq, SG_REL_EQ, from, to);
+    const sg_expr *was = a->renamed;
+    size_t was_fact = a->renamed_fact;
+    a->renamed = to; /* the policy lets this one replacement of an unbacked symbol by another through */
+    a->renamed_fact = nfacts;
     if (!s)
         s = sg_facts_assume(env->facts, eq);
     if (s) {
+        a->renamed = was;
+        a->renamed_fact = was_fact;
         sg__facts_truncate(env->facts, nfacts);
         return s == SG_EASSERT ? sg__err(env->ctx, SG_EINVAL, "sg_env_rename_unbacked: the two cannot be equal") : s;
     }
@@ -1095,6 +1143,9 @@ static void rollback(sg_env *env, const sg_env_mark *m)
         sg_free(env->syms[i].source);
         sg_free(env->syms[i].binding);
     }
+    for (size_t i = 0; i < m->nsyms && i < env->nsyms; i++)
+        if (env->syms[i].renamed && env->syms[i].renamed_fact >= m->nfacts) /* renamed after the mark */
+            env->syms[i].renamed = NULL;
     if (env->nsyms > m->nsyms) {
         env->nsyms = m->nsyms;
         sg__idmap_reset(&env->symidx);

@@ -574,6 +574,67 @@ static sg_truth known_relation(sg_facts *f, const sg_expr *q, size_t *budget, in
     }
 }
 
+/* ---- divisibility: x = d*(x // d) + r ---- */
+
+/* q with each of its symbols x for which the facts know x % d == r
+ * (0 <= r < d; of several such d, the largest) written d*(x // d) + r, or
+ * NULL when q has no such symbol (or out of memory). The two are equal
+ * wherever the facts hold (x == d*(x // d) + x % d for every x and d > 0).
+ * This is PyTorch's simplify under its divisibility facts, which writes
+ * x // d as an exact division: a product such as x*y then meets
+ * 2*(x // 2)*y, which the linear procedure sees as another monomial. */
+static const sg_expr *divisibility_form(sg_facts *f, const sg_expr *q)
+{
+    sg_ctx *ctx = f->ctx;
+    const sg_expr **syms;
+    size_t n;
+    if (sg_expr_free_symbols(ctx, &syms, &n, q) != SG_OK)
+        return NULL;
+    sg__idmap at = {0};
+    const sg_expr **mods = n ? sg__calloc(ctx, n, sizeof *mods) : NULL; /* per symbol: its Mod atom */
+    bool ok = n && mods && sg__idmap_init(ctx, &at, n);
+    for (size_t i = 0; i < n && ok; i++)
+        ok = sg__idmap_put(&at, syms[i]->id, i);
+    size_t found = 0;
+    for (size_t i = 0; i < f->batom.n && ok; i++) {
+        const sg_expr *m = f->batom.v[i];
+        const sg__iv *b = &f->biv[i];
+        size_t *k;
+        if (m->op != SG_OP_MOD || m->args[1]->op != SG_OP_INT || fmpz_sgn(&m->args[1]->u.val) <= 0 ||
+            !sg__iv_is_point(b) || fmpz_sgn(&b->lo) < 0 || fmpz_cmp(&b->lo, &m->args[1]->u.val) >= 0 ||
+            !(k = sg__idmap_find(&at, m->args[0]->id)) || m->args[0] != syms[*k])
+            continue;
+        if (!mods[*k])
+            found++;
+        if (!mods[*k] || fmpz_cmp(&m->args[1]->u.val, &mods[*k]->args[1]->u.val) > 0)
+            mods[*k] = m;
+    }
+    const sg_expr *r = NULL;
+    const sg_expr **from = found ? sg__malloc(ctx, found * sizeof *from) : NULL;
+    const sg_expr **to = found ? sg__malloc(ctx, found * sizeof *to) : NULL;
+    size_t nf = 0;
+    ok = ok && found && from && to;
+    for (size_t i = 0; i < n && ok; i++) {
+        if (!mods[i])
+            continue;
+        const sg_expr *d = mods[i]->args[1], *x = syms[i];
+        const sg__iv *b = sg__facts_bound(f, mods[i]);
+        const sg_expr *rem = sg__int_fmpz(ctx, &b->lo), *fd = sg__floordiv(ctx, x, d);
+        const sg_expr *dq = fd ? sg__mul(ctx, d, fd) : NULL;
+        from[nf] = x;
+        to[nf] = dq && rem ? sg__add(ctx, dq, rem) : NULL;
+        ok = to[nf++] != NULL;
+    }
+    if (ok && sg_expr_subs(ctx, &r, q, nf, from, to) != SG_OK)
+        r = NULL;
+    sg_free(from);
+    sg_free(to);
+    sg_free(mods);
+    sg_free(syms);
+    sg__idmap_free(&at);
+    return r;
+}
+
 static sg_truth known(sg_facts *f, const sg_expr *q, size_t *budget, int depth, int want);
 
 sg_truth sg__facts_known(sg_facts *f, const sg_expr *q, size_t *budget, int depth)
@@ -681,6 +742,12 @@ static sg_truth known_uncached(sg_facts *f, const sg_expr *q, size_t *budget, in
     default:
         t = known_relation(f, s, budget, want);
         break;
+    }
+    if (t == SG_UNKNOWN && depth == 0) {
+        /* the same question with the divisibility facts written out */
+        const sg_expr *d = divisibility_form(f, s);
+        if (d && d != s)
+            t = known(f, d, budget, depth + 1, want);
     }
     if (t == SG_UNKNOWN && depth == 0 && *budget > 0)
         t = case_split(f, s, budget, depth);
