@@ -1453,3 +1453,139 @@ sg_status sg_env_produce_guards_sides(sg_env *env, unsigned flags, const sg_expr
         sg__list_free(&G.rhs);
     return SG_OK;
 }
+
+/* ---- the guard set in PyTorch's text ---------------------------------------- */
+
+/* If item g is a bound of one symbol (s + k >= 0 or k - s >= 0, over
+ * sources): the symbol, the bound, and which side (*upper). */
+static const sg_expr *bound_of(sg_ctx *ctx, const sg_expr *g, const sg_expr **c, bool *upper)
+{
+    if (g->op != SG_OP_GE0)
+        return NULL;
+    const sg_expr *p = g->args[0];
+    if (p->op == SG_OP_SYM) { /* s >= 0 */
+        *upper = false;
+        *c = ctx->zero;
+        return p;
+    }
+    if (p->op != SG_OP_ADD || p->nargs != 1 || p->args[0]->op != SG_OP_SYM || !fmpz_is_pm1(sg__nums(p)))
+        return NULL;
+    *upper = fmpz_sgn(sg__nums(p)) < 0;
+    fmpz_t k;
+    fmpz_init_set(k, &p->u.val);
+    if (!*upper)
+        fmpz_neg(k, k); /* s + k >= 0 is -k <= s; k - s >= 0 is s <= k */
+    *c = sg__int_fmpz(ctx, k);
+    fmpz_clear(k);
+    return *c ? p->args[0] : NULL;
+}
+
+/* "A OP B" with both sides printed by the python printer. */
+static sg_status put_rel(sg_ctx *ctx, sg__buf *b, const sg_expr *a, const char *op, const sg_expr *c)
+{
+    char *ta = NULL, *tc = NULL;
+    sg_status s = sg_print(ctx, &ta, a, SG_FMT_PYTHON);
+    if (!s)
+        s = sg_print(ctx, &tc, c, SG_FMT_PYTHON);
+    if (!s)
+        sg__buf_printf(b, "%s %s %s", ta, op, tc);
+    sg_free(ta);
+    sg_free(tc);
+    return s;
+}
+
+void sg_env_free_guard_texts(char **texts, size_t n)
+{
+    for (size_t i = 0; texts && i < n; i++)
+        sg_free(texts[i]);
+    sg_free(texts);
+}
+
+sg_status sg_env_produce_guards_text(sg_env *env, unsigned flags, const sg_expr ***out, char ***texts,
+                                     const sg_expr ***sides, size_t *n)
+{
+    if (!env)
+        return SG_EINVAL;
+    sg_ctx *ctx = env->ctx;
+    if (!out || !texts || !n)
+        return sg__err(ctx, SG_EINVAL, "sg_env_produce_guards_text: NULL argument");
+    *texts = NULL;
+    if (sides)
+        *sides = NULL;
+    const sg_expr **items, **lhs, **rhs;
+    size_t m;
+    sg_status s = sg_env_produce_guards_sides(env, flags, &items, &lhs, &rhs, &m);
+    if (s) {
+        *out = NULL;
+        *n = 0;
+        return s;
+    }
+    char **t = sg__calloc(ctx, m ? m : 1, sizeof *t);
+    const sg_expr **sd = sides ? sg__calloc(ctx, 2 * (m ? m : 1), sizeof *sd) : NULL;
+    if (!t || (sides && !sd))
+        s = sg__nomem(ctx);
+    for (size_t i = 0; i < m && !s; i++) {
+        sg__buf b = {.ctx = ctx};
+        const sg_expr *c, *c2, *x, *x2 = NULL;
+        bool up = false, up2 = false;
+        if (lhs[i]) { /* an input equality: the source first */
+            s = put_rel(ctx, &b, lhs[i], "==", rhs[i]);
+            if (sd) {
+                sd[2 * i] = lhs[i];
+                sd[2 * i + 1] = rhs[i];
+            }
+        } else if ((x = bound_of(ctx, items[i], &c, &up)) != NULL) {
+            /* a lower bound followed by the upper bound of the same symbol: one line (PyTorch's And) */
+            bool pair = !up && i + 1 < m && !lhs[i + 1] && (x2 = bound_of(ctx, items[i + 1], &c2, &up2)) == x && up2;
+            s = up ? put_rel(ctx, &b, x, "<=", c) : put_rel(ctx, &b, c, "<=", x);
+            if (!s && pair) {
+                sg__buf_puts(&b, " and ");
+                s = put_rel(ctx, &b, x, "<=", c2);
+            }
+            if (sd) {
+                sd[2 * i] = up ? x : c;
+                sd[2 * i + 1] = up ? c : x;
+            }
+            if (!s && pair) {
+                char *line = sg__buf_take(&b);
+                t[i] = line;
+                t[i + 1] = line ? sg__strdup(ctx, line) : NULL;
+                if (!t[i] || !t[i + 1])
+                    s = sg__nomem(ctx);
+                if (sd) {
+                    sd[2 * i + 2] = x;
+                    sd[2 * i + 3] = c2;
+                }
+                i++;
+                continue;
+            }
+        } else {
+            char *text = NULL;
+            if (!(s = sg_print(ctx, &text, items[i], SG_FMT_PYTHON)))
+                sg__buf_puts(&b, text);
+            sg_free(text);
+        }
+        if (s) {
+            sg__buf_free(&b);
+            break;
+        }
+        if (!(t[i] = sg__buf_take(&b)))
+            s = sg__nomem(ctx);
+    }
+    sg_free(lhs);
+    sg_free(rhs);
+    if (s) {
+        sg_env_free_guard_texts(t, m);
+        sg_free(sd);
+        sg_free(items);
+        *out = NULL;
+        *n = 0;
+        return s;
+    }
+    *out = items;
+    *texts = t;
+    if (sides)
+        *sides = sd;
+    *n = m;
+    return SG_OK;
+}

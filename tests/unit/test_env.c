@@ -1143,6 +1143,61 @@ static void test_divisibility_proves_products(void **state)
     sg_env_free(env);
 }
 
+/* produce_guards' text, the one both a listing of the guards and a guard
+ * set's failure message use: an input equality with its source first, a
+ * range of one symbol on one line (its two items share it), and the sides
+ * as the text writes them. */
+static void test_produce_guards_text(void **state)
+{
+    (void)state;
+    sg_interval r = {I(2), I(6)};
+    sg_env *env = new_env(NULL);
+    size(env, "L['x'].size()[0]", 4);
+    size(env, "L['y'].size()[0]", 4); /* duck sizing: y is s0 */
+    backed(env, "L['z'].size()[0]", 5, SG_DIM_DUCK, 1, &r);
+    assert_int_equal(EV(env, "s1 * s0 >= 10"), 1);
+    const sg_expr **items, **sides;
+    char **texts;
+    size_t n;
+    assert_int_equal(sg_env_produce_guards_text(env, 0, &items, &texts, &sides, &n), SG_OK);
+    static const char *const want[] = {
+        "L['y'].size()[0] == L['x'].size()[0]",
+        "L['x'].size()[0]*L['z'].size()[0] >= 10",
+        "2 <= L['x'].size()[0]",
+        "2 <= L['z'].size()[0] and L['z'].size()[0] <= 6",
+        "2 <= L['z'].size()[0] and L['z'].size()[0] <= 6",
+    };
+    assert_int_equal(n, 5);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(texts[i], want[i]);
+    const sg_expr *sx, *sy, *sz; /* the sources' symbols */
+    assert_int_equal(sg_expr_sym(C, &sx, "L['x'].size()[0]"), SG_OK);
+    assert_int_equal(sg_expr_sym(C, &sy, "L['y'].size()[0]"), SG_OK);
+    assert_int_equal(sg_expr_sym(C, &sz, "L['z'].size()[0]"), SG_OK);
+    assert_ptr_equal(sides[0], sy);
+    assert_ptr_equal(sides[1], sx);
+    assert_null(sides[2]);
+    assert_null(sides[3]);
+    assert_ptr_equal(sides[4], I(2));
+    assert_ptr_equal(sides[5], sx);
+    assert_ptr_equal(sides[6], I(2));
+    assert_ptr_equal(sides[7], sz);
+    assert_ptr_equal(sides[8], sz);
+    assert_ptr_equal(sides[9], I(6));
+    sg_env_free_guard_texts(texts, n);
+    sg_free(items);
+    sg_free(sides);
+    /* sides not wanted; bad arguments */
+    assert_int_equal(sg_env_produce_guards_text(env, 0, &items, &texts, NULL, &n), SG_OK);
+    assert_int_equal(n, 5);
+    sg_env_free_guard_texts(texts, n);
+    sg_free(items);
+    assert_int_equal(sg_env_produce_guards_text(env, 0, NULL, &texts, NULL, &n), SG_EINVAL);
+    assert_int_equal(sg_env_produce_guards_text(NULL, 0, &items, &texts, NULL, &n), SG_EINVAL);
+    sg_env_free_guard_texts(NULL, 3);
+    sg_env_free(env);
+}
+
 /* ---- marks and copies -------------------------------------------------- */
 
 static void test_marks(void **state)
@@ -1779,6 +1834,7 @@ int main(void)
         cmocka_unit_test(test_assert_replacements_refused),
         cmocka_unit_test(test_guard_replaces_first_in_pytorch_order),
         cmocka_unit_test(test_divisibility_proves_products),
+        cmocka_unit_test(test_produce_guards_text),
         cmocka_unit_test(test_guards_with_nonlinear_occurrences),
         cmocka_unit_test_setup_teardown(test_guard_set_mentions_sources_only, fresh_ctx, group_ctx_back),
         cmocka_unit_test(test_hint),
