@@ -574,64 +574,57 @@ static sg_truth known_relation(sg_facts *f, const sg_expr *q, size_t *budget, in
     }
 }
 
-/* ---- divisibility: x = d*(x // d) + r ---- */
+/* ---- divisibility: x = d*(x // d) ---- */
 
-/* q with each of its symbols x for which the facts know x % d == r
- * (0 <= r < d; of several such d, the largest) written d*(x // d) + r, or
- * NULL when q has no such symbol (or out of memory). The two are equal
- * wherever the facts hold (x == d*(x // d) + x % d for every x and d > 0).
- * This is PyTorch's simplify under its divisibility facts, which writes
- * x // d as an exact division: a product such as x*y then meets
- * 2*(x // 2)*y, which the linear procedure sees as another monomial. */
+#define DIV_MAX 16 /* floor divisions of a question rewritten, at most */
+
+/* Collect the atoms x // d of e (x a symbol, d > 0 a constant) whose
+ * x % d == 0 is known, at most DIV_MAX of them; seen marks visited nodes. */
+static bool exact_divisions(sg_facts *f, const sg_expr *e, sg__idmap *seen, const sg_expr **out, size_t *n)
+{
+    if (e->nargs == 0 || sg__idmap_find(seen, e->id))
+        return true;
+    if (!sg__idmap_put(seen, e->id, 1))
+        return false;
+    if (e->op == SG_OP_FLOORDIV && e->args[0]->op == SG_OP_SYM && e->args[1]->op == SG_OP_INT &&
+        fmpz_sgn(&e->args[1]->u.val) > 0 && *n < DIV_MAX) {
+        const sg_expr *m = sg__mod(f->ctx, e->args[0], e->args[1]);
+        const sg__iv *b = m ? sg__facts_bound(f, m) : NULL;
+        bool dup = false;
+        for (size_t i = 0; i < *n; i++)
+            dup |= out[i]->args[0] == e->args[0];
+        if (b && sg__iv_is_point(b) && fmpz_is_zero(&b->lo) && !dup)
+            out[(*n)++] = e;
+    }
+    for (size_t i = 0; i < e->nargs; i++)
+        if (!exact_divisions(f, e->args[i], seen, out, n))
+            return false;
+    return true;
+}
+
+/* q with x written d*(x // d) for each floor division x // d of q whose
+ * x % d == 0 the facts know (the first such d of each symbol x), or NULL
+ * when there is none (or out of memory). The two are equal wherever the
+ * facts hold. PyTorch's simplify does this under its divisibility facts:
+ * x // d becomes an exact division where Mod(x, d) is in its divisible set
+ * (only then, and only for that d), so that a product such as x*y meets
+ * 2*(x // 2)*y, which the linear procedure sees as another monomial. (The
+ * reads: x % d's bounds stamp x, which the question read.) */
 static const sg_expr *divisibility_form(sg_facts *f, const sg_expr *q)
 {
     sg_ctx *ctx = f->ctx;
-    const sg_expr **syms;
-    size_t n;
-    if (sg_expr_free_symbols(ctx, &syms, &n, q) != SG_OK)
-        return NULL;
-    sg__idmap at = {0};
-    const sg_expr **mods = n ? sg__calloc(ctx, n, sizeof *mods) : NULL; /* per symbol: its Mod atom */
-    bool ok = n && mods && sg__idmap_init(ctx, &at, n);
-    for (size_t i = 0; i < n && ok; i++)
-        ok = sg__idmap_put(&at, syms[i]->id, i);
-    size_t found = 0;
-    for (size_t i = 0; i < f->batom.n && ok; i++) {
-        const sg_expr *m = f->batom.v[i];
-        const sg__iv *b = &f->biv[i];
-        size_t *k;
-        if (m->op != SG_OP_MOD || m->args[1]->op != SG_OP_INT || fmpz_sgn(&m->args[1]->u.val) <= 0 ||
-            !sg__iv_is_point(b) || fmpz_sgn(&b->lo) < 0 || fmpz_cmp(&b->lo, &m->args[1]->u.val) >= 0 ||
-            !(k = sg__idmap_find(&at, m->args[0]->id)) || m->args[0] != syms[*k])
-            continue;
-        if (!mods[*k])
-            found++;
-        if (!mods[*k] || fmpz_cmp(&m->args[1]->u.val, &mods[*k]->args[1]->u.val) > 0)
-            mods[*k] = m;
+    const sg_expr *divs[DIV_MAX], *from[DIV_MAX], *to[DIV_MAX];
+    size_t n = 0;
+    sg__idmap seen = {0};
+    bool ok = sg__idmap_init(ctx, &seen, 32) && exact_divisions(f, q, &seen, divs, &n);
+    sg__idmap_free(&seen);
+    for (size_t i = 0; i < n && ok; i++) {
+        from[i] = divs[i]->args[0];
+        ok = (to[i] = sg__mul(ctx, divs[i]->args[1], divs[i])) != NULL;
     }
     const sg_expr *r = NULL;
-    const sg_expr **from = found ? sg__malloc(ctx, found * sizeof *from) : NULL;
-    const sg_expr **to = found ? sg__malloc(ctx, found * sizeof *to) : NULL;
-    size_t nf = 0;
-    ok = ok && found && from && to;
-    for (size_t i = 0; i < n && ok; i++) {
-        if (!mods[i])
-            continue;
-        const sg_expr *d = mods[i]->args[1], *x = syms[i];
-        const sg__iv *b = sg__facts_bound(f, mods[i]);
-        const sg_expr *rem = sg__int_fmpz(ctx, &b->lo), *fd = sg__floordiv(ctx, x, d);
-        const sg_expr *dq = fd ? sg__mul(ctx, d, fd) : NULL;
-        from[nf] = x;
-        to[nf] = dq && rem ? sg__add(ctx, dq, rem) : NULL;
-        ok = to[nf++] != NULL;
-    }
-    if (ok && sg_expr_subs(ctx, &r, q, nf, from, to) != SG_OK)
+    if (ok && n && sg_expr_subs(ctx, &r, q, n, from, to) != SG_OK)
         r = NULL;
-    sg_free(from);
-    sg_free(to);
-    sg_free(mods);
-    sg_free(syms);
-    sg__idmap_free(&at);
     return r;
 }
 

@@ -1117,8 +1117,10 @@ static void test_guard_replaces_first_in_pytorch_order(void **state)
 
 /* After the guard s0 % 2 == 0 (hint 4), s0*s1 == 2*(s0 // 2)*s1 is known
  * without a guard (issue 18 item 7: the view x.view(2, s0 // 2, s1) asks
- * it; PyTorch's simplify writes s0 // 2 as an exact division under its
- * divisibility facts). Likewise a remainder other than 0. */
+ * it; PyTorch's simplify writes s0 // 2 as an exact division where
+ * Mod(s0, 2) is in its divisible set). Only for that divisor, and only for
+ * a remainder 0 (PyTorch's _maybe_guard_rel adds Mod(x, d) to divisible
+ * only when it is 0): there PyTorch records the guard, and so do we. */
 static void test_divisibility_proves_products(void **state)
 {
     (void)state;
@@ -1129,17 +1131,26 @@ static void test_divisibility_proves_products(void **state)
     assert_int_equal(sg_env_nguards(env), 1);
     assert_int_equal(KN(env, "s0*s1 == 2*(s0 // 2)*s1"), SG_TRUE);
     assert_int_equal(EV(env, "s0*s1 == 2*(s0 // 2)*s1"), 1);
+    assert_int_equal(KN(env, "s0*s1*s1 != 2*(s0 // 2)*s1*s1"), SG_FALSE);
     assert_int_equal(KN(env, "s0*s1 == 4*(s0 // 4)*s1"), SG_UNKNOWN); /* 4 need not divide s0 */
     assert_int_equal(sg_env_nguards(env), 1);
     sg_env_free(env);
 
-    env = new_env(NULL);
+    env = new_env(NULL); /* 4 divides s0: s0 // 2 is exact, but PyTorch knows Mod(s0, 4) only */
+    size(env, "x", 8);
+    size(env, "y", 3);
+    assert_int_equal(EV(env, "s0 % 4 == 0"), 1);
+    assert_int_equal(KN(env, "s0*s1 == 4*(s0 // 4)*s1"), SG_TRUE);
+    assert_int_equal(KN(env, "s0*s1 == 2*(s0 // 2)*s1"), SG_UNKNOWN);
+    sg_env_free(env);
+
+    env = new_env(NULL); /* a remainder other than 0: no divisibility fact */
     size(env, "x", 7);
     size(env, "y", 3);
     assert_int_equal(EV(env, "s0 % 3 == 1"), 1);
-    assert_int_equal(KN(env, "s0*s1 == 3*s1*(s0 // 3) + s1"), SG_TRUE);
-    assert_int_equal(KN(env, "s0*s1 != 3*s1*(s0 // 3)"), SG_TRUE);
-    assert_int_equal(KN(env, "s0*s1*s1 == 3*s1*s1*(s0 // 3) + s1*s1"), SG_TRUE);
+    assert_int_equal(KN(env, "s0*s1 == 3*s1*(s0 // 3) + s1"), SG_UNKNOWN);
+    assert_int_equal(EV(env, "s0*s1 == 3*s1*(s0 // 3) + s1"), 1);
+    assert_int_equal(sg_env_nguards(env), 2);
     sg_env_free(env);
 }
 
