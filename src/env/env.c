@@ -116,7 +116,9 @@ static bool solved_before(const symrec *a, const symrec *b)
  *  - a backed symbol only by an expression of backed symbols, and only when
  *    it comes first in PyTorch's order of the equality's symbols (the
  *    largest hint, then the last name): PyTorch solves for that one alone;
- *  - an input (a symbol with a source) only by an expression of inputs.
+ *  - an input (a symbol with a source) only by an expression of inputs;
+ *  - nothing from an equality of more than 5 symbols ("in case of really
+ *    gnarly expression, we don't blow up").
  * Symbols the environment did not make (free symbols of a battery, the
  * fresh symbols of divisibility) may replace only unbacked non-inputs, and
  * may be replaced freely. (PyTorch also skips a replacement whose value's
@@ -137,7 +139,7 @@ static bool may_replace(void *user, const sg_expr *sym, const sg_expr *value)
     size_t n;
     if (sg_expr_free_symbols(env->ctx, &fs, &n, value) != SG_OK)
         return false;
-    bool ok = true;
+    bool ok = n + 1 <= 5; /* PyTorch leaves equalities of more than 5 symbols alone */
     for (size_t i = 0; i < n && ok; i++) {
         size_t *qi = sg__idmap_find(&env->symidx, fs[i]->id);
         if (!qi) {

@@ -1067,6 +1067,26 @@ static void test_assert_replacements_refused(void **state)
     sg_env_free(env);
 }
 
+/* _maybe_guard_rel leaves an equality of more than 5 free symbols alone. */
+static void test_no_replacement_past_five_symbols(void **state)
+{
+    (void)state;
+    sg_env *env = new_env(NULL);
+    size(env, "a", 2);
+    size(env, "b", 3);
+    size(env, "c", 4);
+    size(env, "d", 5);
+    size(env, "e", 6);
+    const sg_expr *u0 = unbacked(env, NULL, 0, NULL), *u1 = unbacked(env, NULL, 0, NULL);
+    assert_int_equal(sg_env_check(env, P("u0 == s0 + s1 + s2 + s3 + s4"), "m"), SG_OK); /* 6 symbols */
+    assert_ptr_equal(REPL(env, "u0"), u0);
+    assert_int_equal(KN(env, "u0 >= 10"), SG_TRUE);
+    assert_int_equal(sg_env_check(env, P("u1 == s0 + s1 + s2 + s3"), "m"), SG_OK); /* 5 symbols */
+    assert_ptr_equal(REPL(env, "u1"), P("s0 + s1 + s2 + s3"));
+    (void)u1;
+    sg_env_free(env);
+}
+
 /* Between backed symbols PyTorch solves for the first of
  * sorted(free, key=(hint, name), reverse=True) alone: the larger hint, then
  * the name later in string order (s9 before s10); when that one cannot be
@@ -1844,6 +1864,7 @@ int main(void)
         cmocka_unit_test(test_assert_replaces_unbacked_by_backed),
         cmocka_unit_test(test_assert_replacements_refused),
         cmocka_unit_test(test_guard_replaces_first_in_pytorch_order),
+        cmocka_unit_test(test_no_replacement_past_five_symbols),
         cmocka_unit_test(test_divisibility_proves_products),
         cmocka_unit_test(test_produce_guards_text),
         cmocka_unit_test(test_guards_with_nonlinear_occurrences),
