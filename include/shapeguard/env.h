@@ -251,6 +251,28 @@ SG_WARN_UNUSED sg_status sg_env_produce_guards_sides(sg_env *env, unsigned flags
                                                      sg_give const sg_expr ***lhs, sg_give const sg_expr ***rhs,
                                                      size_t *n);
 
+/* produce_guards in PyTorch's text: the items of sg_env_produce_guards_flags
+ * (*out and *n as there) and the text of each, (*texts)[i]:
+ *   an input equality: SOURCE == VALUE, the source first
+ *       L['y'].size()[0] == L['x'].size()[1]
+ *   a bound of one symbol: LO <= SOURCE, or SOURCE <= HI; a lower bound
+ *   followed by the upper bound of the same symbol share one text (both
+ *   items have it), PyTorch's And of the two:
+ *       2 <= L['x'].size()[0] and L['x'].size()[0] <= 6
+ *   any other guard: the python printer's text.
+ * Each text once, in order (a text equal to the one before it left out),
+ * gives produce_guards' lines; a guard set's failure message names the
+ * failing item by its text. When sides is not NULL, (*sides)[2*i] and
+ * (*sides)[2*i + 1] are the sides of an equality (==) or a bound (<=) as
+ * its text writes them, both NULL for any other item. *out and *sides are
+ * freed with sg_free, *texts with sg_env_free_guard_texts(*texts, *n).
+ * Errors: SG_EINVAL, SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_env_produce_guards_text(sg_env *env, unsigned flags, sg_give const sg_expr ***out,
+                                                    sg_give char ***texts, sg_give const sg_expr ***sides,
+                                                    size_t *n);
+/* Free the n texts of sg_env_produce_guards_text and their array (NULL: nothing). */
+void sg_env_free_guard_texts(sg_take char **texts, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

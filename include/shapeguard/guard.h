@@ -252,7 +252,12 @@ int sg_guard_set_check(const sg_guard_set *g, const sg_input_value *vals, size_t
  * every guard holds; else the first failing check, as Dynamo words it:
  *     tensor 'x' size mismatch at index 1. expected 4, actual 5
  *     tensor 'x' rank mismatch. expected 2, actual 3
- *     L['x'].size()[0] == L['y'].size()[0] (5 != 6)
+ * or the first failing shape guard by the text produce_guards gives it
+ * (sg_env_produce_guards_text: the same line a listing of the guards
+ * prints), followed by the values of its sides as that text writes them:
+ *     L['y'].size()[0] == L['x'].size()[0] (6 != 5)
+ *     2 <= L['x'].size()[1] (2 > 1)
+ *     4 <= L['z'].size()[0] and L['z'].size()[0] <= 6 (7 > 6)
  * Free with sg_free. Errors: SG_EINVAL (NULL, wrong n), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_guard_set_explain(const sg_guard_set *g, const sg_input_value *vals, size_t n,
                                               sg_give char **out);

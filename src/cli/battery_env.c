@@ -570,35 +570,6 @@ cmd_result cmd_asserts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str 
     return compare_sets(ctx, ln->expected, &want, &got, why);
 }
 
-/* If g is a bound of one symbol (s - c >= 0 or c - s >= 0): the symbol, the
- * bound printed, and which side (1: upper). */
-static const sg_expr *bound_of(sg_ctx *ctx, const sg_expr *g, char **c, int *upper)
-{
-    const sg_expr *p = sg_expr_op(g) == SG_OP_GE0 ? sg_expr_arg(g, 0) : NULL;
-    int64_t k;
-    if (p && sg_expr_op(p) == SG_OP_SYM) { /* s >= 0 */
-        *upper = 0;
-        *c = cli_xstrndup("0", 1);
-        return p;
-    }
-    if (!p || sg_expr_op(p) != SG_OP_ADD || sg_expr_nargs(p) != 1 || !sg_expr_num_si(p, 0, &k) ||
-        (k != 1 && k != -1) || sg_expr_op(sg_expr_arg(p, 0)) != SG_OP_SYM)
-        return NULL;
-    const sg_expr *cst, *neg;
-    char *t = NULL;
-    if (sg_expr_num_str(ctx, &t, p, SIZE_MAX) != SG_OK || sg_expr_int_str(ctx, &cst, t) != SG_OK) {
-        sg_free(t);
-        return NULL;
-    }
-    sg_free(t);
-    *upper = k < 0;
-    if (!*upper && sg_expr_neg(ctx, &neg, cst) == SG_OK)
-        cst = neg; /* s + c >= 0 is -c <= s */
-    if (sg_expr_num_str(ctx, c, cst, SIZE_MAX) != SG_OK)
-        return NULL;
-    return sg_expr_arg(p, 0);
-}
-
 void case_print_guards(case_state *cs, FILE *out)
 {
     case_write_guards(cs, out, "");
@@ -606,39 +577,14 @@ void case_print_guards(case_state *cs, FILE *out)
 
 void case_write_guards(case_state *cs, FILE *out, const char *indent)
 {
-    const sg_expr **items, **lhs, **rhs;
+    const sg_expr **items;
+    char **texts;
     size_t n;
-    if (!cs->env || sg_env_produce_guards_sides(cs->env, 0, &items, &lhs, &rhs, &n) != SG_OK)
+    if (!cs->env || sg_env_produce_guards_text(cs->env, 0, &items, &texts, NULL, &n) != SG_OK)
         return;
-    for (size_t i = 0; i < n; i++) {
-        char *c = NULL, *c2 = NULL;
-        int up, up2;
-        const sg_expr *s = lhs[i] ? NULL : bound_of(cs->ctx, items[i], &c, &up), *s2;
-        if (lhs[i]) {
-            cli_str line = CLI_STR_INIT;
-            cli_str_add_expr(&line, cs->ctx, lhs[i], SG_FMT_PYTHON);
-            cli_str_adds(&line, " == ");
-            cli_str_add_expr(&line, cs->ctx, rhs[i], SG_FMT_PYTHON);
-            fprintf(out, "%s%s\n", indent, cli_str_get(&line));
-            cli_str_free(&line);
-        } else if (s && !up && i + 1 < n && (s2 = bound_of(cs->ctx, items[i + 1], &c2, &up2)) == s && up2) {
-            fprintf(out, "%s%s <= %s and %s <= %s\n", indent, c, sg_expr_sym_name(s), sg_expr_sym_name(s), c2);
-            i++;
-        } else if (s) {
-            if (up)
-                fprintf(out, "%s%s <= %s\n", indent, sg_expr_sym_name(s), c);
-            else
-                fprintf(out, "%s%s <= %s\n", indent, c, sg_expr_sym_name(s));
-        } else {
-            cli_str line = CLI_STR_INIT;
-            cli_str_add_expr(&line, cs->ctx, items[i], SG_FMT_PYTHON);
-            fprintf(out, "%s%s\n", indent, cli_str_get(&line));
-            cli_str_free(&line);
-        }
-        sg_free(c);
-        sg_free(c2);
-    }
+    for (size_t i = 0; i < n; i++) /* the two bounds of a range share their line */
+        if (!i || strcmp(texts[i], texts[i - 1]))
+            fprintf(out, "%s%s\n", indent, texts[i]);
+    sg_env_free_guard_texts(texts, n);
     sg_free(items);
-    sg_free(lhs);
-    sg_free(rhs);
 }

@@ -729,7 +729,13 @@ cmd_result cmd_shape(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
         cli_str_addf(why, "bad expected side '%s' ([E, E, ...])", ln->expected);
         return CMD_FAIL;
     }
+    /* the sizes with the replacements the guards made, as the graph prints them */
     size_t nd = sg_tracer_ndim(p->tracer, v), k = 0;
+    const sg_expr *size[SG_MAX_DIMS];
+    nd = nd < SG_MAX_DIMS ? nd : SG_MAX_DIMS; /* a tensor has at most SG_MAX_DIMS */
+    for (size_t d = 0; d < nd; d++)
+        if (sg_env_replace(cs->env, &size[d], sg_tracer_size(p->tracer, v, d)))
+            size[d] = sg_tracer_size(p->tracer, v, d);
     const char *s = e + 1, *end = e + en - 1;
     int ok = 1;
     while (ok) {
@@ -745,7 +751,7 @@ cmd_result cmd_shape(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
         if (!n && c == end && k == 0)
             break; /* [] */
         const sg_expr *want;
-        if (k >= nd || case_parse(cs, &want, it, n) != SG_OK || want != sg_tracer_size(p->tracer, v, k))
+        if (k >= nd || case_parse(cs, &want, it, n) != SG_OK || want != size[k])
             ok = 0;
         k++;
         if (c >= end)
@@ -758,7 +764,7 @@ cmd_result cmd_shape(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     for (size_t d = 0; d < nd; d++) {
         if (d)
             cli_str_adds(why, ", ");
-        cli_str_add_expr(why, ctx, sg_tracer_size(p->tracer, v, d), SG_FMT_SG);
+        cli_str_add_expr(why, ctx, size[d], SG_FMT_SG);
     }
     cli_str_adds(why, "]");
     return CMD_FAIL;

@@ -19,6 +19,8 @@ typedef struct symrec {
     bool backed, size_like, pending;
     bool duckable; /* made by duck sizing: an equal hint may reuse it */
     unsigned nguards;
+    const sg_expr *renamed; /* sg_env_rename_unbacked: the symbol it stands for, or NULL */
+    size_t renamed_fact;    /* the index of the fact that says so */
 } symrec;
 
 typedef struct input {
@@ -74,16 +76,53 @@ static symrec *rec_of(const sg_env *env, const sg_expr *sym)
     return i ? &env->syms[*i] : NULL;
 }
 
-/* The replacement policy (PyTorch's rules, with the environment's order of
- * creation):
- *  - a backed symbol only by an expression of backed symbols (whose hints
- *    give its value);
+/* Does e hold a floor division (by anything but 1) or a modulo? *budget
+ * counts the nodes left to look at; past it, e counts as holding one. */
+static bool has_division(const sg_expr *e, size_t *budget)
+{
+    if (e->nargs == 0)
+        return false;
+    if (*budget == 0)
+        return true;
+    --*budget;
+    if (e->op == SG_OP_MOD)
+        return true;
+    if ((e->op == SG_OP_FLOORDIV || e->op == SG_OP_CLEANDIV) &&
+        !(e->args[1]->op == SG_OP_INT && fmpz_is_one(&e->args[1]->u.val)))
+        return true;
+    for (size_t i = 0; i < e->nargs; i++)
+        if (has_division(e->args[i], budget))
+            return true;
+    return false;
+}
+
+/* PyTorch's order of the symbols to solve for (_smart_symbol_sort, taken
+ * in reverse): is backed symbol a before backed symbol b? The larger hint
+ * first, then the name later in string order (s9 before s10). */
+static bool solved_before(const symrec *a, const symrec *b)
+{
+    int c = fmpz_cmp(&a->hint->u.val, &b->hint->u.val);
+    return c ? c > 0 : strcmp(a->sym->u.name, b->sym->u.name) > 0;
+}
+
+/* The replacement policy: may the equality sym == value, solved from one
+ * that holds, replace sym? PyTorch's _maybe_guard_rel and _set_replacement:
+ *  - no replacement from an equality that holds a floor division or a
+ *    modulo (value holds one; a modulo gives a divisibility fact instead);
+ *  - an unbacked symbol (PyTorch's trivial solution, which prefers the
+ *    backed side) by an expression without unbacked symbols other than
+ *    inputs (the time-travel hazard: an unbacked symbol made by the trace
+ *    never stands for another one);
+ *  - a backed symbol only by an expression of backed symbols, and only when
+ *    it comes first in PyTorch's order of the equality's symbols (the
+ *    largest hint, then the last name): PyTorch solves for that one alone;
  *  - an input (a symbol with a source) only by an expression of inputs;
- *  - an unbacked symbol never by one with an unbacked symbol made after it
- *    (the time-travel hazard).
+ *  - nothing from an equality of more than 5 symbols ("in case of really
+ *    gnarly expression, we don't blow up").
  * Symbols the environment did not make (free symbols of a battery, the
  * fresh symbols of divisibility) may replace only unbacked non-inputs, and
- * may be replaced freely. */
+ * may be replaced freely. (PyTorch also skips a replacement whose value's
+ * range is not within the symbol's; the facts keep both ranges here.) */
 static bool may_replace(void *user, const sg_expr *sym, const sg_expr *value)
 {
     sg_env *env = user;
@@ -91,11 +130,16 @@ static bool may_replace(void *user, const sg_expr *sym, const sg_expr *value)
     if (!ri)
         return true;
     const symrec *r = &env->syms[*ri];
+    if (r->renamed && r->renamed == value) /* PyTorch's _rename_unbacked_to: asked for */
+        return true;
+    size_t budget = 256;
+    if (has_division(value, &budget))
+        return false;
     const sg_expr **fs;
     size_t n;
     if (sg_expr_free_symbols(env->ctx, &fs, &n, value) != SG_OK)
         return false;
-    bool ok = true;
+    bool ok = n + 1 <= 5; /* PyTorch leaves equalities of more than 5 symbols alone */
     for (size_t i = 0; i < n && ok; i++) {
         size_t *qi = sg__idmap_find(&env->symidx, fs[i]->id);
         if (!qi) {
@@ -104,11 +148,11 @@ static bool may_replace(void *user, const sg_expr *sym, const sg_expr *value)
         }
         const symrec *q = &env->syms[*qi];
         if (r->backed)
-            ok = q->backed;
+            ok = q->backed && solved_before(r, q);
         else if (r->source)
-            ok = q->source && (q->backed || *qi < *ri);
+            ok = q->source != NULL;
         else
-            ok = q->backed || *qi < *ri;
+            ok = q->backed || q->source;
     }
     sg_free(fs);
     return ok;
@@ -1048,9 +1092,15 @@ sg_status sg_env_rename_unbacked(sg_env *env, const sg_expr *from, const sg_expr
     const sg_expr *eq;
     size_t nfacts = sg_facts_count(env->facts);
     sg_status s = sg_expr_rel(env->ctx, &eq, SG_REL_EQ, from, to);
+    const sg_expr *was = a->renamed;
+    size_t was_fact = a->renamed_fact;
+    a->renamed = to; /* the policy lets this one replacement of an unbacked symbol by another through */
+    a->renamed_fact = nfacts;
     if (!s)
         s = sg_facts_assume(env->facts, eq);
     if (s) {
+        a->renamed = was;
+        a->renamed_fact = was_fact;
         sg__facts_truncate(env->facts, nfacts);
         return s == SG_EASSERT ? sg__err(env->ctx, SG_EINVAL, "sg_env_rename_unbacked: the two cannot be equal") : s;
     }
@@ -1095,6 +1145,9 @@ static void rollback(sg_env *env, const sg_env_mark *m)
         sg_free(env->syms[i].source);
         sg_free(env->syms[i].binding);
     }
+    for (size_t i = 0; i < m->nsyms && i < env->nsyms; i++)
+        if (env->syms[i].renamed && env->syms[i].renamed_fact >= m->nfacts) /* renamed after the mark */
+            env->syms[i].renamed = NULL;
     if (env->nsyms > m->nsyms) {
         env->nsyms = m->nsyms;
         sg__idmap_reset(&env->symidx);
@@ -1400,5 +1453,141 @@ sg_status sg_env_produce_guards_sides(sg_env *env, unsigned flags, const sg_expr
         *rhs = G.rhs.v;
     else
         sg__list_free(&G.rhs);
+    return SG_OK;
+}
+
+/* ---- the guard set in PyTorch's text ---------------------------------------- */
+
+/* If item g is a bound of one symbol (s + k >= 0 or k - s >= 0, over
+ * sources): the symbol, the bound, and which side (*upper). */
+static const sg_expr *bound_of(sg_ctx *ctx, const sg_expr *g, const sg_expr **c, bool *upper)
+{
+    if (g->op != SG_OP_GE0)
+        return NULL;
+    const sg_expr *p = g->args[0];
+    if (p->op == SG_OP_SYM) { /* s >= 0 */
+        *upper = false;
+        *c = ctx->zero;
+        return p;
+    }
+    if (p->op != SG_OP_ADD || p->nargs != 1 || p->args[0]->op != SG_OP_SYM || !fmpz_is_pm1(sg__nums(p)))
+        return NULL;
+    *upper = fmpz_sgn(sg__nums(p)) < 0;
+    fmpz_t k;
+    fmpz_init_set(k, &p->u.val);
+    if (!*upper)
+        fmpz_neg(k, k); /* s + k >= 0 is -k <= s; k - s >= 0 is s <= k */
+    *c = sg__int_fmpz(ctx, k);
+    fmpz_clear(k);
+    return *c ? p->args[0] : NULL;
+}
+
+/* "A OP B" with both sides printed by the python printer. */
+static sg_status put_rel(sg_ctx *ctx, sg__buf *b, const sg_expr *a, const char *op, const sg_expr *c)
+{
+    char *ta = NULL, *tc = NULL;
+    sg_status s = sg_print(ctx, &ta, a, SG_FMT_PYTHON);
+    if (!s)
+        s = sg_print(ctx, &tc, c, SG_FMT_PYTHON);
+    if (!s)
+        sg__buf_printf(b, "%s %s %s", ta, op, tc);
+    sg_free(ta);
+    sg_free(tc);
+    return s;
+}
+
+void sg_env_free_guard_texts(char **texts, size_t n)
+{
+    for (size_t i = 0; texts && i < n; i++)
+        sg_free(texts[i]);
+    sg_free(texts);
+}
+
+sg_status sg_env_produce_guards_text(sg_env *env, unsigned flags, const sg_expr ***out, char ***texts,
+                                     const sg_expr ***sides, size_t *n)
+{
+    if (!env)
+        return SG_EINVAL;
+    sg_ctx *ctx = env->ctx;
+    if (!out || !texts || !n)
+        return sg__err(ctx, SG_EINVAL, "sg_env_produce_guards_text: NULL argument");
+    *texts = NULL;
+    if (sides)
+        *sides = NULL;
+    const sg_expr **items, **lhs, **rhs;
+    size_t m;
+    sg_status s = sg_env_produce_guards_sides(env, flags, &items, &lhs, &rhs, &m);
+    if (s) {
+        *out = NULL;
+        *n = 0;
+        return s;
+    }
+    char **t = sg__calloc(ctx, m ? m : 1, sizeof *t);
+    const sg_expr **sd = sides ? sg__calloc(ctx, 2 * (m ? m : 1), sizeof *sd) : NULL;
+    if (!t || (sides && !sd))
+        s = sg__nomem(ctx);
+    for (size_t i = 0; i < m && !s; i++) {
+        sg__buf b = {.ctx = ctx};
+        const sg_expr *c, *c2, *x, *x2 = NULL;
+        bool up = false, up2 = false;
+        if (lhs[i]) { /* an input equality: the source first */
+            s = put_rel(ctx, &b, lhs[i], "==", rhs[i]);
+            if (sd) {
+                sd[2 * i] = lhs[i];
+                sd[2 * i + 1] = rhs[i];
+            }
+        } else if ((x = bound_of(ctx, items[i], &c, &up)) != NULL) {
+            /* a lower bound followed by the upper bound of the same symbol: one line (PyTorch's And) */
+            bool pair = !up && i + 1 < m && !lhs[i + 1] && (x2 = bound_of(ctx, items[i + 1], &c2, &up2)) == x && up2;
+            s = up ? put_rel(ctx, &b, x, "<=", c) : put_rel(ctx, &b, c, "<=", x);
+            if (!s && pair) {
+                sg__buf_puts(&b, " and ");
+                s = put_rel(ctx, &b, x, "<=", c2);
+            }
+            if (sd) {
+                sd[2 * i] = up ? x : c;
+                sd[2 * i + 1] = up ? c : x;
+            }
+            if (!s && pair) {
+                char *line = sg__buf_take(&b);
+                t[i] = line;
+                t[i + 1] = line ? sg__strdup(ctx, line) : NULL;
+                if (!t[i] || !t[i + 1])
+                    s = sg__nomem(ctx);
+                if (sd) {
+                    sd[2 * i + 2] = x;
+                    sd[2 * i + 3] = c2;
+                }
+                i++;
+                continue;
+            }
+        } else {
+            char *text = NULL;
+            if (!(s = sg_print(ctx, &text, items[i], SG_FMT_PYTHON)))
+                sg__buf_puts(&b, text);
+            sg_free(text);
+        }
+        if (s) {
+            sg__buf_free(&b);
+            break;
+        }
+        if (!(t[i] = sg__buf_take(&b)))
+            s = sg__nomem(ctx);
+    }
+    sg_free(lhs);
+    sg_free(rhs);
+    if (s) {
+        sg_env_free_guard_texts(t, m);
+        sg_free(sd);
+        sg_free(items);
+        *out = NULL;
+        *n = 0;
+        return s;
+    }
+    *out = items;
+    *texts = t;
+    if (sides)
+        *sides = sd;
+    *n = m;
     return SG_OK;
 }

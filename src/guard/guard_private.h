@@ -205,6 +205,21 @@ int sg__gp_has_big(gp_bigscan *S, const sg_expr *e);
  * SG_GUARD_FAIL or a negative status. */
 int sg__gp_eval_exact(const sg_guard_prog *p, size_t g, const fmpz *xv);
 
+/* How a guard of a program is stated (a guard set's texts, from
+ * sg_env_produce_guards_text): its text, and the sides of an equality
+ * (le false) or a bound (le true) as the text writes them (NULL: the sides
+ * are found from the text). */
+typedef struct sg__gp_said {
+    const char *text;
+    const sg_expr *lhs, *rhs;
+    bool le;
+} sg__gp_said;
+
+/* sg_guard_prog_explain with guard g stated as said[g] says (said NULL, or a
+ * NULL text: the python printer's text). */
+sg_status sg__gp_explain_said(sg_ctx *ctx, char **out, size_t *failed, const sg_guard_prog *p, const int64_t *v,
+                              size_t nv, const sg__gp_said *said);
+
 /* Check that ctx is p's context (SG_EINVAL with a message naming fn if not). */
 sg_status sg__gp_check_ctx(sg_ctx *ctx, const sg_guard_prog *p, const char *fn);
 

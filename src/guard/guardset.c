@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr/expr_private.h"
-#include "shapeguard/guard.h"
+#include "guard/guard_private.h"
+#include "shapeguard/env.h"
 #include "source/source_private.h"
 
 #define NONE ((size_t)-1)
@@ -31,6 +31,8 @@ typedef struct gnode {
 
 struct sg_guard_set {
     sg_guard_prog *prog;
+    char **texts;        /* per shape guard: its text (sg_env_produce_guards_text) */
+    sg__gp_said *said;   /* per shape guard: its text and sides, for explaining */
     gnode *nodes;
     size_t nnodes, cap;
     size_t ninputs;
@@ -57,6 +59,8 @@ void sg_guard_set_free(sg_guard_set *g)
     for (size_t i = 0; i < g->nnodes; i++)
         free_node(&g->nodes[i]);
     sg_free(g->nodes);
+    sg_env_free_guard_texts(g->texts, g->prog ? sg_guard_prog_nguards(g->prog) : 0);
+    sg_free(g->said);
     sg_guard_prog_free(g->prog);
     sg_free(g);
 }
@@ -171,12 +175,13 @@ sg_status sg_guard_set_build(sg_inputs *in, unsigned flags, sg_guard_set **out)
     if (!out)
         return sg__err(ctx, SG_EINVAL, "sg_guard_set_build: NULL argument");
     *out = NULL;
-    const sg_expr **items = NULL, **slots = NULL;
+    const sg_expr **items = NULL, **slots = NULL, **sides = NULL;
+    char **texts = NULL;
     size_t nitems = 0, nslots = 0;
     builder B = {ctx, sg__calloc(ctx, 1, sizeof *B.g), {0}};
     sg_status s = B.g && sg__idmap_init(ctx, &B.slotof, 64) ? SG_OK : sg__nomem(ctx);
     if (!s)
-        s = sg_env_produce_guards_flags(env, flags, &items, &nitems);
+        s = sg_env_produce_guards_text(env, flags, &items, &texts, &sides, &nitems);
     /* the slots: every symbol the shape guards read, in order of appearance */
     for (size_t i = 0; i < nitems && !s; i++) {
         const sg_expr **fs;
@@ -200,6 +205,17 @@ sg_status sg_guard_set_build(sg_inputs *in, unsigned flags, sg_guard_set **out)
     }
     if (!s)
         s = sg_guard_prog_compile(ctx, &B.g->prog, items, nitems, slots, nslots);
+    if (!s && !(B.g->said = sg__calloc(ctx, nitems ? nitems : 1, sizeof *B.g->said)))
+        s = sg__nomem(ctx);
+    if (!s) { /* the failure message names a guard by the text produce_guards gives it */
+        B.g->texts = texts;
+        texts = NULL;
+        for (size_t i = 0; i < nitems; i++)
+            B.g->said[i] = (sg__gp_said){B.g->texts[i], sides[2 * i], sides[2 * i + 1],
+                                         sides[2 * i] && sg_expr_op(items[i]) == SG_OP_GE0};
+    }
+    sg_env_free_guard_texts(texts, nitems);
+    sg_free(sides);
     if (B.g) /* NULL when it could not be allocated */
         B.g->nslots = nslots;
     for (size_t i = 0; i < sg_inputs_count(in) && !s; i++) {
@@ -409,7 +425,7 @@ sg_status sg_guard_set_explain(const sg_guard_set *g, const sg_input_value *vals
         size_t failed;
         char *text = NULL;
         r = sg_guard_prog_check(g->prog, v, g->nslots, &failed);
-        if (r != SG_GUARD_PASS && !(s = sg_guard_prog_explain(ctx, &text, &failed, g->prog, v, g->nslots)))
+        if (r != SG_GUARD_PASS && !(s = sg__gp_explain_said(ctx, &text, &failed, g->prog, v, g->nslots, g->said)))
             sg__buf_puts(&why, text);
         sg_free(text);
     }

@@ -163,7 +163,26 @@ static sg_status put_values(sg_ctx *ctx, sg__buf *b, const sg_guard_prog *p, con
     return SG_OK;
 }
 
-static sg_status explain(sg_ctx *ctx, char **out, size_t *failed, const sg_guard_prog *p, const fmpz *xv)
+/* The sides said, and their values: 1; 0 when they cannot be evaluated
+ * (the generic values then); -1 out of memory. */
+static int said_sides(sg_ctx *ctx, const sg_guard_prog *p, const sg__gp_said *said, const fmpz *xv, side *lhs,
+                      side *rhs, const char **op)
+{
+    lhs->e = said->lhs;
+    rhs->e = said->rhs;
+    *op = said->le ? "<=" : "==";
+    sg_status s = sg__eval_fmpz(lhs->v, lhs->e, &p->slotmap, xv, p->max_bits);
+    if (!s)
+        s = sg__eval_fmpz(rhs->v, rhs->e, &p->slotmap, xv, p->max_bits);
+    if (s == SG_ENOMEM) {
+        sg__nomem(ctx);
+        return -1;
+    }
+    return s ? 0 : 1;
+}
+
+static sg_status explain(sg_ctx *ctx, char **out, size_t *failed, const sg_guard_prog *p, const fmpz *xv,
+                         const sg__gp_said *said)
 {
     size_t g = 0;
     int res = SG_GUARD_PASS;
@@ -184,8 +203,10 @@ static sg_status explain(sg_ctx *ctx, char **out, size_t *failed, const sg_guard
         if (failed)
             *failed = g;
         const sg_expr *t = p->guards[g];
+        const sg__gp_said *sd = said && said[g].text ? &said[g] : NULL;
         char *text = NULL;
-        sg_status s = sg_print(ctx, &text, t, SG_FMT_PYTHON);
+        sg_status s = sd ? ((text = sg__strdup(ctx, sd->text)) ? SG_OK : sg__nomem(ctx))
+                         : sg_print(ctx, &text, t, SG_FMT_PYTHON);
         if (s)
             return s;
         sg__buf_puts(&b, text);
@@ -195,7 +216,9 @@ static sg_status explain(sg_ctx *ctx, char **out, size_t *failed, const sg_guard
         fmpz_init(rhs.v);
         lhs.e = rhs.e = NULL;
         const char *op = NULL;
-        if (res == SG_GUARD_FAIL && (t->op == SG_OP_GE0 || t->op == SG_OP_EQ0 || t->op == SG_OP_NE0))
+        if (res == SG_GUARD_FAIL && sd && sd->lhs && sd->rhs)
+            found = said_sides(ctx, p, sd, xv, &lhs, &rhs, &op);
+        else if (res == SG_GUARD_FAIL && (t->op == SG_OP_GE0 || t->op == SG_OP_EQ0 || t->op == SG_OP_NE0))
             found = find_sides(ctx, p, t, text, xv, &lhs, &rhs, &op);
         sg_free(text);
         if (found < 0) {
@@ -257,6 +280,12 @@ static void free_xv(fmpz *xv, size_t n)
 sg_status sg_guard_prog_explain(sg_ctx *ctx, char **out, size_t *failed, const sg_guard_prog *p, const int64_t *v,
                                 size_t nv)
 {
+    return sg__gp_explain_said(ctx, out, failed, p, v, nv, NULL);
+}
+
+sg_status sg__gp_explain_said(sg_ctx *ctx, char **out, size_t *failed, const sg_guard_prog *p, const int64_t *v,
+                              size_t nv, const sg__gp_said *said)
+{
     sg_status s = explain_args(ctx, out, p, nv, v != NULL);
     if (s)
         return s;
@@ -267,7 +296,7 @@ sg_status sg_guard_prog_explain(sg_ctx *ctx, char **out, size_t *failed, const s
         fmpz_init(xv + i);
         fmpz_set_si(xv + i, v[i]);
     }
-    s = explain(ctx, out, failed, p, xv);
+    s = explain(ctx, out, failed, p, xv, said);
     free_xv(xv, p->nslots);
     return s;
 }
@@ -286,7 +315,7 @@ sg_status sg_guard_prog_explain_exact(sg_ctx *ctx, char **out, size_t *failed, c
         return sg__nomem(ctx);
     for (size_t i = 0; i < p->nslots; i++)
         fmpz_init_set(xv + i, &vals[i]->u.val);
-    s = explain(ctx, out, failed, p, xv);
+    s = explain(ctx, out, failed, p, xv, NULL);
     free_xv(xv, p->nslots);
     return s;
 }

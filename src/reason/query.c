@@ -574,6 +574,60 @@ static sg_truth known_relation(sg_facts *f, const sg_expr *q, size_t *budget, in
     }
 }
 
+/* ---- divisibility: x = d*(x // d) ---- */
+
+#define DIV_MAX 16 /* floor divisions of a question rewritten, at most */
+
+/* Collect the atoms x // d of e (x a symbol, d > 0 a constant) whose
+ * x % d == 0 is known, at most DIV_MAX of them; seen marks visited nodes. */
+static bool exact_divisions(sg_facts *f, const sg_expr *e, sg__idmap *seen, const sg_expr **out, size_t *n)
+{
+    if (e->nargs == 0 || sg__idmap_find(seen, e->id))
+        return true;
+    if (!sg__idmap_put(seen, e->id, 1))
+        return false;
+    if (e->op == SG_OP_FLOORDIV && e->args[0]->op == SG_OP_SYM && e->args[1]->op == SG_OP_INT &&
+        fmpz_sgn(&e->args[1]->u.val) > 0 && *n < DIV_MAX) {
+        const sg_expr *m = sg__mod(f->ctx, e->args[0], e->args[1]);
+        const sg__iv *b = m ? sg__facts_bound(f, m) : NULL;
+        bool dup = false;
+        for (size_t i = 0; i < *n; i++)
+            dup |= out[i]->args[0] == e->args[0];
+        if (b && sg__iv_is_point(b) && fmpz_is_zero(&b->lo) && !dup)
+            out[(*n)++] = e;
+    }
+    for (size_t i = 0; i < e->nargs; i++)
+        if (!exact_divisions(f, e->args[i], seen, out, n))
+            return false;
+    return true;
+}
+
+/* q with x written d*(x // d) for each floor division x // d of q whose
+ * x % d == 0 the facts know (the first such d of each symbol x), or NULL
+ * when there is none (or out of memory). The two are equal wherever the
+ * facts hold. PyTorch's simplify does this under its divisibility facts:
+ * x // d becomes an exact division where Mod(x, d) is in its divisible set
+ * (only then, and only for that d), so that a product such as x*y meets
+ * 2*(x // 2)*y, which the linear procedure sees as another monomial. (The
+ * reads: x % d's bounds stamp x, which the question read.) */
+static const sg_expr *divisibility_form(sg_facts *f, const sg_expr *q)
+{
+    sg_ctx *ctx = f->ctx;
+    const sg_expr *divs[DIV_MAX], *from[DIV_MAX], *to[DIV_MAX];
+    size_t n = 0;
+    sg__idmap seen = {0};
+    bool ok = sg__idmap_init(ctx, &seen, 32) && exact_divisions(f, q, &seen, divs, &n);
+    sg__idmap_free(&seen);
+    for (size_t i = 0; i < n && ok; i++) {
+        from[i] = divs[i]->args[0];
+        ok = (to[i] = sg__mul(ctx, divs[i]->args[1], divs[i])) != NULL;
+    }
+    const sg_expr *r = NULL;
+    if (ok && n && sg_expr_subs(ctx, &r, q, n, from, to) != SG_OK)
+        r = NULL;
+    return r;
+}
+
 static sg_truth known(sg_facts *f, const sg_expr *q, size_t *budget, int depth, int want);
 
 sg_truth sg__facts_known(sg_facts *f, const sg_expr *q, size_t *budget, int depth)
@@ -681,6 +735,12 @@ static sg_truth known_uncached(sg_facts *f, const sg_expr *q, size_t *budget, in
     default:
         t = known_relation(f, s, budget, want);
         break;
+    }
+    if (t == SG_UNKNOWN && depth == 0) {
+        /* the same question with the divisibility facts written out */
+        const sg_expr *d = divisibility_form(f, s);
+        if (d && d != s)
+            t = known(f, d, budget, depth + 1, want);
     }
     if (t == SG_UNKNOWN && depth == 0 && *budget > 0)
         t = case_split(f, s, budget, depth);

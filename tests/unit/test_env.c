@@ -995,20 +995,237 @@ static void test_rename_unbacked(void **state)
     sg_env_free(env);
 }
 
-/* "Made after it" is the order in which the environment made the unbacked
- * symbols, whatever else the context holds: here the node u1 exists before
- * the environment makes u0. Replacing u0 by an expression of the later u1
- * is the time-travel hazard the replacement policy forbids. */
+/* An unbacked symbol the trace made is never replaced by an expression of
+ * another one, made before or after it (PyTorch's _maybe_guard_rel: only
+ * unbacked inputs may stand in an unbacked symbol's value, the time-travel
+ * hazard; test_dynamic_shapes' u0 == u1*4 keeps u0). Here the node u1 also
+ * exists before the environment makes u0, so that neither the order of the
+ * nodes nor that of creation decides. The equality is still known. */
 static void test_unbacked_order_is_creation_order(void **state)
 {
     (void)state; /* runs in a fresh context */
     P("u1 + 1"); /* a caller's expression mentioning u1, made first */
     sg_env *env = new_env(NULL);
     const sg_expr *u0 = unbacked(env, NULL, 0, NULL);
-    unbacked(env, NULL, 0, NULL);
+    const sg_expr *u1 = unbacked(env, NULL, 0, NULL);
     assert_int_equal(sg_env_check(env, P("u0 == u1 + 1"), NULL), SG_OK);
     assert_ptr_equal(REPL(env, "u0"), u0);
-    assert_ptr_equal(REPL(env, "u1"), P("u0 - 1"));
+    assert_ptr_equal(REPL(env, "u1"), u1);
+    assert_int_equal(KN(env, "u1 == u0 - 1"), SG_TRUE);
+    assert_int_equal(sg_env_check(env, P("u1 == u0"), NULL), SG_EASSERT); /* u0 == u1 + 1 says otherwise */
+    sg_env_free(env);
+}
+
+/* Which symbol an equality replaces (PyTorch's _maybe_guard_rel, worked out
+ * by hand from symbolic_shapes.py; issue 18 item 6). A runtime assertion
+ * between an unbacked symbol the trace made and an expression of backed
+ * symbols replaces the unbacked one, whichever side it is written on
+ * (trivial_lhs / trivial_rhs), and the assertion stays. */
+static void test_assert_replaces_unbacked_by_backed(void **state)
+{
+    (void)state;
+    sg_env *env = new_env(NULL);
+    const sg_expr *x = size(env, "x", 5), *y = size(env, "y", 3);
+    const sg_expr *u0 = unbacked(env, NULL, 0, NULL), *u1 = unbacked(env, NULL, 0, NULL);
+    assert_int_equal(sg_env_check(env, P("s0 == u0"), "m"), SG_OK);
+    assert_ptr_equal(REPL(env, "u0"), x);
+    assert_ptr_equal(REPL(env, "s0"), x);
+    /* u1 + 1 == s0 + s1 is solved for u1 (sorted first: it has no hint) */
+    assert_int_equal(sg_env_check(env, P("u1 + 1 == s0 + s1"), "m"), SG_OK);
+    assert_ptr_equal(REPL(env, "u1"), P("s0 + s1 - 1"));
+    assert_ptr_equal(REPL(env, "s1"), y);
+    assert_int_equal(sg_env_nasserts(env), 2);
+    assert_ptr_equal(sg_env_assert(env, 0, NULL), P("s0 == u0"));
+    assert_int_equal(sg_env_nguards(env), 0);
+    sg_env_free(env);
+}
+
+/* No replacement from an equality with a floor division (PyTorch raises
+ * NotImplementedError inside _maybe_guard_rel and skips it), nor of an
+ * unbacked symbol by an expression of another one the trace made; the
+ * fact is known all the same. An unbacked input may stand in. */
+static void test_assert_replacements_refused(void **state)
+{
+    (void)state;
+    sg_env *env = new_env(NULL);
+    size(env, "x", 12);
+    const sg_expr *u0 = unbacked(env, NULL, 0, NULL), *u1 = unbacked(env, NULL, 0, NULL);
+    const sg_expr *u2 = unbacked(env, NULL, 0, NULL);
+    assert_int_equal(sg_env_check(env, P("u0 == s0 // 2"), "m"), SG_OK);
+    assert_ptr_equal(REPL(env, "u0"), u0);
+    assert_int_equal(KN(env, "u0 >= 1"), SG_TRUE);
+    assert_int_equal(sg_env_check(env, P("u1 == u2"), "m"), SG_OK);
+    assert_ptr_equal(REPL(env, "u1"), u1);
+    assert_ptr_equal(REPL(env, "u2"), u2);
+    assert_int_equal(KN(env, "u2 - u1 == 0"), SG_TRUE);
+    /* an unbacked input (mark_unbacked): a later trace-made symbol is replaced by it */
+    const sg_expr *in = unbacked(env, "L['n']", 1, NULL), *u4 = unbacked(env, NULL, 0, NULL);
+    assert_int_equal(sg_env_check(env, P("u3 == u4"), "m"), SG_OK);
+    assert_ptr_equal(REPL(env, "u4"), in);
+    assert_ptr_equal(REPL(env, "u3"), in);
+    (void)u4;
+    sg_env_free(env);
+}
+
+/* _maybe_guard_rel leaves an equality of more than 5 free symbols alone. */
+static void test_no_replacement_past_five_symbols(void **state)
+{
+    (void)state;
+    sg_env *env = new_env(NULL);
+    size(env, "a", 2);
+    size(env, "b", 3);
+    size(env, "c", 4);
+    size(env, "d", 5);
+    size(env, "e", 6);
+    const sg_expr *u0 = unbacked(env, NULL, 0, NULL), *u1 = unbacked(env, NULL, 0, NULL);
+    assert_int_equal(sg_env_check(env, P("u0 == s0 + s1 + s2 + s3 + s4"), "m"), SG_OK); /* 6 symbols */
+    assert_ptr_equal(REPL(env, "u0"), u0);
+    assert_int_equal(KN(env, "u0 >= 10"), SG_TRUE);
+    assert_int_equal(sg_env_check(env, P("u1 == s0 + s1 + s2 + s3"), "m"), SG_OK); /* 5 symbols */
+    assert_ptr_equal(REPL(env, "u1"), P("s0 + s1 + s2 + s3"));
+    (void)u1;
+    sg_env_free(env);
+}
+
+/* Between backed symbols PyTorch solves for the first of
+ * sorted(free, key=(hint, name), reverse=True) alone: the larger hint, then
+ * the name later in string order (s9 before s10); when that one cannot be
+ * isolated, nothing is replaced. */
+static void test_guard_replaces_first_in_pytorch_order(void **state)
+{
+    (void)state;
+    sg_env *env = new_env(NULL);
+    const sg_expr *x = size(env, "x", 5), *y = size(env, "y", 4);
+    (void)x;
+    assert_int_equal(EV(env, "s0 - 1 == s1"), 1); /* x[1:] + y: s0 has the larger hint */
+    assert_ptr_equal(REPL(env, "s0"), P("s1 + 1"));
+    assert_ptr_equal(REPL(env, "s1"), y);
+    sg_env_free(env);
+
+    env = new_env(NULL);
+    size(env, "x", 4);
+    y = size(env, "y", 8);
+    assert_int_equal(EV(env, "2*s0 == s1"), 1); /* s1 first: s1 := 2*s0 */
+    assert_ptr_equal(REPL(env, "s1"), P("2*s0"));
+    sg_env_free(env);
+
+    env = new_env(NULL);
+    size(env, "x", 6);
+    size(env, "y", 4);
+    assert_int_equal(EV(env, "2*s0 == 3*s1"), 1); /* s0 first, s0 = 3*s1/2 is no integer: none */
+    assert_ptr_equal(REPL(env, "s0"), P("s0"));
+    assert_ptr_equal(REPL(env, "s1"), P("s1"));
+    assert_int_equal(KN(env, "2*s0 == 3*s1"), SG_TRUE);
+    sg_env_free(env);
+
+    /* equal hints (no duck sizing): by name, and s9 comes after s10 */
+    sg_env_options o = opts();
+    o.duck_shape = 0;
+    env = new_env(&o);
+    char src[16];
+    for (int i = 0; i < 11; i++) {
+        snprintf(src, sizeof src, "t%d", i);
+        size(env, src, i == 9 || i == 10 ? 50 : 100 + i);
+    }
+    assert_int_equal(EV(env, "s9 == s10"), 1);
+    assert_ptr_equal(REPL(env, "s9"), P("s10"));
+    assert_ptr_equal(REPL(env, "s10"), P("s10"));
+    assert_int_equal(EV(env, "s1 == s2 - 1"), 1); /* hints 101, 102: s2 := s1 + 1 */
+    assert_ptr_equal(REPL(env, "s2"), P("s1 + 1"));
+    sg_env_free(env);
+}
+
+/* After the guard s0 % 2 == 0 (hint 4), s0*s1 == 2*(s0 // 2)*s1 is known
+ * without a guard (issue 18 item 7: the view x.view(2, s0 // 2, s1) asks
+ * it; PyTorch's simplify writes s0 // 2 as an exact division where
+ * Mod(s0, 2) is in its divisible set). Only for that divisor, and only for
+ * a remainder 0 (PyTorch's _maybe_guard_rel adds Mod(x, d) to divisible
+ * only when it is 0): there PyTorch records the guard, and so do we. */
+static void test_divisibility_proves_products(void **state)
+{
+    (void)state;
+    sg_env *env = new_env(NULL);
+    size(env, "x", 4);
+    size(env, "y", 3);
+    assert_int_equal(EV(env, "s0 % 2 == 0"), 1);
+    assert_int_equal(sg_env_nguards(env), 1);
+    assert_int_equal(KN(env, "s0*s1 == 2*(s0 // 2)*s1"), SG_TRUE);
+    assert_int_equal(EV(env, "s0*s1 == 2*(s0 // 2)*s1"), 1);
+    assert_int_equal(KN(env, "s0*s1*s1 != 2*(s0 // 2)*s1*s1"), SG_FALSE);
+    assert_int_equal(KN(env, "s0*s1 == 4*(s0 // 4)*s1"), SG_UNKNOWN); /* 4 need not divide s0 */
+    assert_int_equal(sg_env_nguards(env), 1);
+    sg_env_free(env);
+
+    env = new_env(NULL); /* 4 divides s0: s0 // 2 is exact, but PyTorch knows Mod(s0, 4) only */
+    size(env, "x", 8);
+    size(env, "y", 3);
+    assert_int_equal(EV(env, "s0 % 4 == 0"), 1);
+    assert_int_equal(KN(env, "s0*s1 == 4*(s0 // 4)*s1"), SG_TRUE);
+    assert_int_equal(KN(env, "s0*s1 == 2*(s0 // 2)*s1"), SG_UNKNOWN);
+    sg_env_free(env);
+
+    env = new_env(NULL); /* a remainder other than 0: no divisibility fact */
+    size(env, "x", 7);
+    size(env, "y", 3);
+    assert_int_equal(EV(env, "s0 % 3 == 1"), 1);
+    assert_int_equal(KN(env, "s0*s1 == 3*s1*(s0 // 3) + s1"), SG_UNKNOWN);
+    assert_int_equal(EV(env, "s0*s1 == 3*s1*(s0 // 3) + s1"), 1);
+    assert_int_equal(sg_env_nguards(env), 2);
+    sg_env_free(env);
+}
+
+/* produce_guards' text, the one both a listing of the guards and a guard
+ * set's failure message use: an input equality with its source first, a
+ * range of one symbol on one line (its two items share it), and the sides
+ * as the text writes them. */
+static void test_produce_guards_text(void **state)
+{
+    (void)state;
+    sg_interval r = {I(2), I(6)};
+    sg_env *env = new_env(NULL);
+    size(env, "L['x'].size()[0]", 4);
+    size(env, "L['y'].size()[0]", 4); /* duck sizing: y is s0 */
+    backed(env, "L['z'].size()[0]", 5, SG_DIM_DUCK, 1, &r);
+    assert_int_equal(EV(env, "s1 * s0 >= 10"), 1);
+    const sg_expr **items, **sides;
+    char **texts;
+    size_t n;
+    assert_int_equal(sg_env_produce_guards_text(env, 0, &items, &texts, &sides, &n), SG_OK);
+    static const char *const want[] = {
+        "L['y'].size()[0] == L['x'].size()[0]",
+        "L['x'].size()[0]*L['z'].size()[0] >= 10",
+        "2 <= L['x'].size()[0]",
+        "2 <= L['z'].size()[0] and L['z'].size()[0] <= 6",
+        "2 <= L['z'].size()[0] and L['z'].size()[0] <= 6",
+    };
+    assert_int_equal(n, 5);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(texts[i], want[i]);
+    const sg_expr *sx, *sy, *sz; /* the sources' symbols */
+    assert_int_equal(sg_expr_sym(C, &sx, "L['x'].size()[0]"), SG_OK);
+    assert_int_equal(sg_expr_sym(C, &sy, "L['y'].size()[0]"), SG_OK);
+    assert_int_equal(sg_expr_sym(C, &sz, "L['z'].size()[0]"), SG_OK);
+    assert_ptr_equal(sides[0], sy);
+    assert_ptr_equal(sides[1], sx);
+    assert_null(sides[2]);
+    assert_null(sides[3]);
+    assert_ptr_equal(sides[4], I(2));
+    assert_ptr_equal(sides[5], sx);
+    assert_ptr_equal(sides[6], I(2));
+    assert_ptr_equal(sides[7], sz);
+    assert_ptr_equal(sides[8], sz);
+    assert_ptr_equal(sides[9], I(6));
+    sg_env_free_guard_texts(texts, n);
+    sg_free(items);
+    sg_free(sides);
+    /* sides not wanted; bad arguments */
+    assert_int_equal(sg_env_produce_guards_text(env, 0, &items, &texts, NULL, &n), SG_OK);
+    assert_int_equal(n, 5);
+    sg_env_free_guard_texts(texts, n);
+    sg_free(items);
+    assert_int_equal(sg_env_produce_guards_text(env, 0, NULL, &texts, NULL, &n), SG_EINVAL);
+    assert_int_equal(sg_env_produce_guards_text(NULL, 0, &items, &texts, NULL, &n), SG_EINVAL);
+    sg_env_free_guard_texts(NULL, 3);
     sg_env_free(env);
 }
 
@@ -1644,6 +1861,12 @@ int main(void)
         cmocka_unit_test(test_mark_restore_keeps_earlier_knowledge),
         cmocka_unit_test(test_produce_guards),
         cmocka_unit_test(test_divisibility_guard_on_backed_symbol),
+        cmocka_unit_test(test_assert_replaces_unbacked_by_backed),
+        cmocka_unit_test(test_assert_replacements_refused),
+        cmocka_unit_test(test_guard_replaces_first_in_pytorch_order),
+        cmocka_unit_test(test_no_replacement_past_five_symbols),
+        cmocka_unit_test(test_divisibility_proves_products),
+        cmocka_unit_test(test_produce_guards_text),
         cmocka_unit_test(test_guards_with_nonlinear_occurrences),
         cmocka_unit_test_setup_teardown(test_guard_set_mentions_sources_only, fresh_ctx, group_ctx_back),
         cmocka_unit_test(test_hint),
