@@ -196,6 +196,17 @@ static bool put_expr_as(const sg__graph *g, sg__buf *b, const sg_expr *e, bool r
     return true;
 }
 
+/* A runtime assert's condition: with the replacements, unless they decide
+ * it (the assert that made the replacement, u0 == s0, would print True:
+ * PyTorch's assert keeps the expression it was made from). */
+static bool put_cond(const sg__graph *g, sg__buf *b, const sg_expr *cond)
+{
+    const sg_expr *e = cond;
+    if (sg_env_replace(g->env, &e, cond))
+        return false;
+    return put_expr_as(g, b, sg_expr_op(e) == SG_OP_TRUE || sg_expr_op(e) == SG_OP_FALSE ? cond : e, true);
+}
+
 static bool put_expr(const sg__graph *g, sg__buf *b, const sg_expr *e)
 {
     return put_expr_as(g, b, e, false);
@@ -323,7 +334,7 @@ static bool put_node(const sg__graph *g, const namer *N, sg__buf *b, const sg__g
         return ok;
     case SG_N_ASSERT:
         sg__buf_printf(b, "%storch._check(", ind);
-        ok = put_expr(g, b, n->cond);
+        ok = put_cond(g, b, n->cond);
         sg__buf_puts(b, ")\n");
         return ok;
     case SG_N_OUTPUT:
@@ -515,7 +526,7 @@ sg_status sg__graph_dot(const sg__graph *g, char **out)
             break;
         case SG_N_ASSERT:
             sg__buf_puts(&b, "torch._check(");
-            ok = put_expr(g, &b, n->cond);
+            ok = put_cond(g, &b, n->cond);
             sg__buf_puts(&b, ")\", shape=diamond];\n");
             break;
         case SG_N_OUTPUT:
