@@ -152,6 +152,7 @@ static sg_status out_tensor(sg__xcall *c, sg__xtensor **out)
  * autograd does not see). */
 static sg_status finish(sg__xcall *c, sg__xtensor *t, bool bump)
 {
+    bump |= (c->s->flags & SG_OPF_OUT) != 0; /* out= writes (the kernels of mm, cat ... serve their out= too) */
     if (bump && !(c->n->flags & SG_NODE_DATA)) /* a write flagged as through `.data` is not seen */
         t->ver->n++;
     sg__xc_set(c, c->n->out, (sg__xval){.kind = SG_XV_TENSOR, .u.t = t});

@@ -185,6 +185,8 @@ typedef struct sg__graph {
     sg__scope *scopes;   /* scopes[0] is the root */
     uint32_t nscopes, capscopes;
     uint32_t cur;        /* the scope new nodes go to */
+    const sg__opreg *reg; /* the registry of its schemas (set by its maker; NULL: none), where a
+                             rule finds another operator's schema (out='s functional one) */
 } sg__graph;
 
 /* An empty graph over env (borrowed: it must outlive the graph). Errors: SG_ENOMEM. */

@@ -40,11 +40,23 @@ sg_status sg__meta_sym(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_set(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_requires_grad(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_unsafe_view(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_out(sg__mcall *m, uint32_t *out);
 
 /* ---- helpers for rules (CHAIN, in util_private.h, returns an error) ---- */
 
 /* The integer argument named name (NULL when absent or None). */
 const sg_expr *sg__meta_arg_expr(const sg__mcall *m, const char *name);
+
+/* Floating dtypes, and PyTorch's canCast (no float into an integral type,
+ * nothing but bool into bool). */
+static inline bool sg__dtype_is_float(sg_dtype d)
+{
+    return d == SG_FLOAT64 || d == SG_FLOAT32;
+}
+static inline bool sg__dtype_can_cast(sg_dtype from, sg_dtype to)
+{
+    return !(sg__dtype_is_float(from) && !sg__dtype_is_float(to)) && !(from != SG_BOOL && to == SG_BOOL);
+}
 
 /* The fake tensor of value v. */
 static inline const sg__fake_tensor *sg__mt(const sg__mcall *m, uint32_t v)

@@ -30,6 +30,13 @@ enum {
     SG_PW_FILL,    /* writes self's dtype (copy_, fill_, zero_) */
 };
 
+/* VARIANT of the out= rule (sg__meta_out): the dtype the out tensor may
+ * have, as the operator's out= kernel checks it. */
+enum {
+    SG_OUT_SAME, /* the result's (mm, amax, masked_select, nonzero) */
+    SG_OUT_CAST, /* one the result's casts to (cat, stack, mean) */
+};
+
 /* PYFLAGS: how Python's arguments bind to the overloads. */
 enum {
     SG_PYF_VARARGS = 1, /* f(2, 3) packs its ints into the first int list */

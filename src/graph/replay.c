@@ -214,6 +214,8 @@ sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn h
     if (dst->nnodes || dst->env != src->env || dst->cur)
         return sg__err(dst->ctx, SG_EINVAL, "replay: into an empty graph over the same environment");
     sg__replay r = {.src = src, .dst = dst};
+    if (!dst->reg)
+        dst->reg = src->reg;
     r.map = sg__malloc(dst->ctx, (src->nvals ? src->nvals : 1) * sizeof *r.map);
     r.storages = sg__malloc(dst->ctx, (src->nstorages ? src->nstorages : 1) * sizeof *r.storages);
     sg_status st = r.map && r.storages ? SG_OK : sg__nomem(dst->ctx);

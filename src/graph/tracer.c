@@ -28,6 +28,8 @@ sg_status sg_tracer_new(sg_env *env, sg_tracer **out)
     sg_status s = sg__opreg_new(ctx, &t->reg);
     if (!s)
         s = sg__graph_new(env, &t->g);
+    if (!s)
+        t->g->reg = t->reg;
     if (!s && (!sg__idmap_init(ctx, &t->taken, 16) || !sg__idmap_init(ctx, &t->names, 16)))
         s = sg__nomem(ctx);
     if (s) {

@@ -1041,10 +1041,16 @@ class CaseGen:
             fy, fz = self.flags[y], self.flags[z]
             shape0 = tuple(t.shape)
             forms = ["lt", "le", "gt", "ge", "eq", "ne"] if compare else \
-                ["add", "mul", "neg", "abs", "clamp", "pow", "where", "sub"] + \
-                (["sin", "cos", "tanh", "sigmoid", "exp", "div"] if t.dtype == torch.float64 else [])
+                ["add", "mul", "neg", "abs", "clamp", "pow", "where", "sub", "amax", "amin", "cat", "stack",
+                 "mm", "bmm"] + \
+                (["sin", "cos", "tanh", "sigmoid", "exp", "div", "mean"] if t.dtype == torch.float64 else [])
             op = r.choice(forms)
-            unary = op in ("neg", "abs", "clamp", "pow", "sin", "cos", "tanh", "sigmoid", "exp")
+            unary = op in ("neg", "abs", "clamp", "pow", "sin", "cos", "tanh", "sigmoid", "exp", "amax", "amin",
+                           "mean")
+            ty, tz = self.T(y), self.T(z)
+            if op in ("amax", "amin", "mean", "cat", "stack", "mm", "bmm") and \
+                    self.storage_key(t) in (self.storage_key(ty), self.storage_key(tz)):
+                return None  # outside TensorIterator any shared storage is read in the kernel's order
             ops = [self.T(y)] if unary else [self.T(y), self.T(z)]
             exact = fy.exact and (unary or fz.exact)
             if compare:
@@ -1074,6 +1080,23 @@ class CaseGen:
             elif op == "div":
                 code = "torch.div(%s, 2, out=%s)" % (y, x)
                 fl, ops = (fy.bound / 2, fy.fbits + 1), [self.T(y)]
+            elif op in ("amax", "amin", "mean"):  # out= outside TensorIterator: resized as the functional result
+                if ty.dim() == 0:
+                    return None
+                code = "torch.%s(%s, %d, out=%s)" % (op, y, r.randrange(-ty.dim(), ty.dim()), x)
+                fl, exact = (fy.bound, fy.fbits), fy.exact and op != "mean"
+            elif op in ("cat", "stack"):
+                if ty.dim() == 0 or ty.shape != tz.shape:
+                    return None
+                code = "torch.%s([%s, %s], %d, out=%s)" % (op, y, z, r.randrange(ty.dim()), x)
+                fl = (max(fy.bound, fz.bound), max(fy.fbits, fz.fbits))
+            elif op in ("mm", "bmm"):
+                nd = 2 if op == "mm" else 3
+                if ty.dim() != nd or tz.dim() != nd or ty.shape[-1] != tz.shape[-2] or \
+                        (nd == 3 and ty.shape[0] != tz.shape[0]):
+                    return None
+                code = "torch.%s(%s, %s, out=%s)" % (op, y, z, x)
+                fl = (fy.bound * fz.bound * max(ty.shape[-1], 1), fy.fbits + fz.fbits)
             else:  # sin cos tanh sigmoid
                 code = "torch.%s(%s, out=%s)" % (op, y, x)
                 fl, exact = (1, 0), False

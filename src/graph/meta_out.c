@@ -1,0 +1,91 @@
+/* out= of the operators outside TensorIterator (mm, amax, cat, nonzero ...),
+ * one rule for all: the functional overload's rule (the row's FUNCTIONAL
+ * column) gives the result; the out tensor must take its dtype (VARIANT:
+ * the same, or one it casts to), keeps its layout where the sizes are
+ * already the result's, and is resized to the result's layout otherwise
+ * (at::native::resize_output: the result's strides as the operator's meta
+ * function sets them, its storage grown to what they reach). The node's
+ * value is the out tensor's next version. */
+#include <string.h>
+
+#include "expr/expr_private.h"
+#include "graph/meta.h"
+#include "graph/record.h"
+
+sg_status sg__meta_out(sg__mcall *m, uint32_t *out)
+{
+    sg_ctx *ctx = m->g->ctx;
+    const sg__opinfo *info = sg__op_info(m->s->op);
+    const sg__schema *fs = info && m->g->reg ? sg__opreg_op(m->g->reg, info->functional) : NULL;
+    const sg__opinfo *finfo = fs ? sg__op_info(fs->op) : NULL;
+    int o = sg__schema_arg(m->s, "out");
+    if (!finfo || !finfo->rule || o != fs->nargs || m->a[o].kind != SG_A_VALUE)
+        return sg__err(ctx, SG_EINTERNAL, "%s: out= without a functional overload of the same arguments", m->op);
+    uint32_t dst = m->a[o].u.v;
+    /* these kernels read their inputs in their own order while they write:
+       an out sharing a storage with an input is refused (torch 1.13's cat
+       refuses it; its mm gives what its order gives) */
+    for (int i = 0; i < o; i++) {
+        const sg__garg *a = &m->a[i];
+        for (uint32_t k = 0; k < (a->kind == SG_A_VALUES ? a->u.list.n : a->kind == SG_A_VALUE); k++) {
+            uint32_t v = a->kind == SG_A_VALUES ? m->g->ids[a->u.list.off + k] : a->u.v;
+            if (m->g->vals[v].kind == SG_V_TENSOR && sg__mt(m, v)->storage == sg__mt(m, dst)->storage)
+                return sg__err(ctx, SG_EALIASING, "%s: some elements of an input and the written-to tensor may "
+                                                  "refer to a single memory location; clone() it first", m->op);
+        }
+    }
+    /* the functional call: the same arguments, out dropped (it is last) */
+    sg__mcall f = *m;
+    f.s = fs;
+    sg__graph_mark k = sg__graph_mark_take(m->g);
+    uint32_t r;
+    sg_status s = finfo->rule(&f, &r);
+    if (s)
+        return s;
+    const sg__fake_tensor *rt = sg__mt(m, r);
+    size_t n = rt->ndim;
+    sg_dtype rd = (sg_dtype)rt->dtype;
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
+    for (size_t d = 0; d < n; d++) {
+        sizes[d] = sg__graph_size(m->g, r, d);
+        strides[d] = sg__graph_stride(m->g, r, d);
+    }
+    /* the result is made again below, as the out tensor's next version */
+    memcpy(m->binds, f.binds, sizeof m->binds);
+    m->nbinds = f.nbinds;
+    memcpy(m->asserts, f.asserts, sizeof m->asserts);
+    m->nasserts = f.nasserts;
+    sg__graph_restore(m->g, k);
+    const sg__fake_tensor *t = sg__mt(m, dst);
+    sg_dtype od = (sg_dtype)t->dtype;
+    if (info->variant == SG_OUT_SAME && od != rd)
+        return sg__err(ctx, SG_ETYPE, "%s: expected out tensor to have dtype %s, but got %s instead", m->op,
+                       sg__dtype_name(rd), sg__dtype_name(od));
+    if (info->variant == SG_OUT_CAST && !sg__dtype_can_cast(rd, od))
+        return sg__err(ctx, SG_ETYPE, "%s: result type %s can't be cast to the desired output type %s", m->op,
+                       sg__dtype_name(rd), sg__dtype_name(od));
+    bool same = t->ndim == n;
+    for (size_t d = 0; d < n && same && !s; d++)
+        if (sizes[d] != sg__graph_size(m->g, dst, d))
+            s = sg__meta_eval(m, &same, sg__meta_rel(m, SG_REL_EQ, sizes[d], sg__graph_size(m->g, dst, d)));
+    if (s)
+        return s;
+    t = sg__mt(m, dst);
+    uint32_t storage = t->storage, base = t->base;
+    const sg_expr *offset = t->offset;
+    if (same) /* the out tensor as it is laid out */
+        for (size_t d = 0; d < n; d++)
+            strides[d] = sg__graph_stride(m->g, dst, d);
+    if ((s = sg__meta_tensor(m, out, od, n, sizes, strides, offset, storage)))
+        return s;
+    if (!same) { /* resize_ grows the storage to what the new layout reaches */
+        const sg_expr *reach = sg__meta_layout_extent(ctx, n, sizes, strides, offset);
+        const sg_expr *both[2] = {reach, sg__graph_storage_numel(m->g, storage)};
+        const sg_expr *grown = reach ? sg__minmax(ctx, SG_OP_MAX, 2, both) : NULL;
+        if (!grown)
+            return sg_ctx_last_error(ctx);
+        sg__graph_set_storage_numel(m->g, storage, grown);
+    }
+    m->g->vals[*out].u.t.base = base; /* the tensor written stays a view of what it viewed */
+    return SG_OK;
+}
