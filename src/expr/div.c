@@ -388,7 +388,7 @@ static const sg_expr *mod_const(sg_ctx *ctx, const sg_expr *a, const fmpz_t d)
         sg__poly p;
         sg__poly_init(&p);
         bool ok = sg__poly_set(ctx, &p, a), changed = false;
-        for (size_t i = 0, n = p.n; i < n && ok; i++) {
+        for (size_t i = 0; i < p.n && ok; i++) { /* the terms A brings in too */
             const sg_expr *m = p.t[i].m;
             if (m->op == SG_OP_MOD && m->args[1]->op == SG_OP_INT && fmpz_sgn(&m->args[1]->u.val) > 0 &&
                 fmpz_divisible(&m->args[1]->u.val, d)) {
@@ -438,6 +438,11 @@ static const sg_expr *mod_const(sg_ctx *ctx, const sg_expr *a, const fmpz_t d)
     const sg_expr *R = sg__poly_get(ctx, &r), *inner = NULL;
     if (R && fmpz_is_one(d2)) {
         inner = ctx->zero;
+    } else if (R && !fmpz_is_one(g)) {
+        /* Mod(y + q, e) is canonicalized anew: with the smaller divisor e an
+         * atom Mod(A, m) with e | m may now stand for A (step 2), as in
+         * Mod(2*(x % 2) + 2, 4) = 2*Mod(x % 2 + 1, 2) = 2*Mod(x + 1, 2). */
+        inner = mod_const(ctx, R, d2);
     } else if (R && R->op == SG_OP_MOD && R->args[1]->op == SG_OP_INT && fmpz_sgn(&R->args[1]->u.val) > 0 &&
                fmpz_cmp(&R->args[1]->u.val, d2) <= 0) {
         inner = R; /* Mod(Mod(x, m), e) = Mod(x, m) when 0 <= Mod(x, m) < m <= e */
