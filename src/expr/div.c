@@ -188,6 +188,103 @@ static const sg_expr *mirror(sg_ctx *ctx, sg__poly *r, const fmpz_t d)
     return S;
 }
 
+/* The coefficient of the monomial m in the polynomial e (0 if absent). */
+static void coeff_in(fmpz_t q, const sg_expr *e, const sg_expr *m)
+{
+    fmpz_zero(q);
+    if (e == m)
+        fmpz_one(q);
+    else if (e->op == SG_OP_ADD)
+        for (size_t i = 0; i < e->nargs; i++)
+            if (e->args[i] == m)
+                fmpz_set(q, sg__nums(e) + i);
+}
+
+/* A quotient F = A // c by a constant c > 0 among the terms of R (in r, with
+ * coefficients k in (0, d)) that can merge with the outer division (see
+ * collapse), as a // d = Q + R // d leaves it:
+ * - k = 1: a // d = q*F + (F + P) // d, q being F's coefficient in Q;
+ * - k = d - 1 and q = -1: a // d = (-F + P) // d, F gone;
+ * - d = 2 (k = 1 = d - 1): both; the form with the smaller multiple of F
+ *   outside (q or q + 1) is taken, so that (-F) // 2 meets -((F + 1) // 2).
+ * Of several, the one with the smallest multiple of F left outside, then the
+ * first in leading order. Returns its index (SIZE_MAX if none), sets *minus
+ * for the second form and *any if R has a quotient by a positive constant
+ * among its terms at all (see the mirror in floordiv_const). */
+static size_t nested_quotient(const sg__poly *r, const fmpz_t d, const sg_expr *Q, bool *minus, bool *any)
+{
+    size_t best = SIZE_MAX;
+    fmpz_t q, j, bestj, t;
+    fmpz_init(q);
+    fmpz_init(j);
+    fmpz_init(bestj);
+    fmpz_init(t);
+    fmpz_sub_ui(t, d, 1);
+    *any = false;
+    for (size_t i = 0; i < r->n; i++) {
+        const sg_expr *m = r->t[i].m;
+        if (m->op != SG_OP_FLOORDIV || m->args[1]->op != SG_OP_INT || fmpz_sgn(&m->args[1]->u.val) <= 0)
+            continue;
+        const fmpz *k = &r->t[i].k;
+        bool one = fmpz_is_one(k), last = fmpz_equal(k, t);
+        *any = true;
+        if (!one && !last)
+            continue;
+        coeff_in(q, Q, m);
+        bool neg = last && (!one || fmpz_sgn(q) < 0); /* the second form: q + 1 outside */
+        if (neg && !one && !fmpz_equal_si(q, -1))
+            continue;
+        if (neg)
+            fmpz_add_ui(j, q, 1);
+        else
+            fmpz_set(j, q);
+        int c = best == SIZE_MAX ? -1 : fmpz_cmpabs(j, bestj);
+        if (c < 0 || (c == 0 && term_before(&r->t[i], &r->t[best]))) {
+            best = i;
+            *minus = neg;
+            fmpz_set(bestj, j);
+        }
+    }
+    fmpz_clear(q);
+    fmpz_clear(j);
+    fmpz_clear(bestj);
+    fmpz_clear(t);
+    return best;
+}
+
+/* R // d for R = k*F + P in r, F = A // c the term i, k = 1 or d - 1.
+ * For an integer P, F + P = (A + c*P) // c (P is a whole number of c's), so
+ *     (F + P) // d = ((A + c*P) // c) // d = (A + c*P) // (c*d)
+ * by floor(floor(t / c) / d) = floor(t / (c*d)) (c, d > 0). With k = d - 1,
+ * R = d*F + (P - F) and -F = (-A + c - 1) // c (ceil(t) = -floor(-t)), so
+ *     R // d = F + (-A + c - 1 + c*P) // (c*d).
+ * r is consumed (left scaled). */
+static const sg_expr *collapse(sg_ctx *ctx, sg__poly *r, size_t i, const fmpz_t d, bool minus)
+{
+    const sg_expr *F = r->t[i].m, *A = F->args[0];
+    const fmpz *c = &F->args[1]->u.val;
+    fmpz_zero(&r->t[i].k); /* r is now P */
+    for (size_t j = 0; j < r->n; j++)
+        fmpz_mul(&r->t[j].k, &r->t[j].k, c);
+    fmpz_mul(&r->c, &r->c, c);
+    fmpz_t s, cd;
+    fmpz_init_set_si(s, minus ? -1 : 1);
+    fmpz_init(cd);
+    fmpz_mul(cd, c, d);
+    if (minus)
+        fmpz_add(&r->c, &r->c, c), fmpz_sub_ui(&r->c, &r->c, 1);
+    const sg_expr *res = NULL;
+    if (sg__poly_addmul_expr(ctx, r, s, A)) {
+        const sg_expr *num = sg__poly_get(ctx, r), *den = num ? sg__int_fmpz(ctx, cd) : NULL;
+        res = den ? sg__floordiv(ctx, num, den) : NULL;
+        if (res && minus)
+            res = sg__add(ctx, F, res);
+    }
+    fmpz_clear(s);
+    fmpz_clear(cd);
+    return res;
+}
+
 /* FloorDiv(a, d) for a constant d > 1 and a non-constant a. */
 static const sg_expr *floordiv_const(sg_ctx *ctx, const sg_expr *a, const fmpz_t d)
 {
@@ -214,43 +311,36 @@ static const sg_expr *floordiv_const(sg_ctx *ctx, const sg_expr *a, const fmpz_t
         fmpz_fdiv_q(&r.c, &r.c, g);
         fmpz_divexact(d2, d, g);
     }
-    /* Choose between R and its mirror (see mirror_floordiv), so that equal
-     * quotients such as -((-x) // 4) and (x + 3) // 4 meet. */
-    const sg_expr *S = ctx->zero;
-    bool flip = !fmpz_is_one(d2) && mirror_is_smaller(&r, d2);
-    if (flip) {
-        S = mirror(ctx, &r, d2);
-        if (!S)
-            goto fail;
-    }
-    const sg_expr *R = sg__poly_get(ctx, &r), *inner = NULL;
-    if (R && R->op == SG_OP_INT) {
-        inner = ctx->zero; /* 0 <= R < d2 */
-    } else if (R && fmpz_is_one(d2)) {
-        inner = R;
-    } else if (R) {
-        /* (A // c + k) // e = (A + k*c) // (c*e) for c, e > 0. */
-        const sg_expr *atom = R->op == SG_OP_ADD && R->nargs == 1 && fmpz_is_one(sg__nums(R)) ? R->args[0] : R;
-        if (atom->op == SG_OP_FLOORDIV && atom->args[1]->op == SG_OP_INT && fmpz_sgn(&atom->args[1]->u.val) > 0) {
-            const fmpz *c = &atom->args[1]->u.val;
-            fmpz_t k, ce;
-            fmpz_init(k);
-            fmpz_init(ce);
-            if (R->op == SG_OP_ADD)
-                fmpz_mul(k, &R->u.val, c);
-            fmpz_mul(ce, c, d2);
-            const sg_expr *kc = sg__int_fmpz(ctx, k), *num = kc ? sg__add(ctx, atom->args[0], kc) : NULL;
-            const sg_expr *den = num ? sg__int_fmpz(ctx, ce) : NULL;
-            inner = den ? sg__floordiv(ctx, num, den) : NULL;
-            fmpz_clear(k);
-            fmpz_clear(ce);
-        } else {
+    const sg_expr *inner = NULL;
+    bool minus = false, nested = false;
+    size_t ni = fmpz_is_one(d2) ? SIZE_MAX : nested_quotient(&r, d2, Q, &minus, &nested);
+    if (ni != SIZE_MAX) {
+        inner = collapse(ctx, &r, ni, d2, minus); /* a quotient of a quotient: one quotient */
+    } else {
+        /* Choose between R and its mirror (see mirror_is_smaller), so that
+         * equal quotients such as -((-x) // 4) and (x + 3) // 4 meet; but
+         * not where R has a quotient among its terms: the mirror writes every
+         * term of R twice (sum m_i - R' // d), and a chain of quotients
+         * mirrored at each level would double at each level. */
+        const sg_expr *S = ctx->zero;
+        bool flip = !fmpz_is_one(d2) && !nested && mirror_is_smaller(&r, d2);
+        if (flip) {
+            S = mirror(ctx, &r, d2);
+            if (!S)
+                goto fail;
+        }
+        const sg_expr *R = sg__poly_get(ctx, &r);
+        if (R && R->op == SG_OP_INT) {
+            inner = ctx->zero; /* 0 <= R < d2 */
+        } else if (R && fmpz_is_one(d2)) {
+            inner = R;
+        } else if (R) {
             const sg_expr *den = sg__int_fmpz(ctx, d2);
             inner = den ? node2(ctx, SG_OP_FLOORDIV, R, den) : NULL;
         }
+        if (inner && flip)
+            inner = sg__sub(ctx, S, inner);
     }
-    if (inner && flip)
-        inner = sg__sub(ctx, S, inner);
     res = inner ? sg__add(ctx, Q, inner) : NULL;
 fail:
     fmpz_clear(g);
@@ -298,7 +388,7 @@ static const sg_expr *mod_const(sg_ctx *ctx, const sg_expr *a, const fmpz_t d)
         sg__poly p;
         sg__poly_init(&p);
         bool ok = sg__poly_set(ctx, &p, a), changed = false;
-        for (size_t i = 0, n = p.n; i < n && ok; i++) {
+        for (size_t i = 0; i < p.n && ok; i++) { /* the terms A brings in too */
             const sg_expr *m = p.t[i].m;
             if (m->op == SG_OP_MOD && m->args[1]->op == SG_OP_INT && fmpz_sgn(&m->args[1]->u.val) > 0 &&
                 fmpz_divisible(&m->args[1]->u.val, d)) {
@@ -348,6 +438,11 @@ static const sg_expr *mod_const(sg_ctx *ctx, const sg_expr *a, const fmpz_t d)
     const sg_expr *R = sg__poly_get(ctx, &r), *inner = NULL;
     if (R && fmpz_is_one(d2)) {
         inner = ctx->zero;
+    } else if (R && !fmpz_is_one(g)) {
+        /* Mod(y + q, e) is canonicalized anew: with the smaller divisor e an
+         * atom Mod(A, m) with e | m may now stand for A (step 2), as in
+         * Mod(2*(x % 2) + 2, 4) = 2*Mod(x % 2 + 1, 2) = 2*Mod(x + 1, 2). */
+        inner = mod_const(ctx, R, d2);
     } else if (R && R->op == SG_OP_MOD && R->args[1]->op == SG_OP_INT && fmpz_sgn(&R->args[1]->u.val) > 0 &&
                fmpz_cmp(&R->args[1]->u.val, d2) <= 0) {
         inner = R; /* Mod(Mod(x, m), e) = Mod(x, m) when 0 <= Mod(x, m) < m <= e */

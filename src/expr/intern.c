@@ -152,6 +152,26 @@ static const sg_expr *intern_canon(sg_ctx *ctx, sg_op op, sg_sort sort, size_t n
     return e;
 }
 
+/* The operations whose arguments are kept in the order of their ids (sums,
+ * products, Min/Max, bitwise operations, And/Or). */
+static bool args_by_id(sg_op op)
+{
+    switch (op) {
+    case SG_OP_ADD:
+    case SG_OP_MUL:
+    case SG_OP_MIN:
+    case SG_OP_MAX:
+    case SG_OP_BAND:
+    case SG_OP_BOR:
+    case SG_OP_BXOR:
+    case SG_OP_AND:
+    case SG_OP_OR:
+        return true;
+    default:
+        return false;
+    }
+}
+
 const sg_expr *sg__intern(sg_ctx *ctx, sg_op op, sg_sort sort, size_t nargs, const sg_expr *const *args,
                           const fmpz *nums, const fmpz *val, const char *name, size_t namelen)
 {
@@ -166,13 +186,28 @@ const sg_expr *sg__intern(sg_ctx *ctx, sg_op op, sg_sort sort, size_t nargs, con
         return intern_canon(ctx, op, sort, nargs, args, nums, val);
     uint64_t h = mix((uint64_t)op * 31 + sort, nargs);
     unsigned depth = 0;
-    for (size_t i = 0; i < nargs; i++) {
-        h = mix(h, args[i]->hash); /* structural: independent of creation order */
+    for (size_t i = 0; i < nargs; i++)
         if (args[i]->depth + 1u > depth)
             depth = args[i]->depth + 1u;
+    if (args_by_id(op)) {
+        /* The arguments are in the order of their ids, that is of creation:
+         * the hash sums theirs (with their numbers), so that it does not
+         * depend on that order and the leading term (the smallest hash) is
+         * the same in every context. */
+        uint64_t acc = 0;
+        for (size_t i = 0; i < nargs; i++) {
+            uint64_t t = mix(0x51ed270b27, args[i]->hash);
+            if (nums)
+                t = hash_fmpz(t, nums + i);
+            acc += mix(t, 0x2545f4914f6cdd1dULL);
+        }
+        h = mix(h, acc);
+    } else {
+        for (size_t i = 0; i < nargs; i++)
+            h = mix(h, args[i]->hash); /* structural: independent of creation order */
+        for (size_t i = 0; nums && i < nargs; i++)
+            h = hash_fmpz(h, nums + i);
     }
-    for (size_t i = 0; nums && i < nargs; i++)
-        h = hash_fmpz(h, nums + i);
     if (val)
         h = hash_fmpz(h, val);
     if (op == SG_OP_SYM)

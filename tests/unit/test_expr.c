@@ -206,6 +206,9 @@ static void test_floordiv_mod_rules(void **state)
     assert_ptr_equal(mod(mod(X, I(3)), I(3)), mod(X, I(3)));
     assert_ptr_equal(mod(mod(X, I(6)), I(3)), mod(X, I(3)));
     assert_ptr_equal(mod(mod(X, I(3)), I(6)), mod(X, I(3)));
+    /* the terms a replaced remainder brings in, and the smaller divisor after the gcd */
+    assert_ptr_equal(mod(mod(add(mod(X, I(8)), Y), I(6)), I(2)), mod(add(X, Y), I(2)));
+    assert_ptr_equal(mod(add(mul(I(2), mod(X, I(2))), I(2)), I(4)), mul(I(2), mod(add(X, I(1)), I(2))));
     const sg_expr *mi;
     assert_int_equal(sg_expr_modular_indexing(C, &mi, X, I(4), I(8)), SG_OK);
     assert_ptr_equal(mi, mod(floordiv(X, I(4)), I(8)));
@@ -259,6 +262,31 @@ static void test_floordiv_mod_rules(void **state)
     /* a zero divisor is kept, not folded */
     assert_int_equal(sg_expr_op(floordiv(I(1), I(0))), SG_OP_FLOORDIV);
     assert_int_equal(sg_expr_op(mod(X, I(0))), SG_OP_MOD);
+}
+
+/* Nested quotients by positive constants become one quotient
+ * (FloorDiv(FloorDiv(a, b), c) = FloorDiv(a, b*c)); doc/canonical.md. */
+static void test_floordiv_nested(void **state)
+{
+    (void)state;
+    /* ((x - 1) // 2) // 3 = (x - 1) // 6 (issue 18: it had 4 quotients) */
+    assert_ptr_equal(floordiv(floordiv(sub(X, I(1)), I(2)), I(3)), floordiv(sub(X, I(1)), I(6)));
+    assert_ptr_equal(floordiv(sub(X, I(1)), I(6)), sub(floordiv(add(X, I(5)), I(6)), I(1)));
+    /* x[::2][::3]: ceil(ceil(x / 2) / 3) = ceil(x / 6) = (x + 5) // 6 */
+    assert_ptr_equal(ceildiv(ceildiv(X, I(2)), I(3)), floordiv(add(X, I(5)), I(6)));
+    /* a whole P: (x // 2 + y) // 3 = (x + 2*y) // 6 */
+    assert_ptr_equal(floordiv(add(floordiv(X, I(2)), Y), I(3)), floordiv(add(X, mul(I(2), Y)), I(6)));
+    /* -F: -(x // 2) = (-x + 1) // 2, so (-(x // 2) + 1) // 3 = (-x + 3) // 6 */
+    assert_ptr_equal(floordiv(add(neg(floordiv(X, I(2))), I(1)), I(3)), floordiv(add(neg(X), I(3)), I(6)));
+    /* d = 2, -F: (-(x // 3)) // 2 = (-x + 2) // 6 = -((x + 3) // 6), not
+     * -(x // 3) + (x // 3) // 2 */
+    assert_ptr_equal(floordiv(neg(floordiv(X, I(3))), I(2)), neg(floordiv(add(X, I(3)), I(6))));
+    /* the merged dividend is canonicalized again: (x // 2 + x) // 3 = (3*x) // 6 */
+    assert_ptr_equal(floordiv(add(floordiv(X, I(2)), X), I(3)), floordiv(X, I(2)));
+    /* 3*(x // 2) over 4 with no -F outside is kept (and not mirrored) */
+    const sg_expr *k = floordiv(add(mul(I(3), floordiv(X, I(2))), Y), I(4));
+    assert_int_equal(sg_expr_op(k), SG_OP_FLOORDIV);
+    assert_ptr_equal(k->args[0], add(mul(I(3), floordiv(X, I(2))), Y));
 }
 
 static void test_lattice(void **state)
@@ -712,6 +740,57 @@ static void test_random_properties(void **state)
     }
 }
 
+/* Random chains of size formulas e -> (e + c) // s + 1, ceil(e / s),
+ * -e + c, 60 deep: each prints in length linear in its depth, is a fixed
+ * point of the constructors, and has the value of the chain computed
+ * directly. */
+static void test_floordiv_chains(void **state)
+{
+    (void)state;
+    rng = 424242ULL;
+    for (int n = 0; n < 100; n++) {
+        int ops[60], cs[60], ss[60];
+        const sg_expr *e = X;
+        for (int k = 0; k < 60; k++) {
+            ops[k] = (int)rnd(4);
+            cs[k] = (int)rnd(15) - 7;
+            ss[k] = 2 + (int)rnd(6);
+            if (ops[k] == 0)
+                e = add(floordiv(add(e, I(cs[k])), I(ss[k])), I(1));
+            else if (ops[k] == 1)
+                e = ceildiv(add(e, I(cs[k])), I(ss[k]));
+            else if (ops[k] == 2)
+                e = add(neg(e), I(cs[k]));
+            else
+                e = floordiv(sub(I(cs[k]), e), I(ss[k]));
+            char *txt = NULL;
+            assert_int_equal(sg_print(C, &txt, e, SG_FMT_SG), SG_OK);
+            /* each level adds at most the digits of one step (< 1) to two
+             * numbers and a constant term */
+            if (strlen(txt) > 40 + 4 * (size_t)k)
+                fail_msg("chain %d, level %d: %zu characters: %s", n, k, strlen(txt), txt);
+            sg_free(txt);
+        }
+        check_fixpoint(e);
+        for (int64_t x = -60; x <= 60; x += 7) {
+            int64_t v = x;
+            for (int k = 0; k < 60; k++) {
+                int64_t c = cs[k], s = ss[k], t;
+                switch (ops[k]) {
+                case 0: t = v + c; v = (t >= 0 ? t / s : -((-t + s - 1) / s)) + 1; break;
+                case 1: t = v + c; v = t >= 0 ? (t + s - 1) / s : -((-t) / s); break;
+                case 2: v = -v + c; break;
+                default: t = c - v; v = t >= 0 ? t / s : -((-t + s - 1) / s); break;
+                }
+            }
+            const sg_expr *got;
+            assert_int_equal(eval3(e, x, 0, 0, &got), SG_OK);
+            if (got != I(v))
+                fail_msg("chain %d at x=%lld: %lld expected", n, (long long)x, (long long)v);
+        }
+    }
+}
+
 /* The same expressions built in a context whose symbols were created in the
  * opposite order print the same: canonical forms do not depend on history. */
 static void test_history_independence(void **state)
@@ -723,6 +802,7 @@ static void test_history_independence(void **state)
     unsigned long long seed = 777;
     for (int k = 0; k < 2000; k++) {
         char *text[2] = {NULL, NULL};
+        uint32_t hash[2] = {0, 0};
         for (int w = 0; w < 2; w++) {
             C = w ? other : saved;
             if (w) {
@@ -733,9 +813,15 @@ static void test_history_independence(void **state)
             rng = seed + (unsigned long long)k;
             const sg_expr *e = rnd(4) ? rand_int(3) : rand_bool(3);
             assert_int_equal(sg_print(C, &text[w], e, SG_FMT_SG), SG_OK);
+            hash[w] = e->hash;
         }
         if (strcmp(text[0], text[1]) != 0)
             fail_msg("case %d prints as %s and as %s", k, text[0], text[1]);
+        /* the structural hash, which picks leading terms, too (a sum's
+         * arguments are in the order of creation: it hashed them in that
+         * order, and (x + 3*y) % 6 led in one context and not in another) */
+        if (hash[0] != hash[1])
+            fail_msg("case %d (%s) hashes as %u and as %u", k, text[0], hash[0], hash[1]);
         sg_free(text[0]);
         sg_free(text[1]);
     }
@@ -749,6 +835,7 @@ int main(void)
         cmocka_unit_test(test_interning),
         cmocka_unit_test(test_polynomial),
         cmocka_unit_test(test_floordiv_mod_rules),
+        cmocka_unit_test(test_floordiv_nested),
         cmocka_unit_test(test_lattice),
         cmocka_unit_test(test_relations),
         cmocka_unit_test(test_logic),
@@ -758,6 +845,7 @@ int main(void)
         cmocka_unit_test(test_bad_input_every_binary),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_random_properties),
+        cmocka_unit_test(test_floordiv_chains),
         cmocka_unit_test(test_history_independence),
     };
     return cmocka_run_group_tests_name("expr", tests, setup, teardown);
