@@ -206,6 +206,8 @@ static bool root_input(const sg_run *r, sg_value v)
 
 sg_status sg_run_set_tensor(sg_run *r, sg_value placeholder, sg_tensor *x)
 {
+    if (!r)
+        return SG_EINVAL;
     if (!x)
         return sg__err(r->ctx, SG_EINVAL, "sg_run_set_tensor: NULL");
     if (!root_input(r, placeholder))
@@ -216,6 +218,8 @@ sg_status sg_run_set_tensor(sg_run *r, sg_value placeholder, sg_tensor *x)
 
 sg_status sg_run_set_int(sg_run *r, sg_value placeholder, int64_t value)
 {
+    if (!r)
+        return SG_EINVAL;
     if (!root_input(r, placeholder))
         return sg__err(r->ctx, SG_EINVAL, "run input: value %u is not an input of the graph", placeholder);
     sg__xval xv = {.kind = SG_XV_INT, .u.i = value};
@@ -224,6 +228,8 @@ sg_status sg_run_set_int(sg_run *r, sg_value placeholder, int64_t value)
 
 sg_status sg_run_set_named(sg_run *r, const char *name, sg_tensor *x)
 {
+    if (!r)
+        return SG_EINVAL;
     if (!name)
         return sg__err(r->ctx, SG_EINVAL, "sg_run_set_named: NULL");
     for (size_t i = 0; i < sg_run_ninputs(r); i++) {
@@ -236,6 +242,8 @@ sg_status sg_run_set_named(sg_run *r, const char *name, sg_tensor *x)
 
 sg_status sg_run_execute(sg_run *r)
 {
+    if (!r)
+        return SG_EINVAL;
     return sg__xrun_rest(r->x);
 }
 
@@ -266,6 +274,8 @@ sg_tensor *sg_run_tensor(const sg_run *r, sg_value v)
 
 sg_status sg_run_int(const sg_run *r, sg_value v, int64_t *out)
 {
+    if (!r || !out)
+        return r ? sg__err(r->ctx, SG_EINVAL, "sg_run_int: NULL") : SG_EINVAL;
     const sg__xval *x = sg__xrun_value(r->x, v);
     switch (x->kind) {
     case SG_XV_INT:
@@ -283,6 +293,8 @@ sg_status sg_run_int(const sg_run *r, sg_value v, int64_t *out)
 
 sg_status sg_run_float(const sg_run *r, sg_value v, double *out)
 {
+    if (!r || !out)
+        return r ? sg__err(r->ctx, SG_EINVAL, "sg_run_float: NULL") : SG_EINVAL;
     const sg__xval *x = sg__xrun_value(r->x, v);
     if (x->kind == SG_XV_FLOAT) {
         *out = x->u.f;
@@ -295,6 +307,8 @@ sg_status sg_run_float(const sg_run *r, sg_value v, double *out)
 
 sg_status sg_run_eval(sg_run *r, const sg_expr *e, int64_t *out)
 {
+    if (!r)
+        return SG_EINVAL;
     if (!e || !out)
         return sg__err(r->ctx, SG_EINVAL, "sg_run_eval: NULL");
     return sg__xrun_eval(r->x, e, out);

@@ -128,6 +128,8 @@ static int text_order(const void *pa, const void *pb)
 
 sg_status sg_program_new(sg_ctx *ctx, sg_program **out, const char *source, size_t len, uint32_t first_line)
 {
+    if (!ctx || !out || (!source && len))
+        return ctx ? sg__err(ctx, SG_EINVAL, "sg_program_new: NULL") : SG_EINVAL;
     *out = NULL;
     sg_program *p = sg__calloc(ctx, 1, sizeof *p);
     if (!p)
@@ -196,6 +198,8 @@ static sg_status walk_init(sg_walk *W)
 
 sg_status sg_walk_trace(const sg_program *p, sg_tracer *t, sg_walk **out)
 {
+    if (!p || !t || !out)
+        return p ? sg__err(p->ctx, SG_EINVAL, "sg_walk_trace: NULL") : SG_EINVAL;
     *out = NULL;
     sg_walk *W = sg__calloc(p->ctx, 1, sizeof *W);
     if (!W)
@@ -215,6 +219,8 @@ sg_status sg_walk_trace(const sg_program *p, sg_tracer *t, sg_walk **out)
 
 sg_status sg_walk_eager(const sg_program *p, sg_walk **out)
 {
+    if (!p || !out)
+        return p ? sg__err(p->ctx, SG_EINVAL, "sg_walk_eager: NULL") : SG_EINVAL;
     *out = NULL;
     sg_walk *W = sg__calloc(p->ctx, 1, sizeof *W);
     if (!W)
@@ -268,12 +274,14 @@ static sg_status bind_param(sg_walk *W, const char *name, wv v)
         if (!strcmp(sg_program_param(W->prog, i), name))
             found = true;
     if (!found)
-        return sg__err(W->ctx, SG_EINVAL, "the program has no parameter %s", name);
+        return sg__err(W->ctx, SG_EINVAL, "the program has no parameter %s", name ? name : "(NULL)");
     return sg__w_frame_set(W, W->params, name, v);
 }
 
 static const char *param_name(const sg_walk *W, const char *name)
 {
+    if (!name)
+        return NULL;
     for (size_t i = 0; i < sg_program_nparams(W->prog); i++)
         if (!strcmp(sg_program_param(W->prog, i), name))
             return sg_program_param(W->prog, i);
@@ -284,7 +292,7 @@ sg_status sg_walk_input_value(sg_walk *W, const char *name, sg_value v)
 {
     const char *pn = param_name(W, name);
     if (!pn)
-        return sg__err(W->ctx, SG_EINVAL, "the program has no parameter %s", name);
+        return sg__err(W->ctx, SG_EINVAL, "the program has no parameter %s", name ? name : "(NULL)");
     wv x = {0};
     switch (sg_tracer_kind(W->t, v)) {
     case SG_VALUE_TENSOR:
@@ -306,7 +314,7 @@ sg_status sg_walk_input_value(sg_walk *W, const char *name, sg_value v)
 sg_status sg_walk_input_same(sg_walk *W, const char *name, const char *as)
 {
     const char *pn = param_name(W, name);
-    wv *o = frame_find(W->params, as);
+    wv *o = as ? frame_find(W->params, as) : NULL;
     if (!pn || !o)
         return sg__err(W->ctx, SG_EINVAL, "input %s = %s: no such parameter", name, as);
     return bind_param(W, pn, *o);
@@ -314,11 +322,13 @@ sg_status sg_walk_input_same(sg_walk *W, const char *name, const char *as)
 
 sg_status sg_walk_input_tensor(sg_walk *W, const char *name, sg_tensor *xt, int requires_grad)
 {
+    if (!xt)
+        return sg__err(W->ctx, SG_EINVAL, "input %s: NULL", name ? name : "?");
     if (!W->eager)
         return sg__err(W->ctx, SG_EINVAL, "a concrete input in a trace");
     const char *pn = param_name(W, name);
     if (!pn)
-        return sg__err(W->ctx, SG_EINVAL, "the program has no parameter %s", name);
+        return sg__err(W->ctx, SG_EINVAL, "the program has no parameter %s", name ? name : "(NULL)");
     sg_value v;
     CHAIN(sg__xeager_input(W->ex, &v, name, xt, requires_grad));
     /* the run shares the input's version counter: writes bump the caller's */
@@ -329,7 +339,7 @@ sg_status sg_walk_input_int(sg_walk *W, const char *name, int64_t value)
 {
     const char *pn = param_name(W, name);
     if (!pn)
-        return sg__err(W->ctx, SG_EINVAL, "the program has no parameter %s", name);
+        return sg__err(W->ctx, SG_EINVAL, "the program has no parameter %s", name ? name : "(NULL)");
     wv x = {.kind = W_INT, .u.e = sg__int_si(W->ctx, value)};
     if (!x.u.e)
         return sg_ctx_last_error(W->ctx);
@@ -418,6 +428,8 @@ sg_status sg_walk_finish(sg_walk *W)
 
 sg_status sg_walk_print_output(sg_walk *W, const sg_run *r, size_t i, char **out)
 {
+    if (!out)
+        return sg__err(W->ctx, SG_EINVAL, "sg_walk_print_output: NULL");
     size_t n;
     const wv *o = outputs(W, &n);
     sg__buf b = {.ctx = W->ctx};

@@ -10,7 +10,8 @@ static sg_status as_float(sg_walk *W, const sg__py *at, const wv *v, double *out
 {
     if (v->kind == W_FLOAT) {
         if (!v->known)
-            return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: arithmetic on a float read from a tensor in a trace");
+            return sg__w_err(W, at, SG_EUNSUPPORTED,
+                             "unsupported: arithmetic on a float read from a tensor in a trace");
         *out = v->u.f;
         return SG_OK;
     }
@@ -133,7 +134,7 @@ sg_status sg__w_tensor_binop(sg_walk *W, const sg__py *at, int op, wv *a, wv *b,
     case '@': name = "matmul"; break;
     case SG_PYOP_POW: name = "pow"; break;
     default: return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: operator %s on tensors",
-                         op == SG_PYOP_FLOORDIV ? "//" : op == '%' ? "%" : "?");
+                              op == SG_PYOP_FLOORDIV ? "//" : op == '%' ? "%" : "?");
     }
     if (!ta && op == '-') { /* 2 - x: __rsub__, rsub.Scalar(x, 2) */
         argv *A = wmem(W, sizeof *A);

@@ -25,8 +25,9 @@ static sg_status dim_index(sg_walk *W, const sg__py *at, wobj *t, const wv *d, s
     int64_t n = (int64_t)sg_tracer_ndim(W->t, t->v);
     int64_t m = n ? n : 1;
     if (i < -m || i >= m)
-        return sg__w_err(W, at, SG_ESHAPE, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
-                    (long long)-m, (long long)(m - 1), (long long)i);
+        return sg__w_err(W, at, SG_ESHAPE,
+                         "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                         (long long)-m, (long long)(m - 1), (long long)i);
     *out = (size_t)(i < 0 ? i + m : i);
     return SG_OK;
 }
@@ -74,7 +75,7 @@ sg_status sg__w_data_of(sg_walk *W, const sg__py *at, wobj *t, wv *out)
 
 /* A method call on a tensor that is not an aten operator of its own. */
 sg_status sg__w_tensor_method(sg_walk *W, const sg__py *at, wobj *t, const char *name, wv *args, size_t n,
-                               const char **kwn, wv *kwv, size_t nkw, wv *out, bool *handled)
+                              const char **kwn, wv *kwv, size_t nkw, wv *out, bool *handled)
 {
     *handled = true;
     if (!strcmp(name, "size") || !strcmp(name, "stride")) {

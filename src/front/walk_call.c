@@ -5,14 +5,14 @@
 #include "front/walk_private.h"
 
 sg_status sg__w_call_func(sg_walk *W, const sg__py *at, const wv *fn, wv *args, size_t npos, const char **kwn,
-                           wv *kwv, size_t nkw, wv *out, frame **frame_out)
+                          wv *kwv, size_t nkw, wv *out, frame **frame_out)
 {
     const sg__py *def = fn->u.fn.def;
     if (W->depth >= MAX_CALL_DEPTH)
         return sg__w_err(W, at, SG_ELIMIT, "calls nest more than %d deep", MAX_CALL_DEPTH);
     if (npos > def->nnames)
         return sg__w_err(W, at, SG_ETYPE, "%s() takes %u positional arguments but %zu were given", def->s,
-                    (unsigned)def->nnames, npos);
+                         (unsigned)def->nnames, npos);
     frame *f = sg__w_frame_new(W, fn->u.fn.env);
     if (!f)
         return sg__nomem(W->ctx);
@@ -62,7 +62,7 @@ static sg_status call_builtin(sg_walk *W, const sg__py *at, const char *name, wv
             c = args[0].u.e;
         else if (args[0].kind == W_TENSOR || args[0].kind == W_FLOAT)
             return sg__w_err(W, at, SG_ETYPE, "torch._check: the condition must be a bool, got %s",
-                        sg__w_kind_name(&args[0]));
+                             sg__w_kind_name(&args[0]));
         else {
             bool b;
             CHAIN(sg__w_truthy(W, at, &args[0], &b));
@@ -85,7 +85,7 @@ static sg_status call_builtin(sg_walk *W, const sg__py *at, const char *name, wv
 }
 
 sg_status sg__w_call_value(sg_walk *W, const sg__py *at, const wv *fn, wv *args, size_t npos, const char **kwn,
-                            wv *kwv, size_t nkw, wv *out)
+                           wv *kwv, size_t nkw, wv *out)
 {
     switch ((wkind)fn->kind) {
     case W_FUNC:

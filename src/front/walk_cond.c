@@ -11,7 +11,7 @@
  * (cond_true_N, cond_false_N, N counting the torch.cond calls in the
  * order of the program text), and joined by a cond node (hop.h). */
 sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, const char **kwn, wv *kwv, size_t nkw,
-                            wv *out)
+                           wv *out)
 {
     static const char *const names[4] = {"pred", "true_fn", "false_fn", "operands"};
     wv a[4] = {{.kind = W_NONE}, {.kind = W_NONE}, {.kind = W_NONE}, {.kind = W_TUPLE}};
@@ -32,7 +32,8 @@ sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, con
     if (!given[0] || !given[1] || !given[2])
         return sg__w_err(W, at, SG_ETYPE, "torch.cond() needs pred, true_fn and false_fn");
     if (a[1].kind != W_FUNC || a[2].kind != W_FUNC)
-        return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: torch.cond branches that are not functions of the program");
+        return sg__w_err(W, at, SG_EUNSUPPORTED,
+                         "unsupported: torch.cond branches that are not functions of the program");
     if (a[3].kind != W_TUPLE && a[3].kind != W_LIST)
         return sg__w_err(W, at, SG_ETYPE, "torch.cond: operands must be a tuple or a list");
     uint32_t nops = a[3].u.seq.n;
@@ -40,12 +41,13 @@ sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, con
     for (uint32_t i = 0; i < nops; i++)
         if (ops[i].kind != W_TENSOR && ops[i].kind != W_INT)
             return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond operand that is a %s",
-                        sg__w_kind_name(&ops[i]));
+                             sg__w_kind_name(&ops[i]));
     const wv *pred = &a[0];
-    bool constant = pred->kind == W_BOOL && (sg_expr_op(pred->u.e) == SG_OP_TRUE || sg_expr_op(pred->u.e) == SG_OP_FALSE);
+    bool constant =
+        pred->kind == W_BOOL && (sg_expr_op(pred->u.e) == SG_OP_TRUE || sg_expr_op(pred->u.e) == SG_OP_FALSE);
     if (pred->kind != W_TENSOR && pred->kind != W_BOOL)
         return sg__w_err(W, at, SG_ETYPE, "torch.cond: the predicate must be a boolean tensor or a bool, got %s",
-                    sg__w_kind_name(pred));
+                         sg__w_kind_name(pred));
     if (W->eager || constant) {
         bool taken;
         if (pred->kind == W_TENSOR && sg_tracer_dtype(W->t, pred->u.t->v) != SG_BOOL)
@@ -97,11 +99,13 @@ sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, con
             for (uint32_t i = 0; i < res.u.seq.n; i++) {
                 if (res.u.seq.items[i].kind != W_TENSOR || nouts == 64)
                     return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond branch returning a %s",
-                                nouts == 64 ? "tuple of more than 64 tensors" : sg__w_kind_name(&res.u.seq.items[i]));
+                                     nouts == 64 ? "tuple of more than 64 tensors"
+                                                 : sg__w_kind_name(&res.u.seq.items[i]));
                 outs[nouts++] = res.u.seq.items[i].u.t->v;
             }
         } else {
-            return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond branch returning a %s", sg__w_kind_name(&res));
+            return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond branch returning a %s",
+                             sg__w_kind_name(&res));
         }
         if ((s = sg_tracer_scope_close(W->t, outs, nouts)))
             return sg__w_fail(W, at, s);

@@ -68,7 +68,8 @@ static sg_status eval_binop(sg_walk *W, frame *f, const sg__py *e, wv *out)
     W->line = e->line;
     if (a.kind == W_TENSOR || b.kind == W_TENSOR) {
         if (!(a.kind == W_TENSOR || is_number(&a)) || !(b.kind == W_TENSOR || is_number(&b)))
-            return sg__w_err(W, e, SG_ETYPE, "unsupported operand types: %s and %s", sg__w_kind_name(&a), sg__w_kind_name(&b));
+            return sg__w_err(W, e, SG_ETYPE, "unsupported operand types: %s and %s", sg__w_kind_name(&a),
+                             sg__w_kind_name(&b));
         return sg__w_tensor_binop(W, e, e->op, &a, &b, out);
     }
     if ((a.kind == W_TUPLE || a.kind == W_LIST) && a.kind == b.kind && e->op == '+') {
@@ -84,7 +85,8 @@ static sg_status eval_binop(sg_walk *W, frame *f, const sg__py *e, wv *out)
         return SG_OK;
     }
     if (!is_number(&a) || !is_number(&b))
-        return sg__w_err(W, e, SG_ETYPE, "unsupported operand types: %s and %s", sg__w_kind_name(&a), sg__w_kind_name(&b));
+        return sg__w_err(W, e, SG_ETYPE, "unsupported operand types: %s and %s", sg__w_kind_name(&a),
+                         sg__w_kind_name(&b));
     return sg__w_number_binop(W, e, e->op, &a, &b, out);
 }
 

@@ -1,4 +1,5 @@
-/* The walker (walk_private.h): subscripts: x[i, j:k, None, ...] of a tensor (select, slice, unsqueeze) and of a tuple or list. */
+/* The walker (walk_private.h): subscripts: x[i, j:k, None, ...] of a
+ * tensor (select, slice, unsqueeze) and of a tuple or list. */
 
 #include "front/walk_private.h"
 

@@ -12,7 +12,7 @@
  * by name); *out is its result. An in-place operator gives back its self
  * object (now at the new value), out= its out object. flags: the node's. */
 sg_status sg__w_op_call_schema(sg_walk *W, const sg__py *at, const char *op, const sg__schema *sch,
-                                const sg_arg *args, size_t n, wobj *writes, wv *out, uint8_t flags)
+                               const sg_arg *args, size_t n, wobj *writes, wv *out, uint8_t flags)
 {
     sg_value v;
     sg_status s;
@@ -38,7 +38,7 @@ sg_status sg__w_op_call_schema(sg_walk *W, const sg__py *at, const char *op, con
 
 /* op_call_schema of an operator named op, with node flags. */
 sg_status sg__w_op_call_flags(sg_walk *W, const sg__py *at, const char *op, const sg_arg *args, size_t n,
-                               wobj *writes, wv *out, uint8_t flags)
+                              wobj *writes, wv *out, uint8_t flags)
 {
     return sg__w_op_call_schema(W, at, op, NULL, args, n, writes, out, flags);
 }
@@ -46,7 +46,7 @@ sg_status sg__w_op_call_flags(sg_walk *W, const sg__py *at, const char *op, cons
 /* Call aten operator op; *out is its result. An in-place operator gives
  * back its self object (now at the new value), out= its out object. */
 sg_status sg__w_op_call(sg_walk *W, const sg__py *at, const char *op, const sg_arg *args, size_t n, wobj *writes,
-                         wv *out)
+                        wv *out)
 {
     return sg__w_op_call_flags(W, at, op, args, n, writes, out, 0);
 }
@@ -162,7 +162,7 @@ static sg_status pyop_schema(sg_walk *W, const sg__opreg *reg, const pyop *p, in
 /* Call the Python-level operator py with self (NULL for torch.X) and
  * arguments. */
 sg_status sg__w_call_pyop(sg_walk *W, const sg__py *at, const pyop *p, wv *pos, size_t npos, const char **kwn,
-                           wv *kwv, size_t nkw, wv *out)
+                          wv *kwv, size_t nkw, wv *out)
 {
     const sg__opreg *reg = sg__w_reg(W);
     if (!reg)

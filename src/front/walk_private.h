@@ -127,8 +127,8 @@ struct sg_walk {
 
 /* ---- memory (walk.c) ---- */
 
-/* A block of block_new's arena for wmem (NULL when memory runs out, the
- * context's error then SG_ENOMEM). */
+/* wmem's slow path: a new block of the arena, its first n bytes given
+ * zeroed (NULL when memory runs out, the context's error then SG_ENOMEM). */
 void *sg__w_mem_slow(sg_walk *W, size_t n);
 
 /* n zeroed bytes from the walk's arena, or NULL when memory runs out. */

@@ -13,7 +13,7 @@ static sg_status assign(sg_walk *W, frame *f, const sg__py *target, wv v)
             return sg__w_err(W, target, SG_ETYPE, "cannot unpack a %s", sg__w_kind_name(&v));
         if (v.u.seq.n != target->nkids)
             return sg__w_err(W, target, SG_ETYPE, "expected %u values to unpack, got %u", (unsigned)target->nkids,
-                        (unsigned)v.u.seq.n);
+                             (unsigned)v.u.seq.n);
         for (uint32_t i = 0; i < target->nkids; i++)
             CHAIN(assign(W, f, target->kids[i], v.u.seq.items[i]));
         return SG_OK;
@@ -56,7 +56,8 @@ static sg_status run_stmt(sg_walk *W, frame *f, const sg__py *st, bool *returned
             CHAIN(sg__w_call_pyop(W, st, pyop_find(name), pos, 2, NULL, NULL, 0, &r));
         } else {
             if (!is_number(&a) || !is_number(&b))
-                return sg__w_err(W, st, SG_ETYPE, "unsupported operand types: %s and %s", sg__w_kind_name(&a), sg__w_kind_name(&b));
+                return sg__w_err(W, st, SG_ETYPE, "unsupported operand types: %s and %s", sg__w_kind_name(&a),
+                                 sg__w_kind_name(&b));
             CHAIN(sg__w_number_binop(W, st, st->op, &a, &b, &r));
         }
         return assign(W, f, st->kids[0], r);
@@ -94,7 +95,7 @@ static sg_status run_stmt(sg_walk *W, frame *f, const sg__py *st, bool *returned
             CHAIN(sg__w_eval(W, f, st->kids[i], &c));
             if (c.kind != W_GRADMODE)
                 return sg__w_err(W, st->kids[i], SG_EUNSUPPORTED,
-                            "unsupported: with takes torch.no_grad() or torch.enable_grad()");
+                                 "unsupported: with takes torch.no_grad() or torch.enable_grad()");
             W->grad = c.u.b;
         }
         CHAIN(sg_tracer_set_grad_enabled(W->t, W->grad));

@@ -58,7 +58,8 @@ sg_status sg__w_truthy(sg_walk *W, const sg__py *at, const wv *v, bool *out)
     }
     case W_FLOAT:
         if (!v->known)
-            return sg__w_err(W, at, SG_EDATADEP, "data-dependent: the branch needs the value of a float read from a tensor");
+            return sg__w_err(W, at, SG_EDATADEP,
+                             "data-dependent: the branch needs the value of a float read from a tensor");
         *out = v->u.f != 0;
         return SG_OK;
     case W_TUPLE:

@@ -811,7 +811,8 @@ static void test_run_chain(void **state)
     sg_value g, z, w;
     assert_int_equal(sg_tracer_input_tensor(t2, &g, "g", &gf, SG_FLOAT64, 0), SG_OK);
     const sg_expr *zs[2] = {E("s0"), E("1")};
-    sg_arg za[2] = {{.kind = SG_ARG_INTS, .u.ints = {2, zs}}, {.kind = SG_ARG_DTYPE, .name = "dtype", .u.dtype = SG_FLOAT64}};
+    sg_arg za[2] = {{.kind = SG_ARG_INTS, .u.ints = {2, zs}},
+                    {.kind = SG_ARG_DTYPE, .name = "dtype", .u.dtype = SG_FLOAT64}};
     sg_value zeros;
     assert_int_equal(sg_tracer_call(t2, &zeros, "zeros", za, 2, 1), SG_OK);
     sg_arg aa[2] = {AV(zeros), AV(g)};
