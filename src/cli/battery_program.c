@@ -33,7 +33,7 @@ struct cli_program {
     alias_decl *aliases;
     size_t naliases;
     sg_tracer *tracer;  /* after trace */
-    sg_walk *walk;     /* the trace's walk */
+    sg_walk *walk;      /* the trace's walk */
     sg_status traced;   /* the trace's outcome (SG_OK when it worked) */
     int has_trace;
     char *trace_msg;
@@ -194,7 +194,7 @@ typedef struct override {
 
 typedef struct concrete {
     size_t n;                 /* parameters */
-    sg_tensor **t;          /* a tensor per parameter, or NULL */
+    sg_tensor **t;            /* a tensor per parameter, or NULL */
     int64_t *ints;            /* an int parameter's value */
     int *is_int;
     long *same_as;            /* the parameter whose very object it is, or -1 */
@@ -560,7 +560,8 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
             st = sg_walk_input_value(p->walk, sg_program_param(p->prog, k), vals[k]);
     for (size_t k = 0; k < n && !st; k++)
         if (p->naliases && c.same_as[k] >= 0)
-            st = sg_walk_input_same(p->walk, sg_program_param(p->prog, k), sg_program_param(p->prog, (size_t)c.same_as[k]));
+            st = sg_walk_input_same(p->walk, sg_program_param(p->prog, k),
+                                    sg_program_param(p->prog, (size_t)c.same_as[k]));
     free(vals);
     if (p->naliases)
         concrete_free(&c);
