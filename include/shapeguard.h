@@ -15,5 +15,7 @@
 #include <shapeguard/guard.h>
 #include <shapeguard/graph.h>
 #include <shapeguard/hop.h>
+#include <shapeguard/exec.h>
+#include <shapeguard/front.h>
 
 #endif /* SHAPEGUARD_H */

@@ -203,6 +203,18 @@ SG_WARN_UNUSED sg_status sg_tracer_print(sg_tracer *t, sg_give char **out);
  * edges from each argument's producer. Errors: SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_tracer_print_dot(sg_tracer *t, sg_give char **out);
 SG_WARN_UNUSED sg_status sg_tracer_ops(sg_tracer *t, sg_give char **out);
+/* The same of the graph named graph: "" or NULL for the traced graph, or
+ * one of its subgraphs ("cond_true_0"): the operator names of its calls
+ * (as sg_tracer_ops), or the names of its placeholders separated by ", "
+ * (as the printed graph names them). *out is freed with sg_free. Errors:
+ * SG_EINVAL (NULL, no graph of that name), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_tracer_graph_ops(const sg_tracer *t, const char *graph, sg_give char **out);
+SG_WARN_UNUSED sg_status sg_tracer_graph_placeholders(const sg_tracer *t, const char *graph, sg_give char **out);
+/* Check the graph's invariants (one output node, last; every argument
+ * given by an earlier node; every symbol of every expression an input of
+ * the environment or bound earlier in the graph ...): SG_OK, or
+ * SG_EINTERNAL naming the first problem and its node; SG_EINVAL (NULL). */
+SG_WARN_UNUSED sg_status sg_tracer_lint(const sg_tracer *t);
 
 #ifdef __cplusplus
 }

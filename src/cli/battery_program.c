@@ -1,14 +1,16 @@
 /* Battery commands over programs (spec/program.md): program blocks,
  * `input NAME = EXPR`, trace, ops, placeholders, shape, eager and run. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "battery.h"
-#include "exec/exec.h"
-#include "front/front_private.h"
-#include "graph/graph.h"
 #include "tensor.h"
+
+/* No graph value (what front.h's sg_walk_local and the like give where
+ * there is no tensor; sg_tracer_input_view's `of` for none). */
+#define NOVAL ((sg_value)UINT32_MAX)
 
 /* A `tensor` line as the program's values need it. */
 typedef struct pdecl {
@@ -25,13 +27,13 @@ typedef struct alias_decl {
 } alias_decl;
 
 struct cli_program {
-    sg__prog *prog;
+    sg_program *prog;
     pdecl *decls;
     size_t ndecls;
     alias_decl *aliases;
     size_t naliases;
     sg_tracer *tracer;  /* after trace */
-    sg__walk *walk;     /* the trace's walk */
+    sg_walk *walk;      /* the trace's walk */
     sg_status traced;   /* the trace's outcome (SG_OK when it worked) */
     int has_trace;
     char *trace_msg;
@@ -50,9 +52,9 @@ void program_free(struct cli_program *p)
 {
     if (!p)
         return;
-    sg__walk_free(p->walk);
+    sg_walk_free(p->walk);
     sg_tracer_free(p->tracer);
-    sg__prog_free(p->prog);
+    sg_program_free(p->prog);
     for (size_t i = 0; i < p->ndecls; i++)
         free(p->decls[i].name);
     free(p->decls);
@@ -106,7 +108,7 @@ cmd_result program_block(case_state *cs, const char *src, size_t first, cli_str 
         return CMD_FAIL;
     }
     /* lines of the battery file in errors and on graph nodes */
-    sg_status st = sg__prog_new(cs->ctx, &p->prog, src, strlen(src), first > UINT32_MAX ? 1 : (uint32_t)first);
+    sg_status st = sg_program_new(cs->ctx, &p->prog, src, strlen(src), first > UINT32_MAX ? 1 : (uint32_t)first);
     if (st) { /* kept as the outcome of trace, eager and run */
         const char *m = sg_ctx_last_error_msg(cs->ctx);
         p->prog = NULL;
@@ -192,7 +194,7 @@ typedef struct override {
 
 typedef struct concrete {
     size_t n;                 /* parameters */
-    sg__xtensor **t;          /* a tensor per parameter, or NULL */
+    sg_tensor **t;            /* a tensor per parameter, or NULL */
     int64_t *ints;            /* an int parameter's value */
     int *is_int;
     long *same_as;            /* the parameter whose very object it is, or -1 */
@@ -203,7 +205,7 @@ typedef struct concrete {
 static void concrete_free(concrete *c)
 {
     for (size_t i = 0; i < c->n; i++)
-        sg__xt_unref(c->t[i]);
+        sg_tensor_unref(c->t[i]);
     free(c->t);
     free(c->ints);
     free(c->is_int);
@@ -233,7 +235,7 @@ static double formula(int dtype, int64_t i, size_t k, int64_t seed)
 
 /* Build a declared tensor input. */
 static sg_status make_tensor(sg_ctx *ctx, const pdecl *d, const override *ov, size_t k, int64_t seed,
-                             sg__xtensor **out)
+                             sg_tensor **out)
 {
     size_t ndim = ov ? ov->ndim : d->ndim;
     const int64_t *sizes = ov ? ov->sizes : d->sizes;
@@ -264,19 +266,17 @@ static sg_status make_tensor(sg_ctx *ctx, const pdecl *d, const override *ov, si
         for (size_t i = 0; i < ndim; i++)
             numel *= sizes[i];
     }
-    sg__xstorage *s;
-    sg_status st = sg__xst_new(ctx, &s, (sg_dtype)d->dtype, numel);
+    sg_tensor *flat, *t; /* the storage's every element from the formula, then the input's view of it */
+    sg_status st = sg_tensor_new(ctx, &flat, (sg_dtype)d->dtype, 1, &numel);
     if (st)
         return st;
-    sg__xtensor *t;
-    sg__xtensor flat = {.refs = 1, .st = s, .dtype = (uint8_t)d->dtype, .ndim = 1, .sizes = {numel}, .strides = {1}};
     for (int64_t i = 0; i < numel; i++)
-        sg__xt_set_f(&flat, i, formula(d->dtype, i, k, seed));
-    st = sg__xt_view(ctx, &t, s, NULL, ndim, sizes, strides, offset);
-    sg__xst_unref(s);
+        sg_tensor_set_f(flat, i, formula(d->dtype, i, k, seed));
+    st = sg_tensor_view(ctx, &t, flat, ndim, sizes, strides, offset);
+    sg_tensor_unref(flat);
     if (st)
         return st;
-    t->requires_grad = d->requires_grad != 0;
+    sg_tensor_set_requires_grad(t, d->requires_grad != 0);
     *out = t;
     return SG_OK;
 }
@@ -291,46 +291,46 @@ static sg_status eval_alias(sg_ctx *ctx, struct cli_program *p, const alias_decl
     cli_str_adds(&src, "def _input_(");
     for (size_t j = 0; j < c->n; j++)
         if (c->t[j] || c->is_int[j] || c->same_as[j] >= 0)
-            cli_str_addf(&src, "%s%s", nbuilt++ ? ", " : "", sg__prog_param(p->prog, j));
+            cli_str_addf(&src, "%s%s", nbuilt++ ? ", " : "", sg_program_param(p->prog, j));
     cli_str_addf(&src, "):\n    return %s\n", a->expr);
-    sg__prog *ip = NULL;
-    sg__walk *w = NULL;
-    sg_status st = sg__prog_new(ctx, &ip, cli_str_get(&src), src.n, 1);
+    sg_program *ip = NULL;
+    sg_walk *w = NULL;
+    sg_status st = sg_program_new(ctx, &ip, cli_str_get(&src), src.n, 1);
     cli_str_free(&src);
     if (!st)
-        st = sg__walk_eager(ip, &w);
+        st = sg_walk_eager(ip, &w);
     for (size_t j = 0; j < c->n && !st; j++) {
-        const char *pj = sg__prog_param(p->prog, j);
+        const char *pj = sg_program_param(p->prog, j);
         if (c->is_int[j])
-            st = sg__walk_input_int(w, pj, c->ints[j]);
+            st = sg_walk_input_int(w, pj, c->ints[j]);
         else if (c->t[j]) /* the run takes its own reference */
-            st = sg__walk_input_tensor(w, pj, c->t[j], c->rg[j]);
+            st = sg_walk_input_tensor(w, pj, c->t[j], c->rg[j]);
     }
     for (size_t j = 0; j < c->n && !st; j++)
         if (c->same_as[j] >= 0)
-            st = sg__walk_input_same(w, sg__prog_param(p->prog, j), sg__prog_param(p->prog, (size_t)c->same_as[j]));
+            st = sg_walk_input_same(w, sg_program_param(p->prog, j), sg_program_param(p->prog, (size_t)c->same_as[j]));
     if (!st)
-        st = sg__walk_run(w);
+        st = sg_walk_run(w);
     for (size_t j = 0; j < c->n && !st && c->same_as[k] < 0; j++)
-        if (j != k && sg__walk_output_is(w, 0, sg__prog_param(p->prog, j)))
+        if (j != k && sg_walk_output_is(w, 0, sg_program_param(p->prog, j)))
             c->same_as[k] = c->same_as[j] >= 0 ? c->same_as[j] : (long)j;
     if (!st && c->same_as[k] < 0) {
-        uint32_t v = sg__walk_output_value(w, 0);
-        const sg__xval *x = v == SG_NOVAL ? NULL : sg__xrun_value(sg__walk_xrun(w), v);
-        if (!x || x->kind != SG_XV_TENSOR)
-            st = sg__err(ctx, SG_ETYPE, "input %s = %s: not a tensor", a->name, a->expr);
+        uint32_t v = sg_walk_output_value(w, 0);
+        sg_tensor *x = v == NOVAL ? NULL : sg_run_tensor(sg_walk_eager_run(w), v);
+        if (!x)
+            st = sg_ctx_set_error(ctx, SG_ETYPE, "input %s = %s: not a tensor", a->name, a->expr);
         else {
-            c->t[k] = x->u.t;
-            sg__xt_ref(x->u.t);
+            c->t[k] = x;
+            sg_tensor_ref(x);
             for (size_t j = 0; j < c->n; j++) /* a view of a tensor that requires grad: no leaf */
-                if (j != k && c->t[j] && c->t[j]->st == x->u.t->st && c->rg[j])
+                if (j != k && c->t[j] && sg_tensor_same_storage(c->t[j], x) && c->rg[j])
                     c->rg[k] = 2;
         }
     }
     if (st)
         cli_str_addf(why, "input %s = %s: ", a->name, a->expr);
-    sg__walk_free(w);
-    sg__prog_free(ip);
+    sg_walk_free(w);
+    sg_program_free(ip);
     return st;
 }
 
@@ -343,7 +343,7 @@ static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, con
                         concrete *c, sg_status *run_err, cli_str *why)
 {
     sg_ctx *ctx = cs->ctx;
-    size_t n = sg__prog_nparams(p->prog);
+    size_t n = sg_program_nparams(p->prog);
     memset(c, 0, sizeof *c);
     c->n = n;
     c->t = cli_xmalloc((n + 1) * sizeof *c->t);
@@ -360,7 +360,7 @@ static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, con
     }
     sg_status st = SG_OK;
     for (size_t k = 0; k < n && !st; k++) {
-        const char *name = sg__prog_param(p->prog, k);
+        const char *name = sg_program_param(p->prog, k);
         const pdecl *d = find_decl(p, name);
         const override *o = NULL;
         for (size_t i = 0; i < nov; i++)
@@ -390,7 +390,7 @@ static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, con
     }
     for (size_t i = 0; i < p->naliases && !st; i++) {
         size_t k = 0;
-        while (k < n && strcmp(sg__prog_param(p->prog, k), p->aliases[i].name))
+        while (k < n && strcmp(sg_program_param(p->prog, k), p->aliases[i].name))
             k++;
         if (k < n) /* an input no parameter takes is not built */
             st = eval_alias(ctx, p, &p->aliases[i], k, c, why);
@@ -403,7 +403,7 @@ static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, con
         return 0;
     }
     for (size_t k = 0; k < n; k++)
-        c->version[k] = c->t[k] ? c->t[k]->ver->n : 0;
+        c->version[k] = c->t[k] ? sg_tensor_version(c->t[k]) : 0;
     return 1;
 }
 
@@ -474,13 +474,13 @@ static int read_run_args(const char *args, int64_t *seed, override *ov, size_t *
 /* ---- trace ---- */
 
 /* The input before parameter k whose concrete tensor shares k's storage
- * (its graph value), or SG_NOVAL. */
+ * (its graph value), or NOVAL. */
 static sg_value shared_storage(const concrete *c, const sg_value *vals, size_t k)
 {
     for (size_t j = 0; j < k; j++)
-        if (c->t[j] && c->t[k] && c->t[j]->st == c->t[k]->st && vals[j] != SG_NOVAL && c->same_as[j] < 0)
+        if (c->t[j] && c->t[k] && sg_tensor_same_storage(c->t[j], c->t[k]) && vals[j] != NOVAL && c->same_as[j] < 0)
             return vals[j];
-    return SG_NOVAL;
+    return NOVAL;
 }
 
 static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
@@ -502,31 +502,37 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
         return 0;
     }
     sg_status st = sg_tracer_new(env, &p->tracer);
-    size_t n = sg__prog_nparams(p->prog);
+    size_t n = sg_program_nparams(p->prog);
     sg_value *vals = cli_xmalloc((n + 1) * sizeof *vals);
     for (size_t k = 0; k < n && !st; k++) {
-        const char *name = sg__prog_param(p->prog, k);
+        const char *name = sg_program_param(p->prog, k);
         const pdecl *d = find_decl(p, name);
         const alias_decl *a = find_alias(p, name);
         const sg_source *src;
-        vals[k] = SG_NOVAL;
+        vals[k] = NOVAL;
         if ((st = sg_source_local(ctx, &src, name)))
             break;
         if (d) {
             long i = sg_inputs_find(in, sg_source_name(src));
             const sg_fake *f = i >= 0 ? sg_inputs_fake(in, (size_t)i) : NULL;
             if (!f) {
-                st = sg__err(ctx, SG_EINVAL, "no tensor input %s", name);
+                st = sg_ctx_set_error(ctx, SG_EINVAL, "no tensor input %s", name);
                 break;
             }
             st = sg_tracer_input_view(p->tracer, &vals[k], name, f, (sg_dtype)d->dtype, d->requires_grad,
-                                      p->naliases ? shared_storage(&c, vals, k) : SG_NOVAL);
+                                      p->naliases ? shared_storage(&c, vals, k) : NOVAL);
         } else if (a) {
             if (c.same_as[k] >= 0)
                 continue; /* the very object of another parameter: its value, below */
-            sg__xtensor *x = c.t[k];
+            sg_tensor *x = c.t[k];
             sg_value of = shared_storage(&c, vals, k);
-            sg_tensor_value tv = {.ndim = x->ndim, .sizes = x->sizes, .strides = x->strides, .offset = x->offset};
+            int64_t xsizes[SG_MAX_DIMS], xstrides[SG_MAX_DIMS];
+            size_t xn = sg_tensor_ndim(x);
+            for (size_t d = 0; d < xn; d++) {
+                xsizes[d] = sg_tensor_size(x, d);
+                xstrides[d] = sg_tensor_stride(x, d);
+            }
+            sg_tensor_value tv = {.ndim = xn, .sizes = xsizes, .strides = xstrides, .offset = sg_tensor_offset(x)};
             const sg_fake *f;
             if ((st = sg_inputs_tensor(in, src, &tv, NULL, &f)))
                 break;
@@ -534,11 +540,11 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
                 st = sg_ctx_last_error(ctx);
                 break;
             }
-            st = sg_tracer_input_view(p->tracer, &vals[k], name, f, (sg_dtype)x->dtype, c.rg[k], of);
+            st = sg_tracer_input_view(p->tracer, &vals[k], name, f, sg_tensor_dtype(x), c.rg[k], of);
         } else {
             const sg_expr *e = int_input(cs, name);
             if (!e) {
-                st = sg__err(ctx, SG_EINVAL, "parameter %s has no input (tensor, backed or input)", name);
+                st = sg_ctx_set_error(ctx, SG_EINVAL, "parameter %s has no input (tensor, backed or input)", name);
                 break;
             }
             st = sg_tracer_input_int(p->tracer, &vals[k], name, e);
@@ -548,20 +554,21 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
         if (p->naliases && c.same_as[k] >= 0)
             vals[k] = vals[c.same_as[k]];
     if (!st)
-        st = sg__walk_trace(p->prog, p->tracer, &p->walk);
+        st = sg_walk_trace(p->prog, p->tracer, &p->walk);
     for (size_t k = 0; k < n && !st; k++)
         if (!p->naliases || c.same_as[k] < 0)
-            st = sg__walk_input_value(p->walk, sg__prog_param(p->prog, k), vals[k]);
+            st = sg_walk_input_value(p->walk, sg_program_param(p->prog, k), vals[k]);
     for (size_t k = 0; k < n && !st; k++)
         if (p->naliases && c.same_as[k] >= 0)
-            st = sg__walk_input_same(p->walk, sg__prog_param(p->prog, k), sg__prog_param(p->prog, (size_t)c.same_as[k]));
+            st = sg_walk_input_same(p->walk, sg_program_param(p->prog, k),
+                                    sg_program_param(p->prog, (size_t)c.same_as[k]));
     free(vals);
     if (p->naliases)
         concrete_free(&c);
     if (!st)
-        st = sg__walk_run(p->walk);
+        st = sg_walk_run(p->walk);
     if (!st)
-        st = sg__walk_finish(p->walk);
+        st = sg_walk_finish(p->walk);
     if (!st)
         st = sg_tracer_verify(p->tracer);
     p->traced = st;
@@ -664,30 +671,25 @@ static int same_text(const char *a, const char *b)
     }
 }
 
-/* The graph named by a command's argument: the traced graph (no name), or
- * a subgraph (cond_true_0 ...); SG_NOVAL (why set) if there is none. */
-static uint32_t named_graph(const struct cli_program *p, const cmd_line *ln, cli_str *why)
-{
-    uint32_t s = sg__graph_scope_find(sg__tracer_graph(p->tracer), ln->args);
-    if (s == SG_NOVAL)
-        cli_str_addf(why, "no graph '%s' (the traced graph has no name; its subgraphs are cond_true_N and "
-                          "cond_false_N; the aot graphs come with the aot pipeline)",
-                     ln->args);
-    return s;
-}
-
-/* A listing of the named graph (list: sg__graph_scope_ops or _placeholders)
- * against the expected text (compare: same_words or same_text). */
+/* A listing of the graph named by the command's argument (the traced
+ * graph: no name; a subgraph: cond_true_N ...; list: sg_tracer_graph_ops
+ * or _placeholders) against the expected text (compare: same_words or
+ * same_text). */
 static cmd_result graph_listing(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why,
-                                sg_status (*list)(const sg__graph *, uint32_t, char **),
+                                sg_status (*list)(const sg_tracer *, const char *, char **),
                                 int (*compare)(const char *, const char *))
 {
     struct cli_program *p = traced(cs, why);
-    uint32_t scope = p ? named_graph(p, ln, why) : SG_NOVAL;
-    if (scope == SG_NOVAL)
+    if (!p)
         return CMD_FAIL;
     char *got = NULL;
-    sg_status st = list(sg__tracer_graph(p->tracer), scope, &got);
+    sg_status st = list(p->tracer, ln->args, &got);
+    if (st == SG_EINVAL) {
+        cli_str_addf(why, "no graph '%s' (the traced graph has no name; its subgraphs are cond_true_N and "
+                          "cond_false_N; the aot graphs come with the aot pipeline)",
+                     ln->args);
+        return CMD_FAIL;
+    }
     if (st) {
         cli_str_add_error(why, ctx, st);
         return CMD_FAIL;
@@ -702,13 +704,13 @@ static cmd_result graph_listing(case_state *cs, sg_ctx *ctx, const cmd_line *ln,
 /* ops [GRAPH] => OP OP ... */
 cmd_result cmd_ops(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
-    return graph_listing(cs, ctx, ln, why, sg__graph_scope_ops, same_words);
+    return graph_listing(cs, ctx, ln, why, sg_tracer_graph_ops, same_words);
 }
 
 /* placeholders [GRAPH] => P, P, ... */
 cmd_result cmd_placeholders(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
-    return graph_listing(cs, ctx, ln, why, sg__graph_scope_placeholders, same_text);
+    return graph_listing(cs, ctx, ln, why, sg_tracer_graph_placeholders, same_text);
 }
 
 /* shape VALUE => [E, E, ...] */
@@ -717,8 +719,8 @@ cmd_result cmd_shape(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     struct cli_program *p = traced(cs, why);
     if (!p)
         return CMD_FAIL;
-    uint32_t v = sg__walk_local(p->walk, ln->args);
-    if (v == SG_NOVAL) {
+    uint32_t v = sg_walk_local(p->walk, ln->args);
+    if (v == NOVAL) {
         cli_str_addf(why, "no tensor named %s in the entry function", ln->args);
         return CMD_FAIL;
     }
@@ -897,17 +899,17 @@ static int values_match(const char *got, const char *want)
 
 /* What a finished run shows: its outputs and inputs. */
 typedef struct outcome {
-    sg__walk *w;       /* the walk (its objects and outputs) */
-    sg__xrun *x;       /* the concrete values */
+    sg_walk *w;       /* the walk (its objects and outputs) */
+    sg_run *x;       /* the concrete values */
     struct cli_program *p;
     concrete *c;
 } outcome;
 
 static void print_value(sg_ctx *ctx, const outcome *o, uint32_t v, cli_str *out)
 {
-    const sg__xval *x = sg__xrun_value(o->x, v);
+    const sg_tensor *x = sg_run_tensor(o->x, v);
     char *s = NULL;
-    sg_status st = x->kind == SG_XV_TENSOR ? sg__xt_print(ctx, &s, x->u.t) : SG_EINTERNAL;
+    sg_status st = x ? sg_tensor_print(ctx, &s, x) : SG_EINTERNAL;
     if (st)
         cli_str_add_error(out, ctx, st);
     else
@@ -925,7 +927,7 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
     char name[64] = "";
     size_t k;
     if (sscanf(it, "o%zu is %63s", &k, name) == 2) {
-        ok = sg__walk_output_is(o->w, k, name);
+        ok = sg_walk_output_is(o->w, k, name);
         cli_str_addf(&got, "o%zu is %s", k, ok ? name : "not");
     } else if (!strncmp(it, "version ", 8) && eq) {
         snprintf(name, sizeof name, "%.*s", (int)(eq - it - 8), it + 8);
@@ -933,17 +935,17 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
         size_t nn = strlen(nm);
         cli_trim((const char **)&nm, &nn);
         nm[nn] = '\0';
-        uint32_t v = sg__walk_param_value(o->w, nm);
+        uint32_t v = sg_walk_param_value(o->w, nm);
         long idx = -1;
         for (size_t i = 0; i < o->c->n; i++)
-            if (!strcmp(sg__prog_param(o->p->prog, i), nm))
+            if (!strcmp(sg_program_param(o->p->prog, i), nm))
                 idx = (long)i;
-        const sg__xval *x = v == SG_NOVAL ? NULL : sg__xrun_value(o->x, v);
-        if (idx < 0 || !x || x->kind != SG_XV_TENSOR) {
+        const sg_tensor *x = v == NOVAL ? NULL : sg_run_tensor(o->x, v);
+        if (idx < 0 || !x) {
             cli_str_addf(&got, "no tensor input %s", nm);
         } else {
             long root = o->c->same_as[idx] >= 0 ? o->c->same_as[idx] : idx;
-            const char *moved = x->u.t->ver->n != o->c->version[root] ? "bumped" : "same";
+            const char *moved = sg_tensor_version(x) != o->c->version[root] ? "bumped" : "same";
             const char *want = eq + 1;
             while (cli_is_blank(*want))
                 want++;
@@ -960,11 +962,11 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
             name[--nn] = '\0';
         cli_str val = CLI_STR_INIT;
         if (name[0] == 'o' && sscanf(name + 1, "%zu", &k) == 1 && strspn(name + 1, "0123456789") == nn - 1) {
-            if (k >= sg__walk_noutputs(o->w)) {
+            if (k >= sg_walk_noutputs(o->w)) {
                 cli_str_addf(&val, "(no output %zu)", k);
             } else {
                 char *s = NULL;
-                sg_status st = sg__walk_print_output(o->w, o->x, k, &s);
+                sg_status st = sg_walk_print_output(o->w, o->x, k, &s);
                 if (st)
                     cli_str_add_error(&val, ctx, st);
                 else
@@ -972,8 +974,8 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
                 sg_free(s);
             }
         } else {
-            uint32_t v = sg__walk_param_value(o->w, name);
-            if (v == SG_NOVAL)
+            uint32_t v = sg_walk_param_value(o->w, name);
+            if (v == NOVAL)
                 cli_str_addf(&val, "(no tensor input %s)", name);
             else
                 print_value(ctx, o, v, &val);
@@ -1067,101 +1069,148 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     cmd_result early;
     if (!call_inputs(cs, ctx, p, ln, &c, &early, why))
         return early;
-    sg__walk *w = NULL;
-    sg_status st = sg__walk_eager(p->prog, &w);
+    sg_walk *w = NULL;
+    sg_status st = sg_walk_eager(p->prog, &w);
     for (size_t k = 0; k < c.n && !st; k++) { /* the objects, then the parameters that are one of them */
-        const char *name = sg__prog_param(p->prog, k);
+        const char *name = sg_program_param(p->prog, k);
         if (c.same_as[k] >= 0)
             continue;
         if (c.is_int[k])
-            st = sg__walk_input_int(w, name, c.ints[k]);
+            st = sg_walk_input_int(w, name, c.ints[k]);
         else /* the run takes its own reference */
-            st = sg__walk_input_tensor(w, name, c.t[k], c.rg[k]);
+            st = sg_walk_input_tensor(w, name, c.t[k], c.rg[k]);
     }
     for (size_t k = 0; k < c.n && !st; k++)
         if (c.same_as[k] >= 0)
-            st = sg__walk_input_same(w, sg__prog_param(p->prog, k), sg__prog_param(p->prog, (size_t)c.same_as[k]));
+            st = sg_walk_input_same(w, sg_program_param(p->prog, k), sg_program_param(p->prog, (size_t)c.same_as[k]));
     if (!st)
-        st = sg__walk_run(w);
+        st = sg_walk_run(w);
     cmd_result r;
     if (st) {
         r = check_error(ctx, st, ln->expected, why);
     } else {
-        outcome o = {w, sg__walk_xrun(w), p, &c};
+        outcome o = {w, sg_walk_eager_run(w), p, &c};
         r = check_result(ctx, &o, ln->expected, why);
     }
-    sg__walk_free(w);
+    sg_walk_free(w);
     concrete_free(&c);
     return r;
 }
 
-/* The guards' `call` text of concrete inputs: "a sizes=[..] strides=[..]
- * offset=K; n=5; ..." for the inputs the environment knows. */
-static sg_status call_text(case_state *cs, struct cli_program *p, const concrete *c, cli_str *out)
+/* Check the case's guards, compiled for call time, against the concrete
+ * inputs c (what `call` does from its text, without the text): each input
+ * of the environment takes its parameter's tensor layout or int. Returns 1
+ * with *pass set (and the reason of a failure appended to reason), or 0
+ * with why set (an input without a value; "error KIND" when the check
+ * itself failed); *st is an error finding the inputs (then 0, why unset). */
+static int check_guards(case_state *cs, struct cli_program *p, const concrete *c, int *pass, cli_str *reason,
+                        sg_status *st, cli_str *why)
 {
-    for (size_t k = 0; k < c->n; k++) {
-        const char *name = sg__prog_param(p->prog, k);
+    sg_ctx *ctx = cs->ctx;
+    sg_inputs *in = case_inputs(cs, why);
+    *st = SG_OK;
+    if (!in)
+        return 0;
+    size_t ni = sg_inputs_count(in);
+    sg_input_value *vals = cli_xmalloc((ni + 1) * sizeof *vals);
+    sg_tensor_value *tvs = cli_xmalloc((ni + 1) * sizeof *tvs);
+    int64_t *lay = cli_xmalloc((ni + 1) * 2 * SG_MAX_DIMS * sizeof *lay);
+    int *given = cli_xmalloc((ni + 1) * sizeof *given);
+    for (size_t i = 0; i < ni; i++)
+        given[i] = 0;
+    int ok = 1;
+    for (size_t k = 0; k < c->n && ok; k++) {
         long i;
-        sg_status st = find_input(cs, name, &i);
-        if (st)
-            return st;
-        if (i < 0)
-            continue;
-        if (out->n)
-            cli_str_adds(out, "; ");
-        if (c->is_int[k]) {
-            cli_str_addf(out, "%s=%lld", name, (long long)c->ints[k]);
-            continue;
+        if ((*st = find_input(cs, sg_program_param(p->prog, k), &i)))
+            ok = 0;
+        else if (i >= 0 && c->is_int[k] != (sg_inputs_fake(in, (size_t)i) == NULL)) {
+            cli_str_addf(why, "input '%s' is %s", sg_program_param(p->prog, k),
+                         c->is_int[k] ? "an integer, not a tensor" : "a tensor, not an integer");
+            ok = 0;
+        } else if (i >= 0 && c->is_int[k]) {
+            vals[i] = (sg_input_value){NULL, c->ints[k]};
+            given[i] = 1;
+        } else if (i >= 0) {
+            const sg_tensor *t = c->t[c->same_as[k] >= 0 ? (size_t)c->same_as[k] : k];
+            int64_t *sz = lay + 2 * SG_MAX_DIMS * (size_t)i, *sd = sz + SG_MAX_DIMS;
+            size_t nd = sg_tensor_ndim(t);
+            for (size_t d = 0; d < nd; d++) {
+                sz[d] = sg_tensor_size(t, d);
+                sd[d] = sg_tensor_stride(t, d);
+            }
+            tvs[i] = (sg_tensor_value){.ndim = nd, .sizes = sz, .strides = sd, .offset = sg_tensor_offset(t)};
+            vals[i] = (sg_input_value){&tvs[i], 0};
+            given[i] = 1;
         }
-        const sg__xtensor *t = c->t[c->same_as[k] >= 0 ? (size_t)c->same_as[k] : k];
-        cli_str_addf(out, "%s sizes=[", name);
-        for (uint32_t d = 0; d < t->ndim; d++)
-            cli_str_addf(out, "%s%lld", d ? ", " : "", (long long)t->sizes[d]);
-        cli_str_adds(out, "] strides=[");
-        for (uint32_t d = 0; d < t->ndim; d++)
-            cli_str_addf(out, "%s%lld", d ? ", " : "", (long long)t->strides[d]);
-        cli_str_addf(out, "] offset=%lld", (long long)t->offset);
     }
-    return SG_OK;
+    for (size_t i = 0; i < ni && ok; i++)
+        if (!given[i]) {
+            cli_str_addf(why, "no value for input %s", sg_source_name(sg_inputs_source(in, i)));
+            ok = 0;
+        }
+    sg_guard_set *g = NULL;
+    sg_status bs;
+    if (ok && (bs = sg_guard_set_build(in, 0, &g))) {
+        cli_str_add_error(why, ctx, bs);
+        ok = 0;
+    }
+    if (ok) {
+        int res = sg_guard_set_check(g, vals, ni);
+        char *text = NULL;
+        if (res < 0) {
+            cli_str_addf(why, "error %s", sg_status_kind((sg_status)res));
+            ok = 0;
+        } else if (!(*pass = res == SG_GUARD_PASS)) {
+            if ((bs = sg_guard_set_explain(g, vals, ni, &text))) {
+                cli_str_adds(reason, "cannot explain: ");
+                cli_str_add_error(reason, ctx, bs);
+            } else if (text) {
+                cli_str_adds(reason, text);
+            }
+        }
+        sg_free(text);
+    }
+    sg_guard_set_free(g);
+    free(vals);
+    free(tvs);
+    free(lay);
+    free(given);
+    return ok;
 }
 
-/* Run the traced graph on the concrete inputs c: placeholders get their
- * tensors (by parameter name) and int inputs the placeholder of their
- * symbol; then every node runs. *out is the run (freed by the caller, even
- * on an error). */
-static sg_status run_traced(case_state *cs, struct cli_program *p, const concrete *c, sg__xrun **out)
+/* Run the traced graph on the concrete inputs c: its tensor inputs get
+ * the tensors of the parameters of their names, its int inputs (symbols)
+ * the ints of the parameters whose expression they are; then every node
+ * runs. *out is the run (freed by the caller, even on an error). */
+static sg_status run_traced(case_state *cs, struct cli_program *p, const concrete *c, sg_run **out)
 {
-    const sg__graph *g = sg__tracer_graph(p->tracer);
-    sg_status st = sg__xrun_new(cs->ctx, g, out);
-    sg__xrun *x = *out;
-    const sg__scope *root = &g->scopes[0]; /* the graph's own inputs (not its subgraphs') */
-    for (size_t i = 0; i < root->nphs && !st; i++) {
-        const sg__gnode *nd = &g->nodes[root->phs[i]];
-        const sg__gval *v = &g->vals[nd->out];
-        if (v->kind != SG_V_TENSOR)
+    sg_status st = sg_run_new(p->tracer, NULL, out);
+    sg_run *x = *out;
+    size_t n = st ? 0 : sg_run_ninputs(x);
+    for (size_t i = 0; i < n && !st; i++) {
+        sg_value v = sg_run_input(x, i);
+        if (sg_tracer_kind(p->tracer, v) != SG_VALUE_TENSOR)
             continue;
         for (size_t k = 0; k < c->n; k++)
-            if (!strcmp(sg__prog_param(p->prog, k), v->name)) {
-                sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = c->t[k]}; /* the run takes its own reference */
-                st = sg__xrun_input(x, nd->out, &xv);
+            if (!strcmp(sg_program_param(p->prog, k), sg_run_input_name(x, i))) {
+                st = sg_run_set_tensor(x, v, c->t[k]); /* the run takes its own reference */
                 break;
             }
     }
     for (size_t k = 0; k < c->n && !st; k++) { /* int inputs: the placeholder of their symbol */
         const sg_expr *e;
-        if (!c->is_int[k] || !(e = int_input(cs, sg__prog_param(p->prog, k))) || sg_expr_op(e) != SG_OP_SYM)
+        if (!c->is_int[k] || !(e = int_input(cs, sg_program_param(p->prog, k))) || sg_expr_op(e) != SG_OP_SYM)
             continue;
-        for (size_t j = 0; j < root->nphs; j++) {
-            uint32_t pv = g->nodes[root->phs[j]].out;
-            if (g->vals[pv].kind == SG_V_SYMINT && g->vals[pv].u.e == e) {
-                sg__xval xv = {.kind = SG_XV_INT, .u.i = c->ints[k]};
-                st = sg__xrun_input(x, pv, &xv);
+        for (size_t i = 0; i < n; i++) {
+            sg_value v = sg_run_input(x, i);
+            if (sg_tracer_kind(p->tracer, v) == SG_VALUE_INT && sg_tracer_expr(p->tracer, v) == e) {
+                st = sg_run_set_int(x, v, c->ints[k]);
                 break;
             }
         }
     }
     if (!st)
-        st = sg__xrun_rest(x);
+        st = sg_run_execute(x);
     return st;
 }
 
@@ -1184,22 +1233,15 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         return early;
     /* the guards first */
     const char *want = ln->expected;
-    cli_str args = CLI_STR_INIT, reason = CLI_STR_INIT;
-    sg_status st = call_text(cs, p, &c, &args);
+    cli_str reason = CLI_STR_INIT;
+    sg_status st;
     int pass = 1;
     cmd_result r = CMD_FAIL;
-    if (st) {
-        cli_str_free(&args);
-        concrete_free(&c);
-        return check_error(ctx, st, want, why);
-    }
-    if (!case_call(cs, cli_str_get(&args), &pass, &reason, why)) {
-        cli_str_free(&args);
+    if (!check_guards(cs, p, &c, &pass, &reason, &st, why)) {
         cli_str_free(&reason);
         concrete_free(&c);
-        return CMD_FAIL;
+        return st ? check_error(ctx, st, want, why) : CMD_FAIL;
     }
-    cli_str_free(&args);
     if (!pass) {
         if (!strcmp(want, "fail"))
             r = CMD_PASS;
@@ -1224,7 +1266,7 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         return CMD_FAIL;
     }
     /* then the traced graph, as captured */
-    sg__xrun *x = NULL;
+    sg_run *x = NULL;
     st = run_traced(cs, p, &c, &x);
     if (st) {
         r = check_error(ctx, st, want, why);
@@ -1232,7 +1274,7 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         outcome o = {p->walk, x, p, &c};
         r = check_result(ctx, &o, want, why);
     }
-    sg__xrun_free(x);
+    sg_run_free(x);
     concrete_free(&c);
     return r;
 }
@@ -1270,7 +1312,7 @@ cmd_result cmd_layouts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str 
     concrete c;
     if (!build_inputs(cs, p, 0, NULL, 0, &c, NULL, why))
         return CMD_FAIL;
-    sg__xrun *x = NULL;
+    sg_run *x = NULL;
     sg_status st = run_traced(cs, p, &c, &x);
     cmd_result r = CMD_PASS;
     if (st) {
@@ -1288,9 +1330,9 @@ cmd_result cmd_layouts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str 
         size_t nn = eq ? (size_t)(eq - item) : 0;
         cli_trim(&nm, &nn);
         char *name = cli_xstrndup(nm, nn);
-        uint32_t v = eq ? sg__walk_local(p->walk, name) : SG_NOVAL;
+        uint32_t v = eq ? sg_walk_local(p->walk, name) : NOVAL;
         cli_str got = CLI_STR_INIT;
-        if (v == SG_NOVAL) {
+        if (v == NOVAL) {
             cli_str_addf(&got, "no tensor named '%s' in the entry function", name);
         } else {
             size_t nd = sg_tracer_ndim(p->tracer, v);
@@ -1298,7 +1340,7 @@ cmd_result cmd_layouts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str 
                 cli_str_adds(&got, part ? "/[" : "[");
                 for (size_t d = 0; d < nd && !st; d++) {
                     int64_t k;
-                    st = sg__xrun_eval(x, part ? sg_tracer_stride(p->tracer, v, d) : sg_tracer_size(p->tracer, v, d),
+                    st = sg_run_eval(x, part ? sg_tracer_stride(p->tracer, v, d) : sg_tracer_size(p->tracer, v, d),
                                        &k);
                     cli_str_addf(&got, "%s%lld", d ? ", " : "", (long long)k);
                 }
@@ -1306,11 +1348,11 @@ cmd_result cmd_layouts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str 
             }
             int64_t off = 0;
             if (!st)
-                st = sg__xrun_eval(x, sg_tracer_offset(p->tracer, v), &off);
+                st = sg_run_eval(x, sg_tracer_offset(p->tracer, v), &off);
             cli_str_addf(&got, "/%lld", (long long)off);
         }
         const char *want = eq ? eq + 1 : "";
-        if (st || v == SG_NOVAL || !same_text(cli_str_get(&got), want)) {
+        if (st || v == NOVAL || !same_text(cli_str_get(&got), want)) {
             cli_str_addf(why, "%sexpected %s=%s, got %s", why->n ? "; " : "", name, want,
                          st ? "an error" : cli_str_get(&got));
             r = CMD_FAIL;
@@ -1319,7 +1361,7 @@ cmd_result cmd_layouts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str 
         free(name);
         free(item);
     }
-    sg__xrun_free(x);
+    sg_run_free(x);
     concrete_free(&c);
     return r;
 }

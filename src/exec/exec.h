@@ -25,6 +25,7 @@
 #define SG_EXEC_EXEC_H
 
 #include "graph/graph.h"
+#include "shapeguard/exec.h"
 
 typedef struct sg__xstorage {
     uint32_t refs;
@@ -38,7 +39,8 @@ typedef struct sg__xversion {
     uint64_t n; /* bumped by each write through a tensor that shares it */
 } sg__xversion;
 
-typedef struct sg__xtensor {
+/* The public sg_tensor (shapeguard/exec.h). */
+typedef struct sg_tensor {
     uint32_t refs;
     sg__xstorage *st;   /* one reference */
     sg__xversion *ver;  /* one reference */
@@ -133,8 +135,48 @@ int sg__xrun_sym(const sg__xrun *r, const sg_expr *sym, int64_t *out);
 /* Evaluate an integer or boolean expression under the bindings (booleans
  * give 0/1). Errors: SG_EUNBOUND, SG_EZERODIV, SG_ELIMIT (beyond int64). */
 sg_status sg__xrun_eval(sg__xrun *r, const sg_expr *e, int64_t *out);
+/* Bind every symbol from binds (a run over a graph of the same
+ * environment) as it does. Errors: SG_ENOMEM. */
+sg_status sg__xrun_bind_all(sg__xrun *r, const sg__xrun *from);
 /* Give tensor value v (already run) a fresh version counter at 0, not
  * shared with anything (what .data gives). Errors: SG_EINVAL, SG_ENOMEM. */
 sg_status sg__xrun_fresh_version(sg__xrun *r, uint32_t v);
+
+/* ---- runs as the public API gives them (session.c) ----
+ * An sg_run is an sg__xrun with the tracer whose graph it runs. */
+/* The run behind r. */
+sg__xrun *sg__run_xrun(const sg_run *r);
+
+/* ---- eager execution (eager.c) ----
+ * An eager executor owns an environment of its own (every input size a
+ * constant), a tracer over it and a run of its graph: each operator call
+ * is recorded, then run at once on concrete tensors; the unbacked symbols
+ * of a data-dependent result become the constants their node computed, so
+ * that what follows sees plain numbers, as PyTorch's eager mode does. This
+ * is the walker's eager mode (front): it asks the executor to record and
+ * run a call; it never writes into the graph itself. */
+typedef struct sg__xeager sg__xeager;
+
+/* Errors: SG_ENOMEM. */
+sg_status sg__xeager_new(sg_ctx *ctx, sg__xeager **out);
+void sg__xeager_free(sg__xeager *e);
+sg_env *sg__xeager_env(const sg__xeager *e);
+sg_tracer *sg__xeager_tracer(const sg__xeager *e);
+sg_run *sg__xeager_run(const sg__xeager *e);
+/* A tensor input named name: x's layout as constants, x as its concrete
+ * value (the run takes a reference; writes bump x's version counter). An
+ * input viewing the storage of an earlier input aliases it in the graph
+ * (sg_tracer_input_view); any other has a storage of x's storage's size.
+ * requires_grad as for sg_tracer_input_tensor. *out is its graph value.
+ * Errors: those of sg_tracer_input_view and sg__xrun_input, SG_ENOMEM. */
+sg_status sg__xeager_input(sg__xeager *e, sg_value *out, const char *name, sg__xtensor *x, int requires_grad);
+/* Record a call of schema sch (NULL: of the operator named op) through the
+ * tracer, with node flags (SG_NODE_*: set on the node it records before it
+ * runs), and run every node it recorded; then replace the unbacked symbols
+ * those nodes bound by their values in the values recorded since. *out is
+ * the result (sg_tracer_call's). Errors: those of sg_tracer_call (the graph
+ * unchanged) and of sg__xrun_node (the nodes recorded stay, unrun). */
+sg_status sg__xeager_call(sg__xeager *e, sg_value *out, const char *op, const sg__schema *sch, const sg_arg *args,
+                          size_t n, unsigned line, uint8_t flags);
 
 #endif /* SG_EXEC_EXEC_H */

@@ -126,6 +126,13 @@ static sg_status bind(sg__xrun *r, const sg_expr *sym, int64_t val)
     return SG_OK;
 }
 
+sg_status sg__xrun_bind_all(sg__xrun *r, const sg__xrun *from)
+{
+    for (size_t i = 0; i < from->nb; i++)
+        CHAIN(bind(r, from->bsyms[i], fmpz_get_si(from->bvals + i)));
+    return SG_OK;
+}
+
 /* Drop the bindings made after the first mark of them (an input that did
  * not fit). The map is rebuilt in place: it never needs to grow. */
 static void unbind_after(sg__xrun *r, size_t mark)

@@ -1,7 +1,7 @@
 /* The program language (spec/program.md): a tokenizer and a parser for its
  * Python subset (pyparse.c) giving an AST, and a printer of the AST back
  * to canonical Python (pyprint.c). The walker that traces or runs a
- * program stands on this. */
+ * program (shapeguard/front.h) stands on this. */
 #ifndef SG_FRONT_PRIVATE_H
 #define SG_FRONT_PRIVATE_H
 
@@ -100,67 +100,7 @@ const sg__py *sg__ast_module(const sg__ast *a);
  * as Python's repr. *out is freed with sg_free. Errors: SG_ENOMEM. */
 sg_status sg__py_print(sg_ctx *ctx, char **out, const sg__py *module);
 
-/* ---- the walker (walk.c) ----
- * A program (the parsed source and its entry point, the last top-level def)
- * and walks of it: a trace through a tracer the caller owns, or an eager
- * run on concrete tensors. Inputs are bound by parameter name; then
- * sg__walk_run runs the entry point. Errors of a walk carry "line L, column
- * C:" and the kinds of spec/program.md: SG_EUNSUPPORTED (a construct or
- * operator outside the language, naming it), SG_ESHAPE, SG_EDATADEP (a
- * branch on an unbacked value, naming the expression), SG_EASSERT (a failing
- * torch._check), SG_ETYPE (Python's TypeError), SG_ELIMIT (calls nested
- * beyond 200), SG_ENOMEM. */
-typedef struct sg__prog sg__prog;
-typedef struct sg__walk sg__walk;
-struct sg_tracer;
-struct sg__xtensor;
-struct sg__xrun;
-
-/* Parse source, whose first line is line first_line (1 for a program of
- * its own; errors and graph nodes carry these numbers). Errors: those of
- * sg__py_parse; SG_ESYNTAX when it defines no function. */
-sg_status sg__prog_new(sg_ctx *ctx, sg__prog **out, const char *source, size_t len, uint32_t first_line);
-void sg__prog_free(sg__prog *p);
-size_t sg__prog_nparams(const sg__prog *p);
-const char *sg__prog_param(const sg__prog *p, size_t i);
-
-/* A walk that traces p through t (borrowed; inputs already given to t), or
- * that runs p eagerly (over an environment, tracer and run of its own).
- * p must outlive the walk. Errors: SG_ENOMEM. */
-sg_status sg__walk_trace(const sg__prog *p, struct sg_tracer *t, sg__walk **out);
-sg_status sg__walk_eager(const sg__prog *p, sg__walk **out);
-void sg__walk_free(sg__walk *w);
-
-/* Inputs. _value: a value of the tracer (trace); _tensor: a concrete
- * tensor (eager: the run takes a reference; an input viewing the storage of
- * an earlier one aliases it in the graph too; requires_grad as for
- * sg_tracer_input_tensor); _int: an int (eager);
- * _same: the very object of an earlier parameter (`input b = a`).
- * Errors: SG_EINVAL (no parameter of that name), SG_ENOMEM. */
-sg_status sg__walk_input_value(sg__walk *w, const char *name, uint32_t v);
-sg_status sg__walk_input_tensor(sg__walk *w, const char *name, struct sg__xtensor *x, int requires_grad);
-sg_status sg__walk_input_int(sg__walk *w, const char *name, int64_t value);
-sg_status sg__walk_input_same(sg__walk *w, const char *name, const char *as);
-
-/* Run the entry point once; then _finish records its outputs in the
- * tracer (tensors, and ints given by a node). */
-sg_status sg__walk_run(sg__walk *w);
-sg_status sg__walk_finish(sg__walk *w);
-
-/* After the run: the outputs (a returned tuple is its elements), printed as
- * Python prints them (tensors as tolist(), ints evaluated) with the
- * concrete values of run x (NULL: the eager walk's own), whether
- * output i is the very object of a parameter, and the graph values of
- * outputs, parameters (their value now) and locals of the entry function
- * (SG_NOVAL = UINT32_MAX where there is no tensor). */
-size_t sg__walk_noutputs(const sg__walk *w);
-sg_status sg__walk_print_output(sg__walk *w, struct sg__xrun *x, size_t i, char **out);
-int sg__walk_output_is(const sg__walk *w, size_t i, const char *param);
-uint32_t sg__walk_output_value(const sg__walk *w, size_t i);
-uint32_t sg__walk_param_value(const sg__walk *w, const char *name);
-uint32_t sg__walk_local(const sg__walk *w, const char *name);
-struct sg_tracer *sg__walk_tracer(const sg__walk *w);
-struct sg__xrun *sg__walk_xrun(const sg__walk *w);
-struct sg_env *sg__walk_env(const sg__walk *w);
+/* The walker that traces or runs a program: shapeguard/front.h (its
+ * parts: walk_private.h). */
 
 #endif /* SG_FRONT_PRIVATE_H */

@@ -210,6 +210,12 @@ static inline const sg_expr *sg__graph_storage_numel(const sg__graph *g, uint32_
     return g->storage_numel[storage];
 }
 void sg__graph_set_storage_numel(sg__graph *g, uint32_t storage, const sg_expr *numel);
+/* Add flags (SG_NODE_*) to node n, before anything runs it: what a front
+ * end knows of a call that the operator's schema does not say (`.data`). */
+static inline void sg__graph_flag_node(sg__graph *g, uint32_t n, uint8_t flags)
+{
+    g->nodes[n].flags |= flags;
+}
 /* A value of another kind (not a tensor, nor a list). */
 sg_status sg__graph_value(sg__graph *g, uint32_t *out, sg__vkind kind, const sg_expr *e, double f);
 sg_status sg__graph_list(sg__graph *g, uint32_t *out, const uint32_t *vals, size_t n);

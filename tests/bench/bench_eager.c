@@ -1,7 +1,7 @@
 /* Eager execution benchmark (issue 13): one long straight-line program of
  * small tensors, run eagerly through the walker as `shapeguard` runs a
- * battery's `eager` command (sg__prog_new, sg__walk_eager, the inputs,
- * sg__walk_run), against the kernels' work alone.
+ * battery's `eager` command (sg_program_new, sg_walk_eager, the inputs,
+ * sg_walk_run), against the kernels' work alone.
  *
  *     def f(x, y):                 # x: f64[8, 4], y: f64[4]
  *         t = x
@@ -18,12 +18,12 @@
  *
  * Every other block starts from a transposed t, so reshape copies there.
  * Timed, median of RUNS after one warm-up run, each in a fresh context:
- *  - eager: sg__walk_eager, the inputs and sg__walk_run (the walker, the
+ *  - eager: sg_walk_eager, the inputs and sg_walk_run (the walker, the
  *    tracer's shape rules and questions over constant sizes, the graph, the
  *    run's per-node work and the kernels); parsing the source is not timed
  *    (Python compiles its source before running it too);
- *  - rerun: a fresh sg__xrun over the graph the eager run made, the same
- *    inputs, sg__xrun_rest: the kernels plus the exec layer's per-node work
+ *  - rerun: a fresh sg_run over the graph the eager run made, the same
+ *    inputs, sg_run_execute: the kernels plus the exec layer's per-node work
  *    (argument loading, output layout evaluation, allocation), without the
  *    walker and tracer: an upper bound of the kernels' work;
  *  - loops: the same arithmetic as plain C loops over the same 32-element
@@ -43,9 +43,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "exec/exec.h"
-#include "front/front_private.h"
-#include "graph/graph.h"
+#include "graph/graph.h" /* the graph's node counts */
 #include "shapeguard.h"
 
 #define ROWS 8
@@ -102,23 +100,23 @@ static double y_at(int j)
     return 0.25 * j - 0.3;
 }
 
-static void inputs(sg_ctx *ctx, sg__xtensor **x, sg__xtensor **y)
+static void inputs(sg_ctx *ctx, sg_tensor **x, sg_tensor **y)
 {
     int64_t xs[2] = {ROWS, COLS}, ys[1] = {COLS};
-    if (sg__xt_new(ctx, x, SG_FLOAT64, 2, xs) || sg__xt_new(ctx, y, SG_FLOAT64, 1, ys))
+    if (sg_tensor_new(ctx, x, SG_FLOAT64, 2, xs) || sg_tensor_new(ctx, y, SG_FLOAT64, 1, ys))
         die(ctx, "inputs");
     for (int i = 0; i < ROWS; i++)
         for (int j = 0; j < COLS; j++)
-            sg__xt_set_f(*x, COLS * i + j, x_at(i, j));
+            sg_tensor_set_f(*x, COLS * i + j, x_at(i, j));
     for (int j = 0; j < COLS; j++)
-        sg__xt_set_f(*y, j, y_at(j));
+        sg_tensor_set_f(*y, j, y_at(j));
 }
 
-static double checksum(const sg__xtensor *t)
+static double checksum(const sg_tensor *t)
 {
     double s = 0;
-    for (int64_t i = 0; i < sg__xt_numel(t); i++)
-        s += sg__xt_get_f(t, i);
+    for (int64_t i = 0; i < sg_tensor_numel(t); i++)
+        s += sg_tensor_get_f(t, i);
     return s;
 }
 
@@ -130,57 +128,52 @@ typedef struct {
 static void run_once(const char *src, size_t len, one_run *o)
 {
     sg_ctx *ctx;
-    sg__prog *p;
-    if (sg_ctx_new(&ctx) || sg__prog_new(ctx, &p, src, len, 1))
+    sg_program *p;
+    if (sg_ctx_new(&ctx) || sg_program_new(ctx, &p, src, len, 1))
         die(NULL, "parse");
-    sg__xtensor *x, *y;
+    sg_tensor *x, *y;
     inputs(ctx, &x, &y);
-    sg__walk *w = NULL;
+    sg_walk *w = NULL;
     double t0 = now_ns();
-    if (sg__walk_eager(p, &w) || sg__walk_input_tensor(w, "x", x, 0) || sg__walk_input_tensor(w, "y", y, 0) ||
-        sg__walk_run(w))
+    if (sg_walk_eager(p, &w) || sg_walk_input_tensor(w, "x", x, 0) || sg_walk_input_tensor(w, "y", y, 0) ||
+        sg_walk_run(w))
         die(ctx, "eager run");
     o->eager_ns = now_ns() - t0;
-    if (sg__walk_noutputs(w) != 1)
+    if (sg_walk_noutputs(w) != 1)
         die(ctx, "outputs");
-    const sg__xval *r = sg__xrun_value(sg__walk_xrun(w), sg__walk_output_value(w, 0));
-    if (r->kind != SG_XV_TENSOR)
+    const sg_tensor *r = sg_run_tensor(sg_walk_eager_run(w), sg_walk_output_value(w, 0));
+    if (!r)
         die(ctx, "the result");
-    o->sum = checksum(r->u.t);
+    o->sum = checksum(r);
 
     /* the same graph again on fresh inputs: the exec layer alone */
-    const sg__graph *g = sg__tracer_graph(sg__walk_tracer(w));
-    sg__xtensor *x2, *y2;
+    const sg__graph *g = sg__tracer_graph(sg_walk_tracer(w));
+    sg_tensor *x2, *y2;
     inputs(ctx, &x2, &y2);
-    sg__xrun *xr;
-    if (sg__xrun_new(ctx, g, &xr))
+    sg_run *xr;
+    if (sg_run_new(sg_walk_tracer(w), NULL, &xr))
         die(ctx, "rerun");
     o->nodes = g->nnodes;
     o->calls = 0;
-    for (size_t i = 0; i < g->nnodes; i++) {
-        const sg__gnode *nd = &g->nodes[i];
-        o->calls += nd->kind == SG_N_CALL;
-        if (nd->kind != SG_N_PLACEHOLDER)
-            continue;
-        const char *nm = g->vals[nd->out].name;
-        sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = !strcmp(nm, "x") ? x2 : y2};
-        sg__xt_ref(xv.u.t);
-        if (sg__xrun_input(xr, nd->out, &xv))
-            die(ctx, "rerun inputs");
-    }
+    for (size_t i = 0; i < g->nnodes; i++)
+        o->calls += g->nodes[i].kind == SG_N_CALL;
+    if (sg_run_set_named(xr, "x", x2) || sg_run_set_named(xr, "y", y2))
+        die(ctx, "rerun inputs");
     t0 = now_ns();
-    if (sg__xrun_rest(xr))
+    if (sg_run_execute(xr))
         die(ctx, "rerun");
     o->rerun_ns = now_ns() - t0;
-    const sg__xval *r2 = sg__xrun_value(xr, sg__walk_output_value(w, 0));
-    if (r2->kind != SG_XV_TENSOR)
+    const sg_tensor *r2 = sg_run_tensor(xr, sg_walk_output_value(w, 0));
+    if (!r2)
         die(ctx, "the rerun's result");
-    o->rerun_sum = checksum(r2->u.t);
-    sg__xrun_free(xr);
-    sg__xt_unref(x2);
-    sg__xt_unref(y2);
-    sg__walk_free(w);
-    sg__prog_free(p);
+    o->rerun_sum = checksum(r2);
+    sg_run_free(xr);
+    sg_tensor_unref(x);
+    sg_tensor_unref(y);
+    sg_tensor_unref(x2);
+    sg_tensor_unref(y2);
+    sg_walk_free(w);
+    sg_program_free(p);
     sg_ctx_free(ctx);
 }
 

@@ -665,6 +665,204 @@ static void test_input_mismatch(void **state)
     ffinish(&F);
 }
 
+/* ---- the public API (shapeguard/exec.h) ---- */
+
+static void expect_tprint(const sg_tensor *t, const char *want)
+{
+    char *s;
+    assert_int_equal(sg_tensor_print(C, &s, t), SG_OK);
+    if (strcmp(s, want))
+        fail_msg("printed %s, expected %s", s, want);
+    sg_free(s);
+}
+
+/* Tensors: made, filled, viewed; what views share; bad arguments. */
+static void test_public_tensors(void **state)
+{
+    (void)state;
+    int64_t s23[2] = {2, 3}, s32[2] = {3, 2}, st13[2] = {1, 3}, neg[1] = {-1}, seven[1] = {7}, one[1] = {1};
+    sg_tensor *t, *v;
+    assert_int_equal(sg_tensor_new(C, &t, SG_FLOAT64, 2, s23), SG_OK);
+    expect_tprint(t, "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]");
+    assert_int_equal(sg_tensor_numel(t), 6);
+    assert_int_equal(sg_tensor_storage_numel(t), 6);
+    assert_int_equal(sg_tensor_stride(t, 0), 3);
+    assert_int_equal(sg_tensor_version(t), 0);
+    for (int64_t i = 0; i < 6; i++)
+        sg_tensor_set_f(t, i, (double)i / 2);
+    sg_tensor_set_requires_grad(t, 1);
+    assert_int_equal(sg_tensor_view(C, &v, t, 2, s32, st13, 0), SG_OK); /* t.t() */
+    expect_tprint(v, "[[0.0, 1.5], [0.5, 2.0], [1.0, 2.5]]");
+    assert_true(sg_tensor_same_storage(t, v));
+    assert_true(sg_tensor_requires_grad(v));
+    assert_int_equal(sg_tensor_ndim(v), 2);
+    assert_int_equal(sg_tensor_size(v, 0), 3);
+    assert_int_equal(sg_tensor_stride(v, 1), 3);
+    assert_int_equal(sg_tensor_offset(v), 0);
+    assert_int_equal(sg_tensor_get_i(v, 5), 2);               /* 2.5 truncated */
+    sg_tensor_set_f(v, 1, -4);                                /* v[0, 1] is t[1, 0] */
+    assert_float_equal(sg_tensor_get_f(t, 3), -4.0, 0);
+    sg_tensor_unref(t); /* the view keeps the storage */
+    expect_tprint(v, "[[0.0, -4.0], [0.5, 2.0], [1.0, 2.5]]");
+    /* bad arguments: errors, no tensor */
+    sg_tensor *bad = v;
+    expect_err(sg_tensor_view(C, &bad, v, 1, seven, one, 0), SG_ESHAPE, "storage of 6 elements");
+    assert_null(bad);
+    expect_err(sg_tensor_view(C, &bad, v, 1, one, one, -1), SG_ESHAPE, "offset -1");
+    expect_err(sg_tensor_new(C, &bad, SG_INT64, 1, neg), SG_EINVAL, "size -1");
+    expect_err(sg_tensor_new(C, &bad, SG_INT64, SG_MAX_DIMS + 1, s23), SG_EINVAL, "dimensions");
+    expect_err(sg_tensor_new(C, &bad, (sg_dtype)9, 1, one), SG_EINVAL, "dtype");
+    assert_int_equal(sg_tensor_new(C, NULL, SG_INT64, 1, one), SG_EINVAL);
+    assert_int_equal(sg_tensor_new(NULL, &bad, SG_INT64, 1, one), SG_EINVAL);
+    assert_int_equal(sg_tensor_print(C, NULL, v), SG_EINVAL);
+    sg_tensor_unref(v);
+    sg_tensor_unref(NULL);
+}
+
+/* A run through the public API: inputs by name and by position, outputs,
+ * values read back, the symbols the inputs bound. The graph: a of [s0, s1]
+ * (traced at [4, 3]), y = a * a, a.mul_(2) (a written in place), s =
+ * y.sum(), k = s.item(); run on a [2, 3] tensor. */
+static void test_public_run(void **state)
+{
+    (void)state;
+    fx F;
+    fstart(&F);
+    int64_t s43[2] = {4, 3}, s23[2] = {2, 3};
+    sg_value a = input(&F, "a", SG_FLOAT64, 2, s43, NULL, true);
+    sg_value y = CALL(&F, "mul.Tensor", AV(a), AV(a));
+    sg_value a2 = CALL(&F, "mul_.Scalar", AV(a), AI("2"));
+    sg_value s = CALL(&F, "sum", AV(y));
+    sg_value k = CALL(&F, "item", AV(s));
+    sg_value outs[3] = {y, a2, s};
+    assert_int_equal(sg_tracer_output(F.t, outs, 3), SG_OK);
+    sg_run *r;
+    assert_int_equal(sg_run_new(F.t, NULL, &r), SG_OK);
+    /* the root's placeholders: the symbols of a's sizes, sorted, then a */
+    assert_int_equal(sg_run_ninputs(r), 3);
+    assert_string_equal(sg_run_input_name(r, 0), "s0");
+    assert_string_equal(sg_run_input_name(r, 1), "s1");
+    assert_string_equal(sg_run_input_name(r, 2), "a");
+    assert_int_equal(sg_run_input(r, 2), a);
+    assert_int_equal(sg_tracer_kind(F.t, sg_run_input(r, 0)), SG_VALUE_INT);
+    sg_tensor *x;
+    assert_int_equal(sg_tensor_new(C, &x, SG_FLOAT64, 2, s23), SG_OK);
+    for (int64_t i = 0; i < 6; i++)
+        sg_tensor_set_f(x, i, (double)i);
+    expect_err(sg_run_set_named(r, "b", x), SG_EINVAL, "no tensor input b");
+    expect_err(sg_run_set_tensor(r, y, x), SG_EINVAL, "not an input");
+    expect_err(sg_run_set_int(r, a, 3), SG_EINVAL, "another kind");
+    assert_int_equal(sg_run_set_named(r, "a", x), SG_OK);
+    assert_null(sg_run_tensor(r, y)); /* not run yet */
+    int64_t i;
+    expect_err(sg_run_int(r, k, &i), SG_EUNBOUND, "no value yet");
+    assert_int_equal(sg_run_execute(r), SG_OK);
+    assert_int_equal(sg_run_noutputs(r), 3);
+    assert_int_equal(sg_run_output(r, 0), y);
+    expect_tprint(sg_run_tensor(r, y), "[[0.0, 1.0, 4.0], [9.0, 16.0, 25.0]]");
+    expect_tprint(sg_run_tensor(r, sg_run_output(r, 1)), "[[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]]");
+    expect_tprint(x, "[[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]]"); /* mul_ wrote the caller's tensor */
+    assert_int_equal(sg_tensor_version(x), 1);
+    assert_true(sg_tensor_same_storage(sg_run_tensor(r, a2), x)); /* in place: x's storage */
+    expect_tprint(sg_run_tensor(r, s), "55.0");
+    double f;
+    assert_int_equal(sg_run_float(r, k, &f), SG_OK);
+    assert_float_equal(f, 55.0, 0);
+    expect_err(sg_run_int(r, k, &i), SG_EINVAL, "not an int");
+    expect_err(sg_run_float(r, y, &f), SG_EINVAL, "not a float");
+    int64_t n;
+    assert_int_equal(sg_run_eval(r, sg_tracer_size(F.t, y, 0), &n), SG_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(sg_run_eval(r, E("s0 * s1 + 1"), &n), SG_OK);
+    assert_int_equal(n, 7);
+    assert_true(sg_run_symbol(r, E("s1"), &n));
+    assert_int_equal(n, 3);
+    assert_false(sg_run_symbol(r, E("s9"), &n));
+    /* the run holds its own reference to x, and a tensor read from it can be kept past it */
+    sg_tensor *kept = sg_run_tensor(r, y);
+    sg_tensor_ref(kept);
+    sg_tensor_unref(x);
+    sg_run_free(r);
+    expect_tprint(kept, "[[0.0, 1.0, 4.0], [9.0, 16.0, 25.0]]");
+    sg_tensor_unref(kept);
+    ffinish(&F);
+}
+
+/* Two graphs of one environment, the second run after the first (a
+ * backward after its forward): the second starts with the first's symbol
+ * bindings, and takes a tensor of the first as its input. Forward: y = a *
+ * 2 for a of [s0, s1]. Second graph: g of [s1] (y's first row), z =
+ * zeros([s0, 1]) + g, w = z.view(s0 * s1): s0 reaches it only through the
+ * first run. */
+static void test_run_chain(void **state)
+{
+    (void)state;
+    fx F;
+    fstart(&F);
+    int64_t s43[2] = {4, 3}, s23[2] = {2, 3};
+    sg_value a = input(&F, "a", SG_FLOAT64, 2, s43, NULL, true);
+    sg_value y = CALL(&F, "mul.Tensor", AV(a), AI("2"));
+    assert_int_equal(sg_tracer_output(F.t, &y, 1), SG_OK);
+    /* the second graph: its input is a row of y */
+    sg_tracer *t2;
+    assert_int_equal(sg_tracer_new(F.env, &t2), SG_OK);
+    const sg_expr *sz[1] = {sg_tracer_size(F.t, y, 1)}, *st[1] = {E("1")};
+    sg_fake gf = {.ndim = 1, .sizes = sz, .strides = st, .offset = E("0")};
+    sg_value g, z, w;
+    assert_int_equal(sg_tracer_input_tensor(t2, &g, "g", &gf, SG_FLOAT64, 0), SG_OK);
+    const sg_expr *zs[2] = {E("s0"), E("1")};
+    sg_arg za[2] = {{.kind = SG_ARG_INTS, .u.ints = {2, zs}},
+                    {.kind = SG_ARG_DTYPE, .name = "dtype", .u.dtype = SG_FLOAT64}};
+    sg_value zeros;
+    assert_int_equal(sg_tracer_call(t2, &zeros, "zeros", za, 2, 1), SG_OK);
+    sg_arg aa[2] = {AV(zeros), AV(g)};
+    assert_int_equal(sg_tracer_call(t2, &z, "add.Tensor", aa, 2, 1), SG_OK);
+    const sg_expr *ws[1] = {E("s0 * s1")};
+    sg_arg va[2] = {AV(z), {.kind = SG_ARG_INTS, .u.ints = {1, ws}}};
+    assert_int_equal(sg_tracer_call(t2, &w, "view", va, 2, 1), SG_OK);
+    assert_int_equal(sg_tracer_output(t2, &w, 1), SG_OK);
+    /* run the forward on a [2, 3] input */
+    sg_run *r1, *r2;
+    sg_tensor *x;
+    assert_int_equal(sg_tensor_new(C, &x, SG_FLOAT64, 2, s23), SG_OK);
+    for (int64_t i = 0; i < 6; i++)
+        sg_tensor_set_f(x, i, (double)i);
+    assert_int_equal(sg_run_new(F.t, NULL, &r1), SG_OK);
+    assert_int_equal(sg_run_set_named(r1, "a", x), SG_OK);
+    assert_int_equal(sg_run_execute(r1), SG_OK);
+    sg_tensor *yt = sg_run_tensor(r1, sg_run_output(r1, 0));
+    expect_tprint(yt, "[[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]]");
+    int64_t s3[1] = {3}, u1[1] = {1};
+    sg_tensor *row;
+    assert_int_equal(sg_tensor_view(C, &row, yt, 1, s3, u1, 0), SG_OK); /* y[0] */
+    /* then the second graph after it: s0 = 2 from the forward, s1 = 3 from the row */
+    assert_int_equal(sg_run_new(t2, r1, &r2), SG_OK);
+    assert_int_equal(sg_run_set_named(r2, "g", row), SG_OK);
+    assert_int_equal(sg_run_execute(r2), SG_OK);
+    expect_tprint(sg_run_tensor(r2, sg_run_output(r2, 0)), "[0.0, 2.0, 4.0, 0.0, 2.0, 4.0]");
+    sg_run_free(r2);
+    /* a run of the second graph of its own knows s1 from its input, not s0 */
+    assert_int_equal(sg_run_new(t2, NULL, &r2), SG_OK);
+    assert_int_equal(sg_run_set_named(r2, "g", row), SG_OK);
+    int64_t n;
+    assert_true(sg_run_symbol(r2, E("s1"), &n));
+    assert_int_equal(n, 3);
+    assert_false(sg_run_symbol(r2, E("s0"), &n));
+    expect_err(sg_run_execute(r2), SG_EUNBOUND, "s0");
+    sg_run_free(r2);
+    sg_tensor_unref(row);
+    /* an earlier run over another environment does not chain */
+    fx G;
+    fstart(&G);
+    expect_err(sg_run_new(G.t, r1, &r2), SG_EINVAL, "another environment");
+    assert_null(r2);
+    ffinish(&G);
+    sg_run_free(r1);
+    sg_tensor_unref(x);
+    sg_tracer_free(t2);
+    ffinish(&F);
+}
+
 /* ---- graphs built by hand: the operators only passes make ---- */
 
 static void test_scatters(void **state)
@@ -1010,6 +1208,9 @@ int main(void)
         cmocka_unit_test(test_matmul_cat),
         cmocka_unit_test(test_creation),
         cmocka_unit_test(test_input_mismatch),
+        cmocka_unit_test(test_public_tensors),
+        cmocka_unit_test(test_public_run),
+        cmocka_unit_test(test_run_chain),
         cmocka_unit_test(test_scatters),
         cmocka_unit_test(test_more_pointwise),
         cmocka_unit_test(test_data_flag),

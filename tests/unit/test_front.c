@@ -1,4 +1,5 @@
-/* front: the parser of the program language and its printer. The printer's
+/* front: the parser of the program language and its printer, and the
+ * walker's public API (a program run eagerly, traced and run). The printer's
  * text is Python's ast.unparse text (tests/diff/front.test compares the two
  * on random programs); here, cases worked out by hand: precedence, the
  * statements, and every kind of error with its line and column. */
@@ -167,6 +168,114 @@ static void test_limits(void **state)
     sg__ast_free(a);
 }
 
+/* ---- the walker's public API (shapeguard/front.h) ---- */
+
+static char *out_text(sg_walk *w, const sg_run *r, size_t i)
+{
+    char *t = NULL;
+    if (sg_walk_print_output(w, r, i, &t))
+        fail_msg("output %zu: %s", i, sg_ctx_last_error_msg(C));
+    return t;
+}
+
+static void expect_out(sg_walk *w, const sg_run *r, size_t i, const char *want)
+{
+    char *t = out_text(w, r, i);
+    if (strcmp(t, want))
+        fail_msg("output %zu printed %s, expected %s", i, t, want);
+    sg_free(t);
+}
+
+/* One program run eagerly, then traced and its graph run through exec.h:
+ * x = [0.5, 1.5], n = 3: y = x * n = [1.5, 4.5]; x.add_(1) makes x [1.5,
+ * 2.5]; y.sum() = 6.0 (Python: sum of 1.5 and 4.5). */
+static void test_walk_api(void **state)
+{
+    (void)state;
+    const char *src = "import torch\n\ndef f(x, n):\n    y = x * n\n    x.add_(1)\n    return y.sum(), x, y\n";
+    sg_program *p;
+    assert_int_equal(sg_program_new(C, &p, src, strlen(src), 1), SG_OK);
+    assert_int_equal(sg_program_nparams(p), 2);
+    assert_string_equal(sg_program_param(p, 1), "n");
+    int64_t two[1] = {2};
+    sg_tensor *x;
+    assert_int_equal(sg_tensor_new(C, &x, SG_FLOAT64, 1, two), SG_OK);
+    sg_tensor_set_f(x, 0, 0.5);
+    sg_tensor_set_f(x, 1, 1.5);
+    /* eagerly */
+    sg_walk *w;
+    assert_int_equal(sg_walk_eager(p, &w), SG_OK);
+    assert_int_equal(sg_walk_input_int(w, "m", 3), SG_EINVAL);
+    assert_int_equal(sg_walk_input_tensor(w, "x", x, 0), SG_OK);
+    assert_int_equal(sg_walk_input_int(w, "n", 3), SG_OK);
+    assert_int_equal(sg_walk_run(w), SG_OK);
+    assert_int_equal(sg_walk_run(w), SG_EINVAL); /* once */
+    assert_int_equal(sg_walk_noutputs(w), 3);
+    expect_out(w, NULL, 0, "6.0");
+    expect_out(w, NULL, 1, "[1.5, 2.5]");
+    expect_out(w, NULL, 2, "[1.5, 4.5]");
+    assert_true(sg_walk_output_is(w, 1, "x"));
+    assert_false(sg_walk_output_is(w, 2, "x"));
+    assert_int_equal(sg_tensor_version(x), 1); /* add_ wrote the caller's tensor */
+    assert_int_not_equal(sg_walk_local(w, "y"), UINT32_MAX);
+    assert_int_equal(sg_walk_local(w, "n"), UINT32_MAX); /* an int */
+    const sg_tensor *y = sg_run_tensor(sg_walk_eager_run(w), sg_walk_output_value(w, 2));
+    assert_non_null(y);
+    assert_float_equal(sg_tensor_get_f(y, 1), 4.5, 0);
+    assert_int_equal(sg_walk_param_value(w, "x"), sg_walk_output_value(w, 1)); /* x's value now */
+    sg_walk_free(w);
+    /* traced (x dynamic), then the graph run on x = [0.5, 1.5] again */
+    sg_tensor_set_f(x, 0, 0.5);
+    sg_tensor_set_f(x, 1, 1.5);
+    sg_env *env;
+    sg_inputs *in;
+    sg_tracer *t;
+    const sg_source *xs;
+    const sg_fake *fake;
+    sg_value xv, nv;
+    const sg_expr *three;
+    assert_int_equal(sg_env_new(C, NULL, &env), SG_OK);
+    assert_int_equal(sg_inputs_new(env, NULL, &in), SG_OK);
+    assert_int_equal(sg_source_local(C, &xs, "x"), SG_OK);
+    sg_tensor_value tv = {.ndim = 1, .sizes = two};
+    assert_int_equal(sg_inputs_tensor(in, xs, &tv, NULL, &fake), SG_OK);
+    assert_int_equal(sg_tracer_new(env, &t), SG_OK);
+    assert_int_equal(sg_tracer_input_tensor(t, &xv, "x", fake, SG_FLOAT64, 0), SG_OK);
+    assert_int_equal(sg_parse(C, &three, "3", NULL), SG_OK);
+    assert_int_equal(sg_tracer_input_int(t, &nv, "n", three), SG_OK);
+    assert_int_equal(sg_walk_trace(p, t, &w), SG_OK);
+    assert_ptr_equal(sg_walk_tracer(w), t);
+    assert_null(sg_walk_eager_run(w));
+    assert_int_equal(sg_walk_input_tensor(w, "x", x, 0), SG_EINVAL); /* a concrete input in a trace */
+    assert_int_equal(sg_walk_input_value(w, "x", xv), SG_OK);
+    assert_int_equal(sg_walk_input_value(w, "n", nv), SG_OK);
+    assert_int_equal(sg_walk_run(w), SG_OK);
+    assert_int_equal(sg_walk_finish(w), SG_OK);
+    assert_int_equal(sg_tracer_lint(t), SG_OK);
+    char *ops;
+    assert_int_equal(sg_tracer_graph_ops(t, "", &ops), SG_OK);
+    assert_string_equal(ops, "mul.Tensor add_.Tensor sum");
+    sg_free(ops);
+    assert_int_equal(sg_tracer_graph_ops(t, "cond_true_0", &ops), SG_EINVAL);
+    char *text = NULL;
+    assert_int_equal(sg_walk_print_output(w, NULL, 1, &text), SG_EINTERNAL); /* no values: no run */
+    sg_run *r;
+    assert_int_equal(sg_run_new(t, NULL, &r), SG_OK);
+    assert_int_equal(sg_run_set_named(r, "x", x), SG_OK);
+    assert_int_equal(sg_run_execute(r), SG_OK);
+    expect_out(w, r, 0, "6.0");
+    expect_out(w, r, 1, "[1.5, 2.5]");
+    expect_out(w, r, 2, "[1.5, 4.5]");
+    assert_int_equal(sg_tensor_version(x), 2); /* the eager add_, then the run's */
+    sg_run_free(r);
+    sg_walk_free(w);
+    sg_tracer_free(t);
+    sg_inputs_free(in);
+    sg_env_free(env);
+    sg_tensor_unref(x);
+    sg_program_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_statements),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_walk_api),
     };
     return cmocka_run_group_tests_name("front", tests, setup, teardown);
 }

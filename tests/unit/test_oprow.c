@@ -105,22 +105,22 @@ static void test_eager(void **state)
                               "    y = torch.sg_minus(x, 1)\n"
                               "    x.sg_minus_(y)\n"
                               "    return x, y\n";
-    sg__prog *p;
-    sg__walk *w;
-    assert_int_equal(sg__prog_new(C, &p, src, strlen(src), 1), SG_OK);
-    assert_int_equal(sg__walk_eager(p, &w), SG_OK);
-    if (sg__walk_run(w))
+    sg_program *p;
+    sg_walk *w;
+    assert_int_equal(sg_program_new(C, &p, src, strlen(src), 1), SG_OK);
+    assert_int_equal(sg_walk_eager(p, &w), SG_OK);
+    if (sg_walk_run(w))
         fail_msg("%s", sg_ctx_last_error_msg(C));
     char *s;
     /* x = [0, 1.5, 3, 4.5]; y = x - 1 = [-1, 0.5, 2, 3.5]; x - y = [1, 1, 1, 1] */
-    assert_int_equal(sg__walk_print_output(w, sg__walk_xrun(w), 0, &s), SG_OK);
+    assert_int_equal(sg_walk_print_output(w, NULL, 0, &s), SG_OK);
     assert_string_equal(s, "[1.0, 1.0, 1.0, 1.0]");
     sg_free(s);
-    assert_int_equal(sg__walk_print_output(w, sg__walk_xrun(w), 1, &s), SG_OK);
+    assert_int_equal(sg_walk_print_output(w, NULL, 1, &s), SG_OK);
     assert_string_equal(s, "[-1.0, 0.5, 2.0, 3.5]");
     sg_free(s);
-    sg__walk_free(w);
-    sg__prog_free(p);
+    sg_walk_free(w);
+    sg_program_free(p);
 }
 
 int main(void)

@@ -1,0 +1,204 @@
+/* The walker (walk_private.h): expressions. */
+#include <stdio.h>
+
+#include "front/walk_private.h"
+
+static sg_status lookup(sg_walk *W, frame *f, const sg__py *at, const char *name, wv *out)
+{
+    for (frame *x = f; x; x = x->up) {
+        wv *v = frame_find(x, name);
+        if (v) {
+            *out = *v;
+            return SG_OK;
+        }
+    }
+    wv *v = frame_find(W->globals, name);
+    if (v) {
+        *out = *v;
+        return SG_OK;
+    }
+    if (!strcmp(name, "torch")) {
+        *out = (wv){.kind = W_BUILTIN, .u.name = "torch"};
+        return SG_OK;
+    }
+    return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: name '%s' is not defined", name);
+}
+
+static sg_status eval_seq(sg_walk *W, frame *f, const sg__py *e, wkind kind, wv *out)
+{
+    wv *items = e->nkids ? wmem(W, e->nkids * sizeof *items) : NULL;
+    if (e->nkids && !items)
+        return sg__nomem(W->ctx);
+    for (uint32_t i = 0; i < e->nkids; i++)
+        CHAIN(sg__w_eval(W, f, e->kids[i], &items[i]));
+    *out = (wv){.kind = (uint8_t)kind, .u.seq = {e->nkids, items}};
+    return SG_OK;
+}
+
+static sg_status eval_call(sg_walk *W, frame *f, const sg__py *e, wv *out)
+{
+    wv fn;
+    CHAIN(sg__w_eval(W, f, e->kids[0], &fn));
+    uint32_t n = e->nkids - 1;
+    wv *pos = n ? wmem(W, n * sizeof *pos) : NULL, *kwv = n ? wmem(W, n * sizeof *kwv) : NULL;
+    const char **kwn = n ? wmem(W, n * sizeof *kwn) : NULL;
+    if (n && (!pos || !kwv || !kwn))
+        return sg__nomem(W->ctx);
+    size_t np = 0, nk = 0;
+    for (uint32_t i = 1; i < e->nkids; i++) {
+        const sg__py *a = e->kids[i];
+        if (a->kind == SG_PY_KEYWORD) {
+            kwn[nk] = a->s;
+            CHAIN(sg__w_eval(W, f, a->kids[0], &kwv[nk++]));
+        } else {
+            if (nk)
+                return sg__w_err(W, a, SG_ESYNTAX, "positional argument follows keyword argument");
+            CHAIN(sg__w_eval(W, f, a, &pos[np++]));
+        }
+    }
+    W->line = e->line;
+    return sg__w_call_value(W, e, &fn, pos, np, kwn, kwv, nk, out);
+}
+
+static sg_status eval_binop(sg_walk *W, frame *f, const sg__py *e, wv *out)
+{
+    wv a, b;
+    CHAIN(sg__w_eval(W, f, e->kids[0], &a));
+    CHAIN(sg__w_eval(W, f, e->kids[1], &b));
+    W->line = e->line;
+    if (a.kind == W_TENSOR || b.kind == W_TENSOR) {
+        if (!(a.kind == W_TENSOR || is_number(&a)) || !(b.kind == W_TENSOR || is_number(&b)))
+            return sg__w_err(W, e, SG_ETYPE, "unsupported operand types: %s and %s", sg__w_kind_name(&a),
+                             sg__w_kind_name(&b));
+        return sg__w_tensor_binop(W, e, e->op, &a, &b, out);
+    }
+    if ((a.kind == W_TUPLE || a.kind == W_LIST) && a.kind == b.kind && e->op == '+') {
+        uint32_t n = a.u.seq.n + b.u.seq.n;
+        wv *items = n ? wmem(W, n * sizeof *items) : NULL;
+        if (n && !items)
+            return sg__nomem(W->ctx);
+        if (a.u.seq.n)
+            memcpy(items, a.u.seq.items, a.u.seq.n * sizeof *items);
+        if (b.u.seq.n)
+            memcpy(items + a.u.seq.n, b.u.seq.items, b.u.seq.n * sizeof *items);
+        *out = (wv){.kind = a.kind, .u.seq = {n, items}};
+        return SG_OK;
+    }
+    if (!is_number(&a) || !is_number(&b))
+        return sg__w_err(W, e, SG_ETYPE, "unsupported operand types: %s and %s", sg__w_kind_name(&a),
+                         sg__w_kind_name(&b));
+    return sg__w_number_binop(W, e, e->op, &a, &b, out);
+}
+
+sg_status sg__w_eval(sg_walk *W, frame *f, const sg__py *e, wv *out)
+{
+    memset(out, 0, sizeof *out);
+    switch ((sg__pyk)e->kind) {
+    case SG_PY_NAME:
+        return lookup(W, f, e, e->s, out);
+    case SG_PY_INT:
+        out->kind = W_INT;
+        out->u.e = sg__int_si(W->ctx, e->i);
+        return out->u.e ? SG_OK : sg_ctx_last_error(W->ctx);
+    case SG_PY_FLOAT:
+        *out = (wv){.kind = W_FLOAT, .known = true, .u.f = e->f};
+        return SG_OK;
+    case SG_PY_TRUE:
+    case SG_PY_FALSE:
+        *out = (wv){.kind = W_BOOL, .u.e = e->kind == SG_PY_TRUE ? W->ctx->t : W->ctx->f};
+        return SG_OK;
+    case SG_PY_NONE:
+        out->kind = W_NONE;
+        return SG_OK;
+    case SG_PY_ELLIPSIS:
+        out->kind = W_ELLIPSIS;
+        return SG_OK;
+    case SG_PY_TUPLE:
+        return eval_seq(W, f, e, W_TUPLE, out);
+    case SG_PY_LIST:
+        return eval_seq(W, f, e, W_LIST, out);
+    case SG_PY_SLICE:
+        return eval_seq(W, f, e, W_SLICE, out);
+    case SG_PY_BINOP:
+        return eval_binop(W, f, e, out);
+    case SG_PY_UNARY: {
+        wv a;
+        CHAIN(sg__w_eval(W, f, e->kids[0], &a));
+        W->line = e->line;
+        if (e->op == '+')
+            *out = a;
+        else if (a.kind == W_TENSOR)
+            return sg__w_call_pyop(W, e, pyop_find(W, "neg"), &a, 1, NULL, NULL, 0, out);
+        else if (a.kind == W_FLOAT && a.known)
+            *out = (wv){.kind = W_FLOAT, .known = true, .u.f = -a.u.f};
+        else if (a.kind == W_FLOAT) /* not tracked, nor what is computed from it */
+            *out = (wv){.kind = W_FLOAT, .known = false, .fv = SG_NOVAL};
+        else {
+            const sg_expr *x;
+            CHAIN(sg__w_want_int(W, e, &a, &x, "unary -"));
+            out->kind = W_INT;
+            CHAIN(sg_expr_neg(W->ctx, &out->u.e, x));
+        }
+        return SG_OK;
+    }
+    case SG_PY_NOT: {
+        wv a;
+        bool b;
+        CHAIN(sg__w_eval(W, f, e->kids[0], &a));
+        W->line = e->line;
+        CHAIN(sg__w_truthy(W, e, &a, &b));
+        *out = (wv){.kind = W_BOOL, .u.e = b ? W->ctx->f : W->ctx->t};
+        return SG_OK;
+    }
+    case SG_PY_BOOLOP: { /* Python's: the first falsy (and) or truthy (or) operand, else the last */
+        for (uint32_t i = 0; i < e->nkids; i++) {
+            CHAIN(sg__w_eval(W, f, e->kids[i], out));
+            if (i + 1 == e->nkids)
+                break;
+            bool b;
+            CHAIN(sg__w_truthy(W, e, out, &b));
+            if (b == (e->op == SG_PYOP_OR))
+                break;
+        }
+        return SG_OK;
+    }
+    case SG_PY_COMPARE: { /* a < b < c is a < b and b < c */
+        wv a, b;
+        CHAIN(sg__w_eval(W, f, e->kids[0], &a));
+        for (uint32_t i = 0; i + 1 < e->nkids; i++) {
+            CHAIN(sg__w_eval(W, f, e->kids[i + 1], &b));
+            W->line = e->line;
+            CHAIN(sg__w_compare(W, e, e->ops[i], &a, &b, out));
+            if (i + 2 < e->nkids) {
+                bool t;
+                CHAIN(sg__w_truthy(W, e, out, &t));
+                if (!t)
+                    return SG_OK;
+            }
+            a = b;
+        }
+        return SG_OK;
+    }
+    case SG_PY_CALL:
+        return eval_call(W, f, e, out);
+    case SG_PY_ATTR: {
+        wv obj;
+        CHAIN(sg__w_eval(W, f, e->kids[0], &obj));
+        W->line = e->line;
+        return sg__w_getattr(W, e, &obj, e->s, out);
+    }
+    case SG_PY_SUBSCRIPT: {
+        wv obj, idx;
+        CHAIN(sg__w_eval(W, f, e->kids[0], &obj));
+        CHAIN(sg__w_eval(W, f, e->kids[1], &idx));
+        W->line = e->line;
+        if (obj.kind == W_TENSOR)
+            return sg__w_index_tensor(W, e, obj.u.t, &idx, out);
+        if (obj.kind == W_TUPLE || obj.kind == W_LIST)
+            return sg__w_index_seq(W, e, &obj, &idx, out);
+        return sg__w_err(W, e, SG_ETYPE, "'%s' object is not subscriptable", sg__w_kind_name(&obj));
+    }
+    default:
+        return sg__w_err(W, e, SG_EUNSUPPORTED, "unsupported: this expression");
+    }
+}

@@ -1,0 +1,61 @@
+/* The walker (walk_private.h): values printed as Python prints them. */
+#include "front/walk_private.h"
+
+sg_status sg__w_print(sg_walk *W, const sg_run *r, sg__buf *b, const wv *v)
+{
+    switch ((wkind)v->kind) {
+    case W_NONE:
+        sg__buf_puts(b, "None");
+        return SG_OK;
+    case W_BOOL:
+        sg__buf_puts(b, sg_expr_op(v->u.e) == SG_OP_TRUE ? "True" : sg_expr_op(v->u.e) == SG_OP_FALSE ? "False" : "?");
+        return SG_OK;
+    case W_INT: {
+        int64_t i;
+        if (r && sg__xrun_eval(sg__run_xrun(r), v->u.e, &i) == SG_OK) {
+            sg__buf_printf(b, "%lld", (long long)i);
+            return SG_OK;
+        }
+        char *s = NULL;
+        sg_status st = sg_print(W->ctx, &s, v->u.e, SG_FMT_PYTHON);
+        if (!st)
+            sg__buf_puts(b, s);
+        sg_free(s);
+        return st;
+    }
+    case W_FLOAT:
+        if (v->known)
+            sg__buf_pyfloat(b, v->u.f);
+        else
+            sg__buf_puts(b, "?");
+        return SG_OK;
+    case W_TENSOR: {
+        const sg_tensor *xt = r ? sg_run_tensor(r, v->u.t->v) : NULL;
+        if (!xt)
+            return sg__err(W->ctx, SG_EINTERNAL, "output: a tensor without a concrete value");
+        char *s = NULL;
+        sg_status st = sg__xt_print(W->ctx, &s, xt);
+        if (!st)
+            sg__buf_puts(b, s);
+        sg_free(s);
+        return st;
+    }
+    case W_TUPLE:
+    case W_LIST:
+        sg__buf_puts(b, v->kind == W_TUPLE ? "(" : "[");
+        for (uint32_t i = 0; i < v->u.seq.n; i++) {
+            if (i)
+                sg__buf_puts(b, ", ");
+            CHAIN(sg__w_print(W, r, b, &v->u.seq.items[i]));
+        }
+        if (v->kind == W_TUPLE && v->u.seq.n == 1)
+            sg__buf_puts(b, ",");
+        sg__buf_puts(b, v->kind == W_TUPLE ? ")" : "]");
+        return SG_OK;
+    default:
+        sg__buf_puts(b, "<");
+        sg__buf_puts(b, sg__w_kind_name(v));
+        sg__buf_puts(b, ">");
+        return SG_OK;
+    }
+}

@@ -1,0 +1,289 @@
+/* The walker of the program language (spec/program.md), split by what each
+ * part does (front.h says what a walk is):
+ *  - walk.c: programs, walks, their inputs and outputs, frames, errors;
+ *  - walk_value.c: reading walker values (truth, ints) and turning them
+ *    into operator arguments, and graph values into walker values;
+ *  - walk_ops.c: calling aten operators, and resolving a Python-level
+ *    operator (x.add(y), torch.zeros) to the overload whose schema takes
+ *    its arguments (the Python spellings: the operator table's PY column);
+ *  - walk_index.c: subscripts; walk_arith.c: arithmetic and comparisons;
+ *  - walk_attr.c: attributes and methods of tensors;
+ *  - walk_call.c: calls of functions, builtins and methods; walk_cond.c:
+ *    torch.cond;
+ *  - walk_expr.c: expressions; walk_stmt.c: statements;
+ *  - walk_print.c: printing values as Python prints them.
+ * Two modes share every line: a trace records through the caller's tracer;
+ * an eager walk asks exec's eager executor (exec/exec.h, sg__xeager) to
+ * record and run each call. Python values are walker values (wv); a tensor
+ * is an object (wobj) whose current graph value changes when an in-place
+ * operator writes it, so that Python's identity (`y = x.add_(1)` is x)
+ * holds. Memory of a walk comes from its arena (wmem), freed with it. */
+#ifndef SG_FRONT_WALK_PRIVATE_H
+#define SG_FRONT_WALK_PRIVATE_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "exec/exec.h"
+#include "expr/expr_private.h"
+#include "front/front_private.h"
+#include "graph/ops.h"
+#include "shapeguard/front.h"
+#include "shapeguard/hop.h"
+#include "shapeguard/print.h"
+
+/* ---- values ---- */
+
+typedef enum wkind {
+    W_NONE,
+    W_BOOL,    /* e: a boolean expression */
+    W_INT,     /* e: an integer expression */
+    W_FLOAT,   /* f (known), or v: a float value of the graph whose value is not tracked */
+    W_TENSOR,  /* t */
+    W_TUPLE,   /* seq */
+    W_LIST,    /* seq */
+    W_FUNC,    /* fn: a def of the program and the frame it closes over */
+    W_BUILTIN, /* name: "torch.zeros", "torch.no_grad", "torch" (the module) */
+    W_METHOD,  /* method: a tensor and a method name */
+    W_DTYPE,   /* dtype */
+    W_GRADMODE,/* b: a torch.no_grad() (0) or torch.enable_grad() (1) context */
+    W_SLICE,   /* seq: start, stop, step (W_NONE where absent) */
+    W_ELLIPSIS
+} wkind;
+
+typedef struct wobj {
+    sg_value v; /* the tensor's graph value now */
+} wobj;
+
+typedef struct frame frame;
+typedef struct wv wv;
+struct wv {
+    uint8_t kind;
+    bool known; /* W_FLOAT: f holds the value */
+    union {
+        const sg_expr *e;
+        double f;
+        wobj *t;
+        struct {
+            uint32_t n;
+            wv *items;
+        } seq;
+        struct {
+            const sg__py *def;
+            frame *env;
+        } fn;
+        const char *name;
+        struct {
+            wobj *self;
+            const char *name;
+        } method;
+        sg_dtype dtype;
+        bool b;
+    } u;
+    sg_value fv; /* W_FLOAT not known: its graph value */
+};
+
+struct frame {
+    frame *up;
+    size_t n, cap;
+    const char **names;
+    wv *vals;
+};
+
+
+typedef struct block {
+    struct block *next;
+    size_t used, size;
+    max_align_t data[];
+} block;
+
+struct sg_program {
+    sg_ctx *ctx;
+    sg__ast *ast;
+    const sg__py *entry;    /* the last top-level def */
+    const sg__py **conds;   /* the torch.cond calls, in the order of the text (their numbers) */
+    size_t nconds, capconds;
+};
+
+struct sg_walk {
+    sg_ctx *ctx;
+    const sg_program *prog;
+    sg_tracer *t;
+    sg__graph *g;        /* t's graph: read, never written (exec's eager executor runs calls) */
+    bool eager;
+    sg__xeager *ex;      /* eager: the executor (its environment, tracer and run) */
+    block *blocks;
+    frame *globals;
+    frame *entry_frame;  /* the entry function's frame (for shape VALUE) */
+    frame *params;       /* the inputs, by parameter name */
+    wv result;
+    bool ran;
+    bool grad;           /* grad mode */
+    unsigned depth;
+    unsigned line;       /* the line under way */
+};
+
+#define MAX_CALL_DEPTH 200
+
+/* ---- memory (walk.c) ---- */
+
+/* wmem's slow path: a new block of the arena, its first n bytes given
+ * zeroed (NULL when memory runs out, the context's error then SG_ENOMEM). */
+void *sg__w_mem_slow(sg_walk *W, size_t n);
+
+/* n zeroed bytes from the walk's arena, or NULL when memory runs out. */
+static inline void *wmem(sg_walk *W, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (!W->blocks || W->blocks->size - W->blocks->used < n)
+        return sg__w_mem_slow(W, n);
+    void *p = (char *)W->blocks->data + W->blocks->used;
+    W->blocks->used += n;
+    return memset(p, 0, n);
+}
+
+/* ---- errors (walk.c) ---- */
+
+/* An error of kind st at node at (NULL: the line under way), the message
+ * formatted from fmt: "line L, column C: MESSAGE". Returns st. */
+sg_status sg__w_err(sg_walk *W, const sg__py *at, sg_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* The context's message of status st, prefixed with the line. */
+sg_status sg__w_fail(sg_walk *W, const sg__py *at, sg_status st);
+
+/* ---- frames (walk.c) ---- */
+
+frame *sg__w_frame_new(sg_walk *W, frame *up);
+sg_status sg__w_frame_set(sg_walk *W, frame *f, const char *name, wv v);
+
+static inline wv *frame_find(frame *f, const char *name)
+{
+    for (size_t i = f->n; i-- > 0;) /* the first letters compared first: most names differ there */
+        if (f->names[i][0] == name[0] && !strcmp(f->names[i], name))
+            return &f->vals[i];
+    return NULL;
+}
+
+/* The environment of the walk's sizes (the tracer's, or the eager one's). */
+sg_env *sg__w_env(const sg_walk *W);
+/* The tracer's operator registry. */
+const sg__opreg *sg__w_reg(sg_walk *W);
+
+/* ---- values (walk_value.c) ---- */
+
+static inline bool is_number(const wv *v)
+{
+    return v->kind == W_INT || v->kind == W_FLOAT || v->kind == W_BOOL;
+}
+
+/* Python's name of v's type ("int", "Tensor"). */
+const char *sg__w_kind_name(const wv *v);
+/* The truth of a boolean expression: a constant, or asked of the
+ * environment (a guard in a trace; data-dependent if it needs an unbacked
+ * value). */
+sg_status sg__w_truth_of(sg_walk *W, const sg__py *at, const sg_expr *e, bool *out);
+/* Python's bool(v). */
+sg_status sg__w_truthy(sg_walk *W, const sg__py *at, const wv *v, bool *out);
+/* v as an int expression (a constant bool as 0/1): SG_ETYPE otherwise,
+ * naming what. */
+sg_status sg__w_want_int(sg_walk *W, const sg__py *at, const wv *v, const sg_expr **out, const char *what);
+/* A constant int (SG_EUNSUPPORTED for a symbolic one). */
+sg_status sg__w_want_const(sg_walk *W, const sg__py *at, const wv *v, int64_t *out, const char *what);
+/* A walker value for graph value v (a new tensor object for a tensor). */
+sg_status sg__w_to_wv(sg_walk *W, sg_value v, wv *out);
+
+/* The arguments of an aten call being built. */
+typedef struct argv {
+    sg_arg a[SG_SCHEMA_ARGS + 4];
+    size_t n;
+    const sg_expr *ints[SG_SCHEMA_ARGS + 4][SG_MAX_DIMS];
+    sg_value vals[SG_SCHEMA_ARGS + 4][SG_MAX_DIMS];
+} argv;
+
+/* Append v as an argument of an aten call (name NULL: positional). */
+sg_status sg__w_arg_of(sg_walk *W, const sg__py *at, argv *A, const wv *v, const char *name);
+
+/* ---- operators (walk_ops.c) ---- */
+
+/* How a Python name maps to aten overloads: the first whose schema takes
+ * the arguments (PyTorch's Python argument parser, for our operators). The
+ * spellings are the PY column of the operator table (graph/ops.def),
+ * indexed by the registry. */
+typedef sg__pyop pyop;
+
+/* The Python spelling name, or NULL. */
+const pyop *pyop_find(sg_walk *W, const char *name);
+
+/* Call aten operator op (sch: its schema, found by the caller; NULL: found
+ * by name); *out is its result. An in-place operator gives back its self
+ * object (now at the new value), out= its out object. flags: the node's
+ * (SG_NODE_*). */
+sg_status sg__w_op_call_schema(sg_walk *W, const sg__py *at, const char *op, const sg__schema *sch,
+                               const sg_arg *args, size_t n, wobj *writes, wv *out, uint8_t flags);
+/* The same by name, with flags; and without. */
+sg_status sg__w_op_call_flags(sg_walk *W, const sg__py *at, const char *op, const sg_arg *args, size_t n,
+                              wobj *writes, wv *out, uint8_t flags);
+sg_status sg__w_op_call(sg_walk *W, const sg__py *at, const char *op, const sg_arg *args, size_t n, wobj *writes,
+                        wv *out);
+/* Call the Python-level operator p with self (NULL for torch.X) and
+ * arguments. */
+sg_status sg__w_call_pyop(sg_walk *W, const sg__py *at, const pyop *p, wv *pos, size_t npos, const char **kwn,
+                          wv *kwv, size_t nkw, wv *out);
+
+/* ---- subscripts (walk_index.c) ---- */
+
+sg_status sg__w_index_tensor(sg_walk *W, const sg__py *at, wobj *t, const wv *idx, wv *out);
+sg_status sg__w_index_seq(sg_walk *W, const sg__py *at, const wv *seq, const wv *idx, wv *out);
+
+/* ---- arithmetic (walk_arith.c) ---- */
+
+/* a OP b on numbers (ints symbolic, floats known or not). */
+sg_status sg__w_number_binop(sg_walk *W, const sg__py *at, int op, const wv *a, const wv *b, wv *out);
+/* a OP b where one side is a tensor: the aten operator Python's dunder
+ * method calls. */
+sg_status sg__w_tensor_binop(sg_walk *W, const sg__py *at, int op, wv *a, wv *b, wv *out);
+/* a OP b for a comparison operator op. */
+sg_status sg__w_compare(sg_walk *W, const sg__py *at, uint8_t op, wv *a, wv *b, wv *out);
+/* In a subgraph, lift v now; elsewhere nothing. */
+sg_status sg__w_prelift(sg_walk *W, const sg__py *at, const wv *v);
+
+/* ---- attributes (walk_attr.c) ---- */
+
+/* t.data: a detach with a version counter of its own. */
+sg_status sg__w_data_of(sg_walk *W, const sg__py *at, wobj *t, wv *out);
+/* A method call on a tensor that is not an aten operator of its own
+ * (*handled false: it is one). */
+sg_status sg__w_tensor_method(sg_walk *W, const sg__py *at, wobj *t, const char *name, wv *args, size_t n,
+                              const char **kwn, wv *kwv, size_t nkw, wv *out, bool *handled);
+/* obj.name. */
+sg_status sg__w_getattr(sg_walk *W, const sg__py *at, const wv *obj, const char *name, wv *out);
+
+/* ---- calls (walk_call.c, walk_cond.c) ---- */
+
+/* Call function fn of the program; *frame_out (if not NULL): its frame. */
+sg_status sg__w_call_func(sg_walk *W, const sg__py *at, const wv *fn, wv *args, size_t npos, const char **kwn,
+                          wv *kwv, size_t nkw, wv *out, frame **frame_out);
+/* Call fn, whatever it is. */
+sg_status sg__w_call_value(sg_walk *W, const sg__py *at, const wv *fn, wv *args, size_t npos, const char **kwn,
+                           wv *kwv, size_t nkw, wv *out);
+/* torch.cond(pred, true_fn, false_fn, operands). */
+sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, const char **kwn, wv *kwv, size_t nkw,
+                           wv *out);
+
+/* ---- expressions and statements (walk_expr.c, walk_stmt.c) ---- */
+
+sg_status sg__w_eval(sg_walk *W, frame *f, const sg__py *e, wv *out);
+/* Run the statements of block; *returned and *ret: a return ran. */
+sg_status sg__w_run_block(sg_walk *W, frame *f, const sg__py *block, bool *returned, wv *ret);
+
+/* ---- printing (walk_print.c) ---- */
+
+/* Append v as Python prints it (tensors as tolist()), with the concrete
+ * values of run x (NULL: none). Errors: SG_ENOMEM, SG_EINTERNAL (a tensor
+ * without a concrete value). */
+sg_status sg__w_print(sg_walk *W, const sg_run *x, sg__buf *b, const wv *v);
+
+#endif /* SG_FRONT_WALK_PRIVATE_H */
