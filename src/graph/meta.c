@@ -236,6 +236,8 @@ static const sg_expr *fold_node(folder *F, const sg_expr *e)
 {
     const sg_expr *r = NULL;
     sg_status s = sg_facts_simplify(F->f, &r, e);
+    if (s == SG_ELIMIT) /* too large to simplify within the context's limits: left as made */
+        return e;
     if (s) {
         F->err = s;
         return NULL;
@@ -345,19 +347,19 @@ static sg_status lint_folded(sg__mcall *m, const sg_expr *const *e, size_t ndim)
     for (size_t k = 0; k <= 2 * ndim; k++) {
         sg_status s;
         const sg_expr *simple = unfolded(m->env, e[k], &s);
-        if (s || !simple)
-            CHAIN(s);
-        else {
-            char *had = NULL, *want = NULL;
-            if (!(s = sg_print(m->g->ctx, &had, e[k], SG_FMT_PYTHON)) &&
-                !(s = sg_print(m->g->ctx, &want, simple, SG_FMT_PYTHON)))
-                s = sg__err(m->g->ctx, SG_EINTERNAL, "%s: size lint: %s %zu of the result is %s, which the facts "
-                            "simplify to %s", m->op, k < ndim ? "size" : k < 2 * ndim ? "stride" : "offset",
-                            k < ndim ? k : k < 2 * ndim ? k - ndim : 0, had, want);
-            sg_free(had);
-            sg_free(want);
+        if (s)
             return s;
-        }
+        if (!simple)
+            continue;
+        char *had = NULL, *want = NULL;
+        if (!(s = sg_print(m->g->ctx, &had, e[k], SG_FMT_PYTHON)) &&
+            !(s = sg_print(m->g->ctx, &want, simple, SG_FMT_PYTHON)))
+            s = sg__err(m->g->ctx, SG_EINTERNAL, "%s: size lint: %s %zu of the result is %s, which the facts "
+                        "simplify to %s", m->op, k < ndim ? "size" : k < 2 * ndim ? "stride" : "offset",
+                        k < ndim ? k : k < 2 * ndim ? k - ndim : 0, had, want);
+        sg_free(had);
+        sg_free(want);
+        return s;
     }
     return SG_OK;
 }
