@@ -235,7 +235,10 @@ static const sg_expr *fold_minmax(folder *F, const sg_expr *e)
 static const sg_expr *fold_node(folder *F, const sg_expr *e)
 {
     const sg_expr *r = NULL;
+    uint64_t nerr = F->ctx->nerr;
     sg_status s = sg_facts_simplify(F->f, &r, e);
+    if (!s && F->ctx->nerr != nerr && F->ctx->err == SG_ENOMEM)
+        s = SG_ENOMEM; /* the simplifier answers less when memory runs out: not a fold to keep quiet about */
     if (s == SG_ELIMIT) /* too large to simplify within the context's limits: left as made */
         return e;
     if (s) {
