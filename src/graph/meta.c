@@ -254,7 +254,10 @@ static const sg_expr *fold_node(folder *F, const sg_expr *e)
     if (e->op == SG_OP_MIN || e->op == SG_OP_MAX)
         return fold_minmax(F, e);
     sg_interval iv;
-    if ((s = sg_facts_range(F->f, &iv, e))) {
+    nerr = F->ctx->nerr;
+    if (!(s = sg_facts_range(F->f, &iv, e)) && F->ctx->nerr != nerr && F->ctx->err == SG_ENOMEM)
+        s = SG_ENOMEM;
+    if (s) {
         F->err = s;
         return NULL;
     }
@@ -331,9 +334,13 @@ static sg_status fold_all(sg__mcall *m, const sg_expr **exprs, size_t n)
 static const sg_expr *unfolded(sg_env *env, const sg_expr *e, sg_status *err)
 {
     const sg_expr *simple = NULL, *replaced = NULL;
+    sg_ctx *ctx = sg_env_ctx(env);
+    uint64_t nerr = ctx->nerr;
     *err = sg_facts_simplify(sg_env_facts(env), &simple, e);
     if (!*err)
         *err = sg_env_replace(env, &replaced, e);
+    if (!*err && ctx->nerr != nerr && ctx->err == SG_ENOMEM)
+        *err = SG_ENOMEM; /* a weaker simplification: no verdict */
     return *err || simple == replaced ? NULL : simple;
 }
 
