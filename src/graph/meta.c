@@ -7,6 +7,7 @@
 #include "expr/expr_private.h"
 #include "graph/meta.h"
 #include "shapeguard/print.h"
+#include "shapeguard/reason.h"
 
 const sg_expr *sg__meta_arg_expr(const sg__mcall *m, const char *name)
 {
@@ -133,10 +134,267 @@ sg_status sg__meta_contiguous(sg__mcall *m, const sg_expr **strides, const sg_ex
     return SG_OK;
 }
 
+/* ---- sizes simplified under the facts ---- */
+
+/* The operations whose value the facts may decide (PyTorch's meta rules
+ * compare SymInts in std::max/std::min, and a comparison known statically
+ * records no guard; sympy's FloorDiv and Mod fold where their value is
+ * plain). Sums, products and powers are left alone: their canonical form
+ * is already the simplest. */
+static bool foldable(const sg_expr *e)
+{
+    switch ((sg_op)e->op) {
+    case SG_OP_MIN:
+    case SG_OP_MAX:
+    case SG_OP_FLOORDIV:
+    case SG_OP_MOD:
+    case SG_OP_CLEANDIV:
+    case SG_OP_TRUNCDIV:
+    case SG_OP_TRUNCMOD:
+    case SG_OP_ABS:
+        return true;
+    default:
+        return false;
+    }
+}
+
+typedef struct folder {
+    sg_ctx *ctx;
+    sg_facts *f;
+    sg__nodememo memo; /* node -> folded, for this fold */
+    sg_status err;
+} folder;
+
+/* Are the free symbols of r among those of e? (A replacement the facts made
+ * may bring in a symbol that e did not name: a size keeps the symbols it
+ * was made of, the printer shows the replacements.) */
+static bool symbols_within(folder *F, const sg_expr *r, const sg_expr *e)
+{
+    const sg_expr **rs = NULL, **es = NULL;
+    size_t nr = 0, ne = 0;
+    sg_status s = sg_expr_free_symbols(F->ctx, &rs, &nr, r);
+    if (!s)
+        s = sg_expr_free_symbols(F->ctx, &es, &ne, e);
+    bool ok = !s;
+    for (size_t i = 0; i < nr && ok; i++) {
+        bool found = false;
+        for (size_t j = 0; j < ne && !found; j++)
+            found = rs[i] == es[j];
+        ok = found;
+    }
+    sg_free(rs);
+    sg_free(es);
+    if (s)
+        F->err = s;
+    return ok;
+}
+
+/* Is a >= b known (statically, nothing recorded)? */
+static bool known_ge(folder *F, const sg_expr *a, const sg_expr *b)
+{
+    const sg_expr *q = sg__rel(F->ctx, SG_REL_GE, a, b);
+    sg_truth t = SG_UNKNOWN;
+    if (!q || (q->op != SG_OP_TRUE && q->op != SG_OP_FALSE && sg_facts_known(F->f, &t, q))) {
+        F->err = sg_ctx_last_error(F->ctx) ? sg_ctx_last_error(F->ctx) : SG_ENOMEM;
+        return false;
+    }
+    return q->op == SG_OP_TRUE || t == SG_TRUE;
+}
+
+/* Max (Min) without each argument that another one left bounds from above
+ * (below): std::max and std::min over SymInts whose order is known. */
+static const sg_expr *fold_minmax(folder *F, const sg_expr *e)
+{
+    const sg_expr *keep[64];
+    if (e->nargs > sizeof keep / sizeof *keep)
+        return e;
+    bool dropped[64] = {false};
+    size_t left = 0;
+    for (size_t i = 0; i < e->nargs; i++)
+        for (size_t j = 0; j < e->nargs && !dropped[i] && !F->err; j++)
+            if (j != i && !dropped[j] &&
+                (e->op == SG_OP_MAX ? known_ge(F, e->args[j], e->args[i]) : known_ge(F, e->args[i], e->args[j])))
+                dropped[i] = true;
+    if (F->err)
+        return NULL;
+    for (size_t i = 0; i < e->nargs; i++)
+        if (!dropped[i])
+            keep[left++] = e->args[i];
+    if (left == e->nargs)
+        return e;
+    const sg_expr *r = sg__minmax(F->ctx, (sg_op)e->op, left, keep);
+    if (!r)
+        F->err = sg_ctx_last_error(F->ctx) ? sg_ctx_last_error(F->ctx) : SG_ENOMEM;
+    return r;
+}
+
+/* One foldable node whose arguments are folded: what the simplifier of the
+ * facts makes of it, where that names no other symbols; else Max and Min by
+ * the known order of their arguments and the rest by its range (a single
+ * value: that value). */
+static const sg_expr *fold_node(folder *F, const sg_expr *e)
+{
+    const sg_expr *r = NULL;
+    uint64_t nerr = F->ctx->nerr;
+    sg_status s = sg_facts_simplify(F->f, &r, e);
+    if (!s && F->ctx->nerr != nerr && F->ctx->err == SG_ENOMEM)
+        s = SG_ENOMEM; /* the simplifier answers less when memory runs out: not a fold to keep quiet about */
+    if (s == SG_ELIMIT) /* too large to simplify within the context's limits: left as made */
+        return e;
+    if (s) {
+        F->err = s;
+        return NULL;
+    }
+    if (r == e)
+        return e;
+    if (symbols_within(F, r, e))
+        return r;
+    if (F->err)
+        return NULL;
+    if (e->op == SG_OP_MIN || e->op == SG_OP_MAX)
+        return fold_minmax(F, e);
+    sg_interval iv;
+    nerr = F->ctx->nerr;
+    if (!(s = sg_facts_range(F->f, &iv, e)) && F->ctx->nerr != nerr && F->ctx->err == SG_ENOMEM)
+        s = SG_ENOMEM;
+    if (s) {
+        F->err = s;
+        return NULL;
+    }
+    if (iv.lo && iv.hi && iv.lo->op == SG_OP_INT && iv.hi->op == SG_OP_INT && fmpz_equal(&iv.lo->u.val, &iv.hi->u.val))
+        return iv.lo;
+    return e;
+}
+
+static const sg_expr *fold_rec(folder *F, const sg_expr *e);
+
+static const sg_expr *fold_arg(void *user, const sg_expr *e)
+{
+    return fold_rec(user, e);
+}
+
+static const sg_expr *fold_rec(folder *F, const sg_expr *e)
+{
+    if (!e->nargs || e->sort != SG_SORT_INT)
+        return e;
+    const sg_expr *r = sg__nodememo_get(&F->memo, e);
+    if (r)
+        return r;
+    r = sg__map_args(F->ctx, e, fold_arg, F);
+    if (!r) {
+        if (!F->err)
+            F->err = sg_ctx_last_error(F->ctx) ? sg_ctx_last_error(F->ctx) : SG_ENOMEM;
+        return NULL;
+    }
+    /* folding may expose more (Max(Min(a, b), 0) once Min is decided) */
+    for (int round = 0; round < 4 && r->nargs && foldable(r); round++) {
+        const sg_expr *r2 = fold_node(F, r);
+        if (!r2)
+            return NULL;
+        if (r2 == r)
+            break;
+        r = r2;
+    }
+    if (!sg__nodememo_put(F->ctx, &F->memo, e, r)) {
+        F->err = sg__nomem(F->ctx);
+        return NULL;
+    }
+    return r;
+}
+
+/* Does any of e[0 .. n) have arguments? Constants and symbols (eager
+ * calls, most views of inputs) have nothing to decide. */
+static bool composite(const sg_expr *const *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (e[i]->nargs)
+            return true;
+    return false;
+}
+
+/* Fold exprs[0 .. n) in place. */
+static sg_status fold_all(sg__mcall *m, const sg_expr **exprs, size_t n)
+{
+    if (!composite(exprs, n))
+        return SG_OK;
+    folder F = {.ctx = m->g->ctx, .f = sg_env_facts(m->env)};
+    if (!F.f)
+        return SG_OK;
+    for (size_t i = 0; i < n && !F.err; i++) {
+        const sg_expr *r = fold_rec(&F, exprs[i]);
+        if (r)
+            exprs[i] = r;
+    }
+    sg__nodememo_free(&F.memo);
+    return F.err;
+}
+
+/* NULL when e is what the facts simplify it to, up to their replacements;
+ * else the simplified form (*err set on an error). */
+static const sg_expr *unfolded(sg_env *env, const sg_expr *e, sg_status *err)
+{
+    const sg_expr *simple = NULL, *replaced = NULL;
+    sg_ctx *ctx = sg_env_ctx(env);
+    uint64_t nerr = ctx->nerr;
+    *err = sg_facts_simplify(sg_env_facts(env), &simple, e);
+    if (!*err)
+        *err = sg_env_replace(env, &replaced, e);
+    if (!*err && ctx->nerr != nerr && ctx->err == SG_ENOMEM)
+        *err = SG_ENOMEM; /* a weaker simplification: no verdict */
+    return *err || simple == replaced ? NULL : simple;
+}
+
+/* The invariant of folding, checked where SG_LINT_SIZES is set in the
+ * process's environment (the random program tests set it): each of the n
+ * expressions of the result (sizes, strides, offset) is what the facts
+ * simplify it to, up to their replacements. SG_EINTERNAL "size lint: ..."
+ * naming the first that is not, and both forms. */
+static sg_status lint_folded(sg__mcall *m, const sg_expr *const *e, size_t ndim)
+{
+    const char *on = getenv("SG_LINT_SIZES");
+    if (!on || !*on || !strcmp(on, "0"))
+        return SG_OK;
+    for (size_t k = 0; k <= 2 * ndim; k++) {
+        sg_status s;
+        const sg_expr *simple = unfolded(m->env, e[k], &s);
+        if (s)
+            return s;
+        if (!simple)
+            continue;
+        char *had = NULL, *want = NULL;
+        if (!(s = sg_print(m->g->ctx, &had, e[k], SG_FMT_PYTHON)) &&
+            !(s = sg_print(m->g->ctx, &want, simple, SG_FMT_PYTHON)))
+            s = sg__err(m->g->ctx, SG_EINTERNAL, "%s: size lint: %s %zu of the result is %s, which the facts "
+                        "simplify to %s", m->op, k < ndim ? "size" : k < 2 * ndim ? "stride" : "offset",
+                        k < ndim ? k : k < 2 * ndim ? k - ndim : 0, had, want);
+        sg_free(had);
+        sg_free(want);
+        return s;
+    }
+    return SG_OK;
+}
+
+sg_status sg__meta_fold(sg__mcall *m, const sg_expr **e)
+{
+    if (!*e)
+        return sg_ctx_last_error(m->g->ctx) ? sg_ctx_last_error(m->g->ctx) : sg__nomem(m->g->ctx);
+    return fold_all(m, e, 1);
+}
+
 sg_status sg__meta_tensor(sg__mcall *m, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
                           const sg_expr *const *strides, const sg_expr *offset, uint32_t storage)
 {
-    return sg__graph_tensor(m->g, out, dtype, ndim, sizes, strides, offset, storage);
+    if (ndim > SG_MAX_DIMS || !offset)
+        return sg__graph_tensor(m->g, out, dtype, ndim, sizes, strides, offset, storage); /* its error */
+    const sg_expr *e[2 * SG_MAX_DIMS + 1];
+    memcpy(e, sizes, ndim * sizeof *sizes);
+    memcpy(e + ndim, strides, ndim * sizeof *strides);
+    e[2 * ndim] = offset;
+    if (composite(e, 2 * ndim + 1)) {
+        CHAIN(fold_all(m, e, 2 * ndim + 1));
+        CHAIN(lint_folded(m, e, ndim));
+    }
+    return sg__graph_tensor(m->g, out, dtype, ndim, e, e + ndim, e[2 * ndim], storage);
 }
 
 sg_status sg__meta_dim(sg__mcall *m, size_t *out, const sg_expr *dim, size_t ndim)
@@ -168,3 +426,4 @@ const sg_expr *sg__meta_layout_extent(sg_ctx *ctx, size_t n, const sg_expr *cons
     }
     return e;
 }
+

@@ -73,9 +73,22 @@ const sg_expr *sg__meta_rel(sg__mcall *m, sg_rel rel, const sg_expr *a, const sg
 sg_status sg__meta_check(sg__mcall *m, const sg_expr *cond, const char *what);
 /* SG_ESHAPE with "OP: what" and the sizes of the tensor arguments. */
 sg_status sg__meta_shape_error(sg__mcall *m, const char *what);
+/* *e with every Max, Min, FloorDiv, Mod (and Abs, CleanDiv, TruncDiv,
+ * TruncMod) whose value the facts decide folded, asking nothing that records
+ * a guard (as std::max/std::min over SymInts whose order is known
+ * statically): what sg_facts_simplify makes of each such node, where that
+ * names no symbol the node does not (replacements stay the printer's).
+ * Every rule's result goes through it (sg__meta_tensor); a rule that asks
+ * about a size before making its result folds it first. *e NULL: the
+ * context's error (a failed constructor). Errors: SG_ENOMEM, SG_ELIMIT. */
+sg_status sg__meta_fold(sg__mcall *m, const sg_expr **e);
 /* Contiguous strides of sizes (PyTorch's: stride[i] = stride[i+1] * max(size[i+1], 1)). */
 sg_status sg__meta_contiguous(sg__mcall *m, const sg_expr **strides, const sg_expr *const *sizes, size_t n);
-/* A new tensor value; storage SG_NOVAL for a new storage. */
+/* A new tensor value; storage SG_NOVAL for a new storage. Its sizes,
+ * strides and offset are folded (sg__meta_fold) first; where SG_LINT_SIZES
+ * is set in the process's environment (the random program tests set it),
+ * each must then be what sg_facts_simplify makes of it up to the
+ * replacements (sg_env_replace), else SG_EINTERNAL "OP: size lint: ...". */
 sg_status sg__meta_tensor(sg__mcall *m, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
                           const sg_expr *const *strides, const sg_expr *offset, uint32_t storage);
 /* The broadcast shape of the call's tensor operands (sizes has room for

@@ -146,8 +146,7 @@ sg_status sg__meta_arange(sg__mcall *m, uint32_t *out)
     if (!pos)
         return sg__err(ctx, SG_EUNSUPPORTED, "%s: unsupported: arange with a step that is not positive", m->op);
     const sg_expr *len = sg__sub(ctx, end, start), *n = len ? sg__ceildiv(ctx, len, step) : NULL;
-    if (!n)
-        return sg_ctx_last_error(ctx);
+    CHAIN(sg__meta_fold(m, &n)); /* asked below in its folded form */
     bool neg;
     CHAIN(sg__meta_eval(m, &neg, sg__meta_rel(m, SG_REL_LT, n, ctx->zero)));
     if (neg)

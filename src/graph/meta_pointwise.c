@@ -685,9 +685,8 @@ static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char 
             const sg_expr *reach = sg__meta_layout_extent(m->g->ctx, n, sizes, strides, offset);
             const sg_expr *both[2] = {reach, sg__graph_storage_numel(m->g, storage)};
             const sg_expr *grown = reach ? sg__minmax(m->g->ctx, SG_OP_MAX, 2, both) : NULL;
-            if (!grown)
-                s = sg_ctx_last_error(m->g->ctx);
-            else
+            s = sg__meta_fold(m, &grown); /* Max decided where the facts order the two */
+            if (!s)
                 sg__graph_set_storage_numel(m->g, storage, grown);
         }
     }

@@ -493,7 +493,11 @@ static sg_status rule_narrow(view *V)
 }
 
 /* diagonal(self, offset, dim1, dim2): the two dimensions dropped, the
- * diagonal appended (size max(min(...), 0), stride the sum). */
+ * diagonal appended (stride the sum). Its size is PyTorch's
+ * std::max(std::min(a, b), 0) over SymInts, each comparison decided where
+ * the facts know it (no guard: a square (s0, s0) input gives s0, offset 1
+ * gives s0 - 1) and kept as Min/Max where they do not (PyTorch would guard
+ * there; we record nothing). */
 static sg_status rule_diagonal(view *V)
 {
     sg__mcall *m = V->m;
@@ -511,8 +515,7 @@ static sg_status rule_diagonal(view *V)
     const sg_expr *mn = a && b ? sg__minmax(ctx, SG_OP_MIN, 2, ab) : NULL;
     const sg_expr *mz[2] = {mn, ctx->zero};
     const sg_expr *size = mn ? sg__minmax(ctx, SG_OP_MAX, 2, mz) : NULL;
-    if (!size)
-        return sg_ctx_last_error(ctx);
+    CHAIN(sg__meta_fold(m, &size)); /* asked below in its folded form */
     bool empty;
     CHAIN(sg__meta_eval(m, &empty, sg__meta_rel(m, SG_REL_EQ, size, ctx->zero)));
     if (!empty) {

@@ -447,7 +447,21 @@ class Gen:
         # SKIPPED: slice_full_unbacked)
         if len(t.dims) >= 2 and t.dims[1].backed and t.dims[1].val >= 3 and (t.dims[0].backed or KNOWN_BUGS):
             opts.append("slice1")
+        # the diagonal of a square pair of sizes: max(min(s, s - |k|), 0),
+        # folded to s - |k| by the ranges (the size lint checks it); cloned,
+        # as a branch output with its strides (s + 1) would not merge. The
+        # diagonal is the last dimension and has the largest stride: a clone
+        # of rank 2 or more keeps that order (infer_dense_strides), not a
+        # row-major one (cm)
+        if len(t.dims) >= 2 and t.dims[0].backed and t.dims[0].same(t.dims[1]) and t.dims[0].val >= 3:
+            opts.append("diag")
         o = rng.choice(opts)
+        if o == "diag":
+            k = rng.choice([0, 1, -1])
+            d = t.dims[0]
+            nd = Dim(form_add(d.form, ((), 1), -abs(k)), d.val - abs(k))
+            return "%s.diagonal(%d).clone()" % (n, k), T(t.dtype, t.dims[2:] + [nd], t.exact, t.bound, t.fbits,
+                                                       cm=True)
         if o == "unsqueeze" and len(t.dims) < 4:
             k = rng.randint(0, len(t.dims))
             dims = t.dims[:k] + [Dim(((), 1), 1)] + t.dims[k:]

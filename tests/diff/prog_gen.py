@@ -13,7 +13,10 @@ requires_grad or requires_grad=leaf; now and then a `backed` int), has a
 `program` whose entry point runs 3 to 15 statements drawn from the
 operators, views, reductions, joins, creations and in-place ops of
 program.md (with `.data`, set_, out=, `with torch.no_grad():` and
-`if x.shape[0] > 2:` blocks), and is followed by
+`if x.shape[0] > 2:` blocks; diagonals with offsets, strided slices,
+sizes made by // and %, and `if x.shape[0] <= k:` bounds, whose sizes the
+ranges may decide: the size lint of programs.test checks they are folded),
+and is followed by
     eager => RESULT
     eager 1 => RESULT
 (and, for --overrides of the cases, `eager S NAME sizes=[...] => RESULT`)
@@ -563,6 +566,9 @@ class CaseGen:
             cands.append("%s[%d:%d]" % (x, a, b))
             cands.append("%s[..., %d:%d:%d]" % (x, a, b, r.choice([1, 2])))
             cands.append("%s[%d:]" % (x, r.randrange(0, 3)))
+            # strided slices: sizes (len + step - 1) // step, which a range
+            # the guards gave (`if x.shape[0] <= k:`) may decide
+            cands.append("%s[%d::%d]" % (x, r.randrange(0, 3), r.choice([2, 3, 4, 6])))
             # expand: a new leading dim, size-1 dims grown
             tgt = [r.choice([s, 3]) if s == 1 else s for s in sh]
             if r.random() < 0.5:
@@ -579,6 +585,9 @@ class CaseGen:
             cands.append("torch.permute(%s, %s)" % (x, tuple(perm)))
             cands.append("%s.diagonal()" % x)
             cands.append("%s.diagonal(0, %d, %d)" % (x, d0, d1))
+            # offsets: max(min(a, b - offset), 0), folded where the ranges order it
+            cands.append("%s.diagonal(%d)" % (x, r.choice([-2, -1, 1, 2])))
+            cands.append("%s.diagonal(%d, %d, %d)" % (x, r.choice([-1, 1, 3]), d1, d0))
             cands.append("%s[:, %d]" % (x, r.randrange(max(sh[1], 1))))
             cands.append("%s.flatten(0, 1)" % x)
             if nd == 2:
@@ -719,7 +728,10 @@ class CaseGen:
                 cands += [("torch.zeros(%s.shape[0], 2)" % x, F(True, 0, 0)),
                           ("torch.ones(%s.size(%d))" % (x, t.dim() - 1), F(True, 1, 0)),
                           ("torch.arange(%s.shape[0])" % x, F(True, 5, 0)),
-                          ("torch.full(%s.shape, %r)" % (x, v), F(True, 2, 2))]
+                          ("torch.full(%s.shape, %r)" % (x, v), F(True, 2, 2)),
+                          # sizes computed by // and %, which ranges may decide
+                          ("torch.zeros(%s.shape[0] // %d)" % (x, r.choice([2, 3, 8])), F(True, 0, 0)),
+                          ("torch.ones(%s.size(%d) %% %d, 2)" % (x, t.dim() - 1, r.choice([2, 4, 8])), F(True, 1, 0))]
             cands += [("torch.zeros_like(%s)" % x, F(True, 0, 0)),
                       ("torch.ones_like(%s)" % x, F(True, 1, 0)),
                       ("%s.clone()" % x, fx), ("torch.clone(%s)" % x, fx),
@@ -1210,10 +1222,13 @@ class CaseGen:
             if x is None:
                 return False
             t = self.T(x)
-            form = r.randrange(4)
+            form = r.randrange(5)
             if form == 0:
                 k = r.randrange(0, 5)
                 cond, val = "%s.shape[0] > %d" % (x, k), t.shape[0] > k
+            elif form == 4:  # an upper bound: ranges that decide // and % of sizes
+                k = r.randrange(1, 7)
+                cond, val = "%s.shape[0] <= %d" % (x, k), t.shape[0] <= k
             elif form == 1:
                 cond, val = "%s.dim() == 2" % x, t.dim() == 2
             elif form == 2:
