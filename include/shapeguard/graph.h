@@ -185,12 +185,20 @@ sg_value sg_tracer_list_get(const sg_tracer *t, sg_value v, size_t i);
 /* Do two tensor values view the same storage? */
 int sg_tracer_same_storage(const sg_tracer *t, sg_value a, sg_value b);
 
-/* Check the traced graph: its invariants (each argument given by an earlier
- * node of its own scope, each symbol an input or bound before, one output
- * last), and, for a graph without subgraphs, that it is stable under
- * replay: recorded again node by node through the entry every pass uses
- * (each shape rule runs again), it prints the same. The environment is left
- * as it was. For tests, and for front ends under development.
+/* With on set, every shape rule of the tracer checks that each size, stride
+ * and offset it makes is already what the environment's facts simplify it
+ * to (up to its replacements), and fails the call with SG_EINTERNAL
+ * ("size lint: ...") where it is not: the invariant of the rules' folding,
+ * for tests (the tool turns it on where SG_LINT_SIZES is set). */
+void sg_tracer_lint_sizes(sg_tracer *t, int on);
+
+/* Check the traced graph: its invariants (sg_tracer_lint), and, for a
+ * graph without subgraphs, that it replays: recorded again node by node
+ * through the entry every pass uses (each shape rule runs again, with what
+ * the whole trace taught the environment), every node gives a value of the
+ * same kind, dtype and rank whose sizes, strides and offset the environment
+ * proves equal to the traced ones. The environment is left as it was. For
+ * tests, and for front ends under development.
  * Errors: SG_EINTERNAL naming the first problem, SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_tracer_verify(sg_tracer *t);
 

@@ -502,6 +502,9 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
         return 0;
     }
     sg_status st = sg_tracer_new(env, &p->tracer);
+    const char *lint = getenv("SG_LINT_SIZES"); /* the rules' folding checked (the random program tests) */
+    if (!st && lint && *lint && strcmp(lint, "0"))
+        sg_tracer_lint_sizes(p->tracer, 1);
     size_t n = sg_program_nparams(p->prog);
     sg_value *vals = cli_xmalloc((n + 1) * sizeof *vals);
     for (size_t k = 0; k < n && !st; k++) {

@@ -185,6 +185,7 @@ typedef struct sg__graph {
     sg__scope *scopes;   /* scopes[0] is the root */
     uint32_t nscopes, capscopes;
     uint32_t cur;        /* the scope new nodes go to */
+    bool lint_sizes;     /* shape rules check that their sizes are folded (sg_tracer_lint_sizes) */
     const sg__opreg *reg; /* the registry of its schemas (set by its maker; NULL: none), where a
                              rule finds another operator's schema (out='s functional one) */
 } sg__graph;

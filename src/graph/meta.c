@@ -344,15 +344,14 @@ static const sg_expr *unfolded(sg_env *env, const sg_expr *e, sg_status *err)
     return *err || simple == replaced ? NULL : simple;
 }
 
-/* The invariant of folding, checked where SG_LINT_SIZES is set in the
- * process's environment (the random program tests set it): each of the n
+/* The invariant of folding, checked where the graph asks for it
+ * (sg_tracer_lint_sizes; the tool's SG_LINT_SIZES): each of the n
  * expressions of the result (sizes, strides, offset) is what the facts
  * simplify it to, up to their replacements. SG_EINTERNAL "size lint: ..."
  * naming the first that is not, and both forms. */
 static sg_status lint_folded(sg__mcall *m, const sg_expr *const *e, size_t ndim)
 {
-    const char *on = getenv("SG_LINT_SIZES");
-    if (!on || !*on || !strcmp(on, "0"))
+    if (!m->g->lint_sizes)
         return SG_OK;
     for (size_t k = 0; k <= 2 * ndim; k++) {
         sg_status s;

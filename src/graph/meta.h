@@ -85,9 +85,8 @@ sg_status sg__meta_fold(sg__mcall *m, const sg_expr **e);
 /* Contiguous strides of sizes (PyTorch's: stride[i] = stride[i+1] * max(size[i+1], 1)). */
 sg_status sg__meta_contiguous(sg__mcall *m, const sg_expr **strides, const sg_expr *const *sizes, size_t n);
 /* A new tensor value; storage SG_NOVAL for a new storage. Its sizes,
- * strides and offset are folded (sg__meta_fold) first; where SG_LINT_SIZES
- * is set in the process's environment (the random program tests set it),
- * each must then be what sg_facts_simplify makes of it up to the
+ * strides and offset are folded (sg__meta_fold) first; where the graph
+ * asks for it (lint_sizes: sg_tracer_lint_sizes), each must then be what sg_facts_simplify makes of it up to the
  * replacements (sg_env_replace), else SG_EINTERNAL "OP: size lint: ...". */
 sg_status sg__meta_tensor(sg__mcall *m, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
                           const sg_expr *const *strides, const sg_expr *offset, uint32_t storage);

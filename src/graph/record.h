@@ -91,6 +91,10 @@ typedef sg_status (*sg__replay_fn)(sg__replay *r, void *ud, uint32_t node, const
  * environment), and those of the hook and of sg__graph_record. */
 sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, void *ud);
 
+/* Inside a hook: what a replay without a hook does with call node node of
+ * src: the same call recorded (its flags kept), its value mapped to the one
+ * given (*out). */
+sg_status sg__replay_default(sg__replay *r, uint32_t node, const sg__garg *args, size_t nargs, uint32_t *out);
 /* Inside a hook: record a call into dst (sg__graph_record, no hooks). */
 sg_status sg__replay_call(sg__replay *r, const sg__schema *s, const sg__garg *args, size_t nargs, uint32_t *out);
 /* Inside a hook: dst value v stands for src value of (for a list value: the

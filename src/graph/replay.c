@@ -198,13 +198,21 @@ static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud)
     r->since = d->nnodes;
     if (hook)
         return hook(r, ud, r->node, args, n->nargs);
-    size_t before = d->nnodes;
     uint32_t v;
-    if ((st = sg__replay_call(r, n->schema, args, n->nargs, &v)))
+    return sg__replay_default(r, r->node, args, n->nargs, &v);
+}
+
+sg_status sg__replay_default(sg__replay *r, uint32_t node, const sg__garg *args, size_t nargs, uint32_t *out)
+{
+    const sg__gnode *n = &r->src->nodes[node];
+    sg__graph *d = r->dst;
+    size_t before = d->nnodes;
+    sg_status st = sg__replay_call(r, n->schema, args, nargs, out);
+    if (st)
         return st;
     if (d->nnodes > before && d->nodes[before].kind == SG_N_CALL)
         d->nodes[before].flags = n->flags; /* .data's detach stays one */
-    return n->out == SG_NOVAL ? SG_OK : sg__replay_map(r, n->out, v);
+    return n->out == SG_NOVAL ? SG_OK : sg__replay_map(r, n->out, *out);
 }
 
 sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, void *ud)
