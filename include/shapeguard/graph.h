@@ -197,7 +197,9 @@ void sg_tracer_lint_sizes(sg_tracer *t, int on);
  * through the entry every pass uses (each shape rule runs again, with what
  * the whole trace taught the environment), every node gives a value of the
  * same kind, dtype and rank whose sizes, strides and offset the environment
- * proves equal to the traced ones. The environment is left as it was. For
+ * proves equal to the traced ones (where its reasoning cannot, equal at
+ * the hints, where the trace was checked; a symbol without a hint must be
+ * proved). The environment is left as it was. For
  * tests, and for front ends under development.
  * Errors: SG_EINTERNAL naming the first problem, SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_tracer_verify(sg_tracer *t);

@@ -1,7 +1,8 @@
 /* out= of the operators outside TensorIterator (mm, amax, cat, nonzero ...),
  * one rule for all: the functional overload's rule (the row's FUNCTIONAL
  * column) gives the result; the out tensor must take its dtype (VARIANT:
- * the same, or one it casts to), keeps its layout where the sizes are
+ * the same, one it casts to, or the result is computed in out's dtype:
+ * sum and the creation operators), keeps its layout where the sizes are
  * already the result's, and is resized to the result's layout otherwise
  * (at::native::resize_output: the result's strides as the operator's meta
  * function sets them, its storage grown to what they reach). The node's
@@ -19,8 +20,8 @@ sg_status sg__meta_out(sg__mcall *m, uint32_t *out)
     const sg__schema *fs = info && m->g->reg ? sg__opreg_op(m->g->reg, info->functional) : NULL;
     const sg__opinfo *finfo = fs ? sg__op_info(fs->op) : NULL;
     int o = sg__schema_arg(m->s, "out");
-    if (!finfo || !finfo->rule || o != fs->nargs || m->a[o].kind != SG_A_VALUE)
-        return sg__err(ctx, SG_EINTERNAL, "%s: out= without a functional overload of the same arguments", m->op);
+    if (!finfo || !finfo->rule || o < 0 || m->a[o].kind != SG_A_VALUE)
+        return sg__err(ctx, SG_EINTERNAL, "%s: out= without a functional overload", m->op);
     uint32_t dst = m->a[o].u.v;
     /* these kernels read their inputs in their own order while they write:
        an out sharing a storage with an input is refused (torch 1.13's cat
@@ -34,14 +35,29 @@ sg_status sg__meta_out(sg__mcall *m, uint32_t *out)
                                                   "refer to a single memory location; clone() it first", m->op);
         }
     }
-    /* the functional call: the same arguments, out dropped (it is last) */
+    /* the functional call: its arguments by name (out dropped, the ones the
+       out= overload lacks defaulted); SG_OUT_INTO computes in out's dtype */
     sg__mcall f = *m;
     f.s = fs;
     sg__graph_mark k = sg__graph_mark_take(m->g);
+    sg_status s = SG_OK;
+    for (int i = 0; i < fs->nargs && !s; i++) {
+        int j = sg__schema_arg(m->s, fs->args[i].name);
+        f.given[i] = j >= 0 && m->given[j];
+        if (j >= 0)
+            f.a[i] = m->a[j];
+        else
+            s = sg__record_default(&f, i);
+        if (!s && info->variant == SG_OUT_INTO && !strcmp(fs->args[i].name, "dtype") && f.a[i].kind == SG_A_NONE)
+            f.a[i] = (sg__garg){.kind = SG_A_DTYPE, .u.dtype = sg__mt(m, dst)->dtype};
+    }
     uint32_t r;
-    sg_status s = finfo->rule(&f, &r);
-    if (s)
+    if (!s)
+        s = finfo->rule(&f, &r);
+    if (s) {
+        sg__graph_restore(m->g, k);
         return s;
+    }
     const sg__fake_tensor *rt = sg__mt(m, r);
     size_t n = rt->ndim;
     sg_dtype rd = (sg_dtype)rt->dtype;
@@ -58,7 +74,7 @@ sg_status sg__meta_out(sg__mcall *m, uint32_t *out)
     sg__graph_restore(m->g, k);
     const sg__fake_tensor *t = sg__mt(m, dst);
     sg_dtype od = (sg_dtype)t->dtype;
-    if (info->variant == SG_OUT_SAME && od != rd)
+    if ((info->variant == SG_OUT_SAME || info->variant == SG_OUT_INTO) && od != rd)
         return sg__err(ctx, SG_ETYPE, "%s: expected out tensor to have dtype %s, but got %s instead", m->op,
                        sg__dtype_name(rd), sg__dtype_name(od));
     if (info->variant == SG_OUT_CAST && !sg__dtype_can_cast(rd, od))

@@ -35,6 +35,7 @@ enum {
 enum {
     SG_OUT_SAME, /* the result's (mm, amax, masked_select, nonzero) */
     SG_OUT_CAST, /* one the result's casts to (cat, stack, mean) */
+    SG_OUT_INTO, /* any: the result is computed in it (sum, zeros, ones, full, empty) */
 };
 
 /* PYFLAGS: how Python's arguments bind to the overloads. */

@@ -8,6 +8,7 @@
 #include "expr/expr_private.h"
 #include "graph/meta.h"
 #include "graph/record.h"
+#include "shapeguard/print.h"
 #include "graph/tracer_private.h"
 
 
@@ -994,19 +995,26 @@ const sg__graph *sg__tracer_graph(const sg_tracer *t)
     return t->g;
 }
 
-/* Are a and b the same integer or boolean, as the environment knows? */
+/* Are a and b the same integer or boolean: as the environment proves, or,
+ * where its reasoning cannot (a Max over a fact it keeps in another form),
+ * at the hints of their symbols, where the trace was checked? A symbol
+ * without a hint (unbacked) must be proved. */
 static sg_status known_same(sg_env *env, const sg_expr *a, const sg_expr *b, bool *out)
 {
     *out = a == b;
     if (*out || !a || !b)
         return SG_OK;
-    const sg_expr *eq;
+    const sg_expr *eq, *ha, *hb;
     sg_truth t;
     sg_status s = sg_expr_rel(sg_env_ctx(env), &eq, SG_REL_EQ, a, b);
     if (!s)
         s = sg_env_known(env, &t, eq);
-    *out = !s && t == SG_TRUE;
-    return s;
+    if (s || (*out = t == SG_TRUE))
+        return s;
+    if ((s = sg_env_hint(env, &ha, a)) || (s = sg_env_hint(env, &hb, b)))
+        return s == SG_ENOMEM ? s : SG_OK; /* no hint: not the same */
+    *out = ha == hb;
+    return SG_OK;
 }
 
 /* Value b of the replayed graph is value a of the traced one: same kind,
@@ -1017,6 +1025,7 @@ static sg_status same_value(const sg__graph *g, uint32_t a, const sg__graph *h, 
 {
     const sg__gval *x = &g->vals[a], *y = &h->vals[b];
     const char *what = NULL;
+    const sg_expr *ex = NULL, *ey = NULL; /* the two forms that differ */
     bool same = x->kind == y->kind;
     sg_status s = SG_OK;
     if (!same)
@@ -1025,15 +1034,21 @@ static sg_status same_value(const sg__graph *g, uint32_t a, const sg__graph *h, 
         same = x->u.t.ndim == y->u.t.ndim && x->u.t.dtype == y->u.t.dtype;
         what = "dtype or rank";
         for (uint32_t k = 0; same && !s && k < 2u * x->u.t.ndim; k++) {
-            s = known_same(g->env, g->exprs[x->u.t.dims + k], h->exprs[y->u.t.dims + k], &same);
+            ex = g->exprs[x->u.t.dims + k];
+            ey = h->exprs[y->u.t.dims + k];
+            s = known_same(g->env, ex, ey, &same);
             what = k < x->u.t.ndim ? "a size" : "a stride";
         }
         if (same && !s) {
-            s = known_same(g->env, x->u.t.offset, y->u.t.offset, &same);
+            ex = x->u.t.offset;
+            ey = y->u.t.offset;
+            s = known_same(g->env, ex, ey, &same);
             what = "the storage offset";
         }
     } else if (x->kind == SG_V_SYMINT || x->kind == SG_V_SYMBOOL) {
-        s = known_same(g->env, x->u.e, y->u.e, &same);
+        ex = x->u.e;
+        ey = y->u.e;
+        s = known_same(g->env, ex, ey, &same);
         what = "the value";
     } else if (x->kind == SG_V_LIST) {
         same = x->u.list.n == y->u.list.n;
@@ -1044,8 +1059,16 @@ static sg_status same_value(const sg__graph *g, uint32_t a, const sg__graph *h, 
     }
     if (s || same)
         return s;
-    return sg__err(g->ctx, SG_EINTERNAL, "verify: node %u (%s) gives another value once replayed: %s differs", node,
-                   g->nodes[node].schema->name, what);
+    char *ta = NULL, *tb = NULL;
+    if (ex && ey && (sg_print(g->ctx, &ta, ex, SG_FMT_PYTHON) || sg_print(g->ctx, &tb, ey, SG_FMT_PYTHON))) {
+        sg_free(ta);
+        return sg_ctx_last_error(g->ctx);
+    }
+    s = sg__err(g->ctx, SG_EINTERNAL, "verify: node %u (%s) gives another value once replayed: %s differs (%s, then %s)",
+                node, g->nodes[node].schema->name, what, ta ? ta : "?", tb ? tb : "?");
+    sg_free(ta);
+    sg_free(tb);
+    return s;
 }
 
 static sg_status verify_node(sg__replay *r, void *ud, uint32_t node, const sg__garg *args, size_t nargs)

@@ -1054,13 +1054,13 @@ class CaseGen:
             shape0 = tuple(t.shape)
             forms = ["lt", "le", "gt", "ge", "eq", "ne"] if compare else \
                 ["add", "mul", "neg", "abs", "clamp", "pow", "where", "sub", "amax", "amin", "cat", "stack",
-                 "mm", "bmm"] + \
+                 "mm", "bmm", "sum", "zeros", "ones", "full"] + \
                 (["sin", "cos", "tanh", "sigmoid", "exp", "div", "mean"] if t.dtype == torch.float64 else [])
             op = r.choice(forms)
             unary = op in ("neg", "abs", "clamp", "pow", "sin", "cos", "tanh", "sigmoid", "exp", "amax", "amin",
-                           "mean")
+                           "mean", "sum", "zeros", "ones", "full")
             ty, tz = self.T(y), self.T(z)
-            if op in ("amax", "amin", "mean", "cat", "stack", "mm", "bmm") and \
+            if op in ("amax", "amin", "mean", "cat", "stack", "mm", "bmm", "sum") and \
                     self.storage_key(t) in (self.storage_key(ty), self.storage_key(tz)):
                 return None  # outside TensorIterator any shared storage is read in the kernel's order
             ops = [self.T(y)] if unary else [self.T(y), self.T(z)]
@@ -1097,6 +1097,16 @@ class CaseGen:
                     return None
                 code = "torch.%s(%s, %d, out=%s)" % (op, y, r.randrange(-ty.dim(), ty.dim()), x)
                 fl, exact = (fy.bound, fy.fbits), fy.exact and op != "mean"
+            elif op == "sum":  # computed in out's dtype (here y's)
+                if ty.dim() == 0:
+                    return None
+                code = "torch.sum(%s, %d, %s, out=%s)" % (y, r.randrange(ty.dim()), r.random() < 0.5, x)
+                fl = (fy.bound * max(ty.numel(), 1), fy.fbits)
+            elif op in ("zeros", "ones", "full"):  # made in out's dtype, resized to the size given
+                shape = r.choice([tuple(t.shape), (2, 3), (4,), (1, 2, 2)])
+                v = r.choice([1.5, -2, 0.25]) if op == "full" else None
+                code = "torch.%s(%s%s, out=%s)" % (op, shape, "" if v is None else ", %r" % v, x)
+                fl, ops = (abs(v) if v is not None else 1, 2), []
             elif op in ("cat", "stack"):
                 if ty.dim() == 0 or ty.shape != tz.shape:
                     return None
