@@ -123,8 +123,6 @@ sg_status sg__xeager_call(sg__xeager *e, sg_value *out, const char *op, const sg
                           size_t n, unsigned line, uint8_t flags)
 {
     uint32_t first_node = (uint32_t)e->g->nnodes, first_val = (uint32_t)e->g->nvals;
-    CHAIN(sch ? sg__tracer_call_schema(e->t, out, sch, args, n, line) : sg_tracer_call(e->t, out, op, args, n, line));
-    if (flags && e->g->nnodes > first_node) /* before the run sees the node */
-        sg__graph_flag_node(e->g, e->g->nnodes - 1, flags);
+    CHAIN(sg__tracer_call_node(e->t, out, op, sch, args, n, line, flags));
     return catch_up(e, first_node, first_val);
 }

@@ -19,11 +19,7 @@ sg_status sg__w_op_call_schema(sg_walk *W, const sg__py *at, const char *op, con
     if (W->eager) { /* exec records the call and runs it */
         s = sg__xeager_call(W->ex, &v, op, sch, args, n, W->line, flags);
     } else {
-        uint32_t first_node = (uint32_t)W->g->nnodes;
-        s = sch ? sg__tracer_call_schema(W->t, &v, sch, args, n, W->line)
-                : sg_tracer_call(W->t, &v, op, args, n, W->line);
-        if (!s && flags && W->g->nnodes > first_node)
-            sg__graph_flag_node(W->g, W->g->nnodes - 1, flags);
+        s = sg__tracer_call_node(W->t, &v, op, sch, args, n, W->line, flags);
     }
     if (s)
         return sg__w_fail(W, at, s);

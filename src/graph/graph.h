@@ -211,12 +211,6 @@ static inline const sg_expr *sg__graph_storage_numel(const sg__graph *g, uint32_
     return g->storage_numel[storage];
 }
 void sg__graph_set_storage_numel(sg__graph *g, uint32_t storage, const sg_expr *numel);
-/* Add flags (SG_NODE_*) to node n, before anything runs it: what a front
- * end knows of a call that the operator's schema does not say (`.data`). */
-static inline void sg__graph_flag_node(sg__graph *g, uint32_t n, uint8_t flags)
-{
-    g->nodes[n].flags |= flags;
-}
 /* A value of another kind (not a tensor, nor a list). */
 sg_status sg__graph_value(sg__graph *g, uint32_t *out, sg__vkind kind, const sg_expr *e, double f);
 sg_status sg__graph_list(sg__graph *g, uint32_t *out, const uint32_t *vals, size_t n);
@@ -330,8 +324,11 @@ const sg__graph *sg__tracer_graph(const sg_tracer *t);
 /* The tracer's operator registry. */
 const sg__opreg *sg__tracer_reg(const sg_tracer *t);
 /* sg_tracer_call of the operator whose schema sch of the tracer's registry
- * the caller found already (no search by name); errors as sg_tracer_call. */
-sg_status sg__tracer_call_schema(sg_tracer *t, sg_value *out, const sg__schema *sch, const sg_arg *args, size_t nargs,
-                                 unsigned line);
+ * the caller found already (no search by name; NULL: op, found by name),
+ * its node given flags (SG_NODE_*: what the front end knows of the call
+ * that the schema does not say, `.data`); errors as sg_tracer_call, and
+ * SG_EINVAL for a schema not of the tracer's registry. */
+sg_status sg__tracer_call_node(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch, const sg_arg *args,
+                               size_t nargs, unsigned line, uint8_t flags);
 
 #endif /* SG_GRAPH_GRAPH_H */

@@ -76,6 +76,8 @@ static sg_status record_node(sg__mcall *m, const sg__record_hooks *h, uint32_t o
     sg__garg args[SG_SCHEMA_ARGS];
     size_t n = node_args(m, args);
     sg_status s = sg__graph_call(g, m->s, args, n, out, line);
+    if (!s)
+        g->nodes[g->nnodes - 1].flags = m->flags;
     if (!s && m->nbinds)
         s = sg__graph_bind(g, (uint32_t)g->nnodes - 1, m->binds, m->nbinds);
     if (!s && h && h->recorded)

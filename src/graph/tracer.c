@@ -829,17 +829,23 @@ sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_a
     return tracer_call(t, out, op, NULL, args, nargs, line);
 }
 
-sg_status sg__tracer_call_schema(sg_tracer *t, sg_value *out, const sg__schema *sch, const sg_arg *args, size_t nargs,
-                                 unsigned line)
+sg_status sg__tracer_call_node(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch, const sg_arg *args,
+                               size_t nargs, unsigned line, uint8_t flags)
 {
     if (!t)
         return SG_EINVAL;
-    const sg__schema *first = sg__opreg_at(t->reg, 0);
-    if (!sch || sch < first || sch >= first + sg__opreg_count(t->reg))
-        return sg__err(t->ctx, SG_EINVAL, "sg_tracer_call: a schema not of the tracer's registry");
-    char op[2 * SG_SCHEMA_NAME];
-    sg__schema_full_name(sch, op);
-    return tracer_call(t, out, op, sch, args, nargs, line);
+    char name[2 * SG_SCHEMA_NAME];
+    if (sch) {
+        const sg__schema *first = sg__opreg_at(t->reg, 0);
+        if (sch < first || sch >= first + sg__opreg_count(t->reg))
+            return sg__err(t->ctx, SG_EINVAL, "sg_tracer_call: a schema not of the tracer's registry");
+        sg__schema_full_name(sch, name);
+        op = name;
+    }
+    t->flags = flags;
+    sg_status s = tracer_call(t, out, op, sch, args, nargs, line);
+    t->flags = 0;
+    return s;
 }
 
 /* A recorded node's unbacked symbols, noted as bound in its scope. */
@@ -857,7 +863,8 @@ static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, cons
     sg__composite_fn comp = info ? info->composite : NULL;
     if (!info || (!info->rule && !comp))
         return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: operator %s", op);
-    sg__mcall m = {.g = t->g, .env = t->env, .s = sch};
+    sg__mcall m = {.g = t->g, .env = t->env, .s = sch, .flags = t->flags};
+    t->flags = 0; /* the node of this call only, not those a composite makes */
     sg__schema_full_name(sch, m.op);
     sg__graph_mark k = sg__graph_mark_take(t->g);
     uint32_t v = SG_NOVAL;
