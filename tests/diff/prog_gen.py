@@ -1054,11 +1054,11 @@ class CaseGen:
             shape0 = tuple(t.shape)
             forms = ["lt", "le", "gt", "ge", "eq", "ne"] if compare else \
                 ["add", "mul", "neg", "abs", "clamp", "pow", "where", "sub", "amax", "amin", "cat", "stack",
-                 "mm", "bmm", "sum", "zeros", "ones", "full"] + \
+                 "mm", "bmm", "sum", "zeros", "ones", "full", "arange"] + \
                 (["sin", "cos", "tanh", "sigmoid", "exp", "div", "mean"] if t.dtype == torch.float64 else [])
             op = r.choice(forms)
             unary = op in ("neg", "abs", "clamp", "pow", "sin", "cos", "tanh", "sigmoid", "exp", "amax", "amin",
-                           "mean", "sum", "zeros", "ones", "full")
+                           "mean", "sum", "zeros", "ones", "full", "arange")
             ty, tz = self.T(y), self.T(z)
             if op in ("amax", "amin", "mean", "cat", "stack", "mm", "bmm", "sum") and \
                     self.storage_key(t) in (self.storage_key(ty), self.storage_key(tz)):
@@ -1107,6 +1107,10 @@ class CaseGen:
                 v = r.choice([1.5, -2, 0.25]) if op == "full" else None
                 code = "torch.%s(%s%s, out=%s)" % (op, shape, "" if v is None else ", %r" % v, x)
                 fl, ops = (abs(v) if v is not None else 1, 2), []
+            elif op == "arange":  # arange(..., dtype=out's dtype), resized to its length
+                lim = r.choice([(5,), (1, 7, 2), (3, 9), (-2, 4, 3)])
+                code = "torch.arange(%s, out=%s)" % (", ".join(map(str, lim)), x)
+                fl, ops = (9, 0), []
             elif op in ("cat", "stack"):
                 if ty.dim() == 0 or ty.shape != tz.shape:
                     return None

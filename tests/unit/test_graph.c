@@ -118,9 +118,9 @@ static void test_operator_table_links(void **state)
     /* worked out from ops.def by hand: 8 in-place arithmetic (add_ sub_ mul_ div_, two overloads each),
      * copy_ clamp_ sin_, 6 in-place views (t_ transpose_ unsqueeze_ squeeze_ x2 as_strided_), detach_,
      * 30 out= overloads (add sub mul div neg abs exp log sin cos tanh sigmoid, pow x3, clamp x2, where,
-     * and two for each of the six comparisons), 12 more outside TensorIterator (sum mean amax amin mm bmm
-     * cat stack zeros ones full empty); the views slice, select and as_strided have scatters */
-    assert_int_equal(functional, 8 + 3 + 6 + 1 + 30 + 12);
+     * and two for each of the six comparisons), 14 more outside TensorIterator (sum mean amax amin mm bmm
+     * cat stack zeros ones full empty, arange x2); the views slice, select and as_strided have scatters */
+    assert_int_equal(functional, 8 + 3 + 6 + 1 + 30 + 14);
     assert_int_equal(inverse, 3);
     assert_int_equal(sg__op_info(SG_OP_add__Tensor)->functional, SG_OP_add_Tensor);
     assert_int_equal(sg__op_info(SG_OP_neg_out)->functional, SG_OP_neg);
@@ -139,10 +139,15 @@ static void test_python_spellings(void **state)
     assert_string_equal(p->s[1]->overload, "out");
     assert_true(p->any_out);
     assert_int_equal(p->flags, SG_PYF_WRAP);
-    p = sg__opreg_pyop(R, "arange");
+    p = sg__opreg_pyop(R, "arange"); /* arange, .start, .start_step, .out, .start_out */
     assert_non_null(p);
-    assert_int_equal(p->n, 3);
+    assert_int_equal(p->n, 5);
     assert_int_equal(p->flags, SG_PYF_FUNC | SG_PYF_CREATE);
+    assert_true(p->any_out);
+    assert_string_equal(p->s[4]->overload, "start_out");
+    p = sg__opreg_pyop(R, "view");
+    assert_non_null(p);
+    assert_int_equal(p->n, 1);
     assert_false(p->any_out);
     assert_null(sg__opreg_pyop(R, "_unsafe_view")); /* made by passes, not spelled in Python */
     assert_null(sg__opreg_pyop(R, "add.Tensor"));
