@@ -185,9 +185,10 @@ sg_value sg_tracer_list_get(const sg_tracer *t, sg_value v, size_t i);
 /* Do two tensor values view the same storage? */
 int sg_tracer_same_storage(const sg_tracer *t, sg_value a, sg_value b);
 
-/* With on set, every shape rule of the tracer checks that each size, stride
- * and offset it makes is already what the environment's facts simplify it
- * to (up to its replacements), and fails the call with SG_EINTERNAL
+/* With on set, every shape rule of the tracer checks that each Max, Min,
+ * FloorDiv and Mod in the sizes, strides and offset it makes is already
+ * what the environment's facts simplify it to (up to its replacements),
+ * and fails the call with SG_EINTERNAL
  * ("size lint: ...") where it is not: the invariant of the rules' folding,
  * for tests (the tool turns it on where SG_LINT_SIZES is set). */
 void sg_tracer_lint_sizes(sg_tracer *t, int on);

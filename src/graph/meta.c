@@ -344,26 +344,50 @@ static const sg_expr *unfolded(sg_env *env, const sg_expr *e, sg_status *err)
     return *err || simple == replaced ? NULL : simple;
 }
 
+/* The first foldable node of e (innermost first) that is not what the facts
+ * simplify it to, up to their replacements, into *at with that form in
+ * *simple; *at NULL when there is none. A product or sum the facts would
+ * decide (s1*s3 after the guard s1*s3 == 6) is not a decision of a rule:
+ * PyTorch keeps it too. */
+static sg_status first_unfolded(sg_env *env, const sg_expr *e, const sg_expr **at, const sg_expr **simple)
+{
+    *at = NULL;
+    if (e->sort != SG_SORT_INT)
+        return SG_OK;
+    for (uint32_t i = 0; i < e->nargs; i++) {
+        sg_status s = first_unfolded(env, e->args[i], at, simple);
+        if (s || *at)
+            return s;
+    }
+    if (!foldable(e))
+        return SG_OK;
+    sg_status s;
+    if ((*simple = unfolded(env, e, &s)))
+        *at = e;
+    return s;
+}
+
 /* The invariant of folding, checked where the graph asks for it
- * (sg_tracer_lint_sizes; the tool's SG_LINT_SIZES): each of the n
- * expressions of the result (sizes, strides, offset) is what the facts
- * simplify it to, up to their replacements. SG_EINTERNAL "size lint: ..."
- * naming the first that is not, and both forms. */
+ * (sg_tracer_lint_sizes; the tool's SG_LINT_SIZES): in each of the
+ * expressions of the result (sizes, strides, offset), every Max, Min,
+ * FloorDiv, Mod ... is what the facts simplify it to, up to their
+ * replacements. SG_EINTERNAL "size lint: ..." naming the first that is
+ * not, and both forms. */
 static sg_status lint_folded(sg__mcall *m, const sg_expr *const *e, size_t ndim)
 {
     if (!m->g->lint_sizes)
         return SG_OK;
     for (size_t k = 0; k <= 2 * ndim; k++) {
-        sg_status s;
-        const sg_expr *simple = unfolded(m->env, e[k], &s);
+        const sg_expr *at, *simple;
+        sg_status s = first_unfolded(m->env, e[k], &at, &simple);
         if (s)
             return s;
-        if (!simple)
+        if (!at)
             continue;
         char *had = NULL, *want = NULL;
-        if (!(s = sg_print(m->g->ctx, &had, e[k], SG_FMT_PYTHON)) &&
+        if (!(s = sg_print(m->g->ctx, &had, at, SG_FMT_PYTHON)) &&
             !(s = sg_print(m->g->ctx, &want, simple, SG_FMT_PYTHON)))
-            s = sg__err(m->g->ctx, SG_EINTERNAL, "%s: size lint: %s %zu of the result is %s, which the facts "
+            s = sg__err(m->g->ctx, SG_EINTERNAL, "%s: size lint: %s %zu of the result holds %s, which the facts "
                         "simplify to %s", m->op, k < ndim ? "size" : k < 2 * ndim ? "stride" : "offset",
                         k < ndim ? k : k < 2 * ndim ? k - ndim : 0, had, want);
         sg_free(had);

@@ -13,6 +13,7 @@ sg_status sg__composite_reshape(sg_tracer *t, sg__mcall *m, sg_value *out, unsig
 sg_status sg__composite_flatten(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
 sg_status sg__composite_contiguous(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
 sg_status sg__composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
+sg_status sg__composite_matmul_out(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
 
 struct sg_tracer {
     sg_ctx *ctx;

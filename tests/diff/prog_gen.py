@@ -1054,13 +1054,13 @@ class CaseGen:
             shape0 = tuple(t.shape)
             forms = ["lt", "le", "gt", "ge", "eq", "ne"] if compare else \
                 ["add", "mul", "neg", "abs", "clamp", "pow", "where", "sub", "amax", "amin", "cat", "stack",
-                 "mm", "bmm", "sum", "zeros", "ones", "full", "arange"] + \
+                 "mm", "bmm", "matmul", "sum", "zeros", "ones", "full", "arange"] + \
                 (["sin", "cos", "tanh", "sigmoid", "exp", "div", "mean"] if t.dtype == torch.float64 else [])
             op = r.choice(forms)
             unary = op in ("neg", "abs", "clamp", "pow", "sin", "cos", "tanh", "sigmoid", "exp", "amax", "amin",
                            "mean", "sum", "zeros", "ones", "full", "arange")
             ty, tz = self.T(y), self.T(z)
-            if op in ("amax", "amin", "mean", "cat", "stack", "mm", "bmm", "sum") and \
+            if op in ("amax", "amin", "mean", "cat", "stack", "mm", "bmm", "matmul", "sum") and \
                     self.storage_key(t) in (self.storage_key(ty), self.storage_key(tz)):
                 return None  # outside TensorIterator any shared storage is read in the kernel's order
             ops = [self.T(y)] if unary else [self.T(y), self.T(z)]
@@ -1116,8 +1116,8 @@ class CaseGen:
                     return None
                 code = "torch.%s([%s, %s], %d, out=%s)" % (op, y, z, r.randrange(ty.dim()), x)
                 fl = (max(fy.bound, fz.bound), max(fy.fbits, fz.fbits))
-            elif op in ("mm", "bmm"):
-                nd = 2 if op == "mm" else 3
+            elif op in ("mm", "bmm", "matmul"):  # matmul: of two matrices (mm.out)
+                nd = 3 if op == "bmm" else 2
                 if ty.dim() != nd or tz.dim() != nd or ty.shape[-1] != tz.shape[-2] or \
                         (nd == 3 and ty.shape[0] != tz.shape[0]):
                     return None
