@@ -84,6 +84,26 @@ sg_status sg__meta_out(sg__mcall *m, uint32_t *out)
     for (size_t d = 0; d < n && same && !s; d++)
         if (sizes[d] != sg__graph_size(m->g, dst, d))
             s = sg__meta_eval(m, &same, sg__meta_rel(m, SG_REL_EQ, sizes[d], sg__graph_size(m->g, dst, d)));
+    if (s == SG_EDATADEP) {
+        /* sizes of unbacked symbols (nonzero, masked_select), not known before
+           the kernel runs: where out's strides are the result's either way,
+           kept or resized lay it out alike; else the question stands */
+        bool alike = true;
+        for (size_t d = 0; d < n && alike && s == SG_EDATADEP; d++) {
+            sg_truth k;
+            const sg_expr *eq = sg__meta_rel(m, SG_REL_EQ, strides[d], sg__graph_stride(m->g, dst, d));
+            if (!eq)
+                return sg__nomem(ctx);
+            sg_status e = sg_env_known(m->env, &k, eq);
+            if (e)
+                return e;
+            alike = k == SG_TRUE;
+        }
+        if (alike) {
+            s = SG_OK;
+            same = false;
+        }
+    }
     if (s)
         return s;
     t = sg__mt(m, dst);
