@@ -1055,10 +1055,11 @@ class CaseGen:
             forms = ["lt", "le", "gt", "ge", "eq", "ne"] if compare else \
                 ["add", "mul", "neg", "abs", "clamp", "pow", "where", "sub", "amax", "amin", "cat", "stack",
                  "mm", "bmm", "matmul", "sum", "zeros", "ones", "full", "arange"] + \
-                (["sin", "cos", "tanh", "sigmoid", "exp", "div", "mean"] if t.dtype == torch.float64 else [])
+                (["sin", "cos", "tanh", "sigmoid", "exp", "div", "mean", "log", "empty"]
+                 if t.dtype == torch.float64 else [])
             op = r.choice(forms)
             unary = op in ("neg", "abs", "clamp", "pow", "sin", "cos", "tanh", "sigmoid", "exp", "amax", "amin",
-                           "mean", "sum", "zeros", "ones", "full", "arange")
+                           "mean", "sum", "zeros", "ones", "full", "arange", "log", "empty")
             ty, tz = self.T(y), self.T(z)
             if op in ("amax", "amin", "mean", "cat", "stack", "mm", "bmm", "matmul", "sum") and \
                     self.storage_key(t) in (self.storage_key(ty), self.storage_key(tz)):
@@ -1107,6 +1108,13 @@ class CaseGen:
                 v = r.choice([1.5, -2, 0.25]) if op == "full" else None
                 code = "torch.%s(%s%s, out=%s)" % (op, shape, "" if v is None else ", %r" % v, x)
                 fl, ops = (abs(v) if v is not None else 1, 2), []
+            elif op == "log":  # of positive values only (1 + |y|)
+                code = "torch.log(%s.abs() + 1, out=%s)" % (y, x)
+                fl, exact = (math.log(fy.bound + 1), 0), False
+            elif op == "empty":  # its values are not defined: filled at once
+                shape = r.choice([tuple(t.shape), (2, 3), (4,)])
+                code = "torch.empty(%s, out=%s).fill_(0.5)" % (shape, x)
+                fl, ops = (0.5, 1), []
             elif op == "arange":  # arange(..., dtype=out's dtype), resized to its length
                 lim = r.choice([(5,), (1, 7, 2), (3, 9), (-2, 4, 3)])
                 code = "torch.arange(%s, out=%s)" % (", ".join(map(str, lim)), x)
