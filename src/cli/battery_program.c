@@ -1151,29 +1151,8 @@ static int check_guards(case_state *cs, struct cli_program *p, const concrete *c
             cli_str_addf(why, "no value for input %s", sg_source_name(sg_inputs_source(in, i)));
             ok = 0;
         }
-    sg_guard_set *g = NULL;
-    sg_status bs;
-    if (ok && (bs = sg_guard_set_build(in, 0, &g))) {
-        cli_str_add_error(why, ctx, bs);
-        ok = 0;
-    }
-    if (ok) {
-        int res = sg_guard_set_check(g, vals, ni);
-        char *text = NULL;
-        if (res < 0) {
-            cli_str_addf(why, "error %s", sg_status_kind((sg_status)res));
-            ok = 0;
-        } else if (!(*pass = res == SG_GUARD_PASS)) {
-            if ((bs = sg_guard_set_explain(g, vals, ni, &text))) {
-                cli_str_adds(reason, "cannot explain: ");
-                cli_str_add_error(reason, ctx, bs);
-            } else if (text) {
-                cli_str_adds(reason, text);
-            }
-        }
-        sg_free(text);
-    }
-    sg_guard_set_free(g);
+    if (ok)
+        ok = cli_check_guards(ctx, in, vals, ni, pass, reason, why);
     free(vals);
     free(tvs);
     free(lay);

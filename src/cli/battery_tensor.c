@@ -572,36 +572,39 @@ int case_call(case_state *cs, const char *args, int *pass, cli_str *reason, cli_
                                        : (sg_input_value){&given[i]->tv, 0};
         }
     }
-    sg_guard_set *g = NULL;
-    sg_status st;
-    if (ok && (st = sg_guard_set_build(in, 0, &g))) {
-        cli_str_add_error(why, ctx, st);
-        ok = 0;
-    }
-    if (ok) {
-        int res = sg_guard_set_check(g, vals, ni);
-        char *text = NULL;
-        if (res < 0) {
-            cli_str_addf(why, "error %s", sg_status_kind((sg_status)res));
-            ok = 0;
-        } else {
-            *pass = res == SG_GUARD_PASS;
-            if (!*pass && reason) {
-                if ((st = sg_guard_set_explain(g, vals, ni, &text))) {
-                    cli_str_adds(reason, "cannot explain: ");
-                    cli_str_add_error(reason, ctx, st);
-                } else if (text) {
-                    cli_str_adds(reason, text);
-                }
-            }
-        }
-        sg_free(text);
-    }
-    sg_guard_set_free(g);
+    if (ok)
+        ok = cli_check_guards(ctx, in, vals, ni, pass, reason, why);
     for (size_t i = 0; i < ni; i++)
         cli_tval_free(given[i]);
     free(given);
     free(vals);
+    return ok;
+}
+
+int cli_check_guards(sg_ctx *ctx, sg_inputs *in, const sg_input_value *vals, size_t ni, int *pass,
+                     cli_str *reason, cli_str *why)
+{
+    sg_guard_set *g = NULL;
+    sg_status st = sg_guard_set_build(in, 0, &g);
+    if (st) {
+        cli_str_add_error(why, ctx, st);
+        return 0;
+    }
+    int ok = 1, res = sg_guard_set_check(g, vals, ni);
+    char *text = NULL;
+    if (res < 0) {
+        cli_str_addf(why, "error %s", sg_status_kind((sg_status)res));
+        ok = 0;
+    } else if (!(*pass = res == SG_GUARD_PASS) && reason) {
+        if ((st = sg_guard_set_explain(g, vals, ni, &text))) {
+            cli_str_adds(reason, "cannot explain: ");
+            cli_str_add_error(reason, ctx, st);
+        } else if (text) {
+            cli_str_adds(reason, text);
+        }
+    }
+    sg_free(text);
+    sg_guard_set_free(g);
     return ok;
 }
 

@@ -65,6 +65,12 @@ struct case_state; /* battery.h */
  * to it: the first failing check in Dynamo's words), or 0 with why set (bad
  * input; "error KIND ..." when the check itself failed). */
 int case_call(struct case_state *cs, const char *args, int *pass, cli_str *reason, cli_str *why);
+/* Check the guard set of in against vals[0 .. ni): 1 with *pass set (and,
+ * when it fails and reason is not NULL, the failing guard's text in
+ * reason), or 0 with why set (a guard set that does not build, an input
+ * that cannot be checked). */
+int cli_check_guards(sg_ctx *ctx, sg_inputs *in, const sg_input_value *vals, size_t ni, int *pass,
+                     cli_str *reason, cli_str *why);
 
 /* As case_print_guards (battery.h), each line prefixed with indent. */
 void case_write_guards(struct case_state *cs, FILE *out, const char *indent);

@@ -35,6 +35,27 @@ static inline fmpz *sg__nums(const sg_expr *e)
     return (fmpz *)(e->args + e->nargs);
 }
 
+/* The operations whose arguments are kept in the order of their ids (sums,
+ * products, Min/Max, bitwise operations, And/Or): the interner sorts them,
+ * the printer chooses their display order. */
+static inline bool sg__op_args_by_id(sg_op op)
+{
+    switch (op) {
+    case SG_OP_ADD:
+    case SG_OP_MUL:
+    case SG_OP_MIN:
+    case SG_OP_MAX:
+    case SG_OP_BAND:
+    case SG_OP_BOR:
+    case SG_OP_BXOR:
+    case SG_OP_AND:
+    case SG_OP_OR:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static inline int sg__is_atom(const sg_expr *e)
 {
     return e->sort == SG_SORT_INT && e->op != SG_OP_INT && e->op != SG_OP_ADD && e->op != SG_OP_MUL;

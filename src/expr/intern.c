@@ -152,26 +152,6 @@ static const sg_expr *intern_canon(sg_ctx *ctx, sg_op op, sg_sort sort, size_t n
     return e;
 }
 
-/* The operations whose arguments are kept in the order of their ids (sums,
- * products, Min/Max, bitwise operations, And/Or). */
-static bool args_by_id(sg_op op)
-{
-    switch (op) {
-    case SG_OP_ADD:
-    case SG_OP_MUL:
-    case SG_OP_MIN:
-    case SG_OP_MAX:
-    case SG_OP_BAND:
-    case SG_OP_BOR:
-    case SG_OP_BXOR:
-    case SG_OP_AND:
-    case SG_OP_OR:
-        return true;
-    default:
-        return false;
-    }
-}
-
 const sg_expr *sg__intern(sg_ctx *ctx, sg_op op, sg_sort sort, size_t nargs, const sg_expr *const *args,
                           const fmpz *nums, const fmpz *val, const char *name, size_t namelen)
 {
@@ -189,7 +169,7 @@ const sg_expr *sg__intern(sg_ctx *ctx, sg_op op, sg_sort sort, size_t nargs, con
     for (size_t i = 0; i < nargs; i++)
         if (args[i]->depth + 1u > depth)
             depth = args[i]->depth + 1u;
-    if (args_by_id(op)) {
+    if (sg__op_args_by_id(op)) {
         /* The arguments are in the order of their ids, that is of creation:
          * the hash sums theirs (with their numbers), so that it does not
          * depend on that order and the leading term (the smallest hash) is

@@ -103,22 +103,7 @@ static void fail(printer *P, sg_status s, const char *what)
 
 static bool sortable(const sg_expr *e)
 {
-    if (e->nargs < 2)
-        return false;
-    switch ((sg_op)e->op) {
-    case SG_OP_ADD:
-    case SG_OP_MUL:
-    case SG_OP_MIN:
-    case SG_OP_MAX:
-    case SG_OP_BAND:
-    case SG_OP_BOR:
-    case SG_OP_BXOR:
-    case SG_OP_AND:
-    case SG_OP_OR:
-        return true;
-    default:
-        return false;
-    }
+    return e->nargs >= 2 && sg__op_args_by_id((sg_op)e->op);
 }
 
 static size_t memo_slot(const memo_ent *tab, size_t cap, const sg_expr *key)
