@@ -760,6 +760,8 @@ class CaseGen:
                 return None
             t = self.T(x)
             expr = r.choice(["%s.nonzero()", "torch.nonzero(%s)"]) % x
+            if r.random() < 0.3:  # out= of another rank: nothing to ask of its unbacked size
+                expr = "torch.nonzero(%s, out=torch.zeros(%s, dtype=torch.int64))" % (x, r.choice(["0", "3"]))
             b = max(list(t.shape) + [1])
             return self.assign(expr, lambda: F(True, b, 0, ("t", (1, 0))))
         if form == "masked":
@@ -781,6 +783,9 @@ class CaseGen:
                 else:
                     m = "%s %s %s" % (x, r.choice([">", "!=", "<="]), r.choice(["0", "0.5", "-1"]))
             expr = r.choice(["%s.masked_select(%s)", "torch.masked_select(%s, %s)"]) % (x, m)
+            if r.random() < 0.3:  # out= 1-d of stride 1: laid out alike, kept or resized
+                expr = "torch.masked_select(%s, %s, out=torch.zeros(%s, dtype=%s))" % (
+                    x, m, r.choice(["0", "2", "5"]), str(tx.dtype))
             return self.assign(expr, lambda: F(fx.exact, fx.bound, fx.fbits, ("t", (1,))))
         if form == "item":
             x = self.pick(self.tensors(lambda t, f: f.exact and t.dtype != torch.float32 and t.numel() >= 1))
