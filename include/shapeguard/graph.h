@@ -193,8 +193,8 @@ int sg_tracer_same_storage(const sg_tracer *t, sg_value a, sg_value b);
  * for tests (the tool turns it on where SG_LINT_SIZES is set). */
 void sg_tracer_lint_sizes(sg_tracer *t, int on);
 
-/* Check the traced graph: its invariants (sg_tracer_lint), and, for a
- * graph without subgraphs, that it replays: recorded again node by node
+/* Check the traced graph: its invariants (sg_tracer_lint), and that it
+ * replays (subgraphs too): recorded again node by node
  * through the entry every pass uses (each shape rule runs again, with what
  * the whole trace taught the environment), every node gives a value of the
  * same kind, dtype and rank whose sizes, strides and offset the environment

@@ -79,16 +79,19 @@ typedef struct sg__replay sg__replay;
  * error (SG_EINVAL). */
 typedef sg_status (*sg__replay_fn)(sg__replay *r, void *ud, uint32_t node, const sg__garg *args, size_t nargs);
 
-/* Replay the root of src into dst (an empty graph over the same environment):
+/* Replay src into dst (an empty graph over the same environment):
  * placeholders as src's (same names, layouts, dtypes, grad flags; inputs
  * sharing a storage share one in dst), each call node through hook (NULL:
  * recorded again as it is), runtime asserts as they are, and the output.
  * Unbacked symbols that a node recorded in dst binds anew are renamed to
  * those its src node bound, as PyTorch renames them when it traces again
  * (sg_env_rename_unbacked, and the new node and values take the old
- * names), so expressions mean the same in both graphs. Errors: SG_EUNSUPPORTED (a cond node: subgraphs are
- * not replayed yet), SG_EINVAL (dst not empty, or over another
- * environment), and those of the hook and of sg__graph_record. */
+ * names), so expressions mean the same in both graphs. A cond node's
+ * branches are replayed as subgraphs of dst (their nodes through hook too),
+ * its merged outputs copied with the unbacked symbols it binds. Errors:
+ * SG_EINVAL (dst not empty, or over another environment; a value the hook
+ * did not map), SG_ELIMIT (more than 256 outputs or operands), and those of
+ * the hook and of sg__graph_record. */
 sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, void *ud);
 
 /* Inside a hook: what a replay without a hook does with call node node of

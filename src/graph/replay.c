@@ -117,7 +117,7 @@ static sg_status map_arg(sg__replay *r, const sg__garg *a, sg__garg *out)
     case SG_A_EXPRS:
         return sg__graph_exprs(d, &out->u.list.off, s->exprs + a->u.list.off, a->u.list.n);
     case SG_A_SCOPE:
-        return sg__err(d->ctx, SG_EUNSUPPORTED, "replay: subgraphs are not replayed yet");
+        return sg__err(d->ctx, SG_EINTERNAL, "replay: a call that takes a subgraph");
     default:
         return SG_OK;
     }
@@ -149,10 +149,97 @@ static sg_status placeholder(sg__replay *r, uint32_t node)
     } else if ((st = sg__graph_value(d, &v, (sg__vkind)x->kind, x->u.e, x->u.f))) {
         return st;
     }
-    if ((st = sg__graph_placeholder(d, v, x->name)))
+    /* in a subgraph, the enclosing scope's value it takes (lifted) */
+    uint32_t outer = SG_NOVAL;
+    const sg__scope *sc = &s->scopes[s->nodes[node].scope];
+    for (uint32_t i = 0; i < sc->nphs; i++)
+        if (sc->phs[i] == node && sc->outer[i] != SG_NOVAL && (outer = r->map[sc->outer[i]]) == SG_NOVAL)
+            return sg__err(d->ctx, SG_EINVAL, "replay: a subgraph takes a value the hook did not map");
+    if ((st = sg__graph_placeholder_of(d, v, x->name, outer)))
         return st;
     r->map[of] = v;
     return SG_OK;
+}
+
+static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud);
+
+/* Subgraph s of src replayed as a new scope of dst, nested in the current
+ * one (its nodes, placeholders first as they were made, and its output);
+ * *out: the new scope. */
+static sg_status replay_scope(sg__replay *r, sg__replay_fn hook, void *ud, uint32_t s, uint32_t *out)
+{
+    const sg__graph *src = r->src;
+    sg__graph *d = r->dst;
+    uint32_t parent = d->cur, node = r->node;
+    sg_status st = sg__graph_scope_open(d, out, src->scopes[s].name);
+    for (uint32_t i = 0; i < src->nnodes && !st; i++)
+        if (src->nodes[i].scope == s) {
+            r->node = i;
+            st = replay_node(r, hook, ud);
+        }
+    r->node = node;
+    d->cur = parent;
+    return st;
+}
+
+/* A fresh value of dst laid out as src's value of (a cond's merged output:
+ * made by the cond, not by a rule). */
+static sg_status copy_value(sg__replay *r, uint32_t of, uint32_t *out)
+{
+    const sg__graph *s = r->src;
+    sg__graph *d = r->dst;
+    const sg__gval *x = &s->vals[of];
+    if (x->kind == SG_V_LIST) {
+        uint32_t ids[256];
+        if (x->u.list.n > 256)
+            return sg__err(d->ctx, SG_ELIMIT, "replay: a cond of more than 256 outputs");
+        for (uint32_t k = 0; k < x->u.list.n; k++) {
+            sg_status st = copy_value(r, s->ids[x->u.list.off + k], &ids[k]);
+            if (st)
+                return st;
+        }
+        return sg__graph_list(d, out, ids, x->u.list.n);
+    }
+    if (x->kind != SG_V_TENSOR)
+        return sg__graph_value(d, out, (sg__vkind)x->kind, x->u.e, x->u.f);
+    const sg__fake_tensor *t = &x->u.t;
+    const sg_expr *const *e = s->exprs + t->dims;
+    sg_status st = sg__graph_tensor(d, out, (sg_dtype)t->dtype, t->ndim, e, e + t->ndim, t->offset, SG_NOVAL);
+    if (!st) {
+        d->vals[*out].u.t.requires_grad = t->requires_grad;
+        d->vals[*out].u.t.leaf = t->leaf;
+    }
+    return st;
+}
+
+/* A cond node: its branches replayed as subgraphs of dst, its operands
+ * and predicate mapped, its merged outputs copied (the cond made them, with
+ * the fresh unbacked symbols it binds: kept as they are). */
+static sg_status replay_cond(sg__replay *r, sg__replay_fn hook, void *ud)
+{
+    const sg__graph *s = r->src;
+    sg__graph *d = r->dst;
+    const sg__gnode *n = &s->nodes[r->node];
+    const sg__garg *a = &s->args[n->args];
+    sg__garg pred = a[0];
+    if (pred.kind == SG_A_VALUE && (pred.u.v = r->map[a[0].u.v]) == SG_NOVAL)
+        return sg__err(d->ctx, SG_EINVAL, "replay: a cond's predicate the hook did not map");
+    uint32_t ts, fs, ops[256], v;
+    if (a[3].u.list.n > 256)
+        return sg__err(d->ctx, SG_ELIMIT, "replay: a cond of more than 256 operands");
+    for (uint32_t k = 0; k < a[3].u.list.n; k++)
+        if ((ops[k] = r->map[s->ids[a[3].u.list.off + k]]) == SG_NOVAL)
+            return sg__err(d->ctx, SG_EINVAL, "replay: a cond's operand the hook did not map");
+    sg_status st = replay_scope(r, hook, ud, a[1].u.v, &ts);
+    if (!st)
+        st = replay_scope(r, hook, ud, a[2].u.v, &fs);
+    if (!st)
+        st = copy_value(r, n->out, &v);
+    if (!st)
+        st = sg__graph_cond(d, &pred, ts, fs, ops, a[3].u.list.n, v, n->line);
+    if (!st && n->nbinds)
+        st = sg__graph_bind(d, (uint32_t)d->nnodes - 1, s->exprs + n->binds, n->nbinds);
+    return st ? st : sg__replay_map(r, n->out, v);
 }
 
 static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud)
@@ -170,7 +257,7 @@ static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud)
                 return SG_OK;
         return sg__graph_assert(d, n->cond, n->line);
     case SG_N_COND:
-        return sg__err(d->ctx, SG_EUNSUPPORTED, "replay: cond nodes (subgraphs) are not replayed yet");
+        return replay_cond(r, hook, ud);
     case SG_N_OUTPUT: {
         uint32_t vals[256];
         if (n->nargs > sizeof vals / sizeof *vals)

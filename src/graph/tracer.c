@@ -1115,7 +1115,7 @@ sg_status sg_tracer_verify(sg_tracer *t)
     if (!t)
         return SG_EINVAL;
     sg_status s = sg__graph_lint(t->g);
-    if (s || t->g->nscopes > 1) /* subgraphs are not replayed yet */
+    if (s)
         return s;
     sg_env_mark mark;
     sg_env_mark_take(t->env, &mark);

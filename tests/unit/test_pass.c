@@ -217,6 +217,65 @@ static void test_identity(void **state)
     untrace(&f);
 }
 
+/* A graph with a cond: its branches are replayed as subgraphs (lifted
+ * placeholders taking the mapped outer values, the branch calls recorded
+ * again), its merged output copied; the replay prints the same.
+ *     def f(x):                      # x: f64[s0, s1]
+ *         def t(): return (x.sin(),)
+ *         def e(): return (x.mul(2),)
+ *         return torch.cond(x.shape[0] > 4, t, e, ())[0] */
+static void test_replay_cond(void **state)
+{
+    (void)state;
+    fixture f = {0};
+    assert_int_equal(sg_env_new(C, NULL, &f.env), SG_OK);
+    assert_int_equal(sg_inputs_new(f.env, NULL, &f.in), SG_OK);
+    assert_int_equal(sg_tracer_new(f.env, &f.t), SG_OK);
+    const sg_source *src;
+    const sg_fake *fake;
+    int64_t sizes[2] = {5, 3};
+    sg_tensor_value example = {.ndim = 2, .sizes = sizes};
+    assert_int_equal(sg_source_local(C, &src, "x"), SG_OK);
+    assert_int_equal(sg_inputs_tensor(f.in, src, &example, NULL, &fake), SG_OK);
+    assert_int_equal(sg_tracer_input_tensor(f.t, &f.x, "x", fake, SG_FLOAT64, 0), SG_OK);
+    const sg_expr *two, *four, *pred;
+    assert_int_equal(sg_expr_int(C, &two, 2) | sg_expr_int(C, &four, 4), SG_OK);
+    assert_int_equal(sg_expr_rel(C, &pred, SG_REL_GT, sg_tracer_size(f.t, f.x, 0), four), SG_OK);
+    uint32_t ts, fs;
+    sg_value v, lx, out;
+    assert_int_equal(sg_tracer_scope_open(f.t, &ts, "cond_true_0"), SG_OK);
+    assert_int_equal(sg_tracer_scope_input(f.t, &lx, "x", f.x), SG_OK);
+    sg_arg sin[1] = {{.kind = SG_ARG_VALUE, .u.v = lx}};
+    call(&f, &v, "sin", sin, 1);
+    assert_int_equal(sg_tracer_scope_close(f.t, &v, 1), SG_OK);
+    assert_int_equal(sg_tracer_scope_open(f.t, &fs, "cond_false_0"), SG_OK);
+    assert_int_equal(sg_tracer_scope_input(f.t, &lx, "x", f.x), SG_OK);
+    sg_arg mul[2] = {{.kind = SG_ARG_VALUE, .u.v = lx}, {.kind = SG_ARG_INT, .u.e = two}};
+    call(&f, &v, "mul.Tensor", mul, 2);
+    assert_int_equal(sg_tracer_scope_close(f.t, &v, 1), SG_OK);
+    sg_arg p = {.kind = SG_ARG_INT, .u.e = pred}; /* a boolean expression */
+    if (sg_tracer_cond(f.t, &out, &p, ts, fs, 4))
+        fail_msg("%s", sg_ctx_last_error_msg(C));
+    v = sg_tracer_list_get(f.t, out, 0);
+    assert_int_equal(sg_tracer_output(f.t, &v, 1), SG_OK);
+    if (sg_tracer_verify(f.t))
+        fail_msg("%s", sg_ctx_last_error_msg(C));
+    sg__graph *d;
+    assert_int_equal(sg__graph_new(f.env, &d), SG_OK);
+    if (sg__graph_replay(sg__tracer_graph(f.t), d, NULL, NULL))
+        fail_msg("%s", sg_ctx_last_error_msg(C));
+    assert_int_equal(sg__graph_lint(d), SG_OK);
+    char *a, *b;
+    assert_int_equal(sg__graph_print(sg__tracer_graph(f.t), &a), SG_OK);
+    assert_int_equal(sg__graph_print(d, &b), SG_OK);
+    assert_string_equal(a, b);
+    assert_non_null(strstr(b, "class cond_true_0"));
+    sg_free(a);
+    sg_free(b);
+    sg__graph_free(d);
+    untrace(&f);
+}
+
 /* sg__graph_record refuses what does not bind. */
 static void test_record_errors(void **state)
 {
@@ -245,6 +304,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uses),          cmocka_unit_test(test_aliasing), cmocka_unit_test(test_pass),
         cmocka_unit_test(test_identity),      cmocka_unit_test(test_record_errors),
+        cmocka_unit_test(test_replay_cond),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
