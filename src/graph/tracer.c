@@ -656,21 +656,29 @@ static const sg_expr *product(sg_tracer *t, const sg_expr *const *e, size_t n)
  * vector or a matrix (transposed when the batch is on the right); else
  * both operands expanded to the broadcast batch, reshaped to 3-D, bmm, and
  * viewed back. */
-/* matmul(a, b, out=o): PyTorch's matmul_out is dot.out, mv.out or mm.out
- * for vectors and matrices (the other ranks fold and copy: not yet). */
+/* matmul(a, b, out=o): PyTorch's matmul_out for vectors and matrices is
+ * dot.out, mv.out, mm.out, or a.unsqueeze(0) mm.out into o, then
+ * o.squeeze_(0) (batches fold and copy: not yet). */
 sg_status sg__composite_matmul_out(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
 {
     sg__graph *g = t->g;
-    sg_value a = m->a[0].u.v, b = m->a[1].u.v, o = m->a[2].u.v;
+    sg_value a = m->a[0].u.v, b = m->a[1].u.v, o = m->a[2].u.v, r;
     size_t da = g->vals[a].u.t.ndim, db = g->vals[b].u.t.ndim;
-    const char *op = da == 1 && db == 1 ? "dot.out" : da == 2 && db == 1 ? "mv.out" : da == 2 && db == 2 ? "mm.out"
+    const char *op = da == 1 && db == 1 ? "dot.out" : da == 2 && db == 1 ? "mv.out" : db == 2 && da <= 2 ? "mm.out"
                                                                                                       : NULL;
     if (!op)
         return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: matmul with out= of a %zu-D and a %zu-D tensor (vectors "
-                                                "and matrices only, the first not a vector of a matrix)", da, db);
+                                                "and matrices only)", da, db);
+    sg_status s;
+    if (da == 1 && db == 2 && (s = call_vi(t, &a, "unsqueeze", a, 0, 0, 1, line)))
+        return s;
     sg_arg x[3] = {{.kind = SG_ARG_VALUE, .u.v = a}, {.kind = SG_ARG_VALUE, .u.v = b},
                    {.kind = SG_ARG_VALUE, .name = "out", .u.v = o}};
-    return sg_tracer_call(t, out, op, x, 3, line);
+    if (da != 1 || db != 2)
+        return sg_tracer_call(t, out, op, x, 3, line);
+    if ((s = sg_tracer_call(t, &r, op, x, 3, line)))
+        return s;
+    return call_vi(t, out, "squeeze_.dim", r, 0, 0, 1, line);
 }
 
 sg_status sg__composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
