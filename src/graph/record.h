@@ -90,8 +90,7 @@ typedef sg_status (*sg__replay_fn)(sg__replay *r, void *ud, uint32_t node, const
  * branches are replayed as subgraphs of dst (their nodes through hook too),
  * its merged outputs copied with the unbacked symbols it binds. Errors:
  * SG_EINVAL (dst not empty, or over another environment; a value the hook
- * did not map), SG_ELIMIT (more than 256 outputs or operands), and those of
- * the hook and of sg__graph_record. */
+ * did not map), SG_ENOMEM, and those of the hook and of sg__graph_record. */
 sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, void *ud);
 
 /* Inside a hook: what a replay without a hook does with call node node of

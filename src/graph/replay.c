@@ -93,6 +93,25 @@ sg_status sg__replay_call(sg__replay *r, const sg__schema *s, const sg__garg *ar
     return st;
 }
 
+/* The dst values of n src values (ids[k], or the values args[k] are), into
+ * a block the caller frees. what: for the message of one not mapped. */
+static sg_status mapped(sg__replay *r, const uint32_t *ids, const sg__garg *args, size_t n, const char *what,
+                        uint32_t **out)
+{
+    sg__graph *d = r->dst;
+    if (!(*out = sg__malloc(d->ctx, (n ? n : 1) * sizeof **out)))
+        return sg__nomem(d->ctx);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t v = ids ? ids[k] : args[k].kind == SG_A_VALUE ? args[k].u.v : SG_NOVAL;
+        if (v == SG_NOVAL || ((*out)[k] = r->map[v]) == SG_NOVAL) {
+            sg_free(*out);
+            *out = NULL;
+            return sg__err(d->ctx, SG_EINVAL, "replay: node %u takes %s the hook did not map", r->node, what);
+        }
+    }
+    return SG_OK;
+}
+
 /* Argument a of src as an argument of dst. */
 static sg_status map_arg(sg__replay *r, const sg__garg *a, sg__garg *out)
 {
@@ -105,14 +124,13 @@ static sg_status map_arg(sg__replay *r, const sg__garg *a, sg__garg *out)
             return sg__err(d->ctx, SG_EINVAL, "replay: node %u takes a value the hook did not map", r->node);
         out->u.v = r->map[a->u.v];
         return SG_OK;
-    case SG_A_VALUES: {
-        uint32_t ids[SG_MAX_DIMS * 4];
-        if (a->u.list.n > sizeof ids / sizeof *ids)
-            return sg__err(d->ctx, SG_ELIMIT, "replay: %u values in one argument", a->u.list.n);
-        for (uint32_t k = 0; k < a->u.list.n; k++)
-            if ((ids[k] = r->map[s->ids[a->u.list.off + k]]) == SG_NOVAL)
-                return sg__err(d->ctx, SG_EINVAL, "replay: node %u takes a value the hook did not map", r->node);
-        return sg__graph_ids(d, &out->u.list.off, ids, a->u.list.n);
+    case SG_A_VALUES: { /* (torch.cat of any number of tensors) */
+        uint32_t *ids;
+        sg_status st = mapped(r, s->ids + a->u.list.off, NULL, a->u.list.n, "a value", &ids);
+        if (!st)
+            st = sg__graph_ids(d, &out->u.list.off, ids, a->u.list.n);
+        sg_free(ids);
+        return st;
     }
     case SG_A_EXPRS:
         return sg__graph_exprs(d, &out->u.list.off, s->exprs + a->u.list.off, a->u.list.n);
@@ -190,15 +208,14 @@ static sg_status copy_value(sg__replay *r, uint32_t of, uint32_t *out)
     sg__graph *d = r->dst;
     const sg__gval *x = &s->vals[of];
     if (x->kind == SG_V_LIST) {
-        uint32_t ids[256];
-        if (x->u.list.n > 256)
-            return sg__err(d->ctx, SG_ELIMIT, "replay: a cond of more than 256 outputs");
-        for (uint32_t k = 0; k < x->u.list.n; k++) {
-            sg_status st = copy_value(r, s->ids[x->u.list.off + k], &ids[k]);
-            if (st)
-                return st;
-        }
-        return sg__graph_list(d, out, ids, x->u.list.n);
+        uint32_t *ids = sg__malloc(d->ctx, (x->u.list.n ? x->u.list.n : 1) * sizeof *ids);
+        sg_status st = ids ? SG_OK : sg__nomem(d->ctx);
+        for (uint32_t k = 0; k < x->u.list.n && !st; k++)
+            st = copy_value(r, s->ids[x->u.list.off + k], &ids[k]);
+        if (!st)
+            st = sg__graph_list(d, out, ids, x->u.list.n);
+        sg_free(ids);
+        return st;
     }
     if (x->kind != SG_V_TENSOR)
         return sg__graph_value(d, out, (sg__vkind)x->kind, x->u.e, x->u.f);
@@ -224,19 +241,18 @@ static sg_status replay_cond(sg__replay *r, sg__replay_fn hook, void *ud)
     sg__garg pred = a[0];
     if (pred.kind == SG_A_VALUE && (pred.u.v = r->map[a[0].u.v]) == SG_NOVAL)
         return sg__err(d->ctx, SG_EINVAL, "replay: a cond's predicate the hook did not map");
-    uint32_t ts, fs, ops[256], v;
-    if (a[3].u.list.n > 256)
-        return sg__err(d->ctx, SG_ELIMIT, "replay: a cond of more than 256 operands");
-    for (uint32_t k = 0; k < a[3].u.list.n; k++)
-        if ((ops[k] = r->map[s->ids[a[3].u.list.off + k]]) == SG_NOVAL)
-            return sg__err(d->ctx, SG_EINVAL, "replay: a cond's operand the hook did not map");
-    sg_status st = replay_scope(r, hook, ud, a[1].u.v, &ts);
+    uint32_t ts, fs, *ops, v;
+    sg_status st = mapped(r, s->ids + a[3].u.list.off, NULL, a[3].u.list.n, "an operand", &ops);
+    if (st)
+        return st;
+    st = replay_scope(r, hook, ud, a[1].u.v, &ts);
     if (!st)
         st = replay_scope(r, hook, ud, a[2].u.v, &fs);
     if (!st)
         st = copy_value(r, n->out, &v);
     if (!st)
         st = sg__graph_cond(d, &pred, ts, fs, ops, a[3].u.list.n, v, n->line);
+    sg_free(ops);
     if (!st && n->nbinds)
         st = sg__graph_bind(d, (uint32_t)d->nnodes - 1, s->exprs + n->binds, n->nbinds);
     return st ? st : sg__replay_map(r, n->out, v);
@@ -259,16 +275,12 @@ static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud)
     case SG_N_COND:
         return replay_cond(r, hook, ud);
     case SG_N_OUTPUT: {
-        uint32_t vals[256];
-        if (n->nargs > sizeof vals / sizeof *vals)
-            return sg__err(d->ctx, SG_ELIMIT, "replay: more than 256 outputs");
-        for (uint32_t i = 0; i < n->nargs; i++) {
-            const sg__garg *a = &s->args[n->args + i];
-            if (a->kind != SG_A_VALUE || r->map[a->u.v] == SG_NOVAL)
-                return sg__err(d->ctx, SG_EINVAL, "replay: an output the hook did not map");
-            vals[i] = r->map[a->u.v];
-        }
-        return sg__graph_output(d, vals, n->nargs);
+        uint32_t *vals;
+        sg_status st = mapped(r, NULL, s->args + n->args, n->nargs, "an output", &vals);
+        if (!st)
+            st = sg__graph_output(d, vals, n->nargs);
+        sg_free(vals);
+        return st;
     }
     case SG_N_CALL:
         break;
