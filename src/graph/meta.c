@@ -436,6 +436,19 @@ sg_status sg__meta_dim(sg__mcall *m, size_t *out, const sg_expr *dim, size_t ndi
     return SG_OK;
 }
 
+sg_status sg__meta_grow_storage(sg__mcall *m, uint32_t v)
+{
+    const sg__fake_tensor *t = sg__mt(m, v);
+    const sg_expr *const *e = m->g->exprs + t->dims;
+    const sg_expr *reach = sg__meta_layout_extent(m->g->ctx, t->ndim, e, e + t->ndim, t->offset);
+    const sg_expr *both[2] = {reach, sg__graph_storage_numel(m->g, t->storage)};
+    const sg_expr *grown = reach ? sg__minmax(m->g->ctx, SG_OP_MAX, 2, both) : NULL;
+    sg_status s = sg__meta_fold(m, &grown);
+    if (!s)
+        sg__graph_set_storage_numel(m->g, t->storage, grown);
+    return s;
+}
+
 const sg_expr *sg__meta_layout_extent(sg_ctx *ctx, size_t n, const sg_expr *const *sizes,
                                       const sg_expr *const *strides, const sg_expr *offset)
 {

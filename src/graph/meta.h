@@ -112,6 +112,10 @@ sg_status sg__meta_view_strides(sg__mcall *m, size_t ndim, const sg_expr *const 
 /* What a layout reaches in its storage: offset + 1 + sum((size - 1) *
  * stride), or offset where a size is the constant 0 (PyTorch's
  * computeStorageNbytes, in elements). NULL when memory runs out. */
+/* resize_: the storage of tensor value v grows to what v's layout reaches
+ * (it never shrinks; the Max decided where the facts order the two).
+ * Errors: SG_ENOMEM. */
+sg_status sg__meta_grow_storage(sg__mcall *m, uint32_t v);
 const sg_expr *sg__meta_layout_extent(sg_ctx *ctx, size_t n, const sg_expr *const *sizes,
                                       const sg_expr *const *strides, const sg_expr *offset);
 /* The dtype promotion of two dtypes (bool < int64 < float32 < float64). */

@@ -25,10 +25,7 @@ static void sizes_of(const sg__mcall *m, uint32_t v, const sg_expr **sizes)
         sizes[d] = sg__graph_size(m->g, v, d);
 }
 
-static bool is_float(int d)
-{
-    return d == SG_FLOAT32 || d == SG_FLOAT64;
-}
+#define is_float(d) sg__dtype_is_float((sg_dtype)(d))
 
 static sg_status new_contiguous(sg__mcall *m, uint32_t *out, sg_dtype d, const sg_expr *const *sizes, size_t n)
 {

@@ -114,14 +114,8 @@ sg_status sg__meta_out(sg__mcall *m, uint32_t *out)
             strides[d] = sg__graph_stride(m->g, dst, d);
     if ((s = sg__meta_tensor(m, out, od, n, sizes, strides, offset, storage)))
         return s;
-    if (!same) { /* resize_ grows the storage to what the new layout reaches */
-        const sg_expr *reach = sg__meta_layout_extent(ctx, n, sizes, strides, offset);
-        const sg_expr *both[2] = {reach, sg__graph_storage_numel(m->g, storage)};
-        const sg_expr *grown = reach ? sg__minmax(ctx, SG_OP_MAX, 2, both) : NULL;
-        if (!grown)
-            return sg_ctx_last_error(ctx);
-        sg__graph_set_storage_numel(m->g, storage, grown);
-    }
+    if (!same && (s = sg__meta_grow_storage(m, *out)))
+        return s;
     m->g->vals[*out].u.t.base = base; /* the tensor written stays a view of what it viewed */
     return SG_OK;
 }

@@ -29,10 +29,7 @@ sg_dtype sg__meta_promote(sg_dtype a, sg_dtype b)
     return promote(a, b);
 }
 
-static bool is_float(sg_dtype d)
-{
-    return d == SG_FLOAT32 || d == SG_FLOAT64;
-}
+#define is_float sg__dtype_is_float
 
 /* c10's combine_categories: the higher-priority result wins unless it is
  * bool or integral and the lower one is floating (or it is bool). -1: none. */
@@ -506,13 +503,6 @@ sg_status sg__meta_is_contiguous(sg__mcall *m, uint32_t v, bool *out)
 
 /* ---- the rule ---- */
 
-/* May a value of type from be written into a tensor of type to? */
-static bool can_cast(sg_dtype from, sg_dtype to)
-{
-    if (is_float(from) && !is_float(to))
-        return false;
-    return !(from != SG_BOOL && to == SG_BOOL);
-}
 
 static sg_status result_dtype(sg__mcall *m, const operands *o, sg_dtype *out)
 {
@@ -662,7 +652,7 @@ static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char 
                                                              : "the broadcast shape does not match the shape of "
                                                                "out, which is an input too");
     t = sg__mt(m, dst);
-    if (kind_of(m->s) != SG_PW_FILL && !can_cast(d, (sg_dtype)t->dtype))
+    if (kind_of(m->s) != SG_PW_FILL && !sg__dtype_can_cast(d, (sg_dtype)t->dtype))
         return sg__err(m->g->ctx, SG_ETYPE, "%s: result type %s can't be cast to the desired output type %s", m->op,
                        sg__dtype_name(d), sg__dtype_name((sg_dtype)t->dtype));
     const sg_expr *strides[SG_MAX_DIMS];
@@ -681,14 +671,8 @@ static sg_status into(sg__mcall *m, const operands *o, uint32_t dst, const char 
             s = result_strides(m, &c, sizes, n, strides);
         if (!s)
             s = sg__meta_tensor(m, out, (sg_dtype)sg__mt(m, dst)->dtype, n, sizes, strides, offset, storage);
-        if (!s) { /* resize_ grows the storage to what the new layout reaches */
-            const sg_expr *reach = sg__meta_layout_extent(m->g->ctx, n, sizes, strides, offset);
-            const sg_expr *both[2] = {reach, sg__graph_storage_numel(m->g, storage)};
-            const sg_expr *grown = reach ? sg__minmax(m->g->ctx, SG_OP_MAX, 2, both) : NULL;
-            s = sg__meta_fold(m, &grown); /* Max decided where the facts order the two */
-            if (!s)
-                sg__graph_set_storage_numel(m->g, storage, grown);
-        }
+        if (!s)
+            s = sg__meta_grow_storage(m, *out);
     }
     if (!s)
         m->g->vals[*out].u.t.base = base; /* t may have moved: the values grew */
