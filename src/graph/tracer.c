@@ -780,7 +780,7 @@ sg_status sg__composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, unsign
 }
 
 static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch,
-                               const sg_arg *args, size_t nargs, unsigned line);
+                               const sg_arg *args, size_t nargs, unsigned line, uint8_t flags);
 
 /* In a subgraph: the arguments as values of the current scope (what an
  * enclosing scope gives is lifted) and every symbol of their expressions
@@ -826,7 +826,7 @@ static sg_status lift_args(sg_tracer *t, const sg_arg *args, size_t nargs, sg_ar
 
 /* sg_tracer_call of op, whose schema is sch (NULL: found by name). */
 static sg_status tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch, const sg_arg *args,
-                             size_t nargs, unsigned line)
+                             size_t nargs, unsigned line, uint8_t flags)
 {
     if (!t)
         return SG_EINVAL;
@@ -844,14 +844,14 @@ static sg_status tracer_call(sg_tracer *t, sg_value *out, const char *op, const 
         sg_status st = lift_args(t, args, nargs, local, vals, ints);
         if (st)
             return st;
-        return call_in_scope(t, out, op, sch, local, nargs, line);
+        return call_in_scope(t, out, op, sch, local, nargs, line, flags);
     }
-    return call_in_scope(t, out, op, sch, args, nargs, line);
+    return call_in_scope(t, out, op, sch, args, nargs, line, flags);
 }
 
 sg_status sg_tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg_arg *args, size_t nargs, unsigned line)
 {
-    return tracer_call(t, out, op, NULL, args, nargs, line);
+    return tracer_call(t, out, op, NULL, args, nargs, line, 0);
 }
 
 sg_status sg__tracer_call_node(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch, const sg_arg *args,
@@ -867,10 +867,7 @@ sg_status sg__tracer_call_node(sg_tracer *t, sg_value *out, const char *op, cons
         sg__schema_full_name(sch, name);
         op = name;
     }
-    t->flags = flags;
-    sg_status s = tracer_call(t, out, op, sch, args, nargs, line);
-    t->flags = 0;
-    return s;
+    return tracer_call(t, out, op, sch, args, nargs, line, flags);
 }
 
 /* A recorded node's unbacked symbols, noted as bound in its scope. */
@@ -880,7 +877,7 @@ static sg_status note_binds(void *ud, const sg__mcall *m, uint32_t v)
 }
 
 static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch,
-                               const sg_arg *args, size_t nargs, unsigned line)
+                               const sg_arg *args, size_t nargs, unsigned line, uint8_t flags)
 {
     if (!sch)
         sch = sg__opreg_find(t->reg, op);
@@ -888,8 +885,7 @@ static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, cons
     sg__composite_fn comp = info ? info->composite : NULL;
     if (!info || (!info->rule && !comp))
         return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: operator %s", op);
-    sg__mcall m = {.g = t->g, .env = t->env, .s = sch, .flags = t->flags};
-    t->flags = 0; /* the node of this call only, not those a composite makes */
+    sg__mcall m = {.g = t->g, .env = t->env, .s = sch, .flags = flags}; /* a composite's calls get none */
     sg__schema_full_name(sch, m.op);
     sg__graph_mark k = sg__graph_mark_take(t->g);
     uint32_t v = SG_NOVAL;

@@ -24,7 +24,6 @@ struct sg_tracer {
     sg__idmap names; /* 1 + value -> 1 + index into pnames: the program name it was given */
     char **pnames;
     size_t npnames, cappnames;
-    uint8_t flags;   /* SG_NODE_* for the node of the call under way (sg__tracer_call_node) */
     bool called;     /* a call was recorded: no more inputs */
     bool no_grad;    /* grad mode off (torch.no_grad) */
     bool done;       /* the output was recorded */
