@@ -13,24 +13,26 @@ static uint32_t scope_named(const sg__graph *g, const char *name)
     return s;
 }
 
-sg_status sg_tracer_graph_ops(const sg_tracer *t, const char *graph, char **out)
+/* What text of the graph named graph (ops or placeholders) says. */
+static sg_status scope_text(const sg_tracer *t, const char *graph, char **out,
+                            sg_status (*text)(const sg__graph *, uint32_t, char **))
 {
     if (!t || !out)
         return SG_EINVAL;
     *out = NULL;
     const sg__graph *g = sg__tracer_graph(t);
     uint32_t s = scope_named(g, graph);
-    return s == SG_NOVAL ? SG_EINVAL : sg__graph_scope_ops(g, s, out);
+    return s == SG_NOVAL ? SG_EINVAL : text(g, s, out);
+}
+
+sg_status sg_tracer_graph_ops(const sg_tracer *t, const char *graph, char **out)
+{
+    return scope_text(t, graph, out, sg__graph_scope_ops);
 }
 
 sg_status sg_tracer_graph_placeholders(const sg_tracer *t, const char *graph, char **out)
 {
-    if (!t || !out)
-        return SG_EINVAL;
-    *out = NULL;
-    const sg__graph *g = sg__tracer_graph(t);
-    uint32_t s = scope_named(g, graph);
-    return s == SG_NOVAL ? SG_EINVAL : sg__graph_scope_placeholders(g, s, out);
+    return scope_text(t, graph, out, sg__graph_scope_placeholders);
 }
 
 sg_status sg_tracer_lint(const sg_tracer *t)
