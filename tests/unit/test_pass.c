@@ -211,6 +211,9 @@ static void test_identity(void **state)
     assert_string_equal(a, b);
     sg_free(a);
     sg_free(b);
+    /* bad input: no tracer */
+    assert_int_equal(sg_tracer_verify(NULL), SG_EINVAL);
+    sg_tracer_lint_sizes(NULL, 1); /* nothing to do, no crash */
     /* a graph that is not empty is refused */
     assert_int_equal(sg__graph_replay(sg__tracer_graph(f.t), d, NULL, NULL), SG_EINVAL);
     sg__graph_free(d);
