@@ -684,7 +684,8 @@ static sg_status k_arange(sg__xcall *c)
 /* Views, the in-place metadata operators, detach, alias, _unsafe_view:
  * no data moves, the layout is the output's. t_, transpose_, unsqueeze_,
  * squeeze_, as_strided_ and set_ bump self's version counter as PyTorch
- * 1.13 does; detach_ and requires_grad_ do not. */
+ * 1.13 does; detach_, requires_grad_ and resize_ do not (resize_'s storage
+ * grows in sg__xc_output, where the layout asks for more). */
 static sg_status k_view(sg__xcall *c)
 {
     uint32_t v = c->n->out;
@@ -703,8 +704,8 @@ static sg_status k_view(sg__xcall *c)
     }
     sg__xtensor *out;
     CHAIN(out_tensor(c, &out));
-    const char *name = c->s->name;
-    bool bump = (c->s->flags & SG_OPF_MUTATES) && strcmp(name, "detach_") && strcmp(name, "requires_grad_");
+    sg__op op = c->s->op;
+    bool bump = (c->s->flags & SG_OPF_MUTATES) && op != SG_OP_detach_ && op != SG_OP_requires_grad_ && op != SG_OP_resize_;
     return finish(c, out, bump);
 }
 

@@ -1,8 +1,8 @@
 /* View operators: the result views the storage of self with new sizes,
  * strides and offset, worked out as PyTorch does (computeStride for view,
  * infer_expand_geometry for expand, the clamping of slice). The in-place
- * forms (t_, transpose_, unsqueeze_, squeeze_, as_strided_, detach_) give
- * self with the new metadata. */
+ * forms (t_, transpose_, unsqueeze_, squeeze_, as_strided_, detach_,
+ * resize_) give self with the new metadata; resize_ grows self's storage. */
 #include <stdio.h>
 #include <string.h>
 
@@ -592,6 +592,31 @@ static sg_status rule_as_strided(view *V)
                           "setStorage: the sizes, strides and storage offset are out of bounds for the storage");
 }
 
+/* resize_: the sizes given, laid out contiguously at self's offset; the
+ * storage grows to what they reach (sg__meta_view). */
+static sg_status rule_resize(view *V)
+{
+    sg__mcall *m = V->m;
+    size_t n;
+    const sg_expr *const *size = arg_list(m, "size", &n);
+    if (n > SG_MAX_DIMS)
+        return sg__meta_shape_error(m, "too many dimensions");
+    if (sg__mt(m, V->self)->requires_grad)
+        return sg__err(m->g->ctx, SG_EAUTOGRAD, "%s: cannot resize variables that require grad", m->op);
+    int f = sg__schema_arg(m->s, "memory_format");
+    if (f >= 0 && m->a[f].kind == SG_A_MEMFMT && m->a[f].u.dtype != SG_CONTIGUOUS_FORMAT)
+        return sg__err(m->g->ctx, SG_EUNSUPPORTED, "%s: unsupported: a memory format other than contiguous", m->op);
+    memcpy(V->sizes, size, n * sizeof *size);
+    V->n = n;
+    for (size_t i = 0; i < n; i++) {
+        bool neg;
+        CHAIN(sg__meta_eval(m, &neg, sg__meta_rel(m, SG_REL_LT, V->sizes[i], m->g->ctx->zero)));
+        if (neg)
+            return sg__meta_shape_error(m, "negative size");
+    }
+    return sg__meta_contiguous(m, V->strides, V->sizes, n);
+}
+
 static sg_status rule_same(view *V)
 {
     (void)V;
@@ -609,7 +634,7 @@ static const struct {
     {"alias", rule_same},         {"as_strided", rule_as_strided}, {"detach", rule_same},
     {"diagonal", rule_diagonal},
     {"expand", rule_expand},      {"narrow", rule_narrow},         {"permute", rule_permute},
-    {"select", rule_select},      {"slice", rule_slice},           {"squeeze", rule_squeeze},
+    {"resize", rule_resize},      {"select", rule_select},      {"slice", rule_slice},           {"squeeze", rule_squeeze},
     {"t", rule_t},                {"transpose", rule_transpose},   {"unsqueeze", rule_unsqueeze},
     {"view", rule_view},
 };
@@ -630,7 +655,8 @@ sg_status sg__meta_view(sg__mcall *m, uint32_t *out)
             view V;
             view_init(&V, m);
             CHAIN(view_rules[i].fn(&V));
-            return view_make(&V, out);
+            CHAIN(view_make(&V, out));
+            return m->s->op == SG_OP_resize_ ? sg__meta_grow_storage(m, *out) : SG_OK;
         }
     return sg__err(m->g->ctx, SG_EINTERNAL, "%s: no view rule", m->op);
 }

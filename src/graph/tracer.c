@@ -419,8 +419,8 @@ static sg_status bind(sg__mcall *m, const sg_arg *args, size_t nargs)
 
 /* ---- composite operators: PyTorch decomposes them into others ---- */
 
-static sg_status reshape_to(sg_tracer *t, sg__mcall *m, sg_value self, const sg_expr *const *shape, size_t n,
-                            sg_value *out, unsigned line)
+static sg_status reshape_to_viewed(sg_tracer *t, sg__mcall *m, sg_value self, const sg_expr *const *shape, size_t n,
+                                   sg_value *out, bool *viewed, unsigned line)
 {
     const sg_expr *sizes[SG_MAX_DIMS];
     bool viewable;
@@ -431,6 +431,7 @@ static sg_status reshape_to(sg_tracer *t, sg__mcall *m, sg_value self, const sg_
     if (s)
         return s;
     sg_arg a[2] = {{.kind = SG_ARG_VALUE, .u.v = self}, {.kind = SG_ARG_INTS, .u.ints = {n, sizes}}};
+    *viewed = viewable;
     if (viewable) /* a view of the inferred sizes */
         return sg_tracer_call(t, out, "view", a, 2, line);
     sg_value copy; /* else a contiguous copy, viewed */
@@ -440,6 +441,13 @@ static sg_status reshape_to(sg_tracer *t, sg__mcall *m, sg_value self, const sg_
         return s;
     a[0].u.v = copy;
     return sg_tracer_call(t, out, "_unsafe_view", a, 2, line);
+}
+
+static sg_status reshape_to(sg_tracer *t, sg__mcall *m, sg_value self, const sg_expr *const *shape, size_t n,
+                            sg_value *out, unsigned line)
+{
+    bool viewed;
+    return reshape_to_viewed(t, m, self, shape, n, out, &viewed, line);
 }
 
 /* reshape: a view where one can have the sizes, else clone + _unsafe_view. */
@@ -651,53 +659,89 @@ static const sg_expr *product(sg_tracer *t, const sg_expr *const *e, size_t n)
     return p;
 }
 
-/* matmul as PyTorch 1.13 decomposes it (at::native::matmul): dot, mv, mm;
- * a batch of the larger operand folded into mm or mv where the other is a
- * vector or a matrix (transposed when the batch is on the right); else
- * both operands expanded to the broadcast batch, reshaped to 3-D, bmm, and
- * viewed back. */
-/* matmul(a, b, out=o): PyTorch's matmul_out for vectors and matrices is
- * dot.out, mv.out, mm.out, or a.unsqueeze(0) mm.out into o, then
- * o.squeeze_(0) (batches fold and copy: not yet). */
-sg_status sg__composite_matmul_out(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
+/* out= of matmul: at::native::resize_output, o resized to shape[0 .. n)
+ * where its sizes are not those (*out: o, or its resized next version). */
+static sg_status resize_output(sg_tracer *t, sg__mcall *m, sg_value o, const sg_expr *const *shape, size_t n,
+                               sg_value *out, unsigned line)
 {
     sg__graph *g = t->g;
-    sg_value a = m->a[0].u.v, b = m->a[1].u.v, o = m->a[2].u.v, r;
-    size_t da = g->vals[a].u.t.ndim, db = g->vals[b].u.t.ndim;
-    const char *op = da == 1 && db == 1 ? "dot.out" : da == 2 && db == 1 ? "mv.out" : db == 2 && da <= 2 ? "mm.out"
-                                                                                                      : NULL;
-    if (!op)
-        return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: matmul with out= of a %zu-D and a %zu-D tensor (vectors "
-                                                "and matrices only)", da, db);
-    sg_status s;
-    if (da == 1 && db == 2 && (s = call_vi(t, &a, "unsqueeze", a, 0, 0, 1, line)))
-        return s;
-    sg_arg x[3] = {{.kind = SG_ARG_VALUE, .u.v = a}, {.kind = SG_ARG_VALUE, .u.v = b},
-                   {.kind = SG_ARG_VALUE, .name = "out", .u.v = o}};
-    if (da != 1 || db != 2)
-        return sg_tracer_call(t, out, op, x, 3, line);
-    if ((s = sg_tracer_call(t, &r, op, x, 3, line)))
-        return s;
-    return call_vi(t, out, "squeeze_.dim", r, 0, 0, 1, line);
+    bool same = g->vals[o].u.t.ndim == n;
+    for (size_t d = 0; d < n && same; d++)
+        if (shape[d] != sg__graph_size(g, o, d))
+            CHAIN(sg__meta_eval(m, &same, sg__meta_rel(m, SG_REL_EQ, shape[d], sg__graph_size(g, o, d))));
+    if (same) {
+        *out = o;
+        return SG_OK;
+    }
+    return call_sizes(t, out, "resize_", o, shape, n, line);
 }
 
-sg_status sg__composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
+/* op(x, y, out=target.reshape(fold[0 .. nf))): written through a view of
+ * target where the reshape views it (*out: target), else into a copy that
+ * is viewed back and copied in (*out: what copy_ gives). */
+static sg_status write_folded(sg_tracer *t, sg__mcall *m, const char *op, sg_value x, sg_value y, sg_value target,
+                              const sg_expr *const *fold, size_t nf, sg_value *out, unsigned line)
 {
     sg__graph *g = t->g;
-    sg_value a = m->a[0].u.v, b = m->a[1].u.v;
+    sg_value into, r, back;
+    bool viewed;
+    CHAIN(reshape_to_viewed(t, m, target, fold, nf, &into, &viewed, line));
+    sg_arg a[3] = {{.kind = SG_ARG_VALUE, .u.v = x}, {.kind = SG_ARG_VALUE, .u.v = y},
+                   {.kind = SG_ARG_VALUE, .name = "out", .u.v = into}};
+    CHAIN(sg_tracer_call(t, &r, op, a, 3, line));
+    if (viewed) {
+        *out = target;
+        return SG_OK;
+    }
+    const sg_expr *sizes[SG_MAX_DIMS];
+    size_t n = g->vals[target].u.t.ndim;
+    for (size_t d = 0; d < n; d++)
+        sizes[d] = sg__graph_size(g, target, d);
+    CHAIN(call_sizes(t, &back, "view", r, sizes, n, line));
+    return call_vv(t, out, "copy_", target, back, line);
+}
+
+/* matmul as PyTorch 1.13 decomposes it (at::native::_matmul_impl): dot,
+ * mv, mm; a batch of the larger operand folded into mm or mv where the other
+ * is a vector or a matrix (transposed when the batch is on the right); else
+ * both operands expanded to the broadcast batch, reshaped to 3-D, bmm, and
+ * viewed back. With out= (o not SG_NOVAL) the last call is the .out
+ * overload: dot, mv and mm write o; the folded and batched forms resize o to
+ * the result's sizes where they differ (resize_), and write a reshape of o
+ * (of its transpose where the batch is on the right), copied back into o
+ * where that reshape is a copy. */
+static sg_status matmul_impl(sg_tracer *t, sg__mcall *m, sg_value a, sg_value b, sg_value o, sg_value *out,
+                             unsigned line)
+{
+    sg__graph *g = t->g;
     size_t da = g->vals[a].u.t.ndim, db = g->vals[b].u.t.ndim;
+    bool has_out = o != SG_NOVAL;
     sg_status s;
     if (da == 0 || db == 0)
         return sg__meta_shape_error(m, "both arguments to matmul need to be at least 1D");
-    if (da == 1 && db == 1)
-        return call_vv(t, out, "dot", a, b, line);
-    if (da == 2 && db == 1)
-        return call_vv(t, out, "mv", a, b, line);
-    if (da == 2 && db == 2)
-        return call_vv(t, out, "mm", a, b, line);
+    if (has_out && !t->no_grad) { /* resize_output is below autograd: the kernel's own refusal comes first */
+        const char *last = da == 1 && db == 1 ? "dot" : da == 2 && db == 1 ? "mv" : da <= 2 && db <= 2 ? "mm"
+                          : (da >= 3 && db <= 2) || (db >= 3 && da <= 2) ? (da == 1 || db == 1 ? "mv" : "mm") : "bmm";
+        sg_value v3[3] = {a, b, o};
+        for (int i = 0; i < 3; i++)
+            if (g->vals[v3[i]].u.t.requires_grad)
+                return sg__err(t->ctx, SG_EAUTOGRAD, "%s.out: functions with out=... arguments don't support automatic "
+                                                     "differentiation, but one of the arguments requires grad", last);
+    }
+    sg_arg x[3] = {{.kind = SG_ARG_VALUE, .u.v = a}, {.kind = SG_ARG_VALUE, .u.v = b},
+                   {.kind = SG_ARG_VALUE, .name = "out", .u.v = o}};
+    const char *small = da == 1 && db == 1 ? "dot" : da == 2 && db == 1 ? "mv" : da <= 2 && db == 2 ? "mm" : NULL;
+    if (small && !(da == 1 && db == 2)) {
+        char name[8];
+        snprintf(name, sizeof name, "%s%s", small, has_out ? ".out" : "");
+        return sg_tracer_call(t, out, name, x, 2 + has_out, line);
+    }
     sg_value u, r;
-    if (da == 1 && db == 2) { /* a.unsqueeze(0).mm(b).squeeze_(0) */
-        if ((s = call_vi(t, &u, "unsqueeze", a, 0, 0, 1, line)) || (s = call_vv(t, &r, "mm", u, b, line)))
+    if (da == 1 && db == 2) { /* a.unsqueeze(0).mm(b).squeeze_(0), the mm writing o with out= */
+        if ((s = call_vi(t, &u, "unsqueeze", a, 0, 0, 1, line)))
+            return s;
+        x[0].u.v = u;
+        if ((s = sg_tracer_call(t, &r, has_out ? "mm.out" : "mm", x, 2 + has_out, line)))
             return s;
         return call_vi(t, out, "squeeze_.dim", r, 0, 0, 1, line);
     }
@@ -721,17 +765,38 @@ sg_status sg__composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, unsign
         fold[1] = sg__graph_size(g, t1, n1 - 1);
         if (matrix)
             shape[n++] = sg__graph_size(g, t2, 1);
-        sg_value folded, o;
-        if ((s = reshape_to(t, m, t1, fold, 2, &folded, line)) ||
-            (s = call_vv(t, &r, matrix ? "mm" : "mv", folded, t2, line)) ||
-            (s = call_sizes(t, &o, "_unsafe_view", r, shape, n, line)))
+        sg_value folded, o2;
+        if ((s = reshape_to(t, m, t1, fold, 2, &folded, line)))
+            return s;
+        if (has_out) { /* o resized to the result's sizes; its transpose written where the batch is on the right */
+            const sg_expr *want[SG_MAX_DIMS + 1], *fold_out[2] = {fold[0], matrix ? shape[n - 1] : NULL};
+            memcpy(want, shape, n * sizeof *want);
+            if (transpose && matrix) {
+                want[n - 2] = shape[n - 1];
+                want[n - 1] = shape[n - 2];
+            }
+            sg_value target, written;
+            if ((s = resize_output(t, m, o, want, n, &o2, line)))
+                return s;
+            target = o2;
+            if (transpose && matrix && (s = call_vi(t, &target, "transpose.int", o2, -2, -1, 2, line)))
+                return s;
+            if ((s = write_folded(t, m, matrix ? "mm.out" : "mv.out", folded, t2, target, fold_out, 1 + matrix,
+                                  &written, line)))
+                return s;
+            *out = transpose && matrix ? o2 : written;
+            return SG_OK;
+        }
+        sg_value ov;
+        if ((s = call_vv(t, &r, matrix ? "mm" : "mv", folded, t2, line)) ||
+            (s = call_sizes(t, &ov, "_unsafe_view", r, shape, n, line)))
             return s;
         if (!transpose || !matrix) {
-            *out = o;
+            *out = ov;
             return SG_OK;
         }
         sg_value back; /* output.mT().contiguous() */
-        if ((s = call_vi(t, &back, "transpose.int", o, -2, -1, 2, line)))
+        if ((s = call_vi(t, &back, "transpose.int", ov, -2, -1, 2, line)))
             return s;
         return sg_tracer_call(t, out, "contiguous", (sg_arg[]){{.kind = SG_ARG_VALUE, .u.v = back}}, 1, line);
     }
@@ -739,19 +804,19 @@ sg_status sg__composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, unsign
     const sg_expr *batch[SG_MAX_DIMS], *ea[SG_MAX_DIMS], *eb[SG_MAX_DIMS], *three[3];
     size_t ba = da - 2, bb = db - 2, nb = ba > bb ? ba : bb;
     for (size_t i = 0; i < nb; i++) {
-        const sg_expr *x = i + ba >= nb ? sg__graph_size(g, a, i + ba - nb) : NULL;
-        const sg_expr *y = i + bb >= nb ? sg__graph_size(g, b, i + bb - nb) : NULL;
-        bool xone = !x, yone = !y;
-        if (x && y && x != y) {
-            if ((s = sg__meta_eval_oblivious(m, &xone, sg__meta_rel(m, SG_REL_EQ, x, t->ctx->one))))
+        const sg_expr *xs = i + ba >= nb ? sg__graph_size(g, a, i + ba - nb) : NULL;
+        const sg_expr *ys = i + bb >= nb ? sg__graph_size(g, b, i + bb - nb) : NULL;
+        bool xone = !xs, yone = !ys;
+        if (xs && ys && xs != ys) {
+            if ((s = sg__meta_eval_oblivious(m, &xone, sg__meta_rel(m, SG_REL_EQ, xs, t->ctx->one))))
                 return s;
-            if (!xone && (s = sg__meta_eval_oblivious(m, &yone, sg__meta_rel(m, SG_REL_EQ, y, t->ctx->one))))
+            if (!xone && (s = sg__meta_eval_oblivious(m, &yone, sg__meta_rel(m, SG_REL_EQ, ys, t->ctx->one))))
                 return s;
             if (!xone && !yone &&
-                (s = sg__meta_check(m, sg__meta_rel(m, SG_REL_EQ, x, y), "the batch sizes must broadcast")))
+                (s = sg__meta_check(m, sg__meta_rel(m, SG_REL_EQ, xs, ys), "the batch sizes must broadcast")))
                 return s;
         }
-        batch[i] = xone ? y : x;
+        batch[i] = xone ? ys : xs;
     }
     const sg_expr *bprod = product(t, batch, nb);
     if (!bprod)
@@ -767,16 +832,33 @@ sg_status sg__composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, unsign
         three[0] = bprod;
         three[1] = e[nb];
         three[2] = e[nb + 1];
-        sg_value *x = k ? &xb : &xa, *vw = k ? &vb : &va;
-        if ((s = call_sizes(t, x, "expand", v, e, nb + 2, line)) || (s = reshape_to(t, m, *x, three, 3, vw, line)))
+        sg_value *xv = k ? &xb : &xa, *vw = k ? &vb : &va;
+        if ((s = call_sizes(t, xv, "expand", v, e, nb + 2, line)) || (s = reshape_to(t, m, *xv, three, 3, vw, line)))
             return s;
     }
-    if ((s = call_vv(t, &r, "bmm", va, vb, line)))
-        return s;
     memcpy(shape, batch, nb * sizeof *shape);
     shape[nb] = ea[nb];
     shape[nb + 1] = eb[nb + 1];
+    if (has_out) {
+        const sg_expr *fold_out[3] = {bprod, ea[nb], eb[nb + 1]};
+        sg_value o2;
+        if ((s = resize_output(t, m, o, shape, nb + 2, &o2, line)))
+            return s;
+        return write_folded(t, m, "bmm.out", va, vb, o2, fold_out, 3, out, line);
+    }
+    if ((s = call_vv(t, &r, "bmm", va, vb, line)))
+        return s;
     return call_sizes(t, out, "_unsafe_view", r, shape, nb + 2, line);
+}
+
+sg_status sg__composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
+{
+    return matmul_impl(t, m, m->a[0].u.v, m->a[1].u.v, SG_NOVAL, out, line);
+}
+
+sg_status sg__composite_matmul_out(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line)
+{
+    return matmul_impl(t, m, m->a[0].u.v, m->a[1].u.v, m->a[2].u.v, out, line);
 }
 
 static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch,
