@@ -33,6 +33,7 @@ sg_status sg__xeager_new(sg_ctx *ctx, sg__xeager **out)
         return s;
     }
     e->g = (sg__graph *)sg__tracer_graph(e->t);
+    e->g->eager = true;
     e->x = sg__run_xrun(e->run);
     *out = e;
     return SG_OK;
@@ -116,7 +117,19 @@ static sg_status catch_up(sg__xeager *e, uint32_t first_node, uint32_t first_val
                 return sg_ctx_last_error(e->ctx);
         }
     }
-    return sg__graph_subst(e->g, first_val, n, syms, vals);
+    CHAIN(sg__graph_subst(e->g, first_val, n, syms, vals));
+    /* an out= whose kernel chose its layout: the graph takes the one it chose */
+    for (uint32_t i = first_node; i < e->g->nnodes; i++) {
+        const sg__gnode *nd = &e->g->nodes[i];
+        if (!(nd->flags & SG_NODE_OUT_LAYOUT))
+            continue;
+        const sg__xval *xv = sg__xrun_value(e->x, nd->out);
+        sg__fake_tensor *f = &e->g->vals[nd->out].u.t;
+        for (uint32_t d = 0; xv->kind == SG_XV_TENSOR && d < f->ndim; d++)
+            if (!(e->g->exprs[f->dims + f->ndim + d] = sg__int_si(e->ctx, xv->u.t->strides[d])))
+                return sg_ctx_last_error(e->ctx);
+    }
+    return SG_OK;
 }
 
 sg_status sg__xeager_call(sg__xeager *e, sg_value *out, const char *op, const sg__schema *sch, const sg_arg *args,

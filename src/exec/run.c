@@ -352,6 +352,17 @@ sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
         s = sg__xrun_eval(c->r, f->offset, &offset);
     if (s)
         return s;
+    if (c->n->flags & SG_NODE_OUT_LAYOUT) /* resize_output at run time: an out of the result's sizes keeps its layout */
+        for (int i = 0; i < c->s->nargs; i++) {
+            const sg__xtensor *o = c->a[i].t;
+            if (c->a[i].kind != SG_XA_TENSOR || !((c->s->written >> i) & 1u) || o->ndim != f->ndim)
+                continue;
+            bool same = true;
+            for (uint32_t d = 0; d < f->ndim; d++)
+                same &= o->sizes[d] == sizes[d];
+            if (same)
+                memcpy(strides, o->strides, f->ndim * sizeof *strides);
+        }
     int64_t lo, hi;
     if ((s = sg__xlayout_extent(c->ctx, f->ndim, sizes, strides, offset, &lo, &hi)))
         return s;

@@ -155,6 +155,10 @@ typedef struct sg__scope {
 /* A detach that stands for `.data`: its result has a version counter of
  * its own (writes through it are not seen as writes of its source). */
 #define SG_NODE_DATA 1u
+/* An out= whose layout its kernel decides (eager mode only: whether out
+ * keeps its layout asks about sizes the kernel computes; resize_output is
+ * then done at run time, and the eager executor writes the layout back). */
+#define SG_NODE_OUT_LAYOUT 2u
 
 typedef struct sg__graph {
     sg_ctx *ctx;
@@ -186,6 +190,8 @@ typedef struct sg__graph {
     uint32_t nscopes, capscopes;
     uint32_t cur;        /* the scope new nodes go to */
     bool lint_sizes;     /* shape rules check that their sizes are folded (sg_tracer_lint_sizes) */
+    bool eager;          /* recorded by the eager executor, which runs each node at once
+                            (a rule may leave to the kernel what only the data decides) */
     const sg__opreg *reg; /* the registry of its schemas (set by its maker; NULL: none), where a
                              rule finds another operator's schema (out='s functional one) */
 } sg__graph;

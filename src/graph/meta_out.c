@@ -87,7 +87,8 @@ sg_status sg__meta_out(sg__mcall *m, uint32_t *out)
     if (s == SG_EDATADEP) {
         /* sizes of unbacked symbols (nonzero, masked_select), not known before
            the kernel runs: where out's strides are the result's either way,
-           kept or resized lay it out alike; else the question stands */
+           kept or resized lay it out alike; else the question stands, but
+           in eager mode, where the kernel decides (SG_NODE_OUT_LAYOUT) */
         bool alike = true;
         for (size_t d = 0; d < n && alike && s == SG_EDATADEP; d++) {
             sg_truth k;
@@ -102,6 +103,10 @@ sg_status sg__meta_out(sg__mcall *m, uint32_t *out)
         if (alike) {
             s = SG_OK;
             same = false;
+        } else if (m->g->eager) { /* the kernel keeps or resizes out; eager then knows the layout */
+            s = SG_OK;
+            same = false;
+            m->flags |= SG_NODE_OUT_LAYOUT;
         }
     }
     if (s)
