@@ -1104,6 +1104,32 @@ static sg_status k_scatter(sg__xcall *c)
         memcpy(strides, st->ints, n * sizeof *strides);
         if (off->kind == SG_XA_INT)
             offset = off->i;
+    } else if (c->s->op == SG_OP_diagonal_scatter) { /* diagonal's view: dim1 and dim2 make one last dimension */
+        size_t d1 = 0, d2 = 0;
+        int64_t off = arg(c, "offset")->i;
+        s = norm_dim(c, arg(c, "dim1")->i, n, &d1);
+        if (!s)
+            s = norm_dim(c, arg(c, "dim2")->i, n, &d2);
+        if (!s && d1 == d2)
+            s = sg__err(c->ctx, SG_ESHAPE, "%s: diagonal dimensions cannot be identical %zu, %zu", c->op, d1, d2);
+        if (!s) {
+            int64_t len = off >= 0 ? sizes[d1] < sizes[d2] - off ? sizes[d1] : sizes[d2] - off
+                                   : sizes[d1] + off < sizes[d2] ? sizes[d1] + off : sizes[d2];
+            int64_t step = strides[d1] + strides[d2];
+            if (len <= 0)
+                len = 0;
+            else
+                offset += off >= 0 ? off * strides[d2] : -off * strides[d1];
+            size_t k = 0;
+            for (size_t d = 0; d < n; d++)
+                if (d != d1 && d != d2) {
+                    sizes[k] = sizes[d];
+                    strides[k++] = strides[d];
+                }
+            sizes[k] = len;
+            strides[k] = step;
+            n = k + 1;
+        }
     } else {
         size_t d = 0;
         s = n ? norm_dim(c, arg(c, "dim")->i, n, &d)
