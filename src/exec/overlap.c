@@ -34,17 +34,22 @@ static const char internal_msg[] = "unsupported operation: more than one element
                                    "operation.";
 
 /* A layout over a storage, with the range [lo, hi) of positions it reaches
- * (lo == hi: no elements). */
+ * (lo == hi: no elements) once set_extent has run (ext). */
 typedef struct layout {
     const sg__xstorage *st;
     size_t ndim;
     int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], offset;
+    bool ext;
     int64_t lo, hi;
 } layout;
 
 static sg_status set_extent(sg_ctx *ctx, layout *l)
 {
-    return sg__xlayout_extent(ctx, l->ndim, l->sizes, l->strides, l->offset, &l->lo, &l->hi);
+    if (l->ext)
+        return SG_OK;
+    CHAIN(sg__xlayout_extent(ctx, l->ndim, l->sizes, l->strides, l->offset, &l->lo, &l->hi));
+    l->ext = true;
+    return SG_OK;
 }
 
 static sg_status of_tensor(sg_ctx *ctx, const sg__xtensor *t, layout *l)
@@ -54,7 +59,9 @@ static sg_status of_tensor(sg_ctx *ctx, const sg__xtensor *t, layout *l)
     memcpy(l->sizes, t->sizes, t->ndim * sizeof *l->sizes);
     memcpy(l->strides, t->strides, t->ndim * sizeof *l->strides);
     l->offset = t->offset;
-    return set_extent(ctx, l);
+    l->ext = false;
+    (void)ctx;
+    return SG_OK;
 }
 
 /* The layout the call writes through argument i: the argument itself for
@@ -72,12 +79,14 @@ static sg_status written_layout(sg__xcall *c, int i, layout *l, bool *known)
     if (c->n->nbinds) {
         *known = false;
         l->st = t->st;
+        l->ext = false;
         return SG_OK;
     }
     uint32_t v = c->n->out;
     const sg__fake_tensor *f = &c->g->vals[v].u.t;
     sg_status s = SG_OK;
     l->st = t->st;
+    l->ext = false;
     l->ndim = f->ndim;
     for (uint32_t d = 0; d < f->ndim && !s; d++)
         s = sg__xrun_eval(c->r, sg__graph_size(c->g, v, d), &l->sizes[d]);
@@ -85,7 +94,7 @@ static sg_status written_layout(sg__xcall *c, int i, layout *l, bool *known)
         s = sg__xrun_eval(c->r, sg__graph_stride(c->g, v, d), &l->strides[d]);
     if (!s)
         s = sg__xrun_eval(c->r, f->offset, &l->offset);
-    return s ? s : set_extent(c->ctx, l);
+    return s ? s : set_extent(c->ctx, l); /* not a tensor yet: its positions checked here */
 }
 
 /* The layout with the dimensions that do not move the position (size 1,
@@ -143,11 +152,12 @@ static int64_t numel(const layout *l)
 /* Does l reach some position twice? Exact: a tensor whose dimensions,
  * taken by growing stride, each step past everything the smaller ones
  * reach is answered at once; any other one by a bitmap over its range. */
-static sg_status internal_overlap(sg_ctx *ctx, const layout *l, bool *out)
+static sg_status internal_overlap(sg_ctx *ctx, layout *l, bool *out)
 {
     *out = false;
-    if (l->lo == l->hi)
-        return SG_OK;
+    for (size_t d = 0; d < l->ndim; d++)
+        if (l->sizes[d] == 0)
+            return SG_OK;
     size_t idx[SG_MAX_DIMS], n = 0;
     for (size_t d = 0; d < l->ndim; d++) {
         if (l->sizes[d] == 1)
@@ -169,10 +179,12 @@ static sg_status internal_overlap(sg_ctx *ctx, const layout *l, bool *out)
     for (size_t i = 0; i < n && plain; i++) {
         int64_t st = llabs(l->strides[idx[i]]);
         plain = st > reach;
-        reach += (l->sizes[idx[i]] - 1) * st; /* inside the extent: no overflow */
+        if (plain) /* no overflow: the tensor's positions fit int64 (its storage holds them) */
+            reach += (l->sizes[idx[i]] - 1) * st;
     }
     if (plain)
         return SG_OK;
+    CHAIN(set_extent(ctx, l));
     layout q;
     squeezed(l, &q);
     bitmap b;
@@ -212,9 +224,11 @@ static bool same_positions(const layout *w, const layout *r)
 /* Do w and r reach a common position? Exact: ranges that do not meet
  * answer at once; otherwise w's positions inside the common range are
  * marked and r's looked up. */
-static sg_status intersect(sg_ctx *ctx, const layout *w, const layout *r, bool *out)
+static sg_status intersect(sg_ctx *ctx, layout *w, layout *r, bool *out)
 {
     *out = false;
+    CHAIN(set_extent(ctx, w));
+    CHAIN(set_extent(ctx, r));
     int64_t lo = w->lo > r->lo ? w->lo : r->lo, hi = w->hi < r->hi ? w->hi : r->hi;
     if (w->lo == w->hi || r->lo == r->hi || lo >= hi)
         return SG_OK;
@@ -244,6 +258,7 @@ static sg_status from_public(sg_ctx *ctx, const sg__xlayout *x, layout *l)
     memcpy(l->sizes, x->sizes, x->ndim * sizeof *l->sizes);
     memcpy(l->strides, x->strides, x->ndim * sizeof *l->strides);
     l->offset = x->offset;
+    l->ext = false;
     return set_extent(ctx, l);
 }
 
@@ -265,12 +280,13 @@ sg_status sg__xlayouts_meet(sg_ctx *ctx, const sg__xlayout *a, const sg__xlayout
 }
 
 /* The input t against the written layout w (known: see written_layout). */
-static sg_status check_input(sg__xcall *c, const layout *w, bool known, bool elementwise, const sg__xtensor *t)
+static sg_status check_input(sg__xcall *c, layout *w, bool known, bool elementwise, const sg__xtensor *t)
 {
     if (t->st != w->st)
         return SG_OK;
     layout r;
     CHAIN(of_tensor(c->ctx, t, &r));
+    CHAIN(set_extent(c->ctx, &r));
     bool hit = r.lo != r.hi;
     if (hit && known) {
         if (elementwise && same_positions(w, &r))
