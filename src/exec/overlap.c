@@ -9,7 +9,8 @@
  * is answered exactly (which storage positions each tensor reaches) and
  * every such call is refused, with PyTorch's messages:
  *  - the written tensor reaches a position twice (but for fill_, zero_ and
- *    the creation operators' out=, which write one value everywhere);
+ *    the creation operators' out=, which write one value everywhere, and
+ *    x.copy_(x), which PyTorch returns from before any check);
  *  - an input reaches a position the call writes, other than the very
  *    position written with the element it is read for (an elementwise
  *    operator reading its own output in place: `a.mul_(a)`, a view laid
@@ -304,6 +305,9 @@ sg_status sg__xc_check_overlap(sg__xcall *c)
     if (kind == SG_XOV_NONE)
         return SG_OK;
     bool elementwise = kind == SG_XOV_ELEMENTWISE;
+    if (c->s->op == SG_OP_copy_ && c->a[0].kind == SG_XA_TENSOR && c->a[1].kind == SG_XA_TENSOR &&
+        c->a[0].t == c->a[1].t)
+        return SG_OK; /* x.copy_(x): PyTorch returns before any check (self.is_same(src)) */
     for (int i = 0; i < c->s->nargs; i++) {
         if (!((c->s->written >> i) & 1u) || c->a[i].kind != SG_XA_TENSOR)
             continue;
