@@ -168,4 +168,33 @@ sg_status sg__xc_eval(sg__xcall *c, const sg_expr *e, int64_t *out);
 typedef sg_status (*sg__xkernel)(sg__xcall *c);
 sg__xkernel sg__xkernel_find(const sg__schema *s);
 
+/* What the overlap checks ask of a call that writes a tensor (overlap.c):
+ * nothing (metadata changes, and fill_, zero_ and the creation operators'
+ * out=, which write one value everywhere); an elementwise call
+ * (TensorIterator's operators, copy_), which may read its own output at
+ * the very position it writes; or a call that reads its inputs as a whole
+ * (sum, mm, cat ... out=), whose out may share no position with them. */
+enum { SG_XOV_NONE, SG_XOV_ELEMENTWISE, SG_XOV_WHOLE };
+int sg__xkernel_overlap(const sg__schema *s);
+/* The memory-overlap checks of the call c, before its kernel runs, on the
+ * concrete layouts (overlap.c says what they refuse): SG_OK, or
+ * SG_EALIASING with PyTorch's message (the written tensor reaches a
+ * position twice; an input shares a position with it other than element
+ * for element). Also SG_ENOMEM, and evaluation errors of the out= layout. */
+sg_status sg__xc_check_overlap(sg__xcall *c);
+
+/* A strided layout: the storage positions offset + sum of i[d] * strides[d]
+ * for 0 <= i[d] < sizes[d]. */
+typedef struct sg__xlayout {
+    size_t ndim;
+    int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], offset;
+} sg__xlayout;
+/* Does l reach some storage position twice (*out)? Exact (overlap.c).
+ * Errors: SG_ESHAPE (a negative size), SG_ELIMIT (more than SG_MAX_DIMS
+ * dimensions, positions beyond int64), SG_ENOMEM. */
+sg_status sg__xlayout_repeats(sg_ctx *ctx, const sg__xlayout *l, bool *out);
+/* Do a and b (over one storage) reach a common position (*out)? Exact.
+ * Errors: as sg__xlayout_repeats. */
+sg_status sg__xlayouts_meet(sg_ctx *ctx, const sg__xlayout *a, const sg__xlayout *b, bool *out);
+
 #endif /* SG_EXEC_PRIVATE_H */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "exec/exec_private.h"
+#include "graph/meta.h"
 #include "graph/ops.h"
 
 /* An element on its way: a double (float dtypes) or an int64 (int64, bool). */
@@ -1207,4 +1208,13 @@ _Static_assert(sizeof kernels / sizeof *kernels == SG_OP_COUNT, "a kernel slot p
 sg__xkernel sg__xkernel_find(const sg__schema *s)
 {
     return s->op < SG_OP_COUNT ? kernels[s->op] : NULL;
+}
+
+int sg__xkernel_overlap(const sg__schema *s)
+{
+    sg__xkernel k = sg__xkernel_find(s);
+    if (!s->written || !k || k == k_view || k == k_fill_ || k == k_create)
+        return SG_XOV_NONE;
+    const sg__opinfo *info = sg__op_info(s->op);
+    return info && info->rule == sg__meta_pointwise ? SG_XOV_ELEMENTWISE : SG_XOV_WHOLE;
 }

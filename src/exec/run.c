@@ -613,6 +613,8 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
         if (!have[i])
             s = default_arg(c, i);
     if (!s)
+        s = sg__xc_check_overlap(c);
+    if (!s)
         s = k(c);
     if (s)
         unset_outputs(r, n->out);

@@ -608,7 +608,10 @@ static sg_status convert_inputs(sg__mcall *m, operands *o, sg_dtype common);
 
 /* TensorIterator's memory-overlap checks of the tensor written, dst, which
  * come before its shapes: no internal overlap, no partial overlap with an
- * input (fill_ and zero_ check neither; x.copy_(x) returns at once). */
+ * input (fill_ and zero_ check neither; x.copy_(x) returns at once), as
+ * PyTorch decides them, with its messages. What PyTorch finds too hard to
+ * tell (a tensor that is not dense) exec's run-time check
+ * (src/exec/overlap.c) decides exactly before the kernel runs. */
 static sg_status check_overlaps(sg__mcall *m, const operands *o, uint32_t dst)
 {
     bool overlap = false;
@@ -620,14 +623,17 @@ static sg_status check_overlaps(sg__mcall *m, const operands *o, uint32_t dst)
     if (s0)
         return s0;
     if (overlap)
-        return sg__err(m->g->ctx, SG_EALIASING, "%s: more than one element of the written-to tensor refers to a "
-                                                "single memory location; clone() it first", m->op);
+        return sg__err(m->g->ctx, SG_EALIASING, "%s: unsupported operation: more than one element of the written-to "
+                                                "tensor refers to a single memory location. Please clone() the "
+                                                "tensor before performing the operation.", m->op);
     for (size_t k = 0; k < o->n; k++) {
         if ((s0 = partial_overlap(m, dst, o->t[k], &overlap)))
             return s0;
         if (overlap)
-            return sg__err(m->g->ctx, SG_EALIASING, "%s: some elements of an input and the written-to tensor refer "
-                                                    "to a single memory location; clone() it first", m->op);
+            return sg__err(m->g->ctx, SG_EALIASING, "%s: unsupported operation: some elements of the input tensor "
+                                                    "and the written-to tensor refer to a single memory location. "
+                                                    "Please clone() the tensor before performing the operation.",
+                           m->op);
     }
     return SG_OK;
 }

@@ -38,7 +38,9 @@ handled, a comma list of:
 
 --fill rewrites every `eager ARGS => ...` line of a case with a program in
 FILE (in place; with -o OUT to OUT, `-` is stdout), keeping ARGS (seed, size
-overrides) and any trailing comment.
+overrides) and any trailing comment.  An expectation `error KIND: TEXT`
+holds (--check) and is kept as written (--fill) where torch's error has
+that kind and its message contains TEXT.
 
 RESULT, items separated by "; " in this order (--items picks which; LIST is
 a comma list of outputs,inputs,grad,is,version, or `forward` = all but grad,
@@ -433,6 +435,11 @@ def call_watching(fn, args, frames):
         sys.setprofile(old)
 
 
+# The message of the last exception a run gave: an expectation `error KIND:
+# TEXT` holds where the kind is torch's and TEXT is in torch's message.
+LAST_ERROR = [""]
+
+
 def run_case(case, args_text, items, want="result"):
     """(RESULT text, unclassified message or None).  want="layouts" gives
     instead the text of a `layouts` command: NAME=[SIZES]/[STRIDES]/OFFSET
@@ -461,6 +468,7 @@ def run_case(case, args_text, items, want="result"):
     except (NotImplementedError, BatteryError):
         raise
     except Exception as e:  # noqa: BLE001 - every failure of the program is a result
+        LAST_ERROR[0] = str(e)
         kind = classify(e)
         if kind is None:
             return "error unclassified", "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
@@ -544,6 +552,11 @@ def split_result(text):
 def compare(expected, got):
     """None when every item written in `expected` holds in `got`, else why not."""
     e, g = split_result(expected), split_result(got)
+    if ":" in e.get("error", ""):
+        kind, _, text = e["error"].partition(":")
+        if g.get("error") == kind.strip() and text.strip() in LAST_ERROR[0]:
+            return None
+        return "expected %s, got %s (%s)" % (expected.strip(), got, LAST_ERROR[0].splitlines()[0] if LAST_ERROR[0] else "")
     if "error" in e or "error" in g:
         return None if e == g else "expected %s, got %s" % (expected.strip(), got)
     bad = []
@@ -659,6 +672,8 @@ def main(argv):
             nl = "\n" if raw.endswith("\n") else ""
             body, comment = strip_comment(raw.rstrip("\n"))
             head = body[:body.index("=>")].rstrip()
+            if res.startswith("error") and compare(body[body.index("=>") + 2:], res) is None:
+                res = body[body.index("=>") + 2:].strip()  # `error KIND: TEXT` that torch's message bears out
             new[ln] = "%s => %s%s%s" % (head, res, "  " + comment if comment else "", nl)
         dest = out if out is not None else fill
         if dest == "-":

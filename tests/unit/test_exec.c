@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "exec/exec_private.h"
 #include "graph/graph.h"
 #include "shapeguard.h"
 
@@ -1194,6 +1195,96 @@ static void test_oom(void **state)
     assert_int_equal(h.live, 0);
 }
 
+/* The overlap checks' two questions (src/exec/overlap.c) against brute
+ * force: every position of random layouts marked in an array. Layouts of
+ * up to 3 dimensions, sizes 0..4, strides 0..6, offsets 0..8 (positions
+ * below 64), so repeats, interleavings and disjoint ranges all occur. */
+static uint64_t lcg(uint64_t *x)
+{
+    *x = *x * 6364136223846793005u + 1442695040888963407u;
+    return *x >> 33;
+}
+
+static void random_layout(uint64_t *x, sg__xlayout *l)
+{
+    l->ndim = lcg(x) % 4;
+    for (size_t d = 0; d < l->ndim; d++) {
+        l->sizes[d] = (int64_t)(lcg(x) % 5);
+        l->strides[d] = (int64_t)(lcg(x) % 7);
+    }
+    l->offset = (int64_t)(lcg(x) % 9);
+}
+
+/* The number of times l reaches each position, into hits[64]; returns
+ * whether some position is reached twice. */
+static bool brute_positions(const sg__xlayout *l, int hits[64])
+{
+    memset(hits, 0, 64 * sizeof *hits);
+    int64_t n = 1;
+    for (size_t d = 0; d < l->ndim; d++)
+        n *= l->sizes[d];
+    bool twice = false;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t r = k, p = l->offset;
+        for (size_t d = l->ndim; d-- > 0;) {
+            p += (r % l->sizes[d]) * l->strides[d];
+            r /= l->sizes[d];
+        }
+        assert_true(p >= 0 && p < 64);
+        twice |= hits[p]++ > 0;
+    }
+    return twice;
+}
+
+static void test_overlap_exact(void **state)
+{
+    (void)state;
+    uint64_t x = 19;
+    int met = 0, repeated = 0;
+    for (int i = 0; i < 20000; i++) {
+        sg__xlayout a, b;
+        random_layout(&x, &a);
+        random_layout(&x, &b);
+        int ha[64], hb[64];
+        bool twice = brute_positions(&a, ha), common = false;
+        brute_positions(&b, hb);
+        for (int p = 0; p < 64; p++)
+            common |= ha[p] && hb[p];
+        bool got;
+        assert_int_equal(sg__xlayout_repeats(C, &a, &got), SG_OK);
+        assert_int_equal(got, twice);
+        assert_int_equal(sg__xlayouts_meet(C, &a, &b, &got), SG_OK);
+        assert_int_equal(got, common);
+        assert_int_equal(sg__xlayouts_meet(C, &b, &a, &got), SG_OK);
+        assert_int_equal(got, common);
+        met += common;
+        repeated += twice;
+    }
+    assert_true(met > 2000 && met < 18000); /* both answers well represented */
+    assert_true(repeated > 2000 && repeated < 18000);
+    /* large layouts: the answer comes from the bitmap, linear in the elements */
+    sg__xlayout even = {.ndim = 2, .sizes = {1000, 1000}, .strides = {2000, 2}, .offset = 0};
+    sg__xlayout odd = even, third = {.ndim = 1, .sizes = {700000}, .strides = {3}, .offset = 0};
+    odd.offset = 1;
+    bool got = true;
+    assert_int_equal(sg__xlayouts_meet(C, &even, &odd, &got), SG_OK);
+    assert_false(got);
+    assert_int_equal(sg__xlayouts_meet(C, &even, &third, &got), SG_OK);
+    assert_true(got); /* position 0 */
+    third.offset = 1;
+    assert_int_equal(sg__xlayouts_meet(C, &even, &third, &got), SG_OK);
+    assert_true(got); /* 4 = 1 + 3 */
+    sg__xlayout skew = {.ndim = 2, .sizes = {3, 2}, .strides = {2, 3}, .offset = 0}; /* 0 2 4 3 5 7 */
+    assert_int_equal(sg__xlayout_repeats(C, &skew, &got), SG_OK);
+    assert_false(got);
+    skew.sizes[0] = 4; /* 0 2 4 6 3 5 7 9: still none */
+    assert_int_equal(sg__xlayout_repeats(C, &skew, &got), SG_OK);
+    assert_false(got);
+    skew.sizes[1] = 3; /* 6 = 0 + 2*3 = 3*2 */
+    assert_int_equal(sg__xlayout_repeats(C, &skew, &got), SG_OK);
+    assert_true(got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1216,6 +1307,7 @@ int main(void)
         cmocka_unit_test(test_data_flag),
         cmocka_unit_test(test_no_kernel),
         cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_overlap_exact),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
