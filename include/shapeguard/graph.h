@@ -85,6 +85,17 @@ typedef struct sg_tracer sg_tracer;
  * SG_EINVAL (NULL), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_tracer_new(sg_env *env, sg_give sg_tracer **out);
 void sg_tracer_free(sg_take sg_tracer *t);
+/* Make t as sg_tracer_new(env) would on its environment as it is now, to
+ * trace another program: the graph, its inputs, names and subgraphs are
+ * dropped, grad mode is on again (sg_tracer_lint_sizes stays as set), and
+ * every sg_value and scope number t gave before is stale. The tracer keeps
+ * its blocks (the graph's arrays at their capacity, the operator registry),
+ * so that tracing again grows nothing the last trace already grew: no new
+ * memory, no page faults. What the traces taught the environment (its
+ * guards, facts and unbacked symbols) stays in it, as with a new tracer on
+ * the same environment. Nothing to free; the tracer is still freed once,
+ * with sg_tracer_free. Errors: SG_EINVAL (NULL). */
+SG_WARN_UNUSED sg_status sg_tracer_reset(sg_tracer *t);
 
 /* Inputs, in order, before any call. requires_grad: 0 (no), 1 (a leaf
  * that requires grad: a parameter), 2 (a tensor that requires grad and is

@@ -46,30 +46,58 @@ sg_status sg__graph_new(sg_env *env, sg__graph **out)
     return SG_OK;
 }
 
+/* The blocks scope sc owns. */
+static void scope_free(sg__scope *sc)
+{
+    if (sc->name != no_name)
+        sg_free((char *)sc->name);
+    sg_free(sc->phs);
+    sg_free(sc->outer);
+    sg__idmap_free(&sc->bound);
+    sg__idmap_free(&sc->lifted);
+}
+
+/* The placeholders' names (the only values that own a block). */
+static void free_names(sg__graph *g)
+{
+    for (size_t i = 0; i < g->nvals; i++)
+        if (g->vals[i].name != no_name)
+            sg_free((char *)g->vals[i].name);
+    g->name_bytes = 0;
+}
+
 void sg__graph_free(sg__graph *g)
 {
     if (!g)
         return;
-    for (uint32_t i = 0; i < g->nscopes; i++) {
-        sg__scope *sc = &g->scopes[i];
-        if (sc->name != no_name)
-            sg_free((char *)sc->name);
-        sg_free(sc->phs);
-        sg_free(sc->outer);
-        sg__idmap_free(&sc->bound);
-        sg__idmap_free(&sc->lifted);
-    }
+    for (uint32_t i = 0; i < g->nscopes; i++)
+        scope_free(&g->scopes[i]);
     sg_free(g->scopes);
     sg_free(g->storage_numel);
-    for (size_t i = 0; i < g->nvals; i++)
-        if (g->vals[i].name != no_name)
-            sg_free((char *)g->vals[i].name);
+    free_names(g);
     sg_free(g->vals);
     sg_free(g->nodes);
     sg_free(g->args);
     sg_free(g->exprs);
     sg_free(g->ids);
     sg_free(g);
+}
+
+void sg__graph_reset(sg__graph *g)
+{
+    free_names(g);
+    for (uint32_t i = 1; i < g->nscopes; i++)
+        scope_free(&g->scopes[i]);
+    g->nscopes = 1; /* the root stays (sg__graph_new opened it), empty */
+    g->cur = 0;
+    sg__scope *root = &g->scopes[0];
+    root->nphs = 0;
+    root->output = SG_NOVAL;
+    sg__idmap_reset(&root->bound);
+    sg__idmap_reset(&root->lifted);
+    g->nvals = g->nnodes = g->nargs = g->nexprs = g->nids = 0;
+    g->nstorages = 0;
+    g->nrecent = g->recent_next = g->nlrecent = g->lrecent_next = 0;
 }
 
 /* Room for n more entries of the array *a (count *used, capacity *cap). */

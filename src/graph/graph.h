@@ -199,6 +199,11 @@ typedef struct sg__graph {
 /* An empty graph over env (borrowed: it must outlive the graph). Errors: SG_ENOMEM. */
 sg_status sg__graph_new(sg_env *env, sg__graph **out);
 void sg__graph_free(sg__graph *g);
+/* g emptied back to what sg__graph_new gives (the root scope open, no
+ * value, node or storage; lint_sizes and reg stay), keeping its arrays'
+ * blocks and their capacity for the next graph (the subgraphs' and the
+ * placeholders' names are freed). Every index into g is stale after. */
+void sg__graph_reset(sg__graph *g);
 
 /* Building. Each returns SG_OK or SG_ENOMEM (the graph then unchanged, but
  * for unused room), and gives the index of what it made. sg__graph_exprs

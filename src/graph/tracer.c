@@ -55,6 +55,20 @@ void sg_tracer_free(sg_tracer *t)
     sg_free(t);
 }
 
+sg_status sg_tracer_reset(sg_tracer *t)
+{
+    if (!t)
+        return SG_EINVAL;
+    sg__graph_reset(t->g);
+    sg__idmap_reset(&t->taken);
+    sg__idmap_reset(&t->names);
+    for (size_t i = 0; i < t->npnames; i++)
+        sg_free(t->pnames[i]);
+    t->npnames = 0;
+    t->called = t->no_grad = t->done = false;
+    return SG_OK;
+}
+
 /* ---- inputs ---- */
 
 /* Placeholder order of symbols: backed (s) before unbacked (u), then by

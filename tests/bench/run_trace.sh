@@ -4,7 +4,9 @@
 # make_fx(f, tracing_mode="symbolic") (tests/bench/bench_trace.py), at
 # SG_TRACE_OPS program ops (default 6000: PyTorch takes about 1.7 ms a node, so
 # 10 s a run), then shapeguard alone at 1x to 16x SG_TRACE_BASE ops (default
-# 6000) for the growth. Prints time per op, the ratio, and bytes per op.
+# 6000) for the growth. Prints time per op, the ratio, bytes per op and minor
+# page faults per node (bench_trace.c: by one tracer reset between traces,
+# the figure compared; and by a new tracer per trace, the fresh_ lines).
 #
 #   run_trace.sh BUILDDIR SRCDIR
 set -u
@@ -30,6 +32,8 @@ if "$PY" -c 'import torch' 2>/dev/null; then
     a=$(echo "$ours" | sed -n 's/^trace_ns_per_op_median //p')
     b=$(echo "$theirs" | sed -n 's/^trace_ns_per_op_median //p')
     awk -v a="$a" -v b="$b" 'BEGIN { printf "ratio (PyTorch / shapeguard, per program op): %.0fx\n", b / a }'
+    c=$(echo "$ours" | sed -n 's/^fresh_trace_ns_per_op_median //p')
+    awk -v c="$c" -v b="$b" 'BEGIN { printf "ratio with a new shapeguard tracer per trace: %.0fx\n", b / c }'
 else
     echo "PyTorch: torch cannot be imported by $PY: shapeguard side only"
 fi
@@ -37,7 +41,7 @@ echo "growth (shapeguard):"
 prev=""
 for k in 1 2 4 8 16; do
     n=$((BASE * k))
-    line=$($PIN "$BIN" "$n" 3 | sed -n 's/^trace_ns_per_op_median //p')
+    line=$($PIN "$BIN" "$n" 3 reused | sed -n 's/^trace_ns_per_op_median //p')
     total=$(awk -v t="$line" -v n="$n" 'BEGIN { printf "%.3f", t * n / 1e6 }')
     echo "  ${k}x ($n ops): $line ns per op, $total ms in all"
 done

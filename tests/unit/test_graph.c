@@ -738,6 +738,121 @@ static void test_tracer_guards_and_errors(void **state)
     tfinish(&T);
 }
 
+/* The program of test_tracer_reset, traced by t over the inputs a [s0, s1]
+ * and b [s1], printed:
+ *     def f(a, b):
+ *         t = a.add(b); t = t.mul(2); v = t.view(-1); v.add_(1); return (t.sin(),)
+ * Freed with sg_free. */
+static char *trace_small(sg_tracer *t, const sg_fake *fa, const sg_fake *fb)
+{
+    sg_value a, b, out;
+    assert_int_equal(sg_tracer_input_tensor(t, &a, "a", fa, SG_FLOAT64, 0), SG_OK);
+    assert_int_equal(sg_tracer_input_tensor(t, &b, "b", fb, SG_FLOAT64, 0), SG_OK);
+    sg_value add, mul, view, add_;
+    sg_arg ab[2] = {AV(a), AV(b)};
+    assert_int_equal(sg_tracer_call(t, &add, "add.Tensor", ab, 2, 1), SG_OK);
+    sg_arg m2[2] = {AV(add), AI("2")};
+    assert_int_equal(sg_tracer_call(t, &mul, "mul.Tensor", m2, 2, 1), SG_OK);
+    const sg_expr *minus1[1] = {E("-1")};
+    sg_arg vw[2] = {AV(mul), {.kind = SG_ARG_INTS, .u.ints = {1, minus1}}};
+    assert_int_equal(sg_tracer_call(t, &view, "view", vw, 2, 1), SG_OK);
+    sg_arg a1[2] = {AV(view), AI("1")};
+    assert_int_equal(sg_tracer_call(t, &add_, "add_.Tensor", a1, 2, 1), SG_OK);
+    sg_arg sn[1] = {AV(mul)};
+    assert_int_equal(sg_tracer_call(t, &out, "sin", sn, 1, 1), SG_OK);
+    assert_int_equal(sg_tracer_output(t, &out, 1), SG_OK);
+    char *text;
+    assert_int_equal(sg_tracer_print(t, &text), SG_OK);
+    return text;
+}
+
+/* Two fakes of in: a [5, 3] and b [3], every size dynamic (a [s0, s1], b [s1]). */
+static void small_fakes(sg_inputs *in, const sg_fake **fa, const sg_fake **fb)
+{
+    const sg_source *sa, *sb;
+    int64_t za[2] = {5, 3}, zb[1] = {3};
+    sg_tensor_value va = {.ndim = 2, .sizes = za}, vb = {.ndim = 1, .sizes = zb};
+    assert_int_equal(sg_source_local(C, &sa, "a"), SG_OK);
+    assert_int_equal(sg_source_local(C, &sb, "b"), SG_OK);
+    assert_int_equal(sg_inputs_tensor(in, sa, &va, NULL, fa), SG_OK);
+    assert_int_equal(sg_inputs_tensor(in, sb, &vb, NULL, fb), SG_OK);
+}
+
+/* sg_tracer_reset: a tracer reset after a trace left half done (grad mode
+ * off, a subgraph open, a named value, a failed call), then reset and
+ * reused, traces the same graph as a new tracer on a new environment; it
+ * traces it again into the same blocks (nothing regrown); the subgraph's
+ * name is free again. The expected text: the node names, targets,
+ * arguments and sizes of PyTorch 1.13's make_fx(f, tracing_mode="symbolic")
+ * of the same program (add, mul, view.default(mul, [-1]), add_, sin;
+ * [s0, s1] and [s0*s1]), with the symbol placeholders first as the tracer
+ * orders them. */
+static void test_tracer_reset(void **state)
+{
+    (void)state;
+    static const char want[] =
+        "def forward(self, s0: \"Sym(s0)\", s1: \"Sym(s1)\", a: \"f64[s0, s1]\", b: \"f64[s1]\"):\n"
+        "    add: \"f64[s0, s1]\" = torch.ops.aten.add.Tensor(a, b)\n"
+        "    mul: \"f64[s0, s1]\" = torch.ops.aten.mul.Tensor(add, 2)\n"
+        "    view: \"f64[s0*s1]\" = torch.ops.aten.view.default(mul, [-1])\n"
+        "    add_: \"f64[s0*s1]\" = torch.ops.aten.add_.Tensor(view, 1)\n"
+        "    sin: \"f64[s0, s1]\" = torch.ops.aten.sin.default(mul)\n"
+        "    return (sin,)\n";
+    tfix T, F;
+    const sg_fake *fa, *fb, *ga, *gb;
+    tstart(&T, 1);
+    small_fakes(T.in, &fa, &fb);
+    /* a first trace, left half done */
+    sg_value a, s, la, r;
+    assert_int_equal(sg_tracer_input_tensor(T.t, &a, "a", fa, SG_FLOAT64, 0), SG_OK);
+    assert_int_equal(sg_tracer_name(T.t, a, "x"), SG_OK);
+    assert_int_equal(sg_tracer_set_grad_enabled(T.t, 0), SG_OK);
+    sg_arg sa[1] = {AV(a)};
+    assert_int_equal(sg_tracer_call(T.t, &s, "sin", sa, 1, 1), SG_OK);
+    uint32_t scope;
+    assert_int_equal(sg_tracer_scope_open(T.t, &scope, "cond_true_0"), SG_OK);
+    assert_int_equal(sg_tracer_scope_input(T.t, &la, NULL, s), SG_OK);
+    assert_int_equal(sg_tracer_call(T.t, &r, "nosuchop", sa, 1, 2), SG_EUNSUPPORTED);
+    assert_int_equal(sg_tracer_reset(T.t), SG_OK);
+    assert_int_equal(sg_tracer_scope(T.t), 0);
+    assert_true(sg_tracer_grad_enabled(T.t));
+    char *text = trace_small(T.t, fa, fb);
+    assert_string_equal(text, want);
+    sg_free(text);
+    /* again: the same graph, in the blocks the last trace grew */
+    const sg__graph *g = sg__tracer_graph(T.t);
+    const void *vals = g->vals, *nodes = g->nodes, *args = g->args;
+    size_t capvals = g->capvals, capnodes = g->capnodes, capargs = g->capargs, nvals = g->nvals;
+    assert_int_equal(sg_tracer_reset(T.t), SG_OK);
+    assert_int_equal(g->nvals, 0);
+    assert_int_equal(g->nnodes, 0);
+    text = trace_small(T.t, fa, fb);
+    assert_string_equal(text, want);
+    sg_free(text);
+    assert_ptr_equal(g->vals, vals);
+    assert_ptr_equal(g->nodes, nodes);
+    assert_ptr_equal(g->args, args);
+    assert_int_equal(g->capvals, capvals);
+    assert_int_equal(g->capnodes, capnodes);
+    assert_int_equal(g->capargs, capargs);
+    assert_int_equal(g->nvals, nvals);
+    assert_int_equal(sg_tracer_lint(T.t), SG_OK);
+    /* a new tracer on a new environment: the same graph */
+    tstart(&F, 1);
+    small_fakes(F.in, &ga, &gb);
+    text = trace_small(F.t, ga, gb);
+    assert_string_equal(text, want);
+    sg_free(text);
+    tfinish(&F);
+    /* the subgraph of the first trace is gone with its name */
+    assert_int_equal(sg_tracer_reset(T.t), SG_OK);
+    assert_int_equal(sg_tracer_input_tensor(T.t, &a, "a", fa, SG_FLOAT64, 0), SG_OK);
+    assert_int_equal(sg_tracer_scope_open(T.t, &scope, "cond_true_0"), SG_OK);
+    assert_int_equal(scope, 1);
+    assert_int_equal(sg_tracer_reset(NULL), SG_EINVAL);
+    tfinish(&T);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -755,6 +870,7 @@ int main(void)
         cmocka_unit_test(test_tracer_pointwise_views),
         cmocka_unit_test(test_tracer_guards_and_errors),
         cmocka_unit_test(test_tracer_inplace_views_cat),
+        cmocka_unit_test(test_tracer_reset),
     };
     return cmocka_run_group_tests_name("graph", tests, setup, teardown);
 }
