@@ -29,9 +29,9 @@ struct sg__xeager {
     size_t min_bytes;  /* the least growth that starts one */
 };
 
-/* Growth of the tensor bytes (beyond those left by the last collection,
- * and at least this) that makes a collection due. */
-#define GC_MIN_BYTES ((size_t)32 * 1024)
+/* Growth of the tensor bytes (beyond those left by the last collection:
+ * half of those, and at least this) that makes a collection due. */
+#define GC_MIN_BYTES ((size_t)16 * 1024)
 
 sg_status sg__xeager_new(sg_ctx *ctx, sg__xeager **out)
 {
@@ -158,9 +158,9 @@ bool sg__xeager_gc_due(const sg__xeager *e)
 {
     if (!e->min_bytes)
         return true;
-    size_t live, need = e->live_after > e->min_bytes ? e->live_after : e->min_bytes;
+    size_t live, need = e->live_after / 2 > e->min_bytes ? e->live_after / 2 : e->min_bytes;
     sg__xmem(e->ctx, &live, NULL);
-    /* memory at least doubled, and enough new values to pay for the last
+    /* memory grew by half what the last left (and the threshold), and enough new values to pay for the last
        one's work (4 units a value): amortized O(1) per value */
     return live >= e->live_after && live - e->live_after >= need && 4 * (e->g->nvals - e->seen) >= e->work;
 }

@@ -15,7 +15,7 @@ typedef struct range {
     uint32_t n;
 } range;
 
-typedef struct gcst {
+struct gcst {
     sg_walk *W;
     range *todo; /* sequences of values to mark */
     size_t ntodo, captodo;
@@ -25,7 +25,7 @@ typedef struct gcst {
     size_t capseen, nseen;
     size_t work;
     bool oom;
-} gcst;
+};
 
 static void push_range(gcst *g, const wv *items, uint32_t n)
 {
@@ -143,22 +143,43 @@ sg_status sg__w_gc_point(sg_walk *W)
                 for (frame *f = W->calls[i].f; f; f = f->up)
                     f->gc = 0;
         }
-        gcst g = {.W = W};
-        push_frame(&g, W->globals);
-        push_frame(&g, W->params);
+        gcst *g = W->gcs; /* its arrays are kept from one collection to the next */
+        if (!g && !(g = W->gcs = sg__calloc(W->ctx, 1, sizeof *g)))
+            return sg__nomem(W->ctx);
+        g->W = W;
+        g->ntodo = g->nframes = 0;
+        g->work = 0;
+        if (g->nseen) {
+            memset(g->seen, 0, g->capseen * sizeof *g->seen);
+            g->nseen = 0;
+            g->work += g->capseen / 4;
+        }
+        push_frame(g, W->globals);
+        push_frame(g, W->params);
         for (unsigned i = 0; i < W->depth; i++) {
-            push_frame(&g, W->calls[i].f);
+            push_frame(g, W->calls[i].f);
             sg__xeager_gc_keep_range(ex, W->calls[i].lo, W->calls[i].hi);
         }
-        mark_value(&g, &W->result);
-        drain(&g);
-        sg_free(g.todo);
-        sg_free(g.frames);
-        sg_free(g.seen);
-        if (g.oom)
+        mark_value(g, &W->result);
+        drain(g);
+        if (g->oom) {
+            g->oom = false;
             return sg__nomem(W->ctx);
-        CHAIN(sg__xeager_gc_sweep(ex, g.work));
+        }
+        CHAIN(sg__xeager_gc_sweep(ex, g->work));
     }
     W->stmt_mark = (uint32_t)sg__xeager_nvals(ex);
     return SG_OK;
+}
+
+void sg__w_gc_free(sg_walk *W)
+{
+    gcst *g = W->gcs;
+    if (!g)
+        return;
+    sg_free(g->todo);
+    sg_free(g->frames);
+    sg_free(g->seen);
+    sg_free(g);
+    W->gcs = NULL;
 }

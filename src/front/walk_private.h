@@ -56,6 +56,7 @@ typedef struct wobj {
 } wobj;
 
 typedef struct frame frame;
+typedef struct gcst gcst;
 #define MAX_CALL_DEPTH 200
 typedef struct wv wv;
 struct wv {
@@ -126,6 +127,7 @@ struct sg_walk {
     /* eager: what the walker refers to, for freeing dead values (walk_gc.c) */
     uint32_t stmt_mark;  /* the graph's values when the statement under way began */
     uint32_t gc_epoch;   /* collections so far */
+    gcst *gcs;           /* a collection's work lists, kept for the next */
     struct {
         frame *f;        /* a function's frame under way */
         uint32_t lo, hi; /* the values its caller's statement made before the call: in flight */
@@ -296,6 +298,8 @@ sg_status sg__w_run_block(sg_walk *W, frame *f, const sg__py *block, bool *retur
  * executor release the others. Then the statement's start is noted.
  * Errors: SG_ENOMEM. */
 sg_status sg__w_gc_point(sg_walk *W);
+/* Free what collections kept (sg_walk_free). */
+void sg__w_gc_free(sg_walk *W);
 
 /* ---- printing (walk_print.c) ---- */
 

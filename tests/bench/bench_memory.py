@@ -9,7 +9,8 @@ events' own bytes summed in the order they start give the bytes live
 beyond the inputs, whose greatest value is the peak (within an operator,
 its allocations and frees are netted). The process's max RSS growth over
 the call (resource.getrusage) is printed beside it (coarse: pages, and
-whatever else the interpreter allocates).
+whatever else the interpreter allocates; measured on a first call without
+the profiler).
     bench_memory.py SOURCE OPS"""
 import resource
 import sys
@@ -28,9 +29,11 @@ def main():
     x = torch.tensor([[((64 * i + j) % 97) / 97.0 - 0.5 for j in range(64)] for i in range(64)], dtype=torch.float32)
     y = torch.tensor([0.01 * j - 0.3 for j in range(64)], dtype=torch.float32)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out = f(x, y)  # without the profiler, whose records grow the process too
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    del out
     with profiler.profile(profile_memory=True) as prof:
         out = f(x, y)
-    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     live = peak = 0
     for e in sorted(prof.function_events, key=lambda e: (e.time_range.start, -e.time_range.end)):
         live += e.self_cpu_memory_usage
