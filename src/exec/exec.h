@@ -207,8 +207,8 @@ sg_status sg__xeager_call(sg__xeager *e, sg_value *out, const char *op, const sg
 /* Freeing dead values. Eager values live while the program refers to them
  * (a name, a tuple or list, a closure, a temporary of an expression under
  * way): only the walker knows which, so it tells a collection. When
- * sg__xeager_gc_due says so (the tensor bytes live grew by as much as the
- * last collection left, and by at least a threshold, 32 KB; and at least
+ * sg__xeager_gc_due says so (the tensor bytes live grew by half what the
+ * last collection left, and by at least a threshold, 16 KB; and at least
  * a quarter as many values were made as the last collection's work, so its
  * cost is amortized O(1) per value), the walker calls sg__xeager_gc_begin, then
  * sg__xeager_gc_keep for every value it refers to (and _keep_range for the
@@ -216,8 +216,9 @@ sg_status sg__xeager_call(sg__xeager *e, sg_value *out, const char *op, const sg
  * sg__xeager_gc_sweep, which releases the run's reference to every other
  * tensor value (inputs are never released). A storage lives while a tensor
  * viewing it lives (reference counts), so a live view keeps its base's
- * elements. Peak memory then stays within about twice the live tensors
- * plus the threshold, whatever the program's length. Errors of _begin and
+ * elements. Peak memory then stays within about one and a half times the
+ * live tensors plus the threshold and a statement's own, whatever the
+ * program's length. Errors of _begin and
  * _sweep: SG_ENOMEM (nothing released). work: the walker's own share of
  * the collection's work (roots it looked at). */
 bool sg__xeager_gc_due(const sg__xeager *e);
