@@ -124,8 +124,13 @@ SG_WARN_UNUSED sg_status sg_run_set_named(sg_run *r, const char *name, sg_tensor
  * runtime asserts are checked. Errors: SG_EASSERT ("runtime assertion
  * failed: COND"), SG_ESHAPE (a layout outside its storage, an index out of
  * range as PyTorch raises it), SG_EUNSUPPORTED (an operator without a
- * kernel), SG_EUNBOUND (an input without its value), SG_ENOMEM. On an error
- * the values of the nodes run before stay readable. */
+ * kernel), SG_EUNBOUND (an input without its value), SG_ENOMEM. Once the
+ * graph's output is recorded, each intermediate tensor is released after
+ * its last use (memory follows the live values, as FX's interpreter
+ * does): what stays readable after the run are the outputs, the inputs and
+ * every later version of an input that an operator wrote (sg_run_tensor of
+ * any other tensor value gives NULL). A graph without its output yet keeps
+ * every value. On an error the values the nodes after it need stay. */
 SG_WARN_UNUSED sg_status sg_run_execute(sg_run *r);
 
 /* The graph's outputs (what sg_tracer_output recorded; 0 before it). */

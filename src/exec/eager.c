@@ -4,6 +4,8 @@
  * unbacked symbols then become the constants it computed, in every value
  * recorded since, so that the rest of the program sees plain numbers (as
  * PyTorch's eager mode does). */
+#include <string.h>
+
 #include "exec/exec_private.h"
 #include "expr/expr_private.h"
 
@@ -14,7 +16,22 @@ struct sg__xeager {
     sg__graph *g;
     sg_run *run;
     sg__xrun *x;
+    /* freeing dead values: a collection marks what the walker still
+       refers to (sg__xeager_gc_keep) and releases the other tensor values */
+    uint32_t *marks; /* per graph value: the epoch of the collection that kept it */
+    size_t capmarks;
+    uint32_t epoch;
+    uint32_t *held; /* the tensor values the last collection kept */
+    size_t nheld, capheld;
+    size_t seen;       /* values below it were looked at by a collection */
+    size_t live_after; /* tensor bytes live after the last collection */
+    size_t work;       /* the last collection's work: values marked and looked at */
+    size_t min_bytes;  /* the least growth that starts one */
 };
+
+/* Growth of the tensor bytes (beyond those left by the last collection:
+ * half of those, and at least this) that makes a collection due. */
+#define GC_MIN_BYTES ((size_t)16 * 1024)
 
 sg_status sg__xeager_new(sg_ctx *ctx, sg__xeager **out)
 {
@@ -23,6 +40,7 @@ sg_status sg__xeager_new(sg_ctx *ctx, sg__xeager **out)
     if (!e)
         return sg__nomem(ctx);
     e->ctx = ctx;
+    e->min_bytes = GC_MIN_BYTES;
     sg_status s = sg_env_new(ctx, NULL, &e->env);
     if (!s)
         s = sg_tracer_new(e->env, &e->t);
@@ -46,6 +64,8 @@ void sg__xeager_free(sg__xeager *e)
     sg_run_free(e->run);
     sg_tracer_free(e->t);
     sg_env_free(e->env);
+    sg_free(e->marks);
+    sg_free(e->held);
     sg_free(e);
 }
 
@@ -138,4 +158,99 @@ sg_status sg__xeager_call(sg__xeager *e, sg_value *out, const char *op, const sg
     uint32_t first_node = (uint32_t)e->g->nnodes, first_val = (uint32_t)e->g->nvals;
     CHAIN(sg__tracer_call_node(e->t, out, op, sch, args, n, line, flags));
     return catch_up(e, first_node, first_val);
+}
+
+/* ---- freeing dead values ---- */
+
+void sg__xeager_gc_threshold(sg__xeager *e, size_t min_bytes)
+{
+    e->min_bytes = min_bytes;
+}
+
+bool sg__xeager_gc_due(const sg__xeager *e)
+{
+    if (!e->min_bytes)
+        return true;
+    size_t live, need = e->live_after / 2 > e->min_bytes ? e->live_after / 2 : e->min_bytes;
+    sg__xmem(e->ctx, &live, NULL);
+    /* memory grew by half what the last left (and the threshold), and enough new values to pay for the last
+       one's work (4 units a value): amortized O(1) per value */
+    return live >= e->live_after && live - e->live_after >= need && 4 * (e->g->nvals - e->seen) >= e->work;
+}
+
+sg_status sg__xeager_gc_begin(sg__xeager *e)
+{
+    size_t n = e->g->nvals;
+    if (n > e->capmarks) {
+        size_t cap = e->capmarks * 2 > n ? e->capmarks * 2 : n;
+        uint32_t *m = sg__realloc(e->ctx, e->marks, cap * sizeof *m);
+        if (!m)
+            return sg__nomem(e->ctx);
+        memset(m + e->capmarks, 0, (cap - e->capmarks) * sizeof *m);
+        e->marks = m;
+        e->capmarks = cap;
+    }
+    if (++e->epoch == 0) { /* wrapped: no old mark may look new */
+        memset(e->marks, 0, e->capmarks * sizeof *e->marks);
+        e->epoch = 1;
+    }
+    e->work = 0;
+    return SG_OK;
+}
+
+void sg__xeager_gc_keep(sg__xeager *e, sg_value v)
+{
+    e->work++;
+    if (v < e->capmarks)
+        e->marks[v] = e->epoch;
+}
+
+void sg__xeager_gc_keep_range(sg__xeager *e, sg_value lo, sg_value hi)
+{
+    for (sg_value v = lo; v < hi && v < e->capmarks; v++)
+        e->marks[v] = e->epoch;
+    e->work += hi > lo ? hi - lo : 0;
+}
+
+/* Keep v if it is still a tensor the walker refers to, else release it. */
+static void sweep_one(sg__xeager *e, uint32_t v, size_t *kept)
+{
+    const sg__xval *x = sg__xrun_value(e->x, v);
+    if (x->kind != SG_XV_TENSOR)
+        return;
+    uint32_t n = e->g->vals[v].node;
+    if (n != SG_NOVAL && e->g->nodes[n].kind == SG_N_PLACEHOLDER)
+        return; /* an input: the run keeps it */
+    if (v < e->capmarks && e->marks[v] == e->epoch)
+        e->held[(*kept)++] = v;
+    else
+        sg__xrun_release(e->x, v);
+}
+
+sg_status sg__xeager_gc_sweep(sg__xeager *e, size_t work)
+{
+    size_t n = e->g->nvals, most = e->nheld + (n > e->seen ? n - e->seen : 0);
+    if (most > e->capheld) {
+        size_t cap = e->capheld * 2 > most ? e->capheld * 2 : most;
+        uint32_t *h = sg__realloc(e->ctx, e->held, cap * sizeof *h);
+        if (!h)
+            return sg__nomem(e->ctx);
+        e->held = h;
+        e->capheld = cap;
+    }
+    size_t kept = 0;
+    e->work += work + e->nheld; /* the roots and the survivors: the new values pay for themselves */
+    for (size_t i = 0; i < e->nheld; i++) /* kept in place: kept <= i */
+        sweep_one(e, e->held[i], &kept);
+    for (size_t v = e->seen; v < n; v++)
+        sweep_one(e, (uint32_t)v, &kept);
+    e->nheld = kept;
+    e->seen = n;
+    sg__xmem(e->ctx, &e->live_after, NULL);
+    return SG_OK;
+}
+
+size_t sg__xeager_nvals(const sg__xeager *e)
+{
+    return e->g->nvals;
 }

@@ -29,6 +29,7 @@
 
 typedef struct sg__xstorage {
     uint32_t refs;
+    sg_ctx *ctx;    /* whose tensor bytes it counts in (sg__xmem) */
     uint8_t dtype;  /* sg_dtype */
     int64_t numel;  /* elements */
     void *data;     /* double (f64), float (f32), int64_t (i64), uint8_t 0/1 (b8) */
@@ -51,6 +52,14 @@ typedef struct sg_tensor {
     int64_t sizes[SG_MAX_DIMS];
     int64_t strides[SG_MAX_DIMS];
 } sg__xtensor;
+
+/* The bytes of tensor memory live in ctx now (every storage's header and
+ * elements, every tensor's header; version counters are not counted) and
+ * the most that were live at once since ctx was made or since the last
+ * sg__xmem_reset_peak. Either pointer may be NULL. */
+void sg__xmem(const sg_ctx *ctx, size_t *live, size_t *peak);
+/* Start the peak over from the bytes live now. */
+void sg__xmem_reset_peak(sg_ctx *ctx);
 
 /* A new contiguous tensor of the given sizes (a storage of exactly its
  * elements, zero-filled, a fresh version counter at 0), one reference.
@@ -142,6 +151,22 @@ sg_status sg__xrun_bind_all(sg__xrun *r, const sg__xrun *from);
  * shared with anything (what .data gives). Errors: SG_EINVAL, SG_ENOMEM. */
 sg_status sg__xrun_fresh_version(sg__xrun *r, uint32_t v);
 
+/* Plan the release of dead values, once the graph is complete (its root
+ * output recorded; before that, nothing is done): from then on, each node
+ * that runs releases the run's reference to every tensor value whose last
+ * use it is (the last node of its scope taking it as an argument or in a
+ * list; what a branch returns dies at its cond node; a value no node takes
+ * dies at its own node), as FX's interpreter frees its environment. Never
+ * released: the root's outputs, its inputs and every later version of an
+ * input tensor (an in-place or out= write of it), which the caller reads
+ * after the run. A storage lives while a tensor viewing it does (it is
+ * reference counted), so releasing a dead value never frees what a live
+ * view sees. The graph must not grow after. Errors: SG_ENOMEM (no plan:
+ * the run keeps every value, as before). */
+sg_status sg__xrun_plan(sg__xrun *r);
+/* Release the run's reference to the value of v (its slot unset). */
+void sg__xrun_release(sg__xrun *r, uint32_t v);
+
 /* ---- runs as the public API gives them (session.c) ----
  * An sg_run is an sg__xrun with the tracer whose graph it runs. */
 /* The run behind r. */
@@ -178,5 +203,33 @@ sg_status sg__xeager_input(sg__xeager *e, sg_value *out, const char *name, sg__x
  * unchanged) and of sg__xrun_node (the nodes recorded stay, unrun). */
 sg_status sg__xeager_call(sg__xeager *e, sg_value *out, const char *op, const sg__schema *sch, const sg_arg *args,
                           size_t n, unsigned line, uint8_t flags);
+
+/* Freeing dead values. Eager values live while the program refers to them
+ * (a name, a tuple or list, a closure, a temporary of an expression under
+ * way): only the walker knows which, so it tells a collection. When
+ * sg__xeager_gc_due says so (the tensor bytes live grew by half what the
+ * last collection left, and by at least a threshold, 16 KB; and at least
+ * a quarter as many values were made as the last collection's work, so its
+ * cost is amortized O(1) per value), the walker calls sg__xeager_gc_begin, then
+ * sg__xeager_gc_keep for every value it refers to (and _keep_range for the
+ * values made while an expression under way was being evaluated), then
+ * sg__xeager_gc_sweep, which releases the run's reference to every other
+ * tensor value (inputs are never released). A storage lives while a tensor
+ * viewing it lives (reference counts), so a live view keeps its base's
+ * elements. Peak memory then stays within about one and a half times the
+ * live tensors plus the threshold and a statement's own, whatever the
+ * program's length. Errors of _begin and
+ * _sweep: SG_ENOMEM (nothing released). work: the walker's own share of
+ * the collection's work (roots it looked at). */
+bool sg__xeager_gc_due(const sg__xeager *e);
+sg_status sg__xeager_gc_begin(sg__xeager *e);
+void sg__xeager_gc_keep(sg__xeager *e, sg_value v);
+void sg__xeager_gc_keep_range(sg__xeager *e, sg_value lo, sg_value hi);
+sg_status sg__xeager_gc_sweep(sg__xeager *e, size_t work);
+/* Set the growth threshold (0: a collection at every point the walker
+ * offers one, for tests). */
+void sg__xeager_gc_threshold(sg__xeager *e, size_t min_bytes);
+/* The number of values of the executor's graph (what _keep_range counts in). */
+size_t sg__xeager_nvals(const sg__xeager *e);
 
 #endif /* SG_EXEC_EXEC_H */

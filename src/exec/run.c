@@ -21,6 +21,10 @@ struct sg__xrun {
     const sg_expr **bsyms;
     size_t nb, capb;
     size_t next; /* the node after the last one run */
+    /* the release plan (sg__xrun_plan): after node n < nplan runs, the
+       tensor values dead[dstart[n] .. dstart[n + 1]) are released */
+    uint32_t *dstart, *dead;
+    size_t nplan;
 };
 
 static const sg__xval unset = {.kind = SG_XV_UNSET};
@@ -60,7 +64,163 @@ void sg__xrun_free(sg__xrun *r)
     sg_free(r->bvals);
     sg_free(r->bsyms);
     sg__idmap_free(&r->bmap);
+    sg_free(r->dstart);
+    sg_free(r->dead);
     sg_free(r);
+}
+
+void sg__xrun_release(sg__xrun *r, uint32_t v)
+{
+    if (v < r->nvals)
+        release(&r->vals[v]);
+}
+
+/* ---- the release plan ---- */
+
+/* v (and, for a list, each of its elements) is used by node n. */
+static void use_at(const sg__graph *g, uint32_t *last, uint32_t v, uint32_t n)
+{
+    if (v >= g->nvals)
+        return;
+    if (last[v] == SG_NOVAL || last[v] < n)
+        last[v] = n;
+    if (g->vals[v].kind == SG_V_LIST)
+        for (uint32_t i = 0; i < g->vals[v].u.list.n; i++) {
+            uint32_t e = g->ids[g->vals[v].u.list.off + i];
+            if (e < g->nvals && (last[e] == SG_NOVAL || last[e] < n))
+                last[e] = n; /* lists hold tensors, not lists */
+        }
+}
+
+/* v (and a list's elements) is used by node n from now on: n is its last use. */
+static void use_last(const sg__graph *g, uint32_t *last, uint32_t v, uint32_t n)
+{
+    if (v >= g->nvals)
+        return;
+    last[v] = n;
+    if (g->vals[v].kind == SG_V_LIST)
+        for (uint32_t i = 0; i < g->vals[v].u.list.n; i++) {
+            uint32_t e = g->ids[g->vals[v].u.list.off + i];
+            if (e < g->nvals)
+                last[e] = n;
+        }
+}
+
+sg_status sg__xrun_plan(sg__xrun *r)
+{
+    const sg__graph *g = r->g;
+    if (r->nplan || !g->nscopes || g->scopes[0].output == SG_NOVAL || !g->nnodes)
+        return SG_OK;
+    size_t nv = g->nvals, nn = g->nnodes;
+    uint32_t *last = sg__malloc(r->ctx, (nv ? nv : 1) * sizeof *last);
+    uint32_t *owner = sg__malloc(r->ctx, (g->nscopes ? g->nscopes : 1) * sizeof *owner); /* scope -> its cond */
+    uint32_t *dstart = sg__calloc(r->ctx, nn + 1, sizeof *dstart);
+    if (!last || !owner || !dstart) {
+        sg_free(last);
+        sg_free(owner);
+        sg_free(dstart);
+        return sg__nomem(r->ctx);
+    }
+    /* the last use of every value: its own node, then each node that takes it */
+    for (size_t v = 0; v < nv; v++)
+        last[v] = g->vals[v].node;
+    for (size_t s = 0; s < g->nscopes; s++)
+        owner[s] = SG_NOVAL;
+    for (uint32_t n = 0; n < nn; n++) {
+        const sg__gnode *nd = &g->nodes[n];
+        for (uint32_t k = 0; k < nd->nargs; k++) {
+            const sg__garg *ga = &g->args[nd->args + k];
+            if (ga->kind == SG_A_VALUE)
+                use_at(g, last, ga->u.v, n);
+            else if (ga->kind == SG_A_VALUES)
+                for (uint32_t j = 0; j < ga->u.list.n; j++)
+                    use_at(g, last, g->ids[ga->u.list.off + j], n);
+            else if (ga->kind == SG_A_SCOPE && nd->kind == SG_N_COND && ga->u.v < g->nscopes)
+                owner[ga->u.v] = n;
+        }
+    }
+    /* what a branch returns is read by its cond once the branch ran: it dies there */
+    for (uint32_t s = 1; s < g->nscopes; s++) {
+        uint32_t o = g->scopes[s].output;
+        if (o == SG_NOVAL || owner[s] == SG_NOVAL)
+            continue;
+        for (uint32_t k = 0; k < g->nodes[o].nargs; k++)
+            if (g->args[g->nodes[o].args + k].kind == SG_A_VALUE)
+                use_last(g, last, g->args[g->nodes[o].args + k].u.v, owner[s]);
+    }
+    /* never released: what the run gives back (the root's outputs, its
+       inputs, and every later version of an input tensor, which is what
+       the caller reads of an input an operator wrote) */
+    const sg__gnode *out = &g->nodes[g->scopes[0].output];
+    for (uint32_t k = 0; k < out->nargs; k++)
+        if (g->args[out->args + k].kind == SG_A_VALUE)
+            use_last(g, last, g->args[out->args + k].u.v, SG_NOVAL);
+    uint8_t *input = sg__calloc(r->ctx, nv ? nv : 1, 1); /* an input tensor, or a later version of one */
+    if (!input) {
+        sg_free(last);
+        sg_free(owner);
+        sg_free(dstart);
+        return sg__nomem(r->ctx);
+    }
+    for (uint32_t i = 0; i < g->scopes[0].nphs; i++) {
+        uint32_t v = g->nodes[g->scopes[0].phs[i]].out;
+        use_last(g, last, v, SG_NOVAL);
+        if (v < nv)
+            input[v] = 1;
+    }
+    for (uint32_t v = 0; v < nv; v++) {
+        if (g->vals[v].kind != SG_V_TENSOR || input[v])
+            continue;
+        uint32_t u = sg__graph_updates(g, v);
+        if (u < v && input[u]) { /* u < v: the write came after */
+            input[v] = 1;
+            last[v] = SG_NOVAL;
+        }
+    }
+    sg_free(input);
+    /* the dead lists, by node */
+    size_t ndead = 0;
+    for (size_t v = 0; v < nv; v++)
+        if (g->vals[v].kind == SG_V_TENSOR && last[v] != SG_NOVAL && last[v] < nn) {
+            dstart[last[v] + 1]++;
+            ndead++;
+        }
+    for (size_t n = 0; n < nn; n++)
+        dstart[n + 1] += dstart[n];
+    uint32_t *dead = sg__malloc(r->ctx, (ndead ? ndead : 1) * sizeof *dead);
+    if (!dead) {
+        sg_free(last);
+        sg_free(owner);
+        sg_free(dstart);
+        return sg__nomem(r->ctx);
+    }
+    uint32_t *at = sg__malloc(r->ctx, (nn ? nn : 1) * sizeof *at);
+    if (!at) {
+        sg_free(last);
+        sg_free(owner);
+        sg_free(dstart);
+        sg_free(dead);
+        return sg__nomem(r->ctx);
+    }
+    memcpy(at, dstart, nn * sizeof *at);
+    for (uint32_t v = 0; v < nv; v++)
+        if (g->vals[v].kind == SG_V_TENSOR && last[v] != SG_NOVAL && last[v] < nn)
+            dead[at[last[v]]++] = v;
+    sg_free(at);
+    sg_free(last);
+    sg_free(owner);
+    r->dstart = dstart;
+    r->dead = dead;
+    r->nplan = nn;
+    return SG_OK;
+}
+
+/* Release the values that die at node n (the plan's). */
+static void release_dead(sg__xrun *r, uint32_t n)
+{
+    for (uint32_t i = r->dstart[n]; i < r->dstart[n + 1]; i++)
+        if (r->dead[i] < r->nvals)
+            release(&r->vals[r->dead[i]]);
 }
 
 /* Room in the value table for every value of the graph (it may have grown). */
@@ -749,6 +909,8 @@ sg_status sg__xrun_node(sg__xrun *r, uint32_t n)
             return s;
         break;
     }
+    if (n < r->nplan)
+        release_dead(r, n);
     r->next = (size_t)n + 1;
     return SG_OK;
 }

@@ -244,6 +244,7 @@ sg_status sg_run_execute(sg_run *r)
 {
     if (!r)
         return SG_EINVAL;
+    CHAIN(sg__xrun_plan(r->x)); /* values die after their last use */
     return sg__xrun_rest(r->x);
 }
 

@@ -29,6 +29,32 @@ static int64_t max_numel(sg_dtype d)
     return (int64_t)(lim / elem_size(d));
 }
 
+static void count(sg_ctx *ctx, size_t n)
+{
+    ctx->xbytes += n;
+    if (ctx->xbytes > ctx->xpeak)
+        ctx->xpeak = ctx->xbytes;
+}
+
+void sg__xmem(const sg_ctx *ctx, size_t *live, size_t *peak)
+{
+    if (live)
+        *live = ctx->xbytes;
+    if (peak)
+        *peak = ctx->xpeak;
+}
+
+void sg__xmem_reset_peak(sg_ctx *ctx)
+{
+    ctx->xpeak = ctx->xbytes;
+}
+
+/* The bytes a storage of numel elements counts (its header and elements). */
+static size_t storage_bytes(sg_dtype d, int64_t numel)
+{
+    return sizeof(sg__xstorage) + (size_t)(numel ? numel : 1) * elem_size(d);
+}
+
 sg_status sg__xst_new(sg_ctx *ctx, sg__xstorage **out, sg_dtype dtype, int64_t numel)
 {
     *out = NULL;
@@ -46,8 +72,10 @@ sg_status sg__xst_new(sg_ctx *ctx, sg__xstorage **out, sg_dtype dtype, int64_t n
         return sg__nomem(ctx);
     }
     s->refs = 1;
+    s->ctx = ctx;
     s->dtype = (uint8_t)dtype;
     s->numel = numel;
+    count(ctx, storage_bytes(dtype, numel));
     *out = s;
     return SG_OK;
 }
@@ -63,6 +91,7 @@ sg_status sg__xst_grow(sg_ctx *ctx, sg__xstorage *st, int64_t numel)
     if (!p)
         return sg__nomem(ctx);
     memset((char *)p + (size_t)st->numel * es, 0, (size_t)(numel - st->numel) * es);
+    count(st->ctx, storage_bytes((sg_dtype)st->dtype, numel) - storage_bytes((sg_dtype)st->dtype, st->numel));
     st->data = p;
     st->numel = numel;
     return SG_OK;
@@ -72,6 +101,7 @@ void sg__xst_unref(sg__xstorage *s)
 {
     if (!s || --s->refs)
         return;
+    s->ctx->xbytes -= storage_bytes((sg_dtype)s->dtype, s->numel);
     sg_free(s->data);
     sg_free(s);
 }
@@ -145,6 +175,7 @@ sg_status sg__xt_view(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st, sg__xver
     t->refs = 1;
     t->st = st;
     st->refs++;
+    count(ctx, sizeof *t);
     t->ver = ver;
     t->dtype = st->dtype;
     t->ndim = (uint32_t)ndim;
@@ -192,6 +223,7 @@ void sg__xt_unref(sg__xtensor *t)
 {
     if (!t || --t->refs)
         return;
+    t->st->ctx->xbytes -= sizeof *t;
     sg__xst_unref(t->st);
     sg__xver_unref(t->ver);
     sg_free(t);

@@ -248,6 +248,7 @@ void sg_walk_free(sg_walk *W)
     if (!W)
         return;
     sg__xeager_free(W->ex);
+    sg__w_gc_free(W);
     block *b = W->blocks;
     while (b) {
         block *n = b->next;

@@ -33,6 +33,10 @@ sg_status sg__w_call_func(sg_walk *W, const sg__py *at, const wv *fn, wv *args, 
             return sg__w_err(W, at, SG_ETYPE, "%s() missing required argument: '%s'", def->s, def->names[i]);
     if (def->ndeco)
         return sg__w_err(W, def->deco[0], SG_EUNSUPPORTED, "unsupported: decorators outside autograd functions");
+    /* a collection in the callee keeps f and what the caller's statement made so far */
+    W->calls[W->depth].f = f;
+    W->calls[W->depth].lo = W->stmt_mark;
+    W->calls[W->depth].hi = (uint32_t)W->g->nvals;
     W->depth++;
     bool returned = false;
     *out = (wv){.kind = W_NONE};
@@ -40,6 +44,7 @@ sg_status sg__w_call_func(sg_walk *W, const sg__py *at, const wv *fn, wv *args, 
     sg_status s = sg__w_run_block(W, f, def->kids[0], &returned, out);
     W->line = line;
     W->depth--;
+    W->stmt_mark = W->calls[W->depth].lo; /* the caller's statement goes on */
     if (frame_out)
         *frame_out = f;
     return s;

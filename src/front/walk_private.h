@@ -56,6 +56,8 @@ typedef struct wobj {
 } wobj;
 
 typedef struct frame frame;
+typedef struct gcst gcst;
+#define MAX_CALL_DEPTH 200
 typedef struct wv wv;
 struct wv {
     uint8_t kind;
@@ -85,6 +87,7 @@ struct wv {
 
 struct frame {
     frame *up;
+    uint32_t gc; /* the last collection that marked it (walk_gc.c) */
     size_t n, cap;
     const char **names;
     wv *vals;
@@ -121,9 +124,15 @@ struct sg_walk {
     bool grad;           /* grad mode */
     unsigned depth;
     unsigned line;       /* the line under way */
+    /* eager: what the walker refers to, for freeing dead values (walk_gc.c) */
+    uint32_t stmt_mark;  /* the graph's values when the statement under way began */
+    uint32_t gc_epoch;   /* collections so far */
+    gcst *gcs;           /* a collection's work lists, kept for the next */
+    struct {
+        frame *f;        /* a function's frame under way */
+        uint32_t lo, hi; /* the values its caller's statement made before the call: in flight */
+    } calls[MAX_CALL_DEPTH + 1];
 };
-
-#define MAX_CALL_DEPTH 200
 
 /* ---- memory (walk.c) ---- */
 
@@ -278,6 +287,19 @@ sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, con
 sg_status sg__w_eval(sg_walk *W, frame *f, const sg__py *e, wv *out);
 /* Run the statements of block; *returned and *ret: a return ran. */
 sg_status sg__w_run_block(sg_walk *W, frame *f, const sg__py *block, bool *returned, wv *ret);
+
+/* ---- freeing dead values (walk_gc.c) ---- */
+
+/* A statement begins (eager walks only): when exec's executor says a
+ * collection is due, mark every value the walk refers to (the frames of
+ * the calls under way, the closures and sequences reachable from them,
+ * the inputs, the result, and the values each caller's statement made
+ * before its call, which its expression may still hold) and let the
+ * executor release the others. Then the statement's start is noted.
+ * Errors: SG_ENOMEM. */
+sg_status sg__w_gc_point(sg_walk *W);
+/* Free what collections kept (sg_walk_free). */
+void sg__w_gc_free(sg_walk *W);
 
 /* ---- printing (walk_print.c) ---- */
 

@@ -36,6 +36,8 @@ static sg_status assign(sg_walk *W, frame *f, const sg__py *target, wv v)
 static sg_status run_stmt(sg_walk *W, frame *f, const sg__py *st, bool *returned, wv *ret)
 {
     W->line = st->line;
+    if (W->eager) /* dead values go before the statement makes more */
+        CHAIN(sg__w_gc_point(W));
     switch ((sg__pyk)st->kind) {
     case SG_PY_ASSIGN: {
         wv v;

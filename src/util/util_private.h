@@ -61,6 +61,9 @@ struct sg_ctx {
     uint32_t fresh; /* fresh symbols made so far (_k0, _k1, ...) */
     /* env */
     uint64_t envs; /* shape environments made so far (their serial numbers) */
+    /* exec: bytes of tensor memory live now (storages with their elements,
+       tensors) and the most live since the last reset (sg__xmem) */
+    size_t xbytes, xpeak;
 };
 
 /* The util part of a new context (zeroed, default limits), and its release
