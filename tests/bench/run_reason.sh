@@ -30,6 +30,12 @@
 #   SG_BENCH_PYTHON       python3 for the generator (default /usr/bin/python3)
 #   SG_BENCH_KEEP         a directory to keep the corpora and raw outputs in
 #
+# Wall-clock time moves with the machine's load; instruction counts do not.
+# For those, run both programs on a kept corpus (SG_BENCH_KEEP) under
+# callgrind and read the inclusive counts of the functions that hold one
+# query each: iso_known (and cold_known) of bench_reason, z3_query of
+# bench_reason_z3 (doc/performance.md gives the commands).
+#
 # Exit status: 0; 1 when an answer is unsound or a side fails its checks;
 # 2 for a usage or setup error.
 set -u
