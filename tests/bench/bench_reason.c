@@ -130,7 +130,9 @@ static const char *const fig_name[NF] = {
  * callgrind's inclusive counts of cold_known and iso_known are the
  * instructions of the cold and isolated queries alone, a measure the
  * machine's load does not move (bench_reason_z3's z3_query is Z3's). */
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(__clang__)
+#define NOINLINE __attribute__((noipa)) /* noinline, and not folded with its twin (GCC's -fipa-icf) */
+#elif defined(__GNUC__)
 #define NOINLINE __attribute__((noinline))
 #else
 #define NOINLINE
