@@ -1,4 +1,4 @@
-/* shapeguard, the command-line tool: the battery runner (shared/spec/battery.md)
+/* shapeguard, the command-line tool: the battery runner (doc/battery.md)
  * and the helpers that main.c shares with it.
  *
  * A battery is read whole, split into lines, and each line is checked

@@ -1,4 +1,4 @@
-/* Battery commands over programs (spec/program.md): program blocks,
+/* Battery commands over programs (doc/program.md): program blocks,
  * `input NAME = EXPR`, trace, ops, placeholders, shape, eager and run. */
 #include <math.h>
 #include <stdbool.h>
@@ -215,7 +215,7 @@ static void concrete_free(concrete *c)
     memset(c, 0, sizeof *c);
 }
 
-/* The value formula of spec/program.md, element at storage index i of
+/* The value formula of doc/program.md, element at storage index i of
  * input k with seed S. */
 static double formula(int dtype, int64_t i, size_t k, int64_t seed)
 {

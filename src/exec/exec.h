@@ -1,4 +1,4 @@
-/* The exec layer (design.md, "The pipeline above the guards"): concrete
+/* The exec layer (doc/design.md, "The pipeline"): concrete
  * strided tensors and the execution of graph nodes on them.
  *
  * A concrete tensor (sg__xtensor) views a storage (sg__xstorage: a flat

@@ -1,4 +1,4 @@
-/* The program language (spec/program.md): a tokenizer and a parser for its
+/* The program language (doc/program.md): a tokenizer and a parser for its
  * Python subset (pyparse.c) giving an AST, and a printer of the AST back
  * to canonical Python (pyprint.c). The walker that traces or runs a
  * program (shapeguard/front.h) stands on this. */

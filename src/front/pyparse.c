@@ -1,5 +1,5 @@
 /* The program language: tokens (with Python's INDENT and DEDENT) and a
- * recursive-descent parser of the subset of spec/program.md. Python
+ * recursive-descent parser of the subset of doc/program.md. Python
  * outside the subset is refused as unsupported with the construct's name;
  * text that is not Python is a syntax error; both carry line and column. */
 #include <ctype.h>

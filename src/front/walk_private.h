@@ -1,4 +1,4 @@
-/* The walker of the program language (spec/program.md), split by what each
+/* The walker of the program language (doc/program.md), split by what each
  * part does (front.h says what a walk is):
  *  - walk.c: programs, walks, their inputs and outputs, frames, errors;
  *  - walk_value.c: reading walker values (truth, ints) and turning them

@@ -1,5 +1,5 @@
 /* The graph IR (graph.c, graph_print.c): a graph of nodes over values, the
- * form every pass of the pipeline takes and gives (design.md, "The pipeline
+ * form every pass of the pipeline takes and gives (doc/design.md, "The pipeline
  * above the guards").
  *
  * Values and nodes are numbered, not pointed to (QBE's Ref): a graph is a

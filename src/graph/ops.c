@@ -1,5 +1,5 @@
 /* The operator registry: the rows of ops.def (every operator of
- * spec/program.md's list, and those the pipeline's passes produce, as
+ * doc/program.md's list, and those the pipeline's passes produce, as
  * PyTorch 1.13 writes their schemas: tests/diff/schemas.test compares them
  * with the schemas of the installed PyTorch), the graph layer's columns, and
  * the index of Python spellings. Parsed once per registry; each schema must

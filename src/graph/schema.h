@@ -95,7 +95,7 @@ void sg__schema_full_name(const sg__schema *s, char *buf);
 /* The index of the argument named name, or -1. */
 int sg__schema_arg(const sg__schema *s, const char *name);
 
-/* The registry: every operator of spec/program.md's list, and the ones the
+/* The registry: every operator of doc/program.md's list, and the ones the
  * pipeline's passes make (alias, _unsafe_view, the scatters...), parsed once. */
 typedef struct sg__opreg sg__opreg;
 /* Parse every schema of the table. Errors: SG_ENOMEM; SG_EINTERNAL if a

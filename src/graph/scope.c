@@ -1,6 +1,6 @@
 /* Scopes of a tracer: subgraphs nested in the graph (the branches of
  * torch.cond), and the lifting of values and symbols of enclosing scopes
- * into them, as PyTorch's SubgraphTracer does it (seed 003): a value of an
+ * into them, as PyTorch's SubgraphTracer does it (torch/_dynamo/output_graph.py): a value of an
  * enclosing scope used in a subgraph is taken by a placeholder, parent
  * first through every scope between; a tensor's basic free symbols (of its
  * sizes, strides and offset) are taken before it, sorted, each once per

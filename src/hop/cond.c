@@ -1,7 +1,7 @@
 /* torch.cond over two traced branches (hop.h): the branches' inputs merged
  * into one signature, their outputs merged into the cond node's (PyTorch's
- * _merge_graph_inputs and _merge_output, seed 003 and
- * ../shared/reference/guards_subclass_cond.md part C), and the refusal of a
+ * _merge_graph_inputs of torch/_dynamo/variables/higher_order_ops.py and
+ * _merge_output of torch/_higher_order_ops/cond.py), and the refusal of a
  * branch that writes into its inputs or returns an alias of one. */
 #include <stdio.h>
 #include <stdlib.h>

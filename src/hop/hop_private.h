@@ -1,8 +1,9 @@
 /* shapeguard: the hop layer's internals, for tests (not installed).
  *
- * The output merge of torch.cond (PyTorch's _merge_output, reference
- * guards_subclass_cond.md C.3.8) as pure functions over the tracer's shape
- * environment, so that the vectors of C-T23 can be checked without tracing
+ * The output merge of torch.cond (PyTorch's _merge_output in
+ * torch/_higher_order_ops/cond.py) as pure functions over the tracer's shape
+ * environment, so that the vectors of PyTorch's test_merge_output
+ * (test/functorch/test_control_flow.py) can be checked without tracing
  * two branches. Fresh symbols are unbacked symbols of t's environment, made
  * in the order of the dimensions and bound there (as a cond node binds
  * them); their ranges are the hull of both sides' ranges. */

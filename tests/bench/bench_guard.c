@@ -5,8 +5,13 @@
  * the sources (sg_guard_prog_emit_python_with: lambda L: ...
  * L['x0'].size()[0] ..., with L a dict of objects whose size() is a C-level
  * builtin returning a tuple: cheaper than torch.Tensor.size(), which builds
- * a torch.Size), and the cheaper flat one over a list
- * (sg_guard_prog_emit_python: lambda v: ... v[0] ...).
+ * a torch.Size), the cheaper flat one over a list
+ * (sg_guard_prog_emit_python: lambda v: ... v[0] ...), and the flat one
+ * with one parameter per size, as sympy's lambdify writes it
+ * (sg_guard_prog_emit_python_with: lambda a0, a1, ...: ... a0 ..., called
+ * as f(*v)). The last two get the sizes already flattened into one list, as
+ * the program gets them in one int64 array: they compare like with like;
+ * pt also pays for reading the sizes out of the inputs.
  *
  *   bench_guard [-n N,...] [-s SEED] [-r ROUNDS] [-k WORKDIR] [-p PYTHON3] [-c CC]
  *
@@ -16,7 +21,7 @@
  * division, products, Max). Every guard holds at the input (the hot case: a
  * call that hits the cache entry). Prints one line per size:
  *   N sources compile_us_per_guard prog_ns c_ns hand_ns pt_ns py_ns prog/c prog/h pt/prog py/prog interp_ns
- *   int/c native_B insns regs batched
+ *   int/c native_B insns regs batched fl_ns fl/prog
  * (c: the emitted C, sg_guard_prog_emit_c, exact: it tests for overflow and
  * returns -1 to say "check exactly"; hand: the guards as a person writes them
  * in C, return (G0) && (G1) && ... in plain int64 arithmetic, no overflow
@@ -24,7 +29,8 @@
  * prog: the program as compiled by default, with native code where the
  * library has a backend, native_B bytes of it; interp: the same compiled
  * with SG_GUARD_INTERPRET, the portable path; pt: the PyTorch-style lambda
- * over L, py: the lambda over v[i]).
+ * over L, py: the lambda over v[i], fl: the lambda over a0, a1, ... called
+ * as f(*v), the fastest Python form of the flattened sizes).
  * Exit 1 if a check disagrees between the program and the C. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
@@ -216,9 +222,9 @@ int main(int argc, char **argv)
     if (sg_ctx_new(&C))
         return 2;
     int status = 0;
-    printf("%6s %7s %9s %8s %8s %8s %9s %9s %6s %6s %7s %7s %9s %6s %8s %6s %5s %7s\n", "guards", "sources",
+    printf("%6s %7s %9s %8s %8s %8s %9s %9s %6s %6s %7s %7s %9s %6s %8s %6s %5s %7s %9s %7s\n", "guards", "sources",
            "comp_us/g", "prog_ns", "c_ns", "hand_ns", "pt_ns", "py_ns", "prog/c", "prog/h", "pt/prog", "py/prog",
-           "interp_ns", "int/c", "native_B", "insns", "regs", "batched");
+           "interp_ns", "int/c", "native_B", "insns", "regs", "batched", "fl_ns", "fl/prog");
     char *list = strdup(sizes);
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
         size_t n = (size_t)atol(tok), ns = n < 1000 ? n : 1000;
@@ -248,9 +254,22 @@ int main(int argc, char **argv)
                 sg_guard_prog_free(p);
         }
         /* the C, compiled -O2 as a shared object */
-        char *csrc = NULL, *pysrc = NULL, *ptsrc = NULL, path[1024], so[1024], cmd[4096];
+        char *csrc = NULL, *pysrc = NULL, *ptsrc = NULL, *flsrc = NULL, path[1024], so[1024], cmd[4096];
+        /* the flat lambda with a parameter per slot: "a0, a1, ..." */
+        char **anames = malloc(ns * sizeof *anames), *params = malloc(ns * 8 + 1);
+        if (!anames || !params)
+            die("malloc");
+        params[0] = 0;
+        for (size_t i = 0, at = 0; i < ns; i++) {
+            anames[i] = malloc(16);
+            if (!anames[i])
+                die("malloc");
+            snprintf(anames[i], 16, "a%zu", i);
+            at += (size_t)sprintf(params + at, "%s%s", i ? ", " : "", anames[i]);
+        }
         if (sg_guard_prog_emit_c(C, &csrc, p, "guard") || sg_guard_prog_emit_python(C, &pysrc, p) ||
-            sg_guard_prog_emit_python_with(C, &ptsrc, p, "L", NULL))
+            sg_guard_prog_emit_python_with(C, &ptsrc, p, "L", NULL) ||
+            sg_guard_prog_emit_python_with(C, &flsrc, p, params, (const char *const *)anames))
             die("emit");
         snprintf(path, sizeof path, "%s/bench_guard_%zu.c", work, n);
         snprintf(so, sizeof so, "%s/bench_guard_%zu.so", work, n);
@@ -297,7 +316,7 @@ int main(int argc, char **argv)
         f = fopen(path, "w");
         if (!f)
             die("write py");
-        fprintf(f, "import itertools, timeit, types\ng = %s\nf = %s\nv = [", ptsrc, pysrc);
+        fprintf(f, "import itertools, timeit, types\ng = %s\nf = %s\nh = %s\nv = [", ptsrc, pysrc, flsrc);
         for (size_t i = 0; i < ns; i++)
             fprintf(f, "%s%" PRId64, i ? ", " : "", val[i]);
         fprintf(f, "]\nL = {}\n");
@@ -307,30 +326,36 @@ int main(int argc, char **argv)
                 fprintf(f, "%" PRId64 ", ", val[d]);
             fprintf(f, ")).__next__)\n");
         }
-        fprintf(f, "assert g(L) and f(v)\nnum = max(1, int(%ld / 20))\n"
+        fprintf(f, "assert g(L) and f(v) and h(*v)\nnum = max(1, int(%ld / 20))\n"
                    "print(min(timeit.repeat(lambda: g(L), number=num, repeat=%d)) / num * 1e9)\n"
-                   "print(min(timeit.repeat(lambda: f(v), number=num, repeat=%d)) / num * 1e9)\n",
-                iters, rounds, rounds);
+                   "print(min(timeit.repeat(lambda: f(v), number=num, repeat=%d)) / num * 1e9)\n"
+                   "print(min(timeit.repeat(lambda: h(*v), number=num, repeat=%d)) / num * 1e9)\n",
+                iters, rounds, rounds, rounds);
         fclose(f);
         snprintf(cmd, sizeof cmd, "%s '%s'", py, path);
         FILE *pp = popen(cmd, "r");
-        double tpt = -1, tpy = -1;
-        if (!pp || fscanf(pp, "%lf %lf", &tpt, &tpy) != 2)
-            tpt = tpy = -1;
+        double tpt = -1, tpy = -1, tfl = -1;
+        if (!pp || fscanf(pp, "%lf %lf %lf", &tpt, &tpy, &tfl) != 3)
+            tpt = tpy = tfl = -1;
         if (pp)
             pclose(pp);
         size_t ninsns = 0, nregs = 0, nb = 0;
         sg_guard_prog_stats(p, &ninsns, &nregs, &nb, NULL);
         printf("%6zu %7zu %9.3f %8.1f %8.1f %8.1f %9.1f %9.1f %6.2f %6.2f %7.1f %7.1f %9.1f %6.2f %8zu %6zu %5zu "
-               "%7zu\n",
+               "%7zu %9.1f %7.1f\n",
                n, ns, comp * 1e6 / (double)n, tp, tc, th, tpt, tpy, tp / tc, tp / th, tpt / tp, tpy / tp, ti, ti / tc,
-               sg_guard_prog_native_size(p), ninsns, nregs, nb);
+               sg_guard_prog_native_size(p), ninsns, nregs, nb, tfl, tfl / tp);
         fprintf(stderr, "  (%zu guards: cc -O2 took %.2f s)\n", n, tcc);
         fflush(stdout);
         dlclose(h);
         sg_free(csrc);
         sg_free(pysrc);
         sg_free(ptsrc);
+        sg_free(flsrc);
+        for (size_t i = 0; i < ns; i++)
+            free(anames[i]);
+        free(anames);
+        free(params);
         sg_guard_prog_free(p);
         sg_guard_prog_free(pi);
         free(sym);

@@ -6,7 +6,7 @@ tests/bench/bench_expr_sympy.py for sympy) read the file this script writes,
 so both build exactly the same expressions, in the same order, with the same
 sequence of binary operations.
 
-Grammar (issue 2; peers.md section 9, workload W1):
+Grammar (issue 2):
   term   := coeff * product of 1-3 symbols (drawn with replacement, so squares
             occur), coeff in {1, 1, 1, 2, 4, 8, 16, -1, -2, 3} (1 is not written)
   sum    := 1-4 terms, sometimes plus a constant

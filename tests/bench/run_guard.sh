@@ -1,8 +1,10 @@
 #!/bin/sh
 # Guards at call time benchmark (issue 6): a compiled guard program vs the
-# same guards as C compiled with cc -O2 vs two Python lambdas (timeit): the
+# same guards as C compiled with cc -O2 vs three Python lambdas (timeit): the
 # PyTorch-style one over L (L['x0'].size()[0], size() a builtin returning a
-# tuple) and the flat one over a list (v[0]).
+# tuple), and two over the sizes already flattened, as the program gets them
+# (like with like): over a list (v[0]) and with one parameter per size
+# (lambda a0, a1, ...: called as f(*v), sympy's lambdify form).
 #
 #   run_guard.sh BUILDDIR SRCDIR
 #
@@ -22,8 +24,9 @@ sg_mktemp sgbguard
 echo "Guards at call time: program vs C (cc -O2) vs Python lambdas; every guard holds (best of ${SG_BENCH_RUNS:-7})"
 echo "  prog/c: program time / time of the emitted C (exact, overflow-tested); prog/h: the same against the guards"
 echo "  hand-written in plain C, return (G0) && (G1) && ... (the floor); both cc -O2 (goal <= 2)"
-echo "  pt/prog: PyTorch-style lambda (lambda L: ... L['x0'].size()[0] ...)"
-echo "  time / program time (goal >= 50); py/prog: the same for the flat lambda (lambda v: ... v[0] ...), cheaper;"
+echo "  pt/prog: PyTorch-style lambda (lambda L: ... L['x0'].size()[0] ...) time / program time (goal >= 50);"
+echo "  it reads the sizes out of its inputs, which the program is handed flattened. Like with like, over the"
+echo "  flattened sizes: py/prog (lambda v: ... v[0] ...) and fl/prog (lambda a0, a1, ...: ... a0 ..., called f(*v));"
 echo "  comp_us/g: compile time per guard (goal < 10); interp_ns, int/c: the program interpreted (SG_GUARD_INTERPRET),"
 echo "  the path where there is no native code; native_B: bytes of native code (0: none)"
 # shellcheck disable=SC2086

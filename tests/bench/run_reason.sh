@@ -30,6 +30,12 @@
 #   SG_BENCH_PYTHON       python3 for the generator (default /usr/bin/python3)
 #   SG_BENCH_KEEP         a directory to keep the corpora and raw outputs in
 #
+# Wall-clock time moves with the machine's load; instruction counts do not.
+# For those, run both programs on a kept corpus (SG_BENCH_KEEP) under
+# callgrind and read the inclusive counts of the functions that hold one
+# query each: iso_known (and cold_known) of bench_reason, z3_query of
+# bench_reason_z3 (doc/performance.md gives the commands).
+#
 # Exit status: 0; 1 when an answer is unsound or a side fails its checks;
 # 2 for a usage or setup error.
 set -u
@@ -107,21 +113,25 @@ if [ -n "$SCALE" ]; then
         run_size "$n" 1 || exit 2
     done
     echo
-    echo "scaling: $SYMS symbols, $QUERIES queries, seed $SEED (one corpus per size); us per query, cold"
+    echo "scaling: $SYMS symbols, $QUERIES queries, seed $SEED (one corpus per size); us per query, median / mean;"
+    echo "  cold: first ask, with what earlier queries left in the fact base's caches; iso: each query of a fresh"
+    echo "  copy of the fact base (nothing cached: like with like against Z3, which keeps no answers);"
+    echo "  Z3/cold and Z3/iso: the ratios of the medians; share: of the queries Z3 proves, those shapeguard proves"
     sort -n "$TMP/scale.txt" | awk -v have_z3=$have_z3 '
+    function r(z, a) { return (a + 0 > 0 && z != "-") ? sprintf("%.0fx", z / a) : "-" }
     BEGIN {
         if (have_z3)
-            printf "%6s %12s %12s %12s %10s %12s %12s %10s %8s\n", "facts", "setup (us)", "sg median",
-                "sg mean", "sg proves", "Z3 median", "Z3 mean", "Z3 proves", "unsound"
+            printf "%6s %10s %15s %15s %15s %7s %7s %9s %9s %7s %8s\n", "facts", "setup (us)", "sg cold",
+                "sg iso", "Z3", "Z3/cold", "Z3/iso", "sg proves", "Z3 proves", "share", "unsound"
         else
-            printf "%6s %12s %12s %12s %10s %8s\n", "facts", "setup (us)", "sg median", "sg mean",
-                "sg proves", "unsound"
+            printf "%6s %10s %15s %15s %9s %8s\n", "facts", "setup (us)", "sg cold", "sg iso", "sg proves", "unsound"
     }
     {
         if (have_z3)
-            printf "%6d %12s %12s %12s %10d %12s %12s %10d %8d\n", $1, $2, $3, $4, $5, $7, $8, $6, $9
+            printf "%6d %10s %15s %15s %15s %7s %7s %9d %9d %6s%% %8d\n", $1, $2, $3 " / " $4, $10 " / " $11,
+                $7 " / " $8, r($7, $3), r($7, $10), $5, $6, $12, $9
         else
-            printf "%6d %12s %12s %12s %10d %8d\n", $1, $2, $3, $4, $5, $9
+            printf "%6d %10s %15s %15s %9d %8d\n", $1, $2, $3 " / " $4, $10 " / " $11, $5, $9
     }'
 fi
 exit $status

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Random programs that nest torch.cond (spec/program.md), for the
+"""Random programs that nest torch.cond (doc/program.md), for the
 differential and invariant test tests/diff/cond.test.
 
     cond_gen.py [--seed S] [--count N] [--max-depth D] [--known-bugs] [-o FILE]

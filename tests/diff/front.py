@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The parser of the program language against Python's own: random programs
-in the subset of spec/program.md (and the fixed ones of tests/programs),
+in the subset of doc/program.md (and the fixed ones of tests/programs),
 printed by Python's ast.unparse (blank lines dropped) and by our parser's
 printer (tests/diff/front_print) must be the same text; mutated programs that
 Python rejects must be syntax errors for us too, and programs outside the

@@ -2,7 +2,7 @@
 """Differential test of `shapeguard run` (eval) against Python's integers.
 
 The generator builds small random expression trees in the battery syntax of
-shared/spec/battery.md, prints them, and evaluates them with its own evaluator
+doc/battery.md, prints them, and evaluates them with its own evaluator
 written over Python's unbounded integers (no eval() of battery text, no
 sympy).  It then writes a battery of `eval EXPR [where ...] => VALUE` lines,
 runs `$SG_BIN run FILE`, and judges the failures the engine reports with the
@@ -240,7 +240,7 @@ def has_shortcircuit(n):
 
 
 # --------------------------------------------------------------------------
-# Semantics (shared/spec/battery.md), exact over Python ints.
+# Semantics (doc/battery.md), exact over Python ints.
 
 def chk(v):
     if type(v) is int and v.bit_length() > LIMIT_BITS:

@@ -5,7 +5,7 @@ pipeline (`trace`, `run`, `layouts`) against PyTorch.
     prog_gen.py [--seed S] [--count N] [--grad] [--no-requires-grad] [--errors FRACTION]
                 [--overrides FRACTION] [--eager-only] [--known-bugs] [-o FILE]
 
-Writes a battery (spec/battery.md, spec/program.md) of N cases to FILE
+Writes a battery (doc/battery.md, doc/program.md) of N cases to FILE
 (default stdout).  Each case declares 1 to 3 tensor inputs (float64 mostly,
 some int64, bool, float32; sizes 0..5 in 1 to 3 dims; some strided with
 strides=/offset=; some aliased through `input b = a[...]`; some

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Real PyTorch as the oracle for programs in batteries (spec/program.md).
+"""Real PyTorch as the oracle for programs in batteries (doc/program.md).
 
 For every case of a battery that has a `program` block, this builds the
 inputs as program.md's "Values" section says, runs the entry point (the last

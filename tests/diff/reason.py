@@ -262,7 +262,7 @@ def pr(n):
     return _pr(n)[0]
 
 
-# ---- semantics (shared/spec/battery.md) over Python's integers
+# ---- semantics (doc/battery.md) over Python's integers
 
 class SGErr(Exception):
     pass

@@ -1,6 +1,6 @@
 /* env: the shape environment API (env.h), one test per behaviour, with
  * expectations worked out by hand (PyTorch's ShapeEnv where it applies:
- * doc/../shared/reference/shapeenv.md sections 1.3, 1.4, 4.3 F). Broader
+ * torch/fx/experimental/symbolic_shapes.py). Broader
  * soundness checking is tests/unit/test_env_fuzz.c. */
 #include "cmocka_all.h"
 

@@ -1,7 +1,6 @@
 /* hop: the output merge of torch.cond (src/hop/hop_private.h), PyTorch's
- * _merge_output. The layout vectors are those of the reference's C-T23
- * (test_merge_output in test/functorch/test_control_flow.py, restated in
- * ../shared/reference/guards_subclass_cond.md C.4): sizes and strides are
+ * _merge_output. The layout vectors are those of test_merge_output in
+ * PyTorch's test/functorch/test_control_flow.py: sizes and strides are
  * constants, and the expected merged sizes and strides name the fresh
  * unbacked symbols u0, u1, ... in the order the merge makes them (dimension
  * by dimension). Each vector runs in an environment of its own, so that its

@@ -1,7 +1,8 @@
 /* source: sources, fakification, subclasses, re-fakification, violations
  * (source.h) and guard sets (guard.h, sg_guard_set_*). Expectations worked
- * out by hand from PyTorch's rules (shared/reference/shapeenv.md 1.5,
- * guards_subclass_cond.md B.3). */
+ * out by hand from PyTorch's rules (ShapeEnv.create_symbolic_sizes_strides_storage_offset
+ * in torch/fx/experimental/symbolic_shapes.py; the subclass protocol of
+ * __tensor_flatten__/__tensor_unflatten__ in torch/_subclasses/meta_utils.py). */
 #include "cmocka_all.h"
 
 #include <string.h>
