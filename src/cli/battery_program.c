@@ -1,5 +1,6 @@
 /* Battery commands over programs (spec/program.md): program blocks,
  * `input NAME = EXPR`, trace, ops, placeholders, shape, eager and run. */
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -1085,9 +1086,12 @@ static int pyval_read(const char **p, pyval *v, int depth)
     if (is_float) {
         v->kind = 'f';
         v->f = strtod(s, &end);
-    } else {
+    } else { /* an int past int64 is no value a run gives (strtoll would cap it to one) */
         v->kind = 'i';
+        errno = 0;
         v->i = strtoll(s, &end, 10);
+        if (errno == ERANGE)
+            return 0;
     }
     if (end == s)
         return 0;
@@ -1157,32 +1161,54 @@ static void print_value(sg_ctx *ctx, const outcome *o, uint32_t v, cli_str *out)
     sg_free(s);
 }
 
-/* Check one item of an expected RESULT. */
+/* "oK" in the n bytes at s: 1 with *k set (a K past SIZE_MAX is SIZE_MAX,
+ * which is no output), else 0. */
+static int output_index(const char *s, size_t n, size_t *k)
+{
+    if (n < 2 || s[0] != 'o' || strspn(s + 1, "0123456789") < n - 1)
+        return 0;
+    size_t v = 0;
+    for (size_t i = 1; i < n; i++) {
+        size_t dig = (size_t)(s[i] - '0');
+        v = v > (SIZE_MAX - dig) / 10 ? SIZE_MAX : v * 10 + dig;
+    }
+    *k = v;
+    return 1;
+}
+
+/* Check one item of an expected RESULT. Names are read whole, of any
+ * length; an index oK of any size. */
 static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n, cli_str *why)
 {
     char *it = cli_xstrndup(item, n);
     int ok = 0;
     cli_str got = CLI_STR_INIT;
     const char *eq = strchr(it, '=');
-    char name[64] = "";
-    size_t k;
-    if (sscanf(it, "o%zu is %63s", &k, name) == 2) {
-        ok = sg_walk_output_is(o->w, k, name);
-        cli_str_addf(&got, "o%zu is %s", k, ok ? name : "not");
-    } else if (!strncmp(it, "version ", 8) && eq) {
-        snprintf(name, sizeof name, "%.*s", (int)(eq - it - 8), it + 8);
-        char *nm = name;
+    size_t k, w0 = strcspn(it, " \t");
+    const char *is = it + w0;
+    while (cli_is_blank(*is))
+        is++;
+    if (!eq && output_index(it, w0, &k) && !strncmp(is, "is", 2) && cli_is_blank(is[2])) {
+        const char *nm = is + 3;
         size_t nn = strlen(nm);
-        cli_trim((const char **)&nm, &nn);
-        nm[nn] = '\0';
-        uint32_t v = sg_walk_param_value(o->w, nm);
+        cli_trim(&nm, &nn);
+        char *name = cli_xstrndup(nm, nn);
+        ok = sg_walk_output_is(o->w, k, name);
+        cli_str_addf(&got, "%.*s is %s", (int)w0, it, ok ? name : "not");
+        free(name);
+    } else if (!strncmp(it, "version ", 8) && eq) {
+        const char *nm = it + 8;
+        size_t nn = (size_t)(eq - nm);
+        cli_trim(&nm, &nn);
+        char *name = cli_xstrndup(nm, nn);
+        uint32_t v = sg_walk_param_value(o->w, name);
         long idx = -1;
         for (size_t i = 0; i < o->c->n; i++)
-            if (!strcmp(sg_program_param(o->p->prog, i), nm))
+            if (!strcmp(sg_program_param(o->p->prog, i), name))
                 idx = (long)i;
         const sg_tensor *x = v == NOVAL ? NULL : sg_run_tensor(o->x, v);
         if (idx < 0 || !x) {
-            cli_str_addf(&got, "no tensor input %s", nm);
+            cli_str_addf(&got, "no tensor input %s", name);
         } else {
             long root = o->c->same_as[idx] >= 0 ? o->c->same_as[idx] : idx;
             const char *moved = sg_tensor_version(x) != o->c->version[root] ? "bumped" : "same";
@@ -1190,20 +1216,21 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
             while (cli_is_blank(*want))
                 want++;
             ok = !strcmp(want, moved);
-            cli_str_addf(&got, "version %s=%s", nm, moved);
+            cli_str_addf(&got, "version %s=%s", name, moved);
         }
+        free(name);
     } else if (!strncmp(it, "grad ", 5) || !strncmp(it, "bw ", 3)) {
         cli_str_addf(&got, "%.*s: not implemented yet (autograd comes with the aot pipeline)",
                      (int)strcspn(it, "="), it);
     } else if (eq) {
-        snprintf(name, sizeof name, "%.*s", (int)(eq - it), it);
-        size_t nn = strlen(name);
-        while (nn && cli_is_blank(name[nn - 1]))
-            name[--nn] = '\0';
+        const char *nm = it;
+        size_t nn = (size_t)(eq - it);
+        cli_trim(&nm, &nn);
+        char *name = cli_xstrndup(nm, nn);
         cli_str val = CLI_STR_INIT;
-        if (name[0] == 'o' && sscanf(name + 1, "%zu", &k) == 1 && strspn(name + 1, "0123456789") == nn - 1) {
+        if (output_index(name, nn, &k)) {
             if (k >= sg_walk_noutputs(o->w)) {
-                cli_str_addf(&val, "(no output %zu)", k);
+                cli_str_addf(&val, "(no output %s)", name + 1);
             } else {
                 char *s = NULL;
                 sg_status st = sg_walk_print_output(o->w, o->x, k, &s);
@@ -1223,6 +1250,7 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
         ok = values_match(cli_str_get(&val), eq + 1);
         cli_str_addf(&got, "%s=%s", name, cli_str_get(&val));
         cli_str_free(&val);
+        free(name);
     } else {
         cli_str_addf(&got, "an item that is not oK=VALUE, NAME=VALUE, oK is NAME or version NAME=...");
     }
