@@ -62,7 +62,13 @@ static sg_status cli_ctx_new(sg_ctx **out)
 {
     if (faultsim_left == -2) {
         const char *n = getenv("SG_FAULTSIM");
-        faultsim_left = n && *n ? strtol(n, NULL, 10) : -1;
+        char *end = NULL;
+        errno = 0;
+        faultsim_left = n && *n ? strtol(n, &end, 10) : -1;
+        if (n && *n && (errno || *end || faultsim_left < 0)) { /* not a count: off, and said */
+            fprintf(stderr, "shapeguard: SG_FAULTSIM=%s is not a count of allocations; ignored\n", n);
+            faultsim_left = -1;
+        }
     }
     if (faultsim_left == -1)
         return sg_ctx_new(out);
