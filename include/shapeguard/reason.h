@@ -45,9 +45,14 @@ void sg_facts_free(sg_take sg_facts *f);
 /* Assume fact (a boolean expression) for every later question. A fact that is
  * provably false makes the base inconsistent (every question is then
  * vacuously true; sg_facts_consistent says so) and is reported as
- * SG_EASSERT, though it is recorded. Errors: SG_EINVAL, SG_ETYPE (an integer
- * expression), SG_EASSERT, SG_ELIMIT, SG_ENOMEM; on SG_EINVAL, SG_ETYPE and
- * SG_ENOMEM nothing is recorded. */
+ * SG_EASSERT, though it is recorded. A fact that no values of its symbols
+ * can evaluate is refused: one with a division or modulo by the constant 0
+ * (SG_EZERODIV: `1 // 0 == 1`, `x % 0 == 1`), a power with a negative
+ * constant exponent (SG_ENEGEXP), or a CleanDiv of constants that do not
+ * divide (SG_EINEXACT), anywhere in it (Where arms included), the message
+ * naming that sub-expression. Errors: SG_EINVAL, SG_ETYPE (an integer
+ * expression), SG_EZERODIV, SG_ENEGEXP, SG_EINEXACT, SG_EASSERT, SG_ELIMIT,
+ * SG_ENOMEM; on every error but SG_EASSERT nothing is recorded. */
 SG_WARN_UNUSED sg_status sg_facts_assume(sg_facts *f, const sg_expr *fact);
 
 /* 1 unless the facts are known to contradict each other. */

@@ -62,7 +62,13 @@ static sg_status cli_ctx_new(sg_ctx **out)
 {
     if (faultsim_left == -2) {
         const char *n = getenv("SG_FAULTSIM");
-        faultsim_left = n && *n ? strtol(n, NULL, 10) : -1;
+        char *end = NULL;
+        errno = 0;
+        faultsim_left = n && *n ? strtol(n, &end, 10) : -1;
+        if (n && *n && (errno || *end || faultsim_left < 0)) { /* not a count: off, and said */
+            fprintf(stderr, "shapeguard: SG_FAULTSIM=%s is not a count of allocations; ignored\n", n);
+            faultsim_left = -1;
+        }
     }
     if (faultsim_left == -1)
         return sg_ctx_new(out);
@@ -919,6 +925,24 @@ static void report(runner *r, const char *file, size_t lineno, const char *what,
     fprintf(r->out, "%s\n", msg);
 }
 
+/* Before a case ends: a program that no command used is a failure (the
+ * battery may have been cut off inside its block). */
+static void report_unused_program(runner *r, const case_state *cs, const char *file)
+{
+    const char *parse_error;
+    sg_status parse_status;
+    size_t line = program_unused(cs, &parse_status, &parse_error);
+    if (!line)
+        return;
+    cli_str why = CLI_STR_INIT;
+    cli_str_adds(&why, "the case ends without a command that uses this program (trace, eager, run, ...): "
+                       "is the file cut off?");
+    if (parse_error)
+        cli_str_addf(&why, " It does not parse: error %s (%s)", sg_status_kind(parse_status), parse_error);
+    report(r, file, line, "program", 7, cli_str_get(&why));
+    cli_str_free(&why);
+}
+
 /* `case NAME`: the end of one case and the start of the next. */
 static int is_case_line(const char *s, size_t n)
 {
@@ -954,6 +978,7 @@ static void run_command(runner *r, case_state *cs, const char *file, size_t line
         return;
     }
     if (is_case_line(cmd, cmdn)) {
+        report_unused_program(r, cs, file);
         case_end(cs);
         if (exp)
             report(r, file, lineno, cmd, cmdn, "'case' takes no '=>'");
@@ -1157,6 +1182,7 @@ static void run_file(runner *r, const char *path, void (*at_end)(case_state *, v
     }
     if (at_end)
         at_end(&cs, end_user);
+    report_unused_program(r, &cs, path);
     case_end(&cs);
     free(buf);
 }

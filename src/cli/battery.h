@@ -88,6 +88,11 @@ cmd_result program_block(case_state *cs, const char *src, size_t first, cli_str 
 struct cli_tval;
 void program_note_tensor(case_state *cs, const struct cli_tval *t);
 void program_free(struct cli_program *p);
+/* The line of the case's `program` when no command used the program (so a
+ * battery cut off inside or just after its block does not pass unnoticed),
+ * else 0; *parse_status and *parse_error are then the reason the block does
+ * not parse (SG_OK and NULL when it does). */
+size_t program_unused(const case_state *cs, sg_status *parse_status, const char **parse_error);
 /* Trace the case's program (if not done) and print its graph to out as
  * FX-like Python, or as DOT; 1 on success, else 0 with the reason on err. */
 int program_print_graph(case_state *cs, int dot, FILE *out, FILE *err);

@@ -1,5 +1,6 @@
 /* Battery commands over programs (doc/program.md): program blocks,
  * `input NAME = EXPR`, trace, ops, placeholders, shape, eager and run. */
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ typedef struct pdecl {
     int requires_grad; /* as the tracer takes it: 0, 1 (requires_grad=leaf), 2 (requires_grad: a clone) */
     size_t ndim;
     int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], offset;
-    int has_layout; /* strides= or offset= given */
+    int has_strides; /* strides= given (else contiguous) */
 } pdecl;
 
 typedef struct alias_decl {
@@ -37,6 +38,8 @@ struct cli_program {
     sg_status traced;   /* the trace's outcome (SG_OK when it worked) */
     int has_trace;
     char *trace_msg;
+    size_t line;        /* the `program` line of the block (0: none yet) */
+    int used;           /* a command used the program */
 };
 
 static struct cli_program *program_of(case_state *cs)
@@ -78,7 +81,7 @@ void program_note_tensor(case_state *cs, const cli_tval *t)
     d->requires_grad = t->requires_grad == 2 ? 1 : t->requires_grad == 1 ? 2 : 0;
     d->ndim = t->ndim;
     memcpy(d->sizes, t->sizes, t->ndim * sizeof *t->sizes);
-    d->has_layout = t->has_strides || t->offset;
+    d->has_strides = t->has_strides;
     if (t->has_strides)
         memcpy(d->strides, t->strides, t->ndim * sizeof *t->strides);
     d->offset = t->offset;
@@ -107,6 +110,7 @@ cmd_result program_block(case_state *cs, const char *src, size_t first, cli_str 
         cli_str_adds(why, "a case has at most one program");
         return CMD_FAIL;
     }
+    p->line = first ? first - 1 : 0;
     /* lines of the battery file in errors and on graph nodes */
     sg_status st = sg_program_new(cs->ctx, &p->prog, src, strlen(src), first > UINT32_MAX ? 1 : (uint32_t)first);
     if (st) { /* kept as the outcome of trace, eager and run */
@@ -150,7 +154,22 @@ static struct cli_program *need_program(case_state *cs, cli_str *why)
         cli_str_adds(why, "no program in this case");
         return NULL;
     }
+    cs->program->used = 1;
     return cs->program;
+}
+
+size_t program_unused(const case_state *cs, sg_status *parse_status, const char **parse_error)
+{
+    const struct cli_program *p = cs->program;
+    *parse_status = SG_OK;
+    *parse_error = NULL;
+    if (!p || p->used || !p->line || (!p->prog && !p->has_trace))
+        return 0;
+    if (!p->prog && p->traced) {
+        *parse_status = p->traced;
+        *parse_error = p->trace_msg ? p->trace_msg : "";
+    }
+    return p->line;
 }
 
 /* The int expression of the `backed` input named name (its source is
@@ -185,12 +204,33 @@ static const sg_expr *int_input(case_state *cs, const char *name)
 
 /* ---- concrete inputs ---- */
 
+/* What a run line says of one input: `NAME=INT`, or `NAME` with any of
+ * sizes=[...], strides=[...] and offset=K (an override describes the
+ * tensor afresh: strides contiguous and offset 0 unless given). */
 typedef struct override {
     const char *name;
     size_t nlen;
-    size_t ndim;
-    int64_t sizes[SG_MAX_DIMS];
+    int is_int; /* NAME=INT */
+    int64_t value;
+    int has_sizes, has_strides, has_offset;
+    size_t ndim, nstrides;
+    int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], offset;
 } override;
+
+/* The arguments of an eager or run line: [S] then the overrides. */
+typedef struct run_args {
+    int64_t seed;
+    override *ov;
+    size_t nov;
+    cli_str limit; /* the first integer beyond int64 (what the run gives as error limit) */
+} run_args;
+
+static void run_args_free(run_args *a)
+{
+    free(a->ov);
+    cli_str_free(&a->limit);
+    memset(a, 0, sizeof *a);
+}
 
 typedef struct concrete {
     size_t n;                 /* parameters */
@@ -215,67 +255,136 @@ static void concrete_free(concrete *c)
     memset(c, 0, sizeof *c);
 }
 
-/* The value formula of doc/program.md, element at storage index i of
- * input k with seed S. */
+/* The value formula of doc/program.md: element at storage index i of input
+ * k with seed S is m = (7 * (i + 101 * S) + 13 * k) mod 17 (mod 3 for bool),
+ * computed exactly for every i, k and S (each product reduced first, so
+ * nothing overflows int64). */
 static double formula(int dtype, int64_t i, size_t k, int64_t seed)
 {
-    int64_t j = i + 101 * seed;
-    int64_t m;
-    if (dtype == SG_BOOL) {
-        m = (7 * j + 13 * (int64_t)k) % 3;
-        if (m < 0)
-            m += 3;
+    int64_t q = dtype == SG_BOOL ? 3 : 17;
+    int64_t si = i % q, ss = seed % q, sk = (int64_t)(k % (size_t)q);
+    if (si < 0)
+        si += q;
+    if (ss < 0)
+        ss += q;
+    int64_t m = (7 * si + 7 * ((101 * ss) % q) + 13 * sk) % q;
+    if (dtype == SG_BOOL)
         return m == 0;
-    }
-    m = (7 * j + 13 * (int64_t)k) % 17;
-    if (m < 0)
-        m += 17;
     return dtype == SG_INT64 ? (double)(m - 8) : (double)(m - 8) / 4;
 }
 
-/* Build a declared tensor input. */
+/* Fail with status s, the message naming input `name`, followed by the
+ * context's own message when it has one for s. Returns s. */
+static sg_status input_error(sg_ctx *ctx, sg_status s, const char *name)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", sg_ctx_last_error(ctx) == s ? sg_ctx_last_error_msg(ctx) : "");
+    return sg_ctx_set_error(ctx, s, "input %s: %s", name, msg[0] ? msg : sg_status_kind(s));
+}
+
+/* "sizes=[2, 3] strides=[3, 1] offset=0" (strides NULL: left out), for messages. */
+static void add_layout(cli_str *s, size_t ndim, const int64_t *sizes, const int64_t *strides, int64_t offset)
+{
+    for (int part = 0; part < 2; part++) {
+        const int64_t *v = part ? strides : sizes;
+        if (!v)
+            continue;
+        cli_str_adds(s, part ? " strides=[" : "sizes=[");
+        for (size_t i = 0; i < ndim; i++)
+            cli_str_addf(s, "%s%lld", i ? ", " : "", (long long)v[i]);
+        cli_str_adds(s, "]");
+    }
+    if (strides)
+        cli_str_addf(s, " offset=%lld", (long long)offset);
+}
+
+/* Fail with SG_ELIMIT: input name's layout (what) passes int64. */
+static sg_status layout_limit(sg_ctx *ctx, const char *name, const char *what, size_t ndim, const int64_t *sizes,
+                              const int64_t *strides, int64_t offset)
+{
+    cli_str s = CLI_STR_INIT;
+    add_layout(&s, ndim, sizes, strides, offset);
+    sg_status st = sg_ctx_set_error(ctx, SG_ELIMIT, "input %s: %s: %s beyond int64", name, cli_str_get(&s), what);
+    cli_str_free(&s);
+    return st;
+}
+
+/* Build a declared tensor input (parameter k) at seed S: a storage just
+ * large enough, filled from the formula, and the input's view of it. Every
+ * size, stride and offset is checked before it is used: SG_EINVAL (a
+ * negative one, strides of another rank), SG_ELIMIT (a layout whose
+ * positions or element count pass int64, more elements than memory holds),
+ * SG_ENOMEM (memory that cannot be had); each message names the input. */
 static sg_status make_tensor(sg_ctx *ctx, const pdecl *d, const override *ov, size_t k, int64_t seed,
                              sg_tensor **out)
 {
-    size_t ndim = ov ? ov->ndim : d->ndim;
-    const int64_t *sizes = ov ? ov->sizes : d->sizes;
-    int64_t strides[SG_MAX_DIMS], offset = 0, numel = 1;
-    if (d->has_layout && !ov) {
-        memcpy(strides, d->strides, ndim * sizeof *strides);
-        if (!d->strides[0] && ndim && !memcmp(d->strides, (int64_t[SG_MAX_DIMS]){0}, ndim * sizeof *strides)) {
-            int64_t st = 1; /* offset= alone: contiguous strides */
-            for (size_t i = ndim; i-- > 0;) {
-                strides[i] = st;
-                st *= sizes[i] > 1 ? sizes[i] : 1;
-            }
+    const char *name = d->name;
+    size_t ndim = d->ndim, nstrides = d->has_strides ? d->ndim : 0;
+    const int64_t *sizes = d->sizes, *given = d->strides;
+    int64_t strides[SG_MAX_DIMS], offset = d->offset;
+    int has_strides = d->has_strides;
+    if (ov) { /* described afresh */
+        if (ov->has_sizes) {
+            ndim = ov->ndim;
+            sizes = ov->sizes;
         }
-        offset = d->offset;
-        int64_t last = offset;
-        bool empty = false;
-        for (size_t i = 0; i < ndim; i++) {
-            empty |= sizes[i] == 0;
-            last += (sizes[i] - 1) * strides[i];
-        }
-        numel = empty ? offset : last + 1;
-    } else {
+        has_strides = ov->has_strides;
+        nstrides = ov->nstrides;
+        given = ov->strides;
+        offset = ov->has_offset ? ov->offset : 0;
+    }
+    if (has_strides && nstrides != ndim)
+        return sg_ctx_set_error(ctx, SG_EINVAL, "input %s: %zu sizes but %zu strides", name, ndim, nstrides);
+    for (size_t i = 0; i < ndim; i++) {
+        if (sizes[i] < 0)
+            return sg_ctx_set_error(ctx, SG_EINVAL, "input %s: size %zu is negative (%lld)", name, i,
+                                    (long long)sizes[i]);
+        if (has_strides && given[i] < 0)
+            return sg_ctx_set_error(ctx, SG_EINVAL, "input %s: stride %zu is negative (%lld)", name, i,
+                                    (long long)given[i]);
+    }
+    if (offset < 0)
+        return sg_ctx_set_error(ctx, SG_EINVAL, "input %s: the storage offset is negative (%lld)", name,
+                                (long long)offset);
+    bool empty = false;
+    for (size_t i = 0; i < ndim; i++)
+        empty |= sizes[i] == 0;
+    if (has_strides) {
+        memcpy(strides, given, ndim * sizeof *strides);
+    } else { /* contiguous: PyTorch's strides, products of max(size, 1) */
         int64_t st = 1;
         for (size_t i = ndim; i-- > 0;) {
             strides[i] = st;
-            st *= sizes[i] > 1 ? sizes[i] : 1;
+            if (i && __builtin_mul_overflow(st, sizes[i] > 1 ? sizes[i] : 1, &st))
+                return layout_limit(ctx, name, "its contiguous strides are", ndim, sizes, NULL, 0);
         }
-        for (size_t i = 0; i < ndim; i++)
-            numel *= sizes[i];
+        if (!empty && ndim && __builtin_mul_overflow(strides[0], sizes[0], &st))
+            return layout_limit(ctx, name, "its element count is", ndim, sizes, NULL, 0);
+    }
+    /* the storage: up to the last position the view reaches (the offset
+     * alone for an empty view, as PyTorch sizes it) */
+    int64_t numel = offset;
+    if (!empty) {
+        int64_t last = offset, span;
+        bool over = false;
+        for (size_t i = 0; i < ndim && !over; i++)
+            over = __builtin_mul_overflow(sizes[i] - 1, strides[i], &span) || __builtin_add_overflow(last, span, &last);
+        if (over || __builtin_add_overflow(last, 1, &numel))
+            return layout_limit(ctx, name, "its storage reaches positions", ndim, sizes, strides, offset);
     }
     sg_tensor *flat, *t; /* the storage's every element from the formula, then the input's view of it */
     sg_status st = sg_tensor_new(ctx, &flat, (sg_dtype)d->dtype, 1, &numel);
+    if (st == SG_ENOMEM) /* an allocation that fails is said, never fatal */
+        return sg_ctx_set_error(ctx, SG_ENOMEM, "input %s: out of memory for a storage of %lld elements", name,
+                                (long long)numel);
     if (st)
-        return st;
+        return input_error(ctx, st, name);
     for (int64_t i = 0; i < numel; i++)
         sg_tensor_set_f(flat, i, formula(d->dtype, i, k, seed));
     st = sg_tensor_view(ctx, &t, flat, ndim, sizes, strides, offset);
     sg_tensor_unref(flat);
     if (st)
-        return st;
+        return input_error(ctx, st, name);
     sg_tensor_set_requires_grad(t, d->requires_grad != 0);
     *out = t;
     return SG_OK;
@@ -335,10 +444,12 @@ static sg_status eval_alias(sg_ctx *ctx, struct cli_program *p, const alias_decl
 }
 
 /* The input objects of a run: declared tensors from the formulas and
- * backed ints from their hints (k counting the parameters), then the
- * `input` ones in the order they are declared, evaluated eagerly. 0 with
- * why set on failure; where an `input` expression failed, *run_err (if not
- * NULL) is its status: the run's outcome. */
+ * backed ints from their hints (k counting the parameters), each as the
+ * overrides ov[0 .. nov) describe it, then the `input` ones in the order
+ * they are declared, evaluated eagerly. 0 with why set on failure; where an
+ * input cannot be built (a layout beyond int64 or memory, a hint beyond
+ * int64, an `input` expression that fails), *run_err (if not NULL) is its
+ * status: the run's outcome, its message naming the input. */
 static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, const override *ov, size_t nov,
                         concrete *c, sg_status *run_err, cli_str *why)
 {
@@ -371,22 +482,24 @@ static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, con
             c->rg[k] = d->requires_grad;
         } else if (!find_alias(p, name)) {
             const sg_expr *e = int_input(cs, name), *hint = NULL;
-            int64_t v;
-            if (!e || sg_env_hint(case_env(cs, why), &hint, e) || !sg_expr_get_si(hint, &v)) {
+            int64_t v = 0;
+            if (!e || sg_env_hint(case_env(cs, why), &hint, e)) {
                 cli_str_addf(why, "parameter %s has no input (tensor, backed or input)", name);
                 concrete_free(c);
                 return 0;
             }
-            if (o && o->ndim == 1)
-                v = o->sizes[0];
+            if (o) {
+                v = o->value;
+            } else if (!sg_expr_get_si(hint, &v)) { /* a run's ints are int64 */
+                char *h = NULL;
+                sg_status ps = sg_print(ctx, &h, hint, SG_FMT_SG);
+                st = sg_ctx_set_error(ctx, SG_ELIMIT, "input %s: its hint %s is beyond int64 (n=INT on the line "
+                                                      "gives another value)", name, ps ? "" : h);
+                sg_free(h);
+            }
             c->is_int[k] = 1;
             c->ints[k] = v;
         }
-    }
-    if (st) {
-        cli_str_add_error(why, ctx, st);
-        concrete_free(c);
-        return 0;
     }
     for (size_t i = 0; i < p->naliases && !st; i++) {
         size_t k = 0;
@@ -395,7 +508,7 @@ static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, con
         if (k < n) /* an input no parameter takes is not built */
             st = eval_alias(ctx, p, &p->aliases[i], k, c, why);
     }
-    if (st) { /* the run's own outcome (an input torch cannot build either) */
+    if (st) { /* the run's own outcome (an input it cannot build) */
         cli_str_add_error(why, ctx, st);
         if (run_err)
             *run_err = st;
@@ -407,66 +520,187 @@ static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, con
     return 1;
 }
 
-/* [S] [NAME sizes=[...] | NAME=INT] ... */
-static int read_run_args(const char *args, int64_t *seed, override *ov, size_t *nov, size_t max, cli_str *why)
+/* An integer written in the n bytes at s (an optional sign, then decimal
+ * digits): 1 with *out set; 0 when the text is no integer; -1 when it is an
+ * integer beyond int64, which a run cannot take. */
+static int read_int_word(const char *s, size_t n, int64_t *out)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (n && (s[0] == '-' || s[0] == '+')) {
+        neg = s[0] == '-';
+        i = 1;
+    }
+    if (i == n)
+        return 0;
+    uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    int big = 0;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        unsigned dig = (unsigned)(s[i] - '0');
+        if (big || v > (lim - dig) / 10)
+            big = 1;
+        else
+            v = v * 10 + dig;
+    }
+    if (big)
+        return -1;
+    *out = !neg ? (int64_t)v : v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    return 1;
+}
+
+/* Is the n bytes at s an identifier? */
+static int is_name(const char *s, size_t n)
+{
+    if (!n || (s[0] >= '0' && s[0] <= '9'))
+        return 0;
+    return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") >= n;
+}
+
+/* The list [N, ...] in the n bytes at w (at most SG_MAX_DIMS items) into
+ * out. 0 with why set when it is malformed; an item beyond int64 is noted
+ * in a->limit (the first one only) and read as 0. */
+static int read_run_list(run_args *a, const char *w, size_t n, const char *key, const override *o, int64_t *out,
+                         size_t *count, cli_str *why)
+{
+    *count = 0;
+    if (n < 2 || w[0] != '[' || w[n - 1] != ']') {
+        cli_str_addf(why, "bad %s=%.*s for %.*s (a list [N, ...] of integers)", key, (int)n, w, (int)o->nlen, o->name);
+        return 0;
+    }
+    const char *s = w + 1, *end = w + n - 1;
+    while (s < end && cli_is_blank(*s))
+        s++;
+    if (s == end)
+        return 1; /* [] */
+    for (;;) {
+        const char *c = memchr(s, ',', (size_t)(end - s));
+        const char *stop = c ? c : end, *it = s;
+        size_t len = (size_t)(stop - s);
+        cli_trim(&it, &len);
+        if (*count == SG_MAX_DIMS) {
+            cli_str_addf(why, "%s= of %.*s: more than %d items", key, (int)o->nlen, o->name, SG_MAX_DIMS);
+            return 0;
+        }
+        int r = read_int_word(it, len, &out[*count]);
+        if (!r) {
+            cli_str_addf(why, "bad integer '%.*s' in %s= of %.*s", (int)len, it, key, (int)o->nlen, o->name);
+            return 0;
+        }
+        if (r < 0) {
+            out[*count] = 0;
+            if (!a->limit.n)
+                cli_str_addf(&a->limit, "input %.*s: %s item %zu (%.*s) is beyond int64", (int)o->nlen, o->name, key,
+                             *count, (int)len, it);
+        }
+        ++*count;
+        if (!c)
+            return 1;
+        s = c + 1;
+    }
+}
+
+/* [S] [NAME=INT | NAME [sizes=[...]] [strides=[...]] [offset=K]] ...: the
+ * words are split at blanks outside brackets. 0 with why set on a line that
+ * cannot be read: a word that is none of these, a key without a NAME
+ * before it or given twice, a NAME with no key, a NAME given twice, an item
+ * that is no integer. Integers beyond int64 are noted in a->limit. */
+static int read_run_args(const char *args, run_args *a, cli_str *why)
 {
     const char *p = args;
-    *seed = 0;
-    *nov = 0;
-    while (*p) {
+    override *cur = NULL;
+    int first = 1;
+    memset(a, 0, sizeof *a);
+    for (;;) {
         while (cli_is_blank(*p))
             p++;
         if (!*p)
             break;
-        if ((*p >= '0' && *p <= '9') && p == args + strspn(args, " \t")) {
-            char *end;
-            *seed = strtoll(p, &end, 10);
-            p = end;
+        const char *w = p;
+        int depth = 0;
+        while (*p && (depth || !cli_is_blank(*p))) {
+            depth += (*p == '[') - (*p == ']' && depth);
+            p++;
+        }
+        size_t n = (size_t)(p - w);
+        const char *eq = memchr(w, '=', n);
+        size_t kn = eq ? (size_t)(eq - w) : n;
+        if (first && strspn(w, "0123456789") >= n) { /* the seed */
+            if (read_int_word(w, n, &a->seed) < 0) {
+                a->seed = 0;
+                if (!a->limit.n)
+                    cli_str_addf(&a->limit, "the seed %.*s is beyond int64", (int)n, w);
+            }
+            first = 0;
             continue;
         }
-        const char *name = p;
-        while (*p && !cli_is_blank(*p) && *p != '=')
-            p++;
-        size_t nlen = (size_t)(p - name);
-        while (cli_is_blank(*p))
-            p++;
-        if (*nov == max) {
-            cli_str_adds(why, "too many size overrides");
+        first = 0;
+        int is_key = eq && (cli_eq(w, kn, "sizes") || cli_eq(w, kn, "strides") || cli_eq(w, kn, "offset"));
+        if (!is_name(w, kn)) {
+            cli_str_addf(why, "cannot read '%.*s' (the words are [S], NAME=INT, and NAME followed by sizes=[...], "
+                              "strides=[...] or offset=K)",
+                         (int)n, w);
             return 0;
         }
-        override *o = &ov[(*nov)++];
-        o->name = name;
-        o->nlen = nlen;
-        if (*p == '=') { /* NAME=INT: an int input */
-            char *end;
-            o->ndim = 1;
-            o->sizes[0] = strtoll(p + 1, &end, 10);
-            p = end;
+        if (is_key) {
+            if (!cur) {
+                cli_str_addf(why, "%.*s= without an input NAME before it", (int)kn, w);
+                return 0;
+            }
+            const char *v = eq + 1;
+            size_t vn = n - kn - 1;
+            int *has = w[0] == 's' && w[1] == 'i' ? &cur->has_sizes : w[0] == 's' ? &cur->has_strides : &cur->has_offset;
+            if (*has) {
+                cli_str_addf(why, "%.*s= given twice for %.*s", (int)kn, w, (int)cur->nlen, cur->name);
+                return 0;
+            }
+            *has = 1;
+            if (has == &cur->has_offset) {
+                int r = read_int_word(v, vn, &cur->offset);
+                if (!r) {
+                    cli_str_addf(why, "bad offset=%.*s for %.*s (an integer)", (int)vn, v, (int)cur->nlen, cur->name);
+                    return 0;
+                }
+                if (r < 0 && !a->limit.n)
+                    cli_str_addf(&a->limit, "input %.*s: offset %.*s is beyond int64", (int)cur->nlen, cur->name,
+                                 (int)vn, v);
+            } else if (!read_run_list(a, v, vn, has == &cur->has_sizes ? "sizes" : "strides", cur,
+                                      has == &cur->has_sizes ? cur->sizes : cur->strides,
+                                      has == &cur->has_sizes ? &cur->ndim : &cur->nstrides, why)) {
+                return 0;
+            }
             continue;
         }
-        if (strncmp(p, "sizes=[", 7)) {
-            cli_str_addf(why, "expected NAME sizes=[...] after '%.*s'", (int)nlen, name);
+        if (cur && !cur->has_sizes && !cur->has_strides && !cur->has_offset) {
+            cli_str_addf(why, "expected sizes=[...], strides=[...] or offset=K after '%.*s'", (int)cur->nlen, cur->name);
             return 0;
         }
-        p += 7;
-        o->ndim = 0;
-        while (*p && *p != ']') {
-            char *end;
-            if (o->ndim == SG_MAX_DIMS) {
-                cli_str_adds(why, "too many sizes");
+        for (size_t i = 0; i < a->nov; i++)
+            if (a->ov[i].nlen == kn && !memcmp(a->ov[i].name, w, kn)) {
+                cli_str_addf(why, "input '%.*s' given twice", (int)kn, w);
                 return 0;
             }
-            o->sizes[o->ndim++] = strtoll(p, &end, 10);
-            if (end == p) {
-                cli_str_addf(why, "bad sizes for %.*s", (int)nlen, name);
+        a->ov = cli_xrealloc(a->ov, (a->nov + 1) * sizeof *a->ov);
+        cur = &a->ov[a->nov++];
+        memset(cur, 0, sizeof *cur);
+        cur->name = w;
+        cur->nlen = kn;
+        if (eq) { /* NAME=INT */
+            int r = read_int_word(eq + 1, n - kn - 1, &cur->value);
+            if (!r) {
+                cli_str_addf(why, "bad value '%.*s' for %.*s (NAME=INT)", (int)(n - kn - 1), eq + 1, (int)kn, w);
                 return 0;
             }
-            p = end;
-            while (cli_is_blank(*p) || *p == ',')
-                p++;
+            if (r < 0 && !a->limit.n)
+                cli_str_addf(&a->limit, "input %.*s: %.*s is beyond int64", (int)kn, w, (int)(n - kn - 1), eq + 1);
+            cur->is_int = 1;
+            cur = NULL;
         }
-        if (*p == ']')
-            p++;
+    }
+    if (cur && !cur->has_sizes && !cur->has_strides && !cur->has_offset) {
+        cli_str_addf(why, "expected sizes=[...], strides=[...] or offset=K after '%.*s'", (int)cur->nlen, cur->name);
+        return 0;
     }
     return 1;
 }
@@ -607,6 +841,10 @@ static int error_fits(const char *want, sg_status st, const char *msg);
 cmd_result cmd_trace(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
     (void)ctx;
+    if (ln->args[0]) {
+        cli_str_addf(why, "trace takes no arguments (got '%s')", ln->args);
+        return CMD_FAIL;
+    }
     struct cli_program *p = need_program(cs, why);
     if (!p || !do_trace(cs, p, why))
         return CMD_FAIL;
@@ -850,9 +1088,12 @@ static int pyval_read(const char **p, pyval *v, int depth)
     if (is_float) {
         v->kind = 'f';
         v->f = strtod(s, &end);
-    } else {
+    } else { /* an int past int64 is no value a run gives (strtoll would cap it to one) */
         v->kind = 'i';
+        errno = 0;
         v->i = strtoll(s, &end, 10);
+        if (errno == ERANGE)
+            return 0;
     }
     if (end == s)
         return 0;
@@ -922,32 +1163,54 @@ static void print_value(sg_ctx *ctx, const outcome *o, uint32_t v, cli_str *out)
     sg_free(s);
 }
 
-/* Check one item of an expected RESULT. */
+/* "oK" in the n bytes at s: 1 with *k set (a K past SIZE_MAX is SIZE_MAX,
+ * which is no output), else 0. */
+static int output_index(const char *s, size_t n, size_t *k)
+{
+    if (n < 2 || s[0] != 'o' || strspn(s + 1, "0123456789") < n - 1)
+        return 0;
+    size_t v = 0;
+    for (size_t i = 1; i < n; i++) {
+        size_t dig = (size_t)(s[i] - '0');
+        v = v > (SIZE_MAX - dig) / 10 ? SIZE_MAX : v * 10 + dig;
+    }
+    *k = v;
+    return 1;
+}
+
+/* Check one item of an expected RESULT. Names are read whole, of any
+ * length; an index oK of any size. */
 static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n, cli_str *why)
 {
     char *it = cli_xstrndup(item, n);
     int ok = 0;
     cli_str got = CLI_STR_INIT;
     const char *eq = strchr(it, '=');
-    char name[64] = "";
-    size_t k;
-    if (sscanf(it, "o%zu is %63s", &k, name) == 2) {
-        ok = sg_walk_output_is(o->w, k, name);
-        cli_str_addf(&got, "o%zu is %s", k, ok ? name : "not");
-    } else if (!strncmp(it, "version ", 8) && eq) {
-        snprintf(name, sizeof name, "%.*s", (int)(eq - it - 8), it + 8);
-        char *nm = name;
+    size_t k, w0 = strcspn(it, " \t");
+    const char *is = it + w0;
+    while (cli_is_blank(*is))
+        is++;
+    if (!eq && output_index(it, w0, &k) && !strncmp(is, "is", 2) && cli_is_blank(is[2])) {
+        const char *nm = is + 3;
         size_t nn = strlen(nm);
-        cli_trim((const char **)&nm, &nn);
-        nm[nn] = '\0';
-        uint32_t v = sg_walk_param_value(o->w, nm);
+        cli_trim(&nm, &nn);
+        char *name = cli_xstrndup(nm, nn);
+        ok = sg_walk_output_is(o->w, k, name);
+        cli_str_addf(&got, "%.*s is %s", (int)w0, it, ok ? name : "not");
+        free(name);
+    } else if (!strncmp(it, "version ", 8) && eq) {
+        const char *nm = it + 8;
+        size_t nn = (size_t)(eq - nm);
+        cli_trim(&nm, &nn);
+        char *name = cli_xstrndup(nm, nn);
+        uint32_t v = sg_walk_param_value(o->w, name);
         long idx = -1;
         for (size_t i = 0; i < o->c->n; i++)
-            if (!strcmp(sg_program_param(o->p->prog, i), nm))
+            if (!strcmp(sg_program_param(o->p->prog, i), name))
                 idx = (long)i;
         const sg_tensor *x = v == NOVAL ? NULL : sg_run_tensor(o->x, v);
         if (idx < 0 || !x) {
-            cli_str_addf(&got, "no tensor input %s", nm);
+            cli_str_addf(&got, "no tensor input %s", name);
         } else {
             long root = o->c->same_as[idx] >= 0 ? o->c->same_as[idx] : idx;
             const char *moved = sg_tensor_version(x) != o->c->version[root] ? "bumped" : "same";
@@ -955,20 +1218,21 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
             while (cli_is_blank(*want))
                 want++;
             ok = !strcmp(want, moved);
-            cli_str_addf(&got, "version %s=%s", nm, moved);
+            cli_str_addf(&got, "version %s=%s", name, moved);
         }
+        free(name);
     } else if (!strncmp(it, "grad ", 5) || !strncmp(it, "bw ", 3)) {
         cli_str_addf(&got, "%.*s: not implemented yet (autograd comes with the aot pipeline)",
                      (int)strcspn(it, "="), it);
     } else if (eq) {
-        snprintf(name, sizeof name, "%.*s", (int)(eq - it), it);
-        size_t nn = strlen(name);
-        while (nn && cli_is_blank(name[nn - 1]))
-            name[--nn] = '\0';
+        const char *nm = it;
+        size_t nn = (size_t)(eq - it);
+        cli_trim(&nm, &nn);
+        char *name = cli_xstrndup(nm, nn);
         cli_str val = CLI_STR_INIT;
-        if (name[0] == 'o' && sscanf(name + 1, "%zu", &k) == 1 && strspn(name + 1, "0123456789") == nn - 1) {
+        if (output_index(name, nn, &k)) {
             if (k >= sg_walk_noutputs(o->w)) {
-                cli_str_addf(&val, "(no output %zu)", k);
+                cli_str_addf(&val, "(no output %s)", name + 1);
             } else {
                 char *s = NULL;
                 sg_status st = sg_walk_print_output(o->w, o->x, k, &s);
@@ -988,6 +1252,7 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
         ok = values_match(cli_str_get(&val), eq + 1);
         cli_str_addf(&got, "%s=%s", name, cli_str_get(&val));
         cli_str_free(&val);
+        free(name);
     } else {
         cli_str_addf(&got, "an item that is not oK=VALUE, NAME=VALUE, oK is NAME or version NAME=...");
     }
@@ -1061,26 +1326,76 @@ static cmd_result check_error(sg_ctx *ctx, sg_status st, const char *expected, c
     return check_error_msg(st, sg_ctx_last_error(ctx) == st ? sg_ctx_last_error_msg(ctx) : "", expected, why);
 }
 
+/* Each input a run line describes is a parameter of the program of that
+ * kind: a tensor declared by `tensor` (NAME sizes=[...] ...) or an int
+ * (NAME=INT); not one made by `input NAME = EXPR`. 1, or 0 with why set. */
+static int check_overrides(const struct cli_program *p, const run_args *a, cli_str *why)
+{
+    size_t n = sg_program_nparams(p->prog);
+    for (size_t i = 0; i < a->nov; i++) {
+        const override *o = &a->ov[i];
+        size_t k = 0;
+        while (k < n && !cli_eq(o->name, o->nlen, sg_program_param(p->prog, k)))
+            k++;
+        if (k == n) {
+            cli_str_addf(why, "no input '%.*s' (the program's parameters: ", (int)o->nlen, o->name);
+            for (size_t j = 0; j < n; j++)
+                cli_str_addf(why, "%s%s", j ? ", " : "", sg_program_param(p->prog, j));
+            cli_str_adds(why, n ? ")" : "none)");
+            return 0;
+        }
+        const char *name = sg_program_param(p->prog, k);
+        const alias_decl *al = find_alias(p, name);
+        if (find_decl(p, name)) {
+            if (o->is_int) {
+                cli_str_addf(why, "input '%s' is a tensor: %s sizes=[...] [strides=[...]] [offset=K], not %s=INT",
+                             name, name, name);
+                return 0;
+            }
+        } else if (al) {
+            cli_str_addf(why, "input '%s' is made by `input %s = %s`: it follows the inputs it is made of", name, name,
+                         al->expr);
+            return 0;
+        } else if (!o->is_int) {
+            cli_str_addf(why, "input '%s' is an integer: %s=INT", name, name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* The inputs of an eager or run line ([S] [NAME sizes=[...]] ...) into *c
  * (freed with concrete_free). false: none made, *early is the line's result
- * (an input that fails to build passes where `error KIND` was expected). */
+ * (an input that cannot be built, such as a size beyond int64, is the run's
+ * outcome: it passes where that `error KIND` was expected). */
 static bool call_inputs(case_state *cs, sg_ctx *ctx, struct cli_program *p, const cmd_line *ln, concrete *c,
                         cmd_result *early, cli_str *why)
 {
-    override ov[16];
-    size_t nov;
-    int64_t seed;
+    run_args a;
     sg_status run_err = SG_OK;
+    bool ok = false;
     *early = CMD_FAIL;
-    if (!read_run_args(ln->args, &seed, ov, &nov, 16, why))
+    if (!read_run_args(ln->args, &a, why) || !check_overrides(p, &a, why)) {
+        run_args_free(&a);
         return false;
-    if (build_inputs(cs, p, seed, ov, nov, c, &run_err, why))
-        return true;
-    if (run_err && !strncmp(ln->expected, "error ", 6)) {
+    }
+    if (a.limit.n) {
+        run_err = sg_ctx_set_error(ctx, SG_ELIMIT, "%s", cli_str_get(&a.limit));
+        cli_str_add_error(why, ctx, run_err);
+    } else {
+        ok = build_inputs(cs, p, a.seed, a.ov, a.nov, c, &run_err, why);
+    }
+    if (!ok && run_err && !strncmp(ln->expected, "error ", 6)) {
         cli_str_clear(why);
         *early = check_error(ctx, run_err, ln->expected, why);
+    } else if (!ok && run_err) {
+        char *got = cli_xstrndup(cli_str_get(why), why->n);
+        cli_str_clear(why);
+        cli_str_addf(why, "expected %s, got %s", ln->expected, got);
+        free(got);
     }
-    return false;
+    run_args_free(&a);
+    return ok;
 }
 
 /* eager [S] [NAME sizes=[...]] ... => RESULT */
@@ -1311,6 +1626,10 @@ int program_print_graph(case_state *cs, int dot, FILE *out, FILE *err)
  * they must be those written (PyTorch's, in the differential test). */
 cmd_result cmd_layouts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
+    if (ln->args[0]) {
+        cli_str_addf(why, "layouts takes no arguments: it runs on the inputs of seed 0 (got '%s')", ln->args);
+        return CMD_FAIL;
+    }
     struct cli_program *p = traced(cs, why);
     if (!p)
         return CMD_FAIL;

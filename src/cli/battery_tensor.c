@@ -24,6 +24,17 @@ static int read_i64(const char *w, size_t n, int64_t *out)
     return 1;
 }
 
+/* Why the n bytes at w are no int64, for messages: an integer of more
+ * digits than int64 holds, or text that is no integer. */
+static const char *not_i64(const char *w, size_t n)
+{
+    cli_trim(&w, &n);
+    size_t sign = n && (w[0] == '-' || w[0] == '+');
+    if (n > sign && strspn(w + sign, "0123456789") >= n - sign)
+        return "beyond int64";
+    return "not an integer";
+}
+
 /* "[a, b, ...]" (the brackets included in w): the items between commas. */
 static int read_list(const char *w, size_t n, const char **items, size_t *lens, size_t max, size_t *count)
 {
@@ -64,7 +75,8 @@ static int read_ints(const char *w, size_t n, int64_t *out, size_t *count, const
     }
     for (size_t i = 0; i < *count; i++)
         if (!read_i64(items[i], lens[i], &out[i])) {
-            cli_str_addf(why, "bad integer '%.*s' in %s", (int)lens[i], items[i], what);
+            cli_str_addf(why, "bad integer '%.*s' in %s (%s)", (int)lens[i], items[i], what,
+                         not_i64(items[i], lens[i]));
             return 0;
         }
     return 1;
@@ -168,7 +180,9 @@ static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed
     sg_dim_dynamic pol[SG_MAX_DIMS], one = SG_DIM_DUCK;
     int pol_list = 0, pol_one = 0;
     struct {
-        size_t dim;
+        size_t dim; /* SIZE_MAX: beyond every rank */
+        const char *key; /* rangeI as written */
+        size_t keyn;
         const sg_expr *lo, *hi;
     } ranges[SG_MAX_DIMS];
     size_t nranges = 0;
@@ -226,12 +240,12 @@ static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed
             t->has_strides = 1;
         } else if (cli_eq(w, kn, "offset")) {
             if (!read_i64(v, vn, &t->offset)) {
-                cli_str_addf(why, "bad offset '%.*s'", (int)vn, v);
+                cli_str_addf(why, "bad offset '%.*s' (%s)", (int)vn, v, not_i64(v, vn));
                 return 0;
             }
         } else if (cli_eq(w, kn, "ctx")) {
             if (!read_i64(v, vn, &t->ctxv)) {
-                cli_str_addf(why, "bad ctx '%.*s' (an integer)", (int)vn, v);
+                cli_str_addf(why, "bad ctx '%.*s' (an integer: %s)", (int)vn, v, not_i64(v, vn));
                 return 0;
             }
             t->has_ctx = 1;
@@ -270,7 +284,12 @@ static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed
                 cli_str_addf(why, "bad range '%.*s' (rangeI=[LO, HI])", (int)n, w);
                 return 0;
             }
-            ranges[nranges++].dim = strtoul(w + 5, NULL, 10);
+            size_t dim = 0; /* the digits of rangeI, exactly (no wrap, no saturation into a rank) */
+            for (size_t i = 5; i < kn && dim != SIZE_MAX; i++)
+                dim = dim > (SIZE_MAX - 9) / 10 ? SIZE_MAX : dim * 10 + (size_t)(w[i] - '0');
+            ranges[nranges].key = w;
+            ranges[nranges].keyn = kn;
+            ranges[nranges++].dim = dim;
         } else if (!parse_attr(ctx, t, w, kn, v, vn, why)) {
             return 0;
         }
@@ -291,12 +310,12 @@ static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed
         t->specs[i] = (sg_dim_spec){pol_list ? pol[i] : one, NULL, NULL};
     for (size_t i = 0; i < nranges; i++) {
         if (ranges[i].dim >= t->ndim) {
-            cli_str_addf(why, "range%zu: the tensor has rank %zu", ranges[i].dim, t->ndim);
+            cli_str_addf(why, "%.*s: the tensor has rank %zu", (int)ranges[i].keyn, ranges[i].key, t->ndim);
             return 0;
         }
         for (size_t j = 0; j < i; j++)
             if (ranges[j].dim == ranges[i].dim) {
-                cli_str_addf(why, "range%zu= given twice", ranges[i].dim);
+                cli_str_addf(why, "%.*s= given twice", (int)ranges[i].keyn, ranges[i].key);
                 return 0;
             }
         t->specs[ranges[i].dim].lo = ranges[i].lo;
@@ -402,7 +421,7 @@ cli_tval *cli_tval_parse(sg_ctx *ctx, const char *text, size_t n, int kinds_allo
         t->is_int = 1;
         ok = read_i64(rest + 1, rn - 1, &t->ival);
         if (!ok)
-            cli_str_addf(why, "bad integer in '%.*s'", (int)n, s);
+            cli_str_addf(why, "bad integer in '%.*s' (%s)", (int)n, s, not_i64(rest + 1, rn - 1));
     } else if (rn && !cli_is_blank(s[k])) {
         cli_str_addf(why, "bad NAME in '%.*s' (an identifier, then sizes=[...])", (int)n, s);
         ok = 0;

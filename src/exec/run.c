@@ -497,6 +497,18 @@ sg_status sg__xc_bind(sg__xcall *c, size_t i, int64_t val)
     return bind(c->r, c->g->exprs[c->n->binds + i], val);
 }
 
+/* The error s of laying out or allocating a result of c, its message
+ * prefixed with the operator ("zeros: a layout whose positions overflow
+ * int64"); SG_ENOMEM is left as it is. */
+static sg_status output_error(sg__xcall *c, sg_status s)
+{
+    if (s == SG_ENOMEM || c->ctx->err != s)
+        return s;
+    char msg[sizeof c->ctx->msg];
+    memcpy(msg, c->ctx->msg, sizeof msg);
+    return sg__err(c->ctx, s, "%s: %s", c->op, msg);
+}
+
 sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
 {
     *out = NULL;
@@ -511,7 +523,7 @@ sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
     if (!s)
         s = sg__xrun_eval(c->r, f->offset, &offset);
     if (s)
-        return s;
+        return output_error(c, s);
     if (c->n->flags & SG_NODE_OUT_LAYOUT) /* resize_output at run time: an out of the result's sizes keeps its layout */
         for (int i = 0; i < c->s->nargs; i++) {
             const sg__xtensor *o = c->a[i].t;
@@ -525,7 +537,7 @@ sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
         }
     int64_t lo, hi;
     if ((s = sg__xlayout_extent(c->ctx, f->ndim, sizes, strides, offset, &lo, &hi)))
-        return s;
+        return output_error(c, s);
     if (lo < 0 || offset < 0)
         return sg__err(c->ctx, SG_ESHAPE, "%s: a result laid out before the start of its storage", c->op);
     int64_t numel = 1; /* kernels count elements in int64 */
@@ -570,7 +582,7 @@ sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
         st->refs++;
     } else {
         if ((s = sg__xst_new(c->ctx, &st, (sg_dtype)f->dtype, hi)))
-            return s;
+            return output_error(c, s);
         ver = NULL; /* a new storage: a fresh counter, even for a written argument's result */
     }
     if (st->dtype != f->dtype) {

@@ -132,12 +132,15 @@ static size_t op_len(const char *s, const char *end)
     return strchr(ops1, *s) && *s ? 1 : 0;
 }
 
-/* Digits with underscores between them, copied into buf without them. */
-static const char *digits(const char *q, const char *end, char *buf, size_t *n, size_t cap)
+/* Digits with underscores between them, copied into buf without them while
+ * fewer than cap are there (*over set when one more is dropped). */
+static const char *digits(const char *q, const char *end, char *buf, size_t *n, size_t cap, bool *over)
 {
     while (q < end && (isdigit((unsigned char)*q) || (*q == '_' && q + 1 < end && isdigit((unsigned char)q[1])))) {
-        if (*q != '_' && *n + 1 < cap)
+        if (*q != '_' && *n < cap)
             buf[(*n)++] = *q;
+        else if (*q != '_')
+            *over = true;
         q++;
     }
     return q;
@@ -148,17 +151,17 @@ static bool lex_number(P *p, const char **s, tok *t)
 {
     const char *q = *s, *end = p->end;
     char buf[128];
-    size_t n = 0;
-    bool is_float = false;
+    size_t n = 0, cap = sizeof buf - 8; /* digits; room is left for '.', 'e', '-' and the NUL */
+    bool is_float = false, over = false;
     if (q + 1 < end && q[0] == '0' && strchr("xXoObB", q[1])) {
         fail_at(p, SG_EUNSUPPORTED, t->line, t->col, "unsupported: %s", "a number in another base than 10");
         return false;
     }
-    q = digits(q, end, buf, &n, sizeof buf);
+    q = digits(q, end, buf, &n, cap, &over);
     if (q < end && *q == '.') {
         is_float = true;
         buf[n++] = *q++;
-        q = digits(q, end, buf, &n, sizeof buf);
+        q = digits(q, end, buf, &n, cap, &over);
     }
     if (q < end && (*q == 'e' || *q == 'E')) {
         const char *r = q + 1;
@@ -169,12 +172,12 @@ static bool lex_number(P *p, const char **s, tok *t)
             buf[n++] = 'e';
             if (q[1] == '-')
                 buf[n++] = '-';
-            q = digits(r, end, buf, &n, sizeof buf);
+            q = digits(r, end, buf, &n, cap, &over);
         }
     }
     buf[n] = '\0';
-    if (n + 2 >= sizeof buf) {
-        fail_at(p, SG_ELIMIT, t->line, t->col, "%s", "a number of more than 120 characters");
+    if (over) {
+        fail_at(p, SG_ELIMIT, t->line, t->col, "%s", "a number of more than 120 digits");
         return false;
     }
     if (q < end && (isalnum((unsigned char)*q) || *q == '_')) {

@@ -6,6 +6,7 @@
 
 #include "expr/expr_private.h"
 #include "graph/meta.h"
+#include "shapeguard/print.h"
 
 static int arg_at(const sg__mcall *m, const char *name)
 {
@@ -103,8 +104,26 @@ sg_status sg__meta_fill(sg__mcall *m, uint32_t *out)
     for (size_t i = 0; i < n; i++) {
         bool neg;
         CHAIN(sg__meta_eval(m, &neg, sg__meta_rel(m, SG_REL_LT, sizes[i], m->g->ctx->zero)));
-        if (neg)
-            return sg__meta_shape_error(m, "negative size");
+        if (neg) { /* PyTorch's check_size_nonnegative, its words */
+            sg_ctx *ctx = m->g->ctx;
+            sg__buf b = {.ctx = ctx};
+            char *dim = NULL;
+            for (size_t j = 0; j < n; j++) {
+                char *text = NULL;
+                if (sg_print(ctx, &text, sizes[j], SG_FMT_PYTHON) == SG_OK)
+                    sg__buf_printf(&b, "%s%s", j ? ", " : "", text);
+                if (j == i)
+                    dim = text;
+                else
+                    sg_free(text);
+            }
+            char *list = sg__buf_take(&b);
+            sg__err(ctx, SG_ESHAPE, "%s: Trying to create tensor with negative dimension %s: [%s]", m->op,
+                    dim ? dim : "?", list ? list : "?");
+            sg_free(dim);
+            sg_free(list);
+            return SG_ESHAPE;
+        }
     }
     return new_contiguous(m, out, d, sizes, n);
 }

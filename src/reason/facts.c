@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "reason/reason_private.h"
+#include "shapeguard/print.h"
 
 bool sg__list_push(sg_ctx *ctx, sg__list *l, const sg_expr *e)
 {
@@ -1083,6 +1084,94 @@ static bool derive(sg_facts *f)
     return true;
 }
 
+/* ---- facts that cannot be evaluated ---- */
+
+typedef struct domain_walk {
+    sg_ctx *ctx;
+    sg__idmap seen;
+    const sg_expr *bad; /* the first sub-expression found that always fails */
+    sg_status why;
+    bool oom;
+} domain_walk;
+
+static bool is_division(sg_op op)
+{
+    return op == SG_OP_FLOORDIV || op == SG_OP_MOD || op == SG_OP_CLEANDIV || op == SG_OP_TRUNCDIV ||
+           op == SG_OP_TRUNCMOD;
+}
+
+/* Find in e a sub-expression whose evaluation fails whatever values the
+ * symbols take: a division or modulo by the constant 0, a power with a
+ * negative constant exponent, or an operation of constants that the
+ * constructors kept unevaluated because evaluating it fails (CleanDiv(3, 2)).
+ * The expression is a DAG: each node is looked at once. */
+static void domain_find(domain_walk *W, const sg_expr *e)
+{
+    if (W->bad || W->oom || e->nargs == 0 || sg__idmap_find(&W->seen, e->id))
+        return;
+    if (!sg__idmap_put(&W->seen, e->id, 0)) {
+        W->oom = true;
+        return;
+    }
+    sg_op op = (sg_op)e->op;
+    if (is_division(op) && e->args[1]->op == SG_OP_INT && fmpz_is_zero(&e->args[1]->u.val)) {
+        W->bad = e;
+        W->why = SG_EZERODIV;
+        return;
+    }
+    if (op == SG_OP_POW && e->args[1]->op == SG_OP_INT && fmpz_sgn(&e->args[1]->u.val) < 0) {
+        W->bad = e;
+        W->why = SG_ENEGEXP;
+        return;
+    }
+    bool constants = op != SG_OP_ADD && op != SG_OP_MUL; /* their numbers are not arguments */
+    for (size_t i = 0; i < e->nargs && constants; i++)
+        constants = e->args[i]->op == SG_OP_INT;
+    if (constants) {
+        const sg_expr *v;
+        sg_status s = sg_expr_eval(W->ctx, &v, e, 0, NULL, NULL);
+        if (s == SG_EZERODIV || s == SG_ENEGEXP || s == SG_EINEXACT) {
+            W->bad = e;
+            W->why = s;
+            return;
+        }
+        if (s == SG_ENOMEM) {
+            W->oom = true;
+            return;
+        }
+        sg_ctx_reset_error(W->ctx); /* a value beyond the bit limit: evaluation may still not need it */
+    }
+    for (size_t i = 0; i < e->nargs; i++)
+        domain_find(W, e->args[i]);
+}
+
+/* SG_OK, or the error that evaluating fact raises whatever the values of its
+ * symbols (SG_EZERODIV, SG_ENEGEXP, SG_EINEXACT), set in the context with
+ * the sub-expression that raises it; SG_ENOMEM. */
+static sg_status domain_check(sg_ctx *ctx, const sg_expr *fact)
+{
+    domain_walk W = {.ctx = ctx};
+    if (!sg__idmap_init(ctx, &W.seen, 16)) {
+        sg__idmap_free(&W.seen);
+        return sg__nomem(ctx);
+    }
+    domain_find(&W, fact);
+    sg__idmap_free(&W.seen);
+    if (W.oom)
+        return sg__nomem(ctx);
+    if (!W.bad)
+        return SG_OK;
+    char *text = NULL;
+    sg_status ps = sg_print(ctx, &text, W.bad, SG_FMT_SG);
+    const char *what = W.why == SG_EZERODIV ? (W.bad->op == SG_OP_MOD || W.bad->op == SG_OP_TRUNCMOD ? "modulo by zero"
+                                                                                                  : "division by zero")
+                       : W.why == SG_ENEGEXP ? "negative exponent"
+                                             : "the divisor does not divide the dividend";
+    sg__err(ctx, W.why, "sg_facts_assume: %s: %s (a fact must be defined)", ps ? "a sub-expression" : text, what);
+    sg_free(text);
+    return W.why;
+}
+
 sg_status sg_facts_assume(sg_facts *f, const sg_expr *fact)
 {
     if (!f)
@@ -1092,6 +1181,9 @@ sg_status sg_facts_assume(sg_facts *f, const sg_expr *fact)
         return sg__err(ctx, SG_EINVAL, "sg_facts_assume: fact is NULL");
     if (fact->sort != SG_SORT_BOOL)
         return sg__err(ctx, SG_ETYPE, "sg_facts_assume: a fact must be a boolean expression");
+    sg_status ds = domain_check(ctx, fact);
+    if (ds)
+        return ds;
     bool was_inconsistent = f->inconsistent;
     uint64_t nomem = ctx->nnomem, nerr = ctx->nerr;
     if (!sg__list_push(ctx, &f->facts, fact))
