@@ -89,11 +89,12 @@ static sg_status eval_binop(sg_walk *W, frame *f, const sg__py *e, wv a, wv *out
     return sg__w_number_binop(W, e, e->op, &a, &b, out);
 }
 
-/* The expressions of the chains kids[0] (a link: e->kids[0] is evaluated
- * first, then what the link does to it): a + b + c, x.neg().neg(),
- * x[0][0]. The parser builds them in a loop, as long as the source, so
- * the walker evaluates a chain in a loop too (sg__w_eval); every other
- * child is nested in the text and bounded by SG_PY_MAX_DEPTH. */
+/* The links of chains: expressions whose first child (kids[0]) is
+ * evaluated first, then what the link does to its value: a + b + c,
+ * x.neg().neg(), x[0][0], f()(). The parser builds chains in a loop, as
+ * long as the source, so the walker evaluates a chain in a loop too
+ * (eval_chain); every other child is nested in the text (bounded by
+ * SG_PY_MAX_DEPTH) and recursed into, each level counted (sg__w_nest). */
 static bool is_link(const sg__py *e)
 {
     return e->kind == SG_PY_BINOP || e->kind == SG_PY_CALL || e->kind == SG_PY_ATTR ||
