@@ -42,6 +42,24 @@ ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}; export ASAN_OPTIONS
 run "make check (ASan+UBSan)" "$asan" check
 [ -f "$asan/test-suite.log" ] && count "$asan/test-suite.log"
 
+# The program language's libFuzzer target (tests/fuzz/fuzz_front.c: parse,
+# print, parse the printed text again) under ASan and UBSan for a bounded
+# time, SG_FUZZ_SECONDS (default 90), from tests/fuzz/corpus_front, whose
+# seeds include chains of thousands of links (chain_*). It counts as one
+# test: a crash, a sanitizer report or a mismatch fails it, and leaves its
+# input in build-fuzz/ (crash-*, printed below).
+fuzz_secs=${SG_FUZZ_SECONDS:-90}
+echo "=== libFuzzer: the front target for $fuzz_secs s"
+if sh tests/fuzz/libfuzzer.sh front "$fuzz_secs" "$top/build-fuzz" >"$top/build-fuzz.log" 2>&1; then
+    pass=$((pass + 1))
+    grep -E "^(#[0-9]+[[:space:]]+DONE|Done [0-9]+ runs)" "$top/build-fuzz.log" | tail -n 2
+else
+    echo "=== libFuzzer front: FAILED (the log: build-fuzz.log)"
+    tail -n 60 "$top/build-fuzz.log"
+    ls "$top/build-fuzz"/crash-* "$top/build-fuzz"/leak-* "$top/build-fuzz"/timeout-* 2>/dev/null
+    fail=$((fail + 1))
+fi
+
 # distcheck removes its build when it succeeds: it counts as one test
 before=$fail
 run "make distcheck" "$build" distcheck
