@@ -27,9 +27,11 @@ typedef const char *(*sg_symname_fn)(void *user, const sg_expr *sym);
  * whose tree has more than SG_PRINT_TREE_FACTOR times as many subterms
  * (nodes) as it has distinct ones, plus SG_PRINT_TREE_FREE: its text then
  * has at most that many subterms, each printed with its own operator,
- * numbers and names. */
+ * numbers and names. The allowance lets a moderate repetition print (a
+ * floor division multiplied into a sum of a hundred terms); a doubling per
+ * level passes it within a few levels. */
 #define SG_PRINT_TREE_FACTOR 16
-#define SG_PRINT_TREE_FREE 4096
+#define SG_PRINT_TREE_FREE 65536
 
 /* Print e in format fmt. *out is a NUL-terminated string that the caller
  * frees with sg_free. symname may be NULL. Errors: SG_EINVAL (NULL, unknown
