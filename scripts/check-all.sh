@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every test: the suite in the source tree, again under AddressSanitizer and
-# UBSan in a separate build, and make distcheck (a release tarball that
-# builds and passes on its own).
+# UBSan in a separate build, the program fuzz target under libFuzzer for a
+# bounded time, and make distcheck (a release tarball that builds and passes
+# on its own).
 #
 # The output of every step (setup, the builds, the tests) goes to one log,
 # build/check-all.log (its path is printed first); the terminal gets one line
@@ -101,6 +102,27 @@ step "configure the ASan+UBSan build"
 (cd "$asan" && { [ -f Makefile ] || "$top/configure" -q --enable-asan; }) >>"$log" 2>&1
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}; export ASAN_OPTIONS
 stage "make check (ASan+UBSan)" "$asan" test-suite.log check
+
+# The program language's libFuzzer target (tests/fuzz/fuzz_front.c: parse,
+# print, parse the printed text again) under ASan and UBSan for a bounded
+# time, SG_FUZZ_SECONDS (default 90), from tests/fuzz/corpus_front, whose
+# seeds include chains of thousands of links (chain_*). It counts as one
+# test: a crash, a sanitizer report or a mismatch fails it, and leaves its
+# input in build-fuzz/ (crash-*, listed below).
+fuzz_secs=${SG_FUZZ_SECONDS:-90}
+step "libFuzzer: the front target for $fuzz_secs s"
+start=$(date +%s)
+if sh tests/fuzz/libfuzzer.sh front "$fuzz_secs" "$top/build-fuzz" >"$top/build-fuzz.log" 2>&1; then
+    pass=$((pass + 1))
+    runs=$(grep -E "^Done [0-9]+ runs" "$top/build-fuzz.log" | tail -n 1)
+    echo "check-all: libFuzzer front: ok, ${runs:-done} ($(($(date +%s) - start)) s)"
+else
+    echo "check-all: libFuzzer front: FAILED (the log: $top/build-fuzz.log); it ends:"
+    show_tail "$top/build-fuzz.log"
+    ls "$top/build-fuzz"/crash-* "$top/build-fuzz"/leak-* "$top/build-fuzz"/timeout-* 2>/dev/null | sed 's/^/  input: /'
+    fail=$((fail + 1))
+fi
+cat "$top/build-fuzz.log" >>"$log"
 
 # distcheck removes its build (and its test-suite.log) when it succeeds: it
 # counts as one test, and its own tests are not counted again

@@ -7,6 +7,8 @@ set -e
 cd "$(dirname "$0")/.."
 
 pkgs="build-essential autoconf automake libtool pkg-config libgmp-dev libflint-dev libcmocka-dev python3 python3-sympy groff-base python3-torch"
+# libFuzzer (scripts/check-all.sh fuzzes the program target): clang and its runtime
+pkgs="$pkgs clang libclang-rt-dev"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

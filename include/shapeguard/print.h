@@ -20,9 +20,23 @@ typedef enum sg_format { SG_FMT_SG = 0, SG_FMT_PYTHON = 1, SG_FMT_C = 2 } sg_for
  * to print the symbol's own name. The text is copied. */
 typedef const char *(*sg_symname_fn)(void *user, const sg_expr *sym);
 
+/* The bound on a printed expression. Its text is its tree, in which a
+ * subterm shared by several parents appears once per parent: an expression
+ * of n distinct subterms can print 2^n (nested floor divisions whose
+ * canonical form repeats their operand). sg_print refuses an expression
+ * whose tree has more than SG_PRINT_TREE_FACTOR times as many subterms
+ * (nodes) as it has distinct ones, plus SG_PRINT_TREE_FREE: its text then
+ * has at most that many subterms, each printed with its own operator,
+ * numbers and names. The allowance lets a moderate repetition print (a
+ * floor division multiplied into a sum of a hundred terms); a doubling per
+ * level passes it within a few levels. */
+#define SG_PRINT_TREE_FACTOR 16
+#define SG_PRINT_TREE_FREE 65536
+
 /* Print e in format fmt. *out is a NUL-terminated string that the caller
  * frees with sg_free. symname may be NULL. Errors: SG_EINVAL (NULL, unknown
- * format), SG_ENOMEM. */
+ * format), SG_ELIMIT (the text would exceed the bound above; the message
+ * gives both counts), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_print(sg_ctx *ctx, sg_give char **out, const sg_expr *e, sg_format fmt);
 SG_WARN_UNUSED sg_status sg_print_with(sg_ctx *ctx, sg_give char **out, const sg_expr *e, sg_format fmt,
                                        sg_symname_fn symname, void *user);

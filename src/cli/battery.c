@@ -1198,16 +1198,23 @@ int cli_run_batteries(size_t nfiles, char *const *files, FILE *out)
     return r.failed ? 1 : 0;
 }
 
-static void print_guards_at_end(case_state *cs, void *out)
+typedef struct guards_job {
+    FILE *out, *err;
+    int failed;
+} guards_job;
+
+static void print_guards_at_end(case_state *cs, void *user)
 {
-    case_print_guards(cs, out);
+    guards_job *j = user;
+    j->failed = case_print_guards(cs, j->out, j->err);
 }
 
 int cli_battery_guards(const char *file, FILE *out, FILE *err)
 {
     runner r = { err, 0, 0 };
-    run_file(&r, file, print_guards_at_end, out);
-    return r.failed ? 1 : 0;
+    guards_job j = { out, err, 0 };
+    run_file(&r, file, print_guards_at_end, &j);
+    return r.failed || j.failed ? 1 : 0;
 }
 
 typedef struct trace_job {

@@ -77,8 +77,10 @@ cmd_result cmd_guards(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *
 cmd_result cmd_asserts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 
 /* Print the case's guards (sg_env_produce_guards) to out in PyTorch's text,
- * one a line (nothing without an environment). */
-void case_print_guards(case_state *cs, FILE *out);
+ * one a line (nothing without an environment). 0 on success; 1 when they
+ * cannot be produced or printed (a guard past sg_print's bound: the error
+ * is printed to err). */
+int case_print_guards(case_state *cs, FILE *out, FILE *err);
 
 /* Programs (battery_program.c). program_block takes the block's source
  * (its common indentation removed) starting at line first; program_note_tensor

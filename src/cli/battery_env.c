@@ -570,21 +570,29 @@ cmd_result cmd_asserts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str 
     return compare_sets(ctx, ln->expected, &want, &got, why);
 }
 
-void case_print_guards(case_state *cs, FILE *out)
+int case_print_guards(case_state *cs, FILE *out, FILE *err)
 {
-    case_write_guards(cs, out, "");
+    return case_write_guards(cs, out, err, "");
 }
 
-void case_write_guards(case_state *cs, FILE *out, const char *indent)
+int case_write_guards(case_state *cs, FILE *out, FILE *err, const char *indent)
 {
     const sg_expr **items;
     char **texts;
     size_t n;
-    if (!cs->env || sg_env_produce_guards_text(cs->env, 0, &items, &texts, NULL, &n) != SG_OK)
-        return;
+    if (!cs->env)
+        return 0;
+    sg_status st = sg_env_produce_guards_text(cs->env, 0, &items, &texts, NULL, &n);
+    if (st != SG_OK) {
+        sg_ctx *ctx = sg_env_ctx(cs->env);
+        const char *msg = ctx && sg_ctx_last_error(ctx) == st ? sg_ctx_last_error_msg(ctx) : "";
+        fprintf(err, "error %s%s%s\n", sg_status_kind(st), msg[0] ? ": " : "", msg);
+        return 1;
+    }
     for (size_t i = 0; i < n; i++) /* the two bounds of a range share their line */
         if (!i || strcmp(texts[i], texts[i - 1]))
             fprintf(out, "%s%s\n", indent, texts[i]);
     sg_env_free_guard_texts(texts, n);
     sg_free(items);
+    return 0;
 }

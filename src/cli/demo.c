@@ -196,7 +196,7 @@ int cli_demo_shapes(void)
         fputs(cli_str_get(&out), stdout);
         fputc('\n', stdout);
         if (st->kind == STEP_GUARDS && rc == 0)
-            case_write_guards(&cs, stdout, "    ");
+            (void)case_write_guards(&cs, stdout, stderr, "    ");
         cli_str_clear(&out);
         cli_str_clear(&line);
     }

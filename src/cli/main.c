@@ -159,13 +159,26 @@ static int print_expr(const char *text, sg_format fmt)
 
 typedef enum query_kind { QUERY_SIMPLIFY, QUERY_RANGE, QUERY_KNOWN } query_kind;
 
-/* Print the bound b of a range ("-oo"/"oo" when infinite). */
-static void add_bound(cli_str *s, sg_ctx *ctx, const sg_expr *b, int is_hi)
+/* Append e printed in the battery syntax; an error (SG_ELIMIT: a text past
+ * sg_print's bound) is the command's. */
+static sg_status add_printed(cli_str *s, sg_ctx *ctx, const sg_expr *e)
 {
-    if (!b)
+    char *text = NULL;
+    sg_status st = sg_print(ctx, &text, e, SG_FMT_SG);
+    if (st == SG_OK)
+        cli_str_adds(s, text);
+    sg_free(text);
+    return st;
+}
+
+/* Print the bound b of a range ("-oo"/"oo" when infinite). */
+static sg_status add_bound(cli_str *s, sg_ctx *ctx, const sg_expr *b, int is_hi)
+{
+    if (!b) {
         cli_str_adds(s, is_hi ? "oo" : "-oo");
-    else
-        cli_str_add_expr(s, ctx, b, SG_FMT_SG);
+        return SG_OK;
+    }
+    return add_printed(s, ctx, b);
 }
 
 /* shapeguard simplify|range|known EXPR [--assume FACT]... */
@@ -205,15 +218,16 @@ static int cmd_query(query_kind kind, const char *name, int argc, char **argv)
             const sg_expr *r;
             st = sg_facts_simplify(facts, &r, e);
             if (st == SG_OK)
-                cli_str_add_expr(&out, ctx, r, SG_FMT_SG);
+                st = add_printed(&out, ctx, r);
         } else if (kind == QUERY_RANGE) {
             sg_interval iv;
             st = sg_facts_range(facts, &iv, e);
             if (st == SG_OK) {
                 cli_str_adds(&out, "[");
-                add_bound(&out, ctx, iv.lo, 0);
+                st = add_bound(&out, ctx, iv.lo, 0);
                 cli_str_adds(&out, ", ");
-                add_bound(&out, ctx, iv.hi, 1);
+                if (st == SG_OK)
+                    st = add_bound(&out, ctx, iv.hi, 1);
                 cli_str_adds(&out, "]");
             }
         } else {

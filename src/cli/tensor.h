@@ -73,7 +73,7 @@ int cli_check_guards(sg_ctx *ctx, sg_inputs *in, const sg_input_value *vals, siz
                      cli_str *reason, cli_str *why);
 
 /* As case_print_guards (battery.h), each line prefixed with indent. */
-void case_write_guards(struct case_state *cs, FILE *out, const char *indent);
+int case_write_guards(struct case_state *cs, FILE *out, FILE *err, const char *indent);
 
 /* The shape-environment part of `shapeguard demo`: prints its lines to
  * stdout; returns 0, or 1 if a step went wrong (the line says why). */

@@ -86,6 +86,10 @@ typedef struct {
     sg_status st;
 } P;
 
+/* The text of a macro's value (SG__STR(SG_PY_MAX_DEPTH) is "100"). */
+#define SG__STR2(x) #x
+#define SG__STR(x) SG__STR2(x)
+
 static sg_status fail_at(P *p, sg_status s, uint32_t line, uint32_t col, const char *fmt, const char *what)
 {
     char msg[256];
@@ -241,7 +245,8 @@ static bool tokenize(P *p)
             tok t = {.line = line, .col = (uint32_t)(q - line_start) + 1};
             if (w > indents[nind]) {
                 if (nind == SG_PY_MAX_DEPTH) {
-                    fail_at(p, SG_ELIMIT, t.line, t.col, "%s", "blocks nested too deeply");
+                    fail_at(p, SG_ELIMIT, t.line, t.col, "%s",
+                            "blocks nested too deeply (the limit: " SG__STR(SG_PY_MAX_DEPTH) " levels)");
                     return false;
                 }
                 indents[++nind] = w;
@@ -506,7 +511,8 @@ static bool enter(P *p)
 {
     if (++p->depth > SG_PY_MAX_DEPTH) {
         const tok *t = peek(p);
-        fail_at(p, SG_ELIMIT, t->line, t->col, "%s", "expressions or blocks nested too deeply");
+        fail_at(p, SG_ELIMIT, t->line, t->col, "%s",
+                "expressions or blocks nested too deeply (the limit: " SG__STR(SG_PY_MAX_DEPTH) " levels)");
         return false;
     }
     return true;
@@ -733,7 +739,10 @@ static sg__py *parse_power(P *p)
     const tok *t = peek(p);
     if (!base || !accept_op(p, "**"))
         return base;
+    if (!enter(p)) /* a ** b ** c nests to the right: it counts as nesting */
+        return NULL;
     sg__py *n = node2(p, SG_PY_BINOP, t, base, parse_factor(p));
+    p->depth--;
     if (n)
         n->op = SG_PYOP_POW;
     return n;

@@ -102,7 +102,8 @@ static void subscript_index(out *o, const sg__py *i)
     }
 }
 
-static void expr(out *o, const sg__py *e, int prec)
+/* e, not a link (is_link), at precedence prec. */
+static void node(out *o, const sg__py *e, int prec)
 {
     int mine = prec_of(e);
     bool paren = prec > mine;
@@ -130,13 +131,6 @@ static void expr(out *o, const sg__py *e, int prec)
         items(o, e, 0, PR_TEST);
         sg__buf_puts(&o->b, "]");
         break;
-    case SG_PY_BINOP: {
-        bool pow = e->op == SG_PYOP_POW;
-        expr(o, e->kids[0], pow ? mine + 1 : mine);
-        sg__buf_printf(&o->b, " %s ", op_text(e->op));
-        expr(o, e->kids[1], pow ? mine : mine + 1);
-        break;
-    }
     case SG_PY_UNARY:
         sg__buf_printf(&o->b, "%c", e->op);
         expr(o, e->kids[0], PR_FACTOR);
@@ -159,28 +153,9 @@ static void expr(out *o, const sg__py *e, int prec)
             expr(o, e->kids[i], PR_CMP + 1);
         }
         break;
-    case SG_PY_CALL:
-        expr(o, e->kids[0], PR_ATOM);
-        sg__buf_puts(&o->b, "(");
-        items(o, e, 1, PR_TEST);
-        sg__buf_puts(&o->b, ")");
-        break;
     case SG_PY_KEYWORD:
         sg__buf_printf(&o->b, "%s=", e->s);
         expr(o, e->kids[0], PR_TEST);
-        break;
-    case SG_PY_ATTR:
-        expr(o, e->kids[0], PR_ATOM);
-        if (e->kids[0]->kind == SG_PY_INT || e->kids[0]->kind == SG_PY_TRUE ||
-            e->kids[0]->kind == SG_PY_FALSE) /* 1 .real: unparse spaces an int (bools are ints) */
-            sg__buf_puts(&o->b, " ");
-        sg__buf_printf(&o->b, ".%s", e->s);
-        break;
-    case SG_PY_SUBSCRIPT:
-        expr(o, e->kids[0], PR_ATOM);
-        sg__buf_puts(&o->b, "[");
-        subscript_index(o, e->kids[1]);
-        sg__buf_puts(&o->b, "]");
         break;
     case SG_PY_SLICE:
         subscript_index(o, e);
@@ -191,6 +166,95 @@ static void expr(out *o, const sg__py *e, int prec)
     }
     if (paren)
         sg__buf_puts(&o->b, ")");
+}
+
+/* The expressions whose first child starts their text (a link): a + b + c,
+ * x.neg().neg(), x[0][0]. The parser builds such chains in a loop, as long
+ * as the source; expr prints them in a loop too. Every other child is
+ * nested in the text, its depth bounded by SG_PY_MAX_DEPTH. */
+static bool is_link(const sg__py *e)
+{
+    return e->kind == SG_PY_BINOP || e->kind == SG_PY_CALL || e->kind == SG_PY_ATTR ||
+           e->kind == SG_PY_SUBSCRIPT;
+}
+
+/* The precedence link e asks of its first child. */
+static int first_prec(const sg__py *e)
+{
+    if (e->kind != SG_PY_BINOP)
+        return PR_ATOM;
+    return e->op == SG_PYOP_POW ? PR_POWER + 1 : prec_of(e);
+}
+
+/* What link e prints after its first child. */
+static void link_rest(out *o, const sg__py *e)
+{
+    switch ((sg__pyk)e->kind) {
+    case SG_PY_BINOP: {
+        int mine = prec_of(e);
+        sg__buf_printf(&o->b, " %s ", op_text(e->op));
+        expr(o, e->kids[1], e->op == SG_PYOP_POW ? mine : mine + 1);
+        break;
+    }
+    case SG_PY_CALL:
+        sg__buf_puts(&o->b, "(");
+        items(o, e, 1, PR_TEST);
+        sg__buf_puts(&o->b, ")");
+        break;
+    case SG_PY_ATTR:
+        if (e->kids[0]->kind == SG_PY_INT || e->kids[0]->kind == SG_PY_TRUE ||
+            e->kids[0]->kind == SG_PY_FALSE) /* 1 .real: unparse spaces an int (bools are ints) */
+            sg__buf_puts(&o->b, " ");
+        sg__buf_printf(&o->b, ".%s", e->s);
+        break;
+    case SG_PY_SUBSCRIPT:
+        sg__buf_puts(&o->b, "[");
+        subscript_index(o, e->kids[1]);
+        sg__buf_puts(&o->b, "]");
+        break;
+    default:
+        break;
+    }
+}
+
+/* The links of a chain and their parentheses, held on the stack; a longer
+ * chain's are allocated. */
+#define CHAIN_ON_STACK 16
+
+typedef struct {
+    const sg__py *e;
+    bool paren;
+} link;
+
+static void expr(out *o, const sg__py *e, int prec)
+{
+    if (!is_link(e)) {
+        node(o, e, prec);
+        return;
+    }
+    size_t n = 0;
+    for (const sg__py *x = e; is_link(x); x = x->kids[0])
+        n++;
+    link small[CHAIN_ON_STACK], *links = small;
+    if (n > CHAIN_ON_STACK && !(links = sg__malloc(o->b.ctx, n * sizeof *links))) {
+        o->b.oom = true;
+        return;
+    }
+    const sg__py *x = e;
+    for (size_t i = 0; i < n; i++, x = x->kids[0]) { /* links[0]: the outermost */
+        links[i] = (link){x, prec > prec_of(x)};
+        if (links[i].paren)
+            sg__buf_puts(&o->b, "(");
+        prec = first_prec(x);
+    }
+    node(o, x, prec);
+    for (size_t i = n; i-- > 0;) {
+        link_rest(o, links[i].e);
+        if (links[i].paren)
+            sg__buf_puts(&o->b, ")");
+    }
+    if (links != small)
+        sg_free(links);
 }
 
 static void block(out *o, const sg__py *b, int indent);

@@ -96,26 +96,38 @@ static bool is_cond_call(const sg__py *e)
            !strcmp(f->kids[0]->s, "torch");
 }
 
-/* The torch.cond calls below e (depth bounded by the parser's limit). */
+/* The torch.cond calls below e, in any order (the caller sorts them). A
+ * loop over a stack of nodes to visit: a chain of calls or operators is as
+ * deep as the source is long (the parser builds it in a loop). */
 static sg_status find_conds(sg_program *p, const sg__py *e)
 {
-    if (is_cond_call(e)) {
-        if (!sg__grow(p->ctx, (void **)&p->conds, &p->capconds, p->nconds + 1, sizeof *p->conds))
-            return sg__nomem(p->ctx);
-        p->conds[p->nconds++] = e;
-    }
-    for (uint32_t i = 0; i < e->nkids; i++)
-        if (e->kids[i]) {
-            sg_status s = find_conds(p, e->kids[i]);
-            if (s)
-                return s;
+    const sg__py **todo = NULL;
+    size_t n = 0, cap = 0;
+    sg_status s = SG_OK;
+    if (!sg__grow(p->ctx, (void **)&todo, &cap, 1, sizeof *todo))
+        return sg__nomem(p->ctx);
+    todo[n++] = e;
+    while (n && !s) {
+        e = todo[--n];
+        if (is_cond_call(e)) {
+            if (!sg__grow(p->ctx, (void **)&p->conds, &p->capconds, p->nconds + 1, sizeof *p->conds)) {
+                s = sg__nomem(p->ctx);
+                break;
+            }
+            p->conds[p->nconds++] = e;
         }
-    for (uint32_t i = 0; i < e->ndeco; i++) {
-        sg_status s = find_conds(p, e->deco[i]);
-        if (s)
-            return s;
+        if (!sg__grow(p->ctx, (void **)&todo, &cap, n + e->nkids + e->ndeco, sizeof *todo)) {
+            s = sg__nomem(p->ctx);
+            break;
+        }
+        for (uint32_t i = 0; i < e->nkids; i++)
+            if (e->kids[i])
+                todo[n++] = e->kids[i];
+        for (uint32_t i = 0; i < e->ndeco; i++)
+            todo[n++] = e->deco[i];
     }
-    return SG_OK;
+    sg_free(todo);
+    return s;
 }
 
 static int text_order(const void *pa, const void *pb)
@@ -386,9 +398,16 @@ size_t sg_walk_noutputs(const sg_walk *W)
     return n;
 }
 
-/* Flatten the tensors and ints of v into vals. */
-static sg_status flatten_out(sg_walk *W, const wv *v, sg_value *vals, size_t *n, size_t max)
+/* Flatten the tensors and ints of v into vals; *items counts the values
+ * visited (lists and tuples can share items: x = (x, x) doubles them),
+ * bounded as printing bounds them, and depth the nesting. */
+static sg_status flatten_out(sg_walk *W, const wv *v, sg_value *vals, size_t *n, size_t max, unsigned depth,
+                             size_t *items)
 {
+    if (++*items > ((size_t)1 << 20) || depth > MAX_NEST)
+        return sg__err(W->ctx, SG_ELIMIT,
+                       "the result holds more than %zu values or nests lists and tuples more than %d deep",
+                       (size_t)1 << 20, MAX_NEST);
     switch ((wkind)v->kind) {
     case W_TENSOR:
         if (*n == max)
@@ -398,7 +417,7 @@ static sg_status flatten_out(sg_walk *W, const wv *v, sg_value *vals, size_t *n,
     case W_TUPLE:
     case W_LIST:
         for (uint32_t i = 0; i < v->u.seq.n; i++)
-            CHAIN(flatten_out(W, &v->u.seq.items[i], vals, n, max));
+            CHAIN(flatten_out(W, &v->u.seq.items[i], vals, n, max, depth + 1, items));
         return SG_OK;
     case W_INT:
     case W_BOOL: {
@@ -423,7 +442,8 @@ sg_status sg_walk_finish(sg_walk *W)
 {
     sg_value vals[256];
     size_t n = 0;
-    CHAIN(flatten_out(W, &W->result, vals, &n, 256));
+    size_t items = 0;
+    CHAIN(flatten_out(W, &W->result, vals, &n, 256, 0, &items));
     return sg_tracer_output(W->t, vals, n);
 }
 

@@ -35,10 +35,9 @@ static sg_status eval_seq(sg_walk *W, frame *f, const sg__py *e, wkind kind, wv 
     return SG_OK;
 }
 
-static sg_status eval_call(sg_walk *W, frame *f, const sg__py *e, wv *out)
+/* The call e of fn (e->kids[0], evaluated). */
+static sg_status eval_call(sg_walk *W, frame *f, const sg__py *e, wv fn, wv *out)
 {
-    wv fn;
-    CHAIN(sg__w_eval(W, f, e->kids[0], &fn));
     uint32_t n = e->nkids - 1;
     wv *pos = n ? wmem(W, n * sizeof *pos) : NULL, *kwv = n ? wmem(W, n * sizeof *kwv) : NULL;
     const char **kwn = n ? wmem(W, n * sizeof *kwn) : NULL;
@@ -60,10 +59,10 @@ static sg_status eval_call(sg_walk *W, frame *f, const sg__py *e, wv *out)
     return sg__w_call_value(W, e, &fn, pos, np, kwn, kwv, nk, out);
 }
 
-static sg_status eval_binop(sg_walk *W, frame *f, const sg__py *e, wv *out)
+/* The binary operation e, its left operand a (e->kids[0], evaluated). */
+static sg_status eval_binop(sg_walk *W, frame *f, const sg__py *e, wv a, wv *out)
 {
-    wv a, b;
-    CHAIN(sg__w_eval(W, f, e->kids[0], &a));
+    wv b;
     CHAIN(sg__w_eval(W, f, e->kids[1], &b));
     W->line = e->line;
     if (a.kind == W_TENSOR || b.kind == W_TENSOR) {
@@ -90,7 +89,92 @@ static sg_status eval_binop(sg_walk *W, frame *f, const sg__py *e, wv *out)
     return sg__w_number_binop(W, e, e->op, &a, &b, out);
 }
 
+/* The links of chains: expressions whose first child (kids[0]) is
+ * evaluated first, then what the link does to its value: a + b + c,
+ * x.neg().neg(), x[0][0], f()(). The parser builds chains in a loop, as
+ * long as the source, so the walker evaluates a chain in a loop too
+ * (eval_chain); every other child is nested in the text (bounded by
+ * SG_PY_MAX_DEPTH) and recursed into, each level counted (sg__w_nest). */
+static bool is_link(const sg__py *e)
+{
+    return e->kind == SG_PY_BINOP || e->kind == SG_PY_CALL || e->kind == SG_PY_ATTR ||
+           e->kind == SG_PY_SUBSCRIPT;
+}
+
+/* Link e applied to its first child's value v. */
+static sg_status eval_link(sg_walk *W, frame *f, const sg__py *e, wv v, wv *out)
+{
+    memset(out, 0, sizeof *out);
+    switch ((sg__pyk)e->kind) {
+    case SG_PY_BINOP:
+        return eval_binop(W, f, e, v, out);
+    case SG_PY_CALL:
+        return eval_call(W, f, e, v, out);
+    case SG_PY_ATTR:
+        W->line = e->line;
+        return sg__w_getattr(W, e, &v, e->s, out);
+    case SG_PY_SUBSCRIPT: {
+        wv idx;
+        CHAIN(sg__w_eval(W, f, e->kids[1], &idx));
+        W->line = e->line;
+        if (v.kind == W_TENSOR)
+            return sg__w_index_tensor(W, e, v.u.t, &idx, out);
+        if (v.kind == W_TUPLE || v.kind == W_LIST)
+            return sg__w_index_seq(W, e, &v, &idx, out);
+        return sg__w_err(W, e, SG_ETYPE, "'%s' object is not subscriptable", sg__w_kind_name(&v));
+    }
+    default:
+        return sg__w_err(W, e, SG_EINTERNAL, "eval_link: not a link");
+    }
+}
+
+static sg_status eval_node(sg_walk *W, frame *f, const sg__py *e, wv *out);
+
+/* The links of a chain held on the stack; a longer chain's are allocated. */
+#define CHAIN_ON_STACK 16
+
+static sg_status eval_chain(sg_walk *W, frame *f, const sg__py *e, wv *out);
+
 sg_status sg__w_eval(sg_walk *W, frame *f, const sg__py *e, wv *out)
+{
+    sg_status s = sg__w_nest(W, e);
+    if (s) {
+        memset(out, 0, sizeof *out);
+        return s;
+    }
+    s = is_link(e) ? eval_chain(W, f, e, out) : eval_node(W, f, e, out);
+    sg__w_nest_leave(W);
+    return s;
+}
+
+/* e, a link: its chain in a loop. */
+static sg_status eval_chain(sg_walk *W, frame *f, const sg__py *e, wv *out)
+{
+    size_t n = 0;
+    const sg__py *x = e;
+    for (; is_link(x); x = x->kids[0])
+        n++;
+    const sg__py *small[CHAIN_ON_STACK], **links = small;
+    if (n > CHAIN_ON_STACK && !(links = sg__malloc(W->ctx, n * sizeof *links)))
+        return sg__nomem(W->ctx);
+    x = e;
+    for (size_t i = n; i-- > 0; x = x->kids[0])
+        links[i] = x; /* links[0]: the innermost */
+    wv v;
+    sg_status s = eval_node(W, f, x, &v);
+    for (size_t i = 0; i < n && !s; i++)
+        s = eval_link(W, f, links[i], v, &v);
+    if (links != small)
+        sg_free(links);
+    if (!s)
+        *out = v;
+    else
+        memset(out, 0, sizeof *out);
+    return s;
+}
+
+/* e, not a link. */
+static sg_status eval_node(sg_walk *W, frame *f, const sg__py *e, wv *out)
 {
     memset(out, 0, sizeof *out);
     switch ((sg__pyk)e->kind) {
@@ -119,8 +203,6 @@ sg_status sg__w_eval(sg_walk *W, frame *f, const sg__py *e, wv *out)
         return eval_seq(W, f, e, W_LIST, out);
     case SG_PY_SLICE:
         return eval_seq(W, f, e, W_SLICE, out);
-    case SG_PY_BINOP:
-        return eval_binop(W, f, e, out);
     case SG_PY_UNARY: {
         wv a;
         CHAIN(sg__w_eval(W, f, e->kids[0], &a));
@@ -178,25 +260,6 @@ sg_status sg__w_eval(sg_walk *W, frame *f, const sg__py *e, wv *out)
             a = b;
         }
         return SG_OK;
-    }
-    case SG_PY_CALL:
-        return eval_call(W, f, e, out);
-    case SG_PY_ATTR: {
-        wv obj;
-        CHAIN(sg__w_eval(W, f, e->kids[0], &obj));
-        W->line = e->line;
-        return sg__w_getattr(W, e, &obj, e->s, out);
-    }
-    case SG_PY_SUBSCRIPT: {
-        wv obj, idx;
-        CHAIN(sg__w_eval(W, f, e->kids[0], &obj));
-        CHAIN(sg__w_eval(W, f, e->kids[1], &idx));
-        W->line = e->line;
-        if (obj.kind == W_TENSOR)
-            return sg__w_index_tensor(W, e, obj.u.t, &idx, out);
-        if (obj.kind == W_TUPLE || obj.kind == W_LIST)
-            return sg__w_index_seq(W, e, &obj, &idx, out);
-        return sg__w_err(W, e, SG_ETYPE, "'%s' object is not subscriptable", sg__w_kind_name(&obj));
     }
     default:
         return sg__w_err(W, e, SG_EUNSUPPORTED, "unsupported: this expression");

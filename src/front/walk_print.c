@@ -1,8 +1,26 @@
 /* The walker (walk_private.h): values printed as Python prints them. */
 #include "front/walk_private.h"
 
+/* Printing a value visits each of its items; lists and tuples can share
+ * items (x = (x, x) doubles what prints), so the visits are counted:
+ * SG_ELIMIT past MAX_PRINT_ITEMS, or past MAX_NEST levels of nesting. */
+#define MAX_PRINT_ITEMS ((size_t)1 << 20)
+
+static sg_status print_value(sg_walk *W, const sg_run *r, sg__buf *b, const wv *v, unsigned depth, size_t *items);
+
 sg_status sg__w_print(sg_walk *W, const sg_run *r, sg__buf *b, const wv *v)
 {
+    size_t items = 0;
+    return print_value(W, r, b, v, 0, &items);
+}
+
+static sg_status print_value(sg_walk *W, const sg_run *r, sg__buf *b, const wv *v, unsigned depth, size_t *items)
+{
+    if (++*items > MAX_PRINT_ITEMS)
+        return sg__err(W->ctx, SG_ELIMIT, "output: a value of more than %zu items (lists and tuples count each "
+                       "item they hold, shared ones again)", MAX_PRINT_ITEMS);
+    if (depth > MAX_NEST)
+        return sg__err(W->ctx, SG_ELIMIT, "output: lists and tuples nested more than %d deep", MAX_NEST);
     switch ((wkind)v->kind) {
     case W_NONE:
         sg__buf_puts(b, "None");
@@ -46,7 +64,7 @@ sg_status sg__w_print(sg_walk *W, const sg_run *r, sg__buf *b, const wv *v)
         for (uint32_t i = 0; i < v->u.seq.n; i++) {
             if (i)
                 sg__buf_puts(b, ", ");
-            CHAIN(sg__w_print(W, r, b, &v->u.seq.items[i]));
+            CHAIN(print_value(W, r, b, &v->u.seq.items[i], depth + 1, items));
         }
         if (v->kind == W_TUPLE && v->u.seq.n == 1)
             sg__buf_puts(b, ",");

@@ -123,6 +123,7 @@ struct sg_walk {
     bool ran;
     bool grad;           /* grad mode */
     unsigned depth;
+    unsigned nest;       /* the walker's recursion now: expressions nested in others, blocks (sg__w_nest) */
     unsigned line;       /* the line under way */
     /* eager: what the walker refers to, for freeing dead values (walk_gc.c) */
     uint32_t stmt_mark;  /* the graph's values when the statement under way began */
@@ -133,6 +134,18 @@ struct sg_walk {
         uint32_t lo, hi; /* the values its caller's statement made before the call: in flight */
     } calls[MAX_CALL_DEPTH + 1];
 };
+
+
+/* The walker recurses on what the text nests: an expression inside
+ * another (parentheses, arguments, operands; not the links of a chain such
+ * as a + b + c or x.neg().neg(), which are evaluated in a loop), a block
+ * inside a statement, a call's body inside the call. The parser bounds
+ * each by SG_PY_MAX_DEPTH, but a program's calls nest them further: the
+ * walker counts every level and refuses (SG_ELIMIT) more than MAX_NEST,
+ * which keeps its C stack within a few megabytes, also under
+ * AddressSanitizer. */
+#define MAX_NEST 2000
+
 
 /* ---- memory (walk.c) ---- */
 
@@ -162,6 +175,23 @@ sg_status sg__w_err(sg_walk *W, const sg__py *at, sg_status st, const char *fmt,
     ;
 /* The context's message of status st, prefixed with the line. */
 sg_status sg__w_fail(sg_walk *W, const sg__py *at, sg_status st);
+
+/* One more level of recursion at node at (sg__w_nest_leave undoes it):
+ * SG_ELIMIT past MAX_NEST. */
+static inline sg_status sg__w_nest(sg_walk *W, const sg__py *at)
+{
+    if (W->nest >= MAX_NEST)
+        return sg__w_err(W, at, SG_ELIMIT,
+                         "expressions, blocks and calls nest more than %d deep (counting through calls)",
+                         MAX_NEST);
+    W->nest++;
+    return SG_OK;
+}
+
+static inline void sg__w_nest_leave(sg_walk *W)
+{
+    W->nest--;
+}
 
 /* ---- frames (walk.c) ---- */
 

@@ -124,7 +124,11 @@ static sg_status run_stmt(sg_walk *W, frame *f, const sg__py *st, bool *returned
 
 sg_status sg__w_run_block(sg_walk *W, frame *f, const sg__py *block, bool *returned, wv *ret)
 {
-    for (uint32_t i = 0; i < block->nkids && !*returned; i++)
-        CHAIN(run_stmt(W, f, block->kids[i], returned, ret));
-    return SG_OK;
+    sg_status s = sg__w_nest(W, block);
+    if (s)
+        return s;
+    for (uint32_t i = 0; !s && i < block->nkids && !*returned; i++)
+        s = run_stmt(W, f, block->kids[i], returned, ret);
+    sg__w_nest_leave(W);
+    return s;
 }

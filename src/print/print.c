@@ -1068,6 +1068,66 @@ static void emit(printer *P, const sg_expr *e, int minprec)
     }
 }
 
+/* ---- the size of the text ------------------------------------------------ */
+
+/* The text of an expression is its tree: a subterm shared by k parents is
+ * printed k times, so a DAG of n nodes can print 2^n of them (nested
+ * floor divisions whose canonical form repeats their operand). sg_print
+ * refuses with SG_ELIMIT an expression whose tree has more than
+ * SG_PRINT_TREE_FACTOR times as many nodes as it has distinct ones, plus
+ * SG_PRINT_TREE_FREE (include/shapeguard/print.h). */
+
+/* The nodes of e's tree, counted up to just past cap (recursion bounded by
+ * SG_MAX_DEPTH). */
+static size_t tree_upto(const sg_expr *e, size_t cap)
+{
+    size_t n = 1;
+    for (uint32_t i = 0; i < e->nargs && n <= cap; i++)
+        n += tree_upto(e->args[i], cap - n);
+    return n;
+}
+
+/* The nodes of e's tree (saturating at SIZE_MAX / 2), each distinct node
+ * entered in m with its count. false: out of memory. */
+static bool tree_count(sg__idmap *m, const sg_expr *e, size_t *out)
+{
+    size_t *have = sg__idmap_find(m, e->id);
+    if (have) {
+        *out = *have;
+        return true;
+    }
+    size_t n = 1;
+    for (uint32_t i = 0; i < e->nargs; i++) {
+        size_t k;
+        if (!tree_count(m, e->args[i], &k))
+            return false;
+        n = k > SIZE_MAX / 2 - n ? SIZE_MAX / 2 : n + k;
+    }
+    *out = n;
+    return sg__idmap_put(m, e->id, n);
+}
+
+/* SG_OK if e's text is within the bound, else SG_ELIMIT (or SG_ENOMEM). */
+static sg_status check_size(sg_ctx *ctx, const sg_expr *e)
+{
+    if (tree_upto(e, SG_PRINT_TREE_FREE) <= SG_PRINT_TREE_FREE)
+        return SG_OK;
+    sg__idmap m = {0};
+    size_t tree;
+    if (!sg__idmap_init(ctx, &m, 1024) || !tree_count(&m, e, &tree)) {
+        sg__idmap_free(&m);
+        return sg__nomem(ctx);
+    }
+    size_t dag = m.used;
+    sg__idmap_free(&m);
+    if (tree <= SG_PRINT_TREE_FREE || (tree - SG_PRINT_TREE_FREE) / SG_PRINT_TREE_FACTOR <= dag)
+        return SG_OK;
+    return sg__err(ctx, SG_ELIMIT,
+                   "sg_print: the text would repeat shared subterms: %zu%s subterms for %zu distinct ones (the "
+                   "limit: %d times the distinct ones plus %d)",
+                   tree, tree == SIZE_MAX / 2 ? " or more" : "", dag, SG_PRINT_TREE_FACTOR, SG_PRINT_TREE_FREE);
+}
+
 /* ---- public API ------------------------------------------------------------ */
 
 sg_status sg_print_with(sg_ctx *ctx, char **out, const sg_expr *e, sg_format fmt, sg_symname_fn symname,
@@ -1082,6 +1142,9 @@ sg_status sg_print_with(sg_ctx *ctx, char **out, const sg_expr *e, sg_format fmt
         return sg__err(ctx, SG_EINVAL, "sg_print: the expression is NULL");
     if (fmt != SG_FMT_SG && fmt != SG_FMT_PYTHON && fmt != SG_FMT_C)
         return sg__err(ctx, SG_EINVAL, "sg_print: unknown format %d", (int)fmt);
+    sg_status bound = check_size(ctx, e);
+    if (bound)
+        return bound;
     printer P;
     memset(&P, 0, sizeof P);
     P.ctx = ctx;

@@ -23,11 +23,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sg__py_parse(ctx, &a, (const char *)data, size) == SG_OK) {
         char *text = NULL, *again = NULL;
         if (sg__py_print(ctx, &text, sg__ast_module(a)) == SG_OK) {
-            if (sg__py_parse(ctx, &b, text, strlen(text)) != SG_OK) {
+            sg_status st = sg__py_parse(ctx, &b, text, strlen(text));
+            /* The printer parenthesizes as ast.unparse does (-a ** -b prints
+             * as -a ** (-b)), and each parenthesis is a level of the parser's
+             * nesting: a program near SG_PY_MAX_DEPTH may print past it. That
+             * refusal, and only it, is allowed. */
+            if (st == SG_ELIMIT && strstr(sg_ctx_last_error_msg(ctx), "nested too deeply")) {
+                b = NULL;
+            } else if (st != SG_OK) {
                 fprintf(stderr, "the printed program does not parse: %s\n%s", sg_ctx_last_error_msg(ctx), text);
                 abort();
             }
-            if (sg__py_print(ctx, &again, sg__ast_module(b)) == SG_OK && strcmp(text, again)) {
+            if (b && sg__py_print(ctx, &again, sg__ast_module(b)) == SG_OK && strcmp(text, again)) {
                 fprintf(stderr, "printing is not stable:\n%s---\n%s", text, again);
                 abort();
             }

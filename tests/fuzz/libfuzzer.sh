@@ -16,10 +16,11 @@ if [ $# -lt 1 ] || [ $# -gt 3 ]; then
     echo "usage: $0 parse|guard|front [SECONDS [WORKDIR]]" >&2
     exit 2
 fi
+maxlen=2048
 case $1 in
 parse) corpus=corpus ;;
 guard) corpus=corpus_guard ;;
-front) corpus=corpus_front ;;
+front) corpus=corpus_front maxlen=65536 ;; # its seeds include chains of 50 KB (chain_*)
 *) echo "libfuzzer.sh: unknown target '$1' (parse, guard or front)" >&2; exit 2 ;;
 esac
 secs=${2:-300}
@@ -40,4 +41,4 @@ cp "$src/tests/fuzz/$corpus"/* corpus/
 echo "libfuzzer.sh: fuzzing $1 for $secs s in $work"
 # -timeout: an input of 30 bytes may expand to thousands of terms (a power of
 # a sum), printed three times; under the sanitizers that takes seconds
-"./fuzz_$1" -max_total_time="$secs" -max_len=2048 -timeout=60 corpus
+"./fuzz_$1" -max_total_time="$secs" -max_len="$maxlen" -timeout=60 corpus

@@ -276,6 +276,45 @@ static void test_walk_api(void **state)
     sg_program_free(p);
 }
 
+/* y = a OP a OP ... (n links of link text, after a first "a"): parses and
+ * prints back to the same text. The parser builds such chains in a loop;
+ * the printer printed them recursively and overflowed the C stack at about
+ * 100,000 links (issue 19). */
+static void chain_roundtrip(const char *link, size_t n)
+{
+    size_t k = strlen(link);
+    char *src = malloc(8 + k * n);
+    assert_non_null(src);
+    memcpy(src, "y = a", 5);
+    size_t at = 5;
+    for (size_t i = 0; i < n; i++, at += k)
+        memcpy(src + at, link, k);
+    strcpy(src + at, "\n");
+    same(src, src);
+    free(src);
+}
+
+static void test_long_chains(void **state)
+{
+    (void)state;
+    /* as long as the parser's 1,000,000 tokens allow */
+    chain_roundtrip(" + a", 450000);       /* BINOP */
+    chain_roundtrip(".neg()", 240000);     /* ATTR and CALL */
+    chain_roundtrip("[0]", 300000);        /* SUBSCRIPT */
+    chain_roundtrip(" * a.t()[::2]", 80000);
+    same("y = (a + b).neg()[0] * (c - d) ** 2 ** e\n", "y = (a + b).neg()[0] * (c - d) ** 2 ** e\n");
+    same("y = -(a - b).t() - (c.d - e)\n", "y = -(a - b).t() - (c.d - e)\n");
+    same("y = (a ** b) ** c.d[e]\n", "y = (a ** b) ** c.d[e]\n");
+    same("y = 1 .real + (2).x\n", "y = 1 .real + 2 .x\n");
+    /* a ** b ** c nests to the right: it counts toward SG_PY_MAX_DEPTH */
+    char pow[16 + 5 * (SG_PY_MAX_DEPTH + 2)];
+    size_t at = (size_t)snprintf(pow, sizeof pow, "y = a");
+    for (int i = 0; i < SG_PY_MAX_DEPTH + 1; i++)
+        at += (size_t)snprintf(pow + at, sizeof pow - at, " ** a");
+    snprintf(pow + at, sizeof pow - at, "\n");
+    bad(pow, SG_ELIMIT, "nested too deeply (the limit: 100 levels)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_statements),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_long_chains),
         cmocka_unit_test(test_walk_api),
     };
     return cmocka_run_group_tests_name("front", tests, setup, teardown);

@@ -937,6 +937,43 @@ static void test_deep(void **state)
     }
 }
 
+/* The text is bounded (print.h, SG_PRINT_TREE_FACTOR): e // (e + 2), nested,
+ * names e twice a level, so its tree doubles while its DAG grows by three
+ * nodes. It prints while the tree is within the allowance and is refused
+ * with SG_ELIMIT past it, in every format, long before 2^30 subterms. */
+static void test_bound(void **state)
+{
+    sg_ctx *ctx = *state;
+    const sg_expr *e, *two;
+    assert_int_equal(sg_expr_sym(ctx, &e, "y"), SG_OK);
+    assert_int_equal(sg_expr_int(ctx, &two, 2), SG_OK);
+    int printed = 0, refused = 0;
+    for (int i = 1; i <= 30; i++) {
+        const sg_expr *d, *n;
+        assert_int_equal(sg_expr_add(ctx, &d, e, two), SG_OK);
+        assert_int_equal(sg_expr_floordiv(ctx, &n, e, d), SG_OK);
+        e = n;
+        for (int f = 0; f < 3; f++) {
+            char *s = NULL;
+            sg_status st = sg_print(ctx, &s, e, (sg_format)f);
+            if (st == SG_OK) {
+                /* each level doubles the text: i levels, 2^i copies of y */
+                assert_true(strlen(s) >= ((size_t)1 << i));
+                assert_true(i <= 15); /* 2^16 copies of y exceed the allowance */
+                printed += f == 0;
+            } else {
+                assert_int_equal(st, SG_ELIMIT);
+                assert_null(s);
+                assert_non_null(strstr(sg_ctx_last_error_msg(ctx), "would repeat shared subterms"));
+                assert_true(i >= 14);
+                refused += f == 0;
+            }
+            sg_free(s);
+        }
+    }
+    assert_true(printed >= 13 && refused >= 15);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -954,6 +991,7 @@ int main(void)
         cmocka_unit_test(test_c_compiled),
         cmocka_unit_test_setup_teardown(test_bad_input, setup_ctx, teardown_ctx),
         cmocka_unit_test_setup_teardown(test_deep, setup_ctx, teardown_ctx),
+        cmocka_unit_test_setup_teardown(test_bound, setup_ctx, teardown_ctx),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
