@@ -56,6 +56,7 @@ void sg__graph_free(sg__graph *g)
             sg_free((char *)sc->name);
         sg_free(sc->phs);
         sg_free(sc->outer);
+        sg_free(sc->writes);
         sg__idmap_free(&sc->bound);
         sg__idmap_free(&sc->lifted);
     }
@@ -373,8 +374,18 @@ sg_status sg__graph_call(sg__graph *g, const sg__schema *sch, const sg__garg *ar
     sg_status s = new_node(g, &n, SG_N_CALL, out);
     if (!s)
         s = push_args(g, &off, args, nargs);
+    sg__scope *sc = &g->scopes[g->cur];
+    if (!s && sch->written && g->cur) {
+        size_t cap = sc->capwrites;
+        if (!sg__grow(g->ctx, (void **)&sc->writes, &cap, sc->nwrites + (size_t)1, sizeof *sc->writes))
+            s = sg__nomem(g->ctx);
+        else
+            sc->capwrites = (uint32_t)cap;
+    }
     if (s)
         return s;
+    if (sch->written && g->cur)
+        sc->writes[sc->nwrites++] = (uint32_t)g->nnodes;
     n->schema = sch;
     n->args = off;
     n->nargs = (uint32_t)nargs;
