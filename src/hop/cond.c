@@ -57,6 +57,8 @@ static sg_status check_aliasing(sg_tracer *t, uint32_t b, bool grad)
         if (i >= g->nnodes)
             continue;
         n = &g->nodes[i];
+        if (n->scope != b || (w < sc->nwrites && (n->kind != SG_N_CALL || !n->schema->written)))
+            continue; /* not what was recorded there (a restored graph reused the index) */
         for (uint32_t k = 0; k < n->nargs && !name; k++)
             name = aliased_input(g, sc, &storages, n, k);
     }
