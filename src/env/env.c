@@ -560,7 +560,10 @@ const sg_expr *sg_env_symbol(const sg_env *env, const char *name)
 {
     if (!env || !name)
         return NULL;
-    for (size_t i = 0; i < env->nsyms; i++)
+    const sg_expr *s; /* symbols are interned by name: the node of that name, if it is one of env's */
+    if (*name && sg_expr_sym(env->ctx, &s, name) == SG_OK)
+        return rec_of(env, s) ? s : NULL;
+    for (size_t i = 0; i < env->nsyms; i++) /* an empty name, or out of memory */
         if (!strcmp(env->syms[i].sym->u.name, name))
             return env->syms[i].sym;
     return NULL;
