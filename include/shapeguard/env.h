@@ -127,7 +127,8 @@ sg_ctx *sg_env_ctx(const sg_env *env);
 SG_WARN_UNUSED sg_status sg_env_create_unbacked(sg_env *env, const sg_expr **out, const char *source,
                                                 int size_like, const sg_interval *user_range);
 
-/* The symbol named name (s3, u0), or NULL. */
+/* The symbol named name (s3, u0), or NULL. A hash lookup (the name is
+ * interned in env's context, as sg_expr_sym does). */
 const sg_expr *sg_env_symbol(const sg_env *env, const char *name);
 /* The hint of an expression: its value at the hints of its symbols. Returns
  * SG_OK with *out an integer constant (or true/false), or SG_EDATADEP when a

@@ -203,7 +203,11 @@ void cli_trim(const char **p, size_t *n)
 
 int cli_eq(const char *p, size_t n, const char *w)
 {
-    return strlen(w) == n && memcmp(p, w, n) == 0;
+    /* one pass, stopping at the first difference (no strlen of w first) */
+    for (size_t i = 0; i < n; i++)
+        if (w[i] != p[i] || !w[i])
+            return 0;
+    return w[n] == '\0';
 }
 
 sg_status cli_kind_status(const char *kind, size_t n)
@@ -255,15 +259,22 @@ sg_status cli_bindings_add(cli_bindings *b, sg_ctx *ctx, const char *text, size_
     if (!is_ident(name, nlen))
         return sg_ctx_set_error(ctx, SG_ESYNTAX, "binding '%.*s': '%.*s' is not a name", (int)n, text,
                                 (int)nlen, name);
-    tmp = cli_xstrndup(value, vlen);
+    char small[64]; /* short texts are copied here, not to the heap */
+    tmp = vlen < sizeof small ? small : cli_xmalloc(vlen + 1);
+    memcpy(tmp, value, vlen);
+    tmp[vlen] = '\0';
     st = vlen ? sg_expr_int_str(ctx, &val, tmp) : SG_ESYNTAX;
-    free(tmp);
+    if (tmp != small)
+        free(tmp);
     if (st != SG_OK)
         return sg_ctx_set_error(ctx, st == SG_ENOMEM ? st : SG_ESYNTAX,
                                 "binding '%.*s': '%.*s' is not an integer", (int)n, text, (int)vlen, value);
-    tmp = cli_xstrndup(name, nlen);
+    tmp = nlen < sizeof small ? small : cli_xmalloc(nlen + 1);
+    memcpy(tmp, name, nlen);
+    tmp[nlen] = '\0';
     st = sg_expr_sym(ctx, &sym, tmp);
-    free(tmp);
+    if (tmp != small)
+        free(tmp);
     if (st != SG_OK)
         return st;
     for (i = 0; i < b->n; i++)
@@ -860,6 +871,11 @@ static size_t strip_comment(const char *s, size_t n)
 {
     size_t i;
     char quote = 0;
+    const char *hash = memchr(s, '#', n);
+    if (!hash)
+        return n;
+    if (!memchr(s, '\'', (size_t)(hash - s)) && !memchr(s, '"', (size_t)(hash - s)))
+        return (size_t)(hash - s); /* no quote before the first '#': it starts the comment */
     for (i = 0; i < n; i++) {
         char c = s[i];
         if (quote) {
@@ -882,6 +898,12 @@ static size_t find_arrow(const char *s, size_t n)
 {
     size_t i;
     char quote = 0;
+    if (!memchr(s, '\'', n) && !memchr(s, '"', n)) { /* no quotes: look at each '=' only */
+        for (const char *e = memchr(s, '=', n); e && e + 1 < s + n; e = memchr(e + 1, '=', (size_t)(s + n - e - 1)))
+            if (e[1] == '>' && (e == s || !strchr("<>=!", e[-1])))
+                return (size_t)(e - s);
+        return n;
+    }
     for (i = 0; i + 1 < n; i++) {
         char c = s[i];
         if (quote) {
@@ -1030,8 +1052,9 @@ static void run_command(runner *r, case_state *cs, const char *file, size_t line
     cli_str_free(&why);
 }
 
-/* Check and run one raw line (without its newline). */
-static void run_line(runner *r, case_state *cs, const char *file, size_t lineno, const char *s, size_t n)
+/* Check and run one raw line (without its newline) of n bytes, whose first
+ * m bytes come before its comment (strip_comment, found once by the caller). */
+static void run_line(runner *r, case_state *cs, const char *file, size_t lineno, const char *s, size_t n, size_t m)
 {
     const char *nul = memchr(s, '\0', n);
     size_t bad = utf8_invalid_at((const unsigned char *)s, n);
@@ -1047,7 +1070,7 @@ static void run_line(runner *r, case_state *cs, const char *file, size_t lineno,
         report(r, file, lineno, NULL, 0, msg);
         return;
     }
-    n = strip_comment(s, n);
+    n = m;
     cli_trim(&s, &n);
     if (n)
         run_command(r, cs, file, lineno, s, n);
@@ -1095,10 +1118,9 @@ static int read_all(const char *path, char **out, size_t *len)
     return 0;
 }
 
-/* A line `program` (a comment may follow). */
+/* A line `program` (a comment may follow); n: its length without the comment. */
 static int is_program_line(const char *s, size_t n)
 {
-    n = strip_comment(s, n);
     cli_trim(&s, &n);
     return cli_eq(s, n, "program");
 }
@@ -1172,12 +1194,13 @@ static void run_file(runner *r, const char *path, void (*at_end)(case_state *, v
     while (pos < len) {
         const char *nl = memchr(buf + pos, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+        size_t m = strip_comment(buf + pos, n);
         ++lineno;
-        if (is_program_line(buf + pos, n)) {
+        if (is_program_line(buf + pos, m)) {
             pos = run_program_block(r, &cs, path, lineno, buf, len, pos + n + 1, &lineno);
             continue;
         }
-        run_line(r, &cs, path, lineno, buf + pos, n);
+        run_line(r, &cs, path, lineno, buf + pos, n, m);
         pos += n + 1;
     }
     if (at_end)

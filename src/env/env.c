@@ -25,6 +25,7 @@ typedef struct symrec {
 
 typedef struct input {
     char *source;
+    const sg_expr *key;  /* the source interned as a symbol name (its id keys inidx), or NULL */
     const sg_expr *expr; /* what the input became: a symbol, a constant, an expression */
     unsigned flags;      /* SG_INPUT_* */
 } input;
@@ -56,6 +57,16 @@ struct sg_env {
     /* final answers of evaluate by condition id (answer + 1): knowledge only
      * grows, so an answer once given stays right; cleared by a mark restore */
     sg__idmap answers;
+    /* Lookups by key instead of scans (the source-to-symbol cache's way: a
+     * source interned as a symbol name has an id). inidx: the key of a
+     * source -> its index in inputs; duckidx[size_like]: the id of a hint ->
+     * the index in syms of the first duckable symbol with that hint. An entry
+     * is used only if it still names what it was put for (i < n and the
+     * record matches), so a rollback that truncates the logs leaves nothing
+     * to clean; a put that fails (out of memory) sets unindexed, and the
+     * lookups scan from then on. */
+    sg__idmap inidx, duckidx[2];
+    bool unindexed;
 };
 
 #define GROW(ptr, n, cap) sg__grow(ctx, (void **)&(ptr), &(cap), (n) + 1, sizeof *(ptr))
@@ -180,7 +191,9 @@ sg_status sg_env_new(sg_ctx *ctx, const sg_env_options *opts, sg_env **out)
         return sg__err(ctx, SG_EINVAL, "sg_env_new: unknown freeze mode %d", mode);
     }
     sg_status s = sg_facts_new(ctx, &env->facts);
-    if (s || !sg__idmap_init(ctx, &env->symidx, 16) || !sg__idmap_init(ctx, &env->answers, 64)) {
+    if (s || !sg__idmap_init(ctx, &env->symidx, 16) || !sg__idmap_init(ctx, &env->answers, 64) ||
+        !sg__idmap_init(ctx, &env->inidx, 16) || !sg__idmap_init(ctx, &env->duckidx[0], 16) ||
+        !sg__idmap_init(ctx, &env->duckidx[1], 16)) {
         sg_env_free(env);
         return s ? s : sg__nomem(ctx);
     }
@@ -215,6 +228,9 @@ void sg_env_free(sg_env *env)
     sg_free(env->bindings);
     sg__idmap_free(&env->symidx);
     sg__idmap_free(&env->answers);
+    sg__idmap_free(&env->inidx);
+    sg__idmap_free(&env->duckidx[0]);
+    sg__idmap_free(&env->duckidx[1]);
     sg_facts_free(env->facts);
     sg_free(env);
 }
@@ -226,13 +242,35 @@ sg_facts *sg_env_facts(sg_env *env)
 
 /* ---- symbols ------------------------------------------------------------ */
 
+/* The index of the first duckable symbol with hint and size_like is_size
+ * that duckidx names, or SIZE_MAX. */
+static size_t duck_index(const sg_env *env, const sg_expr *hint, bool is_size)
+{
+    size_t *i = sg__idmap_find(&env->duckidx[is_size], hint->id);
+    if (!i || *i >= env->nsyms)
+        return SIZE_MAX;
+    const symrec *r = &env->syms[*i];
+    return r->duckable && r->hint == hint && r->size_like == is_size ? *i : SIZE_MAX;
+}
+
 static sg_status add_symrec(sg_env *env, const symrec *r)
 {
     sg_ctx *ctx = env->ctx;
     if (!GROW(env->syms, env->nsyms, env->capsyms) || !sg__idmap_put(&env->symidx, r->sym->id, env->nsyms))
         return sg__nomem(env->ctx);
+    if (r->duckable && r->hint && duck_index(env, r->hint, r->size_like) == SIZE_MAX &&
+        !sg__idmap_put(&env->duckidx[r->size_like], r->hint->id, env->nsyms))
+        env->unindexed = true; /* out of memory: duck_symbol scans */
     env->syms[env->nsyms++] = *r;
     return SG_OK;
+}
+
+/* The key of source in inidx (an interned symbol of that name), or NULL
+ * (an empty name, or out of memory: the caller scans). */
+static const sg_expr *source_key(const sg_env *env, const char *source)
+{
+    const sg_expr *k;
+    return *source && sg_expr_sym(env->ctx, &k, source) == SG_OK ? k : NULL;
 }
 
 static sg_status add_input(sg_env *env, const char *source, const sg_expr *e, unsigned flags)
@@ -243,15 +281,27 @@ static sg_status add_input(sg_env *env, const char *source, const sg_expr *e, un
         sg_free(s);
         return sg__nomem(env->ctx);
     }
+    const sg_expr *key = source_key(env, source);
+    if (!key || !sg__idmap_put(&env->inidx, key->id, env->ninputs))
+        env->unindexed = true; /* source_taken scans */
     env->inputs[env->ninputs].source = s;
+    env->inputs[env->ninputs].key = key;
     env->inputs[env->ninputs].expr = e;
     env->inputs[env->ninputs].flags = flags;
     env->ninputs++;
     return SG_OK;
 }
 
+/* Is source an input already? A hash lookup (a scan when unindexed). */
 static bool source_taken(const sg_env *env, const char *source)
 {
+    if (!env->unindexed) {
+        const sg_expr *key = source_key(env, source);
+        if (key) {
+            size_t *i = sg__idmap_find(&env->inidx, key->id);
+            return i && *i < env->ninputs && env->inputs[*i].key == key;
+        }
+    }
     for (size_t i = 0; i < env->ninputs; i++)
         if (!strcmp(env->inputs[i].source, source))
             return true;
@@ -390,6 +440,10 @@ sg_status sg_env_create_unbacked(sg_env *env, const sg_expr **out, const char *s
 /* The symbol of an equal hint made under duck sizing, or NULL. */
 static const sg_expr *duck_symbol(const sg_env *env, const sg_expr *hint, bool is_size)
 {
+    if (!env->unindexed) {
+        size_t i = duck_index(env, hint, is_size);
+        return i == SIZE_MAX ? NULL : env->syms[i].sym;
+    }
     for (size_t i = 0; i < env->nsyms; i++) {
         const symrec *r = &env->syms[i];
         if (r->duckable && r->hint == hint && r->size_like == is_size)
@@ -506,7 +560,10 @@ const sg_expr *sg_env_symbol(const sg_env *env, const char *name)
 {
     if (!env || !name)
         return NULL;
-    for (size_t i = 0; i < env->nsyms; i++)
+    const sg_expr *s; /* symbols are interned by name: the node of that name, if it is one of env's */
+    if (*name && sg_expr_sym(env->ctx, &s, name) == SG_OK)
+        return rec_of(env, s) ? s : NULL;
+    for (size_t i = 0; i < env->nsyms; i++) /* an empty name, or out of memory */
         if (!strcmp(env->syms[i].sym->u.name, name))
             return env->syms[i].sym;
     return NULL;

@@ -255,9 +255,15 @@ sg_status sg_expr_int_str(sg_ctx *ctx, const sg_expr **out, const char *str)
         p++;
     if (!*p)
         return sg__err(ctx, SG_ESYNTAX, "not an integer: '%.40s'", str);
-    for (const char *q = p; *q; q++)
+    int64_t small = 0;
+    size_t ndig = 0;
+    for (const char *q = p; *q; q++, ndig++) {
         if (*q < '0' || *q > '9')
             return sg__err(ctx, SG_ESYNTAX, "not an integer: '%.40s'", str);
+        small = ndig < 18 ? small * 10 + (*q - '0') : 0;
+    }
+    if (ndig <= 18) /* |value| < 10**18: no big-number parse */
+        return finish(ctx, out, sg__int_si(ctx, *str == '-' ? -small : small));
     fmpz_t z;
     fmpz_init(z);
     fmpz_set_str(z, p, 10);

@@ -53,6 +53,7 @@ static void scope_free(sg__scope *sc)
         sg_free((char *)sc->name);
     sg_free(sc->phs);
     sg_free(sc->outer);
+    sg_free(sc->writes);
     sg__idmap_free(&sc->bound);
     sg__idmap_free(&sc->lifted);
 }
@@ -92,6 +93,7 @@ void sg__graph_reset(sg__graph *g)
     g->cur = 0;
     sg__scope *root = &g->scopes[0];
     root->nphs = 0;
+    root->nwrites = 0;
     root->output = SG_NOVAL;
     sg__idmap_reset(&root->bound);
     sg__idmap_reset(&root->lifted);
@@ -401,8 +403,18 @@ sg_status sg__graph_call(sg__graph *g, const sg__schema *sch, const sg__garg *ar
     sg_status s = new_node(g, &n, SG_N_CALL, out);
     if (!s)
         s = push_args(g, &off, args, nargs);
+    sg__scope *sc = &g->scopes[g->cur];
+    if (!s && sch->written && g->cur) {
+        size_t cap = sc->capwrites;
+        if (!sg__grow(g->ctx, (void **)&sc->writes, &cap, sc->nwrites + (size_t)1, sizeof *sc->writes))
+            s = sg__nomem(g->ctx);
+        else
+            sc->capwrites = (uint32_t)cap;
+    }
     if (s)
         return s;
+    if (sch->written && g->cur)
+        sc->writes[sc->nwrites++] = (uint32_t)g->nnodes;
     n->schema = sch;
     n->args = off;
     n->nargs = (uint32_t)nargs;

@@ -150,6 +150,9 @@ typedef struct sg__scope {
                            size; scope.c BY_NODE) */
     sg__idmap lifted;   /* 1 + a value of an enclosing scope (idmap ids start at 1) -> 1 + the
                            placeholder value taking it */
+    uint32_t *writes;   /* its call nodes whose schema writes an argument, in order (a
+                           subgraph's only: what torch.cond's aliasing check reads) */
+    uint32_t nwrites, capwrites;
 } sg__scope;
 
 /* A detach that stands for `.data`: its result has a version counter of

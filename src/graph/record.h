@@ -22,6 +22,9 @@ static inline sg__graph_mark sg__graph_mark_take(const sg__graph *g)
 
 static inline void sg__graph_restore(sg__graph *g, sg__graph_mark k)
 {
+    sg__scope *sc = &g->scopes[g->cur]; /* the writing calls dropped (recorded in the current scope) */
+    while (sc->nwrites && sc->writes[sc->nwrites - 1] >= k.nnodes)
+        sc->nwrites--;
     g->nvals = k.nvals;
     g->nnodes = k.nnodes;
     g->nargs = k.nargs;

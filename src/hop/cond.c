@@ -14,51 +14,65 @@
 
 /* ---- aliasing ---- */
 
+/* Does argument a of node n write into (or, of an output node, return an
+ * alias of) one of scope sc's placeholders? That placeholder's name, or NULL.
+ * storages: the storage of each tensor placeholder -> 1 + its index in phs. */
+static const char *aliased_input(const sg__graph *g, const sg__scope *sc, const sg__idmap *storages,
+                                 const sg__gnode *n, uint32_t k)
+{
+    const sg__garg *a = &g->args[n->args + k];
+    bool written = n->kind == SG_N_CALL && ((n->schema->written >> k) & 1);
+    if (a->kind != SG_A_VALUE || (!written && n->kind != SG_N_OUTPUT) || g->vals[a->u.v].kind != SG_V_TENSOR)
+        return NULL;
+    size_t *p = sg__idmap_find(storages, g->vals[a->u.v].u.t.storage + 1);
+    return p ? g->vals[g->nodes[sc->phs[*p - 1]].out].name : NULL;
+}
+
 /* Does scope b write into, or give back an alias of, one of its inputs?
  * (What PyTorch's check_aliasing_and_input_mutation finds through version
  * counters and storages: a write is an argument an operator's schema marks
- * as written; an alias is an output viewing an input's storage.) */
+ * as written; an alias is an output viewing an input's storage.) Linear in
+ * b's writing calls, outputs and placeholders: the graph keeps the writing
+ * calls of each subgraph (sc->writes), and the placeholders' storages are
+ * looked up in a map (the first placeholder of a storage names it). */
 static sg_status check_aliasing(sg_tracer *t, uint32_t b, bool grad)
 {
     const sg__graph *g = t->g;
     const sg__scope *sc = &g->scopes[b];
-    /* b's nodes lie after the output of the last scope opened before b that
-       is no ancestor of b (it was closed when b opened), up to b's output */
-    uint32_t first = 0, anc = sc->parent;
-    for (uint32_t p = b; p-- > 0;) {
-        if (p == anc) {
-            anc = g->scopes[p].parent;
-            continue;
-        }
-        first = g->scopes[p].output == SG_NOVAL ? 0 : g->scopes[p].output + 1;
-        break;
-    }
-    for (uint32_t i = first; i <= sc->output && i < g->nnodes; i++) {
-        const sg__gnode *n = &g->nodes[i];
-        if (n->scope != b || (n->kind != SG_N_CALL && n->kind != SG_N_OUTPUT))
-            continue;
-        for (uint32_t k = 0; k < n->nargs; k++) {
-            const sg__garg *a = &g->args[n->args + k];
-            bool written = n->kind == SG_N_CALL && ((n->schema->written >> k) & 1);
-            if (a->kind != SG_A_VALUE || (!written && n->kind != SG_N_OUTPUT) || g->vals[a->u.v].kind != SG_V_TENSOR)
-                continue;
-            uint32_t storage = g->vals[a->u.v].u.t.storage;
-            for (uint32_t p = 0; p < sc->nphs; p++) {
-                const sg__gval *ph = &g->vals[g->nodes[sc->phs[p]].out];
-                if (ph->kind != SG_V_TENSOR || ph->u.t.storage != storage)
-                    continue;
-                const char *what = n->kind == SG_N_OUTPUT ? "returns an alias of" : "mutates";
-                if (!grad)
-                    return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: torch.cond: branch %s %s its input %s "
-                                                            "under no_grad (not functionalized yet)",
-                                   sc->name, what, ph->name);
-                return sg__err(t->ctx, SG_EALIASING, "torch.cond: branch %s %s its input %s; a branch may not "
-                                                     "mutate or alias its inputs while grad is enabled",
-                               sc->name, what, ph->name);
-            }
+    sg__idmap storages;
+    if (!sg__idmap_init(t->ctx, &storages, sc->nphs))
+        return sg__nomem(t->ctx);
+    for (uint32_t p = 0; p < sc->nphs; p++) {
+        const sg__gval *ph = &g->vals[g->nodes[sc->phs[p]].out];
+        if (ph->kind == SG_V_TENSOR && !sg__idmap_find(&storages, ph->u.t.storage + 1) &&
+            !sg__idmap_put(&storages, ph->u.t.storage + 1, p + 1)) {
+            sg__idmap_free(&storages);
+            return sg__nomem(t->ctx);
         }
     }
-    return SG_OK;
+    const sg__gnode *n = NULL;
+    const char *name = NULL;
+    for (uint32_t w = 0; w <= sc->nwrites && !name; w++) { /* the writing calls in order, then the output */
+        uint32_t i = w < sc->nwrites ? sc->writes[w] : sc->output;
+        if (i >= g->nnodes)
+            continue;
+        n = &g->nodes[i];
+        if (n->scope != b || (w < sc->nwrites && (n->kind != SG_N_CALL || !n->schema->written)))
+            continue; /* not what was recorded there (a restored graph reused the index) */
+        for (uint32_t k = 0; k < n->nargs && !name; k++)
+            name = aliased_input(g, sc, &storages, n, k);
+    }
+    sg__idmap_free(&storages);
+    if (!name)
+        return SG_OK;
+    const char *what = n->kind == SG_N_OUTPUT ? "returns an alias of" : "mutates";
+    if (!grad)
+        return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: torch.cond: branch %s %s its input %s "
+                                                "under no_grad (not functionalized yet)",
+                       sc->name, what, name);
+    return sg__err(t->ctx, SG_EALIASING, "torch.cond: branch %s %s its input %s; a branch may not "
+                                         "mutate or alias its inputs while grad is enabled",
+                   sc->name, what, name);
 }
 
 /* ---- inputs ---- */

@@ -158,15 +158,24 @@ static const fn_info fn_table[] = {
     {"Not", F_NOT, 1, 1},
 };
 
+/* Is the n bytes at s the word? One pass, stopping at the first difference. */
 static int text_is(const char *s, size_t n, const char *word)
 {
-    return strlen(word) == n && memcmp(s, word, n) == 0;
+    for (size_t i = 0; i < n; i++)
+        if (word[i] != s[i] || !word[i])
+            return 0;
+    return word[n] == '\0';
 }
 
+/* The function named by the identifier of n bytes at s, or NULL. Every
+ * name begins with an upper-case letter: any other identifier (a symbol,
+ * most of them) is refused at its first byte. */
 static const fn_info *find_function(const char *s, size_t n)
 {
+    if (s[0] < 'A' || s[0] > 'Z')
+        return NULL;
     for (size_t i = 0; i < sizeof fn_table / sizeof fn_table[0]; i++)
-        if (text_is(s, n, fn_table[i].name))
+        if (fn_table[i].name[0] == s[0] && text_is(s, n, fn_table[i].name))
             return &fn_table[i];
     return NULL;
 }
@@ -370,23 +379,25 @@ static sg_status lex(parser *p)
             i++;
         size_t len = i - start;
         const char *w = s + start;
-        if (text_is(w, len, "and"))
-            k = T_AND;
-        else if (text_is(w, len, "or"))
-            k = T_OR;
-        else if (text_is(w, len, "not"))
-            k = T_NOT;
-        else if (text_is(w, len, "true") || text_is(w, len, "True"))
-            k = T_TRUE;
-        else if (text_is(w, len, "false") || text_is(w, len, "False"))
-            k = T_FALSE;
-        else if (i < n && s[i] == '[') {
+        k = T_IDENT;
+        switch (len == 2 || len == 3 || len == 4 || len == 5 ? c : 0) { /* keywords by their first byte */
+        case 'a': k = text_is(w, len, "and") ? T_AND : k; break;
+        case 'o': k = text_is(w, len, "or") ? T_OR : k; break;
+        case 'n': k = text_is(w, len, "not") ? T_NOT : k; break;
+        case 't': k = text_is(w, len, "true") ? T_TRUE : k; break;
+        case 'T': k = text_is(w, len, "True") ? T_TRUE : k; break;
+        case 'f': k = text_is(w, len, "false") ? T_FALSE : k; break;
+        case 'F': k = text_is(w, len, "False") ? T_FALSE : k; break;
+        default: break;
+        }
+        if (k != T_IDENT) {
+            /* a keyword */
+        } else if (i < n && s[i] == '[') {
             sg_status st = lex_source(p, &i);
             if (st != SG_OK)
                 return st;
             k = T_SOURCE;
-        } else
-            k = T_IDENT;
+        }
     } else {
         i++;
         switch (c) {

@@ -267,6 +267,9 @@ static void clear_derived(sg_facts *f)
         sg__idmap_reset(&f->neidx);
     f->lin.n = 0;
     f->axioms.n = 0;
+    f->nalo = 0;
+    if (f->alidx.cap)
+        sg__idmap_reset(&f->alidx);
     for (size_t i = 0; i < f->nocc; i++)
         f->occ[i].n = 0;
     f->nocc = 0;
@@ -381,7 +384,8 @@ sg_status sg_facts_new(sg_ctx *ctx, sg_facts **out)
     if (!f || !(f->rcache = sg__range_cache_new(ctx)) || !sg__idmap_init(ctx, &f->bidx, 16) ||
         !sg__idmap_init(ctx, &f->known_memo, 16) || !sg__idmap_init(ctx, &f->occidx, 16) || !sg__idmap_init(ctx, &f->axidx, 16) ||
         !sg__idmap_init(ctx, &f->rmap, 16) || !sg__idmap_init(ctx, &f->sigs, 16) || !sg__idmap_init(ctx, &f->stamp, 16) ||
-        !sg__idmap_init(ctx, &f->nstamp, 16) || !sg__idmap_init(ctx, &f->astamp, 16)) {
+        !sg__idmap_init(ctx, &f->nstamp, 16) || !sg__idmap_init(ctx, &f->astamp, 16) ||
+        !sg__idmap_init(ctx, &f->alidx, 16)) {
         sg_facts_free(f);
         return sg__nomem(ctx);
     }
@@ -409,6 +413,10 @@ void sg_facts_free(sg_facts *f)
     sg__idmap_free(&f->stamp);
     sg__idmap_free(&f->nstamp);
     sg__idmap_free(&f->astamp);
+    sg__idmap_free(&f->alidx);
+    for (size_t i = 0; i < f->capalo; i++)
+        fmpz_clear(f->alo + i);
+    sg_free(f->alo);
     sg__list_free(&f->nreads);
     sg__list_free(&f->oreads);
     sg_free(f->und);
@@ -1063,12 +1071,70 @@ static bool add_fact(sg_facts *f, size_t i)
     return ok;
 }
 
+/* ---- lower bounds as assumed ---- */
+
+/* c is x + k >= 0 or x + k == 0 for a symbol x: x >= -k. Record it. */
+static bool assumed_bound(sg_facts *f, const sg_expr *c)
+{
+    sg_ctx *ctx = f->ctx;
+    const sg_expr *p;
+    if ((c->op != SG_OP_GE0 && c->op != SG_OP_EQ0) || (p = c->args[0])->op != SG_OP_ADD || p->nargs != 1 ||
+        p->args[0]->op != SG_OP_SYM || !fmpz_is_one(sg__nums(p)))
+        return true;
+    size_t *i = sg__idmap_find(&f->alidx, p->args[0]->id);
+    if (i) {
+        fmpz_t lo;
+        fmpz_init(lo);
+        fmpz_neg(lo, &p->u.val);
+        if (fmpz_cmp(f->alo + *i, lo) < 0)
+            fmpz_swap(f->alo + *i, lo);
+        fmpz_clear(lo);
+        return true;
+    }
+    if (f->nalo == f->capalo) {
+        size_t cap = f->capalo ? 2 * f->capalo : 16;
+        fmpz *a = sg__realloc(ctx, f->alo, cap * sizeof *a);
+        if (!a)
+            return sg__nomem(f->ctx), false;
+        for (size_t k = f->capalo; k < cap; k++)
+            fmpz_init(a + k);
+        f->alo = a;
+        f->capalo = cap;
+    }
+    if (!sg__idmap_put(&f->alidx, p->args[0]->id, f->nalo))
+        return sg__nomem(f->ctx), false;
+    fmpz_neg(f->alo + f->nalo++, &p->u.val);
+    return true;
+}
+
+/* The lower bounds that fact e, as assumed, gives its symbols: e itself or
+ * each argument of a top-level And. */
+static bool assumed_bounds(sg_facts *f, const sg_expr *e)
+{
+    if (e->op != SG_OP_AND)
+        return assumed_bound(f, e);
+    for (size_t j = 0; j < e->nargs; j++)
+        if (!assumed_bound(f, e->args[j]))
+            return false;
+    return true;
+}
+
+bool sg__facts_assumed_lower(sg_facts *f, const sg_expr *sym, fmpz_t lo)
+{
+    size_t *i = sg__idmap_find(&f->alidx, sym->id);
+    f->lower_looks++;
+    if (i)
+        fmpz_set(lo, f->alo + *i);
+    return i != NULL;
+}
+
 /* Add fact i (the next one) and propagate what it changed. */
 static bool step(sg_facts *f, size_t i)
 {
     size_t nlin = f->lin.n;
     f->touched.n = 0;
-    return add_fact(f, i) && apply_ne(f) && propagate(f, nlin) && apply_ne(f);
+    return assumed_bounds(f, f->facts.v[i]) && add_fact(f, i) && apply_ne(f) && propagate(f, nlin) &&
+           apply_ne(f);
 }
 
 /* Derive everything again from the facts, one step a fact as they were

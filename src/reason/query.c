@@ -382,28 +382,6 @@ static const sg_expr *simplify(sg_facts *f, const sg_expr *e, bool use_known, si
 
 #define SHIFT_MAX_SYMS 8
 
-/* The largest lower bound of sym among the facts as they were assumed
- * (x >= c, x == c), false if none: a symbol replaced since keeps its
- * bounds there while its replacement's range may be wider. */
-static bool assumed_lower(const sg_facts *f, const sg_expr *sym, fmpz_t lo)
-{
-    bool found = false;
-    for (size_t i = 0; i < f->facts.n; i++) {
-        const sg_expr *e = f->facts.v[i];
-        size_t n = e->op == SG_OP_AND ? e->nargs : 1;
-        for (size_t j = 0; j < n; j++) {
-            const sg_expr *c = e->op == SG_OP_AND ? e->args[j] : e, *p;
-            if ((c->op != SG_OP_GE0 && c->op != SG_OP_EQ0) || (p = c->args[0])->op != SG_OP_ADD || p->nargs != 1 ||
-                p->args[0] != sym || !fmpz_is_one(sg__nums(p)))
-                continue;
-            if (!found || fmpz_cmp(lo, &p->u.val) < 0) /* sym >= -c: keep the largest -c */
-                fmpz_neg(lo, &p->u.val);
-            found = true;
-        }
-    }
-    return found;
-}
-
 /* The sign of p over the facts' ranges, found as PyTorch does for sizes:
  * each symbol x with a finite lower bound lo is written y + lo with y >= 0
  * and p expanded; when every coefficient then has one sign, so does p.
@@ -443,7 +421,9 @@ static void shifted_sign(sg_facts *f, const sg_expr *p, int *sign)
         fmpz_t alo;
         fmpz_init(alo);
         ok = sg__facts_range(f, syms[i], &r) == SG_OK;
-        if (ok && assumed_lower(f, syms[i], alo) && (r.lo_inf || fmpz_cmp(alo, &r.lo) > 0)) {
+        /* the lower bound as assumed: a symbol replaced since keeps it
+           there while its replacement's range may be wider */
+        if (ok && sg__facts_assumed_lower(f, syms[i], alo) && (r.lo_inf || fmpz_cmp(alo, &r.lo) > 0)) {
             fmpz_set(&r.lo, alo); /* a bound the replacement's range does not give: not a recorded read */
             r.lo_inf = false;
             f->reads_lost = true;

@@ -91,6 +91,15 @@ struct sg_facts {
     sg__fm_scratch *fm;   /* the decision procedure's buffers, kept between its runs
                              (made by the first question that runs it) */
     bool reads_lost;      /* out of memory while recording reads */
+    /* The largest lower bound of each symbol among the facts as assumed
+     * (x >= c, x == c, alone or in a top-level And): what shifted_sign reads
+     * for a symbol replaced since. Kept fact by fact (step), derived again
+     * with everything else. alidx: symbol id -> index in alo. */
+    sg__idmap alidx;
+    fmpz *alo;
+    size_t nalo, capalo;
+    size_t lower_looks;   /* entries examined by sg__facts_assumed_lower, ever (unit
+                             tests check it stays bounded as facts grow) */
 };
 
 /* An undecided answer, right while nothing it read has a later stamp. */
@@ -123,6 +132,10 @@ bool sg__facts_is_axiom(sg_facts *f, const sg_expr *q);
 void sg__facts_set_policy(sg_facts *f, bool (*may_replace)(void *, const sg_expr *, const sg_expr *), void *user);
 /* Forget every fact after the first n and derive again. */
 bool sg__facts_truncate(sg_facts *f, size_t n);
+
+/* The largest lower bound of sym among the facts as assumed (x >= c,
+ * x == c), into lo; false if there is none. A lookup, not a scan. */
+bool sg__facts_assumed_lower(sg_facts *f, const sg_expr *sym, fmpz_t lo);
 
 /* Apply the replacements to e. */
 const sg_expr *sg__facts_replace(sg_facts *f, const sg_expr *e);

@@ -59,6 +59,10 @@ struct sg_inputs {
     size_t n, cap;
     void **blocks; /* every allocation of fakes, freed with in */
     size_t nblocks, capblocks;
+    /* the name of a source interned as a symbol -> its index in v (records
+     * only grow); unindexed after a put failed: sg_inputs_find scans */
+    sg__idmap byname;
+    bool unindexed;
 };
 
 /* ---- memory ------------------------------------------------------------ */
@@ -566,6 +570,11 @@ sg_status sg_inputs_new(sg_env *env, sg_symcache *cache, sg_inputs **out)
     (*out)->env = env;
     (*out)->ctx = ctx;
     (*out)->cache = cache;
+    if (!sg__idmap_init(ctx, &(*out)->byname, 16)) {
+        sg_free(*out);
+        *out = NULL;
+        return sg__nomem(ctx);
+    }
     return SG_OK;
 }
 
@@ -580,12 +589,30 @@ void sg_inputs_free(sg_inputs *in)
     pool_truncate(in, 0);
     sg_free(in->blocks);
     sg_free(in->v);
+    sg__idmap_free(&in->byname);
     sg_free(in);
 }
 
 sg_env *sg_inputs_env(const sg_inputs *in)
 {
     return in ? in->env : NULL;
+}
+
+/* The key of a source name in byname (the symbol of that name), or NULL
+ * (an empty name, or out of memory). */
+static const sg_expr *name_key(const sg_inputs *in, const char *name)
+{
+    const sg_expr *k;
+    return *name && sg_expr_sym(in->ctx, &k, name) == SG_OK ? k : NULL;
+}
+
+/* Record r as the next input (room was reserved) and index its name. */
+static void push_record(sg_inputs *in, inrec r)
+{
+    const sg_expr *k = name_key(in, sg_source_name(r.src));
+    if (!k || !sg__idmap_put(&in->byname, k->id, in->n))
+        in->unindexed = true;
+    in->v[in->n++] = r;
 }
 
 /* Room for one more input (taken before fakifying, so that recording the
@@ -652,7 +679,7 @@ sg_status sg_inputs_tensor(sg_inputs *in, const sg_source *src, const sg_tensor_
         csnap_free(r.ctx);
         return s;
     }
-    in->v[in->n++] = r;
+    push_record(in, r);
     *out = &r.fake->pub;
     return SG_OK;
 }
@@ -671,7 +698,7 @@ sg_status sg_inputs_int(sg_inputs *in, const sg_source *src, const sg_expr *hint
         s = sg_env_create_backed(in->env, out, sg_source_name(src), hint, dyn, flags & SG_INPUT_SIZE, range);
     if (s)
         return s;
-    in->v[in->n++] = (inrec){src, NULL, NULL, NULL, *out};
+    push_record(in, (inrec){src, NULL, NULL, NULL, *out});
     return SG_OK;
 }
 
@@ -717,6 +744,11 @@ size_t sg_inputs_count(const sg_inputs *in)
 
 long sg_inputs_find(const sg_inputs *in, const char *source)
 {
+    const sg_expr *k = in && source && !in->unindexed ? name_key(in, source) : NULL;
+    if (k) {
+        size_t *i = sg__idmap_find(&in->byname, k->id);
+        return i ? (long)*i : -1;
+    }
     for (size_t i = 0; in && source && i < in->n; i++)
         if (!strcmp(sg_source_name(in->v[i].src), source))
             return (long)i;

@@ -1820,6 +1820,45 @@ static void test_assert_key(void **state)
     sg_env_free(env);
 }
 
+/* Inputs are found by source, and duck sizing finds the symbol of an equal
+ * hint, through indexes (issue 19, item 7): a mark restore that drops
+ * inputs and symbols frees their sources, and a later equal hint never gets
+ * a symbol the restore dropped; the inputs kept stay taken. */
+static void test_lookups_after_restore(void **state)
+{
+    (void)state;
+    sg_env *env = new_env(NULL);
+    const sg_expr *a = size(env, "a", 5), *e = NULL;
+    sg_env_mark m;
+    sg_env_mark_take(env, &m);
+    const sg_expr *b = size(env, "b", 7);
+    assert_ptr_equal(size(env, "c", 5), a); /* duck sizing: the hint of a */
+    assert_ptr_not_equal(b, a);
+    assert_int_equal(sg_env_mark_restore(env, &m), SG_OK);
+    const sg_expr *b2 = size(env, "b", 9); /* "b" is free again */
+    assert_int_equal(sg_env_create_backed(env, &e, "a", I(3), SG_DIM_DUCK, 1, NULL), SG_EINVAL); /* kept */
+    assert_int_equal(sg_env_create_backed(env, &e, "b", I(3), SG_DIM_DUCK, 1, NULL), SG_EINVAL);
+    const sg_expr *d = size(env, "d", 7); /* not the dropped symbol of hint 7 */
+    assert_ptr_not_equal(d, a);
+    assert_ptr_not_equal(d, b2);
+    assert_ptr_equal(size(env, "e", 7), d);
+    assert_ptr_equal(size(env, "f", 9), b2);
+    assert_ptr_equal(size(env, "g", 5), a);
+    /* many inputs: each source once, each distinct hint its own symbol */
+    char src[32];
+    for (int i = 0; i < 500; i++) {
+        snprintf(src, sizeof src, "L['x%d'].size()[0]", i);
+        const sg_expr *x = size(env, src, 100 + i);
+        snprintf(src, sizeof src, "L['y%d'].size()[0]", i);
+        assert_ptr_equal(size(env, src, 100 + i), x);
+    }
+    for (int i = 0; i < 500; i += 97) {
+        snprintf(src, sizeof src, "L['x%d'].size()[0]", i);
+        assert_int_equal(sg_env_create_backed(env, &e, src, I(3), SG_DIM_DUCK, 1, NULL), SG_EINVAL);
+    }
+    sg_env_free(env);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1879,6 +1918,7 @@ int main(void)
         cmocka_unit_test(test_bad_input_create_unbacked),
         cmocka_unit_test(test_bad_input_questions),
         cmocka_unit_test(test_bad_input_bookkeeping),
+        cmocka_unit_test(test_lookups_after_restore),
     };
     return cmocka_run_group_tests_name("env", tests, setup, teardown);
 }

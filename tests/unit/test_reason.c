@@ -3,9 +3,11 @@
  * tests/batteries/reason.battery and by the brute-force oracle in tests/diff. */
 #include "cmocka_all.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "shapeguard.h"
+#include "reason/reason_private.h" /* lower_looks: the work counter of the lower-bound index */
 
 static sg_ctx *C;
 
@@ -307,6 +309,41 @@ static void test_range_of(void **state)
     assert_int_equal(sg_range_of(C, NULL, x, 0, NULL, NULL), SG_EINVAL);
 }
 
+/* The lower bounds as assumed (what the shifted-positivity step reads for
+ * each symbol of a question with a product) are an index, not a scan of the
+ * facts (issue 19, item 7): the entries examined per question stay the same
+ * as unrelated facts grow from 10 to 400. x*y >= 4 and x*y - 2*x - 2*y + 4 >= 0
+ * hold for x, y >= 2 (x*y - 4 = X*Y + 2*X + 2*Y for x = X + 2, y = Y + 2;
+ * (x - 2)*(y - 2) >= 0), and x*y >= 5 is not implied (x = y = 2). */
+static size_t looks_per_question(size_t nfacts)
+{
+    sg_facts *f;
+    assert_int_equal(sg_facts_new(C, &f), SG_OK);
+    char t[64];
+    for (size_t i = 0; i < nfacts; i++) {
+        snprintf(t, sizeof t, "a%zu >= %zu", i, i + 2);
+        assert_int_equal(sg_facts_assume(f, P(t)), SG_OK);
+    }
+    assert_int_equal(sg_facts_assume(f, P("x >= 2")), SG_OK);
+    assert_int_equal(sg_facts_assume(f, P("y >= 2")), SG_OK);
+    size_t before = f->lower_looks;
+    assert_int_equal(K(f, "x*y >= 4"), SG_TRUE);
+    assert_int_equal(K(f, "x*y - 2*x - 2*y + 4 >= 0"), SG_TRUE);
+    assert_int_equal(K(f, "x*y >= 5"), SG_UNKNOWN);
+    size_t looks = f->lower_looks - before;
+    sg_facts_free(f);
+    return looks;
+}
+
+static void test_assumed_lower_is_indexed(void **state)
+{
+    (void)state;
+    size_t small = looks_per_question(10), big = looks_per_question(400);
+    assert_true(small > 0);     /* the step ran: one look per symbol and question */
+    assert_true(small <= 3 * 2 * 4); /* three questions, two symbols, a few passes each */
+    assert_int_equal(big, small); /* not a scan of the 400 facts */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_range_of),
+        cmocka_unit_test(test_assumed_lower_is_indexed),
     };
     return cmocka_run_group_tests_name("reason", tests, setup, teardown);
 }
