@@ -48,8 +48,9 @@ typedef struct sg_tensor {
     bool requires_grad;
     uint32_t ndim;
     int64_t offset;
-    int64_t sizes[SG_MAX_DIMS];
-    int64_t strides[SG_MAX_DIMS];
+    int64_t *sizes;     /* ndim entries, in this tensor's own block (dims) */
+    int64_t *strides;   /* ndim entries, after the sizes */
+    int64_t dims[];     /* the sizes, then the strides: a block of the tensor's size */
 } sg__xtensor;
 
 /* A new contiguous tensor of the given sizes (a storage of exactly its

@@ -29,6 +29,15 @@ static int64_t max_numel(sg_dtype d)
     return (int64_t)(lim / elem_size(d));
 }
 
+/* Where a storage's elements start when they share its block: after the
+ * header, rounded up to 16 bytes (malloc's alignment). */
+#define INLINE_AT ((sizeof(sg__xstorage) + 15) / 16 * 16)
+
+static bool data_inline(const sg__xstorage *s)
+{
+    return s->data == (const char *)s + INLINE_AT;
+}
+
 sg_status sg__xst_new(sg_ctx *ctx, sg__xstorage **out, sg_dtype dtype, int64_t numel)
 {
     *out = NULL;
@@ -36,15 +45,16 @@ sg_status sg__xst_new(sg_ctx *ctx, sg__xstorage **out, sg_dtype dtype, int64_t n
         return sg__err(ctx, SG_EINVAL, "storage: bad dtype %d", (int)dtype);
     if (numel < 0 || numel > max_numel(dtype))
         return sg__err(ctx, SG_ELIMIT, "storage: %lld elements are more than memory can hold", (long long)numel);
-    sg__xstorage *s = sg__malloc(ctx, sizeof *s);
+    /* one block: the header, then the elements (at least one, so an empty
+     * storage has a pointer too), zero-filled */
+    size_t bytes = (numel ? (size_t)numel : 1) * elem_size(dtype);
+    if (bytes > SIZE_MAX - INLINE_AT)
+        return sg__err(ctx, SG_ELIMIT, "storage: %lld elements are more than memory can hold", (long long)numel);
+    sg__xstorage *s = sg__malloc(ctx, INLINE_AT + bytes);
     if (!s)
         return sg__nomem(ctx);
-    /* at least one element, so an empty storage has a pointer too */
-    s->data = sg__calloc(ctx, numel ? (size_t)numel : 1, elem_size(dtype));
-    if (!s->data) {
-        sg_free(s);
-        return sg__nomem(ctx);
-    }
+    s->data = (char *)s + INLINE_AT;
+    memset(s->data, 0, bytes);
     s->refs = 1;
     s->dtype = (uint8_t)dtype;
     s->numel = numel;
@@ -59,7 +69,13 @@ sg_status sg__xst_grow(sg_ctx *ctx, sg__xstorage *st, int64_t numel)
     if (numel > max_numel((sg_dtype)st->dtype))
         return sg__err(ctx, SG_ELIMIT, "storage: %lld elements are more than memory can hold", (long long)numel);
     size_t es = elem_size((sg_dtype)st->dtype);
-    void *p = sg__realloc(ctx, st->data, (size_t)numel * es);
+    void *p;
+    if (data_inline(st)) { /* the elements move out of the header's block */
+        if ((p = sg__malloc(ctx, (size_t)numel * es)))
+            memcpy(p, st->data, (size_t)st->numel * es);
+    } else {
+        p = sg__realloc(ctx, st->data, (size_t)numel * es);
+    }
     if (!p)
         return sg__nomem(ctx);
     memset((char *)p + (size_t)st->numel * es, 0, (size_t)(numel - st->numel) * es);
@@ -72,7 +88,8 @@ void sg__xst_unref(sg__xstorage *s)
 {
     if (!s || --s->refs)
         return;
-    sg_free(s->data);
+    if (!data_inline(s))
+        sg_free(s->data);
     sg_free(s);
 }
 
@@ -132,7 +149,8 @@ sg_status sg__xt_view(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st, sg__xver
         return sg__err(ctx, SG_ESHAPE,
                        "a view reaching positions [%lld, %lld) (offset %lld) of a storage of %lld elements",
                        (long long)lo, (long long)hi, (long long)offset, (long long)st->numel);
-    sg__xtensor *t = sg__malloc(ctx, sizeof *t);
+    /* one block: the header, then ndim sizes and ndim strides */
+    sg__xtensor *t = sg__malloc(ctx, sizeof *t + 2 * ndim * sizeof *t->dims);
     if (!t)
         return sg__nomem(ctx);
     if (ver) {
@@ -141,14 +159,16 @@ sg_status sg__xt_view(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st, sg__xver
         sg_free(t);
         return SG_ENOMEM;
     }
-    memset(t, 0, sizeof *t);
     t->refs = 1;
     t->st = st;
     st->refs++;
     t->ver = ver;
     t->dtype = st->dtype;
+    t->requires_grad = false;
     t->ndim = (uint32_t)ndim;
     t->offset = offset;
+    t->sizes = t->dims;
+    t->strides = t->dims + ndim;
     if (ndim) {
         memcpy(t->sizes, sizes, ndim * sizeof *sizes);
         memcpy(t->strides, strides, ndim * sizeof *strides);
