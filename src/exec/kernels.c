@@ -443,8 +443,8 @@ static sg_status collect(sg__xcall *c, operands *o)
     o->cond = -1;
     for (int i = 0; i < c->s->nargs; i++) {
         const sg__sarg *sa = &c->s->args[i];
-        if (sa->type.list || !strcmp(sa->name, "alpha") || !strcmp(sa->name, "out") ||
-            (sa->type.base != SG_TY_TENSOR && sa->type.base != SG_TY_SCALAR))
+        if (sa->type.list || (sa->type.base != SG_TY_TENSOR && sa->type.base != SG_TY_SCALAR) ||
+            !strcmp(sa->name, "alpha") || !strcmp(sa->name, "out"))
             continue;
         if (o->n == MAXOP)
             return sg__err(c->ctx, SG_EINTERNAL, "%s: too many operands", c->op);
