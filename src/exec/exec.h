@@ -36,7 +36,9 @@ typedef struct sg__xstorage {
 
 typedef struct sg__xversion {
     uint32_t refs;
-    uint64_t n; /* bumped by each write through a tensor that shares it */
+    uint64_t n;  /* bumped by each write through a tensor that shares it */
+    void *block; /* the block it lives in when it was made with a tensor (freed with its last
+                    reference, the tensor's own included), else NULL: a block of its own */
 } sg__xversion;
 
 /* The public sg_tensor (shapeguard/exec.h). */

@@ -102,13 +102,14 @@ sg__xversion *sg__xver_new(sg_ctx *ctx)
     }
     v->refs = 1;
     v->n = 0;
+    v->block = NULL;
     return v;
 }
 
 void sg__xver_unref(sg__xversion *v)
 {
     if (v && !--v->refs)
-        sg_free(v);
+        sg_free(v->block ? v->block : v);
 }
 
 sg_status sg__xlayout_extent(sg_ctx *ctx, size_t ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
@@ -149,15 +150,20 @@ sg_status sg__xt_view(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st, sg__xver
         return sg__err(ctx, SG_ESHAPE,
                        "a view reaching positions [%lld, %lld) (offset %lld) of a storage of %lld elements",
                        (long long)lo, (long long)hi, (long long)offset, (long long)st->numel);
-    /* one block: the header, then ndim sizes and ndim strides */
-    sg__xtensor *t = sg__malloc(ctx, sizeof *t + 2 * ndim * sizeof *t->dims);
+    /* one block: the header, ndim sizes and ndim strides, and a fresh
+     * version counter (which keeps the block while views share it) */
+    size_t dims = 2 * ndim * sizeof(int64_t);
+    size_t vat = (sizeof(sg__xtensor) + dims + 15) / 16 * 16;
+    sg__xtensor *t = sg__malloc(ctx, ver ? sizeof *t + dims : vat + sizeof *ver);
     if (!t)
         return sg__nomem(ctx);
     if (ver) {
         ver->refs++;
-    } else if (!(ver = sg__xver_new(ctx))) {
-        sg_free(t);
-        return SG_ENOMEM;
+    } else {
+        ver = (sg__xversion *)(void *)((char *)t + vat);
+        ver->refs = 1;
+        ver->n = 0;
+        ver->block = t;
     }
     t->refs = 1;
     t->st = st;
@@ -213,8 +219,10 @@ void sg__xt_unref(sg__xtensor *t)
     if (!t || --t->refs)
         return;
     sg__xst_unref(t->st);
+    bool own = t->ver->block == t; /* its block then goes with the counter's last reference */
     sg__xver_unref(t->ver);
-    sg_free(t);
+    if (!own)
+        sg_free(t);
 }
 
 int64_t sg__xt_numel(const sg__xtensor *t)

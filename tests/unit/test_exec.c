@@ -1195,11 +1195,12 @@ static void test_oom(void **state)
 }
 
 /* Kernels write a result straight into its output where that gives what a
- * buffer gives (issue 19, item 8): a new result costs its tensor, version
- * counter and storage (one block with its elements), a view or an in-place
- * result its tensor alone; an operand on the written storage at other
- * positions (a[0].add_(a[1])) still goes through a buffer. Values and
- * strides from torch 1.13. */
+ * buffer gives (issue 19, item 8): a new result costs at most its tensor,
+ * version counter and storage (2 blocks now: the counter in the tensor's,
+ * the elements in the storage's), a view or an in-place result its tensor
+ * alone; an operand on the written storage at other positions
+ * (a[0].add_(a[1])) still goes through a buffer. Values and strides from
+ * torch 1.13. */
 static void test_direct_writes(void **state)
 {
     (void)state;
