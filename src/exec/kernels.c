@@ -232,6 +232,13 @@ typedef void (*row_fn)(const void *arg, int64_t n, char *const *p, const int64_t
 
 static void run_plan(const lplan *L, char *const *base, const size_t *es, row_fn row, const void *arg)
 {
+    if (L->nd == 1) { /* one row: every flat result */
+        int64_t in1[LMAX];
+        for (int a = 0; a < L->na; a++)
+            in1[a] = L->st[a][0];
+        row(arg, L->size[0], base, in1);
+        return;
+    }
     int64_t idx[SG_MAX_DIMS], off[LMAX] = {0}, in[LMAX];
     char *p[LMAX];
     int outer = L->nd - 1;
