@@ -311,11 +311,13 @@ static void copy_row(const void *arg, int64_t n, char *const *p, const int64_t *
 }
 
 /* copy_into without a buffer, where the plan allows it and src has st's
- * dtype: true when done. */
+ * dtype, float64 or int64 (whose elements the buffer carries bit for bit;
+ * float32 and bool go through its conversions): true when done. */
 static bool copy_direct(sg__xstorage *st, size_t ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
                         const sg__xtensor *src, const int64_t *sst)
 {
-    if (src->dtype != st->dtype || !reads_own(st, offset, strides, ndim, sizes, src->st, src->offset, sst))
+    if (src->dtype != st->dtype || (st->dtype != SG_FLOAT64 && st->dtype != SG_INT64) ||
+        !reads_own(st, offset, strides, ndim, sizes, src->st, src->offset, sst))
         return false;
     lplan L;
     const int64_t *sts[2] = {strides, sst};
