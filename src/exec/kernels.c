@@ -446,6 +446,12 @@ typedef struct {
     int cond;            /* where's condition, or -1 */
 } operands;
 
+/* name == lit, the first letters compared first (most names differ there). */
+static inline bool named(const char *name, const char *lit)
+{
+    return name[0] == lit[0] && !strcmp(name, lit);
+}
+
 static sg_status collect(sg__xcall *c, operands *o)
 {
     o->n = 0;
@@ -453,11 +459,11 @@ static sg_status collect(sg__xcall *c, operands *o)
     for (int i = 0; i < c->s->nargs; i++) {
         const sg__sarg *sa = &c->s->args[i];
         if (sa->type.list || (sa->type.base != SG_TY_TENSOR && sa->type.base != SG_TY_SCALAR) ||
-            !strcmp(sa->name, "alpha") || !strcmp(sa->name, "out"))
+            named(sa->name, "alpha") || named(sa->name, "out"))
             continue;
         if (o->n == MAXOP)
             return sg__err(c->ctx, SG_EINTERNAL, "%s: too many operands", c->op);
-        if (!strcmp(sa->name, "condition"))
+        if (named(sa->name, "condition"))
             o->cond = o->n;
         o->kind[o->n] = c->a[i].kind;
         o->a[o->n++] = &c->a[i];
