@@ -37,7 +37,9 @@ typedef struct sg__xstorage {
 
 typedef struct sg__xversion {
     uint32_t refs;
-    uint64_t n; /* bumped by each write through a tensor that shares it */
+    uint64_t n;  /* bumped by each write through a tensor that shares it */
+    void *block; /* the block it lives in when it was made with a tensor (freed with its last
+                    reference, the tensor's own included), else NULL: a block of its own */
 } sg__xversion;
 
 /* The public sg_tensor (shapeguard/exec.h). */
@@ -49,8 +51,9 @@ typedef struct sg_tensor {
     bool requires_grad;
     uint32_t ndim;
     int64_t offset;
-    int64_t sizes[SG_MAX_DIMS];
-    int64_t strides[SG_MAX_DIMS];
+    int64_t *sizes;     /* ndim entries, in this tensor's own block (dims) */
+    int64_t *strides;   /* ndim entries, after the sizes */
+    int64_t dims[];     /* the sizes, then the strides: a block of the tensor's size */
 } sg__xtensor;
 
 /* The bytes of tensor memory live in ctx now (every storage's header and

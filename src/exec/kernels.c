@@ -23,6 +23,8 @@
 #include "graph/meta.h"
 #include "graph/ops.h"
 
+#define MAXOP 3 /* the operands of a pointwise operator, at most */
+
 /* An element on its way: a double (float dtypes) or an int64 (int64, bool). */
 typedef union xv {
     double f;
@@ -123,11 +125,221 @@ static sg_status get_all(sg__xcall *c, const sg__xtensor *src, size_t ndim, cons
     return SG_OK;
 }
 
-/* Copy src, broadcast, into the layout (converted to its dtype), through
- * a buffer (src may share memory with it). Errors: SG_ESHAPE, SG_ENOMEM. */
+/* ---- loops in memory order, without a buffer ----
+ *
+ * A result may go straight into its output, without the buffer, where that
+ * gives what the buffer gives: the output's layout reaches distinct
+ * positions (each written once, so the order of the writes does not
+ * matter), and every operand on the output's storage reads, for each
+ * element, the very position that element writes (so no element reads what
+ * another one wrote). The loop then visits the elements in the output's
+ * memory order, its dimensions of size 1 dropped and the ones that follow
+ * each other in every operand merged into one (as TensorIterator does):
+ * a contiguous output and operands of its layout make one flat loop. */
+
+#define LMAX (MAXOP + 1) /* the output and up to MAXOP operands */
+
+typedef struct {
+    int nd;                        /* dimensions, outermost first (at least 1) */
+    int na;                        /* arrays: [0] the output, then the operands */
+    int64_t size[SG_MAX_DIMS];
+    int64_t st[LMAX][SG_MAX_DIMS]; /* per array, in elements (0: repeated) */
+} lplan;
+
+/* Whether the layout reaches each position at most once: its dimensions of
+ * size above 1 sorted by stride, each stride is beyond the span of the
+ * smaller ones (sufficient, and what every tensor made by a shape rule
+ * satisfies unless it is expanded). */
+static bool distinct_positions(size_t ndim, const int64_t *sizes, const int64_t *strides)
+{
+    int ord[SG_MAX_DIMS], n = 0;
+    for (size_t d = 0; d < ndim; d++) {
+        if (sizes[d] == 0)
+            return true;
+        if (sizes[d] == 1)
+            continue;
+        if (strides[d] <= 0)
+            return false;
+        int i = n++;
+        for (; i > 0 && strides[ord[i - 1]] > strides[d]; i--)
+            ord[i] = ord[i - 1];
+        ord[i] = (int)d;
+    }
+    int64_t span = 0; /* the largest position the smaller dimensions reach */
+    for (int i = 0; i < n; i++) {
+        int d = ord[i];
+        if (strides[d] <= span)
+            return false;
+        span += (sizes[d] - 1) * strides[d]; /* no overflow: the layout's extent fits int64 */
+    }
+    return true;
+}
+
+/* The plan over sizes (ndim dimensions) of na arrays whose strides are
+ * st[a] (st[0] the output's): false when the output may reach a position
+ * twice. Dimensions go outermost first by the output's strides. */
+static bool plan_loop(lplan *L, size_t ndim, const int64_t *sizes, int na, const int64_t *const *st)
+{
+    if (!distinct_positions(ndim, sizes, st[0]))
+        return false;
+    L->na = na;
+    L->nd = 1;
+    for (size_t d = 0; d < ndim; d++)
+        if (sizes[d] == 0) { /* no element: one empty row */
+            L->size[0] = 0;
+            for (int a = 0; a < na; a++)
+                L->st[a][0] = 0;
+            return true;
+        }
+    int ord[SG_MAX_DIMS], n = 0;
+    for (size_t d = 0; d < ndim; d++) { /* by the output's stride, largest first */
+        if (sizes[d] == 1)
+            continue;
+        int i = n++;
+        for (; i > 0 && st[0][ord[i - 1]] < st[0][d]; i--)
+            ord[i] = ord[i - 1];
+        ord[i] = (int)d;
+    }
+    L->nd = 0;
+    for (int i = 0; i < n; i++) {
+        int d = ord[i], m = L->nd;
+        bool merge = m > 0;
+        for (int a = 0; a < na && merge; a++)
+            merge = L->st[a][m - 1] == st[a][d] * sizes[d];
+        if (merge) {
+            L->size[m - 1] *= sizes[d];
+            for (int a = 0; a < na; a++)
+                L->st[a][m - 1] = st[a][d];
+            continue;
+        }
+        L->size[m] = sizes[d];
+        for (int a = 0; a < na; a++)
+            L->st[a][m] = st[a][d];
+        L->nd++;
+    }
+    if (!L->nd) { /* one element */
+        L->nd = 1;
+        L->size[0] = 1;
+        for (int a = 0; a < na; a++)
+            L->st[a][0] = 0;
+    }
+    return true;
+}
+
+/* The rows of the plan: row(arg, n, p, s) for each run of its innermost
+ * dimension, p[a] the address of the row's first element in array a (of
+ * element size es[a] bytes), s the arrays' innermost strides. */
+typedef void (*row_fn)(const void *arg, int64_t n, char *const *p, const int64_t *s);
+
+static void run_plan(const lplan *L, char *const *base, const size_t *es, row_fn row, const void *arg)
+{
+    if (L->nd == 1) { /* one row: every flat result */
+        int64_t in1[LMAX];
+        for (int a = 0; a < L->na; a++)
+            in1[a] = L->st[a][0];
+        row(arg, L->size[0], base, in1);
+        return;
+    }
+    int64_t idx[SG_MAX_DIMS], off[LMAX] = {0}, in[LMAX];
+    char *p[LMAX];
+    int outer = L->nd - 1;
+    for (int a = 0; a < L->na; a++)
+        in[a] = L->st[a][outer];
+    for (int d = 0; d < outer; d++)
+        idx[d] = 0;
+    for (;;) {
+        for (int a = 0; a < L->na; a++)
+            p[a] = base[a] + off[a] * (int64_t)es[a];
+        row(arg, L->size[outer], p, in);
+        int d = outer - 1;
+        for (; d >= 0; d--) {
+            for (int a = 0; a < L->na; a++)
+                off[a] += L->st[a][d];
+            if (++idx[d] < L->size[d])
+                break;
+            for (int a = 0; a < L->na; a++)
+                off[a] -= L->st[a][d] * L->size[d];
+            idx[d] = 0;
+        }
+        if (d < 0)
+            return;
+    }
+}
+
+/* Whether an operand at offset off read through strides st (broadcast to
+ * the output's sizes) may share the output's storage with a direct write:
+ * another storage, or the output's own positions. */
+static bool reads_own(const sg__xstorage *ost, int64_t ooff, const int64_t *ost_strides, size_t ndim,
+                      const int64_t *sizes, const sg__xstorage *st, int64_t off, const int64_t *strides)
+{
+    if (st != ost)
+        return true;
+    if (off != ooff)
+        return false;
+    for (size_t d = 0; d < ndim; d++)
+        if (sizes[d] > 1 && strides[d] != ost_strides[d])
+            return false;
+    return true;
+}
+
+static size_t elem_bytes(int dtype)
+{
+    return dtype == SG_FLOAT64 || dtype == SG_INT64 ? 8 : dtype == SG_FLOAT32 ? 4 : 1;
+}
+
+/* A row of a copy between arrays of one dtype (an element of es bytes). */
+static void copy_row(const void *arg, int64_t n, char *const *p, const int64_t *s)
+{
+    size_t es = *(const size_t *)arg;
+    if (s[0] == 1 && s[1] == 1) {
+        memmove(p[0], p[1], (size_t)n * es);
+        return;
+    }
+    switch (es) {
+    case 8:
+        for (int64_t i = 0; i < n; i++)
+            ((uint64_t *)(void *)p[0])[i * s[0]] = ((const uint64_t *)(const void *)p[1])[i * s[1]];
+        break;
+    case 4:
+        for (int64_t i = 0; i < n; i++)
+            ((uint32_t *)(void *)p[0])[i * s[0]] = ((const uint32_t *)(const void *)p[1])[i * s[1]];
+        break;
+    default:
+        for (int64_t i = 0; i < n; i++)
+            ((uint8_t *)p[0])[i * s[0]] = ((const uint8_t *)p[1])[i * s[1]];
+        break;
+    }
+}
+
+/* copy_into without a buffer, where the plan allows it and src has st's
+ * dtype, float64 or int64 (whose elements the buffer carries bit for bit;
+ * float32 and bool go through its conversions): true when done. */
+static bool copy_direct(sg__xstorage *st, size_t ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                        const sg__xtensor *src, const int64_t *sst)
+{
+    if (src->dtype != st->dtype || (st->dtype != SG_FLOAT64 && st->dtype != SG_INT64) ||
+        !reads_own(st, offset, strides, ndim, sizes, src->st, src->offset, sst))
+        return false;
+    lplan L;
+    const int64_t *sts[2] = {strides, sst};
+    if (!plan_loop(&L, ndim, sizes, 2, sts))
+        return false;
+    size_t es = elem_bytes(st->dtype), ess[2] = {es, es};
+    char *base[2] = {(char *)st->data + offset * (int64_t)es, (char *)src->st->data + src->offset * (int64_t)es};
+    run_plan(&L, base, ess, copy_row, &es);
+    return true;
+}
+
+/* Copy src, broadcast, into the layout (converted to its dtype): directly
+ * where copy_direct may, else through a buffer (src may share memory with
+ * it). Errors: SG_ESHAPE, SG_ENOMEM. */
 static sg_status copy_into(sg__xcall *c, sg__xstorage *st, size_t ndim, const int64_t *sizes, const int64_t *strides,
                            int64_t offset, const sg__xtensor *src)
 {
+    int64_t sst[SG_MAX_DIMS];
+    CHAIN(bstrides(c, src, ndim, sizes, sst));
+    if (copy_direct(st, ndim, sizes, strides, offset, src, sst))
+        return SG_OK;
     xv *buf;
     bool isf;
     CHAIN(buf_new(c, &buf, numel_of(ndim, sizes)));
@@ -228,8 +440,6 @@ typedef enum {
     P_RSUB, P_RECIP /* rsub: other - alpha * self; reciprocal: 1 / self */
 } pop;
 
-#define MAXOP 3
-
 typedef struct {
     int n;
     uint8_t kind[MAXOP]; /* SG_XA_TENSOR, SG_XA_INT, SG_XA_FLOAT, SG_XA_BOOL, SG_XA_NONE */
@@ -237,18 +447,24 @@ typedef struct {
     int cond;            /* where's condition, or -1 */
 } operands;
 
+/* name == lit, the first letters compared first (most names differ there). */
+static inline bool named(const char *name, const char *lit)
+{
+    return name[0] == lit[0] && !strcmp(name, lit);
+}
+
 static sg_status collect(sg__xcall *c, operands *o)
 {
     o->n = 0;
     o->cond = -1;
     for (int i = 0; i < c->s->nargs; i++) {
         const sg__sarg *sa = &c->s->args[i];
-        if (sa->type.list || !strcmp(sa->name, "alpha") || !strcmp(sa->name, "out") ||
-            (sa->type.base != SG_TY_TENSOR && sa->type.base != SG_TY_SCALAR))
+        if (sa->type.list || (sa->type.base != SG_TY_TENSOR && sa->type.base != SG_TY_SCALAR) ||
+            named(sa->name, "alpha") || named(sa->name, "out"))
             continue;
         if (o->n == MAXOP)
             return sg__err(c->ctx, SG_EINTERNAL, "%s: too many operands", c->op);
-        if (!strcmp(sa->name, "condition"))
+        if (named(sa->name, "condition"))
             o->cond = o->n;
         o->kind[o->n] = c->a[i].kind;
         o->a[o->n++] = &c->a[i];
@@ -456,6 +672,129 @@ static bool is_compare(pop op)
     return op >= P_EQ && op <= P_GE;
 }
 
+/* The rows of a float64 pointwise result (every array float64): the
+ * common operators as plain loops, the others through compute. */
+typedef struct {
+    const pctx *P;
+    int n; /* operands */
+} pw_rows;
+
+static void pw_row_f64(const void *arg, int64_t n, char *const *p, const int64_t *s)
+{
+    const pw_rows *R = arg;
+    const pctx *P = R->P;
+    double *o = (double *)(void *)p[0];
+    const double *a = (const double *)(const void *)p[1];
+    const double *b = R->n > 1 ? (const double *)(const void *)p[2] : a;
+    int64_t so = s[0], sa = s[1], sb = R->n > 1 ? s[2] : 0;
+    switch (P->op) {
+#define ROW(expr)                                                                                                  \
+    do {                                                                                                           \
+        for (int64_t i = 0; i < n; i++) {                                                                          \
+            double x0 = a[i * sa], x1 = b[i * sb];                                                                 \
+            (void)x1;                                                                                              \
+            o[i * so] = (expr);                                                                                    \
+        }                                                                                                          \
+        return;                                                                                                    \
+    } while (0)
+    case P_ADD:
+        if (P->alpha_f == 1)
+            ROW(x0 + x1);
+        break;
+    case P_SUB:
+        if (P->alpha_f == 1)
+            ROW(x0 - x1);
+        break;
+    case P_RSUB:
+        if (P->alpha_f == 1)
+            ROW(x1 - x0);
+        break;
+    case P_MUL: ROW(x0 * x1);
+    case P_DIV: ROW(x0 / x1);
+    case P_NEG: ROW(-x0);
+    case P_SIN: ROW(sin(x0));
+    case P_COS: ROW(cos(x0));
+    case P_EXP: ROW(exp(x0));
+    case P_LOG: ROW(log(x0));
+    case P_TANH: ROW(tanh(x0));
+    default: break;
+#undef ROW
+    }
+    xv x[MAXOP] = {{0}};
+    for (int64_t i = 0; i < n; i++) {
+        for (int k = 0; k < R->n; k++)
+            x[k].f = ((const double *)(const void *)p[k + 1])[i * s[k + 1]];
+        o[i * so] = compute(P, x).f;
+    }
+}
+
+/* The result written straight into out where the plan allows it (see
+ * "loops in memory order"): float64 operands and result, no condition;
+ * bst the tensor operands' broadcast strides, x the numbers. True when
+ * done. */
+static bool pointwise_direct(const pctx *P, const operands *o, sg__xtensor *out, int64_t (*bst)[SG_MAX_DIMS],
+                             xv *x)
+{
+    static const int64_t repeat[SG_MAX_DIMS]; /* a number: the same element everywhere */
+    if (!P->isf || P->f32 || is_compare(P->op) || o->cond >= 0 || out->dtype != SG_FLOAT64)
+        return false;
+    const int64_t *sts[LMAX] = {out->strides};
+    char *base[LMAX] = {(char *)out->st->data + out->offset * (int64_t)sizeof(double)};
+    size_t es[LMAX] = {sizeof(double)};
+    for (int k = 0; k < o->n; k++) {
+        if (o->kind[k] == SG_XA_TENSOR) {
+            const sg__xtensor *t = o->a[k]->t;
+            if (t->dtype != SG_FLOAT64 ||
+                !reads_own(out->st, out->offset, out->strides, out->ndim, out->sizes, t->st, t->offset, bst[k]))
+                return false;
+            sts[k + 1] = bst[k];
+            base[k + 1] = (char *)t->st->data + t->offset * (int64_t)sizeof(double);
+        } else {
+            sts[k + 1] = repeat;
+            base[k + 1] = (char *)&x[k].f;
+        }
+        es[k + 1] = sizeof(double);
+    }
+    lplan L;
+    if (!plan_loop(&L, out->ndim, out->sizes, o->n + 1, sts))
+        return false;
+    pw_rows R = {.P = P, .n = o->n};
+    run_plan(&L, base, es, pw_row_f64, &R);
+    return true;
+}
+
+/* The result computed into a buffer in row-major order, then written into
+ * out. Errors: SG_ENOMEM. */
+static sg_status pointwise_buffered(sg__xcall *c, const pctx *P, const operands *o, sg__xtensor *out,
+                                    int64_t (*bst)[SG_MAX_DIMS], xv *x)
+{
+    int64_t n = sg__xt_numel(out);
+    xv *res;
+    CHAIN(buf_new(c, &res, n));
+    sg__xpos it[MAXOP];
+    for (int k = 0; k < o->n; k++)
+        if (o->kind[k] == SG_XA_TENSOR)
+            sg__xpos_init(&it[k], out->ndim, out->sizes, bst[k], o->a[k]->t->offset);
+    for (int64_t e = 0; e < n; e++) {
+        for (int k = 0; k < o->n; k++) {
+            if (o->kind[k] != SG_XA_TENSOR)
+                continue;
+            const sg__xstorage *st = o->a[k]->t->st;
+            if (k == o->cond)
+                x[k].i = sg__xst_get_i(st, it[k].pos) != 0;
+            else if (P->isf)
+                x[k].f = rd_f(st, it[k].pos, P->f32);
+            else
+                x[k].i = sg__xst_get_i(st, it[k].pos);
+            sg__xpos_next(&it[k]);
+        }
+        res[e] = compute(P, x);
+    }
+    put_tensor(out, res, P->isf && !is_compare(P->op));
+    sg_free(res);
+    return SG_OK;
+}
+
 static sg_status pointwise(sg__xcall *c, pop op)
 {
     operands o;
@@ -499,43 +838,21 @@ static sg_status pointwise(sg__xcall *c, pop op)
     }
     sg__xtensor *out;
     CHAIN(out_tensor(c, &out));
-    int64_t n = sg__xt_numel(out);
-    xv *res;
-    sg_status s = buf_new(c, &res, n);
-    sg__xpos it[MAXOP];
+    int64_t bst[MAXOP][SG_MAX_DIMS]; /* the tensor operands' strides, broadcast */
     xv x[MAXOP] = {{0}};
+    sg_status s = SG_OK;
     for (int k = 0; k < o.n && !s; k++) {
-        if (o.kind[k] == SG_XA_TENSOR) {
-            int64_t st[SG_MAX_DIMS];
-            s = bstrides(c, o.a[k]->t, out->ndim, out->sizes, st);
-            if (!s)
-                sg__xpos_init(&it[k], out->ndim, out->sizes, st, o.a[k]->t->offset);
-        } else if (o.kind[k] != SG_XA_NONE) {
+        if (o.kind[k] == SG_XA_TENSOR)
+            s = bstrides(c, o.a[k]->t, out->ndim, out->sizes, bst[k]);
+        else if (o.kind[k] != SG_XA_NONE)
             x[k] = scalar_in(o.a[k], P.isf, P.f32);
-        }
     }
+    if (!s && !pointwise_direct(&P, &o, out, bst, x))
+        s = pointwise_buffered(c, &P, &o, out, bst, x);
     if (s) {
-        sg_free(res);
         sg__xt_unref(out);
         return s;
     }
-    for (int64_t e = 0; e < n; e++) {
-        for (int k = 0; k < o.n; k++) {
-            if (o.kind[k] != SG_XA_TENSOR)
-                continue;
-            const sg__xstorage *st = o.a[k]->t->st;
-            if (k == o.cond)
-                x[k].i = sg__xst_get_i(st, it[k].pos) != 0;
-            else if (P.isf)
-                x[k].f = rd_f(st, it[k].pos, P.f32);
-            else
-                x[k].i = sg__xst_get_i(st, it[k].pos);
-            sg__xpos_next(&it[k]);
-        }
-        res[e] = compute(&P, x);
-    }
-    put_tensor(out, res, P.isf && !is_compare(op));
-    sg_free(res);
     return finish(c, out, (c->s->flags & SG_OPF_MUTATES) != 0);
 }
 

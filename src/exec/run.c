@@ -319,6 +319,10 @@ static char *show(sg_ctx *ctx, const sg_expr *e)
 sg_status sg__xrun_eval(sg__xrun *r, const sg_expr *e, int64_t *out)
 {
     sg_ctx *ctx = r->ctx;
+    if (e->op == SG_OP_INT && !COEFF_IS_MPZ(e->u.val)) { /* a small constant (every size of an eager run): as it is */
+        *out = e->u.val;
+        return SG_OK;
+    }
     if (e->op == SG_OP_INT && fmpz_fits_si(&e->u.val)) {
         *out = fmpz_get_si(&e->u.val);
         return SG_OK;
@@ -790,7 +794,7 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
         s = k(c);
     if (s)
         unset_outputs(r, n->out);
-    for (int i = 0; i < SG_SCHEMA_ARGS; i++)
+    for (int i = 0; i < c->s->nargs; i++) /* lists are loaded at schema positions only */
         sg_free(lists[i]);
     return s;
 }

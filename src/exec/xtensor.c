@@ -55,6 +55,15 @@ static size_t storage_bytes(sg_dtype d, int64_t numel)
     return sizeof(sg__xstorage) + (size_t)(numel ? numel : 1) * elem_size(d);
 }
 
+/* Where a storage's elements start when they share its block: after the
+ * header, rounded up to 16 bytes (malloc's alignment). */
+#define INLINE_AT ((sizeof(sg__xstorage) + 15) / 16 * 16)
+
+static bool data_inline(const sg__xstorage *s)
+{
+    return s->data == (const char *)s + INLINE_AT;
+}
+
 sg_status sg__xst_new(sg_ctx *ctx, sg__xstorage **out, sg_dtype dtype, int64_t numel)
 {
     *out = NULL;
@@ -62,15 +71,16 @@ sg_status sg__xst_new(sg_ctx *ctx, sg__xstorage **out, sg_dtype dtype, int64_t n
         return sg__err(ctx, SG_EINVAL, "storage: bad dtype %d", (int)dtype);
     if (numel < 0 || numel > max_numel(dtype))
         return sg__err(ctx, SG_ELIMIT, "storage: %lld elements are more than memory can hold", (long long)numel);
-    sg__xstorage *s = sg__malloc(ctx, sizeof *s);
+    /* one block: the header, then the elements (at least one, so an empty
+     * storage has a pointer too), zero-filled */
+    size_t bytes = (numel ? (size_t)numel : 1) * elem_size(dtype);
+    if (bytes > SIZE_MAX - INLINE_AT)
+        return sg__err(ctx, SG_ELIMIT, "storage: %lld elements are more than memory can hold", (long long)numel);
+    sg__xstorage *s = sg__malloc(ctx, INLINE_AT + bytes);
     if (!s)
         return sg__nomem(ctx);
-    /* at least one element, so an empty storage has a pointer too */
-    s->data = sg__calloc(ctx, numel ? (size_t)numel : 1, elem_size(dtype));
-    if (!s->data) {
-        sg_free(s);
-        return sg__nomem(ctx);
-    }
+    s->data = (char *)s + INLINE_AT;
+    memset(s->data, 0, bytes);
     s->refs = 1;
     s->ctx = ctx;
     s->dtype = (uint8_t)dtype;
@@ -87,7 +97,13 @@ sg_status sg__xst_grow(sg_ctx *ctx, sg__xstorage *st, int64_t numel)
     if (numel > max_numel((sg_dtype)st->dtype))
         return sg__err(ctx, SG_ELIMIT, "storage: %lld elements are more than memory can hold", (long long)numel);
     size_t es = elem_size((sg_dtype)st->dtype);
-    void *p = sg__realloc(ctx, st->data, (size_t)numel * es);
+    void *p;
+    if (data_inline(st)) { /* the elements move out of the header's block */
+        if ((p = sg__malloc(ctx, (size_t)numel * es)))
+            memcpy(p, st->data, (size_t)st->numel * es);
+    } else {
+        p = sg__realloc(ctx, st->data, (size_t)numel * es);
+    }
     if (!p)
         return sg__nomem(ctx);
     memset((char *)p + (size_t)st->numel * es, 0, (size_t)(numel - st->numel) * es);
@@ -102,7 +118,8 @@ void sg__xst_unref(sg__xstorage *s)
     if (!s || --s->refs)
         return;
     s->ctx->xbytes -= storage_bytes((sg_dtype)s->dtype, s->numel);
-    sg_free(s->data);
+    if (!data_inline(s))
+        sg_free(s->data);
     sg_free(s);
 }
 
@@ -115,13 +132,14 @@ sg__xversion *sg__xver_new(sg_ctx *ctx)
     }
     v->refs = 1;
     v->n = 0;
+    v->block = NULL;
     return v;
 }
 
 void sg__xver_unref(sg__xversion *v)
 {
     if (v && !--v->refs)
-        sg_free(v);
+        sg_free(v->block ? v->block : v);
 }
 
 sg_status sg__xlayout_extent(sg_ctx *ctx, size_t ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
@@ -162,24 +180,32 @@ sg_status sg__xt_view(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st, sg__xver
         return sg__err(ctx, SG_ESHAPE,
                        "a view reaching positions [%lld, %lld) (offset %lld) of a storage of %lld elements",
                        (long long)lo, (long long)hi, (long long)offset, (long long)st->numel);
-    sg__xtensor *t = sg__malloc(ctx, sizeof *t);
+    /* one block: the header, ndim sizes and ndim strides, and a fresh
+     * version counter (which keeps the block while views share it) */
+    size_t dims = 2 * ndim * sizeof(int64_t);
+    size_t vat = (sizeof(sg__xtensor) + dims + 15) / 16 * 16;
+    sg__xtensor *t = sg__malloc(ctx, ver ? sizeof *t + dims : vat + sizeof *ver);
     if (!t)
         return sg__nomem(ctx);
     if (ver) {
         ver->refs++;
-    } else if (!(ver = sg__xver_new(ctx))) {
-        sg_free(t);
-        return SG_ENOMEM;
+    } else {
+        ver = (sg__xversion *)(void *)((char *)t + vat);
+        ver->refs = 1;
+        ver->n = 0;
+        ver->block = t;
     }
-    memset(t, 0, sizeof *t);
     t->refs = 1;
     t->st = st;
     st->refs++;
     count(ctx, sizeof *t);
     t->ver = ver;
     t->dtype = st->dtype;
+    t->requires_grad = false;
     t->ndim = (uint32_t)ndim;
     t->offset = offset;
+    t->sizes = t->dims;
+    t->strides = t->dims + ndim;
     if (ndim) {
         memcpy(t->sizes, sizes, ndim * sizeof *sizes);
         memcpy(t->strides, strides, ndim * sizeof *strides);
@@ -225,8 +251,10 @@ void sg__xt_unref(sg__xtensor *t)
         return;
     t->st->ctx->xbytes -= sizeof *t;
     sg__xst_unref(t->st);
+    bool own = t->ver->block == t; /* its block then goes with the counter's last reference */
     sg__xver_unref(t->ver);
-    sg_free(t);
+    if (!own)
+        sg_free(t);
 }
 
 int64_t sg__xt_numel(const sg__xtensor *t)

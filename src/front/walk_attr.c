@@ -78,6 +78,10 @@ sg_status sg__w_tensor_method(sg_walk *W, const sg__py *at, wobj *t, const char 
                               const char **kwn, wv *kwv, size_t nkw, wv *out, bool *handled)
 {
     *handled = true;
+    if (!strchr("sdnit", name[0]) || !name[0]) { /* none of the names below: the operators' methods, at once */
+        *handled = false;
+        return SG_OK;
+    }
     if (!strcmp(name, "size") || !strcmp(name, "stride")) {
         bool st = name[1] == 't';
         if (nkw || n > 1)
@@ -121,6 +125,10 @@ sg_status sg__w_getattr(sg_walk *W, const sg__py *at, const wv *obj, const char 
 {
     if (obj->kind == W_TENSOR) {
         wobj *t = obj->u.t;
+        if (!strchr("sdrn", name[0]) || !name[0]) { /* none of the names below: a method */
+            *out = (wv){.kind = W_METHOD, .u.method = {t, name}};
+            return SG_OK;
+        }
         if (!strcmp(name, "shape"))
             return size_tuple(W, t, false, out);
         if (!strcmp(name, "data"))

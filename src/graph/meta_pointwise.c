@@ -90,6 +90,12 @@ typedef struct {
     result_state rs;
 } operands;
 
+/* name == lit, the first letters compared first (most names differ there). */
+static inline bool named(const char *name, const char *lit)
+{
+    return name[0] == lit[0] && !strcmp(name, lit);
+}
+
 static sg_status collect(sg__mcall *m, operands *o)
 {
     o->n = 0;
@@ -103,16 +109,16 @@ static sg_status collect(sg__mcall *m, operands *o)
     for (int i = 0; i < m->s->nargs; i++) {
         const sg__sty *ty = &m->s->args[i].type;
         const sg__garg *a = &m->a[i];
-        if (i == o->out || ty->list || !strcmp(m->s->args[i].name, "alpha"))
+        if (i == o->out || ty->list || named(m->s->args[i].name, "alpha"))
             continue;
         if (ty->base == SG_TY_TENSOR && a->kind == SG_A_VALUE) {
             if (o->n == MAX_OPS)
                 return sg__err(m->g->ctx, SG_EINTERNAL, "%s: too many operands", m->op);
-            if (!strcmp(m->s->args[i].name, "condition"))
+            if (named(m->s->args[i].name, "condition"))
                 o->cond = (int)o->n;
             o->t[o->n++] = a->u.v;
-            o->any_bool |= sg__mt(m, a->u.v)->dtype == SG_BOOL && strcmp(m->s->args[i].name, "condition");
-            if (strcmp(m->s->args[i].name, "condition")) /* where's condition takes no part in the type */
+            o->any_bool |= sg__mt(m, a->u.v)->dtype == SG_BOOL && !named(m->s->args[i].name, "condition");
+            if (!named(m->s->args[i].name, "condition")) /* where's condition takes no part in the type */
                 update_tensor(&o->rs, (sg_dtype)sg__mt(m, a->u.v)->dtype, sg__mt(m, a->u.v)->ndim);
             else if (sg__mt(m, a->u.v)->dtype != SG_BOOL)
                 return sg__err(m->g->ctx, SG_ETYPE, "%s: the condition must be a bool tensor", m->op);
@@ -124,7 +130,7 @@ static sg_status collect(sg__mcall *m, operands *o)
              * op's Scalar overload or for pow.Scalar's base is wrapped
              * into a 0-dim tensor operand (min, max, exponent are not) */
             const char *nm = m->s->args[i].name;
-            o->scalar |= ty->base == SG_TY_TENSOR || !strcmp(nm, "other") || !strcmp(nm, "self");
+            o->scalar |= ty->base == SG_TY_TENSOR || named(nm, "other") || named(nm, "self");
         }
     }
     if (!o->n)
@@ -399,7 +405,10 @@ static sg_status layout_strides(sg__mcall *m, const operands *o, const sg_expr *
 {
     if (n <= 1)
         return sg__meta_contiguous(m, strides, sizes, n);
-    order O = {.m = m, .sizes = sizes, .n = o->n};
+    order O; /* set field by field: a designated initializer would clear its 2 KB of strides each call */
+    O.m = m;
+    O.sizes = sizes;
+    O.n = o->n;
     for (size_t k = 0; k < o->n; k++) {
         sg_status s = expanded_strides(m, o->t[k], o->st[k], sizes, n, O.strides[k]);
         if (s)

@@ -651,7 +651,7 @@ sg_status sg__meta_view(sg__mcall *m, uint32_t *out)
     if (!strcmp(m->s->name, "detach_") && sg__mt(m, m->a[0].u.v)->base != SG_NOVAL)
         return sg__err(m->g->ctx, SG_EAUTOGRAD, "%s: can't detach views in-place; use detach() instead", m->op);
     for (size_t i = 0; i < sizeof view_rules / sizeof *view_rules; i++)
-        if (!strcmp(view_rules[i].name, base)) {
+        if (view_rules[i].name[0] == base[0] && !strcmp(view_rules[i].name, base)) {
             view V;
             view_init(&V, m);
             CHAIN(view_rules[i].fn(&V));

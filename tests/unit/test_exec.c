@@ -1285,6 +1285,57 @@ static void test_overlap_exact(void **state)
     assert_true(got);
 }
 
+/* Kernels write a result straight into its output where that gives what a
+ * buffer gives (issue 19, item 8): a new result costs at most its tensor,
+ * version counter and storage (2 blocks now: the counter in the tensor's,
+ * the elements in the storage's), a view or an in-place result its tensor
+ * alone; an operand on the written storage at other positions
+ * (a[0].add_(a[1])) still goes through a buffer. Values and strides from
+ * torch 1.13. */
+static void test_direct_writes(void **state)
+{
+    (void)state;
+    hook h = {0};
+    sg_allocator al = {h_malloc, h_realloc, h_free, &h};
+    sg_ctx *saved = C;
+    assert_int_equal(sg_ctx_new_with_allocator(&C, &al), SG_OK);
+    fx F;
+    fstart(&F);
+    int64_t s23[2] = {2, 3}, s3[1] = {3};
+    sg_value a = input(&F, "a", SG_FLOAT64, 2, s23, I6, false);
+    sg_value b = input(&F, "b", SG_FLOAT64, 1, s3, (double[]){1, 0, 3}, false);
+    sg_value ad = CALL(&F, "add.Tensor", AV(a), AV(b));  /* new: 3 blocks */
+    sg_value mu = CALL(&F, "mul_.Scalar", AV(ad), AF(0.5)); /* in place: 1 */
+    CALL(&F, "add_.Tensor", AV(mu), AV(mu));                /* in place, reading itself: 1 */
+    sg_value tr = CALL(&F, "transpose.int", AV(a), AI("0"), AI("1")); /* a view: 1 */
+    sg_value sn = CALL(&F, "mul.Tensor", AV(tr), AV(tr));   /* new, transposed layout: 3 */
+    sg_value cl = CALL(&F, "clone", AV(tr));                /* new: 3 */
+    sg_value r0 = CALL(&F, "select.int", AV(a), AI("0"), AI("0")); /* views: 1 + 1 */
+    sg_value r1 = CALL(&F, "select.int", AV(a), AI("0"), AI("1"));
+    CALL(&F, "add_.Tensor", AV(r0), AV(r1)); /* in place, reading other positions: 1 and a buffer */
+    sg__xrun *r = start_run(&F);
+    long before = h.calls;
+    if (sg__xrun_rest(r))
+        fail_msg("run: %s", sg_ctx_last_error_msg(C));
+    long calls = h.calls - before;
+    if (calls > 16) /* 3 + 1 + 1 + 1 + 3 + 3 + 1 + 1 + 2; 24 with a buffer per result and the elements apart */
+        fail_msg("the run made %ld allocations, expected at most 16", calls);
+    expect(r, ad, "[[1.0, 1.0, 5.0], [4.0, 4.0, 8.0]]");
+    expect(r, sn, "[[0.0, 9.0], [1.0, 16.0], [4.0, 25.0]]");
+    expect(r, cl, "[[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]");
+    expect(r, a, "[[3.0, 5.0, 7.0], [3.0, 4.0, 5.0]]");
+    expect(r, tr, "[[3.0, 3.0], [5.0, 4.0], [7.0, 5.0]]");
+    assert_int_equal(T(r, sn)->strides[0], 1);
+    assert_int_equal(T(r, sn)->strides[1], 3);
+    assert_int_equal(T(r, cl)->strides[0], 1);
+    assert_int_equal(T(r, cl)->strides[1], 3);
+    sg__xrun_free(r);
+    ffinish(&F);
+    sg_ctx_free(C);
+    C = saved;
+    assert_int_equal(h.live, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1308,6 +1359,7 @@ int main(void)
         cmocka_unit_test(test_no_kernel),
         cmocka_unit_test(test_oom),
         cmocka_unit_test(test_overlap_exact),
+        cmocka_unit_test(test_direct_writes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
