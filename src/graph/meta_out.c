@@ -30,20 +30,12 @@ sg_status sg__meta_out(sg__mcall *m, uint32_t *out)
        here: an out viewing another part of an input's storage runs */
     /* the functional call: its arguments by name (out dropped, the ones the
        out= overload lacks defaulted); SG_OUT_INTO computes in out's dtype */
-    sg__mcall f = *m;
-    f.s = fs;
+    sg__mcall f;
     sg__graph_mark k = sg__graph_mark_take(m->g);
-    sg_status s = SG_OK;
-    for (int i = 0; i < fs->nargs && !s; i++) {
-        int j = sg__schema_arg(m->s, fs->args[i].name);
-        f.given[i] = j >= 0 && m->given[j];
-        if (j >= 0)
-            f.a[i] = m->a[j];
-        else
-            s = sg__record_default(&f, i);
-        if (!s && info->variant == SG_OUT_INTO && !strcmp(fs->args[i].name, "dtype") && f.a[i].kind == SG_A_NONE)
-            f.a[i] = (sg__garg){.kind = SG_A_DTYPE, .u.dtype = sg__mt(m, dst)->dtype};
-    }
+    sg_status s = sg__record_rebind(m, fs, &f);
+    int di = sg__schema_arg(fs, "dtype");
+    if (!s && info->variant == SG_OUT_INTO && di >= 0 && f.a[di].kind == SG_A_NONE)
+        f.a[di] = (sg__garg){.kind = SG_A_DTYPE, .u.dtype = sg__mt(m, dst)->dtype};
     uint32_t r;
     if (!s)
         s = finfo->rule(&f, &r);
@@ -60,10 +52,7 @@ sg_status sg__meta_out(sg__mcall *m, uint32_t *out)
         strides[d] = sg__graph_stride(m->g, r, d);
     }
     /* the result is made again below, as the out tensor's next version */
-    memcpy(m->binds, f.binds, sizeof m->binds);
-    m->nbinds = f.nbinds;
-    memcpy(m->asserts, f.asserts, sizeof m->asserts);
-    m->nasserts = f.nasserts;
+    sg__record_adopt(m, &f);
     sg__graph_restore(m->g, k);
     const sg__fake_tensor *t = sg__mt(m, dst);
     sg_dtype od = (sg_dtype)t->dtype;

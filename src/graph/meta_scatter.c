@@ -32,18 +32,12 @@ sg_status sg__meta_scatter(sg__mcall *m, uint32_t *out)
         return sg__err(ctx, SG_EINTERNAL, "%s: a scatter without its view", m->op);
     uint32_t self = m->a[0].u.v, src = m->a[si].u.v;
     /* the view: its arguments by name from the scatter's (src dropped) */
-    sg__mcall f = *m;
-    f.s = vs;
-    for (int i = 0; i < vs->nargs; i++) {
-        int j = sg__schema_arg(m->s, vs->args[i].name);
-        if (j < 0)
-            return sg__err(ctx, SG_EINTERNAL, "%s: no argument %s for %s", m->op, vs->args[i].name, vs->name);
-        f.given[i] = m->given[j];
-        f.a[i] = m->a[j];
-    }
+    sg__mcall f;
     sg__graph_mark k = sg__graph_mark_take(m->g);
     uint32_t v;
-    sg_status s = vinfo->rule(&f, &v);
+    sg_status s = sg__record_rebind(m, vs, &f);
+    if (!s)
+        s = vinfo->rule(&f, &v);
     if (s) {
         sg__graph_restore(m->g, k);
         return s;
@@ -52,10 +46,7 @@ sg_status sg__meta_scatter(sg__mcall *m, uint32_t *out)
     const sg_expr *want[SG_MAX_DIMS];
     for (size_t d = 0; d < n; d++)
         want[d] = sg__graph_size(m->g, v, d);
-    memcpy(m->binds, f.binds, sizeof m->binds);
-    m->nbinds = f.nbinds;
-    memcpy(m->asserts, f.asserts, sizeof m->asserts);
-    m->nasserts = f.nasserts;
+    sg__record_adopt(m, &f);
     sg__graph_restore(m->g, k);
     /* src has the view's sizes */
     const sg__fake_tensor *st = sg__mt(m, src);

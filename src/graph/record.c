@@ -13,6 +13,30 @@ static sg_status bind_fail(sg__mcall *m, const char *what, const char *arg)
     return sg__err(m->g->ctx, SG_EINVAL, "%s: %s%s%s", m->op, what, arg ? " " : "", arg ? arg : "");
 }
 
+sg_status sg__record_rebind(const sg__mcall *m, const sg__schema *s, sg__mcall *f)
+{
+    *f = *m;
+    f->s = s;
+    sg_status st = SG_OK;
+    for (int i = 0; i < s->nargs && !st; i++) {
+        int j = sg__schema_arg(m->s, s->args[i].name);
+        f->given[i] = j >= 0 && m->given[j];
+        if (j >= 0)
+            f->a[i] = m->a[j];
+        else
+            st = sg__record_default(f, i);
+    }
+    return st;
+}
+
+void sg__record_adopt(sg__mcall *m, const sg__mcall *f)
+{
+    memcpy(m->binds, f->binds, sizeof m->binds);
+    m->nbinds = f->nbinds;
+    memcpy(m->asserts, f->asserts, sizeof m->asserts);
+    m->nasserts = f->nasserts;
+}
+
 sg_status sg__record_default(sg__mcall *m, int i)
 {
     const sg__sarg *sa = &m->s->args[i];

@@ -51,6 +51,15 @@ typedef struct sg__record_hooks {
  * SG_ENOMEM. */
 sg_status sg__record_default(sg__mcall *m, int i);
 
+/* f: m's call rebound to schema s (another operator's rule run for m: the
+ * functional overload of an out=, the view of a scatter), each argument of
+ * s taken from m's of the same name, its default where m has none.
+ * Errors: those of sg__record_default. */
+sg_status sg__record_rebind(const sg__mcall *m, const sg__schema *s, sg__mcall *f);
+/* m takes what a rule run on f (sg__record_rebind) recorded for the node:
+ * the unbacked symbols it binds and the runtime asserts it made. */
+void sg__record_adopt(sg__mcall *m, const sg__mcall *f);
+
 /* Run the shape rule of m's operator (its row's RULE) over the arguments
  * bound in m (m->a, m->given) and record the node, its unbacked bindings and
  * the runtime asserts the rule made, in m->g's current scope. k is where the
