@@ -230,14 +230,8 @@ static void sweep_one(sg__xeager *e, uint32_t v, size_t *kept)
 sg_status sg__xeager_gc_sweep(sg__xeager *e, size_t work)
 {
     size_t n = e->g->nvals, most = e->nheld + (n > e->seen ? n - e->seen : 0);
-    if (most > e->capheld) {
-        size_t cap = e->capheld * 2 > most ? e->capheld * 2 : most;
-        uint32_t *h = sg__realloc(e->ctx, e->held, cap * sizeof *h);
-        if (!h)
-            return sg__nomem(e->ctx);
-        e->held = h;
-        e->capheld = cap;
-    }
+    if (!sg__grow(e->ctx, (void **)&e->held, &e->capheld, most, sizeof *e->held))
+        return sg__nomem(e->ctx);
     size_t kept = 0;
     e->work += work + e->nheld; /* the roots and the survivors: the new values pay for themselves */
     for (size_t i = 0; i < e->nheld; i++) /* kept in place: kept <= i */

@@ -229,14 +229,9 @@ static sg_status grow_vals(sg__xrun *r)
     size_t n = r->g->nvals;
     if (n <= r->nvals)
         return SG_OK;
-    if (n > r->capvals) { /* doubling: an eager run grows the graph a value at a time */
-        size_t cap = r->capvals * 2 > n ? r->capvals * 2 : n;
-        sg__xval *v = sg__realloc(r->ctx, r->vals, cap * sizeof *v);
-        if (!v)
-            return sg__nomem(r->ctx);
-        r->vals = v;
-        r->capvals = cap;
-    }
+    /* doubling: an eager run grows the graph a value at a time */
+    if (!sg__grow(r->ctx, (void **)&r->vals, &r->capvals, n, sizeof *r->vals))
+        return sg__nomem(r->ctx);
     for (size_t i = r->nvals; i < n; i++)
         r->vals[i] = unset;
     r->nvals = n;
