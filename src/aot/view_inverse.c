@@ -1,0 +1,140 @@
+/* Writes through views carried back to their bases (aot_private.h): the
+ * view inverses functionalization records, as PyTorch's FunctionalInverses
+ * define them. */
+#include <string.h>
+
+#include "aot/aot_private.h"
+#include "expr/expr_private.h"
+#include "graph/ops.h"
+
+/* Record op (a row of the table) over args into dst. */
+static sg_status call(sg__graph *dst, unsigned op, const sg__garg *args, size_t n, unsigned line, uint32_t *out)
+{
+    const sg__schema *s = dst->reg ? sg__opreg_op(dst->reg, op) : NULL;
+    if (!s)
+        return sg__err(dst->ctx, SG_EINTERNAL, "view inverse: no schema for operator %u", op);
+    return sg__graph_record(dst, s, args, n, line, NULL, out);
+}
+
+/* The integer argument i of src node nd as a constant (dimensions are
+ * ints, never symbolic); *ok false where it is not one. */
+static int64_t int_arg(const sg__graph *src, const sg__gnode *nd, uint32_t i, bool *ok)
+{
+    const sg__garg *a = i < nd->nargs ? &src->args[nd->args + i] : NULL;
+    if (!a || a->kind != SG_A_EXPR || a->u.e->op != SG_OP_INT || !fmpz_fits_si(&a->u.e->u.val)) {
+        *ok = false;
+        return 0;
+    }
+    return fmpz_get_si(&a->u.e->u.val);
+}
+
+static sg__garg value(uint32_t v)
+{
+    return (sg__garg){.kind = SG_A_VALUE, .u.v = v};
+}
+
+static sg_status int_garg(sg__graph *g, int64_t x, sg__garg *out)
+{
+    const sg_expr *e = sg__int_si(g->ctx, x);
+    if (!e)
+        return sg_ctx_last_error(g->ctx);
+    *out = (sg__garg){.kind = SG_A_EXPR, .u.e = e};
+    return SG_OK;
+}
+
+/* view(mutated, base's sizes). */
+static sg_status view_back(sg__graph *dst, uint32_t base, uint32_t mutated, unsigned line, uint32_t *out)
+{
+    const sg__fake_tensor *b = &dst->vals[base].u.t;
+    const sg_expr *sizes[SG_MAX_DIMS];
+    for (uint32_t d = 0; d < b->ndim; d++)
+        sizes[d] = sg__graph_size(dst, base, d);
+    uint32_t off;
+    CHAIN(sg__graph_exprs(dst, &off, sizes, b->ndim));
+    sg__garg a[2] = {value(mutated), {.kind = SG_A_EXPRS, .u.list = {off, b->ndim}}};
+    return call(dst, SG_OP_view, a, 2, line, out);
+}
+
+sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t base, uint32_t mutated,
+                               uint32_t *out)
+{
+    sg_ctx *ctx = dst->ctx;
+    if (node >= src->nnodes || src->nodes[node].kind != SG_N_CALL || !(src->nodes[node].schema->flags & SG_OPF_VIEW) ||
+        base >= dst->nvals || mutated >= dst->nvals || dst->vals[base].kind != SG_V_TENSOR ||
+        dst->vals[mutated].kind != SG_V_TENSOR)
+        return sg__err(ctx, SG_EINVAL, "view inverse: not a view call, or not tensors");
+    const sg__gnode *nd = &src->nodes[node];
+    unsigned op = nd->schema->op, line = nd->line;
+    const sg__opinfo *info = sg__op_info(op);
+    bool ok = true;
+    if (info && info->inverse != SG_OP_NONE) { /* the scatter: self, src, then the view's own arguments */
+        sg__garg a[SG_SCHEMA_ARGS];
+        if (nd->nargs + 1 > SG_SCHEMA_ARGS)
+            return sg__err(ctx, SG_ELIMIT, "view inverse: %s has too many arguments", nd->schema->name);
+        a[0] = value(base);
+        a[1] = value(mutated);
+        for (uint32_t i = 1; i < nd->nargs; i++)
+            a[i + 1] = src->args[nd->args + i];
+        return call(dst, info->inverse, a, nd->nargs + 1, line, out);
+    }
+    sg__garg a[6];
+    switch (op) {
+    case SG_OP_detach:
+    case SG_OP_alias:
+        *out = mutated;
+        return SG_OK;
+    case SG_OP_t:
+        a[0] = value(mutated);
+        return call(dst, SG_OP_t, a, 1, line, out);
+    case SG_OP_transpose_int:
+        a[0] = value(mutated);
+        a[1] = src->args[nd->args + 1];
+        a[2] = src->args[nd->args + 2];
+        return call(dst, SG_OP_transpose_int, a, 3, line, out);
+    case SG_OP_permute: { /* the inverse permutation */
+        const sg__garg *d = &src->args[nd->args + 1];
+        size_t n = dst->vals[base].u.t.ndim;
+        if (d->kind != SG_A_EXPRS || d->u.list.n != n)
+            return sg__err(ctx, SG_EINVAL, "view inverse: permute without its dims");
+        const sg_expr *inv[SG_MAX_DIMS];
+        for (size_t i = 0; i < n; i++) {
+            const sg_expr *e = src->exprs[d->u.list.off + i];
+            if (e->op != SG_OP_INT || !fmpz_fits_si(&e->u.val))
+                return sg__err(ctx, SG_EINVAL, "view inverse: permute by a dimension that is no int");
+            int64_t k = fmpz_get_si(&e->u.val);
+            k = k < 0 ? k + (int64_t)n : k;
+            if (k < 0 || k >= (int64_t)n)
+                return sg__err(ctx, SG_EINVAL, "view inverse: permute by dimension %lld of %zu", (long long)k, n);
+            if (!(inv[k] = sg__int_si(ctx, (slong)i)))
+                return sg_ctx_last_error(ctx);
+        }
+        uint32_t off;
+        CHAIN(sg__graph_exprs(dst, &off, inv, n));
+        a[0] = value(mutated);
+        a[1] = (sg__garg){.kind = SG_A_EXPRS, .u.list = {off, (uint32_t)n}};
+        return call(dst, SG_OP_permute, a, 2, line, out);
+    }
+    case SG_OP_narrow: { /* slice_scatter(base, mutated, dim, start, start + length) */
+        int64_t dim = int_arg(src, nd, 1, &ok), start = int_arg(src, nd, 2, &ok), len = int_arg(src, nd, 3, &ok);
+        if (!ok)
+            return sg__err(ctx, SG_EUNSUPPORTED, "view inverse: unsupported: narrow with symbolic arguments");
+        a[0] = value(base);
+        a[1] = value(mutated);
+        CHAIN(int_garg(dst, dim, &a[2]));
+        CHAIN(int_garg(dst, start, &a[3]));
+        CHAIN(int_garg(dst, start + len, &a[4]));
+        CHAIN(int_garg(dst, 1, &a[5]));
+        return call(dst, SG_OP_slice_scatter, a, 6, line, out);
+    }
+    case SG_OP_unsqueeze: /* squeeze.dim(mutated, dim) */
+        a[0] = value(mutated);
+        a[1] = src->args[nd->args + 1];
+        return call(dst, SG_OP_squeeze_dim, a, 2, line, out);
+    case SG_OP_squeeze:
+    case SG_OP_squeeze_dim:
+    case SG_OP_view:
+        return view_back(dst, base, mutated, line, out);
+    default:
+        return sg__err(ctx, SG_EUNSUPPORTED, "view inverse: unsupported: a write through %s", nd->schema->name);
+    }
+}
