@@ -734,8 +734,9 @@ static sg_status matmul_impl(sg_tracer *t, sg__mcall *m, sg_value a, sg_value b,
     if (da == 0 || db == 0)
         return sg__meta_shape_error(m, "both arguments to matmul need to be at least 1D");
     if (has_out && !t->no_grad) { /* resize_output is below autograd: the kernel's own refusal comes first */
-        const char *last = da == 1 && db == 1 ? "dot" : da == 2 && db == 1 ? "mv" : da <= 2 && db <= 2 ? "mm"
-                          : (da >= 3 && db <= 2) || (db >= 3 && da <= 2) ? (da == 1 || db == 1 ? "mv" : "mm") : "bmm";
+        const char *last = da > 2 && db > 2 ? "bmm" : da == 1 && db == 1 ? "dot" : da == 1 || db == 1 ? "mv" : "mm";
+        if (da == 1 && db == 2)
+            last = "mm"; /* a.unsqueeze(0) times a matrix */
         sg_value v3[3] = {a, b, o};
         for (int i = 0; i < 3; i++)
             if (g->vals[v3[i]].u.t.requires_grad)
