@@ -24,4 +24,20 @@
 sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t base, uint32_t mutated,
                                uint32_t *out);
 
+/* Functionalization (first stage): src replayed into dst (an empty graph
+ * over src's environment) with no write left but the input mutations at
+ * its end. A view is replayed on its base's current value; an in-place
+ * call becomes its FUNCTIONAL row over the current value of self, carried
+ * back to self's base through each view of the chain
+ * (sg__aot_view_inverse); a value read after its storage was written is
+ * made again from the base (its views replayed: PyTorch's lazy
+ * regeneration); before the output, each mutated input gets
+ * copy_(input, its final value) (in input order, keep_input_mutations),
+ * and an output that is a mutated input is that copy_. Errors:
+ * SG_EUNSUPPORTED (not yet: metadata mutations, set_, resize_, out=,
+ * copy_, detach_, requires_grad_, writes through unbind's elements or
+ * expand, a write that changes dtype, a mutated storage that two inputs
+ * share, cond), and those of sg__graph_replay and sg__aot_view_inverse. */
+sg_status sg__aot_functionalize(const sg__graph *src, sg__graph *dst);
+
 #endif /* SG_AOT_PRIVATE_H */

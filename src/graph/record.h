@@ -105,6 +105,15 @@ typedef sg_status (*sg__replay_fn)(sg__replay *r, void *ud, uint32_t node, const
  * did not map), SG_ENOMEM, and those of the hook and of sg__graph_record. */
 sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, void *ud);
 
+/* Called once, before the root scope's output is replayed: it may record
+ * calls (an epilogue) and map again the values the output takes. */
+typedef sg_status (*sg__replay_end_fn)(sg__replay *r, void *ud);
+/* sg__graph_replay with an end callback (NULL: none). */
+sg_status sg__graph_replay_end(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, sg__replay_end_fn end,
+                               void *ud);
+/* The dst value that stands for src value of now (SG_NOVAL: none yet). */
+uint32_t sg__replay_mapped(const sg__replay *r, uint32_t of);
+
 /* Inside a hook: what a replay without a hook does with call node node of
  * src: the same call recorded (its flags kept), its value mapped to the one
  * given (*out). */

@@ -314,7 +314,18 @@ sg_status sg__replay_default(sg__replay *r, uint32_t node, const sg__garg *args,
     return n->out == SG_NOVAL ? SG_OK : sg__replay_map(r, n->out, *out);
 }
 
+uint32_t sg__replay_mapped(const sg__replay *r, uint32_t of)
+{
+    return of < r->src->nvals ? r->map[of] : SG_NOVAL;
+}
+
 sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, void *ud)
+{
+    return sg__graph_replay_end(src, dst, hook, NULL, ud);
+}
+
+sg_status sg__graph_replay_end(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, sg__replay_end_fn end,
+                               void *ud)
 {
     if (!src || !dst)
         return SG_EINVAL;
@@ -331,8 +342,12 @@ sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn h
         memset(r.storages, 0xff, src->nstorages * sizeof *r.storages);
     }
     for (r.node = 0; r.node < src->nnodes && !st; r.node++)
-        if (src->nodes[r.node].scope == 0)
-            st = replay_node(&r, hook, ud);
+        if (src->nodes[r.node].scope == 0) {
+            if (end && src->nodes[r.node].kind == SG_N_OUTPUT)
+                st = end(&r, ud);
+            if (!st)
+                st = replay_node(&r, hook, ud);
+        }
     sg_free(r.map);
     sg_free(r.storages);
     return st;

@@ -127,7 +127,7 @@ static void check_case(const vcase *c)
     assert_int_equal(nb->sizes[1], 4);
     for (int64_t i = 0; i < 3; i++)
         for (int64_t j = 0; j < 4; j++) {
-            double got = sg_tensor_get_f(nb, nb->offset + i * nb->strides[0] + j * nb->strides[1]);
+            double got = sg_tensor_get_f(nb, i * 4 + j); /* row-major */
             if (got != want[i * 4 + j])
                 fail_msg("%s: new base [%lld, %lld] = %g, want %g", c->op, (long long)i, (long long)j, got,
                          want[i * 4 + j]);
@@ -204,11 +204,127 @@ static void test_expand_refused(void **state)
     sg_env_free(env);
 }
 
+/* Functionalization against the graph it came from: both run by exec on
+ * the same input values; the outputs and the input after the call must
+ * agree, and the functional graph may write nothing but its epilogue's
+ * copy_ into the input. */
+static void run_graph(const sg__graph *g, uint32_t x, sg_tensor *xt, double *outs, size_t *nout)
+{
+    sg__xrun *r;
+    assert_int_equal(sg__xrun_new(C, g, &r), SG_OK);
+    sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = xt};
+    assert_int_equal(sg__xrun_input(r, x, &xv), SG_OK);
+    if (sg__xrun_rest(r))
+        fail_msg("run: %s", sg_ctx_last_error_msg(C));
+    const sg__gnode *o = &g->nodes[g->nnodes - 1];
+    assert_int_equal(o->kind, SG_N_OUTPUT);
+    *nout = 0;
+    for (uint32_t i = 0; i < o->nargs; i++) { /* every element of every tensor output, row-major */
+        const sg__xtensor *t = sg__xrun_value(r, g->args[o->args + i].u.v)->u.t;
+        for (int64_t k = 0; k < sg_tensor_numel(t); k++)
+            outs[(*nout)++] = sg_tensor_get_f(t, k);
+    }
+    sg__xrun_free(r);
+}
+
+static void check_functional(const char *program, int want_copy)
+{
+    sg_env *env;
+    sg_inputs *in;
+    sg_tracer *t;
+    sg_program *p;
+    sg_walk *w;
+    assert_int_equal(sg_env_new(C, NULL, &env), SG_OK);
+    assert_int_equal(sg_inputs_new(env, NULL, &in), SG_OK);
+    assert_int_equal(sg_tracer_new(env, &t), SG_OK);
+    const sg_source *src;
+    const sg_fake *fake;
+    int64_t sizes[2] = {3, 4};
+    sg_tensor_value example = {.ndim = 2, .sizes = sizes};
+    sg_value x;
+    assert_int_equal(sg_source_local(C, &src, "x"), SG_OK);
+    assert_int_equal(sg_inputs_tensor(in, src, &example, NULL, &fake), SG_OK);
+    assert_int_equal(sg_tracer_input_tensor(t, &x, "x", fake, SG_FLOAT64, 0), SG_OK);
+    assert_int_equal(sg_program_new(C, &p, program, strlen(program), 1), SG_OK);
+    assert_int_equal(sg_walk_trace(p, t, &w), SG_OK);
+    assert_int_equal(sg_walk_input_value(w, "x", x), SG_OK);
+    if (sg_walk_run(w) || sg_walk_finish(w))
+        fail_msg("trace: %s", sg_ctx_last_error_msg(C));
+    const sg__graph *g = sg__tracer_graph(t);
+    sg__graph *d;
+    assert_int_equal(sg__graph_new(env, &d), SG_OK);
+    if (sg__aot_functionalize(g, d))
+        fail_msg("functionalize: %s\n%s", sg_ctx_last_error_msg(C), program);
+    if (sg__graph_lint(d))
+        fail_msg("lint: %s", sg_ctx_last_error_msg(C));
+    /* no write but the epilogue's copy_ into x, at the end */
+    int copies = 0;
+    for (size_t i = 0; i < d->nnodes; i++) {
+        const sg__gnode *n = &d->nodes[i];
+        if (n->kind != SG_N_CALL || !(n->schema->flags & SG_OPF_MUTATES))
+            continue;
+        assert_int_equal(n->schema->op, SG_OP_copy_);
+        copies++;
+    }
+    assert_int_equal(copies, want_copy);
+    double a[256], b[256];
+    size_t na, nb;
+    sg_tensor *x1, *x2;
+    assert_int_equal(sg_tensor_new(C, &x1, SG_FLOAT64, 2, sizes) | sg_tensor_new(C, &x2, SG_FLOAT64, 2, sizes), SG_OK);
+    for (int64_t i = 0; i < 12; i++) {
+        sg_tensor_set_f(x1, i, (double)(3 * i % 7) - 2.5);
+        sg_tensor_set_f(x2, i, (double)(3 * i % 7) - 2.5);
+    }
+    run_graph(g, x, x1, a, &na);
+    uint32_t dx = d->nodes[0].out; /* the replayed placeholder of x */
+    while (d->nodes[dx].kind != SG_N_PLACEHOLDER || d->vals[d->nodes[dx].out].kind != SG_V_TENSOR)
+        dx++;
+    run_graph(d, d->nodes[dx].out, x2, b, &nb);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++)
+        if (a[i] != b[i])
+        {
+            char *pa = NULL, *pb = NULL;
+            (void)sg__graph_print(g, &pa);
+            (void)sg__graph_print(d, &pb);
+            fail_msg("output element %zu: %g captured, %g functional\n%s\n%s\n%s", i, a[i], b[i], program, pa, pb);
+        }
+    for (int64_t i = 0; i < 12; i++)
+        if (sg_tensor_get_f(x1, i) != sg_tensor_get_f(x2, i))
+            fail_msg("x[%lld] after the call: %g captured, %g functional\n%s", (long long)i, sg_tensor_get_f(x1, i),
+                     sg_tensor_get_f(x2, i), program);
+    sg_tensor_unref(x1);
+    sg_tensor_unref(x2);
+    sg__graph_free(d);
+    sg_walk_free(w);
+    sg_program_free(p);
+    sg_tracer_free(t);
+    sg_inputs_free(in);
+    sg_env_free(env);
+}
+
+static void test_functionalize(void **state)
+{
+    (void)state;
+    check_functional("def f(x):\n    y = x.view(-1)\n    x.add_(1)\n    return y * 2, x\n", 1);
+    check_functional("def f(x):\n    r = x[1]\n    r.mul_(3)\n    return x.sum(), r\n", 1);
+    check_functional("def f(x):\n    t = x.t()\n    d = t.diagonal()\n    d.add_(10)\n    return x, t, d\n", 1);
+    check_functional("def f(x):\n    a = x[:, 1:3]\n    b = a[0]\n    b.sub_(5)\n    c = x.clone()\n"
+                     "    c.mul_(2)\n    return c, a, x\n", 1);
+    check_functional("def f(x):\n    x.add_(1)\n    x.mul_(2)\n    return x\n", 1);
+    check_functional("def f(x):\n    u = x.unsqueeze(0)\n    u.add_(1)\n    p = x.permute(1, 0)\n"
+                     "    p.mul_(2)\n    q = p[::2]\n    q.mul_(-1)\n    return x, u, p.sum()\n", 1);
+    check_functional("def f(x):\n    c = x.clone()\n    v = c.view(2, 6)\n    v[1].add_(x.view(2, 6)[0])\n"
+                     "    return c, v\n", 0);
+    check_functional("def f(x):\n    y = x * 2\n    return y.sin(), x\n", 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_view_inverses),
         cmocka_unit_test(test_expand_refused),
+        cmocka_unit_test(test_functionalize),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
