@@ -47,6 +47,22 @@ static fstore *store_of(fz *z, uint32_t v)
     return &z->st[z->src->vals[v].u.t.storage];
 }
 
+/* View call node of src made again in dst over p (its self). */
+static sg_status replay_view(fz *z, sg__replay *r, uint32_t node, uint32_t p, uint32_t *out)
+{
+    const sg__gnode *nd = &z->src->nodes[node];
+    sg__garg args[SG_SCHEMA_ARGS];
+    args[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = p};
+    for (uint32_t i = 1; i < nd->nargs; i++) { /* the view's other arguments: ints and lists of them */
+        args[i] = z->src->args[nd->args + i];
+        if (args[i].kind == SG_A_EXPRS)
+            CHAIN(sg__graph_exprs(z->dst, &args[i].u.list.off, z->src->exprs + args[i].u.list.off, args[i].u.list.n));
+        else if (args[i].kind == SG_A_VALUE || args[i].kind == SG_A_VALUES)
+            return unsupported(z, "a view taking values", nd->schema->name);
+    }
+    return sg__replay_call(r, nd->schema, args, nd->nargs, out);
+}
+
 /* The dst value standing for src tensor value v now: made again from its
  * base where its storage was written since (its view replayed on its
  * parent's current value). */
@@ -71,16 +87,7 @@ static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
         return unsupported(z, "a view of a written storage read again through", nd->schema->name);
     uint32_t p;
     CHAIN(current(z, r, f->parent, &p));
-    sg__garg args[SG_SCHEMA_ARGS];
-    args[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = p};
-    for (uint32_t i = 1; i < nd->nargs; i++) { /* the view's other arguments: ints and lists of them */
-        args[i] = z->src->args[nd->args + i];
-        if (args[i].kind == SG_A_EXPRS)
-            CHAIN(sg__graph_exprs(z->dst, &args[i].u.list.off, z->src->exprs + args[i].u.list.off, args[i].u.list.n));
-        else if (args[i].kind == SG_A_VALUE || args[i].kind == SG_A_VALUES)
-            return unsupported(z, "a view taking values", nd->schema->name);
-    }
-    CHAIN(sg__replay_call(r, nd->schema, args, nd->nargs, out));
+    CHAIN(replay_view(z, r, f->vnode, p, out));
     f->cur = *out;
     f->gen = s->gen;
     return SG_OK;
@@ -141,29 +148,33 @@ static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd,
     CHAIN(sg__replay_call(r, fs, cur, nd->nargs, &f));
     if (z->dst->vals[f].u.t.dtype != z->src->vals[self].u.t.dtype)
         return unsupported(z, "an in-place call whose functional result has another dtype", nd->schema->name);
-    /* up the chain: each parent gets its view written */
-    uint32_t child = self, val = f;
-    uint32_t chain[256], vals[256], n = 0;
-    while (z->v[child].parent != SG_NOVAL) {
-        uint32_t parent = z->v[child].parent, p, np;
+    /* the chain from the base down to self (PyTorch's apply_update): each
+       view made again from the base's current value, then each written
+       back into the one it views, from self up */
+    uint32_t chain[256], tmp[257], n = 0;
+    for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
         if (n == 256)
             return unsupported(z, "a chain of more than 256 views", nd->schema->name);
-        if (z->src->vals[z->src->nodes[z->v[child].vnode].out].kind != SG_V_TENSOR)
-            return unsupported(z, "a write through an element of", z->src->nodes[z->v[child].vnode].schema->name);
-        CHAIN(current(z, r, parent, &p));
-        CHAIN(sg__aot_view_inverse(z->dst, z->src, z->v[child].vnode, p, val, &np));
-        chain[n] = child;
-        vals[n++] = val;
-        child = parent;
+        if (z->src->vals[z->src->nodes[z->v[c].vnode].out].kind != SG_V_TENSOR)
+            return unsupported(z, "a write through an element of", z->src->nodes[z->v[c].vnode].schema->name);
+        chain[n++] = c;
+    }
+    uint32_t root = n ? z->v[chain[n - 1]].parent : self;
+    CHAIN(current(z, r, root, &tmp[n]));
+    for (uint32_t i = n; i-- > 1;) /* tmp[i]: the value chain[i] views, made again */
+        CHAIN(replay_view(z, r, z->v[chain[i]].vnode, tmp[i + 1], &tmp[i]));
+    uint32_t val = f;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t np;
+        CHAIN(sg__aot_view_inverse(z->dst, z->src, z->v[chain[i]].vnode, tmp[i + 1], val, &np));
+        z->v[chain[i]].cur = val; /* current once the generation moves, below */
         val = np;
     }
     s->base = val;
     s->gen++;
     s->mutated = true;
-    for (uint32_t i = 0; i < n; i++) { /* the values written along the chain are current */
-        z->v[chain[i]].cur = vals[i];
+    for (uint32_t i = 0; i < n; i++) /* the values written along the chain are current */
         z->v[chain[i]].gen = s->gen;
-    }
     /* the call's value: self's next version, the same link of the chain */
     fval *sf = &z->v[self];
     uint32_t out = z->src->nodes[node].out;

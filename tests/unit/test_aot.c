@@ -6,6 +6,7 @@
  * copy_'d from m). */
 #include "cmocka_all.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "aot/aot_private.h"
@@ -257,6 +258,12 @@ static void check_functional(const char *program, int want_copy)
         fail_msg("functionalize: %s\n%s", sg_ctx_last_error_msg(C), program);
     if (sg__graph_lint(d))
         fail_msg("lint: %s", sg_ctx_last_error_msg(C));
+    if (getenv("SG_SHOW")) {
+        char *text = NULL;
+        if (!sg__graph_print(d, &text))
+            printf("%s\n", text);
+        sg_free(text);
+    }
     /* no write but the epilogue's copy_ into x, at the end */
     int copies = 0;
     for (size_t i = 0; i < d->nnodes; i++) {
