@@ -324,6 +324,17 @@ static void test_functionalize(void **state)
     check_functional("def f(x):\n    c = x.clone()\n    v = c.view(2, 6)\n    v[1].add_(x.view(2, 6)[0])\n"
                      "    return c, v\n", 0);
     check_functional("def f(x):\n    y = x * 2\n    return y.sin(), x\n", 0);
+    /* interleaved writes through two views, each read after the other's */
+    check_functional("def f(x):\n    a = x[0]\n    b = x[1]\n    a.add_(b)\n    b.mul_(a)\n    return a, b, x\n", 1);
+    /* a view made before a write of its base, then written through */
+    check_functional("def f(x):\n    d = x.diagonal()\n    x.mul_(2)\n    d.add_(1)\n    return d, x\n", 1);
+    check_functional("def f(x):\n    v = x.view(12)\n    w = v[2:8]\n    w2 = w.view(2, 3)\n    w2.add_(1)\n"
+                     "    return x, v, w, w2\n", 1);
+    check_functional("def f(x):\n    y = x.detach()\n    y.add_(1)\n    return x\n", 1);
+    check_functional("def f(x):\n    s = x.as_strided([2, 2], [4, 1], 1)\n    s.mul_(3)\n    return x, s\n", 1);
+    check_functional("def f(x):\n    n = x.narrow(1, 1, 2)\n    n.sub_(1)\n    e = x.expand(2, 3, 4)\n"
+                     "    return e.sum(), n\n", 1);
+    check_functional("def f(x):\n    c = x.clone()\n    c.t().mul_(2)\n    c[0].mul_(0)\n    return c, x.add(c)\n", 0);
 }
 
 int main(void)
