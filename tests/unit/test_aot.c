@@ -29,6 +29,36 @@ static int teardown(void **state)
     return 0;
 }
 
+/* A tracer over a new environment with one input x: f64[rows, cols]
+ * (backed symbols). */
+typedef struct traced {
+    sg_env *env;
+    sg_inputs *in;
+    sg_tracer *t;
+    sg_value x;
+} traced;
+
+static void trace_open(traced *f, int64_t rows, int64_t cols)
+{
+    assert_int_equal(sg_env_new(C, NULL, &f->env), SG_OK);
+    assert_int_equal(sg_inputs_new(f->env, NULL, &f->in), SG_OK);
+    assert_int_equal(sg_tracer_new(f->env, &f->t), SG_OK);
+    const sg_source *src;
+    const sg_fake *fake;
+    int64_t sizes[2] = {rows, cols};
+    sg_tensor_value example = {.ndim = 2, .sizes = sizes};
+    assert_int_equal(sg_source_local(C, &src, "x"), SG_OK);
+    assert_int_equal(sg_inputs_tensor(f->in, src, &example, NULL, &fake), SG_OK);
+    assert_int_equal(sg_tracer_input_tensor(f->t, &f->x, "x", fake, SG_FLOAT64, 0), SG_OK);
+}
+
+static void trace_close(traced *f)
+{
+    sg_tracer_free(f->t);
+    sg_inputs_free(f->in);
+    sg_env_free(f->env);
+}
+
 typedef struct vcase {
     const char *op;
     int nints;         /* int arguments after self */
@@ -43,20 +73,11 @@ typedef struct vcase {
  * by the inverse; run with x[i] = i - 5; compare. */
 static void check_case(const vcase *c)
 {
-    sg_env *env;
-    sg_inputs *in;
-    sg_tracer *t;
-    assert_int_equal(sg_env_new(C, NULL, &env), SG_OK);
-    assert_int_equal(sg_inputs_new(env, NULL, &in), SG_OK);
-    assert_int_equal(sg_tracer_new(env, &t), SG_OK);
-    const sg_source *src;
-    const sg_fake *fake;
+    traced f;
+    trace_open(&f, 3, 4);
+    sg_tracer *t = f.t;
+    sg_value x = f.x, v, m, two_v;
     int64_t sizes[2] = {3, 4};
-    sg_tensor_value example = {.ndim = 2, .sizes = sizes};
-    sg_value x, v, m, two_v;
-    assert_int_equal(sg_source_local(C, &src, "x"), SG_OK);
-    assert_int_equal(sg_inputs_tensor(in, src, &example, NULL, &fake), SG_OK);
-    assert_int_equal(sg_tracer_input_tensor(t, &x, "x", fake, SG_FLOAT64, 0), SG_OK);
     sg_arg a[6] = {{.kind = SG_ARG_VALUE, .u.v = x}};
     size_t n = 1;
     const sg_expr *l1[4], *l2[4];
@@ -138,9 +159,7 @@ static void check_case(const vcase *c)
         assert_true(sg_tensor_get_f(xt, i) == (double)(i - 5));
     sg__xrun_free(r);
     sg_tensor_unref(xt);
-    sg_tracer_free(t);
-    sg_inputs_free(in);
-    sg_env_free(env);
+    trace_close(&f);
 }
 
 static void test_view_inverses(void **state)
@@ -175,20 +194,10 @@ static void test_view_inverses(void **state)
 static void test_expand_refused(void **state)
 {
     (void)state;
-    sg_env *env;
-    sg_inputs *in;
-    sg_tracer *t;
-    assert_int_equal(sg_env_new(C, NULL, &env), SG_OK);
-    assert_int_equal(sg_inputs_new(env, NULL, &in), SG_OK);
-    assert_int_equal(sg_tracer_new(env, &t), SG_OK);
-    const sg_source *src;
-    const sg_fake *fake;
-    int64_t sizes[2] = {1, 4};
-    sg_tensor_value example = {.ndim = 2, .sizes = sizes};
-    sg_value x, v, out;
-    assert_int_equal(sg_source_local(C, &src, "x"), SG_OK);
-    assert_int_equal(sg_inputs_tensor(in, src, &example, NULL, &fake), SG_OK);
-    assert_int_equal(sg_tracer_input_tensor(t, &x, "x", fake, SG_FLOAT64, 0), SG_OK);
+    traced f;
+    trace_open(&f, 1, 4);
+    sg_tracer *t = f.t;
+    sg_value x = f.x, v, out;
     const sg_expr *three, *m1;
     assert_int_equal(sg_expr_int(C, &three, 3) | sg_expr_int(C, &m1, -1), SG_OK);
     const sg_expr *sz[2] = {three, m1};
@@ -200,9 +209,7 @@ static void test_expand_refused(void **state)
     assert_int_equal(sg__aot_view_inverse(g, g, node, x, v, &out), SG_EUNSUPPORTED);
     /* bad input: a node that is no view call */
     assert_int_equal(sg__aot_view_inverse(g, g, 0, x, v, &out), SG_EINVAL);
-    sg_tracer_free(t);
-    sg_inputs_free(in);
-    sg_env_free(env);
+    trace_close(&f);
 }
 
 /* Functionalization against the graph it came from: both run by exec on
@@ -230,22 +237,13 @@ static void run_graph(const sg__graph *g, uint32_t x, sg_tensor *xt, double *out
 
 static void check_functional(const char *program, int want_copy)
 {
-    sg_env *env;
-    sg_inputs *in;
-    sg_tracer *t;
+    traced f;
+    trace_open(&f, 3, 4);
+    sg_tracer *t = f.t;
+    sg_value x = f.x;
+    int64_t sizes[2] = {3, 4};
     sg_program *p;
     sg_walk *w;
-    assert_int_equal(sg_env_new(C, NULL, &env), SG_OK);
-    assert_int_equal(sg_inputs_new(env, NULL, &in), SG_OK);
-    assert_int_equal(sg_tracer_new(env, &t), SG_OK);
-    const sg_source *src;
-    const sg_fake *fake;
-    int64_t sizes[2] = {3, 4};
-    sg_tensor_value example = {.ndim = 2, .sizes = sizes};
-    sg_value x;
-    assert_int_equal(sg_source_local(C, &src, "x"), SG_OK);
-    assert_int_equal(sg_inputs_tensor(in, src, &example, NULL, &fake), SG_OK);
-    assert_int_equal(sg_tracer_input_tensor(t, &x, "x", fake, SG_FLOAT64, 0), SG_OK);
     assert_int_equal(sg_program_new(C, &p, program, strlen(program), 1), SG_OK);
     assert_int_equal(sg_walk_trace(p, t, &w), SG_OK);
     assert_int_equal(sg_walk_input_value(w, "x", x), SG_OK);
@@ -253,7 +251,7 @@ static void check_functional(const char *program, int want_copy)
         fail_msg("trace: %s", sg_ctx_last_error_msg(C));
     const sg__graph *g = sg__tracer_graph(t);
     sg__graph *d;
-    assert_int_equal(sg__graph_new(env, &d), SG_OK);
+    assert_int_equal(sg__graph_new(f.env, &d), SG_OK);
     if (sg__aot_functionalize(g, d))
         fail_msg("functionalize: %s\n%s", sg_ctx_last_error_msg(C), program);
     if (sg__graph_lint(d))
@@ -305,9 +303,7 @@ static void check_functional(const char *program, int want_copy)
     sg__graph_free(d);
     sg_walk_free(w);
     sg_program_free(p);
-    sg_tracer_free(t);
-    sg_inputs_free(in);
-    sg_env_free(env);
+    trace_close(&f);
 }
 
 static void test_functionalize(void **state)
