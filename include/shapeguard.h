@@ -16,6 +16,7 @@
 #include <shapeguard/graph.h>
 #include <shapeguard/hop.h>
 #include <shapeguard/exec.h>
+#include <shapeguard/aot.h>
 #include <shapeguard/front.h>
 
 #endif /* SHAPEGUARD_H */

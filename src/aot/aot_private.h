@@ -6,6 +6,18 @@
 #define SG_AOT_PRIVATE_H
 
 #include "graph/record.h"
+#include "shapeguard/aot.h"
+
+/* Argument a of graph src as an argument of dst: a list of expressions
+ * copied into dst, other constants as they are. Errors: SG_EINVAL (a value
+ * or a scope: they belong to src), SG_ENOMEM. */
+sg_status sg__aot_arg(sg__graph *dst, const sg__graph *src, const sg__garg *a, sg__garg *out);
+
+/* View call node of src recorded again into dst over self (a value of dst),
+ * its other arguments copied (sg__aot_arg); an in-place view (t_,
+ * as_strided_ ...) as the view it applies (t, as_strided), detach_ as
+ * detach. *out: the view. Errors: those of sg__aot_arg and sg__graph_record. */
+sg_status sg__aot_view_again(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t self, uint32_t *out);
 
 /* A write through a view, carried back to its base: node is a view call of
  * graph src (its value views its first argument), base the value of dst
@@ -39,5 +51,60 @@ sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t no
  * expand, a write that changes dtype, a mutated storage that two inputs
  * share, cond), and those of sg__graph_replay and sg__aot_view_inverse. */
 sg_status sg__aot_functionalize(const sg__graph *src, sg__graph *dst);
+
+/* Where an input's mutation is applied (PyTorch's MutationType). */
+enum { SG__AOT_NOT_MUTATED, SG__AOT_IN_GRAPH, SG__AOT_OUT_GRAPH };
+
+/* What functionalization finds of one input of the root graph (PyTorch's
+ * InputAliasInfo). */
+typedef struct sg__aot_input {
+    uint32_t ph;         /* the src placeholder */
+    uint32_t dph;        /* the dst placeholder standing for it */
+    uint32_t final;      /* the src value the input object is at the end (its last in-place version) */
+    uint32_t updated;    /* OUT_GRAPH: the dst value the graph gives for it (a leading output) */
+    uint32_t bumps;      /* how often eager execution bumps its version counter (writes through it and
+                            its views, in place or out=, and their in-place view calls; not .data's) */
+    bool tensor;
+    bool data;           /* its storage written */
+    bool metadata;       /* sizes, strides or offset changed in place (t_, as_strided_ ...) */
+    bool storage;        /* set_ to another storage */
+    bool no_grad;        /* every data mutation under no_grad */
+    bool hidden;         /* every data mutation through .data (not seen by autograd) */
+    bool requires_grad;  /* after the call */
+    bool leaf;           /* as given */
+    uint8_t where;       /* SG__AOT_NOT_MUTATED, _IN_GRAPH, _OUT_GRAPH */
+} sg__aot_input;
+
+/* One user output: its alias kind (sg_aot_output_kind) and base (the input
+ * index for is_input and alias_of_input, the user output for
+ * alias_of_intermediate_base_is_user_output, else SG_NOVAL); chain: the
+ * src value whose view chain regenerates it from its input after the call
+ * (alias_of_input of a data-mutated input), else SG_NOVAL. */
+typedef struct sg__aot_output {
+    uint8_t kind;
+    uint32_t base;
+    uint32_t src;        /* the src output value */
+} sg__aot_output;
+
+/* The analysis of a functionalization (PyTorch's ViewAndMutationMeta): its
+ * blocks owned (sg__aot_meta_free). */
+typedef struct sg__aot_meta {
+    bool keep;           /* keep_input_mutations */
+    bool train;          /* a training graph (1.4); else inference */
+    sg__aot_input *in;   /* the root's placeholders, in order */
+    uint32_t nin;
+    sg__aot_output *out; /* the user outputs, in order */
+    uint32_t nout;
+    uint32_t nlead;      /* the graph's leading outputs: the OUT_GRAPH inputs' updated values */
+} sg__aot_meta;
+
+/* sg__aot_functionalize that also analyses: keep says whether mutations
+ * that may stay in the graph do (copy_ at its end) or all go to the
+ * runtime epilogue (the graph gives their updated values first); *meta
+ * filled (freed by the caller with sg__aot_meta_free, even on an error).
+ * Errors: those of sg__aot_functionalize, and SG_EALIASING where PyTorch
+ * refuses a mutation (a set_ that cannot stay in the graph). */
+sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool keep, sg__aot_meta *meta);
+void sg__aot_meta_free(sg__aot_meta *meta);
 
 #endif /* SG_AOT_PRIVATE_H */

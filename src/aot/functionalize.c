@@ -14,6 +14,10 @@ typedef struct fval {
     uint32_t vnode;  /* the view call that made it from parent */
     uint32_t cur;    /* the dst value standing for it at generation gen */
     uint32_t gen;
+    uint32_t obj;    /* the object it is a version of: its first version (in-place calls give new versions) */
+    uint32_t ver;    /* the input placeholder whose version counter it shares (SG_NOVAL: none) */
+    uint32_t bumps;  /* (an input placeholder) how often eager execution bumps its version counter */
+    bool meta;       /* (an object's first version) sizes, strides or offset changed in place */
 } fval;
 
 typedef struct fstore {
@@ -21,7 +25,7 @@ typedef struct fstore {
     uint32_t gen;
     uint32_t input;  /* the src placeholder whose storage it is (SG_NOVAL: none) */
     uint32_t inputs; /* how many placeholders share it */
-    bool mutated;
+    uint32_t writes, writes_no_grad, writes_hidden; /* data mutations: all, under no_grad, through .data */
 } fstore;
 
 typedef struct fz {
@@ -29,6 +33,9 @@ typedef struct fz {
     sg__graph *dst;
     fval *v;      /* by src value */
     fstore *st;   /* by src storage */
+    bool keep;    /* keep_input_mutations */
+    sg__aot_meta *meta; /* filled at the end (NULL: not asked) */
+    uint32_t *lead;     /* the leading outputs */
 } fz;
 
 static sg_status unsupported(fz *z, const char *what, const char *op)
@@ -50,17 +57,12 @@ static fstore *store_of(fz *z, uint32_t v)
 /* View call node of src made again in dst over p (its self). */
 static sg_status replay_view(fz *z, sg__replay *r, uint32_t node, uint32_t p, uint32_t *out)
 {
+    (void)r;
     const sg__gnode *nd = &z->src->nodes[node];
-    sg__garg args[SG_SCHEMA_ARGS];
-    args[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = p};
-    for (uint32_t i = 1; i < nd->nargs; i++) { /* the view's other arguments: ints and lists of them */
-        args[i] = z->src->args[nd->args + i];
-        if (args[i].kind == SG_A_EXPRS)
-            CHAIN(sg__graph_exprs(z->dst, &args[i].u.list.off, z->src->exprs + args[i].u.list.off, args[i].u.list.n));
-        else if (args[i].kind == SG_A_VALUE || args[i].kind == SG_A_VALUES)
+    for (uint32_t i = 1; i < nd->nargs; i++)
+        if (z->src->args[nd->args + i].kind == SG_A_VALUE || z->src->args[nd->args + i].kind == SG_A_VALUES)
             return unsupported(z, "a view taking values", nd->schema->name);
-    }
-    return sg__replay_call(r, nd->schema, args, nd->nargs, out);
+    return sg__aot_view_again(z->dst, z->src, node, p, out);
 }
 
 /* The dst value standing for src tensor value v now: made again from its
@@ -128,35 +130,54 @@ static void made(fz *z, uint32_t v, uint32_t parent, uint32_t vnode, uint32_t cu
     fstore *s = store_of(z, v);
     if (parent == SG_NOVAL && s->base == SG_NOVAL)
         s->base = cur;
-    z->v[v] = (fval){.parent = parent, .vnode = vnode, .cur = cur, .gen = s->gen};
+    /* a view shares its source's version counter, but for .data (a flagged detach) */
+    uint32_t ver = parent != SG_NOVAL && !(z->src->nodes[vnode].flags & SG_NODE_DATA) ? z->v[parent].ver : SG_NOVAL;
+    z->v[v] = (fval){.parent = parent, .vnode = vnode, .cur = cur, .gen = s->gen, .obj = v, .ver = ver};
+}
+
+/* Value out of src: the next version of object self, the same link of the
+ * same chain, standing as cur. */
+static void next_version(fz *z, uint32_t self, uint32_t out, uint32_t cur)
+{
+    fval *sf = &z->v[self];
+    z->v[out] = (fval){.parent = sf->parent, .vnode = sf->vnode, .cur = cur, .gen = store_of(z, self)->gen,
+                       .obj = sf->obj, .ver = sf->ver};
+}
+
+/* Call node nd writes src value v (in place or out=): eager execution bumps
+ * the version counter v shares, unless the write is through .data or
+ * changes autograd's flags only. */
+static void bump(fz *z, const sg__gnode *nd, uint32_t v)
+{
+    unsigned op = nd->schema->op;
+    if (z->v[v].ver != SG_NOVAL && !(nd->flags & SG_NODE_DATA) && op != SG_OP_detach_ && op != SG_OP_requires_grad_ &&
+        op != SG_OP_resize_)
+        z->v[z->v[v].ver].bumps++;
 }
 
 /* An in-place call of nd on self (src): its functional row over the current
  * values, carried back to the base through self's chain. */
-static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd, const sg__garg *args)
+/* The new contents f (a value of dst, self's sizes) written into src value
+ * self by call node: carried back to self's base through its chain. */
+static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd, uint32_t self, uint32_t f)
 {
-    const sg__opinfo *info = sg__op_info(nd->schema->op);
-    const sg__schema *fs = info && info->functional != SG_OP_NONE ? sg__opreg_op(z->dst->reg, info->functional) : NULL;
-    if (!fs)
-        return unsupported(z, "an in-place call without a functional variant", nd->schema->name);
-    uint32_t self = z->src->args[nd->args].u.v, f;
     fstore *s = store_of(z, self);
     if (s->inputs > 1)
         return unsupported(z, "a write into a storage that two inputs share", nd->schema->name);
-    sg__garg cur[SG_SCHEMA_ARGS];
-    CHAIN(current_args(z, r, nd, args, cur));
-    CHAIN(sg__replay_call(r, fs, cur, nd->nargs, &f));
     if (z->dst->vals[f].u.t.dtype != z->src->vals[self].u.t.dtype)
-        return unsupported(z, "an in-place call whose functional result has another dtype", nd->schema->name);
+        return unsupported(z, "a write whose functional result has another dtype", nd->schema->name);
     /* the chain from the base down to self (PyTorch's apply_update): each
        view made again from the base's current value, then each written
        back into the one it views, from self up */
     uint32_t chain[256], tmp[257], n = 0;
+    bool hidden = false;
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
         if (n == 256)
             return unsupported(z, "a chain of more than 256 views", nd->schema->name);
-        if (z->src->vals[z->src->nodes[z->v[c].vnode].out].kind != SG_V_TENSOR)
-            return unsupported(z, "a write through an element of", z->src->nodes[z->v[c].vnode].schema->name);
+        const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
+        if (z->src->vals[vn->out].kind != SG_V_TENSOR)
+            return unsupported(z, "a write through an element of", vn->schema->name);
+        hidden |= (vn->flags & SG_NODE_DATA) != 0; /* through x.data: autograd does not see it */
         chain[n++] = c;
     }
     uint32_t root = n ? z->v[chain[n - 1]].parent : self;
@@ -172,14 +193,85 @@ static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd,
     }
     s->base = val;
     s->gen++;
-    s->mutated = true;
+    s->writes++;
+    s->writes_no_grad += (nd->flags & SG_NODE_NO_GRAD) != 0;
+    s->writes_hidden += hidden;
     for (uint32_t i = 0; i < n; i++) /* the values written along the chain are current */
         z->v[chain[i]].gen = s->gen;
     /* the call's value: self's next version, the same link of the chain */
-    fval *sf = &z->v[self];
     uint32_t out = z->src->nodes[node].out;
-    z->v[out] = (fval){.parent = sf->parent, .vnode = sf->vnode, .cur = f, .gen = s->gen};
+    bump(z, nd, self);
+    next_version(z, self, out, f);
     return sg__replay_map(r, out, f);
+}
+
+/* An in-place call of nd on self (its first argument): its functional row
+ * over the current values, written through. */
+static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd, const sg__garg *args)
+{
+    const sg__opinfo *info = sg__op_info(nd->schema->op);
+    const sg__schema *fs = info && info->functional != SG_OP_NONE ? sg__opreg_op(z->dst->reg, info->functional) : NULL;
+    if (!fs)
+        return unsupported(z, "an in-place call without a functional variant", nd->schema->name);
+    sg__garg cur[SG_SCHEMA_ARGS];
+    uint32_t f;
+    CHAIN(current_args(z, r, nd, args, cur));
+    CHAIN(sg__replay_call(r, fs, cur, nd->nargs, &f));
+    return write_through(z, r, node, nd, z->src->args[nd->args].u.v, f);
+}
+
+/* Do src values v and w have the same sizes? */
+static bool same_sizes(const sg__graph *g, uint32_t v, uint32_t w)
+{
+    if (g->vals[v].u.t.ndim != g->vals[w].u.t.ndim)
+        return false;
+    for (uint32_t d = 0; d < g->vals[v].u.t.ndim; d++)
+        if (sg__graph_size(g, v, d) != sg__graph_size(g, w, d))
+            return false;
+    return true;
+}
+
+/* An out= call: its functional row over the other arguments, written into
+ * out (PyTorch's functionalization of out=: the result replaces out's
+ * contents; an out of other sizes is resized to the result's, which only
+ * a tensor the program made, viewed by nothing, may be here). */
+static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd, const sg__garg *args)
+{
+    const sg__schema *sch = nd->schema;
+    const sg__opinfo *info = sg__op_info(sch->op);
+    const sg__schema *fs = info && info->functional != SG_OP_NONE ? sg__opreg_op(z->dst->reg, info->functional) : NULL;
+    if (!fs)
+        return unsupported(z, "an out= call without a functional variant", sch->name);
+    sg__garg cur[SG_SCHEMA_ARGS], in[SG_SCHEMA_ARGS];
+    CHAIN(current_args(z, r, nd, args, cur));
+    uint32_t n = 0, o = SG_NOVAL, f;
+    for (uint32_t i = 0; i < nd->nargs; i++) { /* every argument but the one written (out) */
+        const sg__garg *a = &z->src->args[nd->args + i];
+        int at = (int)i;
+        if (a->kw)
+            for (at = 0; at < sch->nargs && strcmp(sch->args[at].name, a->kw); at++)
+                ;
+        if (at < sch->nargs && ((sch->written >> at) & 1u) && a->kind == SG_A_VALUE)
+            o = a->u.v;
+        else
+            in[n++] = cur[i];
+    }
+    if (o == SG_NOVAL || !is_tensor(z->src, o))
+        return unsupported(z, "an out= call without its out", sch->name);
+    CHAIN(sg__replay_call(r, fs, in, n, &f));
+    if (same_sizes(z->src, o, nd->out))
+        return write_through(z, r, node, nd, o, f);
+    /* resized: out becomes the result, on a storage of its own */
+    fstore *s = store_of(z, o);
+    if (z->v[o].parent != SG_NOVAL || s->input != SG_NOVAL)
+        return unsupported(z, "an out= that resizes a view or an input", sch->name);
+    if (z->dst->vals[f].u.t.dtype != z->src->vals[o].u.t.dtype)
+        return unsupported(z, "a write whose functional result has another dtype", sch->name);
+    s->base = f;
+    s->gen++;
+    bump(z, nd, o);
+    next_version(z, o, nd->out, f);
+    return sg__replay_map(r, nd->out, f);
 }
 
 static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *args, size_t nargs)
@@ -188,16 +280,36 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
     const sg__gnode *nd = &z->src->nodes[node];
     const sg__schema *sch = nd->schema;
     const sg__opinfo *info = sg__op_info(sch->op);
-    (void)nargs;
-    if (nd->scope != 0)
-        return unsupported(z, "a cond", NULL);
+    if (nd->scope != 0) { /* inside a cond's branch: replayed as it is, while no branch writes */
+        uint32_t v;
+        if (sch->flags & SG_OPF_MUTATES)
+            return unsupported(z, "a write inside a cond branch", sch->name);
+        return sg__replay_default(r, node, args, nargs, &v);
+    }
     if (sch->flags & SG_OPF_OUT)
-        return unsupported(z, "out=", sch->name);
+        return write_out(z, r, node, nd, args);
     if (sch->flags & SG_OPF_INPLACE) {
         unsigned op = sch->op;
-        if ((info && (info->tags & SG_T_INPLACE_VIEW)) || op == SG_OP_set__source_Tensor || op == SG_OP_resize_ ||
-            op == SG_OP_copy_ || op == SG_OP_detach_ || op == SG_OP_requires_grad_)
-            return unsupported(z, "a metadata or storage mutation, or", sch->name);
+        uint32_t self = z->src->args[nd->args].u.v, cur;
+        if (op == SG_OP_detach_ || op == SG_OP_requires_grad_) { /* autograd's flags only: the same value */
+            CHAIN(current(z, r, self, &cur));
+            next_version(z, self, nd->out, cur);
+            return sg__replay_map(r, nd->out, cur);
+        }
+        if (info && (info->tags & SG_T_INPLACE_VIEW) && op != SG_OP_resize_) {
+            /* a metadata mutation: the new version views the old one */
+            CHAIN(current(z, r, self, &cur));
+            uint32_t v;
+            CHAIN(replay_view(z, r, node, cur, &v));
+            uint32_t obj = z->v[self].obj;
+            z->v[nd->out] = (fval){.parent = self, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
+                                   .ver = z->v[self].ver};
+            z->v[obj].meta = true;
+            bump(z, nd, self);
+            return sg__replay_map(r, nd->out, v);
+        }
+        if (op == SG_OP_set__source_Tensor || op == SG_OP_resize_)
+            return unsupported(z, "a storage mutation", sch->name);
         return write(z, r, node, nd, args);
     }
     sg__garg cur[SG_SCHEMA_ARGS];
@@ -218,73 +330,279 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         made(z, nd->out, parent, node, v);
     return SG_OK;
 }
+/* Before a cond: what it takes (operands, the values its branches lift)
+ * mapped to their current values, as any call's arguments are. */
+static sg_status before_cond(sg__replay *r, void *ud, uint32_t node)
+{
+    fz *z = ud;
+    const sg__graph *src = z->src;
+    const sg__gnode *nd = &src->nodes[node];
+    const sg__garg *a = &src->args[nd->args];
+    uint32_t now;
+    for (uint32_t k = 0; k < a[3].u.list.n; k++) {
+        uint32_t v = src->ids[a[3].u.list.off + k];
+        if (is_tensor(src, v))
+            CHAIN(current(z, r, v, &now));
+        if (is_tensor(src, v))
+            CHAIN(sg__replay_map(r, v, now));
+    }
+    for (int b = 1; b <= 2; b++) {
+        const sg__scope *sc = &src->scopes[a[b].u.v];
+        for (uint32_t i = 0; i < sc->nphs; i++) {
+            uint32_t v = sc->outer[i];
+            if (v == SG_NOVAL || !is_tensor(src, v))
+                continue;
+            CHAIN(current(z, r, v, &now));
+            CHAIN(sg__replay_map(r, v, now));
+        }
+    }
+    if (a[0].kind == SG_A_VALUE && is_tensor(src, a[0].u.v)) {
+        CHAIN(current(z, r, a[0].u.v, &now));
+        CHAIN(sg__replay_map(r, a[0].u.v, now));
+    }
+    return SG_OK;
+}
 
-/* Before the output: copy_ into each mutated input, in input order; the
- * output's values mapped to their current ones (a mutated input given
- * back: its copy_). */
+/* Does src value v have the layout of value w (sizes, strides, offset)? */
+static bool same_layout(const sg__graph *g, uint32_t v, uint32_t w)
+{
+    const sg__fake_tensor *a = &g->vals[v].u.t, *b = &g->vals[w].u.t;
+    if (a->ndim != b->ndim || a->offset != b->offset)
+        return false;
+    for (uint32_t d = 0; d < a->ndim; d++)
+        if (sg__graph_size(g, v, d) != sg__graph_size(g, w, d) || sg__graph_stride(g, v, d) != sg__graph_stride(g, w, d))
+            return false;
+    return true;
+}
+
+/* The input (index into meta->in) whose object is the root of v's chain,
+ * or SG_NOVAL. */
+static uint32_t input_of(const fz *z, const uint32_t *input_idx, uint32_t v)
+{
+    while (z->v[v].parent != SG_NOVAL)
+        v = z->v[v].parent;
+    uint32_t obj = z->v[v].obj;
+    return obj == SG_NOVAL ? SG_NOVAL : input_idx[obj];
+}
+
+/* Per input: what the program did to it, and where each mutation goes
+ * (PyTorch's InputAliasInfo and _check_if_mutation_can_be_in_graph). */
+static void analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
+{
+    const sg__graph *src = z->src;
+    for (uint32_t i = 0; i < m->nin; i++) {
+        sg__aot_input *in = &m->in[i];
+        if (!in->tensor)
+            continue;
+        uint32_t ph = in->ph;
+        const fstore *st = store_of(z, ph);
+        in->final = last[ph];
+        in->bumps = z->v[ph].bumps;
+        in->data = st->writes > 0 && st->input == ph;
+        in->metadata = z->v[ph].meta && !same_layout(src, ph, in->final);
+        in->hidden = st->writes <= st->writes_hidden;
+        in->no_grad = in->data && st->writes <= st->writes_no_grad + st->writes_hidden;
+        in->requires_grad = src->vals[in->final].u.t.requires_grad;
+        in->leaf = src->vals[ph].u.t.leaf;
+        if (!in->data && !in->metadata)
+            in->where = SG__AOT_NOT_MUTATED;
+        else if (z->keep && in->data && ((!in->metadata && !in->requires_grad) || in->hidden || in->no_grad))
+            in->where = SG__AOT_IN_GRAPH;
+        else
+            in->where = SG__AOT_OUT_GRAPH;
+    }
+}
+
+/* Per user output: its alias kind (PyTorch's OutputType, rules R2 to R7 of
+ * its ordered classification), then the graph's mode. */
+static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, const uint32_t *input_idx)
+{
+    const sg__graph *src = z->src;
+    m->nout = out ? out->nargs : 0;
+    if (m->nout && !(m->out = sg__calloc(z->dst->ctx, m->nout, sizeof *m->out)))
+        return sg__nomem(z->dst->ctx);
+    uint32_t bases[64], nbases = 0;
+    for (uint32_t k = 0; k < m->nout; k++) {
+        sg__aot_output *o = &m->out[k];
+        const sg__garg *a = &src->args[out->args + k];
+        *o = (sg__aot_output){.kind = SG_AOT_NON_ALIAS, .base = SG_NOVAL, .src = SG_NOVAL};
+        if (a->kind != SG_A_VALUE || !is_tensor(src, a->u.v))
+            continue;
+        uint32_t v = o->src = a->u.v;
+        const sg__fake_tensor *t = &src->vals[v].u.t;
+        uint32_t n = 0, multi = 0; /* the tensor outputs on its storage, and those that are elements of unbind */
+        for (uint32_t j = 0; j < m->nout; j++) {
+            const sg__garg *b = &src->args[out->args + j];
+            if (b->kind != SG_A_VALUE || !is_tensor(src, b->u.v) || src->vals[b->u.v].u.t.storage != t->storage)
+                continue;
+            n++;
+            uint32_t vn = z->v[b->u.v].vnode;
+            multi += vn != SG_NOVAL && src->vals[src->nodes[vn].out].kind == SG_V_LIST;
+        }
+        uint32_t i = input_of(z, input_idx, v);
+        if (i != SG_NOVAL && src->vals[m->in[i].ph].u.t.storage == t->storage) { /* R2 */
+            if (t->requires_grad && !t->leaf && n == multi)
+                continue; /* R2a: aliasing hidden from autograd */
+            o->kind = z->v[v].obj == m->in[i].ph ? SG_AOT_IS_INPUT : SG_AOT_ALIAS_OF_INPUT;
+            o->base = i;
+            continue;
+        }
+        if (t->base != SG_NOVAL && t->requires_grad && src->vals[t->base].u.t.requires_grad) { /* R4 */
+            if (n == 1 || n - multi <= 1) {
+                o->kind = SG_AOT_UNSAFE_VIEW_ALIAS;
+                continue;
+            }
+            uint32_t j = 0;
+            while (j < m->nout && !(src->args[out->args + j].kind == SG_A_VALUE && src->args[out->args + j].u.v == t->base))
+                j++;
+            if (j < m->nout) {
+                o->kind = SG_AOT_ALIAS_OF_INTERMEDIATE_BASE_IS_USER_OUTPUT;
+                o->base = j;
+                continue;
+            }
+            uint32_t b = 0;
+            while (b < nbases && bases[b] != t->base)
+                b++;
+            if (b == nbases && nbases == 64)
+                return unsupported(z, "more than 64 intermediate bases of outputs", NULL);
+            o->kind = b < nbases ? SG_AOT_ALIAS_OF_INTERMEDIATE : SG_AOT_ALIAS_OF_INTERMEDIATE_SAVE_AS_OUTPUT;
+            o->base = b;
+            if (b == nbases)
+                bases[nbases++] = t->base;
+            continue;
+        }
+        if (n > 1 && !t->requires_grad) /* R5: (out, out.detach()) */
+            for (uint32_t j = 0; j < m->nout; j++) {
+                const sg__garg *b = &src->args[out->args + j];
+                if (j != k && b->kind == SG_A_VALUE && is_tensor(src, b->u.v) &&
+                    src->vals[b->u.v].u.t.storage == t->storage && src->vals[b->u.v].u.t.requires_grad &&
+                    same_layout(src, v, b->u.v)) {
+                    o->kind = SG_AOT_ALIAS_OF_INTERMEDIATE_BASE_IS_USER_OUTPUT;
+                    o->base = j;
+                    break;
+                }
+            }
+    }
+    /* training or inference (create_aot_state) */
+    bool needs = false, safe = true;
+    for (uint32_t i = 0; i < m->nin; i++) {
+        const sg__aot_input *in = &m->in[i];
+        needs |= in->tensor && src->vals[in->ph].u.t.requires_grad;
+        safe &= !(in->tensor && in->requires_grad && in->data && !in->no_grad && !in->hidden);
+    }
+    for (uint32_t k = 0; k < m->nout; k++) {
+        const sg__aot_output *o = &m->out[k];
+        if (o->src != SG_NOVAL && src->vals[o->src].u.t.requires_grad &&
+            !((o->kind == SG_AOT_IS_INPUT || o->kind == SG_AOT_ALIAS_OF_INPUT) && m->in[o->base].requires_grad))
+            safe = false;
+    }
+    m->train = needs && !safe;
+    return SG_OK;
+}
+
+/* Before the output: the analysis; copy_ into each input whose data
+ * mutation stays in the graph (in input order); the updated values of the
+ * others as leading outputs; the user outputs mapped to their current
+ * values (a mutated input given back: its copy_). */
 static sg_status end(sg__replay *r, void *ud)
 {
     fz *z = ud;
     const sg__graph *src = z->src;
-    const sg__scope *root = &src->scopes[0];
-    const sg__schema *copy = sg__opreg_op(z->dst->reg, SG_OP_copy_);
-    uint32_t *copied = sg__calloc(z->dst->ctx, src->nstorages ? src->nstorages : 1, sizeof *copied);
-    if (!copied || !copy) {
-        sg_free(copied);
-        return copy ? sg__nomem(z->dst->ctx) : sg__err(z->dst->ctx, SG_EINTERNAL, "functionalize: no copy_");
+    sg__graph *dst = z->dst;
+    sg__aot_meta *m = z->meta;
+    const sg__schema *copy = sg__opreg_op(dst->reg, SG_OP_copy_);
+    if (!copy)
+        return sg__err(dst->ctx, SG_EINTERNAL, "functionalize: no copy_");
+    const sg__gnode *out = src->scopes[0].output == SG_NOVAL ? NULL : &src->nodes[src->scopes[0].output];
+    uint32_t *last = sg__malloc(dst->ctx, (src->nvals ? src->nvals : 1) * sizeof *last);
+    uint32_t *input_idx = sg__malloc(dst->ctx, (src->nvals ? src->nvals : 1) * sizeof *input_idx);
+    uint32_t *copied = sg__calloc(dst->ctx, src->nvals ? src->nvals : 1, sizeof *copied);
+    z->lead = sg__malloc(dst->ctx, (m->nin ? m->nin : 1) * sizeof *z->lead);
+    sg_status s = last && input_idx && copied && z->lead ? SG_OK : sg__nomem(dst->ctx);
+    if (!s) {
+        memset(input_idx, 0xff, src->nvals * sizeof *input_idx);
+        for (uint32_t v = 0; v < src->nvals; v++) {
+            last[v] = v;
+            if (is_tensor(src, v) && z->v[v].obj != SG_NOVAL)
+                last[z->v[v].obj] = v; /* values are numbered in order: the object's last version wins */
+        }
+        for (uint32_t i = 0; i < m->nin; i++) {
+            m->in[i].dph = sg__replay_mapped(r, m->in[i].ph);
+            input_idx[m->in[i].ph] = i;
+        }
+        analyse_inputs(z, m, last);
+        s = analyse_outputs(z, m, out, input_idx);
     }
-    sg_status s = SG_OK;
-    for (uint32_t i = 0; i < root->nphs && !s; i++) {
-        uint32_t ph = src->nodes[root->phs[i]].out;
-        if (!is_tensor(src, ph))
-            continue;
-        fstore *st = store_of(z, ph);
-        if (!st->mutated || st->input != ph)
-            continue;
-        sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = sg__replay_mapped(r, ph)}, {.kind = SG_A_VALUE, .u.v = st->base}};
-        uint32_t c;
-        if (!(s = sg__replay_call(r, copy, a, 2, &c)))
-            copied[src->vals[ph].u.t.storage] = c + 1;
+    for (uint32_t i = 0; i < m->nin && !s; i++) {
+        sg__aot_input *in = &m->in[i];
+        if (in->where == SG__AOT_IN_GRAPH) {
+            fstore *st = store_of(z, in->ph);
+            sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = in->dph}, {.kind = SG_A_VALUE, .u.v = st->base}};
+            uint32_t c;
+            size_t at = dst->nnodes;
+            if (!(s = sg__replay_call(r, copy, a, 2, &c))) {
+                /* autograd sees it as eager did: through .data not at all (the version counter kept) */
+                dst->nodes[at].flags = in->hidden ? SG_NODE_DATA : in->no_grad ? SG_NODE_NO_GRAD : 0;
+                copied[in->final] = c + 1;
+            }
+        } else if (in->where == SG__AOT_OUT_GRAPH) { /* data: the contents in the input's own layout */
+            s = in->data ? (in->updated = store_of(z, in->ph)->base, SG_OK) : current(z, r, in->final, &in->updated);
+            z->lead[m->nlead++] = in->updated;
+        }
     }
-    const sg__gnode *out = NULL;
-    for (uint32_t i = src->nnodes; i-- > 0 && !out;)
-        if (src->nodes[i].kind == SG_N_OUTPUT && src->nodes[i].scope == 0)
-            out = &src->nodes[i];
+    sg__replay_lead(r, z->lead, m->nlead);
     for (uint32_t i = 0; out && i < out->nargs && !s; i++) {
         const sg__garg *a = &src->args[out->args + i];
         if (a->kind != SG_A_VALUE || !is_tensor(src, a->u.v))
             continue;
-        uint32_t v = a->u.v, c = copied[src->vals[v].u.t.storage], now;
-        if (c && z->v[v].parent == SG_NOVAL)
-            s = sg__replay_map(r, v, c - 1);
+        uint32_t v = a->u.v, now;
+        if (copied[v])
+            s = sg__replay_map(r, v, copied[v] - 1);
         else if (!(s = current(z, r, v, &now)))
             s = sg__replay_map(r, v, now);
     }
+    sg_free(last);
+    sg_free(input_idx);
     sg_free(copied);
     return s;
 }
 
-sg_status sg__aot_functionalize(const sg__graph *src, sg__graph *dst)
+void sg__aot_meta_free(sg__aot_meta *m)
 {
-    if (!src || !dst)
+    if (!m)
+        return;
+    sg_free(m->in);
+    sg_free(m->out);
+    *m = (sg__aot_meta){0};
+}
+
+sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool keep, sg__aot_meta *meta)
+{
+    if (!src || !dst || !meta)
         return SG_EINVAL;
     sg_ctx *ctx = dst->ctx;
-    fz z = {.src = src, .dst = dst};
+    *meta = (sg__aot_meta){.keep = keep};
+    fz z = {.src = src, .dst = dst, .keep = keep, .meta = meta};
+    const sg__scope *root = &src->scopes[0];
     z.v = sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *z.v);
     z.st = sg__malloc(ctx, (src->nstorages ? src->nstorages : 1) * sizeof *z.st);
-    sg_status s = z.v && z.st ? SG_OK : sg__nomem(ctx);
+    meta->in = sg__calloc(ctx, root->nphs ? root->nphs : 1, sizeof *meta->in);
+    sg_status s = z.v && z.st && meta->in ? SG_OK : sg__nomem(ctx);
     if (!s) {
         for (size_t i = 0; i < src->nvals; i++)
-            z.v[i] = (fval){.parent = SG_NOVAL, .vnode = SG_NOVAL, .cur = SG_NOVAL};
+            z.v[i] = (fval){.parent = SG_NOVAL, .vnode = SG_NOVAL, .cur = SG_NOVAL, .obj = SG_NOVAL, .ver = SG_NOVAL};
         for (size_t i = 0; i < src->nstorages; i++)
             z.st[i] = (fstore){.base = SG_NOVAL, .input = SG_NOVAL};
         /* the inputs: each the root of its storage (its dst value, the
            replay's placeholder, is taken by the first current() of it) */
-        const sg__scope *root = &src->scopes[0];
+        meta->nin = root->nphs;
         for (uint32_t i = 0; i < root->nphs; i++) {
             uint32_t ph = src->nodes[root->phs[i]].out;
+            meta->in[i] = (sg__aot_input){.ph = ph, .dph = SG_NOVAL, .final = ph, .updated = SG_NOVAL,
+                                          .tensor = is_tensor(src, ph)};
             if (!is_tensor(src, ph))
                 continue;
+            z.v[ph].obj = z.v[ph].ver = ph;
             fstore *st = &z.st[src->vals[ph].u.t.storage];
             st->inputs++;
             if (st->input == SG_NOVAL)
@@ -292,8 +610,17 @@ sg_status sg__aot_functionalize(const sg__graph *src, sg__graph *dst)
         }
     }
     if (!s)
-        s = sg__graph_replay_end(src, dst, hook, end, &z);
+        s = sg__graph_replay_end(src, dst, hook, end, before_cond, &z);
     sg_free(z.v);
     sg_free(z.st);
+    sg_free(z.lead);
+    return s;
+}
+
+sg_status sg__aot_functionalize(const sg__graph *src, sg__graph *dst)
+{
+    sg__aot_meta m;
+    sg_status s = sg__aot_functionalize_meta(src, dst, true, &m);
+    sg__aot_meta_free(&m);
     return s;
 }

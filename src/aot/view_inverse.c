@@ -55,16 +55,51 @@ static sg_status view_back(sg__graph *dst, uint32_t base, uint32_t mutated, unsi
     return call(dst, SG_OP_view, a, 2, line, out);
 }
 
+sg_status sg__aot_arg(sg__graph *dst, const sg__graph *src, const sg__garg *a, sg__garg *out)
+{
+    *out = *a;
+    if (a->kind == SG_A_EXPRS)
+        return sg__graph_exprs(dst, &out->u.list.off, src->exprs + a->u.list.off, a->u.list.n);
+    if (a->kind == SG_A_VALUE || a->kind == SG_A_VALUES || a->kind == SG_A_SCOPE)
+        return sg__err(dst->ctx, SG_EINVAL, "aot: an argument that is a value of another graph");
+    return SG_OK;
+}
+
+/* The view operator node of src stands for: its own, or for an in-place
+ * view (t_, as_strided_ ...) the view it applies (its FUNCTIONAL row). */
+static unsigned view_op(const sg__gnode *nd)
+{
+    const sg__opinfo *info = sg__op_info(nd->schema->op);
+    if (info && (info->tags & SG_T_INPLACE_VIEW) && info->functional != SG_OP_NONE)
+        return info->functional;
+    if (nd->schema->op == SG_OP_detach_)
+        return SG_OP_detach;
+    return nd->schema->op;
+}
+
+sg_status sg__aot_view_again(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t self, uint32_t *out)
+{
+    const sg__gnode *nd = &src->nodes[node];
+    sg__garg args[SG_SCHEMA_ARGS];
+    if (nd->nargs > SG_SCHEMA_ARGS || !nd->nargs)
+        return sg__err(dst->ctx, SG_EINVAL, "aot: a view call without its arguments");
+    args[0] = value(self);
+    for (uint32_t i = 1; i < nd->nargs; i++)
+        CHAIN(sg__aot_arg(dst, src, &src->args[nd->args + i], &args[i]));
+    return call(dst, view_op(nd), args, nd->nargs, nd->line, out);
+}
+
 sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t base, uint32_t mutated,
                                uint32_t *out)
 {
     sg_ctx *ctx = dst->ctx;
-    if (node >= src->nnodes || src->nodes[node].kind != SG_N_CALL || !(src->nodes[node].schema->flags & SG_OPF_VIEW) ||
+    if (node >= src->nnodes || src->nodes[node].kind != SG_N_CALL ||
+        (!(src->nodes[node].schema->flags & SG_OPF_VIEW) && view_op(&src->nodes[node]) == src->nodes[node].schema->op) ||
         base >= dst->nvals || mutated >= dst->nvals || dst->vals[base].kind != SG_V_TENSOR ||
         dst->vals[mutated].kind != SG_V_TENSOR)
         return sg__err(ctx, SG_EINVAL, "view inverse: not a view call, or not tensors");
     const sg__gnode *nd = &src->nodes[node];
-    unsigned op = nd->schema->op, line = nd->line;
+    unsigned op = view_op(nd), line = nd->line;
     const sg__opinfo *info = sg__op_info(op);
     bool ok = true;
     if (info && info->inverse != SG_OP_NONE) { /* the scatter: self, src, then the view's own arguments */
@@ -74,7 +109,7 @@ sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t no
         a[0] = value(base);
         a[1] = value(mutated);
         for (uint32_t i = 1; i < nd->nargs; i++)
-            a[i + 1] = src->args[nd->args + i];
+            CHAIN(sg__aot_arg(dst, src, &src->args[nd->args + i], &a[i + 1]));
         return call(dst, info->inverse, a, nd->nargs + 1, line, out);
     }
     sg__garg a[6];
@@ -88,8 +123,8 @@ sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t no
         return call(dst, SG_OP_t, a, 1, line, out);
     case SG_OP_transpose_int:
         a[0] = value(mutated);
-        a[1] = src->args[nd->args + 1];
-        a[2] = src->args[nd->args + 2];
+        CHAIN(sg__aot_arg(dst, src, &src->args[nd->args + 1], &a[1]));
+        CHAIN(sg__aot_arg(dst, src, &src->args[nd->args + 2], &a[2]));
         return call(dst, SG_OP_transpose_int, a, 3, line, out);
     case SG_OP_permute: { /* the inverse permutation */
         const sg__garg *d = &src->args[nd->args + 1];
@@ -128,7 +163,7 @@ sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t no
     }
     case SG_OP_unsqueeze: /* squeeze.dim(mutated, dim) */
         a[0] = value(mutated);
-        a[1] = src->args[nd->args + 1];
+        CHAIN(sg__aot_arg(dst, src, &src->args[nd->args + 1], &a[1]));
         return call(dst, SG_OP_squeeze_dim, a, 2, line, out);
     case SG_OP_squeeze:
     case SG_OP_squeeze_dim:

@@ -811,6 +811,10 @@ static const command commands[] = {
     { "eager", ARROW_ALWAYS, cmd_eager },
     { "run", ARROW_ALWAYS, cmd_run },
     { "layouts", ARROW_ALWAYS, cmd_layouts },
+    { "aot", ARROW_ALWAYS, cmd_aot },
+    { "mutations", ARROW_ALWAYS, cmd_mutations },
+    { "outputs", ARROW_ALWAYS, cmd_outputs },
+    { "mode", ARROW_ALWAYS, cmd_mode },
 };
 
 static const command *find_command(const char *word, size_t n)

@@ -106,6 +106,10 @@ cmd_result cmd_shape(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
 cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 cmd_result cmd_layouts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_aot(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_mutations(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_outputs(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_mode(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 
 /* Tensor inputs and guards at call time (battery_tensor.c). */
 cmd_result cmd_tensor(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);

@@ -40,6 +40,11 @@ struct cli_program {
     char *trace_msg;
     size_t line;        /* the `program` line of the block (0: none yet) */
     int used;           /* a command used the program */
+    sg_aot *aot;        /* the compiled program (after aot, or the first command that needs it) */
+    int has_aot;
+    int aot_keep;       /* the keep_input_mutations it was compiled with */
+    sg_status aot_st;   /* the compilation's outcome */
+    char *aot_msg;
 };
 
 static struct cli_program *program_of(case_state *cs)
@@ -55,6 +60,8 @@ void program_free(struct cli_program *p)
 {
     if (!p)
         return;
+    sg_aot_free(p->aot);
+    free(p->aot_msg);
     sg_walk_free(p->walk);
     sg_tracer_free(p->tracer);
     sg_program_free(p->prog);
@@ -836,6 +843,7 @@ static struct cli_program *traced(case_state *cs, cli_str *why)
 }
 
 static int error_fits(const char *want, sg_status st, const char *msg);
+static cmd_result check_error_msg(sg_status st, const char *msg, const char *expected, cli_str *why);
 
 /* trace => ok | error KIND | error KIND: TEXT */
 cmd_result cmd_trace(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
@@ -944,10 +952,170 @@ static cmd_result graph_listing(case_state *cs, sg_ctx *ctx, const cmd_line *ln,
     return r;
 }
 
-/* ops [GRAPH] => OP OP ... */
+/* The compiled program of the traced one, compiled with keep (PyTorch's
+ * keep_input_mutations) unless it already is: the outcome of the last
+ * compilation (NULL with why set when it failed). */
+static sg_aot *compile(case_state *cs, struct cli_program *p, int keep, cli_str *why)
+{
+    if (!p->has_aot || p->aot_keep != keep) {
+        sg_aot_free(p->aot);
+        p->aot = NULL;
+        free(p->aot_msg);
+        p->aot_st = sg_aot_compile(p->tracer, keep, &p->aot);
+        const char *msg = p->aot_st ? sg_ctx_last_error_msg(cs->ctx) : "";
+        p->aot_msg = cli_xstrndup(msg, strlen(msg));
+        p->has_aot = 1;
+        p->aot_keep = keep;
+    }
+    if (p->aot_st)
+        cli_str_addf(why, "the aot pipeline failed: error %s (%s)", sg_status_kind(p->aot_st), p->aot_msg);
+    return p->aot;
+}
+
+/* The compiled program for a command that reads it: the last `aot` line's,
+ * else the defaults' (keep_input_mutations=true). */
+static sg_aot *compiled(case_state *cs, cli_str *why)
+{
+    struct cli_program *p = traced(cs, why);
+    return p ? compile(cs, p, p->has_aot ? p->aot_keep : 1, why) : NULL;
+}
+
+/* ops [GRAPH] => OP OP ...: the traced graph, a subgraph, or the aot graph
+ * (inference, or forward in training mode: the functional graph). */
 cmd_result cmd_ops(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
-    return graph_listing(cs, ctx, ln, why, sg_tracer_graph_ops, same_words);
+    const char *g = ln->args;
+    if (strcmp(g, "inference") && strcmp(g, "forward") && strcmp(g, "backward"))
+        return graph_listing(cs, ctx, ln, why, sg_tracer_graph_ops, same_words);
+    sg_aot *a = compiled(cs, why);
+    if (!a)
+        return CMD_FAIL;
+    const char *has = sg_aot_get_mode(a) == SG_AOT_TRAIN ? "forward" : "inference";
+    if (strcmp(g, has)) {
+        cli_str_addf(why, "no graph '%s': the pipeline built %s graph%s", g,
+                     sg_aot_get_mode(a) == SG_AOT_TRAIN ? "a training graph (forward; backward comes with autograd)"
+                                                        : "an inference",
+                     sg_aot_get_mode(a) == SG_AOT_TRAIN ? "" : " (inference)");
+        return CMD_FAIL;
+    }
+    char *got = NULL;
+    sg_status st = sg_aot_ops(a, &got);
+    if (st) {
+        cli_str_add_error(why, ctx, st);
+        return CMD_FAIL;
+    }
+    cmd_result r = same_words(got, ln->expected) ? CMD_PASS : CMD_FAIL;
+    if (r == CMD_FAIL)
+        cli_str_addf(why, "expected %s, got %s", ln->expected, *got ? got : "(none)");
+    sg_free(got);
+    return r;
+}
+
+/* aot [keep_input_mutations=true|false] => ok | error KIND */
+cmd_result cmd_aot(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    (void)ctx;
+    int keep = 1;
+    if (!strcmp(ln->args, "keep_input_mutations=false"))
+        keep = 0;
+    else if (ln->args[0] && strcmp(ln->args, "keep_input_mutations=true")) {
+        cli_str_addf(why, "aot takes keep_input_mutations=true or =false (got '%s')", ln->args);
+        return CMD_FAIL;
+    }
+    struct cli_program *p = need_program(cs, why);
+    if (!p || !do_trace(cs, p, why))
+        return CMD_FAIL;
+    if (p->traced) {
+        if (!strncmp(ln->expected, "error ", 6))
+            return check_error_msg(p->traced, p->trace_msg, ln->expected, why);
+        cli_str_adds(why, "the trace failed: ");
+        add_trace_error(why, p);
+        return CMD_FAIL;
+    }
+    cli_str err = CLI_STR_INIT;
+    sg_aot *a = compile(cs, p, keep, &err);
+    cli_str_free(&err);
+    if (!a)
+        return check_error_msg(p->aot_st, p->aot_msg, ln->expected, why);
+    if (strcmp(ln->expected, "ok")) {
+        cli_str_addf(why, "expected %s, got ok", ln->expected);
+        return CMD_FAIL;
+    }
+    return CMD_PASS;
+}
+
+/* Compare a listing made by what (into got) with the expected text. */
+static cmd_result compare_listing(const cmd_line *ln, cli_str *got, cli_str *why)
+{
+    const char *g = got->n ? cli_str_get(got) : "none";
+    cmd_result r = same_text(g, ln->expected) ? CMD_PASS : CMD_FAIL;
+    if (r == CMD_FAIL)
+        cli_str_addf(why, "expected %s, got %s", ln->expected, g);
+    cli_str_free(got);
+    return r;
+}
+
+/* mutations => NAME: WHAT; ... | none */
+cmd_result cmd_mutations(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    (void)ctx;
+    sg_aot *a = compiled(cs, why);
+    if (!a)
+        return CMD_FAIL;
+    struct cli_program *p = cs->program;
+    sg_run *names;
+    if (sg_run_new(p->tracer, NULL, &names)) {
+        cli_str_adds(why, "out of memory");
+        return CMD_FAIL;
+    }
+    cli_str got = CLI_STR_INIT;
+    for (size_t i = 0; i < sg_aot_ninputs(a); i++) {
+        unsigned f = sg_aot_input_mutation(a, i);
+        if (!f)
+            continue;
+        cli_str_addf(&got, "%s%s:%s%s%s %s", got.n ? "; " : "", sg_run_input_name(names, i),
+                     f & SG_AOT_DATA ? " data" : "", f & SG_AOT_METADATA ? " metadata" : "",
+                     f & SG_AOT_STORAGE ? " storage" : "", f & SG_AOT_IN_GRAPH ? "in-graph" : "epilogue");
+    }
+    sg_run_free(names);
+    return compare_listing(ln, &got, why);
+}
+
+/* outputs => KIND; KIND; ... */
+cmd_result cmd_outputs(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    (void)ctx;
+    sg_aot *a = compiled(cs, why);
+    if (!a)
+        return CMD_FAIL;
+    struct cli_program *p = cs->program;
+    sg_run *names;
+    if (sg_run_new(p->tracer, NULL, &names)) {
+        cli_str_adds(why, "out of memory");
+        return CMD_FAIL;
+    }
+    cli_str got = CLI_STR_INIT;
+    for (size_t k = 0; k < sg_aot_noutputs(a); k++) {
+        size_t base;
+        sg_aot_output_kind kind = sg_aot_output(a, k, &base);
+        cli_str_addf(&got, "%s%s", k ? "; " : "", sg_aot_output_kind_name(kind));
+        if (kind == SG_AOT_IS_INPUT || kind == SG_AOT_ALIAS_OF_INPUT)
+            cli_str_addf(&got, "(%s)", sg_run_input_name(names, base));
+    }
+    sg_run_free(names);
+    return compare_listing(ln, &got, why);
+}
+
+/* mode => train | inference */
+cmd_result cmd_mode(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    (void)ctx;
+    sg_aot *a = compiled(cs, why);
+    if (!a)
+        return CMD_FAIL;
+    cli_str got = CLI_STR_INIT;
+    cli_str_adds(&got, sg_aot_get_mode(a) == SG_AOT_TRAIN ? "train" : "inference");
+    return compare_listing(ln, &got, why);
 }
 
 /* placeholders [GRAPH] => P, P, ... */
@@ -1149,6 +1317,7 @@ typedef struct outcome {
     sg_run *x;       /* the concrete values */
     struct cli_program *p;
     concrete *c;
+    int compiled;     /* x is a compiled run: identities are the tensors' own */
 } outcome;
 
 static void print_value(sg_ctx *ctx, const outcome *o, uint32_t v, cli_str *out)
@@ -1195,7 +1364,16 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
         size_t nn = strlen(nm);
         cli_trim(&nm, &nn);
         char *name = cli_xstrndup(nm, nn);
-        ok = sg_walk_output_is(o->w, k, name);
+        if (o->compiled) { /* the very tensor passed as that parameter */
+            const sg_tensor *t = NULL;
+            sg_value ov = sg_walk_output_value(o->w, k);
+            for (size_t i = 0; i < o->c->n; i++)
+                if (!strcmp(sg_program_param(o->p->prog, i), name))
+                    t = o->c->t[o->c->same_as[i] >= 0 ? (size_t)o->c->same_as[i] : i];
+            ok = t && ov != NOVAL && sg_run_tensor(o->x, ov) == t;
+        } else {
+            ok = sg_walk_output_is(o->w, k, name);
+        }
         cli_str_addf(&got, "%.*s is %s", (int)w0, it, ok ? name : "not");
         free(name);
     } else if (!strncmp(it, "version ", 8) && eq) {
@@ -1430,7 +1608,7 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     if (st) {
         r = check_error(ctx, st, ln->expected, why);
     } else {
-        outcome o = {w, sg_walk_eager_run(w), p, &c};
+        outcome o = {w, sg_walk_eager_run(w), p, &c, 0};
         r = check_result(ctx, &o, ln->expected, why);
     }
     sg_walk_free(w);
@@ -1502,7 +1680,8 @@ static int check_guards(case_state *cs, struct cli_program *p, const concrete *c
  * the tensors of the parameters of their names, its int inputs (symbols)
  * the ints of the parameters whose expression they are; then every node
  * runs. *out is the run (freed by the caller, even on an error). */
-static sg_status run_traced(case_state *cs, struct cli_program *p, const concrete *c, sg_run **out)
+static sg_status run_program(case_state *cs, struct cli_program *p, const concrete *c, const sg_aot *aot,
+                             sg_run **out)
 {
     sg_status st = sg_run_new(p->tracer, NULL, out);
     sg_run *x = *out;
@@ -1530,8 +1709,14 @@ static sg_status run_traced(case_state *cs, struct cli_program *p, const concret
         }
     }
     if (!st)
-        st = sg_run_execute(x);
+        st = aot ? sg_aot_call(aot, x) : sg_run_execute(x);
     return st;
+}
+
+/* The traced graph as captured (no pipeline): what layouts reads. */
+static sg_status run_traced(case_state *cs, struct cli_program *p, const concrete *c, sg_run **out)
+{
+    return run_program(cs, p, c, NULL, out);
 }
 
 /* run [S] [NAME sizes=[...]] ... => RESULT | fail | fail: TEXT */
@@ -1585,13 +1770,21 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         concrete_free(&c);
         return CMD_FAIL;
     }
-    /* then the traced graph, as captured */
+    /* then the compiled program: the aot graphs and their runtime wrapper */
     sg_run *x = NULL;
-    st = run_traced(cs, p, &c, &x);
-    if (st) {
+    cli_str err = CLI_STR_INIT;
+    sg_aot *a = compile(cs, p, p->has_aot ? p->aot_keep : 1, &err);
+    cli_str_free(&err);
+    /* Until functionalization covers every construct (issue 20), a program
+       it refuses as unsupported runs as captured (its eager semantics). */
+    bool fallback = !a && p->aot_st == SG_EUNSUPPORTED;
+    st = a ? run_program(cs, p, &c, a, &x) : fallback ? run_traced(cs, p, &c, &x) : p->aot_st;
+    if (!a && !fallback) {
+        r = check_error_msg(st, p->aot_msg, want, why);
+    } else if (st) {
         r = check_error(ctx, st, want, why);
     } else {
-        outcome o = {p->walk, x, p, &c};
+        outcome o = {p->walk, x, p, &c, !fallback};
         r = check_result(ctx, &o, want, why);
     }
     sg_run_free(x);
@@ -1609,7 +1802,13 @@ int program_print_graph(case_state *cs, int dot, FILE *out, FILE *err)
         return 0;
     }
     char *text = NULL;
-    sg_status st = dot ? sg_tracer_print_dot(p->tracer, &text) : sg_tracer_print(p->tracer, &text);
+    sg_aot *a = dot == 2 ? compile(cs, p, 1, &why) : NULL;
+    if (dot == 2 && !a) {
+        fprintf(err, "shapeguard: trace: %s\n", cli_str_get(&why));
+        cli_str_free(&why);
+        return 0;
+    }
+    sg_status st = a ? sg_aot_print(a, &text) : dot ? sg_tracer_print_dot(p->tracer, &text) : sg_tracer_print(p->tracer, &text);
     if (st) {
         fprintf(err, "shapeguard: trace: %s\n", sg_ctx_last_error_msg(cs->ctx));
         return 0;

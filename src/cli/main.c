@@ -296,13 +296,15 @@ static int cmd_trace(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--dot"))
             dot = 1;
+        else if (!strcmp(argv[i], "--aot"))
+            dot = 2; /* the functional graph of the aot pipeline (keep_input_mutations=true) */
         else if (!file)
             file = argv[i];
         else
             return usage_error("trace: expected one FILE");
     }
     if (!file)
-        return usage_error("trace: expected FILE [--dot]");
+        return usage_error("trace: expected FILE [--dot | --aot]");
     return cli_battery_trace(file, dot, stdout, stderr);
 }
 

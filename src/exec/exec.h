@@ -50,6 +50,7 @@ typedef struct sg_tensor {
     uint8_t dtype;      /* the storage's */
     bool requires_grad;
     uint32_t ndim;
+    uint32_t capdims;   /* how many dimensions dims has room for (sg__xt_set_layout may move them out) */
     int64_t offset;
     int64_t *sizes;     /* ndim entries, in this tensor's own block (dims) */
     int64_t *strides;   /* ndim entries, after the sizes */
@@ -78,6 +79,13 @@ sg_status sg__xst_new(sg_ctx *ctx, sg__xstorage **out, sg_dtype dtype, int64_t n
 /* A fresh version counter at 0, one reference. NULL when memory runs out
  * (the context's error then SG_ENOMEM). */
 sg__xversion *sg__xver_new(sg_ctx *ctx);
+/* t itself laid out anew (what as_strided_ and the other in-place view
+ * operators do to a tensor object): ndim sizes and strides and an offset
+ * within its storage (the caller checked the extent). Its version counter
+ * is not moved. Errors: SG_ELIMIT (more than SG_MAX_DIMS), SG_ENOMEM (t
+ * then unchanged). */
+sg_status sg__xt_set_layout(sg_ctx *ctx, sg__xtensor *t, size_t ndim, const int64_t *sizes, const int64_t *strides,
+                            int64_t offset);
 void sg__xt_ref(sg__xtensor *t);
 void sg__xt_unref(sg__xtensor *t);  /* NULL is fine */
 void sg__xst_unref(sg__xstorage *s);
@@ -167,6 +175,11 @@ sg_status sg__xrun_fresh_version(sg__xrun *r, uint32_t v);
  * view sees. The graph must not grow after. Errors: SG_ENOMEM (no plan:
  * the run keeps every value, as before). */
 sg_status sg__xrun_plan(sg__xrun *r);
+/* Give value v of r's graph the value x (a tensor: a reference taken),
+ * whatever node gives it: what a caller that ran the program another way
+ * (the aot layer's compiled program) reports through r. Errors: SG_EINVAL
+ * (no such value), SG_ENOMEM. */
+sg_status sg__xrun_set(sg__xrun *r, uint32_t v, const sg__xval *x);
 /* Release the run's reference to the value of v (its slot unset). */
 void sg__xrun_release(sg__xrun *r, uint32_t v);
 
@@ -174,6 +187,8 @@ void sg__xrun_release(sg__xrun *r, uint32_t v);
  * An sg_run is an sg__xrun with the tracer whose graph it runs. */
 /* The run behind r. */
 sg__xrun *sg__run_xrun(const sg_run *r);
+/* The tracer whose graph r runs. */
+const sg_tracer *sg__run_tracer(const sg_run *r);
 
 /* ---- eager execution (eager.c) ----
  * An eager executor owns an environment of its own (every input size a

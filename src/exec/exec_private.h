@@ -182,6 +182,14 @@ int sg__xkernel_overlap(const sg__schema *s);
  * position twice; an input shares a position with it other than element
  * for element). Also SG_ENOMEM, and evaluation errors of the out= layout. */
 sg_status sg__xc_check_overlap(sg__xcall *c);
+/* The same checks for call node node of graph g, on the layouts its fake
+ * tensors take under run r's bindings (r: a run over a graph of g's
+ * environment that bound every symbol they use), storages told apart by
+ * their fake ids: what a compiled program (aot) checks for the in-place
+ * calls of the captured graph that functionalization turned into
+ * functional ones. Errors: as sg__xc_check_overlap, and SG_EUNBOUND (a
+ * symbol not bound yet). */
+sg_status sg__xnode_check_overlap(sg_ctx *ctx, const sg__graph *g, uint32_t node, sg__xrun *r);
 
 /* A strided layout: the storage positions offset + sum of i[d] * strides[d]
  * for 0 <= i[d] < sizes[d]. */

@@ -280,54 +280,192 @@ sg_status sg__xlayouts_meet(sg_ctx *ctx, const sg__xlayout *a, const sg__xlayout
     return intersect(ctx, &la, &lb, out);
 }
 
-/* The input t against the written layout w (known: see written_layout). */
-static sg_status check_input(sg__xcall *c, layout *w, bool known, bool elementwise, const sg__xtensor *t)
+/* The input r against the written layout w (known: see written_layout). */
+static sg_status check_input(sg_ctx *ctx, const char *op, layout *w, bool known, bool elementwise, layout *r)
 {
-    if (t->st != w->st)
+    if (r->st != w->st)
         return SG_OK;
-    layout r;
-    CHAIN(of_tensor(c->ctx, t, &r));
-    CHAIN(set_extent(c->ctx, &r));
-    bool hit = r.lo != r.hi;
+    CHAIN(set_extent(ctx, r));
+    bool hit = r->lo != r->hi;
     if (hit && known) {
-        if (elementwise && same_positions(w, &r))
+        if (elementwise && same_positions(w, r))
             return SG_OK;
-        CHAIN(intersect(c->ctx, w, &r, &hit));
+        CHAIN(intersect(ctx, w, r, &hit));
     }
-    return hit ? sg__err(c->ctx, SG_EALIASING, "%s: %s", c->op, partial_msg) : SG_OK;
+    return hit ? sg__err(ctx, SG_EALIASING, "%s: %s", op, partial_msg) : SG_OK;
+}
+
+/* The checks of a call of s (named op), its arguments' layouts got by
+ * get(ud, i, k, &l) (argument i, element k of a list; SG_OK with l->st
+ * NULL: no tensor there), n[i] elements for argument i (1 but for lists,
+ * 0: none), the layouts written through written argument i by
+ * wget(ud, i, &l, &known). */
+typedef struct call_view {
+    void *ud;
+    sg_status (*get)(void *ud, int i, uint32_t k, layout *l);
+    sg_status (*wget)(void *ud, int i, layout *l, bool *known);
+    uint32_t (*count)(void *ud, int i);
+} call_view;
+
+static sg_status check_call(sg_ctx *ctx, const sg__schema *s, const char *op, const call_view *v)
+{
+    if (!s->written)
+        return SG_OK;
+    int kind = sg__xkernel_overlap(s);
+    if (kind == SG_XOV_NONE)
+        return SG_OK;
+    bool elementwise = kind == SG_XOV_ELEMENTWISE;
+    for (int i = 0; i < s->nargs; i++) {
+        if (!((s->written >> i) & 1u) || !v->count(v->ud, i))
+            continue;
+        layout w;
+        bool known, twice;
+        CHAIN(v->wget(v->ud, i, &w, &known));
+        if (!w.st)
+            continue;
+        if (known) {
+            CHAIN(internal_overlap(ctx, &w, &twice));
+            if (twice)
+                return sg__err(ctx, SG_EALIASING, "%s: %s", op, internal_msg);
+        }
+        for (int j = 0; j < s->nargs; j++) {
+            if ((s->written >> j) & 1u)
+                continue;
+            for (uint32_t k = 0, n = v->count(v->ud, j); k < n; k++) {
+                layout r;
+                CHAIN(v->get(v->ud, j, k, &r));
+                if (r.st)
+                    CHAIN(check_input(ctx, op, &w, known, elementwise, &r));
+            }
+        }
+    }
+    return SG_OK;
+}
+
+/* ---- a call of a run ---- */
+
+static uint32_t xc_count(void *ud, int i)
+{
+    const sg__xcall *c = ud;
+    return c->a[i].kind == SG_XA_TENSOR ? 1 : c->a[i].kind == SG_XA_TENSORS ? c->a[i].n : 0;
+}
+
+static sg_status xc_get(void *ud, int i, uint32_t k, layout *l)
+{
+    const sg__xcall *c = ud;
+    return of_tensor(c->ctx, c->a[i].kind == SG_XA_TENSOR ? c->a[i].t : c->a[i].ts[k], l);
+}
+
+static sg_status xc_wget(void *ud, int i, layout *l, bool *known)
+{
+    sg__xcall *c = ud;
+    if (c->a[i].kind != SG_XA_TENSOR) {
+        l->st = NULL;
+        return SG_OK;
+    }
+    return written_layout(c, i, l, known);
 }
 
 sg_status sg__xc_check_overlap(sg__xcall *c)
 {
-    if (!c->s->written)
-        return SG_OK;
-    int kind = sg__xkernel_overlap(c->s);
-    if (kind == SG_XOV_NONE)
-        return SG_OK;
-    bool elementwise = kind == SG_XOV_ELEMENTWISE;
     if (c->s->op == SG_OP_copy_ && c->a[0].kind == SG_XA_TENSOR && c->a[1].kind == SG_XA_TENSOR &&
         c->a[0].t == c->a[1].t)
         return SG_OK; /* x.copy_(x): PyTorch returns before any check (self.is_same(src)) */
-    for (int i = 0; i < c->s->nargs; i++) {
-        if (!((c->s->written >> i) & 1u) || c->a[i].kind != SG_XA_TENSOR)
-            continue;
-        layout w;
-        bool known, twice;
-        CHAIN(written_layout(c, i, &w, &known));
-        if (known) {
-            CHAIN(internal_overlap(c->ctx, &w, &twice));
-            if (twice)
-                return sg__err(c->ctx, SG_EALIASING, "%s: %s", c->op, internal_msg);
-        }
-        for (int j = 0; j < c->s->nargs; j++) {
-            const sg__xarg *a = &c->a[j];
-            if ((c->s->written >> j) & 1u)
-                continue;
-            if (a->kind == SG_XA_TENSOR)
-                CHAIN(check_input(c, &w, known, elementwise, a->t));
-            for (uint32_t k = 0; a->kind == SG_XA_TENSORS && k < a->n; k++)
-                CHAIN(check_input(c, &w, known, elementwise, a->ts[k]));
-        }
+    const call_view v = {c, xc_get, xc_wget, xc_count};
+    return check_call(c->ctx, c->s, c->op, &v);
+}
+
+/* ---- a node of a graph, on the layouts its fake tensors take in a run ---- */
+
+typedef struct gnode_view {
+    sg_ctx *ctx;
+    const sg__graph *g;
+    const sg__gnode *n;
+    sg__xrun *r;
+    const sg__garg *arg[SG_SCHEMA_ARGS]; /* per schema argument: the node's, or NULL */
+} gnode_view;
+
+/* Fake tensor value v laid out under r's bindings; its storage stands for
+ * itself by its fake id (never a real storage's address). */
+static sg_status of_fake(gnode_view *gv, uint32_t v, layout *l)
+{
+    const sg__graph *g = gv->g;
+    const sg__fake_tensor *f = &g->vals[v].u.t;
+    l->st = (const sg__xstorage *)(const void *)((const char *)g->storage_numel + f->storage);
+    l->ext = false;
+    l->ndim = f->ndim;
+    for (uint32_t d = 0; d < f->ndim; d++) {
+        CHAIN(sg__xrun_eval(gv->r, sg__graph_size(g, v, d), &l->sizes[d]));
+        CHAIN(sg__xrun_eval(gv->r, sg__graph_stride(g, v, d), &l->strides[d]));
     }
-    return SG_OK;
+    return sg__xrun_eval(gv->r, f->offset, &l->offset);
+}
+
+static bool gv_tensor(const gnode_view *gv, uint32_t v)
+{
+    return v < gv->g->nvals && gv->g->vals[v].kind == SG_V_TENSOR;
+}
+
+static uint32_t gv_count(void *ud, int i)
+{
+    const gnode_view *gv = ud;
+    const sg__garg *a = gv->arg[i];
+    return !a ? 0 : a->kind == SG_A_VALUE ? gv_tensor(gv, a->u.v) : a->kind == SG_A_VALUES ? a->u.list.n : 0;
+}
+
+static sg_status gv_get(void *ud, int i, uint32_t k, layout *l)
+{
+    gnode_view *gv = ud;
+    const sg__garg *a = gv->arg[i];
+    uint32_t v = a->kind == SG_A_VALUE ? a->u.v : gv->g->ids[a->u.list.off + k];
+    l->st = NULL;
+    return gv_tensor(gv, v) ? of_fake(gv, v, l) : SG_OK;
+}
+
+static sg_status gv_wget(void *ud, int i, layout *l, bool *known)
+{
+    gnode_view *gv = ud;
+    const sg__garg *a = gv->arg[i];
+    *known = true;
+    l->st = NULL;
+    if (a->kind != SG_A_VALUE || !gv_tensor(gv, a->u.v))
+        return SG_OK;
+    const sg__schema *s = gv->n->schema;
+    if ((s->flags & SG_OPF_OUT) && s->ret_alias[0] == i && gv_tensor(gv, gv->n->out)) {
+        if (gv->n->nbinds) { /* laid out by what the kernel computes */
+            CHAIN(of_fake(gv, a->u.v, l));
+            *known = false;
+            return SG_OK;
+        }
+        CHAIN(of_fake(gv, gv->n->out, l));
+        l->st = (const sg__xstorage *)(const void *)((const char *)gv->g->storage_numel +
+                                                     gv->g->vals[a->u.v].u.t.storage);
+        return SG_OK;
+    }
+    return of_fake(gv, a->u.v, l);
+}
+
+sg_status sg__xnode_check_overlap(sg_ctx *ctx, const sg__graph *g, uint32_t node, sg__xrun *r)
+{
+    const sg__gnode *n = &g->nodes[node];
+    if (n->kind != SG_N_CALL)
+        return SG_OK;
+    const sg__schema *s = n->schema;
+    gnode_view gv = {.ctx = ctx, .g = g, .n = n, .r = r};
+    for (uint32_t k = 0; k < n->nargs; k++) { /* positional first, then keyword ones by name */
+        const sg__garg *a = &g->args[n->args + k];
+        int i = (int)k;
+        if (a->kw)
+            for (i = 0; i < s->nargs && strcmp(s->args[i].name, a->kw); i++)
+                ;
+        if (i < s->nargs && i < SG_SCHEMA_ARGS)
+            gv.arg[i] = a;
+    }
+    if (s->op == SG_OP_copy_ && gv.arg[0] && gv.arg[1] && gv.arg[0]->kind == SG_A_VALUE &&
+        gv.arg[1]->kind == SG_A_VALUE && gv.arg[0]->u.v == gv.arg[1]->u.v)
+        return SG_OK;
+    const call_view v = {&gv, gv_get, gv_wget, gv_count};
+    char op[2 * SG_SCHEMA_NAME];
+    sg__schema_full_name(s, op);
+    return check_call(ctx, s, op, &v);
 }

@@ -805,6 +805,15 @@ static void set_value(sg__xrun *r, uint32_t v, sg__xval x)
     r->vals[v] = x;
 }
 
+sg_status sg__xrun_set(sg__xrun *r, uint32_t v, const sg__xval *x)
+{
+    CHAIN(grow_vals(r));
+    if (v >= r->g->nvals)
+        return sg__err(r->ctx, SG_EINVAL, "run: no value %u", v);
+    set_value(r, v, *x);
+    return SG_OK;
+}
+
 /* A cond node: the predicate picks a branch, whose placeholders take the
  * operands; its outputs become the node's, and the fresh unbacked symbols
  * the node binds take the sizes (and ints) the branch gave. */

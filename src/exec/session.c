@@ -174,6 +174,11 @@ void sg_run_free(sg_run *r)
     sg_free(r);
 }
 
+const sg_tracer *sg__run_tracer(const sg_run *r)
+{
+    return r->t;
+}
+
 sg__xrun *sg__run_xrun(const sg_run *r)
 {
     return r->x;

@@ -202,7 +202,7 @@ sg_status sg__xt_view(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st, sg__xver
     t->ver = ver;
     t->dtype = st->dtype;
     t->requires_grad = false;
-    t->ndim = (uint32_t)ndim;
+    t->ndim = t->capdims = (uint32_t)ndim;
     t->offset = offset;
     t->sizes = t->dims;
     t->strides = t->dims + ndim;
@@ -245,11 +245,32 @@ void sg__xt_ref(sg__xtensor *t)
         t->refs++;
 }
 
+sg_status sg__xt_set_layout(sg_ctx *ctx, sg__xtensor *t, size_t ndim, const int64_t *sizes, const int64_t *strides,
+                            int64_t offset)
+{
+    if (ndim > SG_MAX_DIMS)
+        return sg__err(ctx, SG_ELIMIT, "a tensor of more than %d dimensions", SG_MAX_DIMS);
+    int64_t *block = t->sizes;
+    if (ndim > t->capdims && block == t->dims) {
+        if (!(block = sg__malloc(ctx, 2 * SG_MAX_DIMS * sizeof *block)))
+            return sg__nomem(ctx);
+    }
+    t->sizes = block;
+    t->strides = block + (block == t->dims ? t->capdims : SG_MAX_DIMS);
+    t->ndim = (uint32_t)ndim;
+    t->offset = offset;
+    memmove(t->sizes, sizes, ndim * sizeof *sizes);
+    memmove(t->strides, strides, ndim * sizeof *strides);
+    return SG_OK;
+}
+
 void sg__xt_unref(sg__xtensor *t)
 {
     if (!t || --t->refs)
         return;
     t->st->ctx->xbytes -= sizeof *t;
+    if (t->sizes != t->dims) /* laid out anew with more dimensions than its block holds */
+        sg_free(t->sizes);
     sg__xst_unref(t->st);
     bool own = t->ver->block == t; /* its block then goes with the counter's last reference */
     sg__xver_unref(t->ver);

@@ -162,6 +162,9 @@ typedef struct sg__scope {
  * keeps its layout asks about sizes the kernel computes; resize_output is
  * then done at run time, and the eager executor writes the layout back). */
 #define SG_NODE_OUT_LAYOUT 2u
+/* Recorded while grad mode was off (torch.no_grad): what autograd does not
+ * see of a write (functionalization's mutations under no_grad). */
+#define SG_NODE_NO_GRAD 4u
 
 typedef struct sg__graph {
     sg_ctx *ctx;

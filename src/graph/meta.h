@@ -30,6 +30,7 @@ sg_status sg__meta_pointwise(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_view(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_reduce(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_fill(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_copy(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_like(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_arange(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_cat(sg__mcall *m, uint32_t *out);

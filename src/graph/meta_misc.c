@@ -145,6 +145,19 @@ sg_status sg__meta_like(sg__mcall *m, uint32_t *out)
                            m->g->ctx->zero, SG_NOVAL);
 }
 
+/* copy(self, src): self's sizes and dtype, contiguous (as 1.13's kernel
+ * lays it out, whatever self's strides); src broadcasts to them (only
+ * functionalization records it, for a copy_ whose rule checked that). */
+sg_status sg__meta_copy(sg__mcall *m, uint32_t *out)
+{
+    uint32_t self = m->a[0].u.v;
+    const sg__fake_tensor *t = sg__mt(m, self);
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
+    sizes_of(m, self, sizes);
+    CHAIN(sg__meta_contiguous(m, strides, sizes, t->ndim));
+    return sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, strides, m->g->ctx->zero, SG_NOVAL);
+}
+
 /* arange(end), arange(start, end), arange(start, end, step) over ints. */
 sg_status sg__meta_arange(sg__mcall *m, uint32_t *out)
 {

@@ -108,9 +108,25 @@ sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn h
 /* Called once, before the root scope's output is replayed: it may record
  * calls (an epilogue) and map again the values the output takes. */
 typedef sg_status (*sg__replay_end_fn)(sg__replay *r, void *ud);
-/* sg__graph_replay with an end callback (NULL: none). */
+/* Called before a cond node of src (node) is replayed: it may map again
+ * the values the cond takes (its operands, what its branches lift). */
+typedef sg_status (*sg__replay_cond_fn)(sg__replay *r, void *ud, uint32_t node);
+/* sg__graph_replay with an end callback and a cond callback (each NULL:
+ * none). */
 sg_status sg__graph_replay_end(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, sg__replay_end_fn end,
-                               void *ud);
+                               sg__replay_cond_fn cond, void *ud);
+/* A new value of d like value of of graph s (not a list): a tensor of the
+ * same layout, dtype and grad flags (its _base none) on the storage
+ * storages[its storage] (SG_NOVAL there: a new storage, noted there), or
+ * an int, bool, float or None of the same expression. Not given by a node
+ * yet (sg__graph_placeholder makes it an input). Errors: SG_EUNSUPPORTED (a
+ * list), SG_ENOMEM. */
+sg_status sg__graph_value_like(sg__graph *d, const sg__graph *s, uint32_t of, uint32_t *storages, uint32_t *out);
+
+/* Inside the end callback: the root's output gives the n values vals of
+ * dst first, then src's outputs mapped (AOTAutograd's updated inputs
+ * before the user outputs). vals must live until the replay returns. */
+void sg__replay_lead(sg__replay *r, const uint32_t *vals, uint32_t n);
 /* The dst value that stands for src value of now (SG_NOVAL: none yet). */
 uint32_t sg__replay_mapped(const sg__replay *r, uint32_t of);
 

@@ -16,6 +16,8 @@ struct sg__replay {
     uint32_t node;       /* the src node being replayed */
     size_t since;        /* the first dst node recorded for the last src call */
     bool renamed;        /* its unbacked symbols were given to a dst node */
+    const uint32_t *lead; /* dst values the output gives before src's (sg__replay_lead) */
+    uint32_t nlead;
 };
 
 const sg__graph *sg__replay_src(const sg__replay *r)
@@ -141,16 +143,14 @@ static sg_status map_arg(sg__replay *r, const sg__garg *a, sg__garg *out)
     }
 }
 
-static sg_status placeholder(sg__replay *r, uint32_t node)
+sg_status sg__graph_value_like(sg__graph *d, const sg__graph *s, uint32_t of, uint32_t *storages, uint32_t *out)
 {
-    const sg__graph *s = r->src;
-    sg__graph *d = r->dst;
-    uint32_t of = s->nodes[node].out, v;
     const sg__gval *x = &s->vals[of];
     sg_status st;
+    uint32_t v;
     if (x->kind == SG_V_TENSOR) {
         const sg__fake_tensor *t = &x->u.t;
-        uint32_t *sto = &r->storages[t->storage];
+        uint32_t *sto = &storages[t->storage];
         const sg_expr *const *e = s->exprs + t->dims;
         if ((st = sg__graph_tensor(d, &v, (sg_dtype)t->dtype, t->ndim, e, e + t->ndim, t->offset, *sto)))
             return st;
@@ -161,12 +161,27 @@ static sg_status placeholder(sg__replay *r, uint32_t node)
         sg__fake_tensor *dt = &d->vals[v].u.t;
         dt->requires_grad = t->requires_grad;
         dt->leaf = t->leaf;
-        dt->base = t->base == SG_NOVAL ? SG_NOVAL : r->map[t->base];
+        dt->base = SG_NOVAL;
     } else if (x->kind == SG_V_LIST) {
         return sg__err(d->ctx, SG_EUNSUPPORTED, "replay: a placeholder that is a list");
     } else if ((st = sg__graph_value(d, &v, (sg__vkind)x->kind, x->u.e, x->u.f))) {
         return st;
     }
+    *out = v;
+    return SG_OK;
+}
+
+static sg_status placeholder(sg__replay *r, uint32_t node)
+{
+    const sg__graph *s = r->src;
+    sg__graph *d = r->dst;
+    uint32_t of = s->nodes[node].out, v;
+    const sg__gval *x = &s->vals[of];
+    sg_status st;
+    if ((st = sg__graph_value_like(d, s, of, r->storages, &v)))
+        return st;
+    if (x->kind == SG_V_TENSOR && x->u.t.base != SG_NOVAL)
+        d->vals[v].u.t.base = r->map[x->u.t.base];
     /* in a subgraph, the enclosing scope's value it takes (lifted) */
     uint32_t outer = SG_NOVAL;
     const sg__scope *sc = &s->scopes[s->nodes[node].scope];
@@ -182,7 +197,9 @@ static sg_status placeholder(sg__replay *r, uint32_t node)
 static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud);
 
 /* Subgraph s of src replayed as a new scope of dst, nested in the current
- * one (its nodes, placeholders first as they were made, and its output);
+ * one (its placeholders first, in the order the scope takes them, which
+ * may not be the order they were made in; then its other nodes and its
+ * output);
  * *out: the new scope. */
 static sg_status replay_scope(sg__replay *r, sg__replay_fn hook, void *ud, uint32_t s, uint32_t *out)
 {
@@ -190,8 +207,13 @@ static sg_status replay_scope(sg__replay *r, sg__replay_fn hook, void *ud, uint3
     sg__graph *d = r->dst;
     uint32_t parent = d->cur, node = r->node;
     sg_status st = sg__graph_scope_open(d, out, src->scopes[s].name);
+    const sg__scope *sc = &src->scopes[s];
+    for (uint32_t i = 0; i < sc->nphs && !st; i++) { /* its signature, in the order it takes them */
+        r->node = sc->phs[i];
+        st = placeholder(r, sc->phs[i]);
+    }
     for (uint32_t i = 0; i < src->nnodes && !st; i++)
-        if (src->nodes[i].scope == s) {
+        if (src->nodes[i].scope == s && src->nodes[i].kind != SG_N_PLACEHOLDER) {
             r->node = i;
             st = replay_node(r, hook, ud);
         }
@@ -275,11 +297,21 @@ static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud)
     case SG_N_COND:
         return replay_cond(r, hook, ud);
     case SG_N_OUTPUT: {
-        uint32_t *vals;
+        uint32_t *vals, *all = NULL;
         sg_status st = mapped(r, NULL, s->args + n->args, n->nargs, "an output", &vals);
+        if (!st && r->nlead && n->scope == 0) {
+            if (!(all = sg__malloc(d->ctx, ((size_t)r->nlead + n->nargs) * sizeof *all)))
+                st = sg__nomem(d->ctx);
+            else {
+                memcpy(all, r->lead, r->nlead * sizeof *all);
+                if (n->nargs)
+                    memcpy(all + r->nlead, vals, n->nargs * sizeof *all);
+            }
+        }
         if (!st)
-            st = sg__graph_output(d, vals, n->nargs);
+            st = all ? sg__graph_output(d, all, (size_t)r->nlead + n->nargs) : sg__graph_output(d, vals, n->nargs);
         sg_free(vals);
+        sg_free(all);
         return st;
     }
     case SG_N_CALL:
@@ -314,6 +346,12 @@ sg_status sg__replay_default(sg__replay *r, uint32_t node, const sg__garg *args,
     return n->out == SG_NOVAL ? SG_OK : sg__replay_map(r, n->out, *out);
 }
 
+void sg__replay_lead(sg__replay *r, const uint32_t *vals, uint32_t n)
+{
+    r->lead = vals;
+    r->nlead = n;
+}
+
 uint32_t sg__replay_mapped(const sg__replay *r, uint32_t of)
 {
     return of < r->src->nvals ? r->map[of] : SG_NOVAL;
@@ -321,11 +359,11 @@ uint32_t sg__replay_mapped(const sg__replay *r, uint32_t of)
 
 sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, void *ud)
 {
-    return sg__graph_replay_end(src, dst, hook, NULL, ud);
+    return sg__graph_replay_end(src, dst, hook, NULL, NULL, ud);
 }
 
 sg_status sg__graph_replay_end(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, sg__replay_end_fn end,
-                               void *ud)
+                               sg__replay_cond_fn cond, void *ud)
 {
     if (!src || !dst)
         return SG_EINVAL;
@@ -345,6 +383,8 @@ sg_status sg__graph_replay_end(const sg__graph *src, sg__graph *dst, sg__replay_
         if (src->nodes[r.node].scope == 0) {
             if (end && src->nodes[r.node].kind == SG_N_OUTPUT)
                 st = end(&r, ud);
+            if (cond && src->nodes[r.node].kind == SG_N_COND)
+                st = cond(&r, ud, r.node);
             if (!st)
                 st = replay_node(&r, hook, ud);
         }

@@ -982,7 +982,8 @@ static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, cons
     sg__composite_fn comp = info ? info->composite : NULL;
     if (!info || (!info->rule && !comp))
         return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: operator %s", op);
-    sg__mcall m = {.g = t->g, .env = t->env, .s = sch, .flags = flags}; /* a composite's calls get none */
+    /* a composite's calls get none of the caller's flags, but grad mode's */
+    sg__mcall m = {.g = t->g, .env = t->env, .s = sch, .flags = (uint8_t)(flags | (t->no_grad ? SG_NODE_NO_GRAD : 0))};
     sg__schema_full_name(sch, m.op);
     sg__graph_mark k = sg__graph_mark_take(t->g);
     uint32_t v = SG_NOVAL;

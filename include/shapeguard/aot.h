@@ -1,0 +1,111 @@
+/* shapeguard/aot.h: the ahead-of-time pipeline over a traced program
+ * (PyTorch's AOTAutograd): functionalization, the input-mutation and
+ * output-alias analysis, and the runtime wrapper that runs the functional
+ * graph and replays the input mutations on the caller's tensors.
+ *
+ * sg_aot_compile reads the graph a tracer recorded (graph.h) and builds a
+ * compiled program: a functional graph (no in-place op but the input
+ * mutations kept at its end) and what the analysis found of every input
+ * and output. sg_aot_call runs it on an sg_run of the same tracer whose
+ * inputs were set (exec.h): the caller's tensors are mutated as eager
+ * execution mutates them (data, then metadata), version counters move as
+ * eager moves them, and outputs that alias an input are views of it after
+ * the call (an output that is the input is that very tensor).
+ *
+ * Gradients (the training half: joint graph, partition) come later; a
+ * program whose graph would be a training graph is analysed (its mode is
+ * SG_AOT_TRAIN) and runs its forward as an inference graph would. */
+#ifndef SHAPEGUARD_AOT_H
+#define SHAPEGUARD_AOT_H
+
+#include "shapeguard/exec.h"
+#include "shapeguard/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sg_aot sg_aot;
+
+/* Which graph the pipeline built (PyTorch's create_aot_state). */
+typedef enum sg_aot_mode { SG_AOT_INFERENCE, SG_AOT_TRAIN } sg_aot_mode;
+
+/* What a program does to one of its inputs (sg_aot_input_mutation): any of
+ * DATA, METADATA (sizes, strides or offset changed in place), STORAGE (a
+ * set_ to another storage; METADATA is then set too), and where the
+ * mutation is applied: IN_GRAPH (at the end of the functional graph) or
+ * EPILOGUE (by the runtime wrapper after the graph). 0: not mutated. */
+enum {
+    SG_AOT_DATA = 1u << 0,
+    SG_AOT_METADATA = 1u << 1,
+    SG_AOT_STORAGE = 1u << 2,
+    SG_AOT_IN_GRAPH = 1u << 3,
+    SG_AOT_EPILOGUE = 1u << 4
+};
+
+/* The alias kind of a user output (PyTorch's OutputType). */
+typedef enum sg_aot_output_kind {
+    SG_AOT_NON_ALIAS,
+    SG_AOT_IS_INPUT,
+    SG_AOT_ALIAS_OF_INPUT,
+    SG_AOT_ALIAS_OF_INTERMEDIATE,
+    SG_AOT_ALIAS_OF_INTERMEDIATE_SAVE_AS_OUTPUT,
+    SG_AOT_ALIAS_OF_INTERMEDIATE_BASE_IS_USER_OUTPUT,
+    SG_AOT_UNSAFE_VIEW_ALIAS,
+    SG_AOT_CUSTOM_FUNCTION_VIEW
+} sg_aot_output_kind;
+
+/* PyTorch's name of kind k ("non_alias", "is_input" ...), or "?". */
+const char *sg_aot_output_kind_name(sg_aot_output_kind k);
+
+/* Compile the program tracer t recorded (its output given: sg_tracer_output).
+ * keep_input_mutations: nonzero (as torch.compile) keeps the data mutations
+ * that may stay in the graph there; zero moves every input mutation to the
+ * epilogue. t is borrowed: it must outlive *out, and record nothing more.
+ * *out: the compiled program (sg_aot_free), NULL on an error. Errors:
+ * SG_EINVAL (NULL, a tracer without its output), SG_EUNSUPPORTED (a
+ * construct functionalization does not handle yet, named in the message),
+ * SG_EALIASING (a mutation PyTorch refuses), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_aot_compile(const sg_tracer *t, int keep_input_mutations, sg_give sg_aot **out);
+void sg_aot_free(sg_take sg_aot *a);
+
+sg_aot_mode sg_aot_get_mode(const sg_aot *a);
+
+/* The inputs are the traced graph's (sg_run_ninputs, sg_run_input: the
+ * same order). SG_AOT_* flags of input i, 0 for an int or an input the
+ * program does not mutate; i < sg_aot_ninputs. */
+size_t sg_aot_ninputs(const sg_aot *a);
+unsigned sg_aot_input_mutation(const sg_aot *a, size_t i);
+
+/* The user outputs (the traced graph's, in order): the kind of output k and
+ * its base (*base: the input index for IS_INPUT and ALIAS_OF_INPUT, the
+ * output index for ALIAS_OF_INTERMEDIATE_BASE_IS_USER_OUTPUT, else
+ * SIZE_MAX; base may be NULL). k < sg_aot_noutputs. */
+size_t sg_aot_noutputs(const sg_aot *a);
+sg_aot_output_kind sg_aot_output(const sg_aot *a, size_t k, size_t *base);
+
+/* The functional graph as Python text (sg_tracer_print's form), and its
+ * operator names separated by blanks (sg_tracer_graph_ops's form); *out
+ * freed with sg_free. Errors: SG_EINVAL (NULL), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_aot_print(const sg_aot *a, sg_give char **out);
+SG_WARN_UNUSED sg_status sg_aot_ops(const sg_aot *a, sg_give char **out);
+
+/* Run the compiled program on r, a run of a's tracer (sg_run_new) whose
+ * inputs are set (sg_run_set_tensor, sg_run_set_int) and that was not
+ * executed. The caller checks the guards first (sg_guards_check ...). The
+ * functional graph runs on the input tensors; then the epilogue mutates
+ * them (data copied in, then sizes, strides and offset set as the program
+ * left them), their version counters moving as eager execution moves them;
+ * then outputs that alias an input are made again from it. Afterwards
+ * sg_run_tensor(r, v) gives, for v a user output (sg_run_output), the
+ * output, and for v the last value an input object took in the traced
+ * graph, that input (the caller's tensor, mutated); sg_run_int the int
+ * outputs. Errors: SG_EINVAL (NULL, r of another tracer or already run),
+ * those of sg_run_execute (a kernel's, SG_EASSERTION ...), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_aot_call(const sg_aot *a, sg_run *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHAPEGUARD_AOT_H */

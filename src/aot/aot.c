@@ -1,0 +1,439 @@
+/* The compiled program (shapeguard/aot.h): functionalization with its
+ * analysis (functionalize.c), and the runtime wrapper.
+ *
+ * The wrapper is two graphs run by exec: the functional graph, then the
+ * epilogue graph (the wrapper's own work that a graph can say): copy_ of
+ * each updated input that the graph gives back into the caller's tensor,
+ * then the outputs that alias a data-mutated input made again from it (its
+ * view chain replayed). What changes a tensor object itself (sizes,
+ * strides and offset set in place) is done here, on the caller's tensors,
+ * after both. */
+#include <string.h>
+
+#include "aot/aot_private.h"
+#include "exec/exec_private.h"
+#include "graph/ops.h"
+
+struct sg_aot {
+    sg_ctx *ctx;
+    const sg_tracer *t;
+    const sg__graph *src; /* the traced graph (the tracer's) */
+    sg__graph *fw;        /* the functional graph */
+    sg__graph *epi;       /* the epilogue (NULL: nothing to do) */
+    uint32_t *epi_in;     /* per input of src: epi's placeholder (SG_NOVAL: none) */
+    uint32_t *epi_lead;   /* per leading output of fw: epi's placeholder */
+    uint32_t *epi_out;    /* per user output: the index of epi's output making it again, or SG_NOVAL */
+    uint32_t *checks;     /* the captured graph's writes whose overlap checks run at each call */
+    uint32_t nchecks;
+    sg__aot_meta m;
+};
+
+const char *sg_aot_output_kind_name(sg_aot_output_kind k)
+{
+    static const char *const names[] = {"non_alias",
+                                        "is_input",
+                                        "alias_of_input",
+                                        "alias_of_intermediate",
+                                        "alias_of_intermediate_save_as_output",
+                                        "alias_of_intermediate_base_is_user_output",
+                                        "unsafe_view_alias",
+                                        "custom_function_view"};
+    return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
+}
+
+/* The view calls that make src value v from the input object at the root
+ * of its chain, into chain (innermost last), *n of them; in-place writes
+ * and autograd-only calls on the way are the same link. 0 where v is not
+ * such a chain (or longer than cap). */
+static int view_chain(const sg__graph *src, uint32_t v, uint32_t *chain, uint32_t cap, uint32_t *n)
+{
+    uint32_t k = 0;
+    for (;;) {
+        uint32_t node = src->vals[v].node;
+        if (node == SG_NOVAL)
+            return 0;
+        const sg__gnode *nd = &src->nodes[node];
+        if (nd->kind == SG_N_PLACEHOLDER)
+            break;
+        if (nd->kind != SG_N_CALL || !nd->nargs || src->args[nd->args].kind != SG_A_VALUE ||
+            src->vals[nd->out].kind != SG_V_TENSOR)
+            return 0;
+        const sg__opinfo *info = sg__op_info(nd->schema->op);
+        bool inplace_view = info && (info->tags & SG_T_INPLACE_VIEW);
+        if ((nd->schema->flags & SG_OPF_VIEW) || inplace_view) {
+            if (k == cap)
+                return 0;
+            chain[k++] = node;
+        } else if (!(nd->schema->flags & SG_OPF_INPLACE)) {
+            return 0;
+        }
+        v = src->args[nd->args].u.v;
+    }
+    for (uint32_t i = 0; i < k / 2; i++) { /* outermost first */
+        uint32_t t = chain[i];
+        chain[i] = chain[k - 1 - i];
+        chain[k - 1 - i] = t;
+    }
+    *n = k;
+    return 1;
+}
+
+/* The epilogue graph: placeholders like src's inputs and like fw's leading
+ * outputs; copy_ of each updated input's contents into it; the outputs that
+ * alias a data-mutated input made again from it. Not made where there is
+ * nothing to do. */
+static sg_status build_epilogue(sg_aot *a)
+{
+    const sg__graph *src = a->src, *fw = a->fw;
+    sg__aot_meta *m = &a->m;
+    bool need = m->nlead > 0;
+    for (uint32_t k = 0; k < m->nout; k++)
+        need |= m->out[k].kind == SG_AOT_ALIAS_OF_INPUT && m->in[m->out[k].base].data;
+    if (!need)
+        return SG_OK;
+    sg_ctx *ctx = a->ctx;
+    CHAIN(sg__graph_new(src->env, &a->epi));
+    sg__graph *e = a->epi;
+    e->reg = src->reg;
+    a->epi_in = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *a->epi_in);
+    a->epi_lead = sg__malloc(ctx, (m->nlead ? m->nlead : 1) * sizeof *a->epi_lead);
+    a->epi_out = sg__malloc(ctx, (m->nout ? m->nout : 1) * sizeof *a->epi_out);
+    uint32_t *sto = sg__malloc(ctx, ((size_t)src->nstorages + fw->nstorages + 1) * sizeof *sto);
+    uint32_t *outs = sg__malloc(ctx, (m->nout ? m->nout : 1) * sizeof *outs);
+    sg_status s = a->epi_in && a->epi_lead && a->epi_out && sto && outs ? SG_OK : sg__nomem(ctx);
+    if (s)
+        goto done;
+    memset(sto, 0xff, ((size_t)src->nstorages + fw->nstorages + 1) * sizeof *sto);
+    for (uint32_t i = 0; i < m->nin && !s; i++)
+        if (!(s = sg__graph_value_like(e, src, m->in[i].ph, sto, &a->epi_in[i])))
+            s = sg__graph_placeholder(e, a->epi_in[i], src->vals[m->in[i].ph].name);
+    const sg__gnode *fo = &fw->nodes[fw->scopes[0].output];
+    uint32_t *fsto = sto + src->nstorages; /* fw's storages: each lead on its own */
+    for (uint32_t j = 0; j < m->nlead && !s; j++)
+        if (!(s = sg__graph_value_like(e, fw, fw->args[fo->args + j].u.v, fsto, &a->epi_lead[j])))
+            s = sg__graph_placeholder(e, a->epi_lead[j], "updated");
+    const sg__schema *copy = sg__opreg_op(e->reg, SG_OP_copy_);
+    uint32_t *now = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *now); /* each input's epi value after its copy_ */
+    if (!s && !now)
+        s = sg__nomem(ctx);
+    for (uint32_t i = 0, j = 0; i < m->nin && !s; i++) {
+        now[i] = a->epi_in[i];
+        if (m->in[i].where != SG__AOT_OUT_GRAPH)
+            continue;
+        if (m->in[i].data) {
+            sg__garg args[2] = {{.kind = SG_A_VALUE, .u.v = a->epi_in[i]}, {.kind = SG_A_VALUE, .u.v = a->epi_lead[j]}};
+            size_t at = e->nnodes;
+            if (!(s = sg__graph_record(e, copy, args, 2, 0, NULL, &now[i])))
+                e->nodes[at].flags = m->in[i].hidden ? SG_NODE_DATA : 0; /* through .data: no version bump */
+        }
+        j++;
+    }
+    uint32_t nouts = 0;
+    for (uint32_t k = 0; k < m->nout && !s; k++) {
+        a->epi_out[k] = SG_NOVAL;
+        const sg__aot_output *o = &m->out[k];
+        if (o->kind != SG_AOT_ALIAS_OF_INPUT || !m->in[o->base].data)
+            continue;
+        uint32_t chain[256], n, v = now[o->base];
+        if (!view_chain(src, o->src, chain, 256, &n)) {
+            s = sg__err(ctx, SG_EUNSUPPORTED, "aot: unsupported: an output aliasing input %s through more than 256 views",
+                        src->vals[m->in[o->base].ph].name);
+            break;
+        }
+        for (uint32_t c = 0; c < n && !s; c++)
+            s = sg__aot_view_again(e, src, chain[c], v, &v);
+        a->epi_out[k] = nouts;
+        outs[nouts++] = v;
+    }
+    if (!s)
+        s = sg__graph_output(e, outs, nouts);
+    sg_free(now);
+done:
+    sg_free(sto);
+    sg_free(outs);
+    return s;
+}
+
+/* May tensor value v of src reach a storage position twice? Only through
+ * an input (laid out as the caller likes), expand or as_strided on its
+ * chain: the other views of a tensor that does not never do. */
+static bool may_repeat(const sg__graph *src, uint32_t v)
+{
+    for (;;) {
+        const sg__gnode *nd = &src->nodes[src->vals[v].node];
+        if (nd->kind != SG_N_CALL)
+            return nd->kind == SG_N_PLACEHOLDER;
+        unsigned op = nd->schema->op;
+        if (op == SG_OP_expand || op == SG_OP_as_strided || op == SG_OP_as_strided_)
+            return true;
+        bool chain = (nd->schema->flags & (SG_OPF_VIEW | SG_OPF_INPLACE)) && nd->nargs &&
+                     src->args[nd->args].kind == SG_A_VALUE && src->vals[src->args[nd->args].u.v].kind == SG_V_TENSOR;
+        if (!chain)
+            return false;
+        v = src->args[nd->args].u.v;
+    }
+}
+
+/* The captured graph's writes that functionalization removed but whose
+ * memory-overlap refusal (exec/overlap.c: an input sharing positions with
+ * the written tensor, a written tensor reaching a position twice) must
+ * still be decided at each call, on the concrete layouts, as eager
+ * execution decides it: those whose written tensor may repeat a position
+ * or shares its storage with another tensor argument. */
+static sg_status plan_checks(sg_aot *a)
+{
+    const sg__graph *src = a->src;
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < src->nnodes; i++) {
+            const sg__gnode *nd = &src->nodes[i];
+            if (nd->kind != SG_N_CALL || nd->scope != 0 || !nd->schema->written)
+                continue;
+            bool need = false;
+            for (uint32_t k = 0; k < nd->nargs && !need; k++) {
+                const sg__garg *w = &src->args[nd->args + k];
+                if (w->kind != SG_A_VALUE || src->vals[w->u.v].kind != SG_V_TENSOR)
+                    continue;
+                int at = k;
+                if (w->kw)
+                    for (at = 0; at < nd->schema->nargs && strcmp(nd->schema->args[at].name, w->kw); at++)
+                        ;
+                if (at >= nd->schema->nargs || !((nd->schema->written >> at) & 1u))
+                    continue;
+                uint32_t ws = src->vals[w->u.v].u.t.storage;
+                need = may_repeat(src, w->u.v);
+                for (uint32_t j = 0; j < nd->nargs && !need; j++) {
+                    const sg__garg *r = &src->args[nd->args + j];
+                    if (j == k)
+                        continue;
+                    if (r->kind == SG_A_VALUE && src->vals[r->u.v].kind == SG_V_TENSOR)
+                        need = src->vals[r->u.v].u.t.storage == ws;
+                    for (uint32_t e = 0; r->kind == SG_A_VALUES && e < r->u.list.n && !need; e++) {
+                        uint32_t x = src->ids[r->u.list.off + e];
+                        need = src->vals[x].kind == SG_V_TENSOR && src->vals[x].u.t.storage == ws;
+                    }
+                }
+            }
+            if (need && pass)
+                a->checks[n] = i;
+            n += need;
+        }
+        if (!pass) {
+            a->nchecks = n;
+            if (n && !(a->checks = sg__malloc(a->ctx, n * sizeof *a->checks)))
+                return sg__nomem(a->ctx);
+        }
+    }
+    return SG_OK;
+}
+
+void sg_aot_free(sg_aot *a)
+{
+    if (!a)
+        return;
+    sg__graph_free(a->fw);
+    sg__graph_free(a->epi);
+    sg_free(a->epi_in);
+    sg_free(a->epi_lead);
+    sg_free(a->epi_out);
+    sg_free(a->checks);
+    sg__aot_meta_free(&a->m);
+    sg_free(a);
+}
+
+sg_status sg_aot_compile(const sg_tracer *t, int keep_input_mutations, sg_aot **out)
+{
+    if (!out)
+        return SG_EINVAL;
+    *out = NULL;
+    if (!t)
+        return SG_EINVAL;
+    const sg__graph *src = sg__tracer_graph(t);
+    sg_ctx *ctx = src->ctx;
+    if (src->scopes[0].output == SG_NOVAL)
+        return sg__err(ctx, SG_EINVAL, "aot: the traced graph has no output yet");
+    sg_aot *a = sg__calloc(ctx, 1, sizeof *a);
+    if (!a)
+        return sg__nomem(ctx);
+    a->ctx = ctx;
+    a->t = t;
+    a->src = src;
+    sg_status s = sg__graph_new(src->env, &a->fw);
+    if (!s) {
+        a->fw->reg = src->reg;
+        s = sg__aot_functionalize_meta(src, a->fw, keep_input_mutations != 0, &a->m);
+    }
+    if (!s)
+        s = build_epilogue(a);
+    if (!s)
+        s = plan_checks(a);
+    if (s) {
+        sg_aot_free(a);
+        return s;
+    }
+    *out = a;
+    return SG_OK;
+}
+
+sg_aot_mode sg_aot_get_mode(const sg_aot *a)
+{
+    return a->m.train ? SG_AOT_TRAIN : SG_AOT_INFERENCE;
+}
+
+size_t sg_aot_ninputs(const sg_aot *a)
+{
+    return a->m.nin;
+}
+
+unsigned sg_aot_input_mutation(const sg_aot *a, size_t i)
+{
+    const sg__aot_input *in = &a->m.in[i];
+    if (in->where == SG__AOT_NOT_MUTATED)
+        return 0;
+    unsigned f = (in->data ? SG_AOT_DATA : 0) | (in->metadata ? SG_AOT_METADATA : 0) |
+                 (in->storage ? SG_AOT_STORAGE | SG_AOT_METADATA : 0);
+    return f | (in->where == SG__AOT_IN_GRAPH ? SG_AOT_IN_GRAPH : SG_AOT_EPILOGUE);
+}
+
+size_t sg_aot_noutputs(const sg_aot *a)
+{
+    return a->m.nout;
+}
+
+sg_aot_output_kind sg_aot_output(const sg_aot *a, size_t k, size_t *base)
+{
+    const sg__aot_output *o = &a->m.out[k];
+    if (base)
+        *base = o->base == SG_NOVAL ? SIZE_MAX : o->base;
+    return (sg_aot_output_kind)o->kind;
+}
+
+sg_status sg_aot_print(const sg_aot *a, char **out)
+{
+    if (!a || !out)
+        return SG_EINVAL;
+    return sg__graph_print(a->fw, out);
+}
+
+sg_status sg_aot_ops(const sg_aot *a, char **out)
+{
+    if (!a || !out)
+        return SG_EINVAL;
+    return sg__graph_ops(a->fw, out);
+}
+
+/* Tensor x laid out as src value v is (its sizes, strides and offset
+ * evaluated under run b): a metadata mutation applied to the caller's
+ * tensor, as as_strided_ does it. Errors:
+ * SG_EUNBOUND, SG_ELIMIT, SG_ESHAPE (a layout outside x's storage). */
+static sg_status restride(sg_ctx *ctx, const sg__graph *src, uint32_t v, sg__xrun *b, sg__xtensor *x)
+{
+    const sg__fake_tensor *f = &src->vals[v].u.t;
+    int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], offset, lo, hi;
+    for (uint32_t d = 0; d < f->ndim; d++) {
+        CHAIN(sg__xrun_eval(b, sg__graph_size(src, v, d), &sizes[d]));
+        CHAIN(sg__xrun_eval(b, sg__graph_stride(src, v, d), &strides[d]));
+    }
+    CHAIN(sg__xrun_eval(b, f->offset, &offset));
+    CHAIN(sg__xlayout_extent(ctx, f->ndim, sizes, strides, offset, &lo, &hi));
+    if (lo < 0 || offset < 0 || hi > x->st->numel)
+        return sg__err(ctx, SG_ESHAPE, "aot: input %s laid out outside its storage", src->vals[v].name);
+    return sg__xt_set_layout(ctx, x, f->ndim, sizes, strides, offset);
+}
+
+sg_status sg_aot_call(const sg_aot *a, sg_run *r)
+{
+    if (!a || !r)
+        return SG_EINVAL;
+    sg_ctx *ctx = a->ctx;
+    sg__xrun *rx = sg__run_xrun(r);
+    if (sg__run_tracer(r) != a->t)
+        return sg__err(ctx, SG_EINVAL, "sg_aot_call: a run of another tracer");
+    const sg__aot_meta *m = &a->m;
+    sg__xrun *fx = NULL, *ex = NULL;
+    uint64_t *before = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *before);
+    sg_status s = before ? sg__xrun_new(ctx, a->fw, &fx) : sg__nomem(ctx);
+    for (uint32_t i = 0; i < m->nin && !s; i++) { /* the version counters as the caller gave them */
+        const sg__xval *x = sg__xrun_value(rx, m->in[i].ph);
+        before[i] = x->kind == SG_XV_TENSOR ? x->u.t->ver->n : 0;
+    }
+    for (uint32_t i = 0; i < m->nin && !s; i++) { /* the caller's inputs, as r holds them */
+        const sg__xval *x = sg__xrun_value(rx, m->in[i].ph);
+        if (x->kind == SG_XV_UNSET && m->in[i].tensor)
+            s = sg__err(ctx, SG_EINVAL, "aot: input %s has no value", a->src->vals[m->in[i].ph].name);
+        else if (x->kind != SG_XV_UNSET && m->in[i].dph != SG_NOVAL) /* a symbol's placeholder takes its binding */
+            s = sg__xrun_input(fx, m->in[i].dph, x);
+    }
+    /* the overlap checks of the captured writes: those over the inputs'
+       symbols before the graph runs (nothing written yet), the others
+       (over unbacked symbols) once it bound them */
+    uint32_t late = 0;
+    for (uint32_t i = 0; i < a->nchecks && !s; i++)
+        if ((s = sg__xnode_check_overlap(ctx, a->src, a->checks[i], fx)) == SG_EUNBOUND) {
+            late++;
+            s = SG_OK;
+        }
+    if (!s)
+        s = sg__xrun_plan(fx);
+    if (!s)
+        s = sg__xrun_rest(fx);
+    for (uint32_t i = 0; i < a->nchecks && late && !s; i++)
+        s = sg__xnode_check_overlap(ctx, a->src, a->checks[i], fx);
+    const sg__gnode *fo = &a->fw->nodes[a->fw->scopes[0].output];
+    if (!s && a->epi) { /* the epilogue: updated inputs copied in, views of them made again */
+        s = sg__xrun_new(ctx, a->epi, &ex);
+        if (!s)
+            s = sg__xrun_bind_all(ex, fx);
+        for (uint32_t i = 0; i < m->nin && !s; i++)
+            if (m->in[i].tensor)
+                s = sg__xrun_input(ex, a->epi_in[i], sg__xrun_value(rx, m->in[i].ph));
+        for (uint32_t j = 0; j < m->nlead && !s; j++)
+            s = sg__xrun_input(ex, a->epi_lead[j], sg__xrun_value(fx, a->fw->args[fo->args + j].u.v));
+        if (!s)
+            s = sg__xrun_rest(ex);
+    }
+    /* metadata mutations: the caller's tensor takes the layout its object ended with */
+    for (uint32_t i = 0; i < m->nin && !s; i++)
+        if (m->in[i].metadata)
+            s = restride(ctx, a->src, m->in[i].final, fx, sg__xrun_value(rx, m->in[i].ph)->u.t);
+    /* what r reports: each input object's last version is the caller's tensor; the outputs */
+    for (uint32_t i = 0; i < m->nin && !s; i++)
+        if (m->in[i].tensor && m->in[i].final != m->in[i].ph)
+            s = sg__xrun_set(rx, m->in[i].final, sg__xrun_value(rx, m->in[i].ph));
+    const sg__gnode *so = &a->src->nodes[a->src->scopes[0].output];
+    const sg__gnode *eo = a->epi ? &a->epi->nodes[a->epi->scopes[0].output] : NULL;
+    for (uint32_t k = 0; k < m->nout && !s; k++) {
+        const sg__garg *ga = &a->src->args[so->args + k];
+        if (ga->kind != SG_A_VALUE)
+            continue;
+        const sg__aot_output *o = &m->out[k];
+        const sg__xval *x;
+        if (o->kind == SG_AOT_IS_INPUT)
+            x = sg__xrun_value(rx, m->in[o->base].ph);
+        else if (a->epi_out && a->epi_out[k] != SG_NOVAL)
+            x = sg__xrun_value(ex, a->epi->args[eo->args + a->epi_out[k]].u.v);
+        else
+            x = sg__xrun_value(fx, a->fw->args[fo->args + m->nlead + k].u.v);
+        s = sg__xrun_set(rx, ga->u.v, x);
+    }
+    /* version counters move as eager execution moves them: by every write
+       through the input or a view sharing its counter (the graph's own
+       copy_ and the epilogue count for nothing); inputs sharing one counter
+       add up */
+    for (uint32_t i = 0; i < m->nin && !s; i++) {
+        const sg__xval *x = sg__xrun_value(rx, m->in[i].ph);
+        if (x->kind != SG_XV_TENSOR)
+            continue;
+        sg__xversion *ver = x->u.t->ver;
+        uint64_t n = 0;
+        for (uint32_t j = 0; j < m->nin; j++) {
+            const sg__xval *y = sg__xrun_value(rx, m->in[j].ph);
+            n += y->kind == SG_XV_TENSOR && y->u.t->ver == ver ? m->in[j].bumps : 0;
+        }
+        ver->n = before[i] + n; /* the same for every input sharing ver: it was read before anything ran */
+    }
+    sg_free(before);
+    sg__xrun_free(ex);
+    sg__xrun_free(fx);
+    return s;
+}
