@@ -57,8 +57,20 @@ classification is in classify()); an exception that fits none gives
 `error unclassified`, its message on stderr, and exit status 1 (torch can
 never answer `unsupported` or `data-dependent`, which are the engine's).
 
-Exit status: 0; 1 if anything was unclassified, skipped (subclass inputs are
-not built here) or, for --check, failed; 2 on a usage or battery error.
+Subclass inputs (`subclass NAME kind=two sizes=[...] [strides=[...]]
+[offset=K] [dtype=...] [a={...}] [b={...}]`) are built as program.md's Values
+say: a TwoTensor (PyTorch's torch/testing/_internal/two_tensor.py, written
+here for 1.13 with _make_wrapper_subclass and __torch_dispatch__) whose inner
+`a` and `b` (j = 0, 1) take 13*k + 29*j where the formulas take 13*k; an
+inner tensor not written takes the outer's sizes, strides and offset; a size
+override on an eager/run line gives both inner tensors those sizes.  Every op
+runs on both inner tensors; a subclass value prints as two(a=VALUE, b=VALUE).
+Other kinds (double, scaled), `.data =` on a TwoTensor and requires_grad on a
+subclass input are not built (the case is skipped).
+
+Exit status: 0; 1 if anything was unclassified, skipped (a subclass input of
+another kind or a case this oracle cannot run) or, for --check, failed; 2 on
+a usage or battery error.
 
 Only the standard library and torch (Debian's python3-torch 1.13, run with
 /usr/bin/python3).  Notes on where torch 1.13 differs from today's PyTorch
@@ -73,6 +85,8 @@ import textwrap
 import warnings
 
 import torch
+from torch.utils._mode_utils import no_dispatch
+from torch.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
 torch.set_default_dtype(torch.float64)
 # 1.13: out= on a tensor of the wrong size resizes it with a UserWarning
@@ -220,8 +234,19 @@ def parse_tensor(rest, lineno):
     toks = TOKEN.findall(rest)
     if not toks:
         raise BatteryError("line %d: tensor without a name" % lineno)
-    d = {"sizes": None, "strides": None, "offset": None, "dtype": "float64", "grad": None}
-    for t in toks[1:]:
+    d = tensor_options(toks[1:], lineno)
+    if d["sizes"] is None:
+        raise BatteryError("line %d: tensor %s without sizes=" % (lineno, toks[0]))
+    return toks[0], d
+
+
+def tensor_options(toks, lineno):
+    """The options of a tensor (or of a subclass input or one of its inner
+    tensors): sizes, strides, offset, dtype, grad (None, "leaf", "clone"),
+    and for a subclass kind and inner ({"a": {...}} as written)."""
+    d = {"sizes": None, "strides": None, "offset": None, "dtype": "float64", "grad": None,
+         "kind": None, "inner": {}}
+    for t in toks:
         key, eq, val = t.partition("=")
         if key == "sizes":
             d["sizes"] = ilist(val)
@@ -237,9 +262,25 @@ def parse_tensor(rest, lineno):
             if eq and val != "leaf":
                 raise BatteryError("line %d: requires_grad=%s" % (lineno, val))
             d["grad"] = "leaf" if eq else "clone"
-        # dynamic=, rangeN= and the like only matter to the shape environment
+        elif key == "kind":
+            d["kind"] = val
+        elif eq and val.startswith("{") and val.endswith("}"):
+            d["inner"][key] = val[1:-1]
+        # dynamic=, rangeN=, ctx= and the like only matter to the shape environment
+    return d
+
+
+def parse_subclass(rest, lineno):
+    """`subclass NAME kind=two sizes=[...] ... a={...} b={...}` (battery.md):
+    (name, options); an inner tensor's options are read when it is built."""
+    toks = TOKEN.findall(rest)
+    if not toks:
+        raise BatteryError("line %d: subclass without a name" % lineno)
+    d = tensor_options(toks[1:], lineno)
     if d["sizes"] is None:
-        raise BatteryError("line %d: tensor %s without sizes=" % (lineno, toks[0]))
+        raise BatteryError("line %d: subclass %s without sizes=" % (lineno, toks[0]))
+    if d["kind"] is None:
+        raise BatteryError("line %d: subclass %s without kind=" % (lineno, toks[0]))
     return toks[0], d
 
 
@@ -284,8 +325,8 @@ def parse_battery(lines):
                 raise BatteryError("line %d: input: %s" % (i + 1, rest))
             c.decls.append(("input", m.group(1), {"expr": m.group(2).strip()}))
         elif word == "subclass":
-            toks = TOKEN.findall(rest)
-            c.decls.append(("subclass", toks[0] if toks else "?", {}))
+            name, d = parse_subclass(rest, i + 1)
+            c.decls.append(("subclass", name, d))
         elif "=>" in text:
             c.commands.append((i, word, text[len(word):text.index("=>")].strip()))
         i += 1
@@ -319,15 +360,18 @@ def parse_args(args, case):
 
 
 # ---------------------------------------------------------------- values
-def element(dtype, i, k):
+def element(dtype, i, k, j=0):
+    """Element i of input k (inner tensor j of a subclass input: the formula's
+    13*k becomes 13*k + 29*j)."""
+    c = 13 * k + 29 * j
     if dtype in ("float64", "float32"):
-        return ((7 * i + 13 * k) % 17 - 8) / 4
+        return ((7 * i + c) % 17 - 8) / 4
     if dtype == "int64":
-        return (7 * i + 13 * k) % 17 - 8
-    return (7 * i + 13 * k) % 3 == 0
+        return (7 * i + c) % 17 - 8
+    return (7 * i + c) % 3 == 0
 
 
-def build_tensor(d, k, seed, over):
+def build_tensor(d, k, seed, over, j=0):
     sizes, strides, offset = d["sizes"], d["strides"], d["offset"]
     if over:
         # An override describes the input afresh, as `call` does: strides and
@@ -347,7 +391,7 @@ def build_tensor(d, k, seed, over):
         n = offset
     else:
         n = offset + 1 + sum((s - 1) * st for s, st in zip(sizes, strides))
-    vals = [element(d["dtype"], i + 101 * seed, k) for i in range(n)]
+    vals = [element(d["dtype"], i + 101 * seed, k, j) for i in range(n)]
     dt = DTYPES[d["dtype"]]
     store = torch.tensor(vals, dtype=dt) if n else torch.empty(0, dtype=dt)
     t = torch.empty(0, dtype=dt)
@@ -356,6 +400,110 @@ def build_tensor(d, k, seed, over):
         # t.set_(store.untyped_storage(), ...) (storage() is deprecated).
         t.set_(store.storage(), offset, sizes, strides)
     return t  # a leaf viewing a storage just large enough
+
+
+# ---------------------------------------------------------------- TwoTensor
+def _alias_source(func, args, kwargs, ret):
+    """The argument that the op's return number `ret` is (a written alias in
+    the schema, such as add_'s `Tensor(a!) self -> Tensor(a!)` or an out=
+    argument), or None."""
+    schema = func._schema
+    ai = schema.returns[ret].alias_info if ret < len(schema.returns) else None
+    if ai is None or not ai.is_write:
+        return None
+    for i, arg in enumerate(schema.arguments):
+        if arg.alias_info is not None and arg.alias_info.is_write and \
+                arg.alias_info.before_set == ai.before_set:
+            return args[i] if i < len(args) else kwargs.get(arg.name)
+    return None
+
+
+class TwoTensor(torch.Tensor):
+    """PyTorch's TwoTensor (torch/testing/_internal/two_tensor.py, 2.1 and
+    later), written again for 1.13: a wrapper subclass with inner tensors a
+    and b on which every aten op runs; the wrapper has a's sizes, strides and
+    offset.  Tensor results are wrapped again (views of a TwoTensor are
+    TwoTensor views of it: autograd's view tracking above the Python key
+    makes the wrapper a view, and the inner results are real views of the
+    inner tensors); a result the schema says is a written argument (in-place
+    ops, out=) is that very argument, as today's return_and_correct_aliasing
+    does; an in-place view op (Tag.inplace_view: t_, transpose_, unsqueeze_,
+    squeeze_, as_strided_, detach_) and set_ also change the wrapper's own
+    metadata (run on the wrapper with dispatch off, as that helper does
+    under meta TLS).
+    1.13: torch.utils._python_dispatch.return_and_correct_aliasing and
+    __tensor_flatten__/__tensor_unflatten__ do not exist; nothing here needs
+    them (no tracing)."""
+
+    @staticmethod
+    def __new__(cls, a, b):
+        return torch.Tensor._make_wrapper_subclass(
+            cls, a.size(), strides=a.stride(), storage_offset=a.storage_offset(),
+            dtype=a.dtype, device=a.device, layout=a.layout, requires_grad=False)
+
+    def __init__(self, a, b):
+        super().__init__()
+        self.a, self.b = a, b
+
+    def __repr__(self):
+        return "two(a=%s, b=%s)" % (fmt(self.a), fmt(self.b))
+
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @property
+    def data(self):
+        return torch.Tensor.data.__get__(self)
+
+    @data.setter
+    def data(self, value):
+        # What `.data =` does to a wrapper subclass (its metadata changes,
+        # its inner tensors do not) is no contract of PyTorch's; refuse.
+        raise NotImplementedError("`.data =` on a TwoTensor is not run by this oracle")
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+
+        def inner(j):
+            def get(x):
+                return (x.a if j == 0 else x.b) if isinstance(x, TwoTensor) else x
+            return tree_map(get, args), tree_map(get, kwargs)
+        aa, ka = inner(0)
+        ab, kb = inner(1)
+        out_a = func(*aa, **ka)
+        out_b = func(*ab, **kb)
+        flat_a, spec = tree_flatten(out_a)
+        flat_b, _ = tree_flatten(out_b)
+        flat = [cls(x, y) if isinstance(x, torch.Tensor) else x for x, y in zip(flat_a, flat_b)]
+        for r in range(len(flat)):
+            src = _alias_source(func, args, kwargs, r)
+            if isinstance(src, TwoTensor):
+                flat[r] = src
+        if torch.Tag.inplace_view in func.tags or func.overloadpacket is torch.ops.aten.set_:
+            with no_dispatch():
+                func(*args, **kwargs)
+        return tree_unflatten(flat, spec)
+
+
+def build_subclass(name, d, k, seed, over):
+    """Input k declared `subclass NAME kind=two ...`: TwoTensor(a, b), inner
+    tensor j built as build_tensor builds input k with 29*j added."""
+    if d["kind"] != "two":
+        raise NotImplementedError("subclass input %s: kind %s is not built (only two)" % (name, d["kind"]))
+    if d["grad"]:
+        raise NotImplementedError("subclass input %s: requires_grad on a subclass is not built" % name)
+    unknown = set(d["inner"]) - {"a", "b"}
+    if unknown:
+        raise BatteryError("subclass %s: kind two has no inner tensor %s" % (name, sorted(unknown)[0]))
+    inner = []
+    for j, attr in enumerate(("a", "b")):
+        di = {"sizes": d["sizes"], "strides": d["strides"], "offset": d["offset"], "dtype": d["dtype"]}
+        if attr in d["inner"]:
+            di = dict(di, strides=None, offset=None)
+            di.update({kk: v for kk, v in tensor_options(TOKEN.findall(d["inner"][attr]), 0).items()
+                       if kk in ("sizes", "strides", "offset") and v is not None})
+        inner.append(build_tensor(di, k, seed, over, j))
+    return TwoTensor(inner[0], inner[1])
 
 
 def build_inputs(case, params, seed, over):
@@ -375,8 +523,8 @@ def build_inputs(case, params, seed, over):
     for kind, name, d in case.decls:
         k = kof[name]
         if kind == "subclass":
-            raise NotImplementedError("subclass input %s: prog_torch does not build subclasses" % name)
-        if kind == "backed":
+            env[name] = build_subclass(name, d, k, seed, over.get(name))
+        elif kind == "backed":
             env[name] = over.get(name, d)["hint"]
         elif kind == "tensor":
             t = build_tensor(d, k, seed, over.get(name))
@@ -406,6 +554,8 @@ def entry_point(src):
 
 
 def fmt(v):
+    if isinstance(v, TwoTensor):
+        return "two(a=%s, b=%s)" % (fmt(v.a), fmt(v.b))
     if isinstance(v, torch.Tensor):
         return str(v.tolist())
     if isinstance(v, (list, tuple)):  # torch.Size included
@@ -509,7 +659,8 @@ def parse_value(text):
     """A VALUE as Python data (nan and inf allowed), or None if unreadable."""
     try:
         return eval(text, {"__builtins__": {}}, {"nan": math.nan, "inf": math.inf,
-                                                  "True": True, "False": False, "None": None})
+                                                  "True": True, "False": False, "None": None,
+                                                  "two": lambda a, b: [_Tok("two"), a, b]})
     except Exception:  # noqa: BLE001
         return _Tok(text)
 
