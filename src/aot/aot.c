@@ -392,10 +392,28 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
         if (!s)
             s = sg__xrun_rest(ex);
     }
-    /* metadata mutations: the caller's tensor takes the layout its object ended with */
-    for (uint32_t i = 0; i < m->nin && !s; i++)
-        if (m->in[i].metadata)
-            s = restride(ctx, a->src, m->in[i].final, fx, sg__xrun_value(rx, m->in[i].ph)->u.t);
+    /* metadata and storage mutations: the caller's tensor takes the storage
+       and layout its object ended with (another input's storage, or one the
+       graph made, as the functional graph's value of it lays it out) */
+    for (uint32_t i = 0; i < m->nin && !s; i++) {
+        const sg__aot_input *in = &m->in[i];
+        sg__xtensor *x = in->metadata ? sg__xrun_value(rx, in->ph)->u.t : NULL;
+        if (!x)
+            continue;
+        if (in->storage && in->onto == SG_NOVAL) {
+            const sg__xval *y = sg__xrun_value(fx, in->updated);
+            if (y->kind != SG_XV_TENSOR) {
+                s = sg__err(ctx, SG_EINTERNAL, "aot: the value input %s was set to is gone", a->src->vals[in->ph].name);
+                break;
+            }
+            sg__xt_set_storage(x, y->u.t->st);
+            s = sg__xt_set_layout(ctx, x, y->u.t->ndim, y->u.t->sizes, y->u.t->strides, y->u.t->offset);
+            continue;
+        }
+        if (in->storage)
+            sg__xt_set_storage(x, sg__xrun_value(rx, m->in[in->onto].ph)->u.t->st);
+        s = restride(ctx, a->src, in->final, fx, x);
+    }
     /* what r reports: each input object's last version is the caller's tensor; the outputs */
     for (uint32_t i = 0; i < m->nin && !s; i++)
         if (m->in[i].tensor && m->in[i].final != m->in[i].ph)

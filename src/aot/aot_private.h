@@ -61,7 +61,9 @@ typedef struct sg__aot_input {
     uint32_t ph;         /* the src placeholder */
     uint32_t dph;        /* the dst placeholder standing for it */
     uint32_t final;      /* the src value the input object is at the end (its last in-place version) */
-    uint32_t updated;    /* OUT_GRAPH: the dst value the graph gives for it (a leading output) */
+    uint32_t updated;    /* OUT_GRAPH: the dst value the graph gives for it (a leading output); storage:
+                            the value of the set_ that ends the graph (its storage and layout) */
+    uint32_t onto;       /* storage: the input whose storage it ends on (SG_NOVAL: one the program made) */
     uint32_t bumps;      /* how often eager execution bumps its version counter (writes through it and
                             its views, in place or out=, and their in-place view calls; not .data's) */
     bool tensor;

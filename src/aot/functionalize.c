@@ -308,7 +308,20 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             bump(z, nd, self);
             return sg__replay_map(r, nd->out, v);
         }
-        if (op == SG_OP_set__source_Tensor || op == SG_OP_resize_)
+        if (op == SG_OP_set__source_Tensor) {
+            /* self's object takes source's storage and view: the new version
+               is source's link of source's chain (PyTorch: it steals the view chain) */
+            uint32_t src_v = z->src->args[nd->args + 1].u.v;
+            CHAIN(current(z, r, src_v, &cur));
+            fval *sv = &z->v[src_v], *sf = &z->v[self];
+            z->v[nd->out] = (fval){.parent = sv->parent, .vnode = sv->vnode, .cur = cur, .gen = store_of(z, src_v)->gen,
+                                   .obj = sf->obj, .ver = sf->ver};
+            if (sf->obj != SG_NOVAL)
+                z->v[sf->obj].meta = true;
+            bump(z, nd, self);
+            return sg__replay_map(r, nd->out, cur);
+        }
+        if (op == SG_OP_resize_)
             return unsupported(z, "a storage mutation", sch->name);
         return write(z, r, node, nd, args);
     }
@@ -387,7 +400,7 @@ static uint32_t input_of(const fz *z, const uint32_t *input_idx, uint32_t v)
 
 /* Per input: what the program did to it, and where each mutation goes
  * (PyTorch's InputAliasInfo and _check_if_mutation_can_be_in_graph). */
-static void analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
+static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
 {
     const sg__graph *src = z->src;
     for (uint32_t i = 0; i < m->nin; i++) {
@@ -399,18 +412,34 @@ static void analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
         in->final = last[ph];
         in->bumps = z->v[ph].bumps;
         in->data = st->writes > 0 && st->input == ph;
-        in->metadata = z->v[ph].meta && !same_layout(src, ph, in->final);
-        in->hidden = st->writes <= st->writes_hidden;
-        in->no_grad = in->data && st->writes <= st->writes_no_grad + st->writes_hidden;
+        /* set_ to another storage; one back to its own is none */
+        in->storage = src->vals[in->final].u.t.storage != src->vals[ph].u.t.storage;
+        in->metadata = in->storage || (z->v[ph].meta && !same_layout(src, ph, in->final));
+        /* the counters of the storage it ends on (set_: the new one's) */
+        const fstore *fs = store_of(z, in->final);
+        in->onto = SG_NOVAL;
+        for (uint32_t j = 0; in->storage && j < m->nin; j++)
+            if (m->in[j].ph == fs->input)
+                in->onto = j;
+        in->hidden = fs->writes <= fs->writes_hidden;
+        in->no_grad = (in->data || in->storage) && fs->writes <= fs->writes_no_grad + fs->writes_hidden;
         in->requires_grad = src->vals[in->final].u.t.requires_grad;
         in->leaf = src->vals[ph].u.t.leaf;
+        bool in_graph = z->keep && (in->data || in->storage) &&
+                        ((!in->metadata && !in->requires_grad) || in->hidden || in->no_grad);
         if (!in->data && !in->metadata)
             in->where = SG__AOT_NOT_MUTATED;
-        else if (z->keep && in->data && ((!in->metadata && !in->requires_grad) || in->hidden || in->no_grad))
+        else if (in_graph)
             in->where = SG__AOT_IN_GRAPH;
+        else if (in->storage) /* PyTorch's assertion: a set_ must stay in the graph */
+            return sg__err(z->dst->ctx, SG_EALIASING,
+                           "Encountered a set_ on a graph input (%s), but the input has other mutations that we "
+                           "cannot keep in the graph. This is not supported today.",
+                           src->vals[ph].name);
         else
             in->where = SG__AOT_OUT_GRAPH;
     }
+    return SG_OK;
 }
 
 /* Per user output: its alias kind (PyTorch's OutputType, rules R2 to R7 of
@@ -439,7 +468,13 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
             uint32_t vn = z->v[b->u.v].vnode;
             multi += vn != SG_NOVAL && src->vals[src->nodes[vn].out].kind == SG_V_LIST;
         }
-        uint32_t i = input_of(z, input_idx, v);
+        uint32_t obj = z->v[v].obj, i = obj == SG_NOVAL ? SG_NOVAL : input_idx[obj];
+        if (i != SG_NOVAL && m->in[i].storage) { /* R3: an input given back after a set_ */
+            o->kind = SG_AOT_IS_INPUT;
+            o->base = i;
+            continue;
+        }
+        i = input_of(z, input_idx, v);
         if (i != SG_NOVAL && src->vals[m->in[i].ph].u.t.storage == t->storage) { /* R2 */
             if (t->requires_grad && !t->leaf && n == multi)
                 continue; /* R2a: aliasing hidden from autograd */
@@ -530,21 +565,36 @@ static sg_status end(sg__replay *r, void *ud)
             m->in[i].dph = sg__replay_mapped(r, m->in[i].ph);
             input_idx[m->in[i].ph] = i;
         }
-        analyse_inputs(z, m, last);
-        s = analyse_outputs(z, m, out, input_idx);
+        s = analyse_inputs(z, m, last);
+        if (!s)
+            s = analyse_outputs(z, m, out, input_idx);
     }
     for (uint32_t i = 0; i < m->nin && !s; i++) {
         sg__aot_input *in = &m->in[i];
         if (in->where == SG__AOT_IN_GRAPH) {
             fstore *st = store_of(z, in->ph);
-            sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = in->dph}, {.kind = SG_A_VALUE, .u.v = st->base}};
-            uint32_t c;
-            size_t at = dst->nnodes;
-            if (!(s = sg__replay_call(r, copy, a, 2, &c))) {
-                /* autograd sees it as eager did: through .data not at all (the version counter kept) */
-                dst->nodes[at].flags = in->hidden ? SG_NODE_DATA : in->no_grad ? SG_NODE_NO_GRAD : 0;
-                copied[in->final] = c + 1;
+            uint32_t c = SG_NOVAL;
+            if (in->data) { /* the contents of its own storage (before a set_ moves it: eager wrote them there) */
+                sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = in->dph}, {.kind = SG_A_VALUE, .u.v = st->base}};
+                size_t at = dst->nnodes;
+                if (!(s = sg__replay_call(r, copy, a, 2, &c)))
+                    /* autograd sees it as eager did: through .data not at all (the version counter kept) */
+                    dst->nodes[at].flags = in->hidden ? SG_NODE_DATA : in->no_grad ? SG_NODE_NO_GRAD : 0;
             }
+            if (!s && in->storage) { /* set_(input, what it views at the end), under no_grad */
+                const sg__schema *set = sg__opreg_op(dst->reg, SG_OP_set__source_Tensor);
+                uint32_t now;
+                if (!(s = current(z, r, in->final, &now))) {
+                    sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = in->dph}, {.kind = SG_A_VALUE, .u.v = now}};
+                    size_t at = dst->nnodes;
+                    if (!(s = sg__replay_call(r, set, a, 2, &c))) {
+                        dst->nodes[at].flags = SG_NODE_NO_GRAD;
+                        in->updated = c; /* a later version of the input: a run keeps it */
+                    }
+                }
+            }
+            if (!s && c != SG_NOVAL)
+                copied[in->final] = c + 1;
         } else if (in->where == SG__AOT_OUT_GRAPH) { /* data: the contents in the input's own layout */
             s = in->data ? (in->updated = store_of(z, in->ph)->base, SG_OK) : current(z, r, in->final, &in->updated);
             z->lead[m->nlead++] = in->updated;

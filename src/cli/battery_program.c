@@ -40,6 +40,7 @@ struct cli_program {
     char *trace_msg;
     size_t line;        /* the `program` line of the block (0: none yet) */
     int used;           /* a command used the program */
+    long *same_as;      /* after trace, per parameter: the one whose very object it is, or -1 */
     sg_aot *aot;        /* the compiled program (after aot, or the first command that needs it) */
     int has_aot;
     int aot_keep;       /* the keep_input_mutations it was compiled with */
@@ -62,6 +63,7 @@ void program_free(struct cli_program *p)
         return;
     sg_aot_free(p->aot);
     free(p->aot_msg);
+    free(p->same_as);
     sg_walk_free(p->walk);
     sg_tracer_free(p->tracer);
     sg_program_free(p->prog);
@@ -100,6 +102,18 @@ static const pdecl *find_decl(const struct cli_program *p, const char *name)
         if (!strcmp(p->decls[i].name, name))
             return &p->decls[i];
     return NULL;
+}
+
+/* Is name a parameter of p's program (*k: its index, k may be NULL)? */
+static int param_index(const struct cli_program *p, const char *name, size_t *k)
+{
+    for (size_t i = 0; i < sg_program_nparams(p->prog); i++)
+        if (!strcmp(sg_program_param(p->prog, i), name)) {
+            if (k)
+                *k = i;
+            return 1;
+        }
+    return 0;
 }
 
 static const alias_decl *find_alias(const struct cli_program *p, const char *name)
@@ -240,7 +254,9 @@ static void run_args_free(run_args *a)
 }
 
 typedef struct concrete {
-    size_t n;                 /* parameters */
+    size_t n;                 /* parameters (entries after them: the declared tensors no parameter takes) */
+    size_t nall;              /* parameters and those tensors */
+    const char **names;       /* every entry's name */
     sg_tensor **t;            /* a tensor per parameter, or NULL */
     int64_t *ints;            /* an int parameter's value */
     int *is_int;
@@ -251,8 +267,9 @@ typedef struct concrete {
 
 static void concrete_free(concrete *c)
 {
-    for (size_t i = 0; i < c->n; i++)
+    for (size_t i = 0; i < c->nall; i++)
         sg_tensor_unref(c->t[i]);
+    free(c->names);
     free(c->t);
     free(c->ints);
     free(c->is_int);
@@ -405,9 +422,9 @@ static sg_status eval_alias(sg_ctx *ctx, struct cli_program *p, const alias_decl
     cli_str src = CLI_STR_INIT; /* def _input_(<the inputs built>): return EXPR */
     size_t nbuilt = 0;
     cli_str_adds(&src, "def _input_(");
-    for (size_t j = 0; j < c->n; j++)
+    for (size_t j = 0; j < c->nall; j++)
         if (c->t[j] || c->is_int[j] || c->same_as[j] >= 0)
-            cli_str_addf(&src, "%s%s", nbuilt++ ? ", " : "", sg_program_param(p->prog, j));
+            cli_str_addf(&src, "%s%s", nbuilt++ ? ", " : "", c->names[j]);
     cli_str_addf(&src, "):\n    return %s\n", a->expr);
     sg_program *ip = NULL;
     sg_walk *w = NULL;
@@ -415,8 +432,8 @@ static sg_status eval_alias(sg_ctx *ctx, struct cli_program *p, const alias_decl
     cli_str_free(&src);
     if (!st)
         st = sg_walk_eager(ip, &w);
-    for (size_t j = 0; j < c->n && !st; j++) {
-        const char *pj = sg_program_param(p->prog, j);
+    for (size_t j = 0; j < c->nall && !st; j++) {
+        const char *pj = c->names[j];
         if (c->is_int[j])
             st = sg_walk_input_int(w, pj, c->ints[j]);
         else if (c->t[j]) /* the run takes its own reference */
@@ -438,7 +455,7 @@ static sg_status eval_alias(sg_ctx *ctx, struct cli_program *p, const alias_decl
         else {
             c->t[k] = x;
             sg_tensor_ref(x);
-            for (size_t j = 0; j < c->n; j++) /* a view of a tensor that requires grad: no leaf */
+            for (size_t j = 0; j < c->nall; j++) /* a view of a tensor that requires grad: no leaf */
                 if (j != k && c->t[j] && sg_tensor_same_storage(c->t[j], x) && c->rg[j])
                     c->rg[k] = 2;
         }
@@ -461,22 +478,40 @@ static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, con
                         concrete *c, sg_status *run_err, cli_str *why)
 {
     sg_ctx *ctx = cs->ctx;
-    size_t n = sg_program_nparams(p->prog);
+    size_t n = sg_program_nparams(p->prog), all = n;
+    for (size_t i = 0; i < p->ndecls; i++) /* declared tensors no parameter takes: bases of `input` views */
+        all += !param_index(p, p->decls[i].name, NULL);
     memset(c, 0, sizeof *c);
     c->n = n;
-    c->t = cli_xmalloc((n + 1) * sizeof *c->t);
-    c->ints = cli_xmalloc((n + 1) * sizeof *c->ints);
-    c->is_int = cli_xmalloc((n + 1) * sizeof *c->is_int);
-    c->same_as = cli_xmalloc((n + 1) * sizeof *c->same_as);
-    c->version = cli_xmalloc((n + 1) * sizeof *c->version);
-    c->rg = cli_xmalloc((n + 1) * sizeof *c->rg);
-    for (size_t k = 0; k < n; k++) {
+    c->nall = all;
+    c->names = cli_xmalloc((all + 1) * sizeof *c->names);
+    c->t = cli_xmalloc((all + 1) * sizeof *c->t);
+    c->ints = cli_xmalloc((all + 1) * sizeof *c->ints);
+    c->is_int = cli_xmalloc((all + 1) * sizeof *c->is_int);
+    c->same_as = cli_xmalloc((all + 1) * sizeof *c->same_as);
+    c->version = cli_xmalloc((all + 1) * sizeof *c->version);
+    c->rg = cli_xmalloc((all + 1) * sizeof *c->rg);
+    for (size_t k = 0; k < all; k++) {
         c->t[k] = NULL;
         c->is_int[k] = 0;
         c->same_as[k] = -1;
         c->rg[k] = 0;
+        c->names[k] = k < n ? sg_program_param(p->prog, k) : NULL;
     }
+    for (size_t i = 0, x = n; i < p->ndecls; i++)
+        if (!param_index(p, p->decls[i].name, NULL))
+            c->names[x++] = p->decls[i].name;
     sg_status st = SG_OK;
+    /* those tensors first, numbered after the parameters (their k in the value formula) */
+    for (size_t k = n; k < all && !st; k++) {
+        const pdecl *d = find_decl(p, c->names[k]);
+        const override *o = NULL;
+        for (size_t i = 0; i < nov; i++)
+            if (cli_eq(ov[i].name, ov[i].nlen, d->name))
+                o = &ov[i];
+        st = make_tensor(ctx, d, o, k, seed, &c->t[k]);
+        c->rg[k] = d->requires_grad;
+    }
     for (size_t k = 0; k < n && !st; k++) {
         const char *name = sg_program_param(p->prog, k);
         const pdecl *d = find_decl(p, name);
@@ -807,6 +842,9 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
             st = sg_walk_input_same(p->walk, sg_program_param(p->prog, k),
                                     sg_program_param(p->prog, (size_t)c.same_as[k]));
     free(vals);
+    p->same_as = cli_xmalloc((n + 1) * sizeof *p->same_as);
+    for (size_t k = 0; k < n; k++)
+        p->same_as[k] = p->naliases ? c.same_as[k] : -1;
     if (p->naliases)
         concrete_free(&c);
     if (!st)
@@ -1069,11 +1107,16 @@ cmd_result cmd_mutations(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_st
         return CMD_FAIL;
     }
     cli_str got = CLI_STR_INIT;
-    for (size_t i = 0; i < sg_aot_ninputs(a); i++) {
-        unsigned f = sg_aot_input_mutation(a, i);
+    for (size_t k = 0; k < sg_program_nparams(p->prog); k++) { /* each parameter, by its graph input */
+        const char *ph = sg_program_param(p->prog, p->same_as && p->same_as[k] >= 0 ? (size_t)p->same_as[k] : k);
+        unsigned f = 0;
+        for (size_t i = 0; i < sg_aot_ninputs(a); i++)
+            if (!strcmp(sg_run_input_name(names, i), ph) &&
+                sg_tracer_kind(p->tracer, sg_run_input(names, i)) == SG_VALUE_TENSOR)
+                f = sg_aot_input_mutation(a, i);
         if (!f)
             continue;
-        cli_str_addf(&got, "%s%s:%s%s%s %s", got.n ? "; " : "", sg_run_input_name(names, i),
+        cli_str_addf(&got, "%s%s:%s%s%s %s", got.n ? "; " : "", sg_program_param(p->prog, k),
                      f & SG_AOT_DATA ? " data" : "", f & SG_AOT_METADATA ? " metadata" : "",
                      f & SG_AOT_STORAGE ? " storage" : "", f & SG_AOT_IN_GRAPH ? "in-graph" : "epilogue");
     }
@@ -1638,12 +1681,12 @@ static int check_guards(case_state *cs, struct cli_program *p, const concrete *c
     for (size_t i = 0; i < ni; i++)
         given[i] = 0;
     int ok = 1;
-    for (size_t k = 0; k < c->n && ok; k++) {
+    for (size_t k = 0; k < c->nall && ok; k++) { /* the parameters, then the tensors they view */
         long i;
-        if ((*st = find_input(cs, sg_program_param(p->prog, k), &i)))
+        if ((*st = find_input(cs, c->names[k], &i)))
             ok = 0;
         else if (i >= 0 && c->is_int[k] != (sg_inputs_fake(in, (size_t)i) == NULL)) {
-            cli_str_addf(why, "input '%s' is %s", sg_program_param(p->prog, k),
+            cli_str_addf(why, "input '%s' is %s", c->names[k],
                          c->is_int[k] ? "an integer, not a tensor" : "a tensor, not an integer");
             ok = 0;
         } else if (i >= 0 && c->is_int[k]) {

@@ -86,6 +86,9 @@ sg__xversion *sg__xver_new(sg_ctx *ctx);
  * then unchanged). */
 sg_status sg__xt_set_layout(sg_ctx *ctx, sg__xtensor *t, size_t ndim, const int64_t *sizes, const int64_t *strides,
                             int64_t offset);
+/* t views st from now on (what set_ does to a tensor object; its layout is
+ * the caller's to set, and its dtype must be st's). */
+void sg__xt_set_storage(sg__xtensor *t, sg__xstorage *st);
 void sg__xt_ref(sg__xtensor *t);
 void sg__xt_unref(sg__xtensor *t);  /* NULL is fine */
 void sg__xst_unref(sg__xstorage *s);

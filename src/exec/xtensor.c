@@ -264,6 +264,13 @@ sg_status sg__xt_set_layout(sg_ctx *ctx, sg__xtensor *t, size_t ndim, const int6
     return SG_OK;
 }
 
+void sg__xt_set_storage(sg__xtensor *t, sg__xstorage *st)
+{
+    st->refs++;
+    sg__xst_unref(t->st);
+    t->st = st;
+}
+
 void sg__xt_unref(sg__xtensor *t)
 {
     if (!t || --t->refs)

@@ -551,9 +551,10 @@ sg_status sg__meta_set(sg__mcall *m, uint32_t *out)
     for (uint32_t d = 0; d < t->ndim; d++)
         strides[d] = sg__graph_stride(m->g, src, d);
     uint32_t base = sg__mt(m, self)->base; /* self stays the view it was, for autograd */
-    bool rg = sg__mt(m, self)->requires_grad;
+    bool rg = sg__mt(m, self)->requires_grad, leaf = sg__mt(m, self)->leaf; /* self's autograd meta stays */
     CHAIN(sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, strides, t->offset, t->storage));
     m->g->vals[*out].u.t.requires_grad = rg;
+    m->g->vals[*out].u.t.leaf = leaf;
     m->g->vals[*out].u.t.base = base;
     return SG_OK;
 }
