@@ -22,6 +22,7 @@ struct sg_aot {
     sg__graph *epi;       /* the epilogue (NULL: nothing to do) */
     uint32_t *epi_in;     /* per input of src: epi's placeholder (SG_NOVAL: none) */
     uint32_t *epi_lead;   /* per leading output of fw: epi's placeholder */
+    uint32_t *epi_base;   /* per synthetic base: epi's placeholder (SG_NOVAL: the graph wrote it) */
     uint32_t *epi_out;    /* per user output: the index of epi's output making it again, or SG_NOVAL */
     uint32_t *checks;     /* the captured graph's writes whose overlap checks run at each call */
     uint32_t nchecks;
@@ -88,7 +89,7 @@ static sg_status build_epilogue(sg_aot *a)
     sg__aot_meta *m = &a->m;
     bool need = m->nlead > 0;
     for (uint32_t k = 0; k < m->nout; k++)
-        need |= m->out[k].kind == SG_AOT_ALIAS_OF_INPUT && m->in[m->out[k].base].data;
+        need |= m->out[k].kind == SG_AOT_ALIAS_OF_INPUT && m->in[m->out[k].base].stale;
     if (!need)
         return SG_OK;
     sg_ctx *ctx = a->ctx;
@@ -98,9 +99,10 @@ static sg_status build_epilogue(sg_aot *a)
     a->epi_in = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *a->epi_in);
     a->epi_lead = sg__malloc(ctx, (m->nlead ? m->nlead : 1) * sizeof *a->epi_lead);
     a->epi_out = sg__malloc(ctx, (m->nout ? m->nout : 1) * sizeof *a->epi_out);
+    a->epi_base = sg__malloc(ctx, (m->nbases ? m->nbases : 1) * sizeof *a->epi_base);
     uint32_t *sto = sg__malloc(ctx, ((size_t)src->nstorages + fw->nstorages + 1) * sizeof *sto);
     uint32_t *outs = sg__malloc(ctx, (m->nout ? m->nout : 1) * sizeof *outs);
-    sg_status s = a->epi_in && a->epi_lead && a->epi_out && sto && outs ? SG_OK : sg__nomem(ctx);
+    sg_status s = a->epi_in && a->epi_lead && a->epi_out && a->epi_base && sto && outs ? SG_OK : sg__nomem(ctx);
     if (s)
         goto done;
     memset(sto, 0xff, ((size_t)src->nstorages + fw->nstorages + 1) * sizeof *sto);
@@ -116,9 +118,27 @@ static sg_status build_epilogue(sg_aot *a)
     uint32_t *now = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *now); /* each input's epi value after its copy_ */
     if (!s && !now)
         s = sg__nomem(ctx);
-    for (uint32_t i = 0, j = 0; i < m->nin && !s; i++) {
+    uint32_t *bsto = sto + src->nstorages; /* (fw's storages: reused, each base on its own) */
+    for (uint32_t b = 0; b < m->nbases && !s; b++) { /* the synthetic bases the graph gives back */
+        const sg__aot_base *sb = &m->bases[b];
+        a->epi_base[b] = SG_NOVAL;
+        if (sb->where != SG__AOT_OUT_GRAPH)
+            continue;
+        uint32_t bv, c;
+        if (!(s = sg__graph_value_like(e, fw, sb->dph, bsto, &bv)) && !(s = sg__graph_placeholder(e, bv, "base"))) {
+            a->epi_base[b] = bv;
+            sg__garg args[2] = {{.kind = SG_A_VALUE, .u.v = bv}, {.kind = SG_A_VALUE, .u.v = a->epi_lead[sb->lead]}};
+            size_t at = e->nnodes;
+            if (!(s = sg__graph_record(e, copy, args, 2, 0, NULL, &c)))
+                e->nodes[at].flags = sb->hidden ? SG_NODE_DATA : 0;
+        }
+    }
+    uint32_t j = 0; /* the inputs' leads come after the bases' */
+    for (uint32_t b = 0; b < m->nbases; b++)
+        j += m->bases[b].lead != SG_NOVAL;
+    for (uint32_t i = 0; i < m->nin && !s; i++) {
         now[i] = a->epi_in[i];
-        if (m->in[i].where != SG__AOT_OUT_GRAPH)
+        if (m->in[i].where != SG__AOT_OUT_GRAPH || (m->in[i].base != SG_NOVAL && !m->in[i].storage))
             continue;
         if (m->in[i].data) {
             sg__garg args[2] = {{.kind = SG_A_VALUE, .u.v = a->epi_in[i]}, {.kind = SG_A_VALUE, .u.v = a->epi_lead[j]}};
@@ -132,7 +152,7 @@ static sg_status build_epilogue(sg_aot *a)
     for (uint32_t k = 0; k < m->nout && !s; k++) {
         a->epi_out[k] = SG_NOVAL;
         const sg__aot_output *o = &m->out[k];
-        if (o->kind != SG_AOT_ALIAS_OF_INPUT || !m->in[o->base].data)
+        if (o->kind != SG_AOT_ALIAS_OF_INPUT || !m->in[o->base].stale)
             continue;
         uint32_t chain[256], n, v = now[o->base];
         if (!view_chain(src, o->src, chain, 256, &n)) {
@@ -236,6 +256,7 @@ void sg_aot_free(sg_aot *a)
     sg_free(a->epi_in);
     sg_free(a->epi_lead);
     sg_free(a->epi_out);
+    sg_free(a->epi_base);
     sg_free(a->checks);
     sg__aot_meta_free(&a->m);
     sg_free(a);
@@ -364,6 +385,22 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
         else if (x->kind != SG_XV_UNSET && m->in[i].dph != SG_NOVAL) /* a symbol's placeholder takes its binding */
             s = sg__xrun_input(fx, m->in[i].dph, x);
     }
+    /* the synthetic bases: each storage as one dimension, viewed from the
+       caller's tensor of its first input */
+    sg__xtensor **bt = sg__calloc(ctx, m->nbases ? m->nbases : 1, sizeof *bt);
+    if (!s && !bt)
+        s = sg__nomem(ctx);
+    for (uint32_t b = 0; b < m->nbases && !s; b++) {
+        const sg__xtensor *x = sg__xrun_value(rx, m->in[m->bases[b].member].ph)->u.t;
+        int64_t numel, one = 1;
+        /* (what the inputs reach may pass the storage's end where they are empty: grown, as resize_ grows) */
+        if (!(s = sg__xrun_eval(fx, m->bases[b].numel, &numel)) && numel > x->st->numel)
+            s = sg__xst_grow(ctx, x->st, numel);
+        if (!s && !(s = sg__xt_view(ctx, &bt[b], x->st, x->ver, 1, &numel, &one, 0))) {
+            sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = bt[b]};
+            s = sg__xrun_input(fx, m->bases[b].dph, &xv);
+        }
+    }
     /* the overlap checks of the captured writes: those over the inputs'
        symbols before the graph runs (nothing written yet), the others
        (over unbacked symbols) once it bound them */
@@ -389,6 +426,11 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
                 s = sg__xrun_input(ex, a->epi_in[i], sg__xrun_value(rx, m->in[i].ph));
         for (uint32_t j = 0; j < m->nlead && !s; j++)
             s = sg__xrun_input(ex, a->epi_lead[j], sg__xrun_value(fx, a->fw->args[fo->args + j].u.v));
+        for (uint32_t b = 0; b < m->nbases && !s; b++)
+            if (a->epi_base[b] != SG_NOVAL) {
+                sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = bt[b]};
+                s = sg__xrun_input(ex, a->epi_base[b], &xv);
+            }
         if (!s)
             s = sg__xrun_rest(ex);
     }
@@ -450,6 +492,9 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
         }
         ver->n = before[i] + n; /* the same for every input sharing ver: it was read before anything ran */
     }
+    for (uint32_t b = 0; bt && b < m->nbases; b++)
+        sg__xt_unref(bt[b]);
+    sg_free(bt);
     sg_free(before);
     sg__xrun_free(ex);
     sg__xrun_free(fx);

@@ -67,7 +67,9 @@ typedef struct sg__aot_input {
     uint32_t bumps;      /* how often eager execution bumps its version counter (writes through it and
                             its views, in place or out=, and their in-place view calls; not .data's) */
     bool tensor;
-    bool data;           /* its storage written */
+    uint32_t base;       /* the synthetic base its storage has (index into meta bases), or SG_NOVAL */
+    bool data;           /* written (through it or its views; a storage without a synthetic base: by anyone) */
+    bool stale;          /* its storage written (views of it must be made again after the call) */
     bool metadata;       /* sizes, strides or offset changed in place (t_, as_strided_ ...) */
     bool storage;        /* set_ to another storage */
     bool no_grad;        /* every data mutation under no_grad */
@@ -88,6 +90,20 @@ typedef struct sg__aot_output {
     uint32_t src;        /* the src output value */
 } sg__aot_output;
 
+/* A synthetic base (PyTorch's, 1.9): a storage that several inputs view,
+ * or that an as_strided of an input reaches beyond it, written by the
+ * program: the functional graph takes it as one more input (a dst
+ * placeholder, one dimension over numel elements: the runtime views the
+ * storage of input member so) and views each input on it (as_strided). */
+typedef struct sg__aot_base {
+    uint32_t dph;        /* its dst placeholder */
+    uint32_t member;     /* the first input on it */
+    const sg_expr *numel;
+    uint32_t lead;       /* OUT_GRAPH: its leading output */
+    uint8_t where;       /* SG__AOT_IN_GRAPH or _OUT_GRAPH */
+    bool hidden;         /* every write through .data */
+} sg__aot_base;
+
 /* The analysis of a functionalization (PyTorch's ViewAndMutationMeta): its
  * blocks owned (sg__aot_meta_free). */
 typedef struct sg__aot_meta {
@@ -97,7 +113,9 @@ typedef struct sg__aot_meta {
     uint32_t nin;
     sg__aot_output *out; /* the user outputs, in order */
     uint32_t nout;
-    uint32_t nlead;      /* the graph's leading outputs: the OUT_GRAPH inputs' updated values */
+    uint32_t nlead;      /* the graph's leading outputs: the OUT_GRAPH bases' and inputs' updated values */
+    sg__aot_base *bases; /* the synthetic bases, in the order of their first input */
+    uint32_t nbases;
 } sg__aot_meta;
 
 /* sg__aot_functionalize that also analyses: keep says whether mutations

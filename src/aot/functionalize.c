@@ -17,6 +17,7 @@ typedef struct fval {
     uint32_t obj;    /* the object it is a version of: its first version (in-place calls give new versions) */
     uint32_t ver;    /* the input placeholder whose version counter it shares (SG_NOVAL: none) */
     uint32_t bumps;  /* (an input placeholder) how often eager execution bumps its version counter */
+    uint32_t writes, writes_no_grad, writes_hidden; /* (an object's first version) data mutations through it */
     bool meta;       /* (an object's first version) sizes, strides or offset changed in place */
 } fval;
 
@@ -26,6 +27,10 @@ typedef struct fstore {
     uint32_t input;  /* the src placeholder whose storage it is (SG_NOVAL: none) */
     uint32_t inputs; /* how many placeholders share it */
     uint32_t writes, writes_no_grad, writes_hidden; /* data mutations: all, under no_grad, through .data */
+    bool written;    /* some call of src writes it */
+    bool strided;    /* some as_strided of src views it */
+    bool synth;      /* a synthetic base stands for it (see the head of the file) */
+    uint32_t sph;    /* synth: the dst placeholder of that base, once made */
 } fstore;
 
 typedef struct fz {
@@ -49,9 +54,36 @@ static bool is_tensor(const sg__graph *g, uint32_t v)
     return v < g->nvals && g->vals[v].kind == SG_V_TENSOR;
 }
 
+/* The storage of v: a src tensor value, or the slot of a synthetic base
+ * (nvals + its storage). */
 static fstore *store_of(fz *z, uint32_t v)
 {
-    return &z->st[z->src->vals[v].u.t.storage];
+    return v >= z->src->nvals ? &z->st[v - z->src->nvals] : &z->st[z->src->vals[v].u.t.storage];
+}
+
+static bool is_asstrided(const sg__gnode *nd)
+{
+    return nd->kind == SG_N_CALL && (nd->schema->op == SG_OP_as_strided || nd->schema->op == SG_OP_as_strided_);
+}
+
+/* The synthetic base of storage st: a placeholder of dst, one dimension
+ * over the storage's elements (its numel as src has it), made at its first
+ * use. */
+static sg_status synth_base(fz *z, uint32_t st, uint32_t *out)
+{
+    fstore *s = &z->st[st];
+    if (s->sph == SG_NOVAL) {
+        const sg__graph *src = z->src;
+        const sg_expr *numel = sg__graph_storage_numel(src, st), *one = z->dst->ctx->one;
+        uint32_t v;
+        CHAIN(sg__graph_tensor(z->dst, &v, (sg_dtype)src->vals[s->input].u.t.dtype, 1, &numel, &one, z->dst->ctx->zero,
+                               SG_NOVAL));
+        sg__graph_set_storage_numel(z->dst, z->dst->vals[v].u.t.storage, numel);
+        CHAIN(sg__graph_placeholder(z->dst, v, "base"));
+        s->sph = v;
+    }
+    *out = s->sph;
+    return SG_OK;
 }
 
 /* View call node of src made again in dst over p (its self). */
@@ -65,6 +97,50 @@ static sg_status replay_view(fz *z, sg__replay *r, uint32_t node, uint32_t p, ui
     return sg__aot_view_again(z->dst, z->src, node, p, out);
 }
 
+/* The arguments of as_strided(p, v's sizes, strides, offset) in dst: what
+ * an input on a synthetic base is of it. */
+static sg_status strided_args(fz *z, uint32_t v, uint32_t p, sg__garg *a)
+{
+    const sg__graph *src = z->src;
+    const sg__fake_tensor *t = &src->vals[v].u.t;
+    const sg_expr *sz[SG_MAX_DIMS], *sd[SG_MAX_DIMS];
+    for (uint32_t d = 0; d < t->ndim; d++) {
+        sz[d] = sg__graph_size(src, v, d);
+        sd[d] = sg__graph_stride(src, v, d);
+    }
+    a[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = p};
+    a[1] = (sg__garg){.kind = SG_A_EXPRS, .u.list.n = t->ndim};
+    a[2] = (sg__garg){.kind = SG_A_EXPRS, .u.list.n = t->ndim};
+    a[3] = (sg__garg){.kind = SG_A_EXPR, .u.e = t->offset};
+    CHAIN(sg__graph_exprs(z->dst, &a[1].u.list.off, sz, t->ndim));
+    return sg__graph_exprs(z->dst, &a[2].u.list.off, sd, t->ndim);
+}
+
+/* Link v of a chain made again over p (the current value of what it views). */
+static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_t *out)
+{
+    if (z->v[v].vnode != SG_NOVAL)
+        return replay_view(z, r, z->v[v].vnode, p, out);
+    sg__garg a[4];
+    CHAIN(strided_args(z, v, p, a));
+    return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out);
+}
+
+/* Link v of a chain written back: val (its new contents) into base (the
+ * current value of what it views). */
+static sg_status link_inverse(fz *z, uint32_t v, uint32_t base, uint32_t val, uint32_t *out)
+{
+    if (z->v[v].vnode != SG_NOVAL)
+        return sg__aot_view_inverse(z->dst, z->src, z->v[v].vnode, base, val, out);
+    sg__garg a[5];
+    CHAIN(strided_args(z, v, base, a));
+    a[4] = a[3];
+    a[3] = a[2];
+    a[2] = a[1];
+    a[1] = (sg__garg){.kind = SG_A_VALUE, .u.v = val};
+    return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided_scatter), a, 5, 0, NULL, out);
+}
+
 /* The dst value standing for src tensor value v now: made again from its
  * base where its storage was written since (its view replayed on its
  * parent's current value). */
@@ -72,6 +148,8 @@ static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
 {
     fval *f = &z->v[v];
     fstore *s = store_of(z, v);
+    if (v >= z->src->nvals && !s->gen) /* a synthetic base not written yet: its placeholder */
+        CHAIN(synth_base(z, v - (uint32_t)z->src->nvals, &f->cur));
     if (f->parent == SG_NOVAL) { /* a root: the base once written, else itself as the replay made it */
         *out = s->gen ? s->base : f->cur != SG_NOVAL ? f->cur : sg__replay_mapped(r, v);
         if (*out == SG_NOVAL)
@@ -84,12 +162,11 @@ static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
         *out = f->cur;
         return SG_OK;
     }
-    const sg__gnode *nd = &z->src->nodes[f->vnode];
-    if (z->src->vals[nd->out].kind != SG_V_TENSOR)
-        return unsupported(z, "a view of a written storage read again through", nd->schema->name);
+    if (f->vnode != SG_NOVAL && z->src->vals[z->src->nodes[f->vnode].out].kind != SG_V_TENSOR)
+        return unsupported(z, "a view of a written storage read again through", z->src->nodes[f->vnode].schema->name);
     uint32_t p;
     CHAIN(current(z, r, f->parent, &p));
-    CHAIN(replay_view(z, r, f->vnode, p, out));
+    CHAIN(link_view(z, r, v, p, out));
     f->cur = *out;
     f->gen = s->gen;
     return SG_OK;
@@ -132,6 +209,8 @@ static void made(fz *z, uint32_t v, uint32_t parent, uint32_t vnode, uint32_t cu
         s->base = cur;
     /* a view shares its source's version counter, but for .data (a flagged detach) */
     uint32_t ver = parent != SG_NOVAL && !(z->src->nodes[vnode].flags & SG_NODE_DATA) ? z->v[parent].ver : SG_NOVAL;
+    if (parent != SG_NOVAL && s->synth && is_asstrided(&z->src->nodes[vnode])) /* positions of the storage itself */
+        parent = (uint32_t)z->src->nvals + z->src->vals[v].u.t.storage;
     z->v[v] = (fval){.parent = parent, .vnode = vnode, .cur = cur, .gen = s->gen, .obj = v, .ver = ver};
 }
 
@@ -162,8 +241,8 @@ static void bump(fz *z, const sg__gnode *nd, uint32_t v)
 static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd, uint32_t self, uint32_t f)
 {
     fstore *s = store_of(z, self);
-    if (s->inputs > 1)
-        return unsupported(z, "a write into a storage that two inputs share", nd->schema->name);
+    if (s->inputs > 1 && !s->synth)
+        return sg__err(z->dst->ctx, SG_EINTERNAL, "functionalize: a write into inputs that share a storage");
     if (z->dst->vals[f].u.t.dtype != z->src->vals[self].u.t.dtype)
         return unsupported(z, "a write whose functional result has another dtype", nd->schema->name);
     /* the chain from the base down to self (PyTorch's apply_update): each
@@ -174,20 +253,22 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
         if (n == 256)
             return unsupported(z, "a chain of more than 256 views", nd->schema->name);
-        const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
-        if (z->src->vals[vn->out].kind != SG_V_TENSOR)
-            return unsupported(z, "a write through an element of", vn->schema->name);
-        hidden |= (vn->flags & SG_NODE_DATA) != 0; /* through x.data: autograd does not see it */
+        if (z->v[c].vnode != SG_NOVAL) { /* (else an input on a synthetic base) */
+            const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
+            if (z->src->vals[vn->out].kind != SG_V_TENSOR)
+                return unsupported(z, "a write through an element of", vn->schema->name);
+            hidden |= (vn->flags & SG_NODE_DATA) != 0; /* through x.data: autograd does not see it */
+        }
         chain[n++] = c;
     }
     uint32_t root = n ? z->v[chain[n - 1]].parent : self;
     CHAIN(current(z, r, root, &tmp[n]));
     for (uint32_t i = n; i-- > 1;) /* tmp[i]: the value chain[i] views, made again */
-        CHAIN(replay_view(z, r, z->v[chain[i]].vnode, tmp[i + 1], &tmp[i]));
+        CHAIN(link_view(z, r, chain[i], tmp[i + 1], &tmp[i]));
     uint32_t val = f;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t np;
-        CHAIN(sg__aot_view_inverse(z->dst, z->src, z->v[chain[i]].vnode, tmp[i + 1], val, &np));
+        CHAIN(link_inverse(z, chain[i], tmp[i + 1], val, &np));
         z->v[chain[i]].cur = val; /* current once the generation moves, below */
         val = np;
     }
@@ -196,6 +277,13 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
     s->writes++;
     s->writes_no_grad += (nd->flags & SG_NODE_NO_GRAD) != 0;
     s->writes_hidden += hidden;
+    /* the object written through: the root's, or (a synthetic base) the input's on it */
+    uint32_t obj = root < z->src->nvals ? z->v[root].obj : z->v[chain[n - 1]].obj;
+    if (obj != SG_NOVAL) {
+        z->v[obj].writes++;
+        z->v[obj].writes_no_grad += (nd->flags & SG_NODE_NO_GRAD) != 0;
+        z->v[obj].writes_hidden += hidden;
+    }
     for (uint32_t i = 0; i < n; i++) /* the values written along the chain are current */
         z->v[chain[i]].gen = s->gen;
     /* the call's value: self's next version, the same link of the chain */
@@ -301,8 +389,10 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             CHAIN(current(z, r, self, &cur));
             uint32_t v;
             CHAIN(replay_view(z, r, node, cur, &v));
-            uint32_t obj = z->v[self].obj;
-            z->v[nd->out] = (fval){.parent = self, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
+            uint32_t obj = z->v[self].obj, parent = self;
+            if (store_of(z, self)->synth && is_asstrided(nd)) /* positions of the storage itself */
+                parent = (uint32_t)z->src->nvals + z->src->vals[self].u.t.storage;
+            z->v[nd->out] = (fval){.parent = parent, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
                                    .ver = z->v[self].ver};
             z->v[obj].meta = true;
             bump(z, nd, self);
@@ -392,8 +482,14 @@ static bool same_layout(const sg__graph *g, uint32_t v, uint32_t w)
  * or SG_NOVAL. */
 static uint32_t input_of(const fz *z, const uint32_t *input_idx, uint32_t v)
 {
-    while (z->v[v].parent != SG_NOVAL)
-        v = z->v[v].parent;
+    while (z->v[v].parent != SG_NOVAL) {
+        if (z->v[v].parent < z->src->nvals)
+            v = z->v[v].parent;
+        else if (z->v[v].vnode != SG_NOVAL) /* an as_strided on a synthetic base: what it was called on */
+            v = z->src->args[z->src->nodes[z->v[v].vnode].args].u.v;
+        else
+            break; /* an input on a synthetic base */
+    }
     uint32_t obj = z->v[v].obj;
     return obj == SG_NOVAL ? SG_NOVAL : input_idx[obj];
 }
@@ -411,7 +507,9 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
         const fstore *st = store_of(z, ph);
         in->final = last[ph];
         in->bumps = z->v[ph].bumps;
-        in->data = st->writes > 0 && st->input == ph;
+        /* written through it (on a synthetic base: through it, not through another input of the base) */
+        in->data = st->synth ? z->v[ph].writes > 0 : st->writes > 0 && st->input == ph;
+        in->stale = st->writes > 0;
         /* set_ to another storage; one back to its own is none */
         in->storage = src->vals[in->final].u.t.storage != src->vals[ph].u.t.storage;
         in->metadata = in->storage || (z->v[ph].meta && !same_layout(src, ph, in->final));
@@ -427,6 +525,15 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
         in->leaf = src->vals[ph].u.t.leaf;
         bool in_graph = z->keep && (in->data || in->storage) &&
                         ((!in->metadata && !in->requires_grad) || in->hidden || in->no_grad);
+        if (st->synth) { /* its synthetic base's place (1.9: data only; requires grad if any input on it does) */
+            bool rg = false;
+            for (uint32_t j = 0; j < m->nin; j++)
+                rg |= m->in[j].tensor && src->vals[m->in[j].ph].u.t.storage == src->vals[ph].u.t.storage &&
+                      src->vals[last[m->in[j].ph]].u.t.requires_grad;
+            bool no_grad = st->writes <= st->writes_no_grad + st->writes_hidden;
+            in_graph = in->data && z->keep && (!rg || no_grad || st->writes <= st->writes_hidden);
+            in->no_grad = in->data && no_grad;
+        }
         if (!in->data && !in->metadata)
             in->where = SG__AOT_NOT_MUTATED;
         else if (in_graph)
@@ -553,7 +660,8 @@ static sg_status end(sg__replay *r, void *ud)
     uint32_t *input_idx = sg__malloc(dst->ctx, (src->nvals ? src->nvals : 1) * sizeof *input_idx);
     uint32_t *copied = sg__calloc(dst->ctx, src->nvals ? src->nvals : 1, sizeof *copied);
     z->lead = sg__malloc(dst->ctx, (m->nin ? m->nin : 1) * sizeof *z->lead);
-    sg_status s = last && input_idx && copied && z->lead ? SG_OK : sg__nomem(dst->ctx);
+    m->bases = sg__malloc(dst->ctx, (m->nin ? m->nin : 1) * sizeof *m->bases);
+    sg_status s = last && input_idx && copied && z->lead && m->bases ? SG_OK : sg__nomem(dst->ctx);
     if (!s) {
         memset(input_idx, 0xff, src->nvals * sizeof *input_idx);
         for (uint32_t v = 0; v < src->nvals; v++) {
@@ -569,12 +677,42 @@ static sg_status end(sg__replay *r, void *ud)
         if (!s)
             s = analyse_outputs(z, m, out, input_idx);
     }
+    /* the synthetic bases first (PyTorch's calling convention puts them
+       first), each once: copy_ into it in the graph, or its new contents
+       given to the epilogue */
+    for (uint32_t i = 0; i < m->nin && !s; i++) {
+        fstore *st = m->in[i].tensor ? store_of(z, m->in[i].ph) : NULL;
+        if (!st || !st->synth || st->input != m->in[i].ph || !st->writes)
+            continue;
+        bool rg = false, ng = st->writes <= st->writes_no_grad + st->writes_hidden, hid = st->writes <= st->writes_hidden;
+        for (uint32_t j = 0; j < m->nin; j++)
+            rg |= m->in[j].tensor && store_of(z, m->in[j].ph) == st && m->in[j].requires_grad;
+        sg__aot_base *b = &m->bases[m->nbases++];
+        *b = (sg__aot_base){.dph = st->sph, .member = i, .numel = sg__graph_storage_numel(src, src->vals[m->in[i].ph].u.t.storage),
+                            .lead = SG_NOVAL, .hidden = hid};
+        b->where = z->keep && (!rg || ng || hid) ? SG__AOT_IN_GRAPH : SG__AOT_OUT_GRAPH;
+        for (uint32_t j = 0; j < m->nin; j++)
+            if (m->in[j].tensor && store_of(z, m->in[j].ph) == st)
+                m->in[j].base = m->nbases - 1;
+        if (b->where == SG__AOT_IN_GRAPH) {
+            sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = st->sph}, {.kind = SG_A_VALUE, .u.v = st->base}};
+            size_t at = dst->nnodes;
+            uint32_t c;
+            if (!(s = sg__replay_call(r, copy, a, 2, &c)))
+                dst->nodes[at].flags = hid ? SG_NODE_DATA : ng ? SG_NODE_NO_GRAD : 0;
+        } else {
+            b->lead = m->nlead;
+            z->lead[m->nlead++] = st->base;
+        }
+    }
     for (uint32_t i = 0; i < m->nin && !s; i++) {
         sg__aot_input *in = &m->in[i];
+        if (in->base != SG_NOVAL && !in->storage)
+            continue; /* its data went with its synthetic base; its metadata is the runtime's */
         if (in->where == SG__AOT_IN_GRAPH) {
             fstore *st = store_of(z, in->ph);
             uint32_t c = SG_NOVAL;
-            if (in->data) { /* the contents of its own storage (before a set_ moves it: eager wrote them there) */
+            if (in->data && in->base == SG_NOVAL) { /* its own storage's contents (before a set_ moves it) */
                 sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = in->dph}, {.kind = SG_A_VALUE, .u.v = st->base}};
                 size_t at = dst->nnodes;
                 if (!(s = sg__replay_call(r, copy, a, 2, &c)))
@@ -617,12 +755,58 @@ static sg_status end(sg__replay *r, void *ud)
     return s;
 }
 
+/* Which input storages get a synthetic base: those a call writes that
+ * several inputs view, or that an as_strided reads (its positions are the
+ * storage's, which an input with an offset or a gap does not cover); each
+ * input on one views it (as_strided by the input's own layout). */
+static sg_status plan_synthetic(fz *z)
+{
+    const sg__graph *src = z->src;
+    for (uint32_t i = 0; i < src->nnodes; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind != SG_N_CALL || !nd->nargs)
+            continue;
+        const sg__garg *a0 = &src->args[nd->args];
+        if (is_asstrided(nd) && a0->kind == SG_A_VALUE && is_tensor(src, a0->u.v))
+            z->st[src->vals[a0->u.v].u.t.storage].strided = true;
+        const sg__opinfo *info = sg__op_info(nd->schema->op);
+        unsigned op = nd->schema->op;
+        bool data = (nd->schema->flags & SG_OPF_OUT) ||
+                    ((nd->schema->flags & SG_OPF_INPLACE) && !(info && (info->tags & SG_T_INPLACE_VIEW)) &&
+                     op != SG_OP_detach_ && op != SG_OP_requires_grad_ && op != SG_OP_set__source_Tensor);
+        for (uint32_t k = 0; data && k < nd->nargs; k++) { /* self, or out */
+            const sg__garg *a = &src->args[nd->args + k];
+            if (a->kind == SG_A_VALUE && is_tensor(src, a->u.v) &&
+                ((nd->schema->flags & SG_OPF_INPLACE) ? k == 0 : a->kw && !strcmp(a->kw, "out")))
+                z->st[src->vals[a->u.v].u.t.storage].written = true;
+        }
+    }
+    const sg__scope *root = &src->scopes[0];
+    for (uint32_t i = 0; i < root->nphs; i++) {
+        uint32_t ph = src->nodes[root->phs[i]].out;
+        if (!is_tensor(src, ph))
+            continue;
+        uint32_t sid = src->vals[ph].u.t.storage;
+        fstore *st = &z->st[sid];
+        if (!st->written || (st->inputs < 2 && !st->strided))
+            continue;
+        if (src->vals[ph].u.t.dtype != src->vals[st->input].u.t.dtype)
+            return sg__err(z->dst->ctx, SG_EALIASING,
+                           "aot_autograd() does not yet handle input mutations on views with different dtypes.");
+        st->synth = true;
+        z->v[ph].parent = (uint32_t)src->nvals + sid; /* as_strided of the base, by its own layout */
+        z->v[ph].vnode = SG_NOVAL;
+    }
+    return SG_OK;
+}
+
 void sg__aot_meta_free(sg__aot_meta *m)
 {
     if (!m)
         return;
     sg_free(m->in);
     sg_free(m->out);
+    sg_free(m->bases);
     *m = (sg__aot_meta){0};
 }
 
@@ -634,22 +818,22 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
     *meta = (sg__aot_meta){.keep = keep};
     fz z = {.src = src, .dst = dst, .keep = keep, .meta = meta};
     const sg__scope *root = &src->scopes[0];
-    z.v = sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *z.v);
+    z.v = sg__malloc(ctx, (src->nvals + src->nstorages + 1) * sizeof *z.v); /* then a slot per storage's synthetic base */
     z.st = sg__malloc(ctx, (src->nstorages ? src->nstorages : 1) * sizeof *z.st);
     meta->in = sg__calloc(ctx, root->nphs ? root->nphs : 1, sizeof *meta->in);
     sg_status s = z.v && z.st && meta->in ? SG_OK : sg__nomem(ctx);
     if (!s) {
-        for (size_t i = 0; i < src->nvals; i++)
+        for (size_t i = 0; i < src->nvals + src->nstorages; i++)
             z.v[i] = (fval){.parent = SG_NOVAL, .vnode = SG_NOVAL, .cur = SG_NOVAL, .obj = SG_NOVAL, .ver = SG_NOVAL};
         for (size_t i = 0; i < src->nstorages; i++)
-            z.st[i] = (fstore){.base = SG_NOVAL, .input = SG_NOVAL};
+            z.st[i] = (fstore){.base = SG_NOVAL, .input = SG_NOVAL, .sph = SG_NOVAL};
         /* the inputs: each the root of its storage (its dst value, the
            replay's placeholder, is taken by the first current() of it) */
         meta->nin = root->nphs;
         for (uint32_t i = 0; i < root->nphs; i++) {
             uint32_t ph = src->nodes[root->phs[i]].out;
             meta->in[i] = (sg__aot_input){.ph = ph, .dph = SG_NOVAL, .final = ph, .updated = SG_NOVAL,
-                                          .tensor = is_tensor(src, ph)};
+                                          .base = SG_NOVAL, .tensor = is_tensor(src, ph)};
             if (!is_tensor(src, ph))
                 continue;
             z.v[ph].obj = z.v[ph].ver = ph;
@@ -659,6 +843,8 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
                 st->input = ph;
         }
     }
+    if (!s)
+        s = plan_synthetic(&z);
     if (!s)
         s = sg__graph_replay_end(src, dst, hook, end, before_cond, &z);
     sg_free(z.v);

@@ -124,6 +124,17 @@ static void check_case(const vcase *c)
     assert_int_equal(sg__xrun_new(C, g, &r), SG_OK);
     sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = xt};
     assert_int_equal(sg__xrun_input(r, x, &xv), SG_OK);
+    sg__xtensor *bt = NULL;
+    for (uint32_t i = 0; i < g->scopes[0].nphs; i++) { /* a synthetic base: x's storage as one dimension */
+        uint32_t b = g->nodes[g->scopes[0].phs[i]].out;
+        if (strcmp(g->vals[b].name, "base"))
+            continue;
+        int64_t n = sg_tensor_storage_numel(xt), one = 1;
+        assert_int_equal(sg__xt_view(C, &bt, xt->st, xt->ver, 1, &n, &one, 0), SG_OK);
+        sg__xval bv = {.kind = SG_XV_TENSOR, .u.t = bt};
+        assert_int_equal(sg__xrun_input(r, b, &bv), SG_OK);
+    }
+    sg__xt_unref(bt);
     if (sg__xrun_rest(r))
         fail_msg("%s: run: %s", c->op, sg_ctx_last_error_msg(C));
     /* brute force: the positions the concrete view reaches, doubled */
@@ -222,6 +233,17 @@ static void run_graph(const sg__graph *g, uint32_t x, sg_tensor *xt, double *out
     assert_int_equal(sg__xrun_new(C, g, &r), SG_OK);
     sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = xt};
     assert_int_equal(sg__xrun_input(r, x, &xv), SG_OK);
+    sg__xtensor *bt = NULL;
+    for (uint32_t i = 0; i < g->scopes[0].nphs; i++) { /* a synthetic base: x's storage as one dimension */
+        uint32_t b = g->nodes[g->scopes[0].phs[i]].out;
+        if (strcmp(g->vals[b].name, "base"))
+            continue;
+        int64_t n = sg_tensor_storage_numel(xt), one = 1;
+        assert_int_equal(sg__xt_view(C, &bt, xt->st, xt->ver, 1, &n, &one, 0), SG_OK);
+        sg__xval bv = {.kind = SG_XV_TENSOR, .u.t = bt};
+        assert_int_equal(sg__xrun_input(r, b, &bv), SG_OK);
+    }
+    sg__xt_unref(bt);
     if (sg__xrun_rest(r))
         fail_msg("run: %s", sg_ctx_last_error_msg(C));
     const sg__gnode *o = &g->nodes[g->nnodes - 1];
