@@ -28,10 +28,11 @@ sg_status sg__aot_view_again(sg__graph *dst, const sg__graph *src, uint32_t node
  * mutated into base (narrow as the slice it is); for the views that cover
  * their base (t, transpose.int, permute, unsqueeze, squeeze, squeeze.dim,
  * view), the inverse view of mutated, base's shape again; for detach and
- * alias, mutated itself. *out: the value of dst that stands for the new
- * base. Errors: SG_EUNSUPPORTED (expand: several elements of the view read
- * one of the base, so no write through it is defined; unbind and the
- * other views: not yet), SG_EINVAL (node not a view call, arguments of the
+ * alias, mutated itself; for expand (written only where all repeats of
+ * an element take one value: the memory-overlap check refuses the rest
+ * first) the first of each repeated element (select and slice); in-place views as the views they apply. *out: the
+ * value of dst that stands for the new base. Errors: SG_EUNSUPPORTED
+ * (unbind and the other views: not yet), SG_EINVAL (node not a view call, arguments of the
  * wrong kind), and those of sg__graph_record. */
 sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t base, uint32_t mutated,
                                uint32_t *out);

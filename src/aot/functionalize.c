@@ -30,6 +30,7 @@ typedef struct fstore {
     bool written;    /* some call of src writes it */
     bool strided;    /* some as_strided of src views it */
     bool synth;      /* a synthetic base stands for it (see the head of the file) */
+    uint32_t root;   /* the first src value that is its root (SG_NOVAL: none yet) */
     uint32_t sph;    /* synth: the dst placeholder of that base, once made */
 } fstore;
 
@@ -207,6 +208,8 @@ static void made(fz *z, uint32_t v, uint32_t parent, uint32_t vnode, uint32_t cu
     fstore *s = store_of(z, v);
     if (parent == SG_NOVAL && s->base == SG_NOVAL)
         s->base = cur;
+    if (parent == SG_NOVAL && s->root == SG_NOVAL)
+        s->root = v;
     /* a view shares its source's version counter, but for .data (a flagged detach) */
     uint32_t ver = parent != SG_NOVAL && !(z->src->nodes[vnode].flags & SG_NODE_DATA) ? z->v[parent].ver : SG_NOVAL;
     if (parent != SG_NOVAL && s->synth && is_asstrided(&z->src->nodes[vnode])) /* positions of the storage itself */
@@ -243,8 +246,12 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
     fstore *s = store_of(z, self);
     if (s->inputs > 1 && !s->synth)
         return sg__err(z->dst->ctx, SG_EINTERNAL, "functionalize: a write into inputs that share a storage");
-    if (z->dst->vals[f].u.t.dtype != z->src->vals[self].u.t.dtype)
-        return unsupported(z, "a write whose functional result has another dtype", nd->schema->name);
+    if (z->dst->vals[f].u.t.dtype != z->src->vals[self].u.t.dtype) { /* converted, as the kernel writes it */
+        uint32_t now;
+        CHAIN(current(z, r, self, &now));
+        sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = now}, {.kind = SG_A_VALUE, .u.v = f}};
+        CHAIN(sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_copy), a, 2, &f));
+    }
     /* the chain from the base down to self (PyTorch's apply_update): each
        view made again from the base's current value, then each written
        back into the one it views, from self up */
@@ -262,6 +269,11 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
         chain[n++] = c;
     }
     uint32_t root = n ? z->v[chain[n - 1]].parent : self;
+    if (root < z->src->nvals && z->src->vals[root].node != SG_NOVAL) {
+        const sg__gnode *rn = &z->src->nodes[z->src->vals[root].node];
+        if (rn->kind == SG_N_PLACEHOLDER && rn->scope != 0)
+            return unsupported(z, "a cond branch that writes what it takes (under no_grad)", nd->schema->name);
+    }
     CHAIN(current(z, r, root, &tmp[n]));
     for (uint32_t i = n; i-- > 1;) /* tmp[i]: the value chain[i] views, made again */
         CHAIN(link_view(z, r, chain[i], tmp[i + 1], &tmp[i]));
@@ -308,6 +320,67 @@ static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd,
     return write_through(z, r, node, nd, z->src->args[nd->args].u.v, f);
 }
 
+/* The storage of src value v gets a synthetic base from now on (a resize
+ * of it: its positions are what counts, and it may grow): its contents as
+ * one dimension over its final number of elements (an input's: the
+ * synthetic placeholder, the program's writes scattered in; a storage the
+ * program made: zeros with its root's contents scattered in), and every
+ * root it had (its versions) an as_strided of that base by its own layout. */
+static sg_status make_synthetic(fz *z, sg__replay *r, uint32_t v)
+{
+    const sg__graph *src = z->src;
+    uint32_t sid = src->vals[v].u.t.storage, slot = (uint32_t)src->nvals + sid;
+    fstore *s = &z->st[sid];
+    if (s->synth)
+        return SG_OK;
+    uint32_t root = s->input != SG_NOVAL ? s->input : s->root, flat, cur;
+    if (root == SG_NOVAL)
+        return sg__err(z->dst->ctx, SG_EINTERNAL, "functionalize: a storage without a root");
+    CHAIN(current(z, r, root, &cur));
+    if (s->input != SG_NOVAL) {
+        CHAIN(synth_base(z, sid, &flat));
+    } else {
+        const sg_expr *numel = sg__graph_storage_numel(src, sid);
+        uint32_t off;
+        CHAIN(sg__graph_exprs(z->dst, &off, &numel, 1));
+        sg__garg za[2] = {{.kind = SG_A_EXPRS, .u.list = {off, 1}},
+                          {.kind = SG_A_DTYPE, .kw = "dtype", .u.dtype = src->vals[root].u.t.dtype}};
+        CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_zeros), za, 2, 0, NULL, &flat));
+    }
+    if (s->input == SG_NOVAL || s->gen) { /* the root's contents in place */
+        sg__garg a[5];
+        CHAIN(strided_args(z, root, flat, a));
+        a[4] = a[3];
+        a[3] = a[2];
+        a[2] = a[1];
+        a[1] = (sg__garg){.kind = SG_A_VALUE, .u.v = cur};
+        CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided_scatter), a, 5, 0, NULL, &flat));
+    }
+    for (uint32_t u = 0; u < src->nvals; u++) /* its roots so far: views of the base */
+        if (u != slot && is_tensor(src, u) && src->vals[u].u.t.storage == sid && z->v[u].parent == SG_NOVAL &&
+            (z->v[u].cur != SG_NOVAL || u == root)) {
+            z->v[u].parent = slot;
+            z->v[u].vnode = SG_NOVAL;
+        }
+    s->synth = true;
+    s->base = flat;
+    s->gen++; /* every view made before is made again from the base */
+    return SG_OK;
+}
+
+/* src value out: object o's next version laid out anew over o's storage
+ * (resize_, an out= resized): on its synthetic base. */
+static sg_status resized(fz *z, sg__replay *r, uint32_t o, uint32_t out)
+{
+    CHAIN(make_synthetic(z, r, o));
+    const fval *of = &z->v[o];
+    z->v[out] = (fval){.parent = (uint32_t)z->src->nvals + z->src->vals[o].u.t.storage, .vnode = SG_NOVAL,
+                       .cur = SG_NOVAL, .obj = of->obj, .ver = of->ver};
+    if (of->obj != SG_NOVAL)
+        z->v[of->obj].meta = true;
+    return SG_OK;
+}
+
 /* Do src values v and w have the same sizes? */
 static bool same_sizes(const sg__graph *g, uint32_t v, uint32_t w)
 {
@@ -349,17 +422,10 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
     CHAIN(sg__replay_call(r, fs, in, n, &f));
     if (same_sizes(z->src, o, nd->out))
         return write_through(z, r, node, nd, o, f);
-    /* resized: out becomes the result, on a storage of its own */
-    fstore *s = store_of(z, o);
-    if (z->v[o].parent != SG_NOVAL || s->input != SG_NOVAL)
-        return unsupported(z, "an out= that resizes a view or an input", sch->name);
-    if (z->dst->vals[f].u.t.dtype != z->src->vals[o].u.t.dtype)
-        return unsupported(z, "a write whose functional result has another dtype", sch->name);
-    s->base = f;
-    s->gen++;
-    bump(z, nd, o);
-    next_version(z, o, nd->out, f);
-    return sg__replay_map(r, nd->out, f);
+    /* resized (resize_output): out takes the result's layout over its
+       storage (grown), then the result */
+    CHAIN(resized(z, r, o, nd->out));
+    return write_through(z, r, node, nd, nd->out, f);
 }
 
 static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *args, size_t nargs)
@@ -368,12 +434,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
     const sg__gnode *nd = &z->src->nodes[node];
     const sg__schema *sch = nd->schema;
     const sg__opinfo *info = sg__op_info(sch->op);
-    if (nd->scope != 0) { /* inside a cond's branch: replayed as it is, while no branch writes */
-        uint32_t v;
-        if (sch->flags & SG_OPF_MUTATES)
-            return unsupported(z, "a write inside a cond branch", sch->name);
-        return sg__replay_default(r, node, args, nargs, &v);
-    }
+    (void)nargs;
     if (sch->flags & SG_OPF_OUT)
         return write_out(z, r, node, nd, args);
     if (sch->flags & SG_OPF_INPLACE) {
@@ -411,8 +472,11 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             bump(z, nd, self);
             return sg__replay_map(r, nd->out, cur);
         }
-        if (op == SG_OP_resize_)
-            return unsupported(z, "a storage mutation", sch->name);
+        if (op == SG_OP_resize_) { /* sizes set in place, the storage grown where they need it */
+            CHAIN(resized(z, r, self, nd->out));
+            CHAIN(current(z, r, nd->out, &cur));
+            return sg__replay_map(r, nd->out, cur);
+        }
         return write(z, r, node, nd, args);
     }
     sg__garg cur[SG_SCHEMA_ARGS];
@@ -826,7 +890,7 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
         for (size_t i = 0; i < src->nvals + src->nstorages; i++)
             z.v[i] = (fval){.parent = SG_NOVAL, .vnode = SG_NOVAL, .cur = SG_NOVAL, .obj = SG_NOVAL, .ver = SG_NOVAL};
         for (size_t i = 0; i < src->nstorages; i++)
-            z.st[i] = (fstore){.base = SG_NOVAL, .input = SG_NOVAL, .sph = SG_NOVAL};
+            z.st[i] = (fstore){.base = SG_NOVAL, .input = SG_NOVAL, .sph = SG_NOVAL, .root = SG_NOVAL};
         /* the inputs: each the root of its storage (its dst value, the
            replay's placeholder, is taken by the first current() of it) */
         meta->nin = root->nphs;

@@ -113,6 +113,8 @@ sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t no
         return call(dst, info->inverse, a, nd->nargs + 1, line, out);
     }
     sg__garg a[6];
+    if (dst->vals[mutated].u.t.ndim < dst->vals[base].u.t.ndim && op == SG_OP_expand)
+        return sg__err(ctx, SG_EINVAL, "view inverse: an expand with fewer dimensions than its base");
     switch (op) {
     case SG_OP_detach:
     case SG_OP_alias:
@@ -169,6 +171,29 @@ sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t no
     case SG_OP_squeeze_dim:
     case SG_OP_view:
         return view_back(dst, base, mutated, line, out);
+    case SG_OP_expand: { /* the first of each repeated element: the memory-overlap check refuses, before,
+                            every write that would give repeats different values */
+        const sg__fake_tensor *b = &dst->vals[base].u.t;
+        uint32_t val = mutated, lead = dst->vals[mutated].u.t.ndim - b->ndim;
+        for (uint32_t k = 0; k < lead; k++) { /* the new leading dimensions: their first index */
+            a[0] = value(val);
+            CHAIN(int_garg(dst, 0, &a[1]));
+            CHAIN(int_garg(dst, 0, &a[2]));
+            CHAIN(call(dst, SG_OP_select_int, a, 3, line, &val));
+        }
+        for (uint32_t d = 0; d < b->ndim; d++) { /* a dimension expanded from 1: its first (base's sizes) */
+            if (sg__graph_size(dst, val, d) == sg__graph_size(dst, base, d))
+                continue;
+            a[0] = value(val);
+            CHAIN(int_garg(dst, d, &a[1]));
+            CHAIN(int_garg(dst, 0, &a[2]));
+            a[3] = (sg__garg){.kind = SG_A_EXPR, .u.e = sg__graph_size(dst, base, d)};
+            CHAIN(int_garg(dst, 1, &a[4]));
+            CHAIN(call(dst, SG_OP_slice_Tensor, a, 5, line, &val));
+        }
+        *out = val;
+        return SG_OK;
+    }
     default:
         return sg__err(ctx, SG_EUNSUPPORTED, "view inverse: unsupported: a write through %s", nd->schema->name);
     }

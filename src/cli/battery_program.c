@@ -1816,19 +1816,16 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     cli_str err = CLI_STR_INIT;
     sg_aot *a = compile(cs, p, p->has_aot ? p->aot_keep : 1, &err);
     cli_str_free(&err);
-    /* Until functionalization covers every construct (issue 20), a program
-       it refuses as unsupported runs as captured (its eager semantics). */
-    bool fallback = !a && p->aot_st == SG_EUNSUPPORTED && !getenv("SG_NO_FALLBACK");
-    st = a ? run_program(cs, p, &c, a, &x) : fallback ? run_traced(cs, p, &c, &x) : p->aot_st;
-    if (!a && !fallback && strncmp(want, "error ", 6)) { /* told apart: a refusal, not a wrong result */
+    st = a ? run_program(cs, p, &c, a, &x) : p->aot_st;
+    if (!a && strncmp(want, "error ", 6)) { /* told apart: a refusal, not a wrong result */
         cli_str_addf(why, "expected %s, the aot pipeline refused: error %s (%s)", want, sg_status_kind(st), p->aot_msg);
         r = CMD_FAIL;
-    } else if (!a && !fallback) {
+    } else if (!a) {
         r = check_error_msg(st, p->aot_msg, want, why);
     } else if (st) {
         r = check_error(ctx, st, want, why);
     } else {
-        outcome o = {p->walk, x, p, &c, !fallback};
+        outcome o = {p->walk, x, p, &c, 1};
         r = check_result(ctx, &o, want, why);
     }
     sg_run_free(x);

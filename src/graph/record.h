@@ -108,8 +108,9 @@ sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn h
 /* Called once, before the root scope's output is replayed: it may record
  * calls (an epilogue) and map again the values the output takes. */
 typedef sg_status (*sg__replay_end_fn)(sg__replay *r, void *ud);
-/* Called before a cond node of src (node) is replayed: it may map again
- * the values the cond takes (its operands, what its branches lift). */
+/* Called before a cond node of src (node, in any scope) is replayed: it
+ * may map again the values the cond takes (its operands, what its
+ * branches lift). */
 typedef sg_status (*sg__replay_cond_fn)(sg__replay *r, void *ud, uint32_t node);
 /* sg__graph_replay with an end callback and a cond callback (each NULL:
  * none). */

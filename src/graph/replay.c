@@ -16,6 +16,7 @@ struct sg__replay {
     uint32_t node;       /* the src node being replayed */
     size_t since;        /* the first dst node recorded for the last src call */
     bool renamed;        /* its unbacked symbols were given to a dst node */
+    sg__replay_cond_fn cond; /* called before each cond node, at any depth (NULL: none) */
     const uint32_t *lead; /* dst values the output gives before src's (sg__replay_lead) */
     uint32_t nlead;
 };
@@ -215,7 +216,10 @@ static sg_status replay_scope(sg__replay *r, sg__replay_fn hook, void *ud, uint3
     for (uint32_t i = 0; i < src->nnodes && !st; i++)
         if (src->nodes[i].scope == s && src->nodes[i].kind != SG_N_PLACEHOLDER) {
             r->node = i;
-            st = replay_node(r, hook, ud);
+            if (r->cond && src->nodes[i].kind == SG_N_COND)
+                st = r->cond(r, ud, i);
+            if (!st)
+                st = replay_node(r, hook, ud);
         }
     r->node = node;
     d->cur = parent;
@@ -369,7 +373,7 @@ sg_status sg__graph_replay_end(const sg__graph *src, sg__graph *dst, sg__replay_
         return SG_EINVAL;
     if (dst->nnodes || dst->env != src->env || dst->cur)
         return sg__err(dst->ctx, SG_EINVAL, "replay: into an empty graph over the same environment");
-    sg__replay r = {.src = src, .dst = dst};
+    sg__replay r = {.src = src, .dst = dst, .cond = cond};
     if (!dst->reg)
         dst->reg = src->reg;
     r.map = sg__malloc(dst->ctx, (src->nvals ? src->nvals : 1) * sizeof *r.map);
