@@ -419,6 +419,15 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
     }
     if (o == SG_NOVAL || !is_tensor(z->src, o))
         return unsupported(z, "an out= call without its out", sch->name);
+    /* a reduction into an out of another dtype computes in out's (sum into int64 truncates each
+       element first): the functional overload's dtype= where it has one */
+    bool has_dtype = n == 0 || in[0].kind != SG_A_VALUE || !is_tensor(z->dst, in[0].u.v) ||
+                     z->dst->vals[in[0].u.v].u.t.dtype == z->src->vals[o].u.t.dtype; /* (self's dtype: nothing to say) */
+    for (uint32_t i = 0; i < n; i++)
+        has_dtype |= in[i].kw && !strcmp(in[i].kw, "dtype");
+    for (int i = 0; i < fs->nargs && !has_dtype; i++)
+        if (!strcmp(fs->args[i].name, "dtype") && n < SG_SCHEMA_ARGS)
+            in[n++] = (sg__garg){.kind = SG_A_DTYPE, .kw = fs->args[i].name, .u.dtype = z->src->vals[o].u.t.dtype};
     CHAIN(sg__replay_call(r, fs, in, n, &f));
     if (same_sizes(z->src, o, nd->out))
         return write_through(z, r, node, nd, o, f);

@@ -815,6 +815,7 @@ static const command commands[] = {
     { "mutations", ARROW_ALWAYS, cmd_mutations },
     { "outputs", ARROW_ALWAYS, cmd_outputs },
     { "mode", ARROW_ALWAYS, cmd_mode },
+    { "agree", ARROW_ALWAYS, cmd_agree },
 };
 
 static const command *find_command(const char *word, size_t n)

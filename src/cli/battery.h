@@ -110,6 +110,7 @@ cmd_result cmd_aot(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
 cmd_result cmd_mutations(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 cmd_result cmd_outputs(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 cmd_result cmd_mode(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
+cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);
 
 /* Tensor inputs and guards at call time (battery_tensor.c). */
 cmd_result cmd_tensor(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why);

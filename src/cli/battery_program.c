@@ -1617,6 +1617,28 @@ static bool call_inputs(case_state *cs, sg_ctx *ctx, struct cli_program *p, cons
     return ok;
 }
 
+/* The program run eagerly on the inputs c: *w is the walk (freed by the
+ * caller, even on an error). */
+static sg_status run_eager(struct cli_program *p, const concrete *c, sg_walk **w)
+{
+    sg_status st = sg_walk_eager(p->prog, w);
+    for (size_t k = 0; k < c->n && !st; k++) { /* the objects, then the parameters that are one of them */
+        const char *name = sg_program_param(p->prog, k);
+        if (c->same_as[k] >= 0)
+            continue;
+        if (c->is_int[k])
+            st = sg_walk_input_int(*w, name, c->ints[k]);
+        else /* the run takes its own reference */
+            st = sg_walk_input_tensor(*w, name, c->t[k], c->rg[k]);
+    }
+    for (size_t k = 0; k < c->n && !st; k++)
+        if (c->same_as[k] >= 0)
+            st = sg_walk_input_same(*w, sg_program_param(p->prog, k), sg_program_param(p->prog, (size_t)c->same_as[k]));
+    if (!st)
+        st = sg_walk_run(*w);
+    return st;
+}
+
 /* eager [S] [NAME sizes=[...]] ... => RESULT */
 cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
@@ -1630,21 +1652,7 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     if (!call_inputs(cs, ctx, p, ln, &c, &early, why))
         return early;
     sg_walk *w = NULL;
-    sg_status st = sg_walk_eager(p->prog, &w);
-    for (size_t k = 0; k < c.n && !st; k++) { /* the objects, then the parameters that are one of them */
-        const char *name = sg_program_param(p->prog, k);
-        if (c.same_as[k] >= 0)
-            continue;
-        if (c.is_int[k])
-            st = sg_walk_input_int(w, name, c.ints[k]);
-        else /* the run takes its own reference */
-            st = sg_walk_input_tensor(w, name, c.t[k], c.rg[k]);
-    }
-    for (size_t k = 0; k < c.n && !st; k++)
-        if (c.same_as[k] >= 0)
-            st = sg_walk_input_same(w, sg_program_param(p->prog, k), sg_program_param(p->prog, (size_t)c.same_as[k]));
-    if (!st)
-        st = sg_walk_run(w);
+    sg_status st = run_eager(p, &c, &w);
     cmd_result r;
     if (st) {
         r = check_error(ctx, st, ln->expected, why);
@@ -1928,4 +1936,146 @@ cmd_result cmd_layouts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str 
     sg_run_free(x);
     concrete_free(&c);
     return r;
+}
+
+/* What a run shows, as items "KEY=VALUE" in a fixed order: each output,
+ * each tensor parameter after the call and whether its version counter
+ * moved, and for each output and tensor parameter whether the output is
+ * that very object or views its storage. */
+static void describe(sg_ctx *ctx, const outcome *o, cli_str *out)
+{
+    size_t no = sg_walk_noutputs(o->w), np = sg_program_nparams(o->p->prog);
+    for (size_t k = 0; k < no; k++) {
+        char *v = NULL;
+        sg_status st = sg_walk_print_output(o->w, o->x, k, &v);
+        cli_str_addf(out, "o%zu=", k);
+        if (st)
+            cli_str_add_error(out, ctx, st);
+        else
+            cli_str_adds(out, v);
+        cli_str_adds(out, "\n");
+        sg_free(v);
+    }
+    for (size_t i = 0; i < np; i++) {
+        const char *name = sg_program_param(o->p->prog, i);
+        uint32_t pv = sg_walk_param_value(o->w, name);
+        const sg_tensor *t = pv == NOVAL ? NULL : sg_run_tensor(o->x, pv);
+        if (!t)
+            continue;
+        char *v = NULL;
+        if (!sg_tensor_print(ctx, &v, t))
+            cli_str_addf(out, "%s=%s\n", name, v);
+        sg_free(v);
+        size_t root = o->c->same_as[i] >= 0 ? (size_t)o->c->same_as[i] : i;
+        cli_str_addf(out, "version %s=%s\n", name, sg_tensor_version(t) != o->c->version[root] ? "bumped" : "same");
+        for (size_t k = 0; k < no; k++) {
+            sg_value ov = sg_walk_output_value(o->w, k);
+            const sg_tensor *x = ov == NOVAL ? NULL : sg_run_tensor(o->x, ov);
+            if (!x)
+                continue;
+            int is = o->compiled ? x == o->c->t[root] : sg_walk_output_is(o->w, k, name);
+            cli_str_addf(out, "o%zu is %s=%s\n", k, name, is ? "yes" : "no");
+            cli_str_addf(out, "o%zu views %s=%s\n", k, name, sg_tensor_same_storage(x, t) ? "yes" : "no");
+        }
+    }
+}
+
+/* Do two descriptions (describe) agree, item for item (values within the
+ * expected values' tolerance)? The first difference into why. */
+static int same_description(const char *a, const char *b, cli_str *why)
+{
+    while (*a || *b) {
+        size_t na = strcspn(a, "\n"), nb = strcspn(b, "\n");
+        const char *ea = memchr(a, '=', na), *eb = memchr(b, '=', nb);
+        char *va = cli_xstrndup(a, na), *vb = cli_xstrndup(b, nb);
+        int ok = ea && eb && ea - a == eb - b && !strncmp(a, b, (size_t)(ea - a)) &&
+                 (!strcmp(va, vb) || values_match(va + (ea - a) + 1, vb + (eb - b) + 1));
+        if (!ok)
+            cli_str_addf(why, "eager gives %s, the compiled program %s", *va ? va : "(nothing)", *vb ? vb : "(nothing)");
+        free(va);
+        free(vb);
+        if (!ok)
+            return 0;
+        a += na + (a[na] == '\n');
+        b += nb + (b[nb] == '\n');
+    }
+    return 1;
+}
+
+/* agree [N] => ok: for seeds 0 .. N-1 (default 10), the compiled program
+ * and the eager run give the same outputs, inputs after the call, version
+ * moves, and the same aliasing between outputs and inputs; or fail alike
+ * (the same error kind). */
+cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
+{
+    int64_t n = 10;
+    if (ln->args[0] && (read_int_word(ln->args, strlen(ln->args), &n) != 1 || n < 0)) {
+        cli_str_addf(why, "agree takes a count of seeds (got '%s')", ln->args);
+        return CMD_FAIL;
+    }
+    if (strcmp(ln->expected, "ok")) {
+        cli_str_addf(why, "agree expects ok (got '%s')", ln->expected);
+        return CMD_FAIL;
+    }
+    struct cli_program *p = need_program(cs, why);
+    if (!p || !do_trace(cs, p, why))
+        return CMD_FAIL;
+    if (p->traced) {
+        cli_str_adds(why, "the trace failed: ");
+        add_trace_error(why, p);
+        return CMD_FAIL;
+    }
+    sg_aot *a = compile(cs, p, p->has_aot ? p->aot_keep : 1, why);
+    if (!a)
+        return CMD_FAIL;
+    for (int64_t seed = 0; seed < n; seed++) {
+        concrete ce, cc;
+        if (!build_inputs(cs, p, seed, NULL, 0, &ce, NULL, why))
+            return CMD_FAIL;
+        if (!build_inputs(cs, p, seed, NULL, 0, &cc, NULL, why)) {
+            concrete_free(&ce);
+            return CMD_FAIL;
+        }
+        sg_walk *w = NULL;
+        sg_run *x = NULL;
+        cli_str de = CLI_STR_INIT, dc = CLI_STR_INIT, reason = CLI_STR_INIT;
+        sg_status se = run_eager(p, &ce, &w), sc = SG_OK;
+        int pass = 1, ok = 1;
+        if (!check_guards(cs, p, &cc, &pass, &reason, &sc, why)) {
+            ok = 0;
+        } else if (!pass) {
+            cli_str_addf(why, "seed %lld: the guards fail: %s", (long long)seed, cli_str_get(&reason));
+            ok = 0;
+        } else {
+            sc = run_program(cs, p, &cc, a, &x);
+        }
+        if (ok && (se || sc)) {
+            if (sg_status_kind(se) != sg_status_kind(sc) || !se || !sc) {
+                cli_str_addf(why, "seed %lld: eager gives %s%s, the compiled program %s%s", (long long)seed,
+                             se ? "error " : "values", se ? sg_status_kind(se) : "", sc ? "error " : "values",
+                             sc ? sg_status_kind(sc) : "");
+                ok = 0;
+            }
+        } else if (ok) {
+            outcome oe = {w, sg_walk_eager_run(w), p, &ce, 0}, oc = {p->walk, x, p, &cc, 1};
+            describe(ctx, &oe, &de);
+            describe(ctx, &oc, &dc);
+            cli_str d = CLI_STR_INIT;
+            if (!same_description(cli_str_get(&de), cli_str_get(&dc), &d)) {
+                cli_str_addf(why, "seed %lld: %s", (long long)seed, cli_str_get(&d));
+                ok = 0;
+            }
+            cli_str_free(&d);
+        }
+        cli_str_free(&de);
+        cli_str_free(&dc);
+        cli_str_free(&reason);
+        sg_run_free(x);
+        sg_walk_free(w);
+        concrete_free(&ce);
+        concrete_free(&cc);
+        if (!ok)
+            return CMD_FAIL;
+    }
+    return CMD_PASS;
 }
