@@ -43,40 +43,42 @@ const char *sg_aot_output_kind_name(sg_aot_output_kind k)
 }
 
 /* The view calls that make src value v from the input object at the root
- * of its chain, into chain (innermost last), *n of them; in-place writes
- * and autograd-only calls on the way are the same link. 0 where v is not
- * such a chain (or longer than cap). */
-static int view_chain(const sg__graph *src, uint32_t v, uint32_t *chain, uint32_t cap, uint32_t *n)
+ * of its chain, outermost first, into *chain (a block the caller frees),
+ * *n of them; in-place writes and autograd-only calls on the way are the
+ * same link. Errors: SG_EUNSUPPORTED (v is not such a chain), SG_ENOMEM. */
+static sg_status view_chain(sg_ctx *ctx, const sg__graph *src, uint32_t v, uint32_t **chain, uint32_t *n)
 {
-    uint32_t k = 0;
-    for (;;) {
-        uint32_t node = src->vals[v].node;
-        if (node == SG_NOVAL)
-            return 0;
-        const sg__gnode *nd = &src->nodes[node];
-        if (nd->kind == SG_N_PLACEHOLDER)
-            break;
-        if (nd->kind != SG_N_CALL || !nd->nargs || src->args[nd->args].kind != SG_A_VALUE ||
-            src->vals[nd->out].kind != SG_V_TENSOR)
-            return 0;
-        const sg__opinfo *info = sg__op_info(nd->schema->op);
-        bool inplace_view = info && (info->tags & SG_T_INPLACE_VIEW);
-        if ((nd->schema->flags & SG_OPF_VIEW) || inplace_view) {
-            if (k == cap)
-                return 0;
-            chain[k++] = node;
-        } else if (!(nd->schema->flags & SG_OPF_INPLACE)) {
-            return 0;
+    *chain = NULL;
+    *n = 0;
+    for (int pass = 0; pass < 2; pass++) { /* count, then fill from the end */
+        uint32_t k = 0;
+        for (uint32_t u = v;;) {
+            uint32_t node = src->vals[u].node;
+            const sg__gnode *nd = node == SG_NOVAL ? NULL : &src->nodes[node];
+            if (nd && nd->kind == SG_N_PLACEHOLDER)
+                break;
+            if (!nd || nd->kind != SG_N_CALL || !nd->nargs || src->args[nd->args].kind != SG_A_VALUE ||
+                src->vals[nd->out].kind != SG_V_TENSOR)
+                return sg__err(ctx, SG_EUNSUPPORTED, "aot: unsupported: an output aliasing an input through %s",
+                               nd && nd->kind == SG_N_CALL ? nd->schema->name : "a value that is no view");
+            const sg__opinfo *info = sg__op_info(nd->schema->op);
+            if ((nd->schema->flags & SG_OPF_VIEW) || (info && (info->tags & SG_T_INPLACE_VIEW))) {
+                if (pass)
+                    (*chain)[*n - 1 - k] = node;
+                k++;
+            } else if (!(nd->schema->flags & SG_OPF_INPLACE)) {
+                return sg__err(ctx, SG_EUNSUPPORTED, "aot: unsupported: an output aliasing an input through %s",
+                               nd->schema->name);
+            }
+            u = src->args[nd->args].u.v;
         }
-        v = src->args[nd->args].u.v;
+        if (!pass) {
+            *n = k;
+            if (!(*chain = sg__malloc(ctx, (k ? k : 1) * sizeof **chain)))
+                return sg__nomem(ctx);
+        }
     }
-    for (uint32_t i = 0; i < k / 2; i++) { /* outermost first */
-        uint32_t t = chain[i];
-        chain[i] = chain[k - 1 - i];
-        chain[k - 1 - i] = t;
-    }
-    *n = k;
-    return 1;
+    return SG_OK;
 }
 
 /* The epilogue graph: placeholders like src's inputs and like fw's leading
@@ -154,14 +156,11 @@ static sg_status build_epilogue(sg_aot *a)
         const sg__aot_output *o = &m->out[k];
         if (o->kind != SG_AOT_ALIAS_OF_INPUT || !m->in[o->base].stale)
             continue;
-        uint32_t chain[256], n, v = now[o->base];
-        if (!view_chain(src, o->src, chain, 256, &n)) {
-            s = sg__err(ctx, SG_EUNSUPPORTED, "aot: unsupported: an output aliasing input %s through more than 256 views",
-                        src->vals[m->in[o->base].ph].name);
-            break;
-        }
-        for (uint32_t c = 0; c < n && !s; c++)
-            s = sg__aot_view_again(e, src, chain[c], v, &v);
+        uint32_t *chain, n, v = now[o->base];
+        if (!(s = view_chain(ctx, src, o->src, &chain, &n)))
+            for (uint32_t c = 0; c < n && !s; c++)
+                s = sg__aot_view_again(e, src, chain[c], v, &v);
+        sg_free(chain);
         a->epi_out[k] = nouts;
         outs[nouts++] = v;
     }

@@ -42,6 +42,7 @@ typedef struct fz {
     bool keep;    /* keep_input_mutations */
     sg__aot_meta *meta; /* filled at the end (NULL: not asked) */
     uint32_t *lead;     /* the leading outputs */
+    uint32_t *stack, cap; /* the links current() makes again */
 } fz;
 
 static sg_status unsupported(fz *z, const char *what, const char *op)
@@ -145,31 +146,53 @@ static sg_status link_inverse(fz *z, uint32_t v, uint32_t base, uint32_t val, ui
 /* The dst value standing for src tensor value v now: made again from its
  * base where its storage was written since (its view replayed on its
  * parent's current value). */
-static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
+/* The value of dst standing for root value v now (a storage's root, or a
+ * synthetic base). */
+static sg_status current_root(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
 {
     fval *f = &z->v[v];
     fstore *s = store_of(z, v);
     if (v >= z->src->nvals && !s->gen) /* a synthetic base not written yet: its placeholder */
         CHAIN(synth_base(z, v - (uint32_t)z->src->nvals, &f->cur));
-    if (f->parent == SG_NOVAL) { /* a root: the base once written, else itself as the replay made it */
-        *out = s->gen ? s->base : f->cur != SG_NOVAL ? f->cur : sg__replay_mapped(r, v);
-        if (*out == SG_NOVAL)
-            return sg__err(z->dst->ctx, SG_EINTERNAL, "functionalize: value %u has no counterpart", v);
-        if (s->base == SG_NOVAL)
-            s->base = *out;
-        return SG_OK;
+    *out = s->gen ? s->base : f->cur != SG_NOVAL ? f->cur : sg__replay_mapped(r, v);
+    if (*out == SG_NOVAL)
+        return sg__err(z->dst->ctx, SG_EINTERNAL, "functionalize: value %u has no counterpart", v);
+    if (s->base == SG_NOVAL)
+        s->base = *out;
+    return SG_OK;
+}
+
+static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
+{
+    /* up to the first link that is current (or the root), then the links
+       below it made again, top down: a loop, for chains of any length */
+    uint32_t n = 0, u = v, p;
+    for (;; u = z->v[u].parent) {
+        const fval *f = &z->v[u];
+        if (f->parent == SG_NOVAL || (f->gen == store_of(z, u)->gen && f->cur != SG_NOVAL))
+            break;
+        if (f->vnode != SG_NOVAL && z->src->vals[z->src->nodes[f->vnode].out].kind != SG_V_TENSOR)
+            return unsupported(z, "a view of a written storage read again through", z->src->nodes[f->vnode].schema->name);
+        if (n == z->cap) {
+            uint32_t cap = z->cap ? 2 * z->cap : 64, *grown = sg__realloc(z->dst->ctx, z->stack, cap * sizeof *grown);
+            if (!grown)
+                return sg__nomem(z->dst->ctx);
+            z->stack = grown;
+            z->cap = cap;
+        }
+        z->stack[n++] = u;
     }
-    if (f->gen == s->gen && f->cur != SG_NOVAL) {
-        *out = f->cur;
-        return SG_OK;
+    if (z->v[u].parent == SG_NOVAL)
+        CHAIN(current_root(z, r, u, &p));
+    else
+        p = z->v[u].cur;
+    while (n-- > 0) {
+        uint32_t w = z->stack[n];
+        CHAIN(link_view(z, r, w, p, &p));
+        z->v[w].cur = p;
+        z->v[w].gen = store_of(z, w)->gen;
     }
-    if (f->vnode != SG_NOVAL && z->src->vals[z->src->nodes[f->vnode].out].kind != SG_V_TENSOR)
-        return unsupported(z, "a view of a written storage read again through", z->src->nodes[f->vnode].schema->name);
-    uint32_t p;
-    CHAIN(current(z, r, f->parent, &p));
-    CHAIN(link_view(z, r, v, p, out));
-    f->cur = *out;
-    f->gen = s->gen;
+    *out = p;
     return SG_OK;
 }
 
@@ -241,6 +264,9 @@ static void bump(fz *z, const sg__gnode *nd, uint32_t v)
  * values, carried back to the base through self's chain. */
 /* The new contents f (a value of dst, self's sizes) written into src value
  * self by call node: carried back to self's base through its chain. */
+static sg_status write_chain(fz *z, sg__replay *r, const sg__gnode *nd, uint32_t self, uint32_t f, uint32_t *chain,
+                             uint32_t *tmp, uint32_t n, bool hidden);
+
 static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd, uint32_t self, uint32_t f)
 {
     fstore *s = store_of(z, self);
@@ -255,19 +281,41 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
     /* the chain from the base down to self (PyTorch's apply_update): each
        view made again from the base's current value, then each written
        back into the one it views, from self up */
-    uint32_t chain[256], tmp[257], n = 0;
+    uint32_t n = 0;
     bool hidden = false;
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
-        if (n == 256)
-            return unsupported(z, "a chain of more than 256 views", nd->schema->name);
         if (z->v[c].vnode != SG_NOVAL) { /* (else an input on a synthetic base) */
             const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
             if (z->src->vals[vn->out].kind != SG_V_TENSOR)
                 return unsupported(z, "a write through an element of", vn->schema->name);
             hidden |= (vn->flags & SG_NODE_DATA) != 0; /* through x.data: autograd does not see it */
         }
-        chain[n++] = c;
+        n++;
     }
+    /* chain[i]: the links from self up; tmp[i]: what chain[i] views, made again */
+    uint32_t *chain = sg__malloc(z->dst->ctx, (2 * (size_t)n + 1) * sizeof *chain), *tmp = chain + n;
+    if (!chain)
+        return sg__nomem(z->dst->ctx);
+    n = 0;
+    for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent)
+        chain[n++] = c;
+    sg_status st = write_chain(z, r, nd, self, f, chain, tmp, n, hidden);
+    sg_free(chain);
+    if (st)
+        return st;
+    /* the call's value: self's next version, the same link of the chain */
+    uint32_t out = z->src->nodes[node].out;
+    bump(z, nd, self);
+    next_version(z, self, out, f);
+    return sg__replay_map(r, out, f);
+}
+
+/* write_through's work over the chain of n links (chain, from self up)
+ * and room for the values they view (tmp, n + 1). */
+static sg_status write_chain(fz *z, sg__replay *r, const sg__gnode *nd, uint32_t self, uint32_t f, uint32_t *chain,
+                             uint32_t *tmp, uint32_t n, bool hidden)
+{
+    fstore *s = store_of(z, self);
     uint32_t root = n ? z->v[chain[n - 1]].parent : self;
     if (root < z->src->nvals && z->src->vals[root].node != SG_NOVAL) {
         const sg__gnode *rn = &z->src->nodes[z->src->vals[root].node];
@@ -298,11 +346,7 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
     }
     for (uint32_t i = 0; i < n; i++) /* the values written along the chain are current */
         z->v[chain[i]].gen = s->gen;
-    /* the call's value: self's next version, the same link of the chain */
-    uint32_t out = z->src->nodes[node].out;
-    bump(z, nd, self);
-    next_version(z, self, out, f);
-    return sg__replay_map(r, out, f);
+    return SG_OK;
 }
 
 /* An in-place call of nd on self (its first argument): its functional row
@@ -923,6 +967,7 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
     sg_free(z.v);
     sg_free(z.st);
     sg_free(z.lead);
+    sg_free(z.stack);
     return s;
 }
 
