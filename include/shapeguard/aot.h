@@ -73,9 +73,11 @@ sg_aot_mode sg_aot_get_mode(const sg_aot *a);
 
 /* The inputs are the traced graph's (sg_run_ninputs, sg_run_input: the
  * same order). SG_AOT_* flags of input i, 0 for an int or an input the
- * program does not mutate; i < sg_aot_ninputs. */
+ * program does not mutate; its name; i < sg_aot_ninputs. */
 size_t sg_aot_ninputs(const sg_aot *a);
 unsigned sg_aot_input_mutation(const sg_aot *a, size_t i);
+/* Input i's name (a tensor's program name, a symbol's "s0"; borrowed). */
+const char *sg_aot_input_name(const sg_aot *a, size_t i);
 
 /* The user outputs (the traced graph's, in order): the kind of output k and
  * its base (*base: the input index for IS_INPUT and ALIAS_OF_INPUT, the

@@ -315,6 +315,11 @@ unsigned sg_aot_input_mutation(const sg_aot *a, size_t i)
     return f | (in->where == SG__AOT_IN_GRAPH ? SG_AOT_IN_GRAPH : SG_AOT_EPILOGUE);
 }
 
+const char *sg_aot_input_name(const sg_aot *a, size_t i)
+{
+    return a->src->vals[a->m.in[i].ph].name;
+}
+
 size_t sg_aot_noutputs(const sg_aot *a)
 {
     return a->m.nout;

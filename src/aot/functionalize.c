@@ -118,6 +118,18 @@ static sg_status strided_args(fz *z, uint32_t v, uint32_t p, sg__garg *a)
     return sg__graph_exprs(z->dst, &a[2].u.list.off, sd, t->ndim);
 }
 
+/* as_strided_scatter(base, val, v's sizes, strides, offset) in dst. */
+static sg_status strided_scatter(fz *z, uint32_t v, uint32_t base, uint32_t val, uint32_t *out)
+{
+    sg__garg a[5];
+    CHAIN(strided_args(z, v, base, a));
+    a[4] = a[3];
+    a[3] = a[2];
+    a[2] = a[1];
+    a[1] = (sg__garg){.kind = SG_A_VALUE, .u.v = val};
+    return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided_scatter), a, 5, 0, NULL, out);
+}
+
 /* Link v of a chain made again over p (the current value of what it views). */
 static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_t *out)
 {
@@ -134,13 +146,7 @@ static sg_status link_inverse(fz *z, uint32_t v, uint32_t base, uint32_t val, ui
 {
     if (z->v[v].vnode != SG_NOVAL)
         return sg__aot_view_inverse(z->dst, z->src, z->v[v].vnode, base, val, out);
-    sg__garg a[5];
-    CHAIN(strided_args(z, v, base, a));
-    a[4] = a[3];
-    a[3] = a[2];
-    a[2] = a[1];
-    a[1] = (sg__garg){.kind = SG_A_VALUE, .u.v = val};
-    return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided_scatter), a, 5, 0, NULL, out);
+    return strided_scatter(z, v, base, val, out);
 }
 
 /* The dst value standing for src tensor value v now: made again from its
@@ -391,15 +397,8 @@ static sg_status make_synthetic(fz *z, sg__replay *r, uint32_t v)
                           {.kind = SG_A_DTYPE, .kw = "dtype", .u.dtype = src->vals[root].u.t.dtype}};
         CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_zeros), za, 2, 0, NULL, &flat));
     }
-    if (s->input == SG_NOVAL || s->gen) { /* the root's contents in place */
-        sg__garg a[5];
-        CHAIN(strided_args(z, root, flat, a));
-        a[4] = a[3];
-        a[3] = a[2];
-        a[2] = a[1];
-        a[1] = (sg__garg){.kind = SG_A_VALUE, .u.v = cur};
-        CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided_scatter), a, 5, 0, NULL, &flat));
-    }
+    if (s->input == SG_NOVAL || s->gen) /* the root's contents in place */
+        CHAIN(strided_scatter(z, root, flat, cur, &flat));
     for (uint32_t u = 0; u < src->nvals; u++) /* its roots so far: views of the base */
         if (u != slot && is_tensor(src, u) && src->vals[u].u.t.storage == sid && z->v[u].parent == SG_NOVAL &&
             (z->v[u].cur != SG_NOVAL || u == root)) {

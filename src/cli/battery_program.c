@@ -1099,26 +1099,19 @@ cmd_result cmd_mutations(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_st
     if (!a)
         return CMD_FAIL;
     struct cli_program *p = cs->program;
-    sg_run *names;
-    if (sg_run_new(p->tracer, NULL, &names)) {
-        cli_str_adds(why, "out of memory");
-        return CMD_FAIL;
-    }
     cli_str got = CLI_STR_INIT;
     for (size_t k = 0; k < sg_program_nparams(p->prog); k++) { /* each parameter, by its graph input */
         const char *ph = sg_program_param(p->prog, p->same_as && p->same_as[k] >= 0 ? (size_t)p->same_as[k] : k);
         unsigned f = 0;
         for (size_t i = 0; i < sg_aot_ninputs(a); i++)
-            if (!strcmp(sg_run_input_name(names, i), ph) &&
-                sg_tracer_kind(p->tracer, sg_run_input(names, i)) == SG_VALUE_TENSOR)
-                f = sg_aot_input_mutation(a, i);
+            if (!strcmp(sg_aot_input_name(a, i), ph))
+                f |= sg_aot_input_mutation(a, i); /* (a symbol of that name is never mutated) */
         if (!f)
             continue;
         cli_str_addf(&got, "%s%s:%s%s%s %s", got.n ? "; " : "", sg_program_param(p->prog, k),
                      f & SG_AOT_DATA ? " data" : "", f & SG_AOT_METADATA ? " metadata" : "",
                      f & SG_AOT_STORAGE ? " storage" : "", f & SG_AOT_IN_GRAPH ? "in-graph" : "epilogue");
     }
-    sg_run_free(names);
     return compare_listing(ln, &got, why);
 }
 
@@ -1129,21 +1122,14 @@ cmd_result cmd_outputs(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str 
     sg_aot *a = compiled(cs, why);
     if (!a)
         return CMD_FAIL;
-    struct cli_program *p = cs->program;
-    sg_run *names;
-    if (sg_run_new(p->tracer, NULL, &names)) {
-        cli_str_adds(why, "out of memory");
-        return CMD_FAIL;
-    }
     cli_str got = CLI_STR_INIT;
     for (size_t k = 0; k < sg_aot_noutputs(a); k++) {
         size_t base;
         sg_aot_output_kind kind = sg_aot_output(a, k, &base);
         cli_str_addf(&got, "%s%s", k ? "; " : "", sg_aot_output_kind_name(kind));
         if (kind == SG_AOT_IS_INPUT || kind == SG_AOT_ALIAS_OF_INPUT)
-            cli_str_addf(&got, "(%s)", sg_run_input_name(names, base));
+            cli_str_addf(&got, "(%s)", sg_aot_input_name(a, base));
     }
-    sg_run_free(names);
     return compare_listing(ln, &got, why);
 }
 
