@@ -365,12 +365,93 @@ static void test_functionalize(void **state)
     check_functional("def f(x):\n    c = x.clone()\n    c.t().mul_(2)\n    c[0].mul_(0)\n    return c, x.add(c)\n", 0);
 }
 
+
+/* The public API (aot.h) on x.t_(); x.mul_(2); return x, x[0] + 1 over a
+ * 3x4 x: the analysis (data and metadata, epilogue for the metadata; is_input
+ * and non_alias), the call (the caller's tensor transposed, doubled, its
+ * version bumped twice as eager does, output 0 that very tensor), and the
+ * errors: a run of another tracer, NULL. Values by hand: x[i][j] = 4i + j. */
+static void test_api(void **state)
+{
+    (void)state;
+    traced f, g;
+    trace_open(&f, 3, 4);
+    const char *program = "def f(x):\n    x.t_()\n    x.mul_(2)\n    return x, x[0] + 1\n";
+    sg_program *p;
+    sg_walk *w;
+    assert_int_equal(sg_program_new(C, &p, program, strlen(program), 1), SG_OK);
+    assert_int_equal(sg_walk_trace(p, f.t, &w), SG_OK);
+    assert_int_equal(sg_walk_input_value(w, "x", f.x), SG_OK);
+    if (sg_walk_run(w) || sg_walk_finish(w))
+        fail_msg("trace: %s", sg_ctx_last_error_msg(C));
+    sg_aot *a = NULL;
+    assert_int_equal(sg_aot_compile(NULL, 1, &a), SG_EINVAL);
+    assert_int_equal(sg_aot_compile(f.t, 1, NULL), SG_EINVAL);
+    assert_int_equal(sg_aot_compile(f.t, 1, &a), SG_OK);
+    assert_int_equal(sg_aot_get_mode(a), SG_AOT_INFERENCE);
+    size_t xi = SIZE_MAX;
+    for (size_t i = 0; i < sg_aot_ninputs(a); i++)
+        if (!strcmp(sg_aot_input_name(a, i), "x"))
+            xi = i;
+    assert_true(xi != SIZE_MAX);
+    /* data and metadata: the rule keeps a data mutation with a metadata one out of the graph */
+    assert_int_equal(sg_aot_input_mutation(a, xi), SG_AOT_DATA | SG_AOT_METADATA | SG_AOT_EPILOGUE);
+    assert_int_equal(sg_aot_noutputs(a), 2);
+    size_t base;
+    assert_int_equal(sg_aot_output(a, 0, &base), SG_AOT_IS_INPUT);
+    assert_int_equal(base, xi);
+    assert_int_equal(sg_aot_output(a, 1, &base), SG_AOT_NON_ALIAS);
+    assert_int_equal(base, SIZE_MAX);
+    assert_string_equal(sg_aot_output_kind_name(SG_AOT_ALIAS_OF_INPUT), "alias_of_input");
+    /* the call */
+    int64_t sizes[2] = {3, 4};
+    sg_tensor *x;
+    assert_int_equal(sg_tensor_new(C, &x, SG_FLOAT64, 2, sizes), SG_OK);
+    for (int64_t i = 0; i < 12; i++)
+        sg_tensor_set_f(x, i, (double)i);
+    sg_run *r;
+    assert_int_equal(sg_run_new(f.t, NULL, &r), SG_OK);
+    assert_int_equal(sg_run_set_tensor(r, f.x, x), SG_OK);
+    assert_int_equal(sg_aot_call(a, r), SG_OK);
+    assert_int_equal(sg_tensor_ndim(x), 2); /* transposed in place: 4x3, strides (1, 4) */
+    assert_int_equal(sg_tensor_size(x, 0), 4);
+    assert_int_equal(sg_tensor_size(x, 1), 3);
+    assert_int_equal(sg_tensor_stride(x, 0), 1);
+    assert_int_equal(sg_tensor_stride(x, 1), 4);
+    for (int64_t i = 0; i < 4; i++) /* x[i][j] (row-major of the transposed view) = 2 * (4j + i) */
+        for (int64_t j = 0; j < 3; j++)
+            assert_true(sg_tensor_get_f(x, 3 * i + j) == 2.0 * (double)(4 * j + i));
+    assert_int_equal(sg_tensor_version(x), 2); /* t_ and mul_, as eager bumps it */
+    assert_ptr_equal(sg_run_tensor(r, sg_run_output(r, 0)), x);
+    const sg_tensor *o1 = sg_run_tensor(r, sg_run_output(r, 1)); /* x[0] + 1 = [1, 9, 17] */
+    assert_non_null(o1);
+    assert_int_equal(sg_tensor_numel(o1), 3);
+    for (int64_t j = 0; j < 3; j++)
+        assert_true(sg_tensor_get_f(o1, j) == 8.0 * (double)j + 1.0);
+    sg_run_free(r);
+    /* a run of another tracer */
+    trace_open(&g, 3, 4);
+    assert_int_equal(sg_run_new(g.t, NULL, &r), SG_OK);
+    assert_int_equal(sg_aot_call(a, r), SG_EINVAL);
+    assert_int_equal(sg_aot_call(NULL, r), SG_EINVAL);
+    assert_int_equal(sg_aot_call(a, NULL), SG_EINVAL);
+    sg_run_free(r);
+    trace_close(&g);
+    sg_tensor_unref(x);
+    sg_aot_free(a);
+    sg_aot_free(NULL);
+    sg_walk_free(w);
+    sg_program_free(p);
+    trace_close(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_view_inverses),
         cmocka_unit_test(test_expand_inverse),
         cmocka_unit_test(test_functionalize),
+        cmocka_unit_test(test_api),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
