@@ -30,8 +30,9 @@ extern "C" {
  * Errors: SG_ESHAPE (branches giving different numbers of outputs, or
  * tensors of another dtype, rank or offset, or strides that cannot merge),
  * SG_EALIASING (a branch writes into one of its inputs or returns an alias
- * of one, while grad is enabled), SG_EUNSUPPORTED (the same under no_grad;
- * outputs other than tensors and ints), SG_ETYPE (a predicate that is no
+ * of one, while grad is enabled; under no_grad a write is accepted, as
+ * PyTorch accepts it), SG_EUNSUPPORTED (a branch returning an alias of an
+ * input under no_grad; outputs other than tensors and ints), SG_ETYPE (a predicate that is no
  * bool), SG_EINVAL (branches that are no closed subgraphs of the current
  * scope, or already joined), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_tracer_cond(sg_tracer *t, sg_value *out, const sg_arg *pred, uint32_t tbranch,

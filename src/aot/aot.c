@@ -414,6 +414,11 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
             late++;
             s = SG_OK;
         }
+    for (uint32_t c = 0; c < m->nconds && !s; c++) { /* the predicates of conds whose branches bump differently */
+        const sg__garg *pred = &a->fw->args[a->fw->nodes[m->conds[c].node].args];
+        if (pred->kind == SG_A_VALUE)
+            s = sg__xrun_pin(fx, pred->u.v);
+    }
     if (!s)
         s = sg__xrun_plan(fx);
     if (!s)
@@ -484,6 +489,23 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
        through the input or a view sharing its counter (the graph's own
        copy_ and the epilogue count for nothing); inputs sharing one counter
        add up */
+    uint64_t *bumps = s ? NULL : sg__calloc(ctx, m->nin ? m->nin : 1, sizeof *bumps);
+    if (!s && !bumps)
+        s = sg__nomem(ctx);
+    for (uint32_t i = 0; i < m->nin && !s; i++)
+        bumps[i] = m->in[i].bumps;
+    for (uint32_t c = 0; c < m->nconds && !s; c++) { /* the writes of the branch that ran */
+        const sg__gnode *cn = &a->fw->nodes[m->conds[c].node];
+        const sg__garg *pred = &a->fw->args[cn->args];
+        int64_t taken = 0;
+        if (pred->kind == SG_A_EXPR) {
+            s = sg__xrun_eval(fx, pred->u.e, &taken);
+        } else {
+            const sg__xval *pv = sg__xrun_value(fx, pred->u.v);
+            taken = pv->kind == SG_XV_TENSOR ? sg_tensor_get_f(pv->u.t, 0) != 0 : pv->kind == SG_XV_BOOL && pv->u.b;
+        }
+        bumps[m->conds[c].input] += m->conds[c].bumps[taken ? 0 : 1];
+    }
     for (uint32_t i = 0; i < m->nin && !s; i++) {
         const sg__xval *x = sg__xrun_value(rx, m->in[i].ph);
         if (x->kind != SG_XV_TENSOR)
@@ -492,10 +514,11 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
         uint64_t n = 0;
         for (uint32_t j = 0; j < m->nin; j++) {
             const sg__xval *y = sg__xrun_value(rx, m->in[j].ph);
-            n += y->kind == SG_XV_TENSOR && y->u.t->ver == ver ? m->in[j].bumps : 0;
+            n += y->kind == SG_XV_TENSOR && y->u.t->ver == ver ? bumps[j] : 0;
         }
         ver->n = before[i] + n; /* the same for every input sharing ver: it was read before anything ran */
     }
+    sg_free(bumps);
     for (uint32_t b = 0; bt && b < m->nbases; b++)
         sg__xt_unref(bt[b]);
     sg_free(bt);

@@ -46,11 +46,12 @@ sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t no
  * made again from the base (its views replayed: PyTorch's lazy
  * regeneration); before the output, each mutated input gets
  * copy_(input, its final value) (in input order, keep_input_mutations),
- * and an output that is a mutated input is that copy_. Errors:
- * SG_EUNSUPPORTED (not yet: metadata mutations, set_, resize_, out=,
- * copy_, detach_, requires_grad_, writes through unbind's elements or
- * expand, a write that changes dtype, a mutated storage that two inputs
- * share, cond), and those of sg__graph_replay and sg__aot_view_inverse. */
+ * and an output that is a mutated input is that copy_ (metadata and
+ * storage mutations, out=, set_, synthetic bases and cond branches that
+ * write what they take: see functionalize.c and sg__aot_functionalize_meta).
+ * Errors: SG_EUNSUPPORTED (writes through unbind's elements, a cond nested
+ * in a branch that writes what it takes), and those of sg__graph_replay
+ * and sg__aot_view_inverse. */
 sg_status sg__aot_functionalize(const sg__graph *src, sg__graph *dst);
 
 /* Where an input's mutation is applied (PyTorch's MutationType). */
@@ -105,6 +106,15 @@ typedef struct sg__aot_base {
     bool hidden;         /* every write through .data */
 } sg__aot_base;
 
+/* A root cond whose branches write an operand that shares input's
+ * version counter: eager bumps it bumps[0] times where the true branch
+ * runs, bumps[1] where the false one does (the wrapper asks the run which). */
+typedef struct sg__aot_cond {
+    uint32_t node;       /* the cond node of dst */
+    uint32_t input;
+    uint32_t bumps[2];
+} sg__aot_cond;
+
 /* The analysis of a functionalization (PyTorch's ViewAndMutationMeta): its
  * blocks owned (sg__aot_meta_free). */
 typedef struct sg__aot_meta {
@@ -117,6 +127,8 @@ typedef struct sg__aot_meta {
     uint32_t nlead;      /* the graph's leading outputs: the OUT_GRAPH bases' and inputs' updated values */
     sg__aot_base *bases; /* the synthetic bases, in the order of their first input */
     uint32_t nbases;
+    sg__aot_cond *conds; /* version bumps that depend on the branch a cond takes */
+    uint32_t nconds;
 } sg__aot_meta;
 
 /* sg__aot_functionalize that also analyses: keep says whether mutations

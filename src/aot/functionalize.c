@@ -43,6 +43,10 @@ typedef struct fz {
     sg__aot_meta *meta; /* filled at the end (NULL: not asked) */
     uint32_t *lead;     /* the leading outputs */
     uint32_t *stack, cap; /* the links current() makes again */
+    bool branch_writes;   /* writes of what a root cond's branch takes are functionalized (before_cond) */
+    uint32_t *extra, nextra, capextra; /* a branch's extra outputs (branch_end) */
+    uint8_t *mk;          /* the root cond being replayed: its operands the branches write */
+    uint32_t nmk, *bumps; /* (cond_writes) */
 } fz;
 
 static sg_status unsupported(fz *z, const char *what, const char *op)
@@ -268,25 +272,17 @@ static void bump(fz *z, const sg__gnode *nd, uint32_t v)
 
 /* An in-place call of nd on self (src): its functional row over the current
  * values, carried back to the base through self's chain. */
-/* The new contents f (a value of dst, self's sizes) written into src value
- * self by call node: carried back to self's base through its chain. */
-static sg_status write_chain(fz *z, sg__replay *r, const sg__gnode *nd, uint32_t self, uint32_t f, uint32_t *chain,
-                             uint32_t *tmp, uint32_t n, bool hidden);
-
-static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd, uint32_t self, uint32_t f)
+/* The new contents f (a value of dst, self's sizes and dtype) stored into
+ * src value self: carried back to self's base through its chain (PyTorch's
+ * apply_update: each view made again from the base's current value, then
+ * each written back into the one it views, from self up). what names the
+ * writer in messages; flags are its node's (SG_NODE_NO_GRAD counts the
+ * write as one under no_grad). */
+static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t flags, uint32_t self, uint32_t f)
 {
     fstore *s = store_of(z, self);
     if (s->inputs > 1 && !s->synth)
         return sg__err(z->dst->ctx, SG_EINTERNAL, "functionalize: a write into inputs that share a storage");
-    if (z->dst->vals[f].u.t.dtype != z->src->vals[self].u.t.dtype) { /* converted, as the kernel writes it */
-        uint32_t now;
-        CHAIN(current(z, r, self, &now));
-        sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = now}, {.kind = SG_A_VALUE, .u.v = f}};
-        CHAIN(sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_copy), a, 2, &f));
-    }
-    /* the chain from the base down to self (PyTorch's apply_update): each
-       view made again from the base's current value, then each written
-       back into the one it views, from self up */
     uint32_t n = 0;
     bool hidden = false;
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
@@ -298,6 +294,14 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
         }
         n++;
     }
+    uint32_t root = self;
+    while (z->v[root].parent != SG_NOVAL)
+        root = z->v[root].parent;
+    if (root < z->src->nvals && z->src->vals[root].node != SG_NOVAL) {
+        const sg__gnode *rn = &z->src->nodes[z->src->vals[root].node];
+        if (rn->kind == SG_N_PLACEHOLDER && rn->scope != 0 && !(z->branch_writes && z->src->scopes[rn->scope].parent == 0))
+            return unsupported(z, "a write of what a cond branch takes, in a nested cond", what);
+    }
     /* chain[i]: the links from self up; tmp[i]: what chain[i] views, made again */
     uint32_t *chain = sg__malloc(z->dst->ctx, (2 * (size_t)n + 1) * sizeof *chain), *tmp = chain + n;
     if (!chain)
@@ -305,54 +309,53 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
     n = 0;
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent)
         chain[n++] = c;
-    sg_status st = write_chain(z, r, nd, self, f, chain, tmp, n, hidden);
+    sg_status st = current(z, r, root, &tmp[n]);
+    for (uint32_t i = n; i-- > 1 && !st;) /* tmp[i]: the value chain[i] views, made again */
+        st = link_view(z, r, chain[i], tmp[i + 1], &tmp[i]);
+    uint32_t val = f;
+    for (uint32_t i = 0; i < n && !st; i++) {
+        uint32_t np;
+        if (!(st = link_inverse(z, chain[i], tmp[i + 1], val, &np))) {
+            z->v[chain[i]].cur = val; /* current once the generation moves, below */
+            val = np;
+        }
+    }
+    if (!st) {
+        s->base = val;
+        s->gen++;
+        s->writes++;
+        s->writes_no_grad += (flags & SG_NODE_NO_GRAD) != 0;
+        s->writes_hidden += hidden;
+        /* the object written through: the root's, or (a synthetic base) the input's on it */
+        uint32_t obj = root < z->src->nvals ? z->v[root].obj : z->v[chain[n - 1]].obj;
+        if (obj != SG_NOVAL) {
+            z->v[obj].writes++;
+            z->v[obj].writes_no_grad += (flags & SG_NODE_NO_GRAD) != 0;
+            z->v[obj].writes_hidden += hidden;
+        }
+        for (uint32_t i = 0; i < n; i++) /* the values written along the chain are current */
+            z->v[chain[i]].gen = s->gen;
+    }
     sg_free(chain);
-    if (st)
-        return st;
-    /* the call's value: self's next version, the same link of the chain */
+    return st;
+}
+
+/* Call node writes f into self (in place or out=): f converted to self's
+ * dtype as the kernel writes it, stored; the call's value is self's next
+ * version, the same link of the same chain. */
+static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd, uint32_t self, uint32_t f)
+{
+    if (z->dst->vals[f].u.t.dtype != z->src->vals[self].u.t.dtype) {
+        uint32_t now;
+        CHAIN(current(z, r, self, &now));
+        sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = now}, {.kind = SG_A_VALUE, .u.v = f}};
+        CHAIN(sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_copy), a, 2, &f));
+    }
+    CHAIN(store_value(z, r, nd->schema->name, nd->flags, self, f));
     uint32_t out = z->src->nodes[node].out;
     bump(z, nd, self);
     next_version(z, self, out, f);
     return sg__replay_map(r, out, f);
-}
-
-/* write_through's work over the chain of n links (chain, from self up)
- * and room for the values they view (tmp, n + 1). */
-static sg_status write_chain(fz *z, sg__replay *r, const sg__gnode *nd, uint32_t self, uint32_t f, uint32_t *chain,
-                             uint32_t *tmp, uint32_t n, bool hidden)
-{
-    fstore *s = store_of(z, self);
-    uint32_t root = n ? z->v[chain[n - 1]].parent : self;
-    if (root < z->src->nvals && z->src->vals[root].node != SG_NOVAL) {
-        const sg__gnode *rn = &z->src->nodes[z->src->vals[root].node];
-        if (rn->kind == SG_N_PLACEHOLDER && rn->scope != 0)
-            return unsupported(z, "a cond branch that writes what it takes (under no_grad)", nd->schema->name);
-    }
-    CHAIN(current(z, r, root, &tmp[n]));
-    for (uint32_t i = n; i-- > 1;) /* tmp[i]: the value chain[i] views, made again */
-        CHAIN(link_view(z, r, chain[i], tmp[i + 1], &tmp[i]));
-    uint32_t val = f;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t np;
-        CHAIN(link_inverse(z, chain[i], tmp[i + 1], val, &np));
-        z->v[chain[i]].cur = val; /* current once the generation moves, below */
-        val = np;
-    }
-    s->base = val;
-    s->gen++;
-    s->writes++;
-    s->writes_no_grad += (nd->flags & SG_NODE_NO_GRAD) != 0;
-    s->writes_hidden += hidden;
-    /* the object written through: the root's, or (a synthetic base) the input's on it */
-    uint32_t obj = root < z->src->nvals ? z->v[root].obj : z->v[chain[n - 1]].obj;
-    if (obj != SG_NOVAL) {
-        z->v[obj].writes++;
-        z->v[obj].writes_no_grad += (nd->flags & SG_NODE_NO_GRAD) != 0;
-        z->v[obj].writes_hidden += hidden;
-    }
-    for (uint32_t i = 0; i < n; i++) /* the values written along the chain are current */
-        z->v[chain[i]].gen = s->gen;
-    return SG_OK;
 }
 
 /* An in-place call of nd on self (its first argument): its functional row
@@ -549,6 +552,124 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         made(z, nd->out, parent, node, v);
     return SG_OK;
 }
+/* The src value at the root of v's chain of views and in-place calls. */
+static uint32_t src_root(const sg__graph *src, uint32_t v)
+{
+    for (;;) {
+        const sg__gnode *nd = src->vals[v].node == SG_NOVAL ? NULL : &src->nodes[src->vals[v].node];
+        if (!nd || nd->kind != SG_N_CALL || !nd->nargs || src->args[nd->args].kind != SG_A_VALUE ||
+            !(nd->schema->flags & (SG_OPF_VIEW | SG_OPF_INPLACE)) || !is_tensor(src, src->args[nd->args].u.v))
+            return v;
+        v = src->args[nd->args].u.v;
+    }
+}
+
+/* Which of cond node's operands (the placeholders both branches take, in
+ * order) its branches write: mk[k] set, and bumps[2 * k + b] the version
+ * bumps of branch b (0 true, 1 false) through it, as eager execution bumps
+ * them. Errors: SG_EUNSUPPORTED (a cond nested in a branch that writes what
+ * it takes). */
+static sg_status cond_writes(fz *z, uint32_t node, uint8_t *mk, uint32_t *bumps)
+{
+    const sg__graph *src = z->src;
+    const sg__garg *a = &src->args[src->nodes[node].args];
+    for (uint32_t i = 0; i < src->nnodes; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind != SG_N_CALL || !nd->schema->written || nd->scope == 0 || !nd->nargs)
+            continue;
+        uint32_t b = nd->scope; /* the branch of this cond it is in, if any */
+        while (b != SG_NOVAL && src->scopes[b].parent != src->nodes[node].scope)
+            b = src->scopes[b].parent;
+        if (b != a[1].u.v && b != a[2].u.v)
+            continue;
+        const sg__garg *w = &src->args[nd->args];
+        if ((nd->schema->flags & SG_OPF_OUT))
+            for (uint32_t k = 0; k < nd->nargs; k++)
+                if (src->args[nd->args + k].kw && !strcmp(src->args[nd->args + k].kw, "out"))
+                    w = &src->args[nd->args + k];
+        if (w->kind != SG_A_VALUE || !is_tensor(src, w->u.v))
+            continue;
+        uint32_t root = src_root(src, w->u.v);
+        const sg__gnode *rn = &src->nodes[src->vals[root].node];
+        if (rn->kind != SG_N_PLACEHOLDER || rn->scope == 0)
+            continue; /* an intermediate of the branch */
+        if (rn->scope != nd->scope || (rn->scope != a[1].u.v && rn->scope != a[2].u.v))
+            return unsupported(z, "a write of what a cond takes, in a nested cond", nd->schema->name);
+        const sg__scope *sc = &src->scopes[rn->scope];
+        for (uint32_t k = 0; k < sc->nphs; k++)
+            if (sc->phs[k] == src->vals[root].node) {
+                mk[k] = 1;
+                unsigned op = nd->schema->op;
+                if (!(nd->flags & SG_NODE_DATA) && op != SG_OP_detach_ && op != SG_OP_requires_grad_ && op != SG_OP_resize_)
+                    bumps[2 * k + (rn->scope == a[2].u.v)]++;
+            }
+    }
+    return SG_OK;
+}
+
+/* Before a subgraph's output: a branch of a root cond that writes what it
+ * takes gives each such operand's new contents after its outputs. */
+static sg_status branch_end(sg__replay *r, void *ud, uint32_t scope, const uint32_t **vals, uint32_t *n)
+{
+    fz *z = ud;
+    *vals = NULL;
+    *n = 0;
+    if (!z->branch_writes || z->src->scopes[scope].parent != 0)
+        return SG_OK;
+    const sg__scope *sc = &z->src->scopes[scope];
+    if (z->capextra < z->nmk) {
+        uint32_t *grown = sg__realloc(z->dst->ctx, z->extra, z->nmk * sizeof *grown);
+        if (!grown)
+            return sg__nomem(z->dst->ctx);
+        z->extra = grown;
+        z->capextra = z->nmk;
+    }
+    z->nextra = 0;
+    for (uint32_t k = 0; k < z->nmk && k < sc->nphs; k++)
+        if (z->mk[k])
+            CHAIN(current(z, r, z->src->nodes[sc->phs[k]].out, &z->extra[z->nextra++]));
+    *vals = z->extra;
+    *n = z->nextra;
+    return SG_OK;
+}
+
+/* After a root cond whose branches write what they take: each such
+ * operand takes the contents the branch that ran gave (the cond's extra
+ * outputs), written back through its chain; its version bumps are the
+ * branch's, known at run time (meta conds). */
+static sg_status cond_done(sg__replay *r, void *ud, uint32_t node, uint32_t list)
+{
+    fz *z = ud;
+    if (!z->branch_writes || z->src->nodes[node].scope != 0)
+        return SG_OK;
+    const sg__graph *src = z->src;
+    const sg__garg *a = &src->args[src->nodes[node].args];
+    const sg__gval *ol = &src->vals[src->nodes[node].out];
+    uint32_t nsrc = ol->kind == SG_V_LIST ? ol->u.list.n : 1, j = 0;
+    sg_status s = SG_OK;
+    for (uint32_t k = 0; k < z->nmk && !s; k++) {
+        if (!z->mk[k])
+            continue;
+        uint32_t op = src->ids[a[3].u.list.off + k], e = z->dst->ids[z->dst->vals[list].u.list.off + nsrc + j++];
+        s = store_value(z, r, "cond", SG_NODE_NO_GRAD, op, e);
+        uint32_t owner = z->v[op].ver;
+        sg__aot_meta *m = z->meta;
+        for (uint32_t i = 0; i < m->nin && !s && owner != SG_NOVAL; i++)
+            if (m->in[i].ph == owner && (z->bumps[2 * k] || z->bumps[2 * k + 1])) {
+                sg__aot_cond *c = sg__realloc(z->dst->ctx, m->conds, (m->nconds + 1) * sizeof *c);
+                if (!c) {
+                    s = sg__nomem(z->dst->ctx);
+                    break;
+                }
+                m->conds = c;
+                m->conds[m->nconds++] = (sg__aot_cond){.node = (uint32_t)z->dst->nnodes - 1, .input = i,
+                                                       .bumps = {z->bumps[2 * k], z->bumps[2 * k + 1]}};
+            }
+    }
+    z->branch_writes = false;
+    return s;
+}
+
 /* Before a cond: what it takes (operands, the values its branches lift)
  * mapped to their current values, as any call's arguments are. */
 static sg_status before_cond(sg__replay *r, void *ud, uint32_t node)
@@ -579,6 +700,22 @@ static sg_status before_cond(sg__replay *r, void *ud, uint32_t node)
         CHAIN(current(z, r, a[0].u.v, &now));
         CHAIN(sg__replay_map(r, a[0].u.v, now));
     }
+    if (nd->scope != 0)
+        return SG_OK;
+    /* what its branches write of what they take (accepted under no_grad) */
+    uint32_t n = a[3].u.list.n;
+    sg_free(z->mk);
+    sg_free(z->bumps);
+    z->mk = NULL;
+    z->nmk = 0;
+    z->mk = sg__calloc(z->dst->ctx, n ? n : 1, sizeof *z->mk);
+    z->bumps = sg__calloc(z->dst->ctx, 2 * (size_t)n + 1, sizeof *z->bumps);
+    if (!z->mk || !z->bumps)
+        return sg__nomem(z->dst->ctx);
+    CHAIN(cond_writes(z, node, z->mk, z->bumps));
+    z->nmk = n;
+    for (uint32_t k = 0; k < n; k++)
+        z->branch_writes |= z->mk[k] != 0;
     return SG_OK;
 }
 
@@ -923,6 +1060,7 @@ void sg__aot_meta_free(sg__aot_meta *m)
     sg_free(m->in);
     sg_free(m->out);
     sg_free(m->bases);
+    sg_free(m->conds);
     *m = (sg__aot_meta){0};
 }
 
@@ -962,11 +1100,18 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
     if (!s)
         s = plan_synthetic(&z);
     if (!s)
-        s = sg__graph_replay_end(src, dst, hook, end, before_cond, &z);
+        {
+        const sg__replay_cbs cbs = {.call = hook, .end = end, .cond = before_cond, .branch_end = branch_end,
+                                    .cond_done = cond_done};
+        s = sg__graph_replay_cbs(src, dst, &cbs, &z);
+    }
     sg_free(z.v);
     sg_free(z.st);
     sg_free(z.lead);
     sg_free(z.stack);
+    sg_free(z.extra);
+    sg_free(z.mk);
+    sg_free(z.bumps);
     return s;
 }
 

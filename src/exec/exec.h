@@ -178,6 +178,9 @@ sg_status sg__xrun_fresh_version(sg__xrun *r, uint32_t v);
  * view sees. The graph must not grow after. Errors: SG_ENOMEM (no plan:
  * the run keeps every value, as before). */
 sg_status sg__xrun_plan(sg__xrun *r);
+/* Before the plan: value v is never released (the caller reads it after
+ * the run). Errors: SG_ENOMEM. */
+sg_status sg__xrun_pin(sg__xrun *r, uint32_t v);
 /* Give value v of r's graph the value x (a tensor: a reference taken),
  * whatever node gives it: what a caller that ran the program another way
  * (the aot layer's compiled program) reports through r. Errors: SG_EINVAL

@@ -25,6 +25,7 @@ struct sg__xrun {
        tensor values dead[dstart[n] .. dstart[n + 1]) are released */
     uint32_t *dstart, *dead;
     size_t nplan;
+    uint32_t *pins, npins; /* values the plan never releases (sg__xrun_pin) */
 };
 
 static const sg__xval unset = {.kind = SG_XV_UNSET};
@@ -66,6 +67,7 @@ void sg__xrun_free(sg__xrun *r)
     sg__idmap_free(&r->bmap);
     sg_free(r->dstart);
     sg_free(r->dead);
+    sg_free(r->pins);
     sg_free(r);
 }
 
@@ -104,6 +106,16 @@ static void use_last(const sg__graph *g, uint32_t *last, uint32_t v, uint32_t n)
             if (e < g->nvals)
                 last[e] = n;
         }
+}
+
+sg_status sg__xrun_pin(sg__xrun *r, uint32_t v)
+{
+    uint32_t *grown = sg__realloc(r->ctx, r->pins, ((size_t)r->npins + 1) * sizeof *grown);
+    if (!grown)
+        return sg__nomem(r->ctx);
+    r->pins = grown;
+    r->pins[r->npins++] = v;
+    return SG_OK;
 }
 
 sg_status sg__xrun_plan(sg__xrun *r)
@@ -148,6 +160,9 @@ sg_status sg__xrun_plan(sg__xrun *r)
             if (g->args[g->nodes[o].args + k].kind == SG_A_VALUE)
                 use_last(g, last, g->args[g->nodes[o].args + k].u.v, owner[s]);
     }
+    for (uint32_t i = 0; i < r->npins; i++) /* what the caller reads after the run */
+        if (r->pins[i] < nv)
+            use_last(g, last, r->pins[i], SG_NOVAL);
     /* never released: what the run gives back (the root's outputs, its
        inputs, and every later version of an input tensor, which is what
        the caller reads of an input an operator wrote) */

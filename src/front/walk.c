@@ -261,6 +261,7 @@ void sg_walk_free(sg_walk *W)
         return;
     sg__xeager_free(W->ex);
     sg__w_gc_free(W);
+    sg_free(W->journal);
     block *b = W->blocks;
     while (b) {
         block *n = b->next;

@@ -89,24 +89,34 @@ sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, con
                 return sg__w_fail(W, at, s);
         }
         wv res;
-        CHAIN(sg__w_call_func(W, at, &a[1 + k], local, nops, NULL, NULL, 0, &res, NULL));
+        size_t mark = W->njournal;
+        W->branches++;
+        s = sg__w_call_func(W, at, &a[1 + k], local, nops, NULL, NULL, 0, &res, NULL);
+        W->branches--;
         sg_value outs[64];
         size_t nouts = 0;
-        if (res.kind == W_TENSOR) {
+        if (s) {
+        } else if (res.kind == W_TENSOR) { /* what it returns, read before its objects are restored */
             outs[nouts++] = res.u.t->v;
             single = single || !k;
         } else if (res.kind == W_TUPLE || res.kind == W_LIST) {
-            for (uint32_t i = 0; i < res.u.seq.n; i++) {
+            for (uint32_t i = 0; i < res.u.seq.n && !s; i++) {
                 if (res.u.seq.items[i].kind != W_TENSOR || nouts == 64)
-                    return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond branch returning a %s",
-                                     nouts == 64 ? "tuple of more than 64 tensors"
-                                                 : sg__w_kind_name(&res.u.seq.items[i]));
-                outs[nouts++] = res.u.seq.items[i].u.t->v;
+                    s = sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond branch returning a %s",
+                                  nouts == 64 ? "tuple of more than 64 tensors" : sg__w_kind_name(&res.u.seq.items[i]));
+                else
+                    outs[nouts++] = res.u.seq.items[i].u.t->v;
             }
         } else {
-            return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond branch returning a %s",
-                             sg__w_kind_name(&res));
+            s = sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond branch returning a %s",
+                          sg__w_kind_name(&res));
         }
+        while (W->njournal > mark) { /* the objects as they were before the branch */
+            W->njournal--;
+            W->journal[W->njournal].o->v = W->journal[W->njournal].v;
+        }
+        if (s)
+            return s;
         if ((s = sg_tracer_scope_close(W->t, outs, nouts)))
             return sg__w_fail(W, at, s);
     }

@@ -24,6 +24,17 @@ sg_status sg__w_op_call_schema(sg_walk *W, const sg__py *at, const char *op, con
     if (s)
         return sg__w_fail(W, at, s);
     if (writes) {
+        if (W->branches) { /* restored after the branch (walk_cond.c) */
+            if (W->njournal == W->capjournal) {
+                size_t cap = W->capjournal ? 2 * W->capjournal : 16;
+                struct wjournal *grown = sg__realloc(W->ctx, W->journal, cap * sizeof *grown);
+                if (!grown)
+                    return sg__nomem(W->ctx);
+                W->journal = grown;
+                W->capjournal = cap;
+            }
+            W->journal[W->njournal++] = (struct wjournal){writes, writes->v};
+        }
         writes->v = v;
         out->kind = W_TENSOR;
         out->u.t = writes;

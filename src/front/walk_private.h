@@ -125,6 +125,16 @@ struct sg_walk {
     unsigned depth;
     unsigned nest;       /* the walker's recursion now: expressions nested in others, blocks (sg__w_nest) */
     unsigned line;       /* the line under way */
+    /* while a cond branch is traced: each object an in-place call moved and
+       its value before, restored after the branch (as Dynamo restores its
+       state between branches: the other branch, and what follows the cond,
+       see the object as it was; the cond node carries the write) */
+    struct wjournal {
+        wobj *o;
+        sg_value v;
+    } *journal;
+    size_t njournal, capjournal;
+    unsigned branches;   /* cond branches being traced, nested */
     /* eager: what the walker refers to, for freeing dead values (walk_gc.c) */
     uint32_t stmt_mark;  /* the graph's values when the statement under way began */
     uint32_t gc_epoch;   /* collections so far */

@@ -112,10 +112,24 @@ typedef sg_status (*sg__replay_end_fn)(sg__replay *r, void *ud);
  * may map again the values the cond takes (its operands, what its
  * branches lift). */
 typedef sg_status (*sg__replay_cond_fn)(sg__replay *r, void *ud, uint32_t node);
-/* sg__graph_replay with an end callback and a cond callback (each NULL:
- * none). */
-sg_status sg__graph_replay_end(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, sg__replay_end_fn end,
-                               sg__replay_cond_fn cond, void *ud);
+
+/* What a pass does around the replay (each NULL: nothing). */
+typedef struct sg__replay_cbs {
+    sg__replay_fn call;          /* each call node (NULL: recorded again as it is) */
+    sg__replay_end_fn end;       /* before the root's output */
+    sg__replay_cond_fn cond;     /* before each cond node, at any depth */
+    /* before the output of subgraph scope (of src) is replayed: n values of
+       dst it gives after src's (*vals: alive until the replay moves on);
+       both branches of a cond must give as many, of one layout each */
+    sg_status (*branch_end)(sg__replay *r, void *ud, uint32_t scope, const uint32_t **vals, uint32_t *n);
+    /* after cond node node was recorded: list, its dst value (src's
+       outputs, then the ones branch_end added) */
+    sg_status (*cond_done)(sg__replay *r, void *ud, uint32_t node, uint32_t list);
+} sg__replay_cbs;
+
+/* sg__graph_replay with callbacks. */
+sg_status sg__graph_replay_cbs(const sg__graph *src, sg__graph *dst, const sg__replay_cbs *cbs, void *ud);
+
 /* A new value of d like value of of graph s (not a list): a tensor of the
  * same layout, dtype and grad flags (its _base none) on the storage
  * storages[its storage] (SG_NOVAL there: a new storage, noted there), or

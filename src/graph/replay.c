@@ -16,7 +16,7 @@ struct sg__replay {
     uint32_t node;       /* the src node being replayed */
     size_t since;        /* the first dst node recorded for the last src call */
     bool renamed;        /* its unbacked symbols were given to a dst node */
-    sg__replay_cond_fn cond; /* called before each cond node, at any depth (NULL: none) */
+    const sg__replay_cbs *cbs; /* the pass's callbacks (never NULL) */
     const uint32_t *lead; /* dst values the output gives before src's (sg__replay_lead) */
     uint32_t nlead;
 };
@@ -216,8 +216,8 @@ static sg_status replay_scope(sg__replay *r, sg__replay_fn hook, void *ud, uint3
     for (uint32_t i = 0; i < src->nnodes && !st; i++)
         if (src->nodes[i].scope == s && src->nodes[i].kind != SG_N_PLACEHOLDER) {
             r->node = i;
-            if (r->cond && src->nodes[i].kind == SG_N_COND)
-                st = r->cond(r, ud, i);
+            if (r->cbs->cond && src->nodes[i].kind == SG_N_COND)
+                st = r->cbs->cond(r, ud, i);
             if (!st)
                 st = replay_node(r, hook, ud);
         }
@@ -274,14 +274,41 @@ static sg_status replay_cond(sg__replay *r, sg__replay_fn hook, void *ud)
     st = replay_scope(r, hook, ud, a[1].u.v, &ts);
     if (!st)
         st = replay_scope(r, hook, ud, a[2].u.v, &fs);
-    if (!st)
+    const sg__gval *ol = &s->vals[n->out];
+    uint32_t nsrc = ol->kind == SG_V_LIST ? ol->u.list.n : 1;
+    const sg__gnode *to = st ? NULL : &d->nodes[d->scopes[ts].output];
+    uint32_t nextra = to && to->nargs > nsrc ? to->nargs - nsrc : 0;
+    if (!st && !nextra) {
         st = copy_value(r, n->out, &v);
+    } else if (!st) { /* src's outputs, then the values the branches gave after them (branch_end) */
+        uint32_t *ids = sg__malloc(d->ctx, ((size_t)nsrc + nextra) * sizeof *ids);
+        uint32_t *sto = sg__malloc(d->ctx, ((size_t)d->nstorages + 1) * sizeof *sto);
+        st = ids && sto && ol->kind == SG_V_LIST ? SG_OK : ids && sto ? SG_EINTERNAL : sg__nomem(d->ctx);
+        if (sto)
+            memset(sto, 0xff, ((size_t)d->nstorages + 1) * sizeof *sto);
+        for (uint32_t k = 0; k < nsrc && !st; k++)
+            st = copy_value(r, s->ids[ol->u.list.off + k], &ids[k]);
+        for (uint32_t k = 0; k < nextra && !st; k++)
+            st = sg__graph_value_like(d, d, d->args[to->args + nsrc + k].u.v, sto, &ids[nsrc + k]);
+        if (!st)
+            st = sg__graph_list(d, &v, ids, nsrc + nextra);
+        for (uint32_t k = 0; k < nsrc && !st; k++)
+            st = sg__replay_map(r, s->ids[ol->u.list.off + k], ids[k]);
+        sg_free(ids);
+        sg_free(sto);
+    }
     if (!st)
         st = sg__graph_cond(d, &pred, ts, fs, ops, a[3].u.list.n, v, n->line);
     sg_free(ops);
     if (!st && n->nbinds)
         st = sg__graph_bind(d, (uint32_t)d->nnodes - 1, s->exprs + n->binds, n->nbinds);
-    return st ? st : sg__replay_map(r, n->out, v);
+    if (!st && !nextra)
+        st = sg__replay_map(r, n->out, v);
+    else if (!st)
+        r->map[n->out] = v;
+    if (!st && r->cbs->cond_done)
+        st = r->cbs->cond_done(r, ud, r->node, v);
+    return st;
 }
 
 static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud)
@@ -302,18 +329,26 @@ static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud)
         return replay_cond(r, hook, ud);
     case SG_N_OUTPUT: {
         uint32_t *vals, *all = NULL;
+        const uint32_t *extra = NULL;
+        uint32_t nextra = 0;
         sg_status st = mapped(r, NULL, s->args + n->args, n->nargs, "an output", &vals);
-        if (!st && r->nlead && n->scope == 0) {
-            if (!(all = sg__malloc(d->ctx, ((size_t)r->nlead + n->nargs) * sizeof *all)))
+        if (!st && n->scope != 0 && r->cbs->branch_end)
+            st = r->cbs->branch_end(r, ud, n->scope, &extra, &nextra);
+        uint32_t nlead = n->scope == 0 ? r->nlead : 0, total = nlead + n->nargs + nextra;
+        if (!st && total != n->nargs) { /* the root's lead values first, a branch's extra ones after */
+            if (!(all = sg__malloc(d->ctx, (size_t)total * sizeof *all)))
                 st = sg__nomem(d->ctx);
             else {
-                memcpy(all, r->lead, r->nlead * sizeof *all);
+                if (nlead)
+                    memcpy(all, r->lead, nlead * sizeof *all);
                 if (n->nargs)
-                    memcpy(all + r->nlead, vals, n->nargs * sizeof *all);
+                    memcpy(all + nlead, vals, n->nargs * sizeof *all);
+                if (nextra)
+                    memcpy(all + nlead + n->nargs, extra, nextra * sizeof *all);
             }
         }
         if (!st)
-            st = all ? sg__graph_output(d, all, (size_t)r->nlead + n->nargs) : sg__graph_output(d, vals, n->nargs);
+            st = all ? sg__graph_output(d, all, total) : sg__graph_output(d, vals, n->nargs);
         sg_free(vals);
         sg_free(all);
         return st;
@@ -363,17 +398,18 @@ uint32_t sg__replay_mapped(const sg__replay *r, uint32_t of)
 
 sg_status sg__graph_replay(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, void *ud)
 {
-    return sg__graph_replay_end(src, dst, hook, NULL, NULL, ud);
+    const sg__replay_cbs cbs = {.call = hook};
+    return sg__graph_replay_cbs(src, dst, &cbs, ud);
 }
 
-sg_status sg__graph_replay_end(const sg__graph *src, sg__graph *dst, sg__replay_fn hook, sg__replay_end_fn end,
-                               sg__replay_cond_fn cond, void *ud)
+sg_status sg__graph_replay_cbs(const sg__graph *src, sg__graph *dst, const sg__replay_cbs *cbs, void *ud)
 {
-    if (!src || !dst)
+    if (!src || !dst || !cbs)
         return SG_EINVAL;
     if (dst->nnodes || dst->env != src->env || dst->cur)
         return sg__err(dst->ctx, SG_EINVAL, "replay: into an empty graph over the same environment");
-    sg__replay r = {.src = src, .dst = dst, .cond = cond};
+    sg__replay r = {.src = src, .dst = dst, .cbs = cbs};
+    sg__replay_fn hook = cbs->call;
     if (!dst->reg)
         dst->reg = src->reg;
     r.map = sg__malloc(dst->ctx, (src->nvals ? src->nvals : 1) * sizeof *r.map);
@@ -385,10 +421,10 @@ sg_status sg__graph_replay_end(const sg__graph *src, sg__graph *dst, sg__replay_
     }
     for (r.node = 0; r.node < src->nnodes && !st; r.node++)
         if (src->nodes[r.node].scope == 0) {
-            if (end && src->nodes[r.node].kind == SG_N_OUTPUT)
-                st = end(&r, ud);
-            if (cond && src->nodes[r.node].kind == SG_N_COND)
-                st = cond(&r, ud, r.node);
+            if (cbs->end && src->nodes[r.node].kind == SG_N_OUTPUT)
+                st = cbs->end(&r, ud);
+            if (!st && cbs->cond && src->nodes[r.node].kind == SG_N_COND)
+                st = cbs->cond(&r, ud, r.node);
             if (!st)
                 st = replay_node(&r, hook, ud);
         }

@@ -2,7 +2,8 @@
  * into one signature, their outputs merged into the cond node's (PyTorch's
  * _merge_graph_inputs of torch/_dynamo/variables/higher_order_ops.py and
  * _merge_output of torch/_higher_order_ops/cond.py), and the refusal of a
- * branch that writes into its inputs or returns an alias of one. */
+ * branch that writes into its inputs (with grad enabled) or returns an
+ * alias of one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,8 @@ static sg_status check_aliasing(sg_tracer *t, uint32_t b, bool grad)
     if (!name)
         return SG_OK;
     const char *what = n->kind == SG_N_OUTPUT ? "returns an alias of" : "mutates";
+    if (!grad && n->kind != SG_N_OUTPUT) /* PyTorch's supports_input_mutation: the aot pipeline functionalizes it */
+        return SG_OK;
     if (!grad)
         return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: torch.cond: branch %s %s its input %s "
                                                 "under no_grad (not functionalized yet)",
