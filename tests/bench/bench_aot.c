@@ -377,6 +377,10 @@ static int long_program(long ops, long runs, bool full)
             fwnodes = count_words(fw);
             sg_free(fw);
             printf("traced_nodes %zu\nfunctional_nodes %zu\n", calls, fwnodes);
+            if (sg_tracer_graph_placeholders(b.t, "", &fw))
+                die(b.ctx, "placeholders");
+            printf("placeholders %s\n", fw);
+            sg_free(fw);
             bad = check(&b, a, src, len);
         }
         sg_aot_free(a0);
