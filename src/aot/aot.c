@@ -378,6 +378,8 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
     sg__xrun *fx = NULL, *ex = NULL;
     uint64_t *before = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *before);
     sg_status s = before ? sg__xrun_new(ctx, a->fw, &fx) : sg__nomem(ctx);
+    if (!s) /* the caller's run checked its inputs and bound their symbols: fx takes them */
+        s = sg__xrun_bind_all(fx, rx);
     for (uint32_t i = 0; i < m->nin && !s; i++) { /* the version counters as the caller gave them */
         const sg__xval *x = sg__xrun_value(rx, m->in[i].ph);
         before[i] = x->kind == SG_XV_TENSOR ? x->u.t->ver->n : 0;
@@ -387,7 +389,7 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
         if (x->kind == SG_XV_UNSET && m->in[i].tensor)
             s = sg__err(ctx, SG_EINVAL, "aot: input %s has no value", a->src->vals[m->in[i].ph].name);
         else if (x->kind != SG_XV_UNSET && m->in[i].dph != SG_NOVAL) /* a symbol's placeholder takes its binding */
-            s = sg__xrun_input(fx, m->in[i].dph, x);
+            s = sg__xrun_input_bound(fx, m->in[i].dph, x);
     }
     /* the synthetic bases: each storage as one dimension, viewed from the
        caller's tensor of its first input */
@@ -430,11 +432,11 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
         s = sg__xrun_new(ctx, a->epi, &ex);
         if (!s)
             s = sg__xrun_bind_all(ex, fx);
-        for (uint32_t i = 0; i < m->nin && !s; i++)
+        for (uint32_t i = 0; i < m->nin && !s; i++) /* (ex took fx's bindings: these were checked there) */
             if (m->in[i].tensor)
-                s = sg__xrun_input(ex, a->epi_in[i], sg__xrun_value(rx, m->in[i].ph));
+                s = sg__xrun_input_bound(ex, a->epi_in[i], sg__xrun_value(rx, m->in[i].ph));
         for (uint32_t j = 0; j < m->nlead && !s; j++)
-            s = sg__xrun_input(ex, a->epi_lead[j], sg__xrun_value(fx, a->fw->args[fo->args + j].u.v));
+            s = sg__xrun_input_bound(ex, a->epi_lead[j], sg__xrun_value(fx, a->fw->args[fo->args + j].u.v));
         for (uint32_t b = 0; b < m->nbases && !s; b++)
             if (a->epi_base[b] != SG_NOVAL) {
                 sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = bt[b]};

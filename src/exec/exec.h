@@ -139,6 +139,12 @@ void sg__xrun_free(sg__xrun *r);
  * Errors: SG_EINVAL (v not a placeholder, or a value of another kind),
  * SG_ESHAPE, SG_ENOMEM. */
 sg_status sg__xrun_input(sg__xrun *r, uint32_t v, const sg__xval *x);
+/* The same without the binding and the checks: for a value whose layout
+ * r's bindings already fit (r took them, sg__xrun_bind_all, from a run that
+ * checked it: the aot wrapper passes its caller's inputs on). Errors:
+ * SG_EINVAL (not a placeholder, a tensor for a number or the reverse),
+ * SG_ENOMEM. */
+sg_status sg__xrun_input_bound(sg__xrun *r, uint32_t v, const sg__xval *x);
 
 /* Run node n: a call executes its kernel, an assert evaluates its condition
  * (SG_EASSERT "runtime assertion failed: COND" when false), a placeholder

@@ -397,13 +397,20 @@ static sg_status bind_bare(sg__xrun *r, const sg_expr *e, int64_t val)
     return bind(r, e, val);
 }
 
-/* e must evaluate to val: SG_ESHAPE otherwise, with "what" in the message. */
-static sg_status expect(sg__xrun *r, uint32_t v, const sg_expr *e, int64_t val, const char *what)
+/* e must evaluate to val: SG_ESHAPE otherwise, naming what (part: 0 a
+ * size, 1 a stride, of dimension d; 2 the storage offset; 3 an int's
+ * value), the text made only then. */
+static sg_status expect(sg__xrun *r, uint32_t v, const sg_expr *e, int64_t val, int part, uint32_t d)
 {
     int64_t got;
     sg_status s = sg__xrun_eval(r, e, &got);
     if (s || got == val)
         return s;
+    char what[64];
+    if (part < 2)
+        snprintf(what, sizeof what, "the %s of dimension %u", part ? "stride" : "size", d);
+    else
+        snprintf(what, sizeof what, "%s", part == 2 ? "the storage offset" : "the value");
     char *text = show(r->ctx, e);
     sg__err(r->ctx, SG_ESHAPE, "input %s: %s is %lld, but the graph expects %lld (%s)", vname(r->g, v), what,
             (long long)val, (long long)got, text ? text : "?");
@@ -428,21 +435,17 @@ static sg_status input_tensor(sg__xrun *r, uint32_t v, sg__xtensor *t)
         s = bind_bare(r, sg__graph_stride(g, v, d), t->strides[d]);
     if (!s)
         s = bind_bare(r, f->offset, t->offset);
-    char what[64];
-    for (uint32_t d = 0; d < f->ndim && !s; d++) {
-        snprintf(what, sizeof what, "the size of dimension %u", d);
-        s = expect(r, v, sg__graph_size(g, v, d), t->sizes[d], what);
-    }
-    for (uint32_t d = 0; d < f->ndim && !s; d++) {
-        snprintf(what, sizeof what, "the stride of dimension %u", d);
-        s = expect(r, v, sg__graph_stride(g, v, d), t->strides[d], what);
-    }
+    for (uint32_t d = 0; d < f->ndim && !s; d++)
+        s = expect(r, v, sg__graph_size(g, v, d), t->sizes[d], 0, d);
+    for (uint32_t d = 0; d < f->ndim && !s; d++)
+        s = expect(r, v, sg__graph_stride(g, v, d), t->strides[d], 1, d);
     if (!s)
-        s = expect(r, v, f->offset, t->offset, "the storage offset");
+        s = expect(r, v, f->offset, t->offset, 2, 0);
     return s;
 }
 
-sg_status sg__xrun_input(sg__xrun *r, uint32_t v, const sg__xval *x)
+/* sg__xrun_input, checked (check) or not. */
+static sg_status input(sg__xrun *r, uint32_t v, const sg__xval *x, bool check)
 {
     const sg__graph *g = r->g;
     if (!x || v >= g->nvals || g->vals[v].node == SG_NOVAL || g->nodes[g->vals[v].node].kind != SG_N_PLACEHOLDER)
@@ -452,14 +455,18 @@ sg_status sg__xrun_input(sg__xrun *r, uint32_t v, const sg__xval *x)
         return s;
     const sg__gval *gv = &g->vals[v];
     size_t mark = r->nb;
-    if (gv->kind == SG_V_TENSOR && x->kind == SG_XV_TENSOR) {
+    if (!check) {
+        if ((gv->kind == SG_V_TENSOR) != (x->kind == SG_XV_TENSOR))
+            return sg__err(r->ctx, SG_EINVAL, "run input %s: a value of another kind than the placeholder's",
+                           vname(g, v));
+    } else if (gv->kind == SG_V_TENSOR && x->kind == SG_XV_TENSOR) {
         s = input_tensor(r, v, x->u.t);
     } else if (gv->kind == SG_V_SYMINT && x->kind == SG_XV_INT) {
         s = bind_bare(r, gv->u.e, x->u.i);
         if (!s)
-            s = expect(r, v, gv->u.e, x->u.i, "the value");
+            s = expect(r, v, gv->u.e, x->u.i, 3, 0);
     } else if (gv->kind == SG_V_SYMBOOL && x->kind == SG_XV_BOOL) {
-        s = expect(r, v, gv->u.e, x->u.b, "the value");
+        s = expect(r, v, gv->u.e, x->u.b, 3, 0);
     } else if ((gv->kind == SG_V_FLOAT && x->kind == SG_XV_FLOAT) || (gv->kind == SG_V_NONE && x->kind == SG_XV_NONE)) {
         s = SG_OK;
     } else {
@@ -475,6 +482,16 @@ sg_status sg__xrun_input(sg__xrun *r, uint32_t v, const sg__xval *x)
     release(&r->vals[v]);
     r->vals[v] = *x;
     return SG_OK;
+}
+
+sg_status sg__xrun_input(sg__xrun *r, uint32_t v, const sg__xval *x)
+{
+    return input(r, v, x, true);
+}
+
+sg_status sg__xrun_input_bound(sg__xrun *r, uint32_t v, const sg__xval *x)
+{
+    return input(r, v, x, false);
 }
 
 sg_status sg__xrun_fresh_version(sg__xrun *r, uint32_t v)
