@@ -69,6 +69,25 @@ typedef struct vcase {
     int64_t list2[4];
 } vcase;
 
+/* Run r of graph g takes xt as its input x, and, where g has a synthetic
+ * base (a placeholder named "base"), xt's storage as one dimension. */
+static void bind_x(sg__xrun *r, const sg__graph *g, uint32_t x, sg_tensor *xt)
+{
+    sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = xt};
+    assert_int_equal(sg__xrun_input(r, x, &xv), SG_OK);
+    sg__xtensor *bt = NULL;
+    for (uint32_t i = 0; i < g->scopes[0].nphs; i++) { /* a synthetic base: x's storage as one dimension */
+        uint32_t b = g->nodes[g->scopes[0].phs[i]].out;
+        if (strcmp(g->vals[b].name, "base"))
+            continue;
+        int64_t n = sg_tensor_storage_numel(xt), one = 1;
+        assert_int_equal(sg__xt_view(C, &bt, xt->st, xt->ver, 1, &n, &one, 0), SG_OK);
+        sg__xval bv = {.kind = SG_XV_TENSOR, .u.t = bt};
+        assert_int_equal(sg__xrun_input(r, b, &bv), SG_OK);
+    }
+    sg__xt_unref(bt);
+}
+
 /* x: f64[3, 4] (backed symbols), v = op(x, ...), m = v * 2; the new base
  * by the inverse; run with x[i] = i - 5; compare. */
 static void check_case(const vcase *c)
@@ -122,19 +141,7 @@ static void check_case(const vcase *c)
         sg_tensor_set_f(xt, i, (double)(i - 5));
     sg__xrun *r;
     assert_int_equal(sg__xrun_new(C, g, &r), SG_OK);
-    sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = xt};
-    assert_int_equal(sg__xrun_input(r, x, &xv), SG_OK);
-    sg__xtensor *bt = NULL;
-    for (uint32_t i = 0; i < g->scopes[0].nphs; i++) { /* a synthetic base: x's storage as one dimension */
-        uint32_t b = g->nodes[g->scopes[0].phs[i]].out;
-        if (strcmp(g->vals[b].name, "base"))
-            continue;
-        int64_t n = sg_tensor_storage_numel(xt), one = 1;
-        assert_int_equal(sg__xt_view(C, &bt, xt->st, xt->ver, 1, &n, &one, 0), SG_OK);
-        sg__xval bv = {.kind = SG_XV_TENSOR, .u.t = bt};
-        assert_int_equal(sg__xrun_input(r, b, &bv), SG_OK);
-    }
-    sg__xt_unref(bt);
+    bind_x(r, g, x, xt);
     if (sg__xrun_rest(r))
         fail_msg("%s: run: %s", c->op, sg_ctx_last_error_msg(C));
     /* brute force: the positions the concrete view reaches, doubled */
@@ -241,19 +248,7 @@ static void run_graph(const sg__graph *g, uint32_t x, sg_tensor *xt, double *out
 {
     sg__xrun *r;
     assert_int_equal(sg__xrun_new(C, g, &r), SG_OK);
-    sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = xt};
-    assert_int_equal(sg__xrun_input(r, x, &xv), SG_OK);
-    sg__xtensor *bt = NULL;
-    for (uint32_t i = 0; i < g->scopes[0].nphs; i++) { /* a synthetic base: x's storage as one dimension */
-        uint32_t b = g->nodes[g->scopes[0].phs[i]].out;
-        if (strcmp(g->vals[b].name, "base"))
-            continue;
-        int64_t n = sg_tensor_storage_numel(xt), one = 1;
-        assert_int_equal(sg__xt_view(C, &bt, xt->st, xt->ver, 1, &n, &one, 0), SG_OK);
-        sg__xval bv = {.kind = SG_XV_TENSOR, .u.t = bt};
-        assert_int_equal(sg__xrun_input(r, b, &bv), SG_OK);
-    }
-    sg__xt_unref(bt);
+    bind_x(r, g, x, xt);
     if (sg__xrun_rest(r))
         fail_msg("run: %s", sg_ctx_last_error_msg(C));
     const sg__gnode *o = &g->nodes[g->nnodes - 1];
