@@ -70,7 +70,8 @@ static sg_status view_chain(sg_ctx *ctx, const sg__graph *src, uint32_t v, uint3
                 return sg__err(ctx, SG_EUNSUPPORTED, "aot: unsupported: an output aliasing an input through %s",
                                nd->schema->name);
             }
-            u = src->args[nd->args].u.v;
+            /* set_ makes its self an alias of its source: the chain goes on from the source */
+            u = src->args[nd->args + (nd->schema->op == SG_OP_set__source_Tensor && nd->nargs > 1)].u.v;
         }
         if (!pass) {
             *n = k;

@@ -232,6 +232,19 @@ static sg_status current_args(fz *z, sg__replay *r, const sg__gnode *nd, const s
     return SG_OK;
 }
 
+/* What an as_strided of src value v (made from parent) views: its
+ * positions are its storage's, so the storage's synthetic base, or the root
+ * the program made it with (a tensor over its storage from its start, as
+ * dst's counterpart is); parent itself for an input's storage without a
+ * synthetic base (dst's view of the input reads the caller's storage). */
+static uint32_t strided_parent(const fz *z, uint32_t v, uint32_t parent)
+{
+    const fstore *s = &z->st[z->src->vals[v].u.t.storage];
+    if (s->synth)
+        return (uint32_t)z->src->nvals + z->src->vals[v].u.t.storage;
+    return s->input == SG_NOVAL && s->root != SG_NOVAL ? s->root : parent;
+}
+
 /* A new value of src made by a call: the root of its storage, or (a view)
  * a link of its parent's chain. */
 static void made(fz *z, uint32_t v, uint32_t parent, uint32_t vnode, uint32_t cur)
@@ -245,8 +258,8 @@ static void made(fz *z, uint32_t v, uint32_t parent, uint32_t vnode, uint32_t cu
         s->root = v;
     /* a view shares its source's version counter, but for .data (a flagged detach) */
     uint32_t ver = parent != SG_NOVAL && !(z->src->nodes[vnode].flags & SG_NODE_DATA) ? z->v[parent].ver : SG_NOVAL;
-    if (parent != SG_NOVAL && s->synth && is_asstrided(&z->src->nodes[vnode])) /* positions of the storage itself */
-        parent = (uint32_t)z->src->nvals + z->src->vals[v].u.t.storage;
+    if (parent != SG_NOVAL && is_asstrided(&z->src->nodes[vnode])) /* positions of the storage itself */
+        parent = strided_parent(z, v, parent);
     z->v[v] = (fval){.parent = parent, .vnode = vnode, .cur = cur, .gen = s->gen, .obj = v, .ver = ver};
 }
 
@@ -290,7 +303,16 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
             const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
             if (z->src->vals[vn->out].kind != SG_V_TENSOR)
                 return unsupported(z, "a write through an element of", vn->schema->name);
+            /* a view that may repeat positions (expand, as_strided), with the write on a part of it:
+               carried back link by link, the repeats would not say which one was written */
+            if (c != self && (vn->schema->op == SG_OP_expand || is_asstrided(vn)))
+                return unsupported(z, "a write through a view of a view that may repeat elements", vn->schema->name);
             hidden |= (vn->flags & SG_NODE_DATA) != 0; /* through x.data: autograd does not see it */
+        } else if (c != self) { /* an input on a synthetic base: the same where its layout repeats (stride 0) */
+            const sg__fake_tensor *t = &z->src->vals[c].u.t;
+            for (uint32_t d = 0; d < t->ndim; d++)
+                if (sg__graph_stride(z->src, c, d) == z->dst->ctx->zero && sg__graph_size(z->src, c, d) != z->dst->ctx->one)
+                    return unsupported(z, "a write through a view of an input that repeats elements", what);
         }
         n++;
     }
@@ -501,13 +523,10 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             return sg__replay_map(r, nd->out, cur);
         }
         if (info && (info->tags & SG_T_INPLACE_VIEW) && op != SG_OP_resize_) {
-            /* a metadata mutation: the new version views the old one */
-            CHAIN(current(z, r, self, &cur));
-            uint32_t v;
+            /* a metadata mutation: the new version views the old one (as_strided_: the storage) */
+            uint32_t obj = z->v[self].obj, parent = is_asstrided(nd) ? strided_parent(z, self, self) : self, v;
+            CHAIN(current(z, r, parent, &cur));
             CHAIN(replay_view(z, r, node, cur, &v));
-            uint32_t obj = z->v[self].obj, parent = self;
-            if (store_of(z, self)->synth && is_asstrided(nd)) /* positions of the storage itself */
-                parent = (uint32_t)z->src->nvals + z->src->vals[self].u.t.storage;
             z->v[nd->out] = (fval){.parent = parent, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
                                    .ver = z->v[self].ver};
             z->v[obj].meta = true;
@@ -534,14 +553,22 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         }
         return write(z, r, node, nd, args);
     }
+    bool view = (sch->flags & SG_OPF_VIEW) && nd->nargs && z->src->args[nd->args].kind == SG_A_VALUE;
+    uint32_t parent = view ? z->src->args[nd->args].u.v : SG_NOVAL, v;
+    if (view && is_asstrided(nd) && is_tensor(z->src, nd->out) &&
+        (parent = strided_parent(z, nd->out, parent)) != z->src->args[nd->args].u.v) {
+        /* as_strided of a storage's positions: made over the storage's base, not the view it was called on */
+        CHAIN(current(z, r, parent, &v));
+        CHAIN(replay_view(z, r, node, v, &v));
+        CHAIN(sg__replay_map(r, nd->out, v));
+        made(z, nd->out, z->src->args[nd->args].u.v, node, v); /* (its version counter the view's) */
+        return SG_OK;
+    }
     sg__garg cur[SG_SCHEMA_ARGS];
     CHAIN(current_args(z, r, nd, args, cur));
-    uint32_t v;
     CHAIN(sg__replay_default(r, node, cur, nd->nargs, &v));
     if (nd->out == SG_NOVAL)
         return SG_OK;
-    bool view = (sch->flags & SG_OPF_VIEW) && nd->nargs && z->src->args[nd->args].kind == SG_A_VALUE;
-    uint32_t parent = view ? z->src->args[nd->args].u.v : SG_NOVAL;
     const sg__gval *ov = &z->src->vals[nd->out];
     if (ov->kind == SG_V_LIST) /* unbind: each element a view, made again only through the list */
         for (uint32_t k = 0; k < ov->u.list.n; k++) {
@@ -831,6 +858,11 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
         uint32_t obj = z->v[v].obj, i = obj == SG_NOVAL ? SG_NOVAL : input_idx[obj];
         if (i != SG_NOVAL && m->in[i].storage) { /* R3: an input given back after a set_ */
             o->kind = SG_AOT_IS_INPUT;
+            o->base = i;
+            continue;
+        }
+        if (i != SG_NOVAL && src->vals[m->in[i].ph].u.t.storage == t->storage) { /* R2b: the input object itself */
+            o->kind = SG_AOT_IS_INPUT; /* (even where a set_ onto another input's view made its chain that one's) */
             o->base = i;
             continue;
         }

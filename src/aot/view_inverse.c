@@ -86,7 +86,12 @@ sg_status sg__aot_view_again(sg__graph *dst, const sg__graph *src, uint32_t node
     args[0] = value(self);
     for (uint32_t i = 1; i < nd->nargs; i++)
         CHAIN(sg__aot_arg(dst, src, &src->args[nd->args + i], &args[i]));
-    return call(dst, view_op(nd), args, nd->nargs, nd->line, out);
+    uint32_t n = nd->nargs, op = view_op(nd);
+    if (op == SG_OP_as_strided && n == 3 && src->args[nd->args].kind == SG_A_VALUE) {
+        /* no storage_offset: the one of what it was called on, said (self may be another view of the storage) */
+        args[n++] = (sg__garg){.kind = SG_A_EXPR, .u.e = src->vals[src->args[nd->args].u.v].u.t.offset};
+    }
+    return call(dst, op, args, n, nd->line, out);
 }
 
 sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t base, uint32_t mutated,
@@ -110,7 +115,10 @@ sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t no
         a[1] = value(mutated);
         for (uint32_t i = 1; i < nd->nargs; i++)
             CHAIN(sg__aot_arg(dst, src, &src->args[nd->args + i], &a[i + 1]));
-        return call(dst, info->inverse, a, nd->nargs + 1, line, out);
+        uint32_t n = nd->nargs + 1;
+        if (op == SG_OP_as_strided && nd->nargs == 3 && src->args[nd->args].kind == SG_A_VALUE) /* as sg__aot_view_again */
+            a[n++] = (sg__garg){.kind = SG_A_EXPR, .u.e = src->vals[src->args[nd->args].u.v].u.t.offset};
+        return call(dst, info->inverse, a, n, line, out);
     }
     sg__garg a[6];
     if (dst->vals[mutated].u.t.ndim < dst->vals[base].u.t.ndim && op == SG_OP_expand)

@@ -145,16 +145,19 @@ sg_status sg__meta_like(sg__mcall *m, uint32_t *out)
                            m->g->ctx->zero, SG_NOVAL);
 }
 
-/* copy(self, src): self's sizes and dtype, contiguous (as 1.13's kernel
- * lays it out, whatever self's strides); src broadcasts to them (only
- * functionalization records it, for a copy_ whose rule checked that). */
+/* copy(self, src): self's sizes and dtype, laid out like self (as
+ * empty_like: the written tensor's layout where it is dense, as the copy_ it
+ * stands for leaves it; 1.13's kernel would make it contiguous, but only
+ * functionalization records this operator, and what follows reads it as
+ * the tensor copy_ wrote); src broadcasts to them (the copy_'s rule checked
+ * that). */
 sg_status sg__meta_copy(sg__mcall *m, uint32_t *out)
 {
     uint32_t self = m->a[0].u.v;
     const sg__fake_tensor *t = sg__mt(m, self);
     const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
     sizes_of(m, self, sizes);
-    CHAIN(sg__meta_contiguous(m, strides, sizes, t->ndim));
+    CHAIN(sg__meta_like_strides(m, self, strides));
     return sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, strides, m->g->ctx->zero, SG_NOVAL);
 }
 
