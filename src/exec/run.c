@@ -515,12 +515,15 @@ sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
     const sg__fake_tensor *f = &g->vals[v].u.t;
     int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], offset;
     sg_status s = SG_OK;
-    for (uint32_t d = 0; d < f->ndim && !s; d++)
-        s = sg__xrun_eval(c->r, sg__graph_size(g, v, d), &sizes[d]);
-    for (uint32_t d = 0; d < f->ndim && !s; d++)
-        s = sg__xrun_eval(c->r, sg__graph_stride(g, v, d), &strides[d]);
-    if (!s)
-        s = sg__xrun_eval(c->r, f->offset, &offset);
+    const sg_expr *const *e = g->exprs + f->dims;
+    for (uint32_t d = 0; d < 2 * (uint32_t)f->ndim + 1 && !s; d++) { /* sizes, strides, offset */
+        const sg_expr *x = d < 2 * (uint32_t)f->ndim ? e[d] : f->offset;
+        int64_t *to = d < f->ndim ? &sizes[d] : d < 2 * (uint32_t)f->ndim ? &strides[d - f->ndim] : &offset;
+        if (x->op == SG_OP_INT && !COEFF_IS_MPZ(x->u.val)) /* a small constant (eager): as it is */
+            *to = x->u.val;
+        else
+            s = sg__xrun_eval(c->r, x, to);
+    }
     if (s)
         return output_error(c, s);
     if (c->n->flags & SG_NODE_OUT_LAYOUT) /* resize_output at run time: an out of the result's sizes keeps its layout */
@@ -589,7 +592,7 @@ sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
         return sg__err(c->ctx, SG_EINTERNAL, "%s: a result of dtype %s on a storage of %s", c->op,
                        sg__dtype_name((sg_dtype)f->dtype), sg__dtype_name((sg_dtype)st->dtype));
     }
-    s = sg__xt_view(c->ctx, out, st, ver ? ver->ver : NULL, f->ndim, sizes, strides, offset);
+    s = sg__xt_view_reaching(c->ctx, out, st, ver ? ver->ver : NULL, f->ndim, sizes, strides, offset, lo, hi);
     sg__xst_unref(st);
     if (!s)
         (*out)->requires_grad = f->requires_grad;

@@ -136,7 +136,16 @@ static sg_status pack_varargs(sg_walk *W, const sg__schema *s, wv *pos, size_t *
 
 const pyop *pyop_find(sg_walk *W, const char *name)
 {
-    return sg__opreg_pyop(sg__w_reg(W), name);
+    uint32_t h = 2166136261u; /* FNV-1a of the name: a program asks the same few names again and again */
+    for (const char *c = name; *c; c++)
+        h = (h ^ (uint8_t)*c) * 16777619u;
+    size_t at = (h ^ (h >> 16)) % (sizeof W->pyops / sizeof *W->pyops);
+    const pyop *p = W->pyops[at];
+    if (p && p->py[0] == name[0] && !strcmp(p->py, name))
+        return p;
+    if ((p = sg__opreg_pyop(sg__w_reg(W), name)))
+        W->pyops[at] = p;
+    return p;
 }
 
 /* Call the Python-level operator py with self (NULL for torch.X) and
