@@ -508,6 +508,16 @@ static sg_status output_error(sg__xcall *c, sg_status s)
     return sg__err(c->ctx, s, "%s: %s", c->op, msg);
 }
 
+/* sg__xrun_eval, a small constant (every size of an eager run) read in place. */
+static inline sg_status eval_quick(sg__xrun *r, const sg_expr *e, int64_t *out)
+{
+    if (e->op == SG_OP_INT && !COEFF_IS_MPZ(e->u.val)) {
+        *out = e->u.val;
+        return SG_OK;
+    }
+    return sg__xrun_eval(r, e, out);
+}
+
 sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
 {
     *out = NULL;
@@ -516,14 +526,13 @@ sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
     int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], offset;
     sg_status s = SG_OK;
     const sg_expr *const *e = g->exprs + f->dims;
-    for (uint32_t d = 0; d < 2 * (uint32_t)f->ndim + 1 && !s; d++) { /* sizes, strides, offset */
-        const sg_expr *x = d < 2 * (uint32_t)f->ndim ? e[d] : f->offset;
-        int64_t *to = d < f->ndim ? &sizes[d] : d < 2 * (uint32_t)f->ndim ? &strides[d - f->ndim] : &offset;
-        if (x->op == SG_OP_INT && !COEFF_IS_MPZ(x->u.val)) /* a small constant (eager): as it is */
-            *to = x->u.val;
-        else
-            s = sg__xrun_eval(c->r, x, to);
-    }
+    uint32_t nd = f->ndim;
+    for (uint32_t d = 0; d < nd && !s; d++)
+        s = eval_quick(c->r, e[d], &sizes[d]);
+    for (uint32_t d = 0; d < nd && !s; d++)
+        s = eval_quick(c->r, e[nd + d], &strides[d]);
+    if (!s)
+        s = eval_quick(c->r, f->offset, &offset);
     if (s)
         return output_error(c, s);
     if (c->n->flags & SG_NODE_OUT_LAYOUT) /* resize_output at run time: an out of the result's sizes keeps its layout */
@@ -647,9 +656,15 @@ static sg_status default_arg(sg__xcall *c, int i)
         return sg__err(c->ctx, SG_EINTERNAL, "%s: argument %s missing from the node", c->op, sa->name);
     }
     const char *d = sa->def;
-    if (!strcmp(d, "None"))
+    if (sa->type.base != SG_TY_FLOAT && sa->type.base != SG_TY_MEMORYFORMAT && d[0] >= '0' && d[0] <= '9' &&
+        !d[1]) { /* one digit ("1": add's alpha): no strtoll */
+        a->kind = SG_XA_INT;
+        a->i = d[0] - '0';
         return SG_OK;
-    if (!strcmp(d, "True") || !strcmp(d, "False")) {
+    }
+    if (d[0] == 'N' && !strcmp(d, "None"))
+        return SG_OK;
+    if ((d[0] == 'T' && !strcmp(d, "True")) || (d[0] == 'F' && !strcmp(d, "False"))) {
         a->kind = SG_XA_BOOL;
         a->b = d[0] == 'T';
         return SG_OK;

@@ -6,6 +6,12 @@
 
 #include "front/walk_private.h"
 
+/* a == lit, the first letters compared first (most names differ there). */
+static inline bool is(const char *a, const char *lit)
+{
+    return a[0] == lit[0] && !strcmp(a, lit);
+}
+
 /* ---- calling operators ---- */
 
 /* Call aten operator op (sch: its schema, found by the caller; NULL: found
@@ -105,7 +111,7 @@ static bool schema_takes(const sg__schema *s, const wv *pos, size_t npos, const 
     for (size_t i = npos; i < s->nargs; i++) { /* every required argument given */
         bool given = false;
         for (size_t k = 0; k < nkw; k++)
-            given |= !strcmp(kwn[k], s->args[i].name);
+            given |= is(kwn[k], s->args[i].name);
         if (!given && !s->args[i].has_def && !s->args[i].type.optional)
             return false;
     }
@@ -171,7 +177,7 @@ sg_status sg__w_call_pyop(sg_walk *W, const sg__py *at, const pyop *p, wv *pos, 
         }
     }
     for (size_t k = 0; k < nkw && !chosen; k++)
-        if (!strcmp(kwn[k], "out")) {
+        if (is(kwn[k], "out")) {
             if (!p->any_out)
                 return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: %s with out= (not in the operator list)", p->py);
         }
@@ -194,19 +200,19 @@ sg_status sg__w_call_pyop(sg_walk *W, const sg__py *at, const pyop *p, wv *pos, 
     wobj *out_obj = NULL;
     for (size_t k = 0; k < nkw; k++) {
         CHAIN(sg__w_arg_of(W, at, A, &kwv[k], kwn[k]));
-        has_dtype |= !strcmp(kwn[k], "dtype") && kwv[k].kind != W_NONE;
-        if (!strcmp(kwn[k], "out") && kwv[k].kind == W_TENSOR)
+        has_dtype |= is(kwn[k], "dtype") && kwv[k].kind != W_NONE;
+        if (is(kwn[k], "out") && kwv[k].kind == W_TENSOR)
             out_obj = kwv[k].u.t;
     }
     bool takes_dtype = sg__schema_arg(chosen, "dtype") >= 0; /* zeros.out: out's dtype */
-    if ((p->flags & SG_PYF_CREATE) && !has_dtype && takes_dtype && strcmp(p->py, "arange")) {
+    if ((p->flags & SG_PYF_CREATE) && !has_dtype && takes_dtype && !is(p->py, "arange")) {
         /* float64 by default; full takes its fill value's type */
         wv d = {.kind = W_DTYPE, .u.dtype = SG_FLOAT64};
-        if (!strcmp(p->py, "full") && nchosen > 1)
+        if (is(p->py, "full") && nchosen > 1)
             d.u.dtype = packed[1].kind == W_INT ? SG_INT64 : packed[1].kind == W_BOOL ? SG_BOOL : SG_FLOAT64;
         CHAIN(sg__w_arg_of(W, at, A, &d, "dtype"));
     }
-    if (!strcmp(p->py, "arange") && !has_dtype && takes_dtype) { /* integral ends make int64, else the default dtype */
+    if (is(p->py, "arange") && !has_dtype && takes_dtype) { /* integral ends make int64, else the default dtype */
         bool all_int = true;
         for (size_t i = 0; i < nchosen; i++)
             all_int &= packed[i].kind == W_INT;

@@ -535,9 +535,9 @@ static sg_status result_dtype(sg__mcall *m, const operands *o, sg_dtype *out)
             return sg__err(m->g->ctx, SG_ESHAPE, "%s: fill_ only supports a 0-dimension value tensor", m->op);
         break;
     case SG_PW_ARITH:
-        if ((!strncmp(m->s->name, "sub", 3) || !strcmp(m->s->name, "rsub")) && o->any_bool)
+        if (o->any_bool && (!strncmp(m->s->name, "sub", 3) || named(m->s->name, "rsub")))
             return sg__err(m->g->ctx, SG_ETYPE, "%s: subtraction with a bool tensor is not supported", m->op);
-        if (!strncmp(m->s->name, "pow", 3) && d == SG_BOOL)
+        if (d == SG_BOOL && !strncmp(m->s->name, "pow", 3))
             return sg__err(m->g->ctx, SG_ETYPE, "%s: pow is not implemented for bool", m->op);
         break;
     }
@@ -777,8 +777,8 @@ static bool numel_const(const int64_t *sizes, size_t n, int64_t *out)
 static bool no_overlap_const(sg__mcall *m, const operands *o, const clayout *L, size_t kd)
 {
     uint32_t dst = o->t[kd];
-    if (!strcmp(m->s->name, "fill_") || !strcmp(m->s->name, "zero_") ||
-        (!strcmp(m->s->name, "copy_") && m->a[1].kind == SG_A_VALUE && m->a[1].u.v == dst))
+    if (named(m->s->name, "fill_") || named(m->s->name, "zero_") ||
+        (named(m->s->name, "copy_") && m->a[1].kind == SG_A_VALUE && m->a[1].u.v == dst))
         return true;
     int64_t numel;
     if (!numel_const(L->size[kd], L->ndim[kd], &numel))

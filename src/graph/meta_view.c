@@ -9,6 +9,12 @@
 #include "expr/expr_private.h"
 #include "graph/meta.h"
 
+/* a == lit, the first letters compared first (most names differ there). */
+static inline bool is(const char *a, const char *lit)
+{
+    return a[0] == lit[0] && !strcmp(a, lit);
+}
+
 typedef struct {
     sg__mcall *m;
     uint32_t self;
@@ -38,7 +44,7 @@ static sg_status view_make(view *V, uint32_t *out)
     const sg__fake_tensor *t = sg__mt(V->m, V->self);
     uint32_t base = t->base == SG_NOVAL ? V->self : t->base;
     const char *name = V->m->s->name;
-    if (!strcmp(name, "detach"))
+    if (is(name, "detach"))
         base = SG_NOVAL;
     else if (V->m->s->flags & SG_OPF_INPLACE)
         base = t->base;
@@ -46,7 +52,7 @@ static sg_status view_make(view *V, uint32_t *out)
     sg_status s = sg__meta_tensor(V->m, out, (sg_dtype)t->dtype, V->n, V->sizes, V->strides, V->offset, t->storage);
     if (!s) {
         V->m->g->vals[*out].u.t.base = base;
-        V->m->g->vals[*out].u.t.requires_grad = rg && strcmp(name, "detach") && strcmp(name, "detach_");
+        V->m->g->vals[*out].u.t.requires_grad = rg && !is(name, "detach") && !is(name, "detach_");
     }
     return s;
 }
@@ -735,9 +741,9 @@ sg_status sg__meta_view(sg__mcall *m, uint32_t *out)
     memcpy(base, m->s->name, len + 1);
     if (len && base[len - 1] == '_') /* the in-place forms */
         base[len - 1] = '\0';
-    if (!strcmp(base, "unbind"))
+    if (is(base, "unbind"))
         return rule_unbind(m, out);
-    if (!strcmp(m->s->name, "detach_") && sg__mt(m, m->a[0].u.v)->base != SG_NOVAL)
+    if (is(m->s->name, "detach_") && sg__mt(m, m->a[0].u.v)->base != SG_NOVAL)
         return sg__err(m->g->ctx, SG_EAUTOGRAD, "%s: can't detach views in-place; use detach() instead", m->op);
     for (size_t i = 0; i < sizeof view_rules / sizeof *view_rules; i++)
         if (view_rules[i].name[0] == base[0] && !strcmp(view_rules[i].name, base)) {

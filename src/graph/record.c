@@ -37,6 +37,21 @@ void sg__record_adopt(sg__mcall *m, const sg__mcall *f)
     m->nasserts = f->nasserts;
 }
 
+/* A default of one or two decimal digits, optionally negative ("1", "-1",
+ * "0"): its integer in *out (true); false for any other text. */
+static bool small_default(const char *d, const sg_expr **out, sg_ctx *ctx)
+{
+    bool neg = d[0] == '-';
+    const char *p = d + neg;
+    if (p[0] < '0' || p[0] > '9' || (p[1] && (p[1] < '0' || p[1] > '9' || p[2])))
+        return false;
+    long v = p[0] - '0';
+    if (p[1])
+        v = 10 * v + (p[1] - '0');
+    *out = sg__int_si(ctx, neg ? -v : v); /* NULL when memory runs out: the general path then reports it */
+    return *out != NULL;
+}
+
 sg_status sg__record_default(sg__mcall *m, int i)
 {
     const sg__sarg *sa = &m->s->args[i];
@@ -50,12 +65,14 @@ sg_status sg__record_default(sg__mcall *m, int i)
         return bind_fail(m, "missing argument", sa->name);
     }
     const char *d = sa->def;
-    if (!strcmp(d, "None")) {
+    if (sa->type.base != SG_TY_FLOAT && !sa->type.list && small_default(d, &a->u.e, m->g->ctx)) { /* "1", "0", "-1" */
+        a->kind = SG_A_EXPR;
+    } else if (d[0] == 'N' && !strcmp(d, "None")) {
         a->kind = SG_A_NONE;
-    } else if (!strcmp(d, "True") || !strcmp(d, "False")) {
+    } else if ((d[0] == 'T' && !strcmp(d, "True")) || (d[0] == 'F' && !strcmp(d, "False"))) {
         a->kind = SG_A_BOOL;
         a->u.b = d[0] == 'T';
-    } else if (!strcmp(d, "[]")) {
+    } else if (d[0] == '[' && !strcmp(d, "[]")) {
         a->kind = SG_A_EXPRS;
         a->u.list.off = (uint32_t)m->g->nexprs;
         a->u.list.n = 0;
