@@ -137,6 +137,7 @@ typedef struct sg__xcall {
     char op[2 * SG_SCHEMA_NAME]; /* "mul.Tensor", for messages */
     sg__xarg a[SG_SCHEMA_ARGS];  /* by schema position */
     int64_t ibuf[SG_SCHEMA_ARGS][SG_MAX_DIMS];
+    bool lists;                  /* a list argument's array was allocated (run_call frees it) */
 } sg__xcall;
 
 /* The index of the schema argument named name, or -1. */

@@ -745,6 +745,7 @@ static sg_status load_arg(sg__xcall *c, int i, const sg__garg *ga, sg__xtensor *
         if (!a->ts)
             return sg__nomem(c->ctx);
         lists[i] = a->ts;
+        c->lists = true;
         for (uint32_t k = 0; k < a->n; k++) {
             sg__xval x;
             if ((s = arg_value(r, g->ids[ga->u.list.off + k], &x)))
@@ -782,6 +783,7 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
     c->n = n;
     c->s = n->schema;
     sg__schema_full_name(c->s, c->op);
+    c->lists = false;
     sg__xtensor **lists[SG_SCHEMA_ARGS] = {NULL};
     sg_status s = SG_OK;
     sg__xkernel k = sg__xkernel_find(c->s);
@@ -807,7 +809,7 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
         s = k(c);
     if (s)
         unset_outputs(r, n->out);
-    for (int i = 0; i < c->s->nargs; i++) /* lists are loaded at schema positions only */
+    for (int i = 0; i < c->s->nargs && c->lists; i++) /* lists are loaded at schema positions only */
         sg_free(lists[i]);
     return s;
 }

@@ -204,15 +204,17 @@ sg_status sg__w_call_pyop(sg_walk *W, const sg__py *at, const pyop *p, wv *pos, 
         if (is(kwn[k], "out") && kwv[k].kind == W_TENSOR)
             out_obj = kwv[k].u.t;
     }
-    bool takes_dtype = sg__schema_arg(chosen, "dtype") >= 0; /* zeros.out: out's dtype */
-    if ((p->flags & SG_PYF_CREATE) && !has_dtype && takes_dtype && !is(p->py, "arange")) {
+    bool arange = is(p->py, "arange");
+    bool takes_dtype = ((p->flags & SG_PYF_CREATE) || arange) && !has_dtype &&
+                       sg__schema_arg(chosen, "dtype") >= 0; /* zeros.out: out's dtype */
+    if ((p->flags & SG_PYF_CREATE) && !has_dtype && takes_dtype && !arange) {
         /* float64 by default; full takes its fill value's type */
         wv d = {.kind = W_DTYPE, .u.dtype = SG_FLOAT64};
         if (is(p->py, "full") && nchosen > 1)
             d.u.dtype = packed[1].kind == W_INT ? SG_INT64 : packed[1].kind == W_BOOL ? SG_BOOL : SG_FLOAT64;
         CHAIN(sg__w_arg_of(W, at, A, &d, "dtype"));
     }
-    if (is(p->py, "arange") && !has_dtype && takes_dtype) { /* integral ends make int64, else the default dtype */
+    if (arange && !has_dtype && takes_dtype) { /* integral ends make int64, else the default dtype */
         bool all_int = true;
         for (size_t i = 0; i < nchosen; i++)
             all_int &= packed[i].kind == W_INT;
