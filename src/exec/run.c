@@ -8,6 +8,7 @@
 
 #include "exec/exec_private.h"
 #include "expr/expr_private.h"
+#include "graph/ops.h"
 #include "shapeguard/print.h"
 
 struct sg__xrun {
@@ -25,6 +26,7 @@ struct sg__xrun {
        tensor values dead[dstart[n] .. dstart[n + 1]) are released */
     uint32_t *dstart, *dead;
     size_t nplan;
+    char (*opnames)[2 * SG_SCHEMA_NAME]; /* each operator row's full name once made ("" before; NULL: none yet) */
 };
 
 static const sg__xval unset = {.kind = SG_XV_UNSET};
@@ -66,6 +68,7 @@ void sg__xrun_free(sg__xrun *r)
     sg__idmap_free(&r->bmap);
     sg_free(r->dstart);
     sg_free(r->dead);
+    sg_free(r->opnames);
     sg_free(r);
 }
 
@@ -772,6 +775,22 @@ static void unset_outputs(sg__xrun *r, uint32_t v)
             unset_outputs(r, r->g->ids[gv->u.list.off + i]);
 }
 
+/* The full name of schema s ("mul.Tensor") into out, made once per
+ * operator row and then copied (every node of a run asks it). */
+static void op_name(sg__xrun *r, const sg__schema *s, char *out)
+{
+    if (s->op < SG_OP_COUNT && !r->opnames)
+        r->opnames = sg__calloc(r->ctx, SG_OP_COUNT, sizeof *r->opnames); /* NULL: made each time below */
+    if (s->op >= SG_OP_COUNT || !r->opnames) {
+        sg__schema_full_name(s, out);
+        return;
+    }
+    char *name = r->opnames[s->op];
+    if (!name[0])
+        sg__schema_full_name(s, name);
+    memcpy(out, name, sizeof *r->opnames);
+}
+
 static sg_status run_call(sg__xrun *r, uint32_t node)
 {
     const sg__gnode *n = &r->g->nodes[node];
@@ -782,7 +801,7 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
     c->node = node;
     c->n = n;
     c->s = n->schema;
-    sg__schema_full_name(c->s, c->op);
+    op_name(r, c->s, c->op);
     c->lists = false;
     sg__xtensor **lists[SG_SCHEMA_ARGS] = {NULL};
     sg_status s = SG_OK;

@@ -52,6 +52,7 @@ void sg_tracer_free(sg_tracer *t)
     for (size_t i = 0; i < t->npnames; i++)
         sg_free(t->pnames[i]);
     sg_free(t->pnames);
+    sg_free(t->opnames);
     sg_free(t);
 }
 
@@ -985,6 +986,22 @@ static sg_status note_binds(void *ud, const sg__mcall *m, uint32_t v)
     return m->nbinds ? sg__tracer_note_binds(ud, v, m->binds, m->nbinds) : SG_OK;
 }
 
+/* The full name of schema s ("mul.Tensor") into out, made once per
+ * operator row and then copied (every call asks it). */
+static void full_name(sg_tracer *t, const sg__schema *s, char *out)
+{
+    if (s->op < SG_OP_COUNT && !t->opnames)
+        t->opnames = sg__calloc(t->ctx, SG_OP_COUNT, sizeof *t->opnames); /* NULL: made each time below */
+    if (s->op >= SG_OP_COUNT || !t->opnames) {
+        sg__schema_full_name(s, out);
+        return;
+    }
+    char *name = t->opnames[s->op];
+    if (!name[0])
+        sg__schema_full_name(s, name);
+    memcpy(out, name, sizeof *t->opnames);
+}
+
 static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch,
                                const sg_arg *args, size_t nargs, unsigned line, uint8_t flags)
 {
@@ -1001,7 +1018,7 @@ static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, cons
     m.flags = flags; /* a composite's calls get none */
     if (!info || (!info->rule && !comp))
         return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: operator %s", sch ? op_name(op, sch, m.op) : op);
-    sg__schema_full_name(sch, m.op);
+    full_name(t, sch, m.op);
     sg__graph_mark k = sg__graph_mark_take(t->g);
     uint32_t v = SG_NOVAL;
     sg_status s = bind(&m, args, nargs);
