@@ -432,6 +432,8 @@ sg_status sg__meta_tensor(sg__mcall *m, uint32_t *out, sg_dtype dtype, size_t nd
 {
     if (ndim > SG_MAX_DIMS || !offset)
         return sg__graph_tensor(m->g, out, dtype, ndim, sizes, strides, offset, storage); /* its error */
+    if (!composite(sizes, ndim) && !composite(strides, ndim) && !offset->nargs) /* nothing to fold (eager) */
+        return sg__graph_tensor(m->g, out, dtype, ndim, sizes, strides, offset, storage);
     const sg_expr *e[2 * SG_MAX_DIMS + 1];
     memcpy(e, sizes, ndim * sizeof *sizes);
     memcpy(e + ndim, strides, ndim * sizeof *strides);
