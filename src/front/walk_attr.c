@@ -5,10 +5,35 @@
 
 #include "front/walk_private.h"
 
-/* a == lit, the first letters compared first (most names differ there). */
+/* a == lit (not empty), the first two letters compared first (most names differ there). */
 static inline bool is(const char *a, const char *lit)
 {
-    return a[0] == lit[0] && !strcmp(a, lit);
+    return a[0] == lit[0] && a[1] == lit[1] && (!a[1] || !strcmp(a + 2, lit + 2));
+}
+
+/* Is name one of the tensor methods sg__w_tensor_method answers itself? */
+static bool own_method(const char *name)
+{
+    switch (name[0]) {
+    case 's': return is(name, "size") || is(name, "stride");
+    case 'd': return is(name, "dim");
+    case 'n': return is(name, "ndimension") || is(name, "numel");
+    case 'i': return is(name, "item");
+    case 't': return is(name, "tolist");
+    default: return false;
+    }
+}
+
+/* Is name one of the tensor attributes sg__w_getattr reads itself? */
+static bool own_attribute(const char *name)
+{
+    switch (name[0]) {
+    case 's': return is(name, "shape");
+    case 'd': return is(name, "data");
+    case 'r': return is(name, "requires_grad");
+    case 'n': return is(name, "ndim");
+    default: return false;
+    }
 }
 
 static sg_status size_tuple(sg_walk *W, wobj *t, bool strides, wv *out)
@@ -84,7 +109,7 @@ sg_status sg__w_tensor_method(sg_walk *W, const sg__py *at, wobj *t, const char 
                               const char **kwn, wv *kwv, size_t nkw, wv *out, bool *handled)
 {
     *handled = true;
-    if (!strchr("sdnit", name[0]) || !name[0]) { /* none of the names below: the operators' methods, at once */
+    if (!own_method(name)) { /* none of the names below: the operators' methods, at once */
         *handled = false;
         return SG_OK;
     }
@@ -131,7 +156,7 @@ sg_status sg__w_getattr(sg_walk *W, const sg__py *at, const wv *obj, const char 
 {
     if (obj->kind == W_TENSOR) {
         wobj *t = obj->u.t;
-        if (!strchr("sdrn", name[0]) || !name[0]) { /* none of the names below: a method */
+        if (!own_attribute(name)) { /* none of the names below: a method */
             *out = (wv){.kind = W_METHOD, .u.method = {t, name}};
             return SG_OK;
         }

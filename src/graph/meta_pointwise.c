@@ -114,13 +114,15 @@ static sg_status collect(sg__mcall *m, operands *o)
         if (ty->base == SG_TY_TENSOR && a->kind == SG_A_VALUE) {
             if (o->n == MAX_OPS)
                 return sg__err(m->g->ctx, SG_EINTERNAL, "%s: too many operands", m->op);
-            if (named(m->s->args[i].name, "condition"))
+            bool cond = named(m->s->args[i].name, "condition");
+            const sg__fake_tensor *t = sg__mt(m, a->u.v);
+            if (cond)
                 o->cond = (int)o->n;
             o->t[o->n++] = a->u.v;
-            o->any_bool |= sg__mt(m, a->u.v)->dtype == SG_BOOL && !named(m->s->args[i].name, "condition");
-            if (!named(m->s->args[i].name, "condition")) /* where's condition takes no part in the type */
-                update_tensor(&o->rs, (sg_dtype)sg__mt(m, a->u.v)->dtype, sg__mt(m, a->u.v)->ndim);
-            else if (sg__mt(m, a->u.v)->dtype != SG_BOOL)
+            o->any_bool |= t->dtype == SG_BOOL && !cond;
+            if (!cond) /* where's condition takes no part in the type */
+                update_tensor(&o->rs, (sg_dtype)t->dtype, t->ndim);
+            else if (t->dtype != SG_BOOL)
                 return sg__err(m->g->ctx, SG_ETYPE, "%s: the condition must be a bool tensor", m->op);
         } else if ((ty->base == SG_TY_TENSOR || ty->base == SG_TY_SCALAR) &&
                    (a->kind == SG_A_EXPR || a->kind == SG_A_FLOAT || a->kind == SG_A_BOOL)) {
