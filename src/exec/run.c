@@ -561,7 +561,7 @@ sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
     /* the argument whose version counter it shares: the written one it returns (in-place, out=, set_) */
     sg__xtensor *from = NULL, *ver = NULL;
     bool grow = false;
-    for (int i = 0; i < c->s->nargs && !ver; i++)
+    for (int i = 0; i < c->s->nargs && !ver && c->s->written; i++)
         if (c->a[i].kind == SG_XA_TENSOR && ((c->s->written >> i) & 1u) && c->s->ret_alias[0] == i)
             ver = c->a[i].t;
     /* find by fake storage id, over the node's arguments as the graph has them */

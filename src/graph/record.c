@@ -93,13 +93,23 @@ sg_status sg__record_default(sg__mcall *m, int i)
 }
 
 /* The node's arguments: the positional ones up to the last given (defaults
- * filled in between), then the keyword-only ones given, by name. */
-static size_t node_args(const sg__mcall *m, sg__garg *out)
+ * filled in between), then the keyword-only ones given, by name; their
+ * count, and in *use where they are (out, or m->a itself where no
+ * keyword-only one is given). */
+static size_t node_args(const sg__mcall *m, sg__garg *out, const sg__garg **use)
 {
     int last = -1;
-    for (int i = 0; i < m->s->nargs; i++)
+    bool kw = false;
+    for (int i = 0; i < m->s->nargs; i++) {
         if (!m->s->args[i].kwonly && m->given[i])
             last = i;
+        kw |= m->s->args[i].kwonly && m->given[i];
+    }
+    *use = out;
+    if (!kw) { /* the positional ones only: a prefix of m->a, as it is */
+        *use = m->a;
+        return (size_t)(last + 1);
+    }
     size_t n = 0;
     for (int i = 0; i <= last; i++)
         out[n++] = m->a[i];
@@ -115,8 +125,9 @@ static sg_status record_node(sg__mcall *m, const sg__record_hooks *h, uint32_t o
 {
     sg__graph *g = m->g;
     sg__garg args[SG_SCHEMA_ARGS];
-    size_t n = node_args(m, args);
-    sg_status s = sg__graph_call(g, m->s, args, n, out, line);
+    const sg__garg *use;
+    size_t n = node_args(m, args, &use);
+    sg_status s = sg__graph_call(g, m->s, use, n, out, line);
     if (!s)
         g->nodes[g->nnodes - 1].flags = m->flags;
     if (!s && m->nbinds)
