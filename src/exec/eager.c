@@ -125,8 +125,10 @@ static sg_status catch_up(sg__xeager *e, uint32_t first_node, uint32_t first_val
     CHAIN(sg__xrun_rest(e->x));
     const sg_expr *syms[16], *vals[16];
     size_t n = 0;
+    bool out_layout = false;
     for (uint32_t i = first_node; i < e->g->nnodes; i++) {
         const sg__gnode *nd = &e->g->nodes[i];
+        out_layout |= (nd->flags & SG_NODE_OUT_LAYOUT) != 0;
         for (uint32_t k = 0; k < nd->nbinds && n < 16; k++) {
             int64_t v;
             const sg_expr *sym = e->g->exprs[nd->binds + k];
@@ -137,9 +139,10 @@ static sg_status catch_up(sg__xeager *e, uint32_t first_node, uint32_t first_val
                 return sg_ctx_last_error(e->ctx);
         }
     }
-    CHAIN(sg__graph_subst(e->g, first_val, n, syms, vals));
+    if (n)
+        CHAIN(sg__graph_subst(e->g, first_val, n, syms, vals));
     /* an out= whose kernel chose its layout: the graph takes the one it chose */
-    for (uint32_t i = first_node; i < e->g->nnodes; i++) {
+    for (uint32_t i = first_node; i < e->g->nnodes && out_layout; i++) {
         const sg__gnode *nd = &e->g->nodes[i];
         if (!(nd->flags & SG_NODE_OUT_LAYOUT))
             continue;

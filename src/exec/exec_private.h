@@ -96,6 +96,10 @@ sg_status sg__xst_grow(sg_ctx *ctx, sg__xstorage *st, int64_t numel);
  * SG_ELIMIT when it overflows int64, SG_ESHAPE for a negative size. */
 sg_status sg__xlayout_extent(sg_ctx *ctx, size_t ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
                              int64_t *lo, int64_t *hi);
+/* sg__xt_view of a layout whose extent [lo, hi) sg__xlayout_extent gave
+ * (not worked out again). */
+sg_status sg__xt_view_reaching(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st, sg__xversion *ver, size_t ndim,
+                               const int64_t *sizes, const int64_t *strides, int64_t offset, int64_t lo, int64_t hi);
 
 /* ---- a call, as the kernels see it ---- */
 
@@ -133,6 +137,7 @@ typedef struct sg__xcall {
     char op[2 * SG_SCHEMA_NAME]; /* "mul.Tensor", for messages */
     sg__xarg a[SG_SCHEMA_ARGS];  /* by schema position */
     int64_t ibuf[SG_SCHEMA_ARGS][SG_MAX_DIMS];
+    bool lists;                  /* a list argument's array was allocated (run_call frees it) */
 } sg__xcall;
 
 /* The index of the schema argument named name, or -1. */

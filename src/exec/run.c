@@ -8,6 +8,7 @@
 
 #include "exec/exec_private.h"
 #include "expr/expr_private.h"
+#include "graph/ops.h"
 #include "shapeguard/print.h"
 
 struct sg__xrun {
@@ -26,6 +27,7 @@ struct sg__xrun {
     uint32_t *dstart, *dead;
     size_t nplan;
     uint32_t *pins, npins; /* values the plan never releases (sg__xrun_pin) */
+    char (*opnames)[2 * SG_SCHEMA_NAME]; /* each operator row's full name once made ("" before; NULL: none yet) */
 };
 
 static const sg__xval unset = {.kind = SG_XV_UNSET};
@@ -68,6 +70,7 @@ void sg__xrun_free(sg__xrun *r)
     sg_free(r->dstart);
     sg_free(r->dead);
     sg_free(r->pins);
+    sg_free(r->opnames);
     sg_free(r);
 }
 
@@ -540,6 +543,16 @@ static sg_status output_error(sg__xcall *c, sg_status s)
     return sg__err(c->ctx, s, "%s: %s", c->op, msg);
 }
 
+/* sg__xrun_eval, a small constant (every size of an eager run) read in place. */
+static inline sg_status eval_quick(sg__xrun *r, const sg_expr *e, int64_t *out)
+{
+    if (e->op == SG_OP_INT && !COEFF_IS_MPZ(e->u.val)) {
+        *out = e->u.val;
+        return SG_OK;
+    }
+    return sg__xrun_eval(r, e, out);
+}
+
 sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
 {
     *out = NULL;
@@ -547,12 +560,14 @@ sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
     const sg__fake_tensor *f = &g->vals[v].u.t;
     int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], offset;
     sg_status s = SG_OK;
-    for (uint32_t d = 0; d < f->ndim && !s; d++)
-        s = sg__xrun_eval(c->r, sg__graph_size(g, v, d), &sizes[d]);
-    for (uint32_t d = 0; d < f->ndim && !s; d++)
-        s = sg__xrun_eval(c->r, sg__graph_stride(g, v, d), &strides[d]);
+    const sg_expr *const *e = g->exprs + f->dims;
+    uint32_t nd = f->ndim;
+    for (uint32_t d = 0; d < nd && !s; d++)
+        s = eval_quick(c->r, e[d], &sizes[d]);
+    for (uint32_t d = 0; d < nd && !s; d++)
+        s = eval_quick(c->r, e[nd + d], &strides[d]);
     if (!s)
-        s = sg__xrun_eval(c->r, f->offset, &offset);
+        s = eval_quick(c->r, f->offset, &offset);
     if (s)
         return output_error(c, s);
     if (c->n->flags & SG_NODE_OUT_LAYOUT) /* resize_output at run time: an out of the result's sizes keeps its layout */
@@ -578,7 +593,7 @@ sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
     /* the argument whose version counter it shares: the written one it returns (in-place, out=, set_) */
     sg__xtensor *from = NULL, *ver = NULL;
     bool grow = false;
-    for (int i = 0; i < c->s->nargs && !ver; i++)
+    for (int i = 0; i < c->s->nargs && !ver && c->s->written; i++)
         if (c->a[i].kind == SG_XA_TENSOR && ((c->s->written >> i) & 1u) && c->s->ret_alias[0] == i)
             ver = c->a[i].t;
     /* find by fake storage id, over the node's arguments as the graph has them */
@@ -621,7 +636,7 @@ sg_status sg__xc_output(sg__xcall *c, uint32_t v, sg__xtensor **out)
         return sg__err(c->ctx, SG_EINTERNAL, "%s: a result of dtype %s on a storage of %s", c->op,
                        sg__dtype_name((sg_dtype)f->dtype), sg__dtype_name((sg_dtype)st->dtype));
     }
-    s = sg__xt_view(c->ctx, out, st, ver ? ver->ver : NULL, f->ndim, sizes, strides, offset);
+    s = sg__xt_view_reaching(c->ctx, out, st, ver ? ver->ver : NULL, f->ndim, sizes, strides, offset, lo, hi);
     sg__xst_unref(st);
     if (!s)
         (*out)->requires_grad = f->requires_grad;
@@ -676,9 +691,15 @@ static sg_status default_arg(sg__xcall *c, int i)
         return sg__err(c->ctx, SG_EINTERNAL, "%s: argument %s missing from the node", c->op, sa->name);
     }
     const char *d = sa->def;
-    if (!strcmp(d, "None"))
+    if (sa->type.base != SG_TY_FLOAT && sa->type.base != SG_TY_MEMORYFORMAT && d[0] >= '0' && d[0] <= '9' &&
+        !d[1]) { /* one digit ("1": add's alpha): no strtoll */
+        a->kind = SG_XA_INT;
+        a->i = d[0] - '0';
         return SG_OK;
-    if (!strcmp(d, "True") || !strcmp(d, "False")) {
+    }
+    if (d[0] == 'N' && !strcmp(d, "None"))
+        return SG_OK;
+    if ((d[0] == 'T' && !strcmp(d, "True")) || (d[0] == 'F' && !strcmp(d, "False"))) {
         a->kind = SG_XA_BOOL;
         a->b = d[0] == 'T';
         return SG_OK;
@@ -759,6 +780,7 @@ static sg_status load_arg(sg__xcall *c, int i, const sg__garg *ga, sg__xtensor *
         if (!a->ts)
             return sg__nomem(c->ctx);
         lists[i] = a->ts;
+        c->lists = true;
         for (uint32_t k = 0; k < a->n; k++) {
             sg__xval x;
             if ((s = arg_value(r, g->ids[ga->u.list.off + k], &x)))
@@ -785,6 +807,22 @@ static void unset_outputs(sg__xrun *r, uint32_t v)
             unset_outputs(r, r->g->ids[gv->u.list.off + i]);
 }
 
+/* The full name of schema s ("mul.Tensor") into out, made once per
+ * operator row and then copied (every node of a run asks it). */
+static void op_name(sg__xrun *r, const sg__schema *s, char *out)
+{
+    if (s->op < SG_OP_COUNT && !r->opnames)
+        r->opnames = sg__calloc(r->ctx, SG_OP_COUNT, sizeof *r->opnames); /* NULL: made each time below */
+    if (s->op >= SG_OP_COUNT || !r->opnames) {
+        sg__schema_full_name(s, out);
+        return;
+    }
+    char *name = r->opnames[s->op];
+    if (!name[0])
+        sg__schema_full_name(s, name);
+    memcpy(out, name, sizeof *r->opnames);
+}
+
 static sg_status run_call(sg__xrun *r, uint32_t node)
 {
     const sg__gnode *n = &r->g->nodes[node];
@@ -795,7 +833,8 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
     c->node = node;
     c->n = n;
     c->s = n->schema;
-    sg__schema_full_name(c->s, c->op);
+    op_name(r, c->s, c->op);
+    c->lists = false;
     sg__xtensor **lists[SG_SCHEMA_ARGS] = {NULL};
     sg_status s = SG_OK;
     sg__xkernel k = sg__xkernel_find(c->s);
@@ -821,7 +860,7 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
         s = k(c);
     if (s)
         unset_outputs(r, n->out);
-    for (int i = 0; i < c->s->nargs; i++) /* lists are loaded at schema positions only */
+    for (int i = 0; i < c->s->nargs && c->lists; i++) /* lists are loaded at schema positions only */
         sg_free(lists[i]);
     return s;
 }

@@ -176,6 +176,15 @@ sg_status sg__xt_view(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st, sg__xver
     sg_status s = sg__xlayout_extent(ctx, ndim, sizes, strides, offset, &lo, &hi);
     if (s)
         return s;
+    return sg__xt_view_reaching(ctx, out, st, ver, ndim, sizes, strides, offset, lo, hi);
+}
+
+sg_status sg__xt_view_reaching(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st, sg__xversion *ver, size_t ndim,
+                               const int64_t *sizes, const int64_t *strides, int64_t offset, int64_t lo, int64_t hi)
+{
+    *out = NULL;
+    if (ndim > SG_MAX_DIMS)
+        return sg__err(ctx, SG_ELIMIT, "a tensor of more than %d dimensions", SG_MAX_DIMS);
     if (offset < 0 || (hi > lo && (lo < 0 || hi > st->numel)))
         return sg__err(ctx, SG_ESHAPE,
                        "a view reaching positions [%lld, %lld) (offset %lld) of a storage of %lld elements",

@@ -5,6 +5,37 @@
 
 #include "front/walk_private.h"
 
+/* a == lit (not empty), the first two letters compared first (most names differ there). */
+static inline bool is(const char *a, const char *lit)
+{
+    return a[0] == lit[0] && a[1] == lit[1] && (!a[1] || !strcmp(a + 2, lit + 2));
+}
+
+/* Is name one of the tensor methods sg__w_tensor_method answers itself? */
+static bool own_method(const char *name)
+{
+    switch (name[0]) {
+    case 's': return is(name, "size") || is(name, "stride");
+    case 'd': return is(name, "dim");
+    case 'n': return is(name, "ndimension") || is(name, "numel");
+    case 'i': return is(name, "item");
+    case 't': return is(name, "tolist");
+    default: return false;
+    }
+}
+
+/* Is name one of the tensor attributes sg__w_getattr reads itself? */
+static bool own_attribute(const char *name)
+{
+    switch (name[0]) {
+    case 's': return is(name, "shape");
+    case 'd': return is(name, "data");
+    case 'r': return is(name, "requires_grad");
+    case 'n': return is(name, "ndim");
+    default: return false;
+    }
+}
+
 static sg_status size_tuple(sg_walk *W, wobj *t, bool strides, wv *out)
 {
     size_t n = sg_tracer_ndim(W->t, t->v);
@@ -78,11 +109,11 @@ sg_status sg__w_tensor_method(sg_walk *W, const sg__py *at, wobj *t, const char 
                               const char **kwn, wv *kwv, size_t nkw, wv *out, bool *handled)
 {
     *handled = true;
-    if (!strchr("sdnit", name[0]) || !name[0]) { /* none of the names below: the operators' methods, at once */
+    if (!own_method(name)) { /* none of the names below: the operators' methods, at once */
         *handled = false;
         return SG_OK;
     }
-    if (!strcmp(name, "size") || !strcmp(name, "stride")) {
+    if (is(name, "size") || is(name, "stride")) {
         bool st = name[1] == 't';
         if (nkw || n > 1)
             return sg__w_err(W, at, SG_ETYPE, "%s() takes at most one dimension", name);
@@ -98,22 +129,22 @@ sg_status sg__w_tensor_method(sg_walk *W, const sg__py *at, wobj *t, const char 
         *out = (wv){.kind = W_INT, .u.e = st ? sg_tracer_stride(W->t, t->v, d) : sg_tracer_size(W->t, t->v, d)};
         return SG_OK;
     }
-    if (!strcmp(name, "dim") || !strcmp(name, "ndimension")) {
+    if (is(name, "dim") || is(name, "ndimension")) {
         *out = (wv){.kind = W_INT, .u.e = sg__int_si(W->ctx, (slong)sg_tracer_ndim(W->t, t->v))};
         return SG_OK;
     }
-    if (!strcmp(name, "numel")) {
+    if (is(name, "numel")) {
         const sg_expr *p = W->ctx->one;
         for (size_t d = 0; d < sg_tracer_ndim(W->t, t->v); d++)
             CHAIN(sg_expr_mul(W->ctx, &p, p, sg_tracer_size(W->t, t->v, d)));
         *out = (wv){.kind = W_INT, .u.e = p};
         return SG_OK;
     }
-    if (!strcmp(name, "item")) {
+    if (is(name, "item")) {
         sg_arg a = {.kind = SG_ARG_VALUE, .u.v = t->v};
         return sg__w_op_call(W, at, "_local_scalar_dense", &a, 1, NULL, out);
     }
-    if (!strcmp(name, "tolist"))
+    if (is(name, "tolist"))
         return tolist(W, at, t, out);
     (void)kwn;
     (void)kwv;
@@ -125,25 +156,25 @@ sg_status sg__w_getattr(sg_walk *W, const sg__py *at, const wv *obj, const char 
 {
     if (obj->kind == W_TENSOR) {
         wobj *t = obj->u.t;
-        if (!strchr("sdrn", name[0]) || !name[0]) { /* none of the names below: a method */
+        if (!own_attribute(name)) { /* none of the names below: a method */
             *out = (wv){.kind = W_METHOD, .u.method = {t, name}};
             return SG_OK;
         }
-        if (!strcmp(name, "shape"))
+        if (is(name, "shape"))
             return size_tuple(W, t, false, out);
-        if (!strcmp(name, "data"))
+        if (is(name, "data"))
             return sg__w_data_of(W, at, t, out);
-        if (!strcmp(name, "requires_grad")) {
+        if (is(name, "requires_grad")) {
             const sg__gval *g = &W->g->vals[t->v];
             *out = (wv){.kind = W_BOOL, .u.e = g->u.t.requires_grad ? W->ctx->t : W->ctx->f};
             return SG_OK;
         }
-        if (!strcmp(name, "ndim"))
+        if (is(name, "ndim"))
             return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: attribute ndim (use dim())");
         *out = (wv){.kind = W_METHOD, .u.method = {t, name}};
         return SG_OK;
     }
-    if (obj->kind == W_BUILTIN && !strcmp(obj->u.name, "torch")) {
+    if (obj->kind == W_BUILTIN && is(obj->u.name, "torch")) {
         static const struct {
             const char *name;
             sg_dtype d;
@@ -151,14 +182,14 @@ sg_status sg__w_getattr(sg_walk *W, const sg__py *at, const wv *obj, const char 
                       {"float", SG_FLOAT32},   {"int64", SG_INT64},    {"long", SG_INT64},
                       {"bool", SG_BOOL}};
         for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++)
-            if (!strcmp(name, dtypes[i].name)) {
+            if (is(name, dtypes[i].name)) {
                 *out = (wv){.kind = W_DTYPE, .u.dtype = dtypes[i].d};
                 return SG_OK;
             }
         static const char *const known[] = {"no_grad", "enable_grad", "_check", "cond", "contiguous_format",
                                             "preserve_format", "autograd"};
         for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-            if (!strcmp(name, known[i])) {
+            if (is(name, known[i])) {
                 *out = (wv){.kind = W_BUILTIN, .u.name = known[i]};
                 return SG_OK;
             }
@@ -168,7 +199,7 @@ sg_status sg__w_getattr(sg_walk *W, const sg__py *at, const wv *obj, const char 
         *out = (wv){.kind = W_BUILTIN, .u.name = p->py};
         return SG_OK;
     }
-    if (obj->kind == W_BUILTIN && !strcmp(obj->u.name, "autograd") && !strcmp(name, "Function"))
+    if (obj->kind == W_BUILTIN && is(obj->u.name, "autograd") && is(name, "Function"))
         return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: torch.autograd.Function (custom autograd functions)");
     return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: attribute %s of a %s", name, sg__w_kind_name(obj));
 }

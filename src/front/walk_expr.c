@@ -39,10 +39,11 @@ static sg_status eval_seq(sg_walk *W, frame *f, const sg__py *e, wkind kind, wv 
 static sg_status eval_call(sg_walk *W, frame *f, const sg__py *e, wv fn, wv *out)
 {
     uint32_t n = e->nkids - 1;
-    wv *pos = n ? wmem(W, n * sizeof *pos) : NULL, *kwv = n ? wmem(W, n * sizeof *kwv) : NULL;
-    const char **kwn = n ? wmem(W, n * sizeof *kwn) : NULL;
-    if (n && (!pos || !kwv || !kwn))
+    wv *pos = n ? wmem(W, n * (2 * sizeof *pos + sizeof(const char *))) : NULL; /* one block: pos, kwv, kwn */
+    if (n && !pos)
         return sg__nomem(W->ctx);
+    wv *kwv = n ? pos + n : NULL;
+    const char **kwn = n ? (const char **)(void *)(kwv + n) : NULL;
     size_t np = 0, nk = 0;
     for (uint32_t i = 1; i < e->nkids; i++) {
         const sg__py *a = e->kids[i];

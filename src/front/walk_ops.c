@@ -6,6 +6,12 @@
 
 #include "front/walk_private.h"
 
+/* a == lit, the first letters compared first (most names differ there). */
+static inline bool is(const char *a, const char *lit)
+{
+    return a[0] == lit[0] && !strcmp(a, lit);
+}
+
 /* ---- calling operators ---- */
 
 /* Call aten operator op (sch: its schema, found by the caller; NULL: found
@@ -116,7 +122,7 @@ static bool schema_takes(const sg__schema *s, const wv *pos, size_t npos, const 
     for (size_t i = npos; i < s->nargs; i++) { /* every required argument given */
         bool given = false;
         for (size_t k = 0; k < nkw; k++)
-            given |= !strcmp(kwn[k], s->args[i].name);
+            given |= is(kwn[k], s->args[i].name);
         if (!given && !s->args[i].has_def && !s->args[i].type.optional)
             return false;
     }
@@ -147,7 +153,16 @@ static sg_status pack_varargs(sg_walk *W, const sg__schema *s, wv *pos, size_t *
 
 const pyop *pyop_find(sg_walk *W, const char *name)
 {
-    return sg__opreg_pyop(sg__w_reg(W), name);
+    uint32_t h = 2166136261u; /* FNV-1a of the name: a program asks the same few names again and again */
+    for (const char *c = name; *c; c++)
+        h = (h ^ (uint8_t)*c) * 16777619u;
+    size_t at = (h ^ (h >> 16)) % (sizeof W->pyops / sizeof *W->pyops);
+    const pyop *p = W->pyops[at];
+    if (p && p->py[0] == name[0] && !strcmp(p->py, name))
+        return p;
+    if ((p = sg__opreg_pyop(sg__w_reg(W), name)))
+        W->pyops[at] = p;
+    return p;
 }
 
 /* Call the Python-level operator py with self (NULL for torch.X) and
@@ -173,7 +188,7 @@ sg_status sg__w_call_pyop(sg_walk *W, const sg__py *at, const pyop *p, wv *pos, 
         }
     }
     for (size_t k = 0; k < nkw && !chosen; k++)
-        if (!strcmp(kwn[k], "out")) {
+        if (is(kwn[k], "out")) {
             if (!p->any_out)
                 return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: %s with out= (not in the operator list)", p->py);
         }
@@ -196,19 +211,21 @@ sg_status sg__w_call_pyop(sg_walk *W, const sg__py *at, const pyop *p, wv *pos, 
     wobj *out_obj = NULL;
     for (size_t k = 0; k < nkw; k++) {
         CHAIN(sg__w_arg_of(W, at, A, &kwv[k], kwn[k]));
-        has_dtype |= !strcmp(kwn[k], "dtype") && kwv[k].kind != W_NONE;
-        if (!strcmp(kwn[k], "out") && kwv[k].kind == W_TENSOR)
+        has_dtype |= is(kwn[k], "dtype") && kwv[k].kind != W_NONE;
+        if (is(kwn[k], "out") && kwv[k].kind == W_TENSOR)
             out_obj = kwv[k].u.t;
     }
-    bool takes_dtype = sg__schema_arg(chosen, "dtype") >= 0; /* zeros.out: out's dtype */
-    if ((p->flags & SG_PYF_CREATE) && !has_dtype && takes_dtype && strcmp(p->py, "arange")) {
+    bool arange = is(p->py, "arange");
+    bool takes_dtype = ((p->flags & SG_PYF_CREATE) || arange) && !has_dtype &&
+                       sg__schema_arg(chosen, "dtype") >= 0; /* zeros.out: out's dtype */
+    if ((p->flags & SG_PYF_CREATE) && !has_dtype && takes_dtype && !arange) {
         /* float64 by default; full takes its fill value's type */
         wv d = {.kind = W_DTYPE, .u.dtype = SG_FLOAT64};
-        if (!strcmp(p->py, "full") && nchosen > 1)
+        if (is(p->py, "full") && nchosen > 1)
             d.u.dtype = packed[1].kind == W_INT ? SG_INT64 : packed[1].kind == W_BOOL ? SG_BOOL : SG_FLOAT64;
         CHAIN(sg__w_arg_of(W, at, A, &d, "dtype"));
     }
-    if (!strcmp(p->py, "arange") && !has_dtype && takes_dtype) { /* integral ends make int64, else the default dtype */
+    if (arange && !has_dtype && takes_dtype) { /* integral ends make int64, else the default dtype */
         bool all_int = true;
         for (size_t i = 0; i < nchosen; i++)
             all_int &= packed[i].kind == W_INT;

@@ -143,6 +143,7 @@ struct sg_walk {
         frame *f;        /* a function's frame under way */
         uint32_t lo, hi; /* the values its caller's statement made before the call: in flight */
     } calls[MAX_CALL_DEPTH + 1];
+    const sg__pyop *pyops[64]; /* what pyop_find found, by a hash of the name */
 };
 
 

@@ -198,6 +198,8 @@ typedef struct sg__graph {
     bool lint_sizes;     /* shape rules check that their sizes are folded (sg_tracer_lint_sizes) */
     bool eager;          /* recorded by the eager executor, which runs each node at once
                             (a rule may leave to the kernel what only the data decides) */
+    bool general_rules;  /* shape rules take their general (expression) path even where every
+                            size and stride is a constant (tests compare it with the int64 one) */
     const sg__opreg *reg; /* the registry of its schemas (set by its maker; NULL: none), where a
                              rule finds another operator's schema (out='s functional one) */
 } sg__graph;
@@ -206,7 +208,7 @@ typedef struct sg__graph {
 sg_status sg__graph_new(sg_env *env, sg__graph **out);
 void sg__graph_free(sg__graph *g);
 /* g emptied back to what sg__graph_new gives (the root scope open, no
- * value, node or storage; lint_sizes and reg stay), keeping its arrays'
+ * value, node or storage; lint_sizes, general_rules and reg stay), keeping its arrays'
  * blocks and their capacity for the next graph (the subgraphs' and the
  * placeholders' names are freed). Every index into g is stale after. */
 void sg__graph_reset(sg__graph *g);

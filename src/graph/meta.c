@@ -106,9 +106,32 @@ sg_status sg__meta_check(sg__mcall *m, const sg_expr *cond, const char *what)
     return SG_OK;
 }
 
+/* sg__meta_contiguous over small constant sizes, in int64 (false: a size
+ * is no small constant, or a product overflows; nothing written then). */
+static bool contiguous_const(sg_ctx *ctx, const sg_expr **strides, const sg_expr *const *sizes, size_t n)
+{
+    int64_t st[SG_MAX_DIMS], acc = 1;
+    if (n > SG_MAX_DIMS)
+        return false;
+    for (size_t i = n; i-- > 0;) {
+        const sg_expr *sz = sizes[i];
+        if (sz->op != SG_OP_INT || COEFF_IS_MPZ(sz->u.val))
+            return false;
+        st[i] = acc;
+        if (__builtin_mul_overflow(acc, sz->u.val < 1 ? 1 : (int64_t)sz->u.val, &acc))
+            return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!(strides[i] = sg__int_si(ctx, st[i])))
+            return false;
+    return true;
+}
+
 sg_status sg__meta_contiguous(sg__mcall *m, const sg_expr **strides, const sg_expr *const *sizes, size_t n)
 {
     sg_ctx *ctx = m->g->ctx;
+    if (!m->g->general_rules && contiguous_const(ctx, strides, sizes, n)) /* the same integers, interned */
+        return SG_OK;
     const sg_expr *acc = ctx->one;
     for (size_t i = n; i-- > 0;) {
         strides[i] = acc;
@@ -409,6 +432,8 @@ sg_status sg__meta_tensor(sg__mcall *m, uint32_t *out, sg_dtype dtype, size_t nd
 {
     if (ndim > SG_MAX_DIMS || !offset)
         return sg__graph_tensor(m->g, out, dtype, ndim, sizes, strides, offset, storage); /* its error */
+    if (!composite(sizes, ndim) && !composite(strides, ndim) && !offset->nargs) /* nothing to fold (eager) */
+        return sg__graph_tensor(m->g, out, dtype, ndim, sizes, strides, offset, storage);
     const sg_expr *e[2 * SG_MAX_DIMS + 1];
     memcpy(e, sizes, ndim * sizeof *sizes);
     memcpy(e + ndim, strides, ndim * sizeof *strides);

@@ -114,13 +114,15 @@ static sg_status collect(sg__mcall *m, operands *o)
         if (ty->base == SG_TY_TENSOR && a->kind == SG_A_VALUE) {
             if (o->n == MAX_OPS)
                 return sg__err(m->g->ctx, SG_EINTERNAL, "%s: too many operands", m->op);
-            if (named(m->s->args[i].name, "condition"))
+            bool cond = named(m->s->args[i].name, "condition");
+            const sg__fake_tensor *t = sg__mt(m, a->u.v);
+            if (cond)
                 o->cond = (int)o->n;
             o->t[o->n++] = a->u.v;
-            o->any_bool |= sg__mt(m, a->u.v)->dtype == SG_BOOL && !named(m->s->args[i].name, "condition");
-            if (!named(m->s->args[i].name, "condition")) /* where's condition takes no part in the type */
-                update_tensor(&o->rs, (sg_dtype)sg__mt(m, a->u.v)->dtype, sg__mt(m, a->u.v)->ndim);
-            else if (sg__mt(m, a->u.v)->dtype != SG_BOOL)
+            o->any_bool |= t->dtype == SG_BOOL && !cond;
+            if (!cond) /* where's condition takes no part in the type */
+                update_tensor(&o->rs, (sg_dtype)t->dtype, t->ndim);
+            else if (t->dtype != SG_BOOL)
                 return sg__err(m->g->ctx, SG_ETYPE, "%s: the condition must be a bool tensor", m->op);
         } else if ((ty->base == SG_TY_TENSOR || ty->base == SG_TY_SCALAR) &&
                    (a->kind == SG_A_EXPR || a->kind == SG_A_FLOAT || a->kind == SG_A_BOOL)) {
@@ -535,9 +537,9 @@ static sg_status result_dtype(sg__mcall *m, const operands *o, sg_dtype *out)
             return sg__err(m->g->ctx, SG_ESHAPE, "%s: fill_ only supports a 0-dimension value tensor", m->op);
         break;
     case SG_PW_ARITH:
-        if ((!strncmp(m->s->name, "sub", 3) || !strcmp(m->s->name, "rsub")) && o->any_bool)
+        if (o->any_bool && (!strncmp(m->s->name, "sub", 3) || named(m->s->name, "rsub")))
             return sg__err(m->g->ctx, SG_ETYPE, "%s: subtraction with a bool tensor is not supported", m->op);
-        if (!strncmp(m->s->name, "pow", 3) && d == SG_BOOL)
+        if (d == SG_BOOL && !strncmp(m->s->name, "pow", 3))
             return sg__err(m->g->ctx, SG_ETYPE, "%s: pow is not implemented for bool", m->op);
         break;
     }
@@ -720,6 +722,311 @@ static sg_status convert_inputs(sg__mcall *m, operands *o, sg_dtype common)
     return SG_OK;
 }
 
+/* ---- constant layouts: the same rule in int64 ----
+ *
+ * Where every size and stride of the operands is a constant (eager
+ * execution, static shapes), the rule above asks nothing of the environment:
+ * each question is a comparison of two integers. The functions below take
+ * the same decisions in the same order over int64 values, and make the
+ * result's expressions once at the end (integers are interned: the same
+ * value is the same node, so the result is the very one the general path
+ * makes; test_graph compares the two on many layouts). Anything else (an
+ * error to report, an out= argument, converted inputs, a partial overlap,
+ * an overflow) is left to the general path, which decides it as before. */
+
+/* The value of a constant that fits an fmpz's small form (|v| < 2**62). */
+static inline bool small_const(const sg_expr *e, int64_t *v)
+{
+    if (e->op != SG_OP_INT || COEFF_IS_MPZ(e->u.val))
+        return false;
+    *v = (int64_t)e->u.val;
+    return true;
+}
+
+typedef struct {
+    size_t ndim[MAX_OPS];
+    int64_t size[MAX_OPS][SG_MAX_DIMS], stride[MAX_OPS][SG_MAX_DIMS];
+} clayout;
+
+/* Each operand's sizes and strides as int64 (false: one is no small constant). */
+static bool load_const(sg__mcall *m, const operands *o, clayout *L)
+{
+    for (size_t k = 0; k < o->n; k++) {
+        const sg__fake_tensor *t = sg__mt(m, o->t[k]);
+        const sg_expr *const *e = m->g->exprs + t->dims;
+        if (o->st[k])
+            return false;
+        L->ndim[k] = t->ndim;
+        for (uint32_t d = 0; d < t->ndim; d++)
+            if (!small_const(e[d], &L->size[k][d]) || !small_const(e[t->ndim + d], &L->stride[k][d]))
+                return false;
+    }
+    return true;
+}
+
+static bool numel_const(const int64_t *sizes, size_t n, int64_t *out)
+{
+    int64_t p = 1;
+    for (size_t d = 0; d < n; d++)
+        if (__builtin_mul_overflow(p, sizes[d], &p))
+            return false;
+    *out = p;
+    return true;
+}
+
+/* check_overlaps of dst (operand kd) where it finds nothing: true; false
+ * where it may refuse or must look further (the general path decides). */
+static bool no_overlap_const(sg__mcall *m, const operands *o, const clayout *L, size_t kd)
+{
+    uint32_t dst = o->t[kd];
+    if (named(m->s->name, "fill_") || named(m->s->name, "zero_") ||
+        (named(m->s->name, "copy_") && m->a[1].kind == SG_A_VALUE && m->a[1].u.v == dst))
+        return true;
+    int64_t numel;
+    if (!numel_const(L->size[kd], L->ndim[kd], &numel))
+        return false;
+    for (size_t d = 0; d < L->ndim[kd] && numel; d++)
+        if (L->stride[kd][d] == 0 && L->size[kd][d] != 1)
+            return false; /* an internal overlap: refused */
+    for (size_t k = 0; k < o->n; k++)
+        if (o->t[k] != dst && sg__mt(m, o->t[k])->storage == sg__mt(m, dst)->storage)
+            return false; /* another view of the written storage: partial_overlap */
+    return true;
+}
+
+/* broadcast over constants: sizes as values (and as the operands'
+ * expressions, which the result takes); false where they do not broadcast. */
+static bool broadcast_const(sg__mcall *m, const operands *o, const clayout *L, int64_t *sz, const sg_expr **out,
+                            size_t *ndim)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < o->n; k++)
+        n = L->ndim[k] > n ? L->ndim[k] : n;
+    for (size_t i = 0; i < n; i++) {
+        sz[i] = 1;
+        out[i] = m->g->ctx->one;
+    }
+    for (size_t k = 0; k < o->n; k++)
+        for (size_t j = 0; j < L->ndim[k]; j++) {
+            size_t at = n - L->ndim[k] + j;
+            int64_t s = L->size[k][j];
+            if (sz[at] == 1) {
+                sz[at] = s;
+                out[at] = sg__graph_size(m->g, o->t[k], j);
+            } else if (s != 1 && s != sz[at]) {
+                return false;
+            }
+        }
+    *ndim = n;
+    return true;
+}
+
+/* Contiguous strides (max(size, 1) as sg__meta_contiguous); false on overflow. */
+static bool contiguous_const(const int64_t *sizes, size_t n, int64_t *st)
+{
+    int64_t acc = 1;
+    for (size_t i = n; i-- > 0;) {
+        st[i] = acc;
+        if (__builtin_mul_overflow(acc, sizes[i] < 1 ? 1 : sizes[i], &acc))
+            return false;
+    }
+    return true;
+}
+
+static bool same_shapes_const(const operands *o, const clayout *L, const int64_t *sz, size_t n)
+{
+    if (o->scalar && n != 0)
+        return false;
+    for (size_t k = 0; k < o->n; k++) {
+        if (L->ndim[k] != n)
+            return false;
+        for (size_t d = 0; d < n; d++)
+            if (L->size[k][d] != sz[d])
+                return false;
+    }
+    return true;
+}
+
+/* known_contiguous of operand k. */
+static bool contiguous_operand(const clayout *L, size_t k, bool *out)
+{
+    size_t n = L->ndim[k];
+    int64_t want[SG_MAX_DIMS];
+    *out = true;
+    for (size_t d = 0; d < n; d++)
+        if (L->size[k][d] == 0)
+            return true;
+    if (!contiguous_const(L->size[k], n, want))
+        return false;
+    for (size_t d = 0; d < n && *out; d++)
+        if (L->size[k][d] != 1)
+            *out = want[d] == L->stride[k][d];
+    return true;
+}
+
+/* channels_last of operand k. */
+static bool channels_last_operand(const clayout *L, size_t k, bool *out)
+{
+    static const int order[4] = {1, 3, 2, 0};
+    *out = L->ndim[k] == 4;
+    int64_t expected = 1;
+    for (int i = 0; i < 4 && *out; i++) {
+        int d = order[i];
+        if (L->size[k][d] == 1)
+            continue;
+        *out = L->stride[k][d] == expected;
+        if (__builtin_mul_overflow(expected, L->size[k][d], &expected))
+            return false;
+    }
+    return true;
+}
+
+/* should_swap over the expanded strides ex of the operands. */
+static int should_swap_const(int64_t (*ex)[SG_MAX_DIMS], size_t nops, const int64_t *sz, size_t a, size_t b)
+{
+    for (size_t k = 0; k < nops; k++) {
+        int64_t sa = ex[k][a], sb = ex[k][b];
+        if (sa == 0 || sb == 0)
+            continue;
+        if (sa < sb)
+            return -1;
+        if (sa > sb)
+            return 1;
+        if (sz[a] > sz[b])
+            return 1;
+    }
+    return 0;
+}
+
+/* layout_strides over the first nops operands. */
+static bool layout_const(const clayout *L, size_t nops, const int64_t *sz, size_t n, int64_t *st)
+{
+    if (n <= 1)
+        return contiguous_const(sz, n, st);
+    int64_t ex[MAX_OPS][SG_MAX_DIMS];
+    for (size_t k = 0; k < nops; k++)
+        for (size_t i = 0; i < n; i++) {
+            size_t lead = n - L->ndim[k];
+            ex[k][i] = i < lead || L->size[k][i - lead] != sz[i] ? 0 : L->stride[k][i - lead];
+        }
+    size_t perm[SG_MAX_DIMS];
+    for (size_t i = 0; i < n; i++)
+        perm[i] = n - 1 - i;
+    for (size_t i = 1; i < n; i++) {
+        size_t d1 = i;
+        for (size_t d0 = i; d0-- > 0;) {
+            int c = should_swap_const(ex, nops, sz, perm[d0], perm[d1]);
+            if (c > 0) {
+                size_t x = perm[d0];
+                perm[d0] = perm[d1];
+                perm[d1] = x;
+                d1 = d0;
+            } else if (c < 0) {
+                break;
+            }
+        }
+    }
+    bool inverted = true;
+    for (size_t i = 0; i < n; i++)
+        inverted &= perm[i] == n - 1 - i;
+    if (inverted)
+        return contiguous_const(sz, n, st);
+    int64_t next = 1;
+    for (size_t i = 0; i < n; i++) {
+        st[perm[i]] = next;
+        if (__builtin_mul_overflow(next, sz[perm[i]], &next))
+            return false;
+    }
+    return true;
+}
+
+/* result_strides over constants; *own: the result takes operand 0's
+ * strides (same_layout). False on overflow. */
+static bool result_strides_const(const operands *o, const clayout *L, const int64_t *sz, size_t n, int64_t *st,
+                                 bool *own)
+{
+    *own = false;
+    bool shapes = same_shapes_const(o, L, sz, n), all = shapes;
+    for (size_t k = 0; k < o->n && all; k++)
+        if (!contiguous_operand(L, k, &all))
+            return false;
+    if (n <= 1 || all)
+        return contiguous_const(sz, n, st);
+    bool cl = shapes;
+    for (size_t k = 0; k < o->n && cl; k++)
+        if (!channels_last_operand(L, k, &cl))
+            return false;
+    if (cl) {
+        st[1] = 1;
+        st[3] = sz[1];
+        return !__builtin_mul_overflow(st[3], sz[3], &st[2]) && !__builtin_mul_overflow(st[2], sz[2], &st[0]);
+    }
+    bool same = shapes; /* same_layout */
+    for (size_t k = 1; k < o->n && same; k++)
+        for (size_t d = 0; d < n && same; d++)
+            same = L->stride[0][d] == L->stride[k][d];
+    if (same) {
+        int64_t lay[SG_MAX_DIMS];
+        if (!layout_const(L, 1, sz, n, lay))
+            return false;
+        for (size_t d = 0; d < n && same; d++)
+            same = sz[d] == 1 || L->stride[0][d] == lay[d];
+        if (same) {
+            *own = true;
+            return true;
+        }
+    }
+    return layout_const(L, o->n, sz, n, st);
+}
+
+/* The rule over constant layouts; *done false where the general path must
+ * decide (nothing made then). */
+static sg_status pointwise_const(sg__mcall *m, operands *o, uint32_t *out, bool *done)
+{
+    *done = false;
+    if (o->out >= 0 || m->g->general_rules)
+        return SG_OK;
+    clayout L;
+    if (!load_const(m, o, &L))
+        return SG_OK;
+    bool inplace = (m->s->flags & SG_OPF_INPLACE) != 0;
+    if (inplace) {
+        size_t kd = 0;
+        while (kd < o->n && o->t[kd] != m->a[0].u.v)
+            kd++;
+        if (kd == o->n || !no_overlap_const(m, o, &L, kd))
+            return SG_OK;
+    }
+    int64_t sz[SG_MAX_DIMS];
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
+    size_t n;
+    if (!broadcast_const(m, o, &L, sz, sizes, &n))
+        return SG_OK;
+    sg_dtype d = SG_FLOAT64;
+    sg_status s = result_dtype(m, o, &d);
+    if (s) {
+        *done = true;
+        return s;
+    }
+    if (inplace) {
+        *done = true;
+        return into(m, o, m->a[0].u.v, "self", d, sizes, n, out);
+    }
+    sg_dtype common = common_dtype(m, o);
+    for (size_t k = 0; k < o->n; k++)
+        if ((int)k != o->cond && sg__mt(m, o->t[k])->dtype != common && L.ndim[k] != 0)
+            return SG_OK; /* converted copies */
+    int64_t st[SG_MAX_DIMS];
+    bool own;
+    if (!result_strides_const(o, &L, sz, n, st, &own))
+        return SG_OK;
+    for (size_t i = 0; i < n; i++)
+        if (!(strides[i] = own ? sg__graph_stride(m->g, o->t[0], i) : sg__int_si(m->g->ctx, st[i])))
+            return sg_ctx_last_error(m->g->ctx);
+    *done = true;
+    return sg__meta_tensor(m, out, d, n, sizes, strides, m->g->ctx->zero, SG_NOVAL);
+}
+
 sg_status sg__meta_pointwise(sg__mcall *m, uint32_t *out)
 {
     operands o;
@@ -727,6 +1034,12 @@ sg_status sg__meta_pointwise(sg__mcall *m, uint32_t *out)
     size_t n;
     sg_dtype d = SG_FLOAT64;
     sg_status s = collect(m, &o);
+    if (!s) {
+        bool done;
+        s = pointwise_const(m, &o, out, &done);
+        if (s || done)
+            return s;
+    }
     if (!s && (m->s->flags & SG_OPF_INPLACE))
         s = check_overlaps(m, &o, m->a[0].u.v);
     else if (!s && o.out >= 0)

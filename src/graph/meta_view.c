@@ -9,6 +9,12 @@
 #include "expr/expr_private.h"
 #include "graph/meta.h"
 
+/* a == lit, the first letters compared first (most names differ there). */
+static inline bool is(const char *a, const char *lit)
+{
+    return a[0] == lit[0] && !strcmp(a, lit);
+}
+
 typedef struct {
     sg__mcall *m;
     uint32_t self;
@@ -38,7 +44,7 @@ static sg_status view_make(view *V, uint32_t *out)
     const sg__fake_tensor *t = sg__mt(V->m, V->self);
     uint32_t base = t->base == SG_NOVAL ? V->self : t->base;
     const char *name = V->m->s->name;
-    if (!strcmp(name, "detach"))
+    if (is(name, "detach"))
         base = SG_NOVAL;
     else if (V->m->s->flags & SG_OPF_INPLACE)
         base = t->base;
@@ -46,7 +52,7 @@ static sg_status view_make(view *V, uint32_t *out)
     sg_status s = sg__meta_tensor(V->m, out, (sg_dtype)t->dtype, V->n, V->sizes, V->strides, V->offset, t->storage);
     if (!s) {
         V->m->g->vals[*out].u.t.base = base;
-        V->m->g->vals[*out].u.t.requires_grad = rg && strcmp(name, "detach") && strcmp(name, "detach_");
+        V->m->g->vals[*out].u.t.requires_grad = rg && !is(name, "detach") && !is(name, "detach_");
     }
     return s;
 }
@@ -196,14 +202,99 @@ sg_status sg__meta_view_strides(sg__mcall *m, size_t ndim, const sg_expr *const 
     return compute_stride(&V, shape, n, out, ok);
 }
 
+/* ---- view over constants: infer_size and computeStride in int64 ----
+ *
+ * Where self's sizes and strides and the new shape are constants (eager
+ * execution, static shapes), infer_size and compute_stride above ask
+ * nothing: each question compares two integers. view_const takes the same
+ * steps over int64 values and makes the expressions at the end (integers are
+ * interned: the same nodes the general path makes; test_graph compares the
+ * two). It leaves to the general path (*handled false) every error, a
+ * tensor without elements and an overflow. */
+
+static inline bool small_const(const sg_expr *e, int64_t *v)
+{
+    if (e->op != SG_OP_INT || COEFF_IS_MPZ(e->u.val))
+        return false;
+    *v = (int64_t)e->u.val;
+    return true;
+}
+
+static sg_status view_const(view *V, const sg_expr *const *shape, size_t n, const sg_expr **sizes,
+                            const sg_expr **strides, bool *ok, bool *handled)
+{
+    sg__mcall *m = V->m;
+    sg_ctx *ctx = m->g->ctx;
+    int64_t sz[SG_MAX_DIMS], st[SG_MAX_DIMS], want[SG_MAX_DIMS], total = 1, known = 1;
+    *handled = false;
+    if (m->g->general_rules || n > SG_MAX_DIMS || V->n == 0)
+        return SG_OK;
+    for (size_t d = 0; d < V->n; d++)
+        if (!small_const(V->sizes[d], &sz[d]) || !small_const(V->strides[d], &st[d]) ||
+            __builtin_mul_overflow(total, sz[d], &total))
+            return SG_OK;
+    if (total == 0)
+        return SG_OK; /* compute_stride's case of no elements */
+    int infer = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!small_const(shape[i], &want[i]))
+            return SG_OK;
+        if (want[i] == -1 && infer < 0)
+            infer = (int)i;
+        else if (want[i] < 0 || __builtin_mul_overflow(known, want[i], &known))
+            return SG_OK; /* a second -1, a negative size: the general path's error */
+    }
+    if (infer < 0 ? total != known : known <= 0 || total % known)
+        return SG_OK;
+    if (infer >= 0)
+        want[infer] = total / known;
+    /* compute_stride */
+    long view_d = (long)n - 1;
+    int64_t chunk = st[V->n - 1], tnumel = 1, vnumel = 1, out[SG_MAX_DIMS];
+    bool fits = true;
+    for (long td = (long)V->n - 1; td >= 0 && fits; td--) {
+        int64_t want_st;
+        if (__builtin_mul_overflow(tnumel, sz[td], &tnumel))
+            return SG_OK;
+        if (td > 0 && (sz[td - 1] == 1 || (!__builtin_mul_overflow(tnumel, chunk, &want_st) && st[td - 1] == want_st)))
+            continue;
+        if (td > 0 && sz[td - 1] != 1 && __builtin_mul_overflow(tnumel, chunk, &want_st))
+            return SG_OK;
+        while (view_d >= 0 && (vnumel < tnumel || want[view_d] == 1)) {
+            if (__builtin_mul_overflow(vnumel, chunk, &out[view_d]) ||
+                __builtin_mul_overflow(vnumel, want[view_d], &vnumel))
+                return SG_OK;
+            view_d--;
+        }
+        if (vnumel != tnumel)
+            fits = false;
+        else if (td > 0) {
+            chunk = st[td - 1];
+            tnumel = vnumel = 1;
+        }
+    }
+    *ok = fits && view_d == -1;
+    for (size_t i = 0; i < n; i++) {
+        sizes[i] = (int)i == infer ? sg__int_si(ctx, want[i]) : shape[i];
+        strides[i] = *ok ? sg__int_si(ctx, out[i]) : ctx->one;
+        if (!sizes[i] || !strides[i])
+            return sg_ctx_last_error(ctx);
+    }
+    *handled = true;
+    return SG_OK;
+}
+
 static sg_status rule_view(view *V)
 {
     size_t n;
     const sg_expr *const *shape = arg_list(V->m, "size", &n);
     const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
-    bool ok;
-    CHAIN(infer_size(V, shape, n, sizes));
-    CHAIN(compute_stride(V, sizes, n, strides, &ok));
+    bool ok, handled;
+    CHAIN(view_const(V, shape, n, sizes, strides, &ok, &handled));
+    if (!handled) {
+        CHAIN(infer_size(V, shape, n, sizes));
+        CHAIN(compute_stride(V, sizes, n, strides, &ok));
+    }
     if (!ok)
         return sg__meta_shape_error(V->m, "view size is not compatible with the input's size and stride (at least "
                                           "one dimension spans across two contiguous subspaces); use reshape");
@@ -219,6 +310,10 @@ sg_status sg__meta_reshape_plan(sg__mcall *m, const sg_expr *const *shape, size_
     view V;
     view_init(&V, m);
     const sg_expr *strides[SG_MAX_DIMS];
+    bool handled;
+    CHAIN(view_const(&V, shape, n, sizes, strides, viewable, &handled));
+    if (handled)
+        return SG_OK;
     CHAIN(infer_size(&V, shape, n, sizes));
     return compute_stride(&V, sizes, n, strides, viewable);
 }
@@ -646,9 +741,9 @@ sg_status sg__meta_view(sg__mcall *m, uint32_t *out)
     memcpy(base, m->s->name, len + 1);
     if (len && base[len - 1] == '_') /* the in-place forms */
         base[len - 1] = '\0';
-    if (!strcmp(base, "unbind"))
+    if (is(base, "unbind"))
         return rule_unbind(m, out);
-    if (!strcmp(m->s->name, "detach_") && sg__mt(m, m->a[0].u.v)->base != SG_NOVAL)
+    if (is(m->s->name, "detach_") && sg__mt(m, m->a[0].u.v)->base != SG_NOVAL)
         return sg__err(m->g->ctx, SG_EAUTOGRAD, "%s: can't detach views in-place; use detach() instead", m->op);
     for (size_t i = 0; i < sizeof view_rules / sizeof *view_rules; i++)
         if (view_rules[i].name[0] == base[0] && !strcmp(view_rules[i].name, base)) {

@@ -37,6 +37,21 @@ void sg__record_adopt(sg__mcall *m, const sg__mcall *f)
     m->nasserts = f->nasserts;
 }
 
+/* A default of one or two decimal digits, optionally negative ("1", "-1",
+ * "0"): its integer in *out (true); false for any other text. */
+static bool small_default(const char *d, const sg_expr **out, sg_ctx *ctx)
+{
+    bool neg = d[0] == '-';
+    const char *p = d + neg;
+    if (p[0] < '0' || p[0] > '9' || (p[1] && (p[1] < '0' || p[1] > '9' || p[2])))
+        return false;
+    long v = p[0] - '0';
+    if (p[1])
+        v = 10 * v + (p[1] - '0');
+    *out = sg__int_si(ctx, neg ? -v : v); /* NULL when memory runs out: the general path then reports it */
+    return *out != NULL;
+}
+
 sg_status sg__record_default(sg__mcall *m, int i)
 {
     const sg__sarg *sa = &m->s->args[i];
@@ -50,12 +65,14 @@ sg_status sg__record_default(sg__mcall *m, int i)
         return bind_fail(m, "missing argument", sa->name);
     }
     const char *d = sa->def;
-    if (!strcmp(d, "None")) {
+    if (sa->type.base != SG_TY_FLOAT && !sa->type.list && small_default(d, &a->u.e, m->g->ctx)) { /* "1", "0", "-1" */
+        a->kind = SG_A_EXPR;
+    } else if (d[0] == 'N' && !strcmp(d, "None")) {
         a->kind = SG_A_NONE;
-    } else if (!strcmp(d, "True") || !strcmp(d, "False")) {
+    } else if ((d[0] == 'T' && !strcmp(d, "True")) || (d[0] == 'F' && !strcmp(d, "False"))) {
         a->kind = SG_A_BOOL;
         a->u.b = d[0] == 'T';
-    } else if (!strcmp(d, "[]")) {
+    } else if (d[0] == '[' && !strcmp(d, "[]")) {
         a->kind = SG_A_EXPRS;
         a->u.list.off = (uint32_t)m->g->nexprs;
         a->u.list.n = 0;
@@ -76,13 +93,23 @@ sg_status sg__record_default(sg__mcall *m, int i)
 }
 
 /* The node's arguments: the positional ones up to the last given (defaults
- * filled in between), then the keyword-only ones given, by name. */
-static size_t node_args(const sg__mcall *m, sg__garg *out)
+ * filled in between), then the keyword-only ones given, by name; their
+ * count, and in *use where they are (out, or m->a itself where no
+ * keyword-only one is given). */
+static size_t node_args(const sg__mcall *m, sg__garg *out, const sg__garg **use)
 {
     int last = -1;
-    for (int i = 0; i < m->s->nargs; i++)
+    bool kw = false;
+    for (int i = 0; i < m->s->nargs; i++) {
         if (!m->s->args[i].kwonly && m->given[i])
             last = i;
+        kw |= m->s->args[i].kwonly && m->given[i];
+    }
+    *use = out;
+    if (!kw) { /* the positional ones only: a prefix of m->a, as it is */
+        *use = m->a;
+        return (size_t)(last + 1);
+    }
     size_t n = 0;
     for (int i = 0; i <= last; i++)
         out[n++] = m->a[i];
@@ -98,8 +125,9 @@ static sg_status record_node(sg__mcall *m, const sg__record_hooks *h, uint32_t o
 {
     sg__graph *g = m->g;
     sg__garg args[SG_SCHEMA_ARGS];
-    size_t n = node_args(m, args);
-    sg_status s = sg__graph_call(g, m->s, args, n, out, line);
+    const sg__garg *use;
+    size_t n = node_args(m, args, &use);
+    sg_status s = sg__graph_call(g, m->s, use, n, out, line);
     if (!s)
         g->nodes[g->nnodes - 1].flags = m->flags;
     if (!s && m->nbinds)

@@ -52,6 +52,7 @@ void sg_tracer_free(sg_tracer *t)
     for (size_t i = 0; i < t->npnames; i++)
         sg_free(t->pnames[i]);
     sg_free(t->pnames);
+    sg_free(t->opnames);
     sg_free(t);
 }
 
@@ -433,6 +434,9 @@ static sg_status bind(sg__mcall *m, const sg_arg *args, size_t nargs)
 
 /* ---- composite operators: PyTorch decomposes them into others ---- */
 
+static sg_status tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch, const sg_arg *args,
+                             size_t nargs, unsigned line, uint8_t flags);
+
 static sg_status reshape_to_viewed(sg_tracer *t, sg__mcall *m, sg_value self, const sg_expr *const *shape, size_t n,
                                    sg_value *out, bool *viewed, unsigned line)
 {
@@ -446,15 +450,15 @@ static sg_status reshape_to_viewed(sg_tracer *t, sg__mcall *m, sg_value self, co
         return s;
     sg_arg a[2] = {{.kind = SG_ARG_VALUE, .u.v = self}, {.kind = SG_ARG_INTS, .u.ints = {n, sizes}}};
     *viewed = viewable;
-    if (viewable) /* a view of the inferred sizes */
-        return sg_tracer_call(t, out, "view", a, 2, line);
+    if (viewable) /* a view of the inferred sizes (the schemas by their rows: no search by name) */
+        return tracer_call(t, out, "view", sg__opreg_op(t->reg, SG_OP_view), a, 2, line, 0);
     sg_value copy; /* else a contiguous copy, viewed */
     sg_arg c[2] = {{.kind = SG_ARG_VALUE, .u.v = self},
                    {.kind = SG_ARG_MEMORY_FORMAT, .name = "memory_format", .u.memory_format = SG_CONTIGUOUS_FORMAT}};
-    if ((s = sg_tracer_call(t, &copy, "clone", c, 2, line)))
+    if ((s = tracer_call(t, &copy, "clone", sg__opreg_op(t->reg, SG_OP_clone), c, 2, line, 0)))
         return s;
     a[0].u.v = copy;
-    return sg_tracer_call(t, out, "_unsafe_view", a, 2, line);
+    return tracer_call(t, out, "_unsafe_view", sg__opreg_op(t->reg, SG_OP__unsafe_view), a, 2, line, 0);
 }
 
 static sg_status reshape_to(sg_tracer *t, sg__mcall *m, sg_value self, const sg_expr *const *shape, size_t n,
@@ -921,23 +925,34 @@ static sg_status lift_args(sg_tracer *t, const sg_arg *args, size_t nargs, sg_ar
     return st;
 }
 
-/* sg_tracer_call of op, whose schema is sch (NULL: found by name). */
+/* The operator's name for a message: op, or sch's full name into buf. */
+static const char *op_name(const char *op, const sg__schema *sch, char *buf)
+{
+    if (op)
+        return op;
+    sg__schema_full_name(sch, buf);
+    return buf;
+}
+
+/* sg_tracer_call of op, whose schema is sch (NULL: found by name; op may
+ * be NULL where sch is given: its full name then, made only for a message). */
 static sg_status tracer_call(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch, const sg_arg *args,
                              size_t nargs, unsigned line, uint8_t flags)
 {
+    char name[2 * SG_SCHEMA_NAME];
     if (!t)
         return SG_EINVAL;
-    if (!out || !op || (nargs && !args))
+    if (!out || (!op && !sch) || (nargs && !args))
         return sg__err(t->ctx, SG_EINVAL, "sg_tracer_call: NULL argument");
     *out = SG_NOVAL;
     if (t->done)
-        return sg__err(t->ctx, SG_EINVAL, "%s: a call after the output", op);
+        return sg__err(t->ctx, SG_EINVAL, "%s: a call after the output", op_name(op, sch, name));
     if (t->g->cur) { /* a subgraph: lift what the arguments take from outside */
         sg_arg local[SG_SCHEMA_ARGS + 4];
         sg_value vals[SG_SCHEMA_ARGS + 4][SG_MAX_DIMS];
         const sg_expr *ints[SG_SCHEMA_ARGS + 4][SG_MAX_DIMS];
         if (nargs > SG_SCHEMA_ARGS + 4)
-            return sg__err(t->ctx, SG_EINVAL, "%s: too many arguments", op);
+            return sg__err(t->ctx, SG_EINVAL, "%s: too many arguments", op_name(op, sch, name));
         sg_status st = lift_args(t, args, nargs, local, vals, ints);
         if (st)
             return st;
@@ -956,13 +971,11 @@ sg_status sg__tracer_call_node(sg_tracer *t, sg_value *out, const char *op, cons
 {
     if (!t)
         return SG_EINVAL;
-    char name[2 * SG_SCHEMA_NAME];
     if (sch) {
         const sg__schema *first = sg__opreg_at(t->reg, 0);
         if (sch < first || sch >= first + sg__opreg_count(t->reg))
             return sg__err(t->ctx, SG_EINVAL, "sg_tracer_call: a schema not of the tracer's registry");
-        sg__schema_full_name(sch, name);
-        op = name;
+        op = NULL; /* its name is made where a message needs it */
     }
     return tracer_call(t, out, op, sch, args, nargs, line, flags);
 }
@@ -973,6 +986,22 @@ static sg_status note_binds(void *ud, const sg__mcall *m, uint32_t v)
     return m->nbinds ? sg__tracer_note_binds(ud, v, m->binds, m->nbinds) : SG_OK;
 }
 
+/* The full name of schema s ("mul.Tensor") into out, made once per
+ * operator row and then copied (every call asks it). */
+static void full_name(sg_tracer *t, const sg__schema *s, char *out)
+{
+    if (s->op < SG_OP_COUNT && !t->opnames)
+        t->opnames = sg__calloc(t->ctx, SG_OP_COUNT, sizeof *t->opnames); /* NULL: made each time below */
+    if (s->op >= SG_OP_COUNT || !t->opnames) {
+        sg__schema_full_name(s, out);
+        return;
+    }
+    char *name = t->opnames[s->op];
+    if (!name[0])
+        sg__schema_full_name(s, name);
+    memcpy(out, name, sizeof *t->opnames);
+}
+
 static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch,
                                const sg_arg *args, size_t nargs, unsigned line, uint8_t flags)
 {
@@ -980,11 +1009,16 @@ static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, cons
         sch = sg__opreg_find(t->reg, op);
     const sg__opinfo *info = sch ? sg__op_info(sch->op) : NULL;
     sg__composite_fn comp = info ? info->composite : NULL;
+    sg__mcall m; /* field by field: clearing its 500 bytes for every call costs more than the rule of an add;
+                    bind sets a[i] and given[i] for each of the schema's arguments, the rest is read by count */
+    m.g = t->g;
+    m.env = t->env;
+    m.s = sch;
+    m.nbinds = m.nasserts = 0;
+    m.flags = (uint8_t)(flags | (t->no_grad ? SG_NODE_NO_GRAD : 0)); /* a composite's calls get none, but grad mode's */
     if (!info || (!info->rule && !comp))
-        return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: operator %s", op);
-    /* a composite's calls get none of the caller's flags, but grad mode's */
-    sg__mcall m = {.g = t->g, .env = t->env, .s = sch, .flags = (uint8_t)(flags | (t->no_grad ? SG_NODE_NO_GRAD : 0))};
-    sg__schema_full_name(sch, m.op);
+        return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: operator %s", sch ? op_name(op, sch, m.op) : op);
+    full_name(t, sch, m.op);
     sg__graph_mark k = sg__graph_mark_take(t->g);
     uint32_t v = SG_NOVAL;
     sg_status s = bind(&m, args, nargs);

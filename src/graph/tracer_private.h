@@ -27,6 +27,7 @@ struct sg_tracer {
     bool called;     /* a call was recorded: no more inputs */
     bool no_grad;    /* grad mode off (torch.no_grad) */
     bool done;       /* the output was recorded */
+    char (*opnames)[2 * SG_SCHEMA_NAME]; /* each operator row's full name once made ("" before; NULL: none yet) */
 };
 
 /* The order of symbol placeholders: backed (s) before unbacked (u), then

@@ -848,6 +848,216 @@ static void test_tracer_reset(void **state)
     tfinish(&T);
 }
 
+
+/* ---- the shape rules over constant layouts ---- */
+
+/* One side of test_constant_rules_agree: a tracer over an environment of
+ * its own. */
+typedef struct {
+    sg_env *env;
+    sg_tracer *t;
+} cside;
+
+static uint64_t crand(uint64_t *r)
+{
+    *r ^= *r << 13;
+    *r ^= *r >> 7;
+    *r ^= *r << 17;
+    return *r;
+}
+
+/* Random strides for n sizes: contiguous, dense in a random order of
+ * dimensions, that with some dimensions expanded (stride 0), or any strides. */
+static void crandom_strides(uint64_t *r, size_t n, const int64_t *sizes, int64_t *strides)
+{
+    size_t perm[4] = {0, 1, 2, 3};
+    unsigned mode = (unsigned)(crand(r) % 4);
+    for (size_t i = n; i > 1 && mode; i--) {
+        size_t j = (size_t)(crand(r) % i), x = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = x;
+    }
+    int64_t acc = 1;
+    for (size_t i = n; i-- > 0;) {
+        strides[perm[i]] = acc;
+        acc *= sizes[perm[i]] > 1 ? sizes[perm[i]] : 1;
+    }
+    for (size_t d = 0; d < n && mode >= 2; d++)
+        if (mode == 3)
+            strides[d] = (int64_t)(crand(r) % 13);
+        else if (crand(r) % 3 == 0)
+            strides[d] = 0;
+}
+
+/* Sizes that broadcast with the n sizes of from (a suffix, some set to 1),
+ * now and then sizes that do not. */
+static size_t cbroadcast_sizes(uint64_t *r, const int64_t *from, size_t n, int64_t *sizes)
+{
+    size_t m = (size_t)(crand(r) % (n + 1));
+    for (size_t d = 0; d < m; d++) {
+        sizes[d] = crand(r) % 3 == 0 ? 1 : from[n - m + d];
+        if (crand(r) % 17 == 0)
+            sizes[d] = 1 + (int64_t)(crand(r) % 5);
+    }
+    return m;
+}
+
+static sg_value cinput(cside *S, const char *name, size_t n, const int64_t *sizes, const int64_t *strides,
+                       sg_dtype dtype)
+{
+    const sg_expr *sz[4], *st[4], *off;
+    for (size_t d = 0; d < n; d++) {
+        assert_int_equal(sg_expr_int(C, &sz[d], sizes[d]), SG_OK);
+        assert_int_equal(sg_expr_int(C, &st[d], strides[d]), SG_OK);
+    }
+    assert_int_equal(sg_expr_int(C, &off, 0), SG_OK);
+    sg_fake fake = {.ndim = n, .sizes = sz, .strides = st, .offset = off};
+    sg_value v;
+    if (sg_tracer_input_tensor(S->t, &v, name, &fake, dtype, 0))
+        fail_msg("input %s: %s", name, sg_ctx_last_error_msg(C));
+    return v;
+}
+
+/* The same call on both sides: the same status and message, and for a
+ * result the same metadata (expressions compared as interned nodes). */
+static sg_value ccall(cside *S, const char *op, const sg_arg *args, size_t n, size_t *ok)
+{
+    sg_value v[2];
+    sg_status st[2];
+    char msg[2][512];
+    for (int k = 0; k < 2; k++) {
+        st[k] = sg_tracer_call(S[k].t, &v[k], op, args, n, 1);
+        snprintf(msg[k], sizeof msg[k], "%s", st[k] ? sg_ctx_last_error_msg(C) : "");
+    }
+    if (st[0] != st[1] || strcmp(msg[0], msg[1]))
+        fail_msg("%s: general path %d '%s', constant path %d '%s'", op, st[0], msg[0], st[1], msg[1]);
+    if (st[0])
+        return SG_NOVAL;
+    assert_int_equal(v[0], v[1]);
+    const sg__graph *g0 = sg__tracer_graph(S[0].t), *g1 = sg__tracer_graph(S[1].t);
+    assert_int_equal(g0->nvals, g1->nvals);
+    assert_int_equal(g0->nnodes, g1->nnodes);
+    const sg__gval *a = &g0->vals[v[0]], *b = &g1->vals[v[1]];
+    assert_int_equal(a->kind, b->kind);
+    if (a->kind == SG_V_TENSOR) {
+        assert_int_equal(a->u.t.ndim, b->u.t.ndim);
+        assert_int_equal(a->u.t.dtype, b->u.t.dtype);
+        assert_int_equal(a->u.t.storage, b->u.t.storage);
+        assert_int_equal(a->u.t.base, b->u.t.base);
+        assert_int_equal(a->u.t.requires_grad, b->u.t.requires_grad);
+        assert_ptr_equal(a->u.t.offset, b->u.t.offset);
+        for (size_t d = 0; d < a->u.t.ndim; d++) {
+            if (sg__graph_size(g0, v[0], d) != sg__graph_size(g1, v[1], d) ||
+                sg__graph_stride(g0, v[0], d) != sg__graph_stride(g1, v[1], d))
+                fail_msg("%s: dimension %zu differs", op, d);
+        }
+    }
+    ++*ok;
+    return v[0];
+}
+
+/* The shape rules' int64 path over constant layouts (pointwise and view
+ * rules) against their general path (the graph's general_rules), on random
+ * layouts (dense in any order, expanded, any strides, sizes 0 to 4, ranks 0
+ * to 4), dtypes and operators: functional, wrapped numbers, where,
+ * comparisons, in-place (through views of one storage too), out=, view and
+ * reshape with -1, sizes that do not broadcast or do not fit. Both sides give
+ * the same statuses and messages, the same values (sizes, strides and
+ * offsets the same interned expressions) and no guard. */
+static void test_constant_rules_agree(void **state)
+{
+    (void)state;
+    cside S[2];
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(sg_env_new(C, NULL, &S[k].env), SG_OK);
+        assert_int_equal(sg_tracer_new(S[k].env, &S[k].t), SG_OK);
+    }
+    ((sg__graph *)sg__tracer_graph(S[0].t))->general_rules = true;
+    static const char *const binary[] = {"add.Tensor", "mul.Tensor", "sub.Tensor", "div.Tensor", "eq.Tensor",
+                                         "lt.Tensor", "pow.Tensor_Tensor", "add_.Tensor", "mul_.Tensor",
+                                         "sub_.Tensor", "copy_"};
+    static const char *const unary[] = {"sin", "neg", "abs", "zero_", "clone"};
+    static const sg_dtype dtypes[] = {SG_FLOAT64, SG_FLOAT64, SG_FLOAT64, SG_FLOAT32, SG_INT64, SG_BOOL};
+    uint64_t r = 0x9e3779b97f4a7c15u;
+    size_t ok = 0, calls = 0;
+    for (int round = 0; round < 3000; round++) {
+        for (int k = 0; k < 2; k++)
+            assert_int_equal(sg_tracer_reset(S[k].t), SG_OK);
+        int64_t sa[4], ta[4], sb[4], tb[4], sc[4], tc[4];
+        size_t na = (size_t)(crand(&r) % 5);
+        for (size_t d = 0; d < na; d++)
+            sa[d] = crand(&r) % 11 == 0 ? 0 : 1 + (int64_t)(crand(&r) % 4);
+        crandom_strides(&r, na, sa, ta);
+        size_t nb = cbroadcast_sizes(&r, sa, na, sb);
+        crandom_strides(&r, nb, sb, tb);
+        size_t nc = cbroadcast_sizes(&r, sa, na, sc);
+        crandom_strides(&r, nc, sc, tc);
+        sg_dtype da = dtypes[crand(&r) % 6], db = dtypes[crand(&r) % 6];
+        sg_value a = SG_NOVAL, b = SG_NOVAL, c = SG_NOVAL;
+        for (int k = 0; k < 2; k++) {
+            a = cinput(&S[k], "a", na, sa, ta, da);
+            b = cinput(&S[k], "b", nb, sb, tb, db);
+            c = cinput(&S[k], "c", nc, sc, tc, SG_BOOL);
+        }
+        sg_value cur = a;
+        for (int step = 0; step < 4; step++) {
+            sg_value other = crand(&r) % 4 == 0 ? cur : crand(&r) % 3 == 0 ? a : b;
+            unsigned pick = (unsigned)(crand(&r) % 8);
+            sg_value v = SG_NOVAL;
+            calls++;
+            if (pick <= 2) {
+                sg_arg args[2] = {AV(cur), AV(other)};
+                v = ccall(S, binary[crand(&r) % (sizeof binary / sizeof *binary)], args, 2, &ok);
+            } else if (pick == 3) {
+                sg_arg args[2] = {AV(cur), crand(&r) % 2 ? (sg_arg){.kind = SG_ARG_FLOAT, .u.f = 0.5} : AI("2")};
+                v = ccall(S, crand(&r) % 2 ? "mul.Tensor" : "add_.Tensor", args, 2, &ok);
+            } else if (pick == 4) {
+                sg_arg args[3] = {AV(c), AV(cur), AV(other)};
+                v = ccall(S, "where.self", args, 3, &ok);
+            } else if (pick == 5) {
+                sg_arg args[1] = {AV(cur)};
+                v = ccall(S, unary[crand(&r) % (sizeof unary / sizeof *unary)], args, 1, &ok);
+            } else if (pick == 6) { /* a view of cur: later in-place calls meet two views of one storage */
+                sg_arg args[3] = {AV(cur), AI("0"), AI("-1")};
+                v = ccall(S, crand(&r) % 2 ? "transpose.int" : "t", args, crand(&r) % 2 ? 3 : 1, &ok);
+            } else {
+                size_t nd = sg_tracer_ndim(S[0].t, cur), n = 1 + (size_t)(crand(&r) % 3);
+                int64_t numel = 1, x;
+                for (size_t d = 0; d < nd; d++)
+                    numel *= sg_expr_get_si(sg_tracer_size(S[0].t, cur, d), &x) ? x : 1;
+                const sg_expr *shape[3];
+                for (size_t i = 0; i < n; i++) {
+                    x = i == 0 ? numel : 1;
+                    if (n > 1 && i == 0 && numel % 2 == 0 && crand(&r) % 2)
+                        x = numel / 2;
+                    if (n > 1 && i == 1 && x == 1 && crand(&r) % 2)
+                        x = numel % 2 == 0 && crand(&r) % 2 ? 2 : 1;
+                    if (crand(&r) % 4 == 0)
+                        x = -1;
+                    if (crand(&r) % 23 == 0)
+                        x = 3;
+                    assert_int_equal(sg_expr_int(C, &shape[i], x), SG_OK);
+                }
+                sg_arg args[2] = {AV(cur), {.kind = SG_ARG_INTS, .u.ints = {n, shape}}};
+                v = ccall(S, crand(&r) % 2 ? "view" : "reshape", args, 2, &ok);
+            }
+            if (v != SG_NOVAL && sg__tracer_graph(S[0].t)->vals[v].kind == SG_V_TENSOR)
+                cur = v;
+        }
+        sg_arg oargs[3] = {AV(a), AV(b), {.kind = SG_ARG_VALUE, .name = "out", .u.v = cur}};
+        calls++;
+        ccall(S, "add.out", oargs, 3, &ok);
+    }
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(sg_env_nguards(S[k].env), 0);
+        sg_tracer_free(S[k].t);
+        sg_env_free(S[k].env);
+    }
+    /* enough of them went through, and enough failed, to mean something */
+    assert_true(ok > calls / 2);
+    assert_true(calls - ok > calls / 20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -866,6 +1076,7 @@ int main(void)
         cmocka_unit_test(test_tracer_guards_and_errors),
         cmocka_unit_test(test_tracer_inplace_views_cat),
         cmocka_unit_test(test_tracer_reset),
+        cmocka_unit_test(test_constant_rules_agree),
     };
     return cmocka_run_group_tests_name("graph", tests, setup, teardown);
 }
