@@ -1,9 +1,28 @@
 /* Functionalization (aot_private.h): a replay of the captured graph over
- * functional values. Each tensor value of src knows its storage, the value
- * it views and the view call that made it (its chain up to the storage's
- * root), and the dst value that stands for it as of a generation of its
- * storage; each storage knows its base's current dst value and its
- * generation, bumped by every write. */
+ * functional values, and the analysis of what the program does to its
+ * inputs and outputs (PyTorch's run_functionalized_fw_and_collect_metadata).
+ *
+ * Each tensor value of src knows its storage, the value it views and the
+ * view call that made it (its chain up to the storage's root), the object
+ * it is a version of (in-place calls give new versions of one object), and
+ * the dst value that stands for it as of a generation of its storage; each
+ * storage knows its base's current dst value and its generation, bumped by
+ * every write. A write stores its functional result through the chain
+ * (store_value: view inverses up to the root); a read of a value whose
+ * storage moved on makes it again from the base (current).
+ *
+ * - Metadata changes (t_, as_strided_, resize_) give the object a new
+ *   version that views the old one; set_ gives it its source's link.
+ * - A synthetic base stands for a storage several inputs view, or whose
+ *   positions as_strided or resize_ use: a slot after src's values, the
+ *   storage as one dimension (a placeholder of dst for an input's storage,
+ *   zeros with the root scattered in for the program's), of which each
+ *   input on it, and each as_strided, is an as_strided.
+ * - cond: branches are replayed as subgraphs; what a root cond's branches
+ *   write of what they take comes out as extra branch outputs, written
+ *   back into the operands after the cond (branch_end, cond_done).
+ * - At the end (end): the analysis, the in-graph mutations (copy_, set_),
+ *   the leading outputs for the epilogue, the user outputs mapped. */
 #include <string.h>
 
 #include "aot/aot_private.h"
@@ -40,7 +59,7 @@ typedef struct fz {
     fval *v;      /* by src value */
     fstore *st;   /* by src storage */
     bool keep;    /* keep_input_mutations */
-    sg__aot_meta *meta; /* filled at the end (NULL: not asked) */
+    sg__aot_meta *meta; /* filled at the end */
     uint32_t *lead;     /* the leading outputs */
     uint32_t *stack, cap; /* the links current() makes again */
     bool branch_writes;   /* writes of what a root cond's branch takes are functionalized (before_cond) */
