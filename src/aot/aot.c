@@ -42,10 +42,35 @@ const char *sg_aot_output_kind_name(sg_aot_output_kind k)
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
 }
 
+/* Do src values v and w have one layout (sizes, strides, offset)? */
+static bool same_layout(const sg__graph *g, uint32_t v, uint32_t w)
+{
+    const sg__fake_tensor *a = &g->vals[v].u.t, *b = &g->vals[w].u.t;
+    if (a->ndim != b->ndim || a->offset != b->offset)
+        return false;
+    for (uint32_t d = 0; d < a->ndim; d++)
+        if (sg__graph_size(g, v, d) != sg__graph_size(g, w, d) || sg__graph_stride(g, v, d) != sg__graph_stride(g, w, d))
+            return false;
+    return true;
+}
+
+/* as_strided(self, src value v's sizes, strides, offset) into e: a link
+ * that lays a tensor out anew (resize_, an out= that resized). */
+static sg_status restrided(sg__graph *e, const sg__graph *src, uint32_t v, uint32_t self, uint32_t *out)
+{
+    const sg__fake_tensor *t = &src->vals[v].u.t;
+    sg__garg a[4] = {{.kind = SG_A_VALUE, .u.v = self}, {.kind = SG_A_EXPRS, .u.list.n = t->ndim},
+                     {.kind = SG_A_EXPRS, .u.list.n = t->ndim}, {.kind = SG_A_EXPR, .u.e = t->offset}};
+    CHAIN(sg__graph_exprs(e, &a[1].u.list.off, src->exprs + t->dims, t->ndim));
+    CHAIN(sg__graph_exprs(e, &a[2].u.list.off, src->exprs + t->dims + t->ndim, t->ndim));
+    return sg__graph_record(e, sg__opreg_op(e->reg, SG_OP_as_strided), a, 4, 0, NULL, out);
+}
+
 /* The view calls that make src value v from the input object at the root
- * of its chain, outermost first, into *chain (a block the caller frees),
- * *n of them; in-place writes and autograd-only calls on the way are the
- * same link. Errors: SG_EUNSUPPORTED (v is not such a chain), SG_ENOMEM. */
+ * of its chain, outermost first, as the values they give into *chain (a
+ * block the caller frees), *n of them; in-place and out= writes and
+ * autograd-only calls on the way are the same link, a set_ goes on from its
+ * source. Errors: SG_EUNSUPPORTED (v is not such a chain), SG_ENOMEM. */
 static sg_status view_chain(sg_ctx *ctx, const sg__graph *src, uint32_t v, uint32_t **chain, uint32_t *n)
 {
     *chain = NULL;
@@ -57,21 +82,37 @@ static sg_status view_chain(sg_ctx *ctx, const sg__graph *src, uint32_t v, uint3
             const sg__gnode *nd = node == SG_NOVAL ? NULL : &src->nodes[node];
             if (nd && nd->kind == SG_N_PLACEHOLDER)
                 break;
-            if (!nd || nd->kind != SG_N_CALL || !nd->nargs || src->args[nd->args].kind != SG_A_VALUE ||
-                src->vals[nd->out].kind != SG_V_TENSOR)
+            if (!nd || nd->kind != SG_N_CALL || !nd->nargs ||
+                (src->args[nd->args].kind != SG_A_VALUE && !(nd->schema->flags & SG_OPF_OUT)))
                 return sg__err(ctx, SG_EUNSUPPORTED, "aot: unsupported: an output aliasing an input through %s",
                                nd && nd->kind == SG_N_CALL ? nd->schema->name : "a value that is no view");
             const sg__opinfo *info = sg__op_info(nd->schema->op);
-            if ((nd->schema->flags & SG_OPF_VIEW) || (info && (info->tags & SG_T_INPLACE_VIEW))) {
+            uint32_t next = src->args[nd->args].u.v; /* self (an out= call: set below) */
+            if (nd->schema->op == SG_OP_set__source_Tensor && nd->nargs > 1) {
+                next = src->args[nd->args + 1].u.v; /* self becomes an alias of its source */
+            } else if (nd->schema->flags & SG_OPF_OUT) { /* the out it wrote */
+                next = SG_NOVAL;
+                for (uint32_t j = 0; j < nd->nargs; j++)
+                    if (src->args[nd->args + j].kw && !strcmp(src->args[nd->args + j].kw, "out") &&
+                        src->args[nd->args + j].kind == SG_A_VALUE)
+                        next = src->args[nd->args + j].u.v;
+                if (next == SG_NOVAL)
+                    return sg__err(ctx, SG_EUNSUPPORTED, "aot: unsupported: an output aliasing an input through %s",
+                                   nd->schema->name);
+                if (!same_layout(src, next, u)) { /* resized: a link, laid out anew */
+                    if (pass)
+                        (*chain)[*n - 1 - k] = u;
+                    k++;
+                }
+            } else if ((nd->schema->flags & SG_OPF_VIEW) || (info && (info->tags & SG_T_INPLACE_VIEW))) {
                 if (pass)
-                    (*chain)[*n - 1 - k] = node;
+                    (*chain)[*n - 1 - k] = u;
                 k++;
             } else if (!(nd->schema->flags & SG_OPF_INPLACE)) {
                 return sg__err(ctx, SG_EUNSUPPORTED, "aot: unsupported: an output aliasing an input through %s",
                                nd->schema->name);
             }
-            /* set_ makes its self an alias of its source: the chain goes on from the source */
-            u = src->args[nd->args + (nd->schema->op == SG_OP_set__source_Tensor && nd->nargs > 1)].u.v;
+            u = next;
         }
         if (!pass) {
             *n = k;
@@ -159,8 +200,16 @@ static sg_status build_epilogue(sg_aot *a)
             continue;
         uint32_t *chain, n, v = now[o->base];
         if (!(s = view_chain(ctx, src, o->src, &chain, &n)))
-            for (uint32_t c = 0; c < n && !s; c++)
-                s = sg__aot_view_again(e, src, chain[c], v, &v);
+            for (uint32_t c = 0; c < n && !s; c++) {
+                uint32_t node = src->vals[chain[c]].node;
+                const sg__schema *sc = src->nodes[node].schema;
+                if (src->vals[src->nodes[node].out].kind == SG_V_LIST) /* an element of unbind: its select */
+                    s = sg__aot_unbind_element(e, src, node, chain[c], v, &v);
+                else if (sc->op == SG_OP_resize_ || (sc->flags & SG_OPF_OUT)) /* laid out anew */
+                    s = restrided(e, src, chain[c], v, &v);
+                else
+                    s = sg__aot_view_again(e, src, node, v, &v);
+            }
         sg_free(chain);
         a->epi_out[k] = nouts;
         outs[nouts++] = v;

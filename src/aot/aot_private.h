@@ -37,6 +37,15 @@ sg_status sg__aot_view_again(sg__graph *dst, const sg__graph *src, uint32_t node
 sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t base, uint32_t mutated,
                                uint32_t *out);
 
+/* Element elem of unbind node node (of src) made again into dst over self,
+ * as the select it is; and a write of it carried back (select_scatter of
+ * mutated into base). Errors: SG_EINVAL (elem no element of node), those of
+ * sg__graph_record. */
+sg_status sg__aot_unbind_element(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t elem, uint32_t self,
+                                 uint32_t *out);
+sg_status sg__aot_unbind_inverse(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t elem, uint32_t base,
+                                 uint32_t mutated, uint32_t *out);
+
 /* Functionalization (first stage): src replayed into dst (an empty graph
  * over src's environment) with no write left but the input mutations at
  * its end. A view is replayed on its base's current value; an in-place

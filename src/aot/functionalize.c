@@ -34,6 +34,7 @@ typedef struct fval {
     uint32_t cur;    /* the dst value standing for it at generation gen */
     uint32_t gen;
     uint32_t obj;    /* the object it is a version of: its first version (in-place calls give new versions) */
+    uint32_t elem;   /* an element of unbind's list (vnode unbind): that element's value, which says its index */
     uint32_t ver;    /* the input placeholder whose version counter it shares (SG_NOVAL: none) */
     uint32_t bumps;  /* (an input placeholder) how often eager execution bumps its version counter */
     uint32_t writes, writes_no_grad, writes_hidden; /* (an object's first version) data mutations through it */
@@ -154,8 +155,17 @@ static sg_status strided_scatter(fz *z, uint32_t v, uint32_t base, uint32_t val,
 }
 
 /* Link v of a chain made again over p (the current value of what it views). */
+/* Is v an element of the list its view call gave (unbind)? */
+static bool element(const fz *z, uint32_t v)
+{
+    uint32_t n = z->v[v].vnode;
+    return n != SG_NOVAL && z->src->vals[z->src->nodes[n].out].kind == SG_V_LIST && z->v[v].elem != SG_NOVAL;
+}
+
 static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_t *out)
 {
+    if (element(z, v))
+        return sg__aot_unbind_element(z->dst, z->src, z->v[v].vnode, z->v[v].elem, p, out);
     if (z->v[v].vnode != SG_NOVAL)
         return replay_view(z, r, z->v[v].vnode, p, out);
     sg__garg a[4];
@@ -167,6 +177,8 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
  * current value of what it views). */
 static sg_status link_inverse(fz *z, uint32_t v, uint32_t base, uint32_t val, uint32_t *out)
 {
+    if (element(z, v))
+        return sg__aot_unbind_inverse(z->dst, z->src, z->v[v].vnode, z->v[v].elem, base, val, out);
     if (z->v[v].vnode != SG_NOVAL)
         return sg__aot_view_inverse(z->dst, z->src, z->v[v].vnode, base, val, out);
     return strided_scatter(z, v, base, val, out);
@@ -200,8 +212,6 @@ static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
         const fval *f = &z->v[u];
         if (f->parent == SG_NOVAL || (f->gen == store_of(z, u)->gen && f->cur != SG_NOVAL))
             break;
-        if (f->vnode != SG_NOVAL && z->src->vals[z->src->nodes[f->vnode].out].kind != SG_V_TENSOR)
-            return unsupported(z, "a view of a written storage read again through", z->src->nodes[f->vnode].schema->name);
         if (n == z->cap) {
             uint32_t cap = z->cap ? 2 * z->cap : 64, *grown = sg__realloc(z->dst->ctx, z->stack, cap * sizeof *grown);
             if (!grown)
@@ -279,7 +289,7 @@ static void made(fz *z, uint32_t v, uint32_t parent, uint32_t vnode, uint32_t cu
     uint32_t ver = parent != SG_NOVAL && !(z->src->nodes[vnode].flags & SG_NODE_DATA) ? z->v[parent].ver : SG_NOVAL;
     if (parent != SG_NOVAL && is_asstrided(&z->src->nodes[vnode])) /* positions of the storage itself */
         parent = strided_parent(z, v, parent);
-    z->v[v] = (fval){.parent = parent, .vnode = vnode, .cur = cur, .gen = s->gen, .obj = v, .ver = ver};
+    z->v[v] = (fval){.parent = parent, .vnode = vnode, .cur = cur, .gen = s->gen, .obj = v, .ver = ver, .elem = v};
 }
 
 /* Value out of src: the next version of object self, the same link of the
@@ -288,7 +298,7 @@ static void next_version(fz *z, uint32_t self, uint32_t out, uint32_t cur)
 {
     fval *sf = &z->v[self];
     z->v[out] = (fval){.parent = sf->parent, .vnode = sf->vnode, .cur = cur, .gen = store_of(z, self)->gen,
-                       .obj = sf->obj, .ver = sf->ver};
+                       .obj = sf->obj, .ver = sf->ver, .elem = sf->elem};
 }
 
 /* Call node nd writes src value v (in place or out=): eager execution bumps
@@ -320,8 +330,6 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
         if (z->v[c].vnode != SG_NOVAL) { /* (else an input on a synthetic base) */
             const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
-            if (z->src->vals[vn->out].kind != SG_V_TENSOR)
-                return unsupported(z, "a write through an element of", vn->schema->name);
             /* a view that may repeat positions (expand, as_strided), with the write on a part of it:
                carried back link by link, the repeats would not say which one was written */
             if (c != self && (vn->schema->op == SG_OP_expand || is_asstrided(vn)))
@@ -559,7 +567,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             CHAIN(current(z, r, src_v, &cur));
             fval *sv = &z->v[src_v], *sf = &z->v[self];
             z->v[nd->out] = (fval){.parent = sv->parent, .vnode = sv->vnode, .cur = cur, .gen = store_of(z, src_v)->gen,
-                                   .obj = sf->obj, .ver = sf->ver};
+                                   .obj = sf->obj, .ver = sf->ver, .elem = sv->elem};
             if (sf->obj != SG_NOVAL)
                 z->v[sf->obj].meta = true;
             bump(z, nd, self);
@@ -1129,7 +1137,8 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
     sg_status s = z.v && z.st && meta->in ? SG_OK : sg__nomem(ctx);
     if (!s) {
         for (size_t i = 0; i < src->nvals + src->nstorages; i++)
-            z.v[i] = (fval){.parent = SG_NOVAL, .vnode = SG_NOVAL, .cur = SG_NOVAL, .obj = SG_NOVAL, .ver = SG_NOVAL};
+            z.v[i] = (fval){.parent = SG_NOVAL, .vnode = SG_NOVAL, .cur = SG_NOVAL, .obj = SG_NOVAL, .ver = SG_NOVAL,
+                            .elem = SG_NOVAL};
         for (size_t i = 0; i < src->nstorages; i++)
             z.st[i] = (fstore){.base = SG_NOVAL, .input = SG_NOVAL, .sph = SG_NOVAL, .root = SG_NOVAL};
         /* the inputs: each the root of its storage (its dst value, the

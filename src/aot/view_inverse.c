@@ -94,6 +94,44 @@ sg_status sg__aot_view_again(sg__graph *dst, const sg__graph *src, uint32_t node
     return call(dst, op, args, n, nd->line, out);
 }
 
+/* The select an element of unbind node is: dim (the node's, 0 by default)
+ * and the element's index into a (a[1], a[2]). */
+static sg_status unbind_index(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t elem, sg__garg *a)
+{
+    const sg__gnode *nd = &src->nodes[node];
+    const sg__gval *l = &src->vals[nd->out];
+    uint32_t k = 0;
+    while (k < l->u.list.n && src->ids[l->u.list.off + k] != elem)
+        k++;
+    if (l->kind != SG_V_LIST || k == l->u.list.n)
+        return sg__err(dst->ctx, SG_EINVAL, "aot: value %u is no element of unbind node %u", elem, node);
+    if (nd->nargs > 1)
+        CHAIN(sg__aot_arg(dst, src, &src->args[nd->args + 1], &a[1]));
+    else
+        CHAIN(int_garg(dst, 0, &a[1]));
+    a[1].kw = NULL; /* positional in the select */
+    return int_garg(dst, k, &a[2]);
+}
+
+sg_status sg__aot_unbind_element(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t elem, uint32_t self,
+                                 uint32_t *out)
+{
+    sg__garg a[3];
+    a[0] = value(self);
+    CHAIN(unbind_index(dst, src, node, elem, a));
+    return call(dst, SG_OP_select_int, a, 3, src->nodes[node].line, out);
+}
+
+sg_status sg__aot_unbind_inverse(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t elem, uint32_t base,
+                                 uint32_t mutated, uint32_t *out)
+{
+    sg__garg a[4];
+    CHAIN(unbind_index(dst, src, node, elem, a + 1)); /* a[2] the dim, a[3] the index */
+    a[0] = value(base);
+    a[1] = value(mutated);
+    return call(dst, SG_OP_select_scatter, a, 4, src->nodes[node].line, out);
+}
+
 sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t base, uint32_t mutated,
                                uint32_t *out)
 {
