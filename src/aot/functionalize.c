@@ -320,36 +320,56 @@ static void bump(fz *z, const sg__gnode *nd, uint32_t v)
  * each written back into the one it views, from self up). what names the
  * writer in messages; flags are its node's (SG_NODE_NO_GRAD counts the
  * write as one under no_grad). */
+static sg_status make_synthetic(fz *z, sg__replay *r, uint32_t v);
+
 static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t flags, uint32_t self, uint32_t f)
 {
     fstore *s = store_of(z, self);
     if (s->inputs > 1 && !s->synth)
         return sg__err(z->dst->ctx, SG_EINTERNAL, "functionalize: a write into inputs that share a storage");
-    uint32_t n = 0;
-    bool hidden = false;
+    uint32_t n = 0, last = self;
+    bool hidden = false, repeats = false;
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
         if (z->v[c].vnode != SG_NOVAL) { /* (else an input on a synthetic base) */
             const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
-            /* a view that may repeat positions (expand, as_strided), with the write on a part of it:
-               carried back link by link, the repeats would not say which one was written */
-            if (c != self && (vn->schema->op == SG_OP_expand || is_asstrided(vn)))
-                return unsupported(z, "a write through a view of a view that may repeat elements", vn->schema->name);
+            /* a view that may repeat positions (expand, as_strided), written in part: link by
+               link, the repeats would not say which one was written (below: by positions) */
+            repeats |= c != self && (vn->schema->op == SG_OP_expand || is_asstrided(vn));
             hidden |= (vn->flags & SG_NODE_DATA) != 0; /* through x.data: autograd does not see it */
         } else if (c != self) { /* an input on a synthetic base: the same where its layout repeats (stride 0) */
             const sg__fake_tensor *t = &z->src->vals[c].u.t;
             for (uint32_t d = 0; d < t->ndim; d++)
-                if (sg__graph_stride(z->src, c, d) == z->dst->ctx->zero && sg__graph_size(z->src, c, d) != z->dst->ctx->one)
-                    return unsupported(z, "a write through a view of an input that repeats elements", what);
+                repeats |= sg__graph_stride(z->src, c, d) == z->dst->ctx->zero &&
+                           sg__graph_size(z->src, c, d) != z->dst->ctx->one;
         }
+        last = c;
         n++;
     }
-    uint32_t root = self;
-    while (z->v[root].parent != SG_NOVAL)
-        root = z->v[root].parent;
+    uint32_t root = n ? z->v[last].parent : self;
     if (root < z->src->nvals && z->src->vals[root].node != SG_NOVAL) {
         const sg__gnode *rn = &z->src->nodes[z->src->vals[root].node];
         if (rn->kind == SG_N_PLACEHOLDER && rn->scope != 0 && !(z->branch_writes && z->src->scopes[rn->scope].parent == 0))
             return unsupported(z, "a write of what a cond branch takes, in a nested cond", what);
+        if (repeats && rn->kind == SG_N_PLACEHOLDER && rn->scope != 0)
+            return unsupported(z, "a write through a view of a view that may repeat elements, in a cond branch", what);
+    }
+    if (repeats) { /* by positions: f stored into the storage as one dimension, by self's own layout */
+        uint32_t obj = root < z->src->nvals ? z->v[root].obj : z->v[last].obj, slot, b, flat;
+        CHAIN(make_synthetic(z, r, self));
+        slot = (uint32_t)z->src->nvals + z->src->vals[self].u.t.storage;
+        CHAIN(current(z, r, slot, &b));
+        CHAIN(strided_scatter(z, self, b, f, &flat));
+        s->base = flat;
+        s->gen++;
+        s->writes++;
+        s->writes_no_grad += (flags & SG_NODE_NO_GRAD) != 0;
+        s->writes_hidden += hidden;
+        if (obj != SG_NOVAL) {
+            z->v[obj].writes++;
+            z->v[obj].writes_no_grad += (flags & SG_NODE_NO_GRAD) != 0;
+            z->v[obj].writes_hidden += hidden;
+        }
+        return SG_OK;
     }
     /* chain[i]: the links from self up; tmp[i]: what chain[i] views, made again */
     uint32_t *chain = sg__malloc(z->dst->ctx, (2 * (size_t)n + 1) * sizeof *chain), *tmp = chain + n;
