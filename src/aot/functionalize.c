@@ -534,9 +534,10 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
     }
     if (o == SG_NOVAL || !is_tensor(z->src, o))
         return unsupported(z, "an out= call without its out", sch->name);
-    /* a reduction into an out of another dtype computes in out's (sum into int64 truncates each
-       element first): the functional overload's dtype= where it has one */
-    bool has_dtype = n == 0 || in[0].kind != SG_A_VALUE || !is_tensor(z->dst, in[0].u.v) ||
+    /* a reduction or a creation into an out of another dtype computes in out's (sum into int64
+       truncates each element first): the functional overload's dtype= where it has one, as the
+       out= overload's rule computes it (SG_OUT_INTO) */
+    bool has_dtype = n && in[0].kind == SG_A_VALUE && is_tensor(z->dst, in[0].u.v) &&
                      z->dst->vals[in[0].u.v].u.t.dtype == z->src->vals[o].u.t.dtype; /* (self's dtype: nothing to say) */
     for (uint32_t i = 0; i < n; i++)
         has_dtype |= in[i].kw && !strcmp(in[i].kw, "dtype");
@@ -544,8 +545,19 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
         if (!strcmp(fs->args[i].name, "dtype") && n < SG_SCHEMA_ARGS)
             in[n++] = (sg__garg){.kind = SG_A_DTYPE, .kw = fs->args[i].name, .u.dtype = z->src->vals[o].u.t.dtype};
     CHAIN(sg__replay_call(r, fs, in, n, &f));
-    if (same_sizes(z->src, o, nd->out))
+    if (same_sizes(z->src, o, nd->out)) {
+        const sg__fake_tensor *ft = &z->dst->vals[f].u.t, *ot = &z->src->vals[o].u.t;
+        bool fits = ft->ndim == ot->ndim;
+        for (uint32_t d = 0; d < ot->ndim && fits; d++)
+            fits = sg__graph_size(z->dst, f, d) == sg__graph_size(z->src, o, d);
+        if (!fits) { /* an out kept of the result's element count (arange): the result viewed as it */
+            uint32_t off;
+            CHAIN(sg__graph_exprs(z->dst, &off, z->src->exprs + ot->dims, ot->ndim));
+            sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = f}, {.kind = SG_A_EXPRS, .u.list = {off, ot->ndim}}};
+            CHAIN(sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_view), a, 2, &f));
+        }
         return write_through(z, r, node, nd, o, f);
+    }
     /* resized (resize_output): out takes the result's layout over its
        storage (grown), then the result */
     CHAIN(resized(z, r, o, nd->out));

@@ -63,6 +63,28 @@ sg_status sg__meta_out(sg__mcall *m, uint32_t *out)
         return sg__err(ctx, SG_ETYPE, "%s: result type %s can't be cast to the desired output type %s", m->op,
                        sg__dtype_name(rd), sg__dtype_name(od));
     bool same = t->ndim == n;
+    if ((m->s->op == SG_OP_arange_out || m->s->op == SG_OP_arange_start_out) && n == 1) {
+        /* arange resizes its out only where the element count differs (1.13's arange_out): of the
+           result's count, out keeps its own sizes and strides */
+        const sg_expr *numel = ctx->one;
+        for (uint32_t d = 0; d < t->ndim && numel; d++)
+            numel = sg__mul(ctx, numel, sg__graph_size(m->g, dst, d));
+        if (!numel)
+            return sg_ctx_last_error(ctx);
+        bool keep;
+        if ((s = sg__meta_eval(m, &keep, sg__meta_rel(m, SG_REL_EQ, numel, sizes[0]))))
+            return s;
+        if (keep) {
+            n = t->ndim;
+            for (size_t d = 0; d < n; d++) {
+                sizes[d] = sg__graph_size(m->g, dst, d);
+                strides[d] = sg__graph_stride(m->g, dst, d);
+            }
+            same = true;
+        } else {
+            same = false;
+        }
+    }
     for (size_t d = 0; d < n && same && !s; d++)
         if (sizes[d] != sg__graph_size(m->g, dst, d))
             s = sg__meta_eval(m, &same, sg__meta_rel(m, SG_REL_EQ, sizes[d], sg__graph_size(m->g, dst, d)));
