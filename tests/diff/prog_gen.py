@@ -193,6 +193,7 @@ class CaseGen:
         self.chain_t = None
         self.expanded = set()      # inputs with a stride 0 (SKIPPED expanded_input_write)
         self.resized = set()       # names an out= resized (SKIPPED out_resize_as_strided)
+        self.copy_written = set()  # names copy_ wrote, not contiguous (SKIPPED copy_layout_view)
 
     # ------------------------------------------------------------ inputs
     def sizes(self, ndim):
@@ -358,13 +359,15 @@ class CaseGen:
         except Exception:  # noqa: BLE001
             return None
 
-    def write_through(self, name, fl, tensor=None):
+    def write_through(self, name, fl, tensor=None, copy=False):
         """An in-place write of values `fl` into name's storage (or, given
         tensor, into that tensor's: a chain of views written through)."""
         tt = self.T(name) if tensor is None else tensor
         key = self.storage_key(tt)
         if key is not None and tt is not None:
             self.view_written.add(name)  # (a name: storages move when the state is rebuilt)
+            if copy and list(tt.stride()) != contiguous_strides(tt.shape) and tt.numel() > 1:
+                self.copy_written.add(name)
         for n in list(self.flags):
             t = self.T(n)
             if n == name or (key is not None and t is not None and self.storage_key(t) == key):
@@ -635,7 +638,8 @@ class CaseGen:
             shapes += [[0, 3], [2, 0]]
         ns_ = r.choice(shapes)
         cands.append("%s.reshape(%s)" % (x, ", ".join(map(str, ns_))))
-        cands.append("%s.view(%s)" % (x, ", ".join(map(str, ns_))))
+        if self.view_ok(t):
+            cands.append("%s.view(%s)" % (x, ", ".join(map(str, ns_))))
         cands.append("%s.reshape(%s)" % (x, ns_))
         cands.append("%s.flatten()" % x)
         cands.append("%s.detach()" % x)
@@ -1093,6 +1097,15 @@ class CaseGen:
             if t.dtype == torch.float32 and not (new.exact and fits(new.bound, new.fbits, t.dtype)):
                 return None
             code = "%s.copy_(%s)" % (x, y)
+            if not KNOWN_BUGS and t._is_view() and t.numel() > 1 and \
+                    list(t.stride()) != contiguous_strides(t.shape):
+                # SKIPPED (copy_layout_view, reproducer in
+                # tests/pending/aot_found.battery): copy_ into a view that is
+                # not contiguous (`t5.view(2, 8).transpose(1, 0).copy_(s)`):
+                # the functional copy is laid out as its source, and the
+                # pipeline refuses replaying the view chain on it (`error
+                # shape`: view size is not compatible).
+                return None
         elif op == "zero_":
             new, code = F(True, 0, 0), "%s.zero_()" % x
         elif op == "fill_":
@@ -1152,9 +1165,11 @@ class CaseGen:
             c.append(".expand(%s)" % ", ".join(map(str, ([2] if r.random() < 0.4 else []) + tgt)))
         c.append(".squeeze()")
         c.append(".unsqueeze(%d)" % r.randrange(-nd - 1, nd + 1))
-        c.append(".view(-1)")
+        if self.view_ok(t):
+            c.append(".view(-1)")
         shapes = [[1, n], [n, 1]] + [[a, n // a] for a in range(2, 5) if n and n % a == 0]
-        c.append(".view(%s)" % ", ".join(map(str, r.choice(shapes))))
+        if self.view_ok(t):
+            c.append(".view(%s)" % ", ".join(map(str, r.choice(shapes))))
         ssz = self.storage_size(t)
         if ssz and self.as_strided_ok(t, name):
             k = r.randrange(1, 3)
@@ -1173,6 +1188,20 @@ class CaseGen:
             if m and m.group(1) == name:
                 return self.root(m.group(2))
         return name
+
+    def view_ok(self, t):
+        """SKIPPED (known bug copy_layout_view, reproducer in
+        tests/pending/aot_found.battery): after a copy_ into a tensor that is
+        not contiguous (an input of strides [3, 12, 1]), the compiled program
+        lays the copy out as the source, so a later .view(...) that eager
+        makes of that storage is refused (`error shape`: view size is not
+        compatible).  No .view(...) of a tensor on such a storage, unless
+        --known-bugs."""
+        if KNOWN_BUGS:
+            return True
+        key = self.storage_key(t)
+        return key is None or not any(self.T(n) is not None and self.storage_key(self.T(n)) == key
+                                      for n in self.copy_written)
 
     def as_strided_ok(self, t, name=None):
         """SKIPPED (known bug view_write_as_strided, reproducer in
@@ -1340,7 +1369,7 @@ class CaseGen:
         code, new = got
 
         def post():
-            self.write_through(x, new, eval(expr, self.ns))
+            self.write_through(x, new, eval(expr, self.ns), copy=".copy_(" in code)
         return code, post
 
     def b_cond(self):
@@ -1581,7 +1610,7 @@ class CaseGen:
             return code, post
 
         def post():
-            self.write_through(x, new)
+            self.write_through(x, new, copy=".copy_(" in code)
         return code, post
 
     def b_risky(self):
