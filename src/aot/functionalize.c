@@ -1132,6 +1132,10 @@ static sg_status plan_synthetic(fz *z)
             continue;
         uint32_t sid = src->vals[ph].u.t.storage;
         fstore *st = &z->st[sid];
+        bool repeats = false; /* an input laid out with a stride 0: a copy_ into it would write positions twice */
+        for (uint32_t d = 0; d < src->vals[ph].u.t.ndim; d++)
+            repeats |= sg__graph_stride(src, ph, d) == z->dst->ctx->zero && sg__graph_size(src, ph, d) != z->dst->ctx->one;
+        st->strided |= repeats;
         if (!st->written || (st->inputs < 2 && !st->strided))
             continue;
         if (src->vals[ph].u.t.dtype != src->vals[st->input].u.t.dtype)
