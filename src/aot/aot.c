@@ -42,27 +42,12 @@ const char *sg_aot_output_kind_name(sg_aot_output_kind k)
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
 }
 
-/* Do src values v and w have one layout (sizes, strides, offset)? */
-static bool same_layout(const sg__graph *g, uint32_t v, uint32_t w)
-{
-    const sg__fake_tensor *a = &g->vals[v].u.t, *b = &g->vals[w].u.t;
-    if (a->ndim != b->ndim || a->offset != b->offset)
-        return false;
-    for (uint32_t d = 0; d < a->ndim; d++)
-        if (sg__graph_size(g, v, d) != sg__graph_size(g, w, d) || sg__graph_stride(g, v, d) != sg__graph_stride(g, w, d))
-            return false;
-    return true;
-}
-
 /* as_strided(self, src value v's sizes, strides, offset) into e: a link
  * that lays a tensor out anew (resize_, an out= that resized). */
 static sg_status restrided(sg__graph *e, const sg__graph *src, uint32_t v, uint32_t self, uint32_t *out)
 {
-    const sg__fake_tensor *t = &src->vals[v].u.t;
-    sg__garg a[4] = {{.kind = SG_A_VALUE, .u.v = self}, {.kind = SG_A_EXPRS, .u.list.n = t->ndim},
-                     {.kind = SG_A_EXPRS, .u.list.n = t->ndim}, {.kind = SG_A_EXPR, .u.e = t->offset}};
-    CHAIN(sg__graph_exprs(e, &a[1].u.list.off, src->exprs + t->dims, t->ndim));
-    CHAIN(sg__graph_exprs(e, &a[2].u.list.off, src->exprs + t->dims + t->ndim, t->ndim));
+    sg__garg a[4];
+    CHAIN(sg__aot_layout_args(e, src, v, self, a));
     return sg__graph_record(e, sg__opreg_op(e->reg, SG_OP_as_strided), a, 4, 0, NULL, out);
 }
 
@@ -99,7 +84,7 @@ static sg_status view_chain(sg_ctx *ctx, const sg__graph *src, uint32_t v, uint3
                 if (next == SG_NOVAL)
                     return sg__err(ctx, SG_EUNSUPPORTED, "aot: unsupported: an output aliasing an input through %s",
                                    nd->schema->name);
-                if (!same_layout(src, next, u)) { /* resized: a link, laid out anew */
+                if (!sg__aot_same_layout(src, next, u)) { /* resized: a link, laid out anew */
                     if (pass)
                         (*chain)[*n - 1 - k] = u;
                     k++;

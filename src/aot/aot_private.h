@@ -13,6 +13,24 @@
  * or a scope: they belong to src), SG_ENOMEM. */
 sg_status sg__aot_arg(sg__graph *dst, const sg__graph *src, const sg__garg *a, sg__garg *out);
 
+/* Do values v and w of g have one layout (sizes, strides, offset: the
+ * interned expressions equal)? */
+static inline bool sg__aot_same_layout(const sg__graph *g, uint32_t v, uint32_t w)
+{
+    const sg__fake_tensor *a = &g->vals[v].u.t, *b = &g->vals[w].u.t;
+    if (a->ndim != b->ndim || a->offset != b->offset)
+        return false;
+    for (uint32_t d = 0; d < a->ndim; d++)
+        if (sg__graph_size(g, v, d) != sg__graph_size(g, w, d) || sg__graph_stride(g, v, d) != sg__graph_stride(g, w, d))
+            return false;
+    return true;
+}
+
+/* The arguments of as_strided(self, v's sizes, strides, offset) in dst, v a
+ * tensor value of src: a[0] self, a[1] and a[2] the lists (copied into
+ * dst), a[3] the offset. Errors: SG_ENOMEM. */
+sg_status sg__aot_layout_args(sg__graph *dst, const sg__graph *src, uint32_t v, uint32_t self, sg__garg *a);
+
 /* View call node of src recorded again into dst over self (a value of dst),
  * its other arguments copied (sg__aot_arg); an in-place view (t_,
  * as_strided_ ...) as the view it applies (t, as_strided), detach_ as

@@ -123,30 +123,11 @@ static sg_status replay_view(fz *z, sg__replay *r, uint32_t node, uint32_t p, ui
     return sg__aot_view_again(z->dst, z->src, node, p, out);
 }
 
-/* The arguments of as_strided(p, v's sizes, strides, offset) in dst: what
- * an input on a synthetic base is of it. */
-static sg_status strided_args(fz *z, uint32_t v, uint32_t p, sg__garg *a)
-{
-    const sg__graph *src = z->src;
-    const sg__fake_tensor *t = &src->vals[v].u.t;
-    const sg_expr *sz[SG_MAX_DIMS], *sd[SG_MAX_DIMS];
-    for (uint32_t d = 0; d < t->ndim; d++) {
-        sz[d] = sg__graph_size(src, v, d);
-        sd[d] = sg__graph_stride(src, v, d);
-    }
-    a[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = p};
-    a[1] = (sg__garg){.kind = SG_A_EXPRS, .u.list.n = t->ndim};
-    a[2] = (sg__garg){.kind = SG_A_EXPRS, .u.list.n = t->ndim};
-    a[3] = (sg__garg){.kind = SG_A_EXPR, .u.e = t->offset};
-    CHAIN(sg__graph_exprs(z->dst, &a[1].u.list.off, sz, t->ndim));
-    return sg__graph_exprs(z->dst, &a[2].u.list.off, sd, t->ndim);
-}
-
 /* as_strided_scatter(base, val, v's sizes, strides, offset) in dst. */
 static sg_status strided_scatter(fz *z, uint32_t v, uint32_t base, uint32_t val, uint32_t *out)
 {
     sg__garg a[5];
-    CHAIN(strided_args(z, v, base, a));
+    CHAIN(sg__aot_layout_args(z->dst, z->src, v, base, a));
     a[4] = a[3];
     a[3] = a[2];
     a[2] = a[1];
@@ -169,7 +150,7 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
     if (z->v[v].vnode != SG_NOVAL)
         return replay_view(z, r, z->v[v].vnode, p, out);
     sg__garg a[4];
-    CHAIN(strided_args(z, v, p, a));
+    CHAIN(sg__aot_layout_args(z->dst, z->src, v, p, a));
     return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out);
 }
 
@@ -306,9 +287,7 @@ static void next_version(fz *z, uint32_t self, uint32_t out, uint32_t cur)
  * changes autograd's flags only. */
 static void bump(fz *z, const sg__gnode *nd, uint32_t v)
 {
-    unsigned op = nd->schema->op;
-    if (z->v[v].ver != SG_NOVAL && !(nd->flags & SG_NODE_DATA) && op != SG_OP_detach_ && op != SG_OP_requires_grad_ &&
-        op != SG_OP_resize_)
+    if (z->v[v].ver != SG_NOVAL && !(nd->flags & SG_NODE_DATA) && sg__op_bumps_version(nd->schema))
         z->v[z->v[v].ver].bumps++;
 }
 
@@ -685,8 +664,7 @@ static sg_status cond_writes(fz *z, uint32_t node, uint8_t *mk, uint32_t *bumps)
         for (uint32_t k = 0; k < sc->nphs; k++)
             if (sc->phs[k] == src->vals[root].node) {
                 mk[k] = 1;
-                unsigned op = nd->schema->op;
-                if (!(nd->flags & SG_NODE_DATA) && op != SG_OP_detach_ && op != SG_OP_requires_grad_ && op != SG_OP_resize_)
+                if (!(nd->flags & SG_NODE_DATA) && sg__op_bumps_version(nd->schema))
                     bumps[2 * k + (rn->scope == a[2].u.v)]++;
             }
     }
@@ -805,18 +783,6 @@ static sg_status before_cond(sg__replay *r, void *ud, uint32_t node)
     return SG_OK;
 }
 
-/* Does src value v have the layout of value w (sizes, strides, offset)? */
-static bool same_layout(const sg__graph *g, uint32_t v, uint32_t w)
-{
-    const sg__fake_tensor *a = &g->vals[v].u.t, *b = &g->vals[w].u.t;
-    if (a->ndim != b->ndim || a->offset != b->offset)
-        return false;
-    for (uint32_t d = 0; d < a->ndim; d++)
-        if (sg__graph_size(g, v, d) != sg__graph_size(g, w, d) || sg__graph_stride(g, v, d) != sg__graph_stride(g, w, d))
-            return false;
-    return true;
-}
-
 /* The input (index into meta->in) whose object is the root of v's chain,
  * or SG_NOVAL. */
 static uint32_t input_of(const fz *z, const uint32_t *input_idx, uint32_t v)
@@ -851,7 +817,7 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
         in->stale = st->writes > 0;
         /* set_ to another storage; one back to its own is none */
         in->storage = src->vals[in->final].u.t.storage != src->vals[ph].u.t.storage;
-        in->metadata = in->storage || (z->v[ph].meta && !same_layout(src, ph, in->final));
+        in->metadata = in->storage || (z->v[ph].meta && !sg__aot_same_layout(src, ph, in->final));
         /* the counters of the storage it ends on (set_: the new one's) */
         const fstore *fs = store_of(z, in->final);
         in->onto = SG_NOVAL;
@@ -962,7 +928,7 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
                 const sg__garg *b = &src->args[out->args + j];
                 if (j != k && b->kind == SG_A_VALUE && is_tensor(src, b->u.v) &&
                     src->vals[b->u.v].u.t.storage == t->storage && src->vals[b->u.v].u.t.requires_grad &&
-                    same_layout(src, v, b->u.v)) {
+                    sg__aot_same_layout(src, v, b->u.v)) {
                     o->kind = SG_AOT_ALIAS_OF_INTERMEDIATE_BASE_IS_USER_OUTPUT;
                     o->base = j;
                     break;

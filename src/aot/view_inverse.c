@@ -55,6 +55,17 @@ static sg_status view_back(sg__graph *dst, uint32_t base, uint32_t mutated, unsi
     return call(dst, SG_OP_view, a, 2, line, out);
 }
 
+sg_status sg__aot_layout_args(sg__graph *dst, const sg__graph *src, uint32_t v, uint32_t self, sg__garg *a)
+{
+    const sg__fake_tensor *t = &src->vals[v].u.t;
+    a[0] = value(self);
+    a[1] = (sg__garg){.kind = SG_A_EXPRS, .u.list.n = t->ndim};
+    a[2] = (sg__garg){.kind = SG_A_EXPRS, .u.list.n = t->ndim};
+    a[3] = (sg__garg){.kind = SG_A_EXPR, .u.e = t->offset};
+    CHAIN(sg__graph_exprs(dst, &a[1].u.list.off, src->exprs + t->dims, t->ndim));
+    return sg__graph_exprs(dst, &a[2].u.list.off, src->exprs + t->dims + t->ndim, t->ndim);
+}
+
 sg_status sg__aot_arg(sg__graph *dst, const sg__graph *src, const sg__garg *a, sg__garg *out)
 {
     *out = *a;

@@ -1022,9 +1022,7 @@ static sg_status k_view(sg__xcall *c)
     }
     sg__xtensor *out;
     CHAIN(out_tensor(c, &out));
-    sg__op op = c->s->op;
-    bool bump = (c->s->flags & SG_OPF_MUTATES) && op != SG_OP_detach_ && op != SG_OP_requires_grad_ && op != SG_OP_resize_;
-    return finish(c, out, bump);
+    return finish(c, out, sg__op_bumps_version(c->s));
 }
 
 /* ---- reductions ---- */

@@ -46,6 +46,12 @@ const sg__opinfo *sg__op_info(unsigned op)
     return op < NTABLE ? &info[op] : NULL;
 }
 
+bool sg__op_bumps_version(const sg__schema *s)
+{
+    unsigned op = s->op;
+    return (s->flags & SG_OPF_MUTATES) && op != SG_OP_detach_ && op != SG_OP_requires_grad_ && op != SG_OP_resize_;
+}
+
 static int pyop_cmp(const void *a, const void *b)
 {
     return strcmp(((const sg__pyop *)a)->py, ((const sg__pyop *)b)->py);

@@ -74,6 +74,13 @@ typedef struct sg__opinfo {
 /* The row of op (SG_OP_*), or NULL for SG_OP_NONE and out of range. */
 const sg__opinfo *sg__op_info(unsigned op);
 
+/* Does a call of s bump the version counter of what it writes, as PyTorch
+ * 1.13 does? Every operator that writes (in place, out=, the in-place views
+ * and set_) but detach_, requires_grad_ and resize_. (A node flagged
+ * SG_NODE_DATA, a write through .data, bumps none either: the caller's to
+ * check.) */
+bool sg__op_bumps_version(const sg__schema *s);
+
 /* A Python spelling with the overloads it may call, in the table's order. */
 #define SG_PYOP_OVERLOADS 8
 typedef struct sg__pyop {
