@@ -1008,12 +1008,19 @@ static sg_aot *compile(case_state *cs, struct cli_program *p, int keep, cli_str 
     return p->aot;
 }
 
-/* The compiled program for a command that reads it: the last `aot` line's,
- * else the defaults' (keep_input_mutations=true). */
+/* p's compiled program as the case asks for it: with the last `aot` line's
+ * keep_input_mutations, else the default's (true). */
+static sg_aot *compile_as_set(case_state *cs, struct cli_program *p, cli_str *why)
+{
+    return compile(cs, p, p->has_aot ? p->aot_keep : 1, why);
+}
+
+/* The compiled program for a command that reads it (compile_as_set), the
+ * program traced first. */
 static sg_aot *compiled(case_state *cs, cli_str *why)
 {
     struct cli_program *p = traced(cs, why);
-    return p ? compile(cs, p, p->has_aot ? p->aot_keep : 1, why) : NULL;
+    return p ? compile_as_set(cs, p, why) : NULL;
 }
 
 /* ops [GRAPH] => OP OP ...: the traced graph, a subgraph, or the aot graph
@@ -1028,10 +1035,9 @@ cmd_result cmd_ops(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         return CMD_FAIL;
     const char *has = sg_aot_get_mode(a) == SG_AOT_TRAIN ? "forward" : "inference";
     if (strcmp(g, has)) {
-        cli_str_addf(why, "no graph '%s': the pipeline built %s graph%s", g,
+        cli_str_addf(why, "no graph '%s': the pipeline built %s", g,
                      sg_aot_get_mode(a) == SG_AOT_TRAIN ? "a training graph (forward; backward comes with autograd)"
-                                                        : "an inference",
-                     sg_aot_get_mode(a) == SG_AOT_TRAIN ? "" : " (inference)");
+                                                        : "an inference graph (inference)");
         return CMD_FAIL;
     }
     char *got = NULL;
@@ -1051,6 +1057,9 @@ cmd_result cmd_ops(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
 cmd_result cmd_aot(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
     (void)ctx;
+    struct cli_program *p = need_program(cs, why);
+    if (!p)
+        return CMD_FAIL;
     int keep = 1;
     if (!strcmp(ln->args, "keep_input_mutations=false"))
         keep = 0;
@@ -1058,8 +1067,7 @@ cmd_result cmd_aot(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         cli_str_addf(why, "aot takes keep_input_mutations=true or =false (got '%s')", ln->args);
         return CMD_FAIL;
     }
-    struct cli_program *p = need_program(cs, why);
-    if (!p || !do_trace(cs, p, why))
+    if (!do_trace(cs, p, why))
         return CMD_FAIL;
     if (p->traced) {
         if (!strncmp(ln->expected, "error ", 6))
@@ -1808,7 +1816,7 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     /* then the compiled program: the aot graphs and their runtime wrapper */
     sg_run *x = NULL;
     cli_str err = CLI_STR_INIT;
-    sg_aot *a = compile(cs, p, p->has_aot ? p->aot_keep : 1, &err);
+    sg_aot *a = compile_as_set(cs, p, &err);
     cli_str_free(&err);
     st = a ? run_program(cs, p, &c, a, &x) : p->aot_st;
     if (!a && strncmp(want, "error ", 6)) { /* told apart: a refusal, not a wrong result */
@@ -1994,6 +2002,9 @@ static int same_description(const char *a, const char *b, cli_str *why)
  * (the same error kind). */
 cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
+    struct cli_program *p = need_program(cs, why);
+    if (!p)
+        return CMD_FAIL;
     int64_t n = 10;
     if (ln->args[0] && (read_int_word(ln->args, strlen(ln->args), &n) != 1 || n < 0)) {
         cli_str_addf(why, "agree takes a count of seeds (got '%s')", ln->args);
@@ -2003,15 +2014,14 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
         cli_str_addf(why, "agree expects ok (got '%s')", ln->expected);
         return CMD_FAIL;
     }
-    struct cli_program *p = need_program(cs, why);
-    if (!p || !do_trace(cs, p, why))
+    if (!do_trace(cs, p, why))
         return CMD_FAIL;
     if (p->traced) {
         cli_str_adds(why, "the trace failed: ");
         add_trace_error(why, p);
         return CMD_FAIL;
     }
-    sg_aot *a = compile(cs, p, p->has_aot ? p->aot_keep : 1, why);
+    sg_aot *a = compile_as_set(cs, p, why);
     if (!a)
         return CMD_FAIL;
     for (int64_t seed = 0; seed < n; seed++) {

@@ -17,8 +17,10 @@ static const char usage_text[] =
     "  run FILE...               run battery files; exit 0 iff every expectation holds\n"
     "  guards FILE               run a battery file, then print the guards of its last\n"
     "                            case in PyTorch's text, one a line\n"
-    "  trace FILE [--dot]        run a battery file, then trace the program of its last\n"
-    "                            case and print its graph as FX-like Python (or DOT)\n"
+    "  trace FILE [--dot | --aot]\n"
+    "                            run a battery file, then trace the program of its last\n"
+    "                            case and print its graph as FX-like Python (or DOT, or\n"
+    "                            the functional graph of the aot pipeline)\n"
     "  eval EXPR [NAME=INT ...]  evaluate EXPR exactly, the symbols bound to the integers\n"
     "  simplify EXPR [--assume FACT]...\n"
     "                            the canonical form of EXPR (under the facts)\n"
@@ -288,7 +290,7 @@ static int cmd_guards(int argc, char **argv)
     return cli_battery_guards(argv[0], stdout, stderr);
 }
 
-/* shapeguard trace FILE [--dot] */
+/* shapeguard trace FILE [--dot | --aot] */
 static int cmd_trace(int argc, char **argv)
 {
     int dot = 0;
