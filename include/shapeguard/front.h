@@ -60,6 +60,18 @@ SG_WARN_UNUSED sg_status sg_walk_input_value(sg_walk *w, const char *name, sg_va
 SG_WARN_UNUSED sg_status sg_walk_input_tensor(sg_walk *w, const char *name, sg_tensor *x, int requires_grad);
 SG_WARN_UNUSED sg_status sg_walk_input_int(sg_walk *w, const char *name, int64_t value);
 SG_WARN_UNUSED sg_status sg_walk_input_same(sg_walk *w, const char *name, const char *as);
+/* A tensor-subclass input of kind kind, given as its inner tensors in
+ * flatten order: _subclass the tracer's values (a trace:
+ * sg_tracer_input_subclass made them), _subclass_tensors concrete ones
+ * (eager: as sg_walk_input_tensor takes each). The kinds: "two" (PyTorch's
+ * TwoTensor, inner a and b: every operator runs on both, its tensor
+ * results are TwoTensors; the tensor has a's sizes). Errors: SG_EINVAL (no
+ * such parameter, n not 2, no tensor), SG_EUNSUPPORTED (another kind),
+ * those of the inputs above. */
+SG_WARN_UNUSED sg_status sg_walk_input_subclass(sg_walk *w, const char *name, const char *kind, const sg_value *inner,
+                                                size_t n);
+SG_WARN_UNUSED sg_status sg_walk_input_subclass_tensors(sg_walk *w, const char *name, const char *kind,
+                                                        sg_tensor *const *inner, size_t n);
 
 /* Run the entry point, once (SG_EINVAL: it ran already, or a parameter has
  * no input; else the errors of a walk). Then sg_walk_finish records the
@@ -84,6 +96,11 @@ int sg_walk_output_is(const sg_walk *w, size_t i, const char *param);
 sg_value sg_walk_output_value(const sg_walk *w, size_t i);
 sg_value sg_walk_param_value(const sg_walk *w, const char *name);
 sg_value sg_walk_local(const sg_walk *w, const char *name);
+/* A TwoTensor is given by its inner tensor a wherever a value stands for a
+ * tensor above: sg_walk_inner(w, v, j) is inner tensor j of the tensor
+ * whose value is v (j = 0: v itself; j = 1: b of a TwoTensor), SG_NOVAL
+ * where there is none (a plain tensor has no inner 1). */
+sg_value sg_walk_inner(const sg_walk *w, sg_value v, size_t j);
 /* The tracer the walk records into (a trace's, or the eager walk's own),
  * and the eager walk's run (NULL for a trace). */
 sg_tracer *sg_walk_tracer(const sg_walk *w);

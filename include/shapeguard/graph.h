@@ -116,6 +116,23 @@ SG_WARN_UNUSED sg_status sg_tracer_input_tensor(sg_tracer *t, sg_value *out, con
 SG_WARN_UNUSED sg_status sg_tracer_input_view(sg_tracer *t, sg_value *out, const char *name, const sg_fake *fake,
                                               sg_dtype dtype, int requires_grad, sg_value of);
 SG_WARN_UNUSED sg_status sg_tracer_input_int(sg_tracer *t, sg_value *out, const char *name, const sg_expr *e);
+/* A tensor-subclass input (fake->kind set, sg_inputs_tensor's fake of a
+ * subclass): its inner tensors become inputs of the graph, in flatten
+ * order, each as sg_tracer_input_view makes it (named NAME_ATTR, `x_a`),
+ * their values written into inner[0 .. fake->ninner); of: per inner
+ * tensor, the earlier input whose storage it views (NULL: none). The
+ * program sees one tensor (the front end dispatches its operations to the
+ * inner ones); the aot pipeline (aot.h) reads the grouping. The kinds a
+ * trace takes: two (PyTorch's TwoTensor). Errors: SG_EINVAL (no subclass
+ * fake, more inner tensors than max or than 4), SG_EUNSUPPORTED (another
+ * kind; requires_grad), those of sg_tracer_input_view. */
+SG_WARN_UNUSED sg_status sg_tracer_input_subclass(sg_tracer *t, sg_value *inner, size_t max, const char *name,
+                                                  const sg_fake *fake, sg_dtype dtype, int requires_grad,
+                                                  const sg_value *of);
+/* Input v (a placeholder) is passed again as another parameter (a
+ * duplicate input, `input b = a`): the aot pipeline refuses some mutations
+ * of duplicates (aot.h). Errors: SG_EINVAL (v no input), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_tracer_input_again(sg_tracer *t, sg_value v);
 
 /* Call operator op ("mul.Tensor", "view": the aten overload name, ".default"
  * left out) with args: positional ones first, in the schema's order, then
@@ -180,6 +197,11 @@ uint32_t sg_tracer_scope(const sg_tracer *t);
 
 /* The outputs, once; no call after. Errors: SG_EINVAL, SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_tracer_output(sg_tracer *t, const sg_value *vals, size_t n);
+/* After sg_tracer_output: outputs first .. first + n - 1 are the inner
+ * tensors, in flatten order, of one tensor-subclass output of kind kind
+ * ("two"). Errors: SG_EINVAL (before the output, outputs beyond it, an
+ * unknown kind, n 0 or above 4), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_tracer_output_subclass(sg_tracer *t, size_t first, size_t n, const char *kind);
 
 /* Reading a value (v must be a value of t; these do not fail). */
 sg_value_kind sg_tracer_kind(const sg_tracer *t, sg_value v);

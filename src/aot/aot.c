@@ -27,6 +27,17 @@ struct sg_aot {
     uint32_t *checks;     /* the captured graph's writes whose overlap checks run at each call */
     uint32_t nchecks;
     sg__aot_meta m;
+    /* the program's own signature (aot.h's inputs and outputs): a plain
+       input or output is one of the graph's, a tensor subclass several
+       (its inner tensors, flattened as PyTorch's subclass desugaring does) */
+    struct user {
+        uint32_t idx[SG__TSUB_MAX]; /* the graph's inputs (m.in) or outputs (m.out) */
+        uint32_t n;
+        const char *name;           /* an input's name */
+        uint8_t kind;               /* an output's sg_aot_output_kind */
+        uint32_t base;              /* an output's base: a user input or output, or SG_NOVAL */
+    } *uin, *uout;
+    uint32_t nuin, nuout;
 };
 
 const char *sg_aot_output_kind_name(sg_aot_output_kind k)
@@ -281,10 +292,121 @@ static sg_status plan_checks(sg_aot *a)
     return SG_OK;
 }
 
+/* The user inputs and outputs of the program over the graph's (the
+ * tracer's signature groups the inner tensors of subclasses), the output
+ * kinds and bases carried over, and PyTorch's refusals of mutations with
+ * subclasses (3.4 of the reference): a metadata mutation of a subclass
+ * input, and aliased or duplicate inputs that are mutated where any input
+ * or output is a subclass, SG_EALIASING. An output whose inner tensors
+ * alias differently is SG_EUNSUPPORTED. */
+static sg_status user_signature(sg_aot *a)
+{
+    sg_ctx *ctx = a->ctx;
+    const sg__aot_meta *m = &a->m;
+    sg__tsig sig = sg__tracer_signature(a->t);
+    a->uin = sg__calloc(ctx, m->nin ? m->nin : 1, sizeof *a->uin);
+    a->uout = sg__calloc(ctx, m->nout ? m->nout : 1, sizeof *a->uout);
+    if (!a->uin || !a->uout)
+        return sg__nomem(ctx);
+    uint32_t *user_of = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *user_of); /* graph input -> user input */
+    if (!user_of)
+        return sg__nomem(ctx);
+    for (uint32_t i = 0; i < m->nin; i++)
+        user_of[i] = SG_NOVAL;
+    sg_status s = SG_OK;
+    for (uint32_t i = 0; i < m->nin && !s; i++) {
+        if (user_of[i] != SG_NOVAL)
+            continue; /* an inner tensor of a subclass input made already */
+        struct user *u = &a->uin[a->nuin];
+        const sg__tsub *sub = NULL;
+        for (size_t g = 0; g < sig.nin && !sub; g++)
+            if (sig.in[g].v[0] == m->in[i].ph)
+                sub = &sig.in[g];
+        *u = (struct user){.n = 1, .idx = {i}, .name = a->src->vals[m->in[i].ph].name, .base = SG_NOVAL};
+        if (sub) {
+            u->n = sub->n;
+            u->name = sub->name;
+            for (uint32_t j = 0; j < sub->n; j++) {
+                uint32_t k = 0;
+                while (k < m->nin && m->in[k].ph != sub->v[j])
+                    k++;
+                if (k == m->nin)
+                    return sg_free(user_of), sg__err(ctx, SG_EINTERNAL, "aot: inner tensor %u of %s is no input", j,
+                                                      sub->name);
+                u->idx[j] = k;
+                user_of[k] = a->nuin;
+            }
+            for (uint32_t j = 0; j < sub->n && !s; j++)
+                if (m->in[u->idx[j]].metadata)
+                    s = sg__err(ctx, SG_EALIASING, "aot: input %s: Metadata mutations are currently not allowed on "
+                                "tensor subclasses", sub->name);
+        }
+        user_of[i] = a->nuin++;
+    }
+    if (!s && (sig.nin || sig.nout)) { /* a subclass somewhere: no aliased or duplicate input mutated */
+        for (uint32_t b = 0; b < m->nbases && !s; b++) {
+            uint32_t members = 0;
+            for (uint32_t i = 0; i < m->nin; i++)
+                members += m->in[i].base == b;
+            if (members > 1)
+                s = sg__err(ctx, SG_EALIASING, "aot: Encountered aliased inputs that are mutated in the graph, but at "
+                            "least one input/output to the graph is a tensor subclass. This is not supported today.");
+        }
+        for (size_t d = 0; d < sig.ndups && !s; d++)
+            for (uint32_t i = 0; i < m->nin && !s; i++)
+                if (m->in[i].ph == sig.dups[d] && (m->in[i].data || m->in[i].metadata || m->in[i].storage))
+                    s = sg__err(ctx, SG_EALIASING, "aot: Encountered duplicate inputs that are mutated in the graph, "
+                                "but at least one input/output to the graph is a tensor subclass. This is not "
+                                "supported today.");
+    }
+    uint32_t *uout_of = s ? NULL : sg__malloc(ctx, (m->nout ? m->nout : 1) * sizeof *uout_of);
+    if (!s && !uout_of)
+        s = sg__nomem(ctx);
+    for (uint32_t k = 0; k < m->nout && !s; k++) {
+        const sg__tsub *sub = NULL;
+        bool inner = false;
+        for (size_t g = 0; g < sig.nout && !sub && !inner; g++) {
+            if (sig.out[g].v[0] == k)
+                sub = &sig.out[g];
+            inner = k > sig.out[g].v[0] && k < sig.out[g].v[0] + sig.out[g].n;
+        }
+        uout_of[k] = inner ? uout_of[k - 1] : a->nuout;
+        if (inner)
+            continue;
+        struct user *u = &a->uout[a->nuout++];
+        *u = (struct user){.n = sub ? sub->n : 1, .idx = {k}, .base = SG_NOVAL};
+        for (uint32_t j = 1; j < u->n; j++)
+            u->idx[j] = k + j;
+    }
+    for (uint32_t o = 0; o < a->nuout && !s; o++) { /* kinds: the inner tensors' own, alike */
+        struct user *u = &a->uout[o];
+        const sg__aot_output *first = &m->out[u->idx[0]];
+        u->kind = first->kind;
+        for (uint32_t j = 0; j < u->n && !s; j++) {
+            const sg__aot_output *x = &m->out[u->idx[j]];
+            uint32_t base = x->base == SG_NOVAL ? SG_NOVAL
+                            : x->kind == SG_AOT_ALIAS_OF_INTERMEDIATE_BASE_IS_USER_OUTPUT ? uout_of[x->base]
+                                                                                           : user_of[x->base];
+            bool same = x->kind == first->kind && (j == 0 || base == u->base);
+            if (same && base != SG_NOVAL && x->kind != SG_AOT_ALIAS_OF_INTERMEDIATE_BASE_IS_USER_OUTPUT)
+                same = a->uin[base].n == u->n && a->uin[base].idx[j] == x->base; /* inner j of that input */
+            if (!same)
+                s = sg__err(ctx, SG_EUNSUPPORTED, "aot: unsupported: output %u is a tensor subclass whose inner "
+                            "tensors alias different inputs or outputs", o);
+            u->base = base;
+        }
+    }
+    sg_free(uout_of);
+    sg_free(user_of);
+    return s;
+}
+
 void sg_aot_free(sg_aot *a)
 {
     if (!a)
         return;
+    sg_free(a->uin);
+    sg_free(a->uout);
     sg__graph_free(a->fw);
     sg__graph_free(a->epi);
     sg_free(a->epi_in);
@@ -322,6 +444,8 @@ sg_status sg_aot_compile(const sg_tracer *t, int keep_input_mutations, sg_aot **
         s = build_epilogue(a);
     if (!s)
         s = plan_checks(a);
+    if (!s)
+        s = user_signature(a);
     if (s) {
         sg_aot_free(a);
         return s;
@@ -337,32 +461,36 @@ sg_aot_mode sg_aot_get_mode(const sg_aot *a)
 
 size_t sg_aot_ninputs(const sg_aot *a)
 {
-    return a->m.nin;
+    return a->nuin;
 }
 
 unsigned sg_aot_input_mutation(const sg_aot *a, size_t i)
 {
-    const sg__aot_input *in = &a->m.in[i];
-    if (in->where == SG__AOT_NOT_MUTATED)
-        return 0;
-    unsigned f = (in->data ? SG_AOT_DATA : 0) | (in->metadata ? SG_AOT_METADATA : 0) |
-                 (in->storage ? SG_AOT_STORAGE | SG_AOT_METADATA : 0);
-    return f | (in->where == SG__AOT_IN_GRAPH ? SG_AOT_IN_GRAPH : SG_AOT_EPILOGUE);
+    unsigned f = 0; /* a subclass input: what any inner tensor's is (1.2) */
+    for (uint32_t j = 0; j < a->uin[i].n; j++) {
+        const sg__aot_input *in = &a->m.in[a->uin[i].idx[j]];
+        if (in->where == SG__AOT_NOT_MUTATED)
+            continue;
+        f |= (in->data ? SG_AOT_DATA : 0) | (in->metadata ? SG_AOT_METADATA : 0) |
+             (in->storage ? SG_AOT_STORAGE | SG_AOT_METADATA : 0);
+        f |= in->where == SG__AOT_IN_GRAPH ? SG_AOT_IN_GRAPH : SG_AOT_EPILOGUE;
+    }
+    return f;
 }
 
 const char *sg_aot_input_name(const sg_aot *a, size_t i)
 {
-    return a->src->vals[a->m.in[i].ph].name;
+    return a->uin[i].name;
 }
 
 size_t sg_aot_noutputs(const sg_aot *a)
 {
-    return a->m.nout;
+    return a->nuout;
 }
 
 sg_aot_output_kind sg_aot_output(const sg_aot *a, size_t k, size_t *base)
 {
-    const sg__aot_output *o = &a->m.out[k];
+    const struct user *o = &a->uout[k];
     if (base)
         *base = o->base == SG_NOVAL ? SIZE_MAX : o->base;
     return (sg_aot_output_kind)o->kind;

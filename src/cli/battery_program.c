@@ -21,6 +21,8 @@ typedef struct pdecl {
     size_t ndim;
     int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], offset;
     int has_strides; /* strides= given (else contiguous) */
+    const char *kind; /* a `subclass` input: its kind's name ("two"); NULL: a plain tensor */
+    int inner_given;  /* a subclass line gave inner tensors of its own (ATTR={...}) */
 } pdecl;
 
 typedef struct alias_decl {
@@ -41,6 +43,7 @@ struct cli_program {
     size_t line;        /* the `program` line of the block (0: none yet) */
     int used;           /* a command used the program */
     long *same_as;      /* after trace, per parameter: the one whose very object it is, or -1 */
+    sg_value *valsb;    /* after trace, per parameter: a TwoTensor's inner b placeholder, or NOVAL */
     sg_aot *aot;        /* the compiled program (after aot, or the first command that needs it) */
     int has_aot;
     int aot_keep;       /* the keep_input_mutations it was compiled with */
@@ -64,6 +67,7 @@ void program_free(struct cli_program *p)
     sg_aot_free(p->aot);
     free(p->aot_msg);
     free(p->same_as);
+    free(p->valsb);
     sg_walk_free(p->walk);
     sg_tracer_free(p->tracer);
     sg_program_free(p->prog);
@@ -94,6 +98,8 @@ void program_note_tensor(case_state *cs, const cli_tval *t)
     if (t->has_strides)
         memcpy(d->strides, t->strides, t->ndim * sizeof *t->strides);
     d->offset = t->offset;
+    d->kind = t->kind ? t->kind->name : NULL;
+    d->inner_given = t->nattrs > 0;
 }
 
 static const pdecl *find_decl(const struct cli_program *p, const char *name)
@@ -257,7 +263,8 @@ typedef struct concrete {
     size_t n;                 /* parameters (entries after them: the declared tensors no parameter takes) */
     size_t nall;              /* parameters and those tensors */
     const char **names;       /* every entry's name */
-    sg_tensor **t;            /* a tensor per parameter, or NULL */
+    sg_tensor **t;            /* a tensor per parameter, or NULL (a TwoTensor: its inner a) */
+    sg_tensor **tb;           /* a TwoTensor's inner b, or NULL */
     int64_t *ints;            /* an int parameter's value */
     int *is_int;
     long *same_as;            /* the parameter whose very object it is, or -1 */
@@ -267,10 +274,13 @@ typedef struct concrete {
 
 static void concrete_free(concrete *c)
 {
-    for (size_t i = 0; i < c->nall; i++)
+    for (size_t i = 0; i < c->nall; i++) {
         sg_tensor_unref(c->t[i]);
+        sg_tensor_unref(c->tb[i]);
+    }
     free(c->names);
     free(c->t);
+    free(c->tb);
     free(c->ints);
     free(c->is_int);
     free(c->same_as);
@@ -282,16 +292,17 @@ static void concrete_free(concrete *c)
 /* The value formula of doc/program.md: element at storage index i of input
  * k with seed S is m = (7 * (i + 101 * S) + 13 * k) mod 17 (mod 3 for bool),
  * computed exactly for every i, k and S (each product reduced first, so
- * nothing overflows int64). */
-static double formula(int dtype, int64_t i, size_t k, int64_t seed)
+ * nothing overflows int64); inner tensor j of a subclass input adds 29 * j
+ * to 13 * k. */
+static double formula(int dtype, int64_t i, size_t k, size_t j, int64_t seed)
 {
     int64_t q = dtype == SG_BOOL ? 3 : 17;
-    int64_t si = i % q, ss = seed % q, sk = (int64_t)(k % (size_t)q);
+    int64_t si = i % q, ss = seed % q, sk = (int64_t)(k % (size_t)q), sj = (int64_t)(j % (size_t)q);
     if (si < 0)
         si += q;
     if (ss < 0)
         ss += q;
-    int64_t m = (7 * si + 7 * ((101 * ss) % q) + 13 * sk) % q;
+    int64_t m = (7 * si + 7 * ((101 * ss) % q) + 13 * sk + 29 * sj) % q;
     if (dtype == SG_BOOL)
         return m == 0;
     return dtype == SG_INT64 ? (double)(m - 8) : (double)(m - 8) / 4;
@@ -333,13 +344,14 @@ static sg_status layout_limit(sg_ctx *ctx, const char *name, const char *what, s
     return st;
 }
 
-/* Build a declared tensor input (parameter k) at seed S: a storage just
- * large enough, filled from the formula, and the input's view of it. Every
+/* Build a declared tensor input (parameter k; j: the inner tensor of a
+ * subclass input, else 0) at seed S: a storage just large enough, filled
+ * from the formula, and the input's view of it. Every
  * size, stride and offset is checked before it is used: SG_EINVAL (a
  * negative one, strides of another rank), SG_ELIMIT (a layout whose
  * positions or element count pass int64, more elements than memory holds),
  * SG_ENOMEM (memory that cannot be had); each message names the input. */
-static sg_status make_tensor(sg_ctx *ctx, const pdecl *d, const override *ov, size_t k, int64_t seed,
+static sg_status make_tensor(sg_ctx *ctx, const pdecl *d, const override *ov, size_t k, size_t j, int64_t seed,
                              sg_tensor **out)
 {
     const char *name = d->name;
@@ -404,7 +416,7 @@ static sg_status make_tensor(sg_ctx *ctx, const pdecl *d, const override *ov, si
     if (st)
         return input_error(ctx, st, name);
     for (int64_t i = 0; i < numel; i++)
-        sg_tensor_set_f(flat, i, formula(d->dtype, i, k, seed));
+        sg_tensor_set_f(flat, i, formula(d->dtype, i, k, j, seed));
     st = sg_tensor_view(ctx, &t, flat, ndim, sizes, strides, offset);
     sg_tensor_unref(flat);
     if (st)
@@ -412,6 +424,33 @@ static sg_status make_tensor(sg_ctx *ctx, const pdecl *d, const override *ov, si
     sg_tensor_set_requires_grad(t, d->requires_grad != 0);
     *out = t;
     return SG_OK;
+}
+
+/* Build declared input k into c (a `subclass` of kind two: both inner
+ * tensors, each laid out as the outer one). Errors: those of make_tensor,
+ * SG_EUNSUPPORTED (another kind, inner tensors of their own). */
+static sg_status make_decl(sg_ctx *ctx, const pdecl *d, const override *ov, size_t k, int64_t seed, concrete *c)
+{
+    c->rg[k] = d->requires_grad;
+    if (d->kind && (strcmp(d->kind, "two") || d->inner_given))
+        return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "input %s: unsupported in a program: %s", d->name,
+                                d->inner_given ? "inner tensors of their own (ATTR={...})" : "a subclass kind other than two");
+    sg_status st = make_tensor(ctx, d, ov, k, 0, seed, &c->t[k]);
+    if (!st && d->kind)
+        st = make_tensor(ctx, d, ov, k, 1, seed, &c->tb[k]);
+    return st;
+}
+
+/* Give the walk w input name: c's entry k (an int, a tensor, a TwoTensor). */
+static sg_status walk_input(sg_walk *w, const char *name, const concrete *c, size_t k)
+{
+    if (c->is_int[k])
+        return sg_walk_input_int(w, name, c->ints[k]);
+    if (c->tb[k]) {
+        sg_tensor *inner[2] = {c->t[k], c->tb[k]};
+        return sg_walk_input_subclass_tensors(w, name, "two", inner, 2);
+    }
+    return sg_walk_input_tensor(w, name, c->t[k], c->rg[k]); /* the run takes its own reference */
 }
 
 /* Evaluate `input NAME = EXPR` (parameter k) eagerly over the inputs
@@ -432,13 +471,9 @@ static sg_status eval_alias(sg_ctx *ctx, struct cli_program *p, const alias_decl
     cli_str_free(&src);
     if (!st)
         st = sg_walk_eager(ip, &w);
-    for (size_t j = 0; j < c->nall && !st; j++) {
-        const char *pj = c->names[j];
-        if (c->is_int[j])
-            st = sg_walk_input_int(w, pj, c->ints[j]);
-        else if (c->t[j]) /* the run takes its own reference */
-            st = sg_walk_input_tensor(w, pj, c->t[j], c->rg[j]);
-    }
+    for (size_t j = 0; j < c->nall && !st; j++)
+        if (c->is_int[j] || c->t[j])
+            st = walk_input(w, c->names[j], c, j);
     for (size_t j = 0; j < c->n && !st; j++)
         if (c->same_as[j] >= 0)
             st = sg_walk_input_same(w, sg_program_param(p->prog, j), sg_program_param(p->prog, (size_t)c->same_as[j]));
@@ -448,13 +483,15 @@ static sg_status eval_alias(sg_ctx *ctx, struct cli_program *p, const alias_decl
         if (j != k && sg_walk_output_is(w, 0, sg_program_param(p->prog, j)))
             c->same_as[k] = c->same_as[j] >= 0 ? c->same_as[j] : (long)j;
     if (!st && c->same_as[k] < 0) {
-        uint32_t v = sg_walk_output_value(w, 0);
+        uint32_t v = sg_walk_output_value(w, 0), vb = v == NOVAL ? NOVAL : sg_walk_inner(w, v, 1);
         sg_tensor *x = v == NOVAL ? NULL : sg_run_tensor(sg_walk_eager_run(w), v);
         if (!x)
             st = sg_ctx_set_error(ctx, SG_ETYPE, "input %s = %s: not a tensor", a->name, a->expr);
         else {
             c->t[k] = x;
             sg_tensor_ref(x);
+            if (vb != NOVAL && (c->tb[k] = sg_run_tensor(sg_walk_eager_run(w), vb))) /* a TwoTensor */
+                sg_tensor_ref(c->tb[k]);
             c->rg[k] = sg_tensor_requires_grad(x) ? 2 : 0; /* what requires grad here is a view: no leaf */
         }
     }
@@ -484,13 +521,14 @@ static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, con
     c->nall = all;
     c->names = cli_xmalloc((all + 1) * sizeof *c->names);
     c->t = cli_xmalloc((all + 1) * sizeof *c->t);
+    c->tb = cli_xmalloc((all + 1) * sizeof *c->tb);
     c->ints = cli_xmalloc((all + 1) * sizeof *c->ints);
     c->is_int = cli_xmalloc((all + 1) * sizeof *c->is_int);
     c->same_as = cli_xmalloc((all + 1) * sizeof *c->same_as);
     c->version = cli_xmalloc((all + 1) * sizeof *c->version);
     c->rg = cli_xmalloc((all + 1) * sizeof *c->rg);
     for (size_t k = 0; k < all; k++) {
-        c->t[k] = NULL;
+        c->t[k] = c->tb[k] = NULL;
         c->is_int[k] = 0;
         c->same_as[k] = -1;
         c->rg[k] = 0;
@@ -507,8 +545,7 @@ static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, con
         for (size_t i = 0; i < nov; i++)
             if (cli_eq(ov[i].name, ov[i].nlen, d->name))
                 o = &ov[i];
-        st = make_tensor(ctx, d, o, k, seed, &c->t[k]);
-        c->rg[k] = d->requires_grad;
+        st = make_decl(ctx, d, o, k, seed, c);
     }
     for (size_t k = 0; k < n && !st; k++) {
         const char *name = sg_program_param(p->prog, k);
@@ -518,8 +555,7 @@ static int build_inputs(case_state *cs, struct cli_program *p, int64_t seed, con
             if (cli_eq(ov[i].name, ov[i].nlen, name))
                 o = &ov[i];
         if (d) {
-            st = make_tensor(ctx, d, o, k, seed, &c->t[k]);
-            c->rg[k] = d->requires_grad;
+            st = make_decl(ctx, d, o, k, seed, c);
         } else if (!find_alias(p, name)) {
             const sg_expr *e = int_input(cs, name), *hint = NULL;
             int64_t v = 0;
@@ -749,12 +785,52 @@ static int read_run_args(const char *args, run_args *a, cli_str *why)
 
 /* The input before parameter k whose concrete tensor shares k's storage
  * (its graph value), or NOVAL. */
-static sg_value shared_storage(const concrete *c, const sg_value *vals, size_t k)
+/* The graph input of an earlier parameter (before k) whose storage tensor
+ * x (of parameter k) views: a plain one's (vals), or a TwoTensor's inner
+ * a (vals) or b (valsb); NOVAL: none. */
+static sg_value shared_storage_of(const concrete *c, const sg_value *vals, const sg_value *valsb, size_t k,
+                                  const sg_tensor *x)
 {
-    for (size_t j = 0; j < k; j++)
-        if (c->t[j] && c->t[k] && sg_tensor_same_storage(c->t[j], c->t[k]) && vals[j] != NOVAL && c->same_as[j] < 0)
+    for (size_t j = 0; j < k; j++) {
+        if (c->same_as[j] >= 0)
+            continue;
+        if (c->t[j] && vals[j] != NOVAL && sg_tensor_same_storage(c->t[j], x))
             return vals[j];
+        if (c->tb[j] && valsb[j] != NOVAL && sg_tensor_same_storage(c->tb[j], x))
+            return valsb[j];
+    }
     return NOVAL;
+}
+
+/* The fakes of the inner tensors of TwoTensor parameter `name` (an `input`
+ * one), sources L['name'].a and .b, made from c's tensors, and the
+ * subclass fake over them (*sub, pointing into fa/names). */
+static sg_status two_fake(case_state *cs, sg_inputs *in, const sg_source *src, const concrete *c, size_t k,
+                          const sg_fake *inner[2], sg_fake *sub)
+{
+    static const char *const names[2] = {"a", "b"};
+    for (size_t j = 0; j < 2; j++) {
+        const sg_tensor *x = j ? c->tb[k] : c->t[k];
+        int64_t xsizes[SG_MAX_DIMS], xstrides[SG_MAX_DIMS];
+        size_t xn = sg_tensor_ndim(x);
+        for (size_t d = 0; d < xn; d++) {
+            xsizes[d] = sg_tensor_size(x, d);
+            xstrides[d] = sg_tensor_stride(x, d);
+        }
+        sg_tensor_value tv = {.ndim = xn, .sizes = xsizes, .strides = xstrides, .offset = sg_tensor_offset(x)};
+        const sg_source *is;
+        sg_status st = sg_source_attr(cs->ctx, &is, src, names[j]);
+        if (!st)
+            st = sg_inputs_tensor(in, is, &tv, NULL, &inner[j]);
+        if (st)
+            return st;
+        if (!case_bind_fake(cs, inner[j]))
+            return sg_ctx_last_error(cs->ctx);
+    }
+    *sub = (sg_fake){.ndim = inner[0]->ndim, .sizes = inner[0]->sizes, .strides = inner[0]->strides,
+                     .offset = inner[0]->offset, .kind = cli_subclass_kind("two", 3), .ninner = 2, .names = names,
+                     .inner = inner};
+    return SG_OK;
 }
 
 static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
@@ -780,16 +856,42 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
     if (!st && lint && *lint && strcmp(lint, "0"))
         sg_tracer_lint_sizes(p->tracer, 1);
     size_t n = sg_program_nparams(p->prog);
-    sg_value *vals = cli_xmalloc((n + 1) * sizeof *vals);
+    sg_value *vals = cli_xmalloc((n + 1) * sizeof *vals), *valsb = cli_xmalloc((n + 1) * sizeof *valsb);
     for (size_t k = 0; k < n && !st; k++) {
         const char *name = sg_program_param(p->prog, k);
         const pdecl *d = find_decl(p, name);
         const alias_decl *a = find_alias(p, name);
         const sg_source *src;
-        vals[k] = NOVAL;
+        vals[k] = valsb[k] = NOVAL;
         if ((st = sg_source_local(ctx, &src, name)))
             break;
-        if (d) {
+        if (d && d->kind) { /* a TwoTensor: its inner tensors are the graph's inputs */
+            long i = sg_inputs_find(in, sg_source_name(src));
+            const sg_fake *f = i >= 0 ? sg_inputs_fake(in, (size_t)i) : NULL;
+            sg_value inner[2], of[2] = {NOVAL, NOVAL};
+            for (size_t j = 0; j < 2 && p->naliases && c.t[k]; j++)
+                of[j] = shared_storage_of(&c, vals, valsb, k, j ? c.tb[k] : c.t[k]);
+            if (!f)
+                st = sg_ctx_set_error(ctx, SG_EINVAL, "no tensor input %s", name);
+            else
+                st = sg_tracer_input_subclass(p->tracer, inner, 2, name, f, (sg_dtype)d->dtype, d->requires_grad, of);
+            if (!st) {
+                vals[k] = inner[0];
+                valsb[k] = inner[1];
+            }
+        } else if (a && c.same_as[k] < 0 && c.tb[k]) { /* an `input` that is a TwoTensor */
+            const sg_fake *inner_f[2];
+            sg_fake sub;
+            sg_value inner[2], of[2];
+            for (size_t j = 0; j < 2; j++)
+                of[j] = shared_storage_of(&c, vals, valsb, k, j ? c.tb[k] : c.t[k]);
+            if (!(st = two_fake(cs, in, src, &c, k, inner_f, &sub)))
+                st = sg_tracer_input_subclass(p->tracer, inner, 2, name, &sub, sg_tensor_dtype(c.t[k]), c.rg[k], of);
+            if (!st) {
+                vals[k] = inner[0];
+                valsb[k] = inner[1];
+            }
+        } else if (d) {
             long i = sg_inputs_find(in, sg_source_name(src));
             const sg_fake *f = i >= 0 ? sg_inputs_fake(in, (size_t)i) : NULL;
             if (!f) {
@@ -797,12 +899,12 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
                 break;
             }
             st = sg_tracer_input_view(p->tracer, &vals[k], name, f, (sg_dtype)d->dtype, d->requires_grad,
-                                      p->naliases ? shared_storage(&c, vals, k) : NOVAL);
+                                      p->naliases ? shared_storage_of(&c, vals, valsb, k, c.t[k]) : NOVAL);
         } else if (a) {
             if (c.same_as[k] >= 0)
                 continue; /* the very object of another parameter: its value, below */
             sg_tensor *x = c.t[k];
-            sg_value of = shared_storage(&c, vals, k);
+            sg_value of = shared_storage_of(&c, vals, valsb, k, x);
             int64_t xsizes[SG_MAX_DIMS], xstrides[SG_MAX_DIMS];
             size_t xn = sg_tensor_ndim(x);
             for (size_t d = 0; d < xn; d++) {
@@ -832,9 +934,20 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
             vals[k] = vals[c.same_as[k]];
     if (!st)
         st = sg_walk_trace(p->prog, p->tracer, &p->walk);
-    for (size_t k = 0; k < n && !st; k++)
-        if (!p->naliases || c.same_as[k] < 0)
+    for (size_t k = 0; k < n && !st; k++) {
+        if (p->naliases && c.same_as[k] >= 0)
+            continue;
+        if (valsb[k] != NOVAL) {
+            sg_value inner[2] = {vals[k], valsb[k]};
+            st = sg_walk_input_subclass(p->walk, sg_program_param(p->prog, k), "two", inner, 2);
+        } else {
             st = sg_walk_input_value(p->walk, sg_program_param(p->prog, k), vals[k]);
+        }
+    }
+    if (!st) /* the inner tensors' placeholders, for run_program */
+        p->valsb = valsb;
+    else
+        free(valsb);
     for (size_t k = 0; k < n && !st; k++)
         if (p->naliases && c.same_as[k] >= 0)
             st = sg_walk_input_same(p->walk, sg_program_param(p->prog, k),
@@ -1221,7 +1334,7 @@ cmd_result cmd_shape(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
 /* ---- results: reading Python values and comparing them ---- */
 
 typedef struct pyval {
-    char kind; /* 'i' int, 'f' float, 'b' bool, 'n' None, 'l' list or tuple */
+    char kind; /* 'i' int, 'f' float, 'b' bool, 'n' None, 'l' list or tuple, 'T' two(a=..., b=...) */
     double f;
     long long i;
     size_t n;
@@ -1245,16 +1358,23 @@ static int pyval_read(const char **p, pyval *v, int depth)
     const char *s = *p;
     if (depth > 64)
         return 0;
-    if (*s == '[' || *s == '(') {
+    int two = !strncmp(s, "two(", 4); /* a TwoTensor: two(a=VALUE, b=VALUE), its items named */
+    if (*s == '[' || *s == '(' || two) {
         char close = *s == '[' ? ']' : ')';
-        (*p)++;
-        v->kind = 'l';
+        *p += two ? 4 : 1;
+        v->kind = two ? 'T' : 'l';
         for (;;) {
             while (cli_is_blank(**p))
                 (*p)++;
             if (**p == close) {
                 (*p)++;
                 return 1;
+            }
+            if (two) { /* NAME= */
+                size_t nl = strspn(*p, "abcdefghijklmnopqrstuvwxyz_");
+                if (!nl || (*p)[nl] != '=')
+                    return 0;
+                *p += nl + 1;
             }
             v->items = cli_xrealloc(v->items, (v->n + 1) * sizeof *v->items);
             if (!pyval_read(p, &v->items[v->n++], depth + 1))
@@ -1310,6 +1430,7 @@ static int pyval_close(const pyval *a, const pyval *b)
         return 0;
     switch (a->kind) {
     case 'l':
+    case 'T':
         if (a->n != b->n)
             return 0;
         for (size_t i = 0; i < a->n; i++)
@@ -1355,16 +1476,24 @@ typedef struct outcome {
     int compiled;     /* x is a compiled run: identities are the tensors' own */
 } outcome;
 
+/* The value of the tensor the walk gives as v (a TwoTensor: two(a=..., b=...)). */
 static void print_value(sg_ctx *ctx, const outcome *o, uint32_t v, cli_str *out)
 {
-    const sg_tensor *x = sg_run_tensor(o->x, v);
-    char *s = NULL;
-    sg_status st = x ? sg_tensor_print(ctx, &s, x) : SG_EINTERNAL;
-    if (st)
-        cli_str_add_error(out, ctx, st);
-    else
-        cli_str_adds(out, s);
-    sg_free(s);
+    sg_value b = sg_walk_inner(o->w, v, 1);
+    for (int j = 0; j < 1 + (b != NOVAL); j++) {
+        const sg_tensor *x = sg_run_tensor(o->x, j ? b : v);
+        char *s = NULL;
+        sg_status st = x ? sg_tensor_print(ctx, &s, x) : SG_EINTERNAL;
+        if (b != NOVAL)
+            cli_str_adds(out, j ? ", b=" : "two(a=");
+        if (st)
+            cli_str_add_error(out, ctx, st);
+        else
+            cli_str_adds(out, s);
+        sg_free(s);
+    }
+    if (b != NOVAL)
+        cli_str_adds(out, ")");
 }
 
 /* "oK" in the n bytes at s: 1 with *k set (a K past SIZE_MAX is SIZE_MAX,
@@ -1618,12 +1747,8 @@ static sg_status run_eager(struct cli_program *p, const concrete *c, sg_walk **w
     sg_status st = sg_walk_eager(p->prog, w);
     for (size_t k = 0; k < c->n && !st; k++) { /* the objects, then the parameters that are one of them */
         const char *name = sg_program_param(p->prog, k);
-        if (c->same_as[k] >= 0)
-            continue;
-        if (c->is_int[k])
-            st = sg_walk_input_int(*w, name, c->ints[k]);
-        else /* the run takes its own reference */
-            st = sg_walk_input_tensor(*w, name, c->t[k], c->rg[k]);
+        if (c->same_as[k] < 0)
+            st = walk_input(*w, name, c, k);
     }
     for (size_t k = 0; k < c->n && !st; k++)
         if (c->same_as[k] >= 0)
@@ -1659,6 +1784,42 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     return r;
 }
 
+/* The layout of t into *tv, its sizes and strides kept at lay (2 *
+ * SG_MAX_DIMS entries). */
+static void layout_of(const sg_tensor *t, int64_t *lay, sg_tensor_value *tv)
+{
+    size_t nd = sg_tensor_ndim(t);
+    for (size_t d = 0; d < nd; d++) {
+        lay[d] = sg_tensor_size(t, d);
+        lay[SG_MAX_DIMS + d] = sg_tensor_stride(t, d);
+    }
+    *tv = (sg_tensor_value){.ndim = nd, .sizes = lay, .strides = lay + SG_MAX_DIMS, .offset = sg_tensor_offset(t)};
+}
+
+/* A TwoTensor of inner tensors a and b as the guards take it (the demo
+ * kind's flatten reads a cli_tval; the outer layout is a's, kept at lay),
+ * freed with free(): b's layout is kept inside it. */
+static cli_tval *two_value(const sg_tensor *a, const sg_tensor *b, int64_t *lay)
+{
+    struct two {
+        cli_tval tv;
+        int64_t lay[2 * SG_MAX_DIMS];
+    } *t = cli_xmalloc(sizeof *t);
+    memset(t, 0, sizeof *t);
+    layout_of(a, lay, &t->tv.tv);
+    t->tv.kind = cli_subclass_kind("two", 3);
+    t->tv.tv.kind = t->tv.kind;
+    t->tv.tv.obj = &t->tv;
+    t->tv.nflat = 2;
+    t->tv.flat_names[0] = "a";
+    t->tv.flat_names[1] = "b";
+    t->tv.flat_inner[0] = t->tv.tv;
+    t->tv.flat_inner[0].kind = NULL;
+    t->tv.flat_inner[0].obj = NULL;
+    layout_of(b, t->lay, &t->tv.flat_inner[1]);
+    return &t->tv;
+}
+
 /* Check the case's guards, compiled for call time, against the concrete
  * inputs c (what `call` does from its text, without the text): each input
  * of the environment takes its parameter's tensor layout or int. Returns 1
@@ -1676,6 +1837,8 @@ static int check_guards(case_state *cs, struct cli_program *p, const concrete *c
     size_t ni = sg_inputs_count(in);
     sg_input_value *vals = cli_xmalloc((ni + 1) * sizeof *vals);
     sg_tensor_value *tvs = cli_xmalloc((ni + 1) * sizeof *tvs);
+    cli_tval **tvals = cli_xmalloc((c->nall + 1) * sizeof *tvals); /* the TwoTensors' values */
+    size_t ntvals = 0;
     int64_t *lay = cli_xmalloc((ni + 1) * 2 * SG_MAX_DIMS * sizeof *lay);
     int *given = cli_xmalloc((ni + 1) * sizeof *given);
     for (size_t i = 0; i < ni; i++)
@@ -1692,17 +1855,30 @@ static int check_guards(case_state *cs, struct cli_program *p, const concrete *c
         } else if (i >= 0 && c->is_int[k]) {
             vals[i] = (sg_input_value){NULL, c->ints[k]};
             given[i] = 1;
+        } else if (i >= 0 && sg_inputs_fake(in, (size_t)i)->kind) { /* a TwoTensor declared by `subclass` */
+            size_t r = c->same_as[k] >= 0 ? (size_t)c->same_as[k] : k;
+            cli_tval *tv = two_value(c->t[r], c->tb[r], lay + 2 * SG_MAX_DIMS * (size_t)i);
+            tvals[ntvals++] = tv;
+            vals[i] = (sg_input_value){&tv->tv, 0};
+            given[i] = 1;
         } else if (i >= 0) {
-            const sg_tensor *t = c->t[c->same_as[k] >= 0 ? (size_t)c->same_as[k] : k];
-            int64_t *sz = lay + 2 * SG_MAX_DIMS * (size_t)i, *sd = sz + SG_MAX_DIMS;
-            size_t nd = sg_tensor_ndim(t);
-            for (size_t d = 0; d < nd; d++) {
-                sz[d] = sg_tensor_size(t, d);
-                sd[d] = sg_tensor_stride(t, d);
-            }
-            tvs[i] = (sg_tensor_value){.ndim = nd, .sizes = sz, .strides = sd, .offset = sg_tensor_offset(t)};
+            layout_of(c->t[c->same_as[k] >= 0 ? (size_t)c->same_as[k] : k], lay + 2 * SG_MAX_DIMS * (size_t)i,
+                      &tvs[i]);
             vals[i] = (sg_input_value){&tvs[i], 0};
             given[i] = 1;
+        } else if (c->tb[k] && c->same_as[k] < 0) { /* an `input` TwoTensor: its inner tensors' own inputs */
+            const sg_source *src, *is;
+            for (size_t j = 0; j < 2 && ok; j++) {
+                long ij = -1;
+                if ((*st = sg_source_local(ctx, &src, c->names[k])) ||
+                    (*st = sg_source_attr(ctx, &is, src, j ? "b" : "a")))
+                    ok = 0;
+                else if ((ij = sg_inputs_find(in, sg_source_name(is))) >= 0) {
+                    layout_of(j ? c->tb[k] : c->t[k], lay + 2 * SG_MAX_DIMS * (size_t)ij, &tvs[ij]);
+                    vals[ij] = (sg_input_value){&tvs[ij], 0};
+                    given[ij] = 1;
+                }
+            }
         }
     }
     for (size_t i = 0; i < ni && ok; i++)
@@ -1714,6 +1890,9 @@ static int check_guards(case_state *cs, struct cli_program *p, const concrete *c
         ok = cli_check_guards(ctx, in, vals, ni, pass, reason, why);
     free(vals);
     free(tvs);
+    for (size_t j = 0; j < ntvals; j++)
+        free(tvals[j]);
+    free(tvals);
     free(lay);
     free(given);
     return ok;
@@ -1733,11 +1912,20 @@ static sg_status run_program(case_state *cs, struct cli_program *p, const concre
         sg_value v = sg_run_input(x, i);
         if (sg_tracer_kind(p->tracer, v) != SG_VALUE_TENSOR)
             continue;
-        for (size_t k = 0; k < c->n; k++)
-            if (!strcmp(sg_program_param(p->prog, k), sg_run_input_name(x, i))) {
+        const char *in = sg_run_input_name(x, i);
+        for (size_t k = 0; k < c->n; k++) {
+            const char *pk = sg_program_param(p->prog, k);
+            size_t len = strlen(pk);
+            if (!strcmp(pk, in)) {
                 st = sg_run_set_tensor(x, v, c->t[k]); /* the run takes its own reference */
                 break;
             }
+            if (c->tb[k] && !strncmp(pk, in, len) && in[len] == '_' && (in[len + 1] == 'a' || in[len + 1] == 'b') &&
+                !in[len + 2]) { /* a TwoTensor's inner tensor (NAME_a, NAME_b) */
+                st = sg_run_set_tensor(x, v, in[len + 1] == 'a' ? c->t[k] : c->tb[k]);
+                break;
+            }
+        }
     }
     for (size_t k = 0; k < c->n && !st; k++) { /* int inputs: the placeholder of their symbol */
         const sg_expr *e;
@@ -1956,10 +2144,9 @@ static void describe(sg_ctx *ctx, const outcome *o, cli_str *out)
         const sg_tensor *t = pv == NOVAL ? NULL : sg_run_tensor(o->x, pv);
         if (!t)
             continue;
-        char *v = NULL;
-        if (!sg_tensor_print(ctx, &v, t))
-            cli_str_addf(out, "%s=%s\n", name, v);
-        sg_free(v);
+        cli_str_addf(out, "%s=", name);
+        print_value(ctx, o, pv, out);
+        cli_str_adds(out, "\n");
         size_t root = o->c->same_as[i] >= 0 ? (size_t)o->c->same_as[i] : i;
         cli_str_addf(out, "version %s=%s\n", name, sg_tensor_version(t) != o->c->version[root] ? "bumped" : "same");
         for (size_t k = 0; k < no; k++) {

@@ -261,7 +261,9 @@ void sg_walk_free(sg_walk *W)
         return;
     sg__xeager_free(W->ex);
     sg__w_gc_free(W);
+    sg__idmap_free(&W->twin);
     sg_free(W->journal);
+    sg_free(W->twoouts);
     block *b = W->blocks;
     while (b) {
         block *n = b->next;
@@ -331,7 +333,56 @@ sg_status sg_walk_input_same(sg_walk *W, const char *name, const char *as)
     wv *o = as ? frame_find(W->params, as) : NULL;
     if (!pn || !o)
         return sg__err(W->ctx, SG_EINVAL, "input %s = %s: no such parameter", name, as);
+    if (!W->eager && o->kind == W_TENSOR) { /* a duplicate input: the tracer notes it (aot.h) */
+        CHAIN(sg_tracer_input_again(W->t, o->u.t->v));
+        sg_value b = sg__w_twin(W, o->u.t->v);
+        if (b != SG_NOVAL)
+            CHAIN(sg_tracer_input_again(W->t, b));
+    }
     return bind_param(W, pn, *o);
+}
+
+/* The kinds of tensor subclass the walker dispatches (kind two: PyTorch's
+ * TwoTensor, every operator on both inner tensors). */
+static sg_status check_kind(sg_walk *W, const char *name, const char *kind, size_t n)
+{
+    if (!kind || strcmp(kind, "two"))
+        return sg__err(W->ctx, SG_EUNSUPPORTED, "input %s: unsupported: tensor subclasses of kind %s (kind two is "
+                       "supported)", name ? name : "?", kind ? kind : "(NULL)");
+    if (n != 2)
+        return sg__err(W->ctx, SG_EINVAL, "input %s: kind two has 2 inner tensors, not %zu", name ? name : "?", n);
+    return SG_OK;
+}
+
+sg_status sg_walk_input_subclass(sg_walk *W, const char *name, const char *kind, const sg_value *inner, size_t n)
+{
+    CHAIN(check_kind(W, name, kind, n));
+    if (!inner)
+        return sg__err(W->ctx, SG_EINVAL, "input %s: NULL", name ? name : "?");
+    for (size_t j = 0; j < n; j++)
+        if (inner[j] >= W->g->nvals || sg_tracer_kind(W->t, inner[j]) != SG_VALUE_TENSOR)
+            return sg__err(W->ctx, SG_EINVAL, "input %s: inner tensor %zu is no tensor value", name ? name : "?", j);
+    CHAIN(sg_walk_input_value(W, name, inner[0]));
+    return sg__w_set_twin(W, inner[0], inner[1]);
+}
+
+sg_status sg_walk_input_subclass_tensors(sg_walk *W, const char *name, const char *kind, sg_tensor *const *inner,
+                                         size_t n)
+{
+    CHAIN(check_kind(W, name, kind, n));
+    if (!W->eager)
+        return sg__err(W->ctx, SG_EINVAL, "a concrete input in a trace");
+    if (!inner || !inner[0] || !inner[1])
+        return sg__err(W->ctx, SG_EINVAL, "input %s: NULL", name ? name : "?");
+    if (!param_name(W, name))
+        return sg__err(W->ctx, SG_EINVAL, "the program has no parameter %s", name ? name : "(NULL)");
+    sg_value v[2];
+    for (size_t j = 0; j < 2; j++) {
+        char iname[256];
+        snprintf(iname, sizeof iname, "%s_%s", name, j ? "b" : "a");
+        CHAIN(sg__xeager_input(W->ex, &v[j], iname, inner[j], 0));
+    }
+    return sg_walk_input_subclass(W, name, kind, v, 2);
 }
 
 sg_status sg_walk_input_tensor(sg_walk *W, const char *name, sg_tensor *xt, int requires_grad)
@@ -410,11 +461,20 @@ static sg_status flatten_out(sg_walk *W, const wv *v, sg_value *vals, size_t *n,
                        "the result holds more than %zu values or nests lists and tuples more than %d deep",
                        (size_t)1 << 20, MAX_NEST);
     switch ((wkind)v->kind) {
-    case W_TENSOR:
-        if (*n == max)
+    case W_TENSOR: {
+        sg_value b = sg__w_twin(W, v->u.t->v);
+        if (*n + (b != SG_NOVAL) >= max)
             return sg__err(W->ctx, SG_ELIMIT, "too many outputs");
+        if (b != SG_NOVAL && !sg__grow(W->ctx, (void **)&W->twoouts, &W->captwoouts, W->ntwoouts + 1,
+                                       sizeof *W->twoouts))
+            return sg__nomem(W->ctx);
+        if (b != SG_NOVAL) /* a TwoTensor: its inner tensors, a then b */
+            W->twoouts[W->ntwoouts++] = (uint32_t)*n;
         vals[(*n)++] = v->u.t->v;
+        if (b != SG_NOVAL)
+            vals[(*n)++] = b;
         return SG_OK;
+    }
     case W_TUPLE:
     case W_LIST:
         for (uint32_t i = 0; i < v->u.seq.n; i++)
@@ -444,8 +504,12 @@ sg_status sg_walk_finish(sg_walk *W)
     sg_value vals[256];
     size_t n = 0;
     size_t items = 0;
+    W->ntwoouts = 0;
     CHAIN(flatten_out(W, &W->result, vals, &n, 256, 0, &items));
-    return sg_tracer_output(W->t, vals, n);
+    CHAIN(sg_tracer_output(W->t, vals, n));
+    for (size_t i = 0; i < W->ntwoouts; i++)
+        CHAIN(sg_tracer_output_subclass(W->t, W->twoouts[i], 2, "two"));
+    return SG_OK;
 }
 
 sg_status sg_walk_print_output(sg_walk *W, const sg_run *r, size_t i, char **out)
@@ -495,6 +559,14 @@ sg_value sg_walk_param_value(const sg_walk *W, const char *name)
 {
     wobj *p = param_obj(W, name);
     return p ? p->v : SG_NOVAL;
+}
+
+sg_value sg_walk_inner(const sg_walk *W, sg_value v, size_t j)
+{
+    if (v >= W->g->nvals || sg_tracer_kind(W->t, v) != SG_VALUE_TENSOR)
+        return SG_NOVAL;
+    sg_value b = sg__w_twin(W, v);
+    return j == 0 ? v : j == 1 ? b : SG_NOVAL;
 }
 
 sg_value sg_walk_local(const sg_walk *W, const char *name)

@@ -55,6 +55,12 @@ sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, con
         CHAIN(sg__w_truthy(W, at, pred, &taken));
         return sg__w_call_func(W, at, &a[taken ? 1 : 2], ops, nops, NULL, NULL, 0, out, NULL);
     }
+    bool two = pred->kind == W_TENSOR && sg__w_twin(W, pred->u.t->v) != SG_NOVAL;
+    for (uint32_t i = 0; i < nops; i++)
+        two |= ops[i].kind == W_TENSOR && sg__w_twin(W, ops[i].u.t->v) != SG_NOVAL;
+    if (two)
+        return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a tensor subclass (TwoTensor) as a traced "
+                         "torch.cond's predicate or operand");
     CHAIN(sg__w_prelift(W, at, pred)); /* nested: the predicate and operands are used before the branches */
     for (uint32_t i = 0; i < nops; i++)
         CHAIN(sg__w_prelift(W, at, &ops[i]));
@@ -111,6 +117,10 @@ sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, con
             s = sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond branch returning a %s",
                           sg__w_kind_name(&res));
         }
+        for (size_t i = 0; i < nouts && !s; i++)
+            if (sg__w_twin(W, outs[i]) != SG_NOVAL)
+                s = sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond branch returning a tensor "
+                              "subclass (TwoTensor)");
         while (W->njournal > mark) { /* the objects as they were before the branch */
             W->njournal--;
             W->journal[W->njournal].o->v = W->journal[W->njournal].v;

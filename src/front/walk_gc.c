@@ -95,11 +95,13 @@ static void mark_value(gcst *g, const wv *v)
     g->work++;
     switch ((wkind)v->kind) {
     case W_TENSOR:
-        sg__xeager_gc_keep(g->W->ex, v->u.t->v);
+    case W_METHOD: {
+        sg_value a = v->kind == W_TENSOR ? v->u.t->v : v->u.method.self->v, b = sg__w_twin(g->W, a);
+        sg__xeager_gc_keep(g->W->ex, a);
+        if (b != SG_NOVAL) /* a TwoTensor's inner b */
+            sg__xeager_gc_keep(g->W->ex, b);
         break;
-    case W_METHOD:
-        sg__xeager_gc_keep(g->W->ex, v->u.method.self->v);
-        break;
+    }
     case W_TUPLE:
     case W_LIST:
     case W_SLICE:

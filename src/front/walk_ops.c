@@ -14,19 +14,98 @@ static inline bool is(const char *a, const char *lit)
 
 /* ---- calling operators ---- */
 
+/* ---- tensor subclasses ---- */
+
+sg_status sg__w_set_twin(sg_walk *W, sg_value a, sg_value b)
+{
+    if (!W->twin.ctx && !sg__idmap_init(W->ctx, &W->twin, 64))
+        return sg__nomem(W->ctx);
+    if (!sg__idmap_put(&W->twin, a + 1, (size_t)b + 1))
+        return sg__nomem(W->ctx);
+    W->subclass = true;
+    return SG_OK;
+}
+
+/* One call recorded (a trace) or recorded and run (eager): *v its value. */
+static sg_status record_call(sg_walk *W, const char *op, const sg__schema *sch, const sg_arg *args, size_t n,
+                             uint8_t flags, sg_value *v)
+{
+    if (W->eager) /* exec records the call and runs it */
+        return sg__xeager_call(W->ex, v, op, sch, args, n, W->line, flags);
+    return sg__tracer_call_node(W->t, v, op, sch, args, n, W->line, flags);
+}
+
+/* The arguments of the call on the b inner tensors: each TwoTensor's b
+ * where args has its a, everything else as it is (PyTorch's TwoTensor
+ * dispatch: the same call on each inner tensor). *any: some argument is a
+ * TwoTensor. Lists of values are copied into the walk's arena. */
+static sg_status b_args(sg_walk *W, const sg_arg *args, size_t n, sg_arg *out, bool *any)
+{
+    *any = false;
+    for (size_t i = 0; i < n; i++) {
+        out[i] = args[i];
+        sg_value b;
+        if (args[i].kind == SG_ARG_VALUE && (b = sg__w_twin(W, args[i].u.v)) != SG_NOVAL) {
+            out[i].u.v = b;
+            *any = true;
+        } else if (args[i].kind == SG_ARG_VALUES) {
+            sg_value *vals = NULL;
+            for (size_t j = 0; j < args[i].u.values.n; j++) {
+                if ((b = sg__w_twin(W, args[i].u.values.v[j])) == SG_NOVAL)
+                    continue;
+                if (!vals) {
+                    if (!(vals = wmem(W, args[i].u.values.n * sizeof *vals)))
+                        return sg__nomem(W->ctx);
+                    memcpy(vals, args[i].u.values.v, args[i].u.values.n * sizeof *vals);
+                }
+                vals[j] = b;
+                *any = true;
+            }
+            if (vals)
+                out[i].u.values.v = vals;
+        }
+    }
+    return SG_OK;
+}
+
+/* The results a and b of one call on the two inner sides, paired: a tensor
+ * a TwoTensor, the tensors of a list element by element (a value that is
+ * no tensor is a's, as TwoTensor gives it). */
+static sg_status pair_results(sg_walk *W, sg_value a, sg_value b)
+{
+    sg_value_kind k = sg_tracer_kind(W->t, a);
+    if (k == SG_VALUE_TENSOR)
+        return sg__w_set_twin(W, a, b);
+    if (k == SG_VALUE_LIST && sg_tracer_kind(W->t, b) == SG_VALUE_LIST) {
+        size_t n = sg_tracer_list_len(W->t, a);
+        for (size_t i = 0; i < n && i < sg_tracer_list_len(W->t, b); i++)
+            CHAIN(pair_results(W, sg_tracer_list_get(W->t, a, i), sg_tracer_list_get(W->t, b, i)));
+    }
+    return SG_OK;
+}
+
 /* Call aten operator op (sch: its schema, found by the caller; NULL: found
  * by name); *out is its result. An in-place operator gives back its self
- * object (now at the new value), out= its out object. flags: the node's. */
+ * object (now at the new value), out= its out object. flags: the node's. A
+ * call with a TwoTensor argument runs on the a, then on the b inner
+ * tensors. */
 sg_status sg__w_op_call_schema(sg_walk *W, const sg__py *at, const char *op, const sg__schema *sch,
                                const sg_arg *args, size_t n, wobj *writes, wv *out, uint8_t flags)
 {
-    sg_value v;
-    sg_status s;
-    if (W->eager) { /* exec records the call and runs it */
-        s = sg__xeager_call(W->ex, &v, op, sch, args, n, W->line, flags);
-    } else {
-        s = sg__tracer_call_node(W->t, &v, op, sch, args, n, W->line, flags);
+    sg_value v, vb = SG_NOVAL;
+    sg_arg bargs[SG_SCHEMA_ARGS + 4];
+    bool two = false;
+    if (W->subclass) {
+        if (n > sizeof bargs / sizeof *bargs)
+            return sg__w_err(W, at, SG_ELIMIT, "%s: more than %zu arguments", op, sizeof bargs / sizeof *bargs);
+        CHAIN(b_args(W, args, n, bargs, &two));
+        if (two && writes && sg__w_twin(W, writes->v) == SG_NOVAL)
+            return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: %s writes a plain tensor from a tensor subclass "
+                             "(TwoTensor) argument", op);
     }
+    sg_status s = record_call(W, op, sch, args, n, flags, &v);
+    if (!s && two && !(s = record_call(W, op, sch, bargs, n, flags, &vb)))
+        s = pair_results(W, v, vb);
     if (s)
         return sg__w_fail(W, at, s);
     if (writes) {

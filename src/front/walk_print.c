@@ -48,14 +48,23 @@ static sg_status print_value(sg_walk *W, const sg_run *r, sg__buf *b, const wv *
             sg__buf_puts(b, "?");
         return SG_OK;
     case W_TENSOR: {
-        const sg_tensor *xt = r ? sg_run_tensor(r, v->u.t->v) : NULL;
-        if (!xt)
-            return sg__err(W->ctx, SG_EINTERNAL, "output: a tensor without a concrete value");
-        char *s = NULL;
-        sg_status st = sg__xt_print(W->ctx, &s, xt);
-        if (!st)
-            sg__buf_puts(b, s);
-        sg_free(s);
+        sg_value inner[2] = {v->u.t->v, sg__w_twin(W, v->u.t->v)};
+        bool two = inner[1] != SG_NOVAL; /* a TwoTensor: two(a=..., b=...) */
+        sg_status st = SG_OK;
+        for (int j = 0; j < 1 + two && !st; j++) {
+            const sg_tensor *xt = r ? sg_run_tensor(r, inner[j]) : NULL;
+            if (!xt)
+                return sg__err(W->ctx, SG_EINTERNAL, "output: a tensor without a concrete value");
+            char *s = NULL;
+            if (two)
+                sg__buf_puts(b, j ? ", b=" : "two(a=");
+            st = sg__xt_print(W->ctx, &s, xt);
+            if (!st)
+                sg__buf_puts(b, s);
+            sg_free(s);
+        }
+        if (two && !st)
+            sg__buf_puts(b, ")");
         return st;
     }
     case W_TUPLE:

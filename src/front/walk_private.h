@@ -135,6 +135,15 @@ struct sg_walk {
     } *journal;
     size_t njournal, capjournal;
     unsigned branches;   /* cond branches being traced, nested */
+    /* tensor subclasses (kind two, PyTorch's TwoTensor): a TwoTensor is an
+       object whose value v is its inner tensor a; twin maps 1 + a's value to
+       1 + b's. Every operator call with a TwoTensor argument runs twice, on
+       the a then on the b inner tensors, and its tensor results are
+       TwoTensors again (walk_ops.c). subclass: some input is one. */
+    sg__idmap twin;
+    bool subclass;
+    uint32_t *twoouts;   /* sg_walk_finish: the outputs that begin a TwoTensor's inner tensors */
+    size_t ntwoouts, captwoouts;
     /* eager: what the walker refers to, for freeing dead values (walk_gc.c) */
     uint32_t stmt_mark;  /* the graph's values when the statement under way began */
     uint32_t gc_epoch;   /* collections so far */
@@ -255,6 +264,22 @@ typedef struct argv {
 
 /* Append v as an argument of an aten call (name NULL: positional). */
 sg_status sg__w_arg_of(sg_walk *W, const sg__py *at, argv *A, const wv *v, const char *name);
+
+/* ---- tensor subclasses (walk_ops.c) ---- */
+
+/* The inner tensor b of the TwoTensor whose inner a is value v, or
+ * SG_NOVAL (v a plain tensor, or no tensor). */
+static inline sg_value sg__w_twin(const sg_walk *W, sg_value v)
+{
+    if (!W->subclass)
+        return SG_NOVAL;
+    size_t *p = sg__idmap_find(&W->twin, v + 1);
+    return p ? (sg_value)(*p - 1) : SG_NOVAL;
+}
+
+/* Make value a (a tensor) the inner a of a TwoTensor whose inner b is
+ * value b. Errors: SG_ENOMEM. */
+sg_status sg__w_set_twin(sg_walk *W, sg_value a, sg_value b);
 
 /* ---- operators (walk_ops.c) ---- */
 

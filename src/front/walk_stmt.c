@@ -23,6 +23,9 @@ static sg_status assign(sg_walk *W, frame *f, const sg__py *target, wv v)
         CHAIN(sg__w_eval(W, f, target->kids[0], &obj));
         if (obj.kind != W_TENSOR || v.kind != W_TENSOR)
             return sg__w_err(W, target, SG_ETYPE, ".data assignment takes tensors");
+        if (sg__w_twin(W, obj.u.t->v) != SG_NOVAL || sg__w_twin(W, v.u.t->v) != SG_NOVAL)
+            return sg__w_err(W, target, SG_EUNSUPPORTED, "unsupported: .data assignment with a tensor subclass "
+                             "(TwoTensor)");
         /* x takes y's storage and metadata, unseen by autograd: set_ under no_grad */
         wv d;
         CHAIN(sg__w_data_of(W, target, v.u.t, &d));

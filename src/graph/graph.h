@@ -338,6 +338,30 @@ uint32_t sg__graph_updates(const sg__graph *g, uint32_t v);
 /* The first value of the tensor v is a version of (v itself if none). */
 uint32_t sg__graph_tensor_of(const sg__graph *g, uint32_t v);
 
+/* A tensor-subclass input or output of a traced program: its inner
+ * tensors in flatten order, as placeholders (an input's values) or output
+ * indices (an output's). */
+#define SG__TSUB_MAX 4
+typedef struct sg__tsub {
+    uint32_t v[SG__TSUB_MAX];
+    uint32_t n;
+    const char *kind; /* the kind's name ("two"), static */
+    char *name;       /* an input's program name (the tracer's), NULL for an output */
+} sg__tsub;
+
+/* A traced program's signature where it is not the graph's
+ * (sg_tracer_input_subclass, sg_tracer_output_subclass,
+ * sg_tracer_input_again): its subclass inputs and outputs, and the
+ * placeholders passed as more than one parameter (borrowed from t). */
+typedef struct sg__tsig {
+    const sg__tsub *in, *out;
+    size_t nin, nout;
+    const uint32_t *dups;
+    size_t ndups;
+} sg__tsig;
+sg__tsig sg__tracer_signature(const sg_tracer *t);
+
+
 /* The graph a tracer builds (tests and benchmarks look inside it). */
 const sg__graph *sg__tracer_graph(const sg_tracer *t);
 /* The tracer's operator registry. */

@@ -53,6 +53,11 @@ void sg_tracer_free(sg_tracer *t)
         sg_free(t->pnames[i]);
     sg_free(t->pnames);
     sg_free(t->opnames);
+    for (size_t i = 0; i < t->nsubin; i++)
+        sg_free(t->subin[i].name);
+    sg_free(t->subin);
+    sg_free(t->subout);
+    sg_free(t->dups);
     sg_free(t);
 }
 
@@ -66,6 +71,9 @@ sg_status sg_tracer_reset(sg_tracer *t)
     for (size_t i = 0; i < t->npnames; i++)
         sg_free(t->pnames[i]);
     t->npnames = 0;
+    for (size_t i = 0; i < t->nsubin; i++)
+        sg_free(t->subin[i].name);
+    t->nsubin = t->nsubout = t->ndups = 0;
     t->called = t->no_grad = t->done = false;
     return SG_OK;
 }
@@ -201,6 +209,67 @@ sg_status sg_tracer_input_view(sg_tracer *t, sg_value *out, const char *name, co
     t->g->vals[v].u.t.requires_grad = requires_grad != 0;
     t->g->vals[v].u.t.leaf = requires_grad != 2;
     *out = v;
+    return SG_OK;
+}
+
+/* The kinds of tensor subclass a trace takes: their names as the walker
+ * knows them (kind two, PyTorch's TwoTensor). */
+static const char *traced_kind(const char *name)
+{
+    return name && !strcmp(name, "two") ? "two" : NULL;
+}
+
+static sg_status add_sub(sg_tracer *t, sg__tsub **arr, size_t *n, size_t *cap, sg__tsub sub)
+{
+    if (!sg__grow(t->ctx, (void **)arr, cap, *n + 1, sizeof **arr))
+        return sg__nomem(t->ctx);
+    (*arr)[(*n)++] = sub;
+    return SG_OK;
+}
+
+sg_status sg_tracer_input_subclass(sg_tracer *t, sg_value *inner, size_t max, const char *name, const sg_fake *fake,
+                                   sg_dtype dtype, int requires_grad, const sg_value *of)
+{
+    if (!t)
+        return SG_EINVAL;
+    sg_status s = input_check(t, inner);
+    if (s)
+        return s;
+    const char *nm = name ? name : "";
+    if (!fake || !fake->kind || !fake->ninner || fake->ninner > SG__TSUB_MAX || fake->ninner > max)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input %s: no subclass fake, or more inner tensors than %zu", nm,
+                       max < SG__TSUB_MAX ? max : (size_t)SG__TSUB_MAX);
+    const char *kind = traced_kind(fake->kind->name);
+    if (!kind)
+        return sg__err(t->ctx, SG_EUNSUPPORTED, "tracer input %s: unsupported: tensor subclasses of kind %s are not "
+                       "traced (kind two is)", nm, fake->kind->name ? fake->kind->name : "?");
+    if (requires_grad)
+        return sg__err(t->ctx, SG_EUNSUPPORTED, "tracer input %s: unsupported: a tensor subclass that requires grad",
+                       nm);
+    sg__tsub sub = {.n = (uint32_t)fake->ninner, .kind = kind};
+    for (size_t j = 0; j < fake->ninner && !s; j++) {
+        char iname[256];
+        snprintf(iname, sizeof iname, "%s_%s", nm, fake->names[j]);
+        s = sg_tracer_input_view(t, &inner[j], iname, fake->inner[j], dtype, 0, of ? of[j] : SG_NOVAL);
+        sub.v[j] = inner[j];
+    }
+    if (!s && !(sub.name = sg__strdup(t->ctx, nm)))
+        s = sg__nomem(t->ctx);
+    if (!s && (s = add_sub(t, &t->subin, &t->nsubin, &t->capsubin, sub)))
+        sg_free(sub.name);
+    return s;
+}
+
+sg_status sg_tracer_input_again(sg_tracer *t, sg_value v)
+{
+    if (!t)
+        return SG_EINVAL;
+    if (v >= t->g->nvals || t->g->vals[v].node == SG_NOVAL ||
+        t->g->nodes[t->g->vals[v].node].kind != SG_N_PLACEHOLDER)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input again: not an input");
+    if (!sg__grow(t->ctx, (void **)&t->dups, &t->capdups, t->ndups + 1, sizeof *t->dups))
+        return sg__nomem(t->ctx);
+    t->dups[t->ndups++] = v;
     return SG_OK;
 }
 
@@ -1090,6 +1159,21 @@ sg_status sg_tracer_output(sg_tracer *t, const sg_value *vals, size_t n)
     return s;
 }
 
+sg_status sg_tracer_output_subclass(sg_tracer *t, size_t first, size_t n, const char *kind)
+{
+    if (!t)
+        return SG_EINVAL;
+    const char *k = traced_kind(kind);
+    size_t nout = t->done ? t->g->nodes[t->g->scopes[0].output].nargs : 0;
+    if (!t->done || !k || !n || n > SG__TSUB_MAX || first > nout || n > nout - first)
+        return sg__err(t->ctx, SG_EINVAL, "tracer output subclass: no output yet, an unknown kind or outputs "
+                       "beyond the %zu recorded", nout);
+    sg__tsub sub = {.n = (uint32_t)n, .kind = k};
+    for (size_t j = 0; j < n; j++)
+        sub.v[j] = (uint32_t)(first + j);
+    return add_sub(t, &t->subout, &t->nsubout, &t->capsubout, sub);
+}
+
 /* ---- reading values ---- */
 
 sg_value_kind sg_tracer_kind(const sg_tracer *t, sg_value v)
@@ -1148,6 +1232,11 @@ sg_value sg_tracer_list_get(const sg_tracer *t, sg_value v, size_t i)
 int sg_tracer_same_storage(const sg_tracer *t, sg_value a, sg_value b)
 {
     return t->g->vals[a].u.t.storage == t->g->vals[b].u.t.storage;
+}
+
+sg__tsig sg__tracer_signature(const sg_tracer *t)
+{
+    return (sg__tsig){t->subin, t->subout, t->nsubin, t->nsubout, t->dups, t->ndups};
 }
 
 const sg__graph *sg__tracer_graph(const sg_tracer *t)

@@ -28,6 +28,13 @@ struct sg_tracer {
     bool no_grad;    /* grad mode off (torch.no_grad) */
     bool done;       /* the output was recorded */
     char (*opnames)[2 * SG_SCHEMA_NAME]; /* each operator row's full name once made ("" before; NULL: none yet) */
+    /* the program's signature where it is not the graph's (aot.h reads it):
+       tensor-subclass inputs and outputs, and the placeholders passed as more than
+       one parameter */
+    sg__tsub *subin, *subout;
+    size_t nsubin, capsubin, nsubout, capsubout;
+    uint32_t *dups;
+    size_t ndups, capdups;
 };
 
 /* The order of symbol placeholders: backed (s) before unbacked (u), then
