@@ -65,21 +65,27 @@ const char *sg_aot_output_kind_name(sg_aot_output_kind k);
  * *out: the compiled program (sg_aot_free), NULL on an error. Errors:
  * SG_EINVAL (NULL, a tracer without its output), SG_EUNSUPPORTED (a
  * construct functionalization does not handle yet, named in the message),
- * SG_EALIASING (a mutation PyTorch refuses), SG_ENOMEM. */
+ * SG_EALIASING (a mutation PyTorch refuses; with tensor subclasses: a
+ * metadata mutation of a subclass input, aliased or duplicate inputs that
+ * are mutated), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_aot_compile(const sg_tracer *t, int keep_input_mutations, sg_give sg_aot **out);
 void sg_aot_free(sg_take sg_aot *a);
 
 sg_aot_mode sg_aot_get_mode(const sg_aot *a);
 
-/* The inputs are the traced graph's (sg_run_ninputs, sg_run_input: the
- * same order). SG_AOT_* flags of input i, 0 for an int or an input the
- * program does not mutate; its name; i < sg_aot_ninputs. */
+/* The inputs are the program's: the traced graph's (sg_run_ninputs,
+ * sg_run_input: the same order), except that a tensor-subclass input
+ * (sg_tracer_input_subclass) is one input for its inner tensors. SG_AOT_*
+ * flags of input i (a subclass input's: any inner tensor's), 0 for an int
+ * or an input the program does not mutate; its name; i < sg_aot_ninputs. */
 size_t sg_aot_ninputs(const sg_aot *a);
 unsigned sg_aot_input_mutation(const sg_aot *a, size_t i);
 /* Input i's name (a tensor's program name, a symbol's "s0"; borrowed). */
 const char *sg_aot_input_name(const sg_aot *a, size_t i);
 
-/* The user outputs (the traced graph's, in order): the kind of output k and
+/* The user outputs (the traced graph's, in order; a subclass output,
+ * sg_tracer_output_subclass, is one for its inner tensors, whose kinds and
+ * bases agree): the kind of output k and
  * its base (*base: the input index for IS_INPUT and ALIAS_OF_INPUT, the
  * output index for ALIAS_OF_INTERMEDIATE_BASE_IS_USER_OUTPUT, else
  * SIZE_MAX; base may be NULL). k < sg_aot_noutputs. */

@@ -101,7 +101,7 @@ sg_status sg__w_op_call_schema(sg_walk *W, const sg__py *at, const char *op, con
         CHAIN(b_args(W, args, n, bargs, &two));
         if (two && writes && sg__w_twin(W, writes->v) == SG_NOVAL)
             return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: %s writes a plain tensor from a tensor subclass "
-                             "(TwoTensor) argument", op);
+                             "(TwoTensor) argument", sch ? sch->name : op);
     }
     sg_status s = record_call(W, op, sch, args, n, flags, &v);
     if (!s && two && !(s = record_call(W, op, sch, bargs, n, flags, &vb)))

@@ -440,6 +440,142 @@ static void test_api(void **state)
     trace_close(&f);
 }
 
+
+/* ---- tensor-subclass inputs (kind two, PyTorch's TwoTensor) ---- */
+
+typedef struct twoobj {
+    sg_tensor_value inner[2];
+} twoobj;
+
+static sg_status two_flatten(void *user, const void *obj, sg_flat *out)
+{
+    static const char *const names[2] = {"a", "b"};
+    const twoobj *o = obj;
+    (void)user;
+    *out = (sg_flat){2, names, o->inner, NULL, 0};
+    return SG_OK;
+}
+
+static sg_status two_unflatten(void *user, sg_ctx *ctx, const sg_fake *const *inner, size_t ninner, const void *meta,
+                               size_t metalen, const sg_fake *outer, size_t *ndim, const sg_expr **sizes,
+                               const sg_expr **strides)
+{
+    (void)user, (void)ctx, (void)ninner, (void)meta, (void)metalen, (void)outer;
+    *ndim = inner[0]->ndim;
+    memcpy(sizes, inner[0]->sizes, inner[0]->ndim * sizeof *sizes);
+    memcpy(strides, inner[0]->strides, inner[0]->ndim * sizeof *strides);
+    return SG_OK;
+}
+
+static sg_subclass_kind two_kind = {"two", two_flatten, two_unflatten, NULL, NULL};
+static sg_subclass_kind double_kind = {"double", two_flatten, two_unflatten, NULL, NULL};
+
+/* program traced over a TwoTensor input x: f64[2, 3] of kind k; *xv its
+ * inner tensors' values; the compile's status. */
+static sg_status compile_two(traced *f, sg_subclass_kind *k, const char *program, sg_value xv[2], sg_program **p,
+                             sg_walk **w, sg_aot **a)
+{
+    assert_int_equal(sg_env_new(C, NULL, &f->env), SG_OK);
+    assert_int_equal(sg_inputs_new(f->env, NULL, &f->in), SG_OK);
+    assert_int_equal(sg_tracer_new(f->env, &f->t), SG_OK);
+    int64_t sizes[2] = {2, 3};
+    twoobj o = {{{.ndim = 2, .sizes = sizes}, {.ndim = 2, .sizes = sizes}}};
+    sg_tensor_value example = {.ndim = 2, .sizes = sizes, .kind = k, .obj = &o};
+    const sg_source *src;
+    const sg_fake *fake;
+    assert_int_equal(sg_source_local(C, &src, "x"), SG_OK);
+    assert_int_equal(sg_inputs_tensor(f->in, src, &example, NULL, &fake), SG_OK);
+    assert_int_equal(sg_tracer_input_subclass(f->t, xv, 1, "x", fake, SG_FLOAT64, 0, NULL), SG_EINVAL);
+    assert_int_equal(sg_tracer_input_subclass(f->t, xv, 2, "x", fake, SG_FLOAT64, 1, NULL), SG_EUNSUPPORTED);
+    sg_status s = sg_tracer_input_subclass(f->t, xv, 2, "x", fake, SG_FLOAT64, 0, NULL);
+    if (s)
+        return s;
+    assert_int_equal(sg_program_new(C, p, program, strlen(program), 1), SG_OK);
+    assert_int_equal(sg_walk_trace(*p, f->t, w), SG_OK);
+    assert_int_equal(sg_walk_input_subclass(*w, "x", "three", xv, 2), SG_EUNSUPPORTED);
+    assert_int_equal(sg_walk_input_subclass(*w, "x", "two", xv, 1), SG_EINVAL);
+    assert_int_equal(sg_walk_input_subclass(*w, "x", "two", xv, 2), SG_OK);
+    if (sg_walk_run(*w) || sg_walk_finish(*w))
+        fail_msg("trace: %s", sg_ctx_last_error_msg(C));
+    return sg_aot_compile(f->t, 1, a);
+}
+
+static void test_subclass(void **state)
+{
+    (void)state;
+    traced f;
+    sg_value xv[2];
+    sg_program *p;
+    sg_walk *w;
+    sg_aot *a = NULL;
+    /* x.mul_(2) reaches both inner tensors; the outputs x + 1 (new) and x (the input) */
+    assert_int_equal(compile_two(&f, &two_kind, "def f(x):\n    x.mul_(2)\n    return x + 1, x\n", xv, &p, &w, &a),
+                     SG_OK);
+    size_t xi = SIZE_MAX, nx = 0;
+    for (size_t i = 0; i < sg_aot_ninputs(a); i++) { /* one input x (and the size symbols), no x_a or x_b */
+        nx += !strncmp(sg_aot_input_name(a, i), "x", 1);
+        if (!strcmp(sg_aot_input_name(a, i), "x"))
+            xi = i;
+    }
+    assert_int_equal(nx, 1);
+    assert_true(xi != SIZE_MAX);
+    assert_int_equal(sg_aot_input_mutation(a, xi), SG_AOT_DATA | SG_AOT_IN_GRAPH);
+    assert_int_equal(sg_aot_noutputs(a), 2);
+    size_t base;
+    assert_int_equal(sg_aot_output(a, 0, &base), SG_AOT_NON_ALIAS);
+    assert_int_equal(sg_aot_output(a, 1, &base), SG_AOT_IS_INPUT);
+    assert_int_equal(base, xi);
+    /* the call: each inner tensor doubled in place, its version bumped once;
+       the graph's outputs are the inner tensors (o0.a, o0.b, o1.a, o1.b) */
+    int64_t sizes[2] = {2, 3};
+    sg_tensor *x[2];
+    sg_run *r;
+    assert_int_equal(sg_run_new(f.t, NULL, &r), SG_OK);
+    for (int j = 0; j < 2; j++) {
+        assert_int_equal(sg_tensor_new(C, &x[j], SG_FLOAT64, 2, sizes), SG_OK);
+        for (int64_t i = 0; i < 6; i++)
+            sg_tensor_set_f(x[j], i, (double)(i + 10 * j));
+        assert_int_equal(sg_run_set_tensor(r, xv[j], x[j]), SG_OK);
+    }
+    assert_int_equal(sg_aot_call(a, r), SG_OK);
+    for (int j = 0; j < 2; j++) {
+        assert_int_equal(sg_tensor_version(x[j]), 1);
+        const sg_tensor *o0 = sg_run_tensor(r, sg_run_output(r, (size_t)j));
+        assert_non_null(o0);
+        for (int64_t i = 0; i < 6; i++) {
+            assert_true(sg_tensor_get_f(x[j], i) == 2.0 * (double)(i + 10 * j));
+            assert_true(sg_tensor_get_f(o0, i) == 2.0 * (double)(i + 10 * j) + 1.0);
+        }
+        assert_ptr_equal(sg_run_tensor(r, sg_run_output(r, 2 + (size_t)j)), x[j]);
+    }
+    /* the walk's output 1 is the object x (its values now: mul_'s, a then b) */
+    sg_value xnow = sg_walk_param_value(w, "x");
+    assert_int_equal(sg_walk_output_value(w, 1), xnow);
+    assert_true(xnow != xv[0]);
+    assert_true(sg_walk_inner(w, xnow, 1) != UINT32_MAX && sg_walk_inner(w, xnow, 1) != xv[1]);
+    assert_int_equal(sg_walk_inner(w, xv[0], 1), xv[1]);
+    assert_int_equal(sg_walk_inner(w, sg_walk_output_value(w, 1), 2), UINT32_MAX);
+    sg_run_free(r);
+    sg_tensor_unref(x[0]);
+    sg_tensor_unref(x[1]);
+    sg_aot_free(a);
+    sg_walk_free(w);
+    sg_program_free(p);
+    trace_close(&f);
+    /* a metadata mutation of a subclass input: refused as PyTorch refuses it */
+    a = NULL;
+    assert_int_equal(compile_two(&f, &two_kind, "def f(x):\n    x.t_()\n    return x + 1\n", xv, &p, &w, &a),
+                     SG_EALIASING);
+    assert_null(a);
+    assert_non_null(strstr(sg_ctx_last_error_msg(C), "Metadata mutations are currently not allowed on tensor subclasses"));
+    sg_walk_free(w);
+    sg_program_free(p);
+    trace_close(&f);
+    /* another kind: not traced */
+    assert_int_equal(compile_two(&f, &double_kind, "def f(x):\n    return x\n", xv, &p, &w, &a), SG_EUNSUPPORTED);
+    trace_close(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -447,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_expand_inverse),
         cmocka_unit_test(test_functionalize),
         cmocka_unit_test(test_api),
+        cmocka_unit_test(test_subclass),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
