@@ -529,6 +529,33 @@ static sg_status restride(sg_ctx *ctx, const sg__graph *src, uint32_t v, sg__xru
     return sg__xt_set_layout(ctx, x, f->ndim, sizes, strides, offset);
 }
 
+/* Inputs i and j, which the program was compiled for as disjoint views of
+ * one storage (their layouts under the hints shared no position: no
+ * synthetic base joins them), share no position in the caller's tensors
+ * of run rx either: SG_OK, else SG_EALIASING (the compiled program would
+ * differ from eager execution; PyTorch recompiles). */
+static sg_status still_disjoint(const sg_aot *a, sg__xrun *rx, uint32_t i, uint32_t j)
+{
+    const sg__xval *x = sg__xrun_value(rx, a->m.in[i].ph), *y = sg__xrun_value(rx, a->m.in[j].ph);
+    if (x->kind != SG_XV_TENSOR || y->kind != SG_XV_TENSOR || x->u.t->st != y->u.t->st)
+        return SG_OK;
+    sg__xlayout l[2];
+    for (int k = 0; k < 2; k++) {
+        const sg__xtensor *t = k ? y->u.t : x->u.t;
+        l[k].ndim = t->ndim;
+        memcpy(l[k].sizes, t->sizes, t->ndim * sizeof *t->sizes);
+        memcpy(l[k].strides, t->strides, t->ndim * sizeof *t->strides);
+        l[k].offset = t->offset;
+    }
+    bool meet;
+    CHAIN(sg__xlayouts_meet(a->ctx, &l[0], &l[1], &meet));
+    if (meet)
+        return sg__err(a->ctx, SG_EALIASING, "aot: inputs %s and %s overlap in this call, but the program was "
+                       "compiled for them as disjoint views of one storage (compile it again for these inputs)",
+                       a->src->vals[a->m.in[i].ph].name, a->src->vals[a->m.in[j].ph].name);
+    return SG_OK;
+}
+
 sg_status sg_aot_call(const sg_aot *a, sg_run *r)
 {
     if (!a || !r)
@@ -554,6 +581,9 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
         else if (x->kind != SG_XV_UNSET && m->in[i].dph != SG_NOVAL) /* a symbol's placeholder takes its binding */
             s = sg__xrun_input_bound(fx, m->in[i].dph, x);
     }
+    /* inputs on one storage compiled as disjoint (false aliasing): still so */
+    for (uint32_t d = 0; d < m->ndisjoint && !s; d++)
+        s = still_disjoint(a, rx, m->disjoint[d][0], m->disjoint[d][1]);
     /* the synthetic bases: each storage as one dimension, viewed from the
        caller's tensor of its first input */
     sg__xtensor **bt = sg__calloc(ctx, m->nbases ? m->nbases : 1, sizeof *bt);

@@ -156,6 +156,9 @@ typedef struct sg__aot_meta {
     uint32_t nbases;
     sg__aot_cond *conds; /* version bumps that depend on the branch a cond takes */
     uint32_t nconds;
+    uint32_t (*disjoint)[2]; /* inputs on one storage taken as disjoint (false aliasing, by the hints):
+                                pairs of input indices the runtime checks do not overlap at each call */
+    uint32_t ndisjoint;
 } sg__aot_meta;
 
 /* sg__aot_functionalize that also analyses: keep says whether mutations

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "aot/aot_private.h"
+#include "exec/exec_private.h"
 #include "graph/ops.h"
 
 typedef struct fval {
@@ -58,7 +59,10 @@ typedef struct fz {
     const sg__graph *src;
     sg__graph *dst;
     fval *v;      /* by src value */
-    fstore *st;   /* by src storage */
+    fstore *st;   /* by storage (sid_of) */
+    uint32_t *sid;  /* by src tensor value: its storage as functionalization sees it (sid_of) */
+    uint32_t *raw;  /* by storage: the src storage it is part of */
+    uint32_t nst;   /* storages: src's, then one per input told apart from others on its storage */
     bool keep;    /* keep_input_mutations */
     sg__aot_meta *meta; /* filled at the end */
     uint32_t *lead;     /* the leading outputs */
@@ -80,11 +84,19 @@ static bool is_tensor(const sg__graph *g, uint32_t v)
     return v < g->nvals && g->vals[v].kind == SG_V_TENSOR;
 }
 
+/* The storage of src tensor value v as functionalization sees it: src's,
+ * but an input disjoint from the others on its storage (plan_disjoint) has
+ * one of its own, with everything viewing it. */
+static inline uint32_t sid_of(const fz *z, uint32_t v)
+{
+    return z->sid[v];
+}
+
 /* The storage of v: a src tensor value, or the slot of a synthetic base
  * (nvals + its storage). */
 static fstore *store_of(fz *z, uint32_t v)
 {
-    return v >= z->src->nvals ? &z->st[v - z->src->nvals] : &z->st[z->src->vals[v].u.t.storage];
+    return v >= z->src->nvals ? &z->st[v - z->src->nvals] : &z->st[sid_of(z, v)];
 }
 
 static bool is_asstrided(const sg__gnode *nd)
@@ -100,7 +112,7 @@ static sg_status synth_base(fz *z, uint32_t st, uint32_t *out)
     fstore *s = &z->st[st];
     if (s->sph == SG_NOVAL) {
         const sg__graph *src = z->src;
-        const sg_expr *numel = sg__graph_storage_numel(src, st), *one = z->dst->ctx->one;
+        const sg_expr *numel = sg__graph_storage_numel(src, z->raw[st]), *one = z->dst->ctx->one;
         uint32_t v;
         CHAIN(sg__graph_tensor(z->dst, &v, (sg_dtype)src->vals[s->input].u.t.dtype, 1, &numel, &one, z->dst->ctx->zero,
                                SG_NOVAL));
@@ -249,9 +261,9 @@ static sg_status current_args(fz *z, sg__replay *r, const sg__gnode *nd, const s
  * synthetic base (dst's view of the input reads the caller's storage). */
 static uint32_t strided_parent(const fz *z, uint32_t v, uint32_t parent)
 {
-    const fstore *s = &z->st[z->src->vals[v].u.t.storage];
+    const fstore *s = &z->st[sid_of(z, v)];
     if (s->synth)
-        return (uint32_t)z->src->nvals + z->src->vals[v].u.t.storage;
+        return (uint32_t)z->src->nvals + sid_of(z, v);
     return s->input == SG_NOVAL && s->root != SG_NOVAL ? s->root : parent;
 }
 
@@ -335,7 +347,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
     if (repeats) { /* by positions: f stored into the storage as one dimension, by self's own layout */
         uint32_t obj = root < z->src->nvals ? z->v[root].obj : z->v[last].obj, slot, b, flat;
         CHAIN(make_synthetic(z, r, self));
-        slot = (uint32_t)z->src->nvals + z->src->vals[self].u.t.storage;
+        slot = (uint32_t)z->src->nvals + sid_of(z, self);
         CHAIN(current(z, r, slot, &b));
         CHAIN(strided_scatter(z, self, b, f, &flat));
         s->base = flat;
@@ -430,7 +442,7 @@ static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd,
 static sg_status make_synthetic(fz *z, sg__replay *r, uint32_t v)
 {
     const sg__graph *src = z->src;
-    uint32_t sid = src->vals[v].u.t.storage, slot = (uint32_t)src->nvals + sid;
+    uint32_t sid = sid_of(z, v), slot = (uint32_t)src->nvals + sid;
     fstore *s = &z->st[sid];
     if (s->synth)
         return SG_OK;
@@ -451,7 +463,7 @@ static sg_status make_synthetic(fz *z, sg__replay *r, uint32_t v)
     if (s->input == SG_NOVAL || s->gen) /* the root's contents in place */
         CHAIN(strided_scatter(z, root, flat, cur, &flat));
     for (uint32_t u = 0; u < src->nvals; u++) /* its roots so far: views of the base */
-        if (u != slot && is_tensor(src, u) && src->vals[u].u.t.storage == sid && z->v[u].parent == SG_NOVAL &&
+        if (u != slot && is_tensor(src, u) && sid_of(z, u) == sid && z->v[u].parent == SG_NOVAL &&
             (z->v[u].cur != SG_NOVAL || u == root)) {
             z->v[u].parent = slot;
             z->v[u].vnode = SG_NOVAL;
@@ -468,7 +480,7 @@ static sg_status resized(fz *z, sg__replay *r, uint32_t o, uint32_t out)
 {
     CHAIN(make_synthetic(z, r, o));
     const fval *of = &z->v[o];
-    z->v[out] = (fval){.parent = (uint32_t)z->src->nvals + z->src->vals[o].u.t.storage, .vnode = SG_NOVAL,
+    z->v[out] = (fval){.parent = (uint32_t)z->src->nvals + sid_of(z, o), .vnode = SG_NOVAL,
                        .cur = SG_NOVAL, .obj = of->obj, .ver = of->ver};
     if (of->obj != SG_NOVAL)
         z->v[of->obj].meta = true;
@@ -816,7 +828,7 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
         in->data = st->synth ? z->v[ph].writes > 0 : st->writes > 0 && st->input == ph;
         in->stale = st->writes > 0;
         /* set_ to another storage; one back to its own is none */
-        in->storage = src->vals[in->final].u.t.storage != src->vals[ph].u.t.storage;
+        in->storage = sid_of(z, in->final) != sid_of(z, ph);
         in->metadata = in->storage || (z->v[ph].meta && !sg__aot_same_layout(src, ph, in->final));
         /* the counters of the storage it ends on (set_: the new one's) */
         const fstore *fs = store_of(z, in->final);
@@ -833,7 +845,7 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
         if (st->synth) { /* its synthetic base's place (1.9: data only; requires grad if any input on it does) */
             bool rg = false;
             for (uint32_t j = 0; j < m->nin; j++)
-                rg |= m->in[j].tensor && src->vals[m->in[j].ph].u.t.storage == src->vals[ph].u.t.storage &&
+                rg |= m->in[j].tensor && sid_of(z, m->in[j].ph) == sid_of(z, ph) &&
                       src->vals[last[m->in[j].ph]].u.t.requires_grad;
             bool no_grad = st->writes <= st->writes_no_grad + st->writes_hidden;
             in_graph = in->data && z->keep && (!rg || no_grad || st->writes <= st->writes_hidden);
@@ -874,7 +886,7 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
         uint32_t n = 0, multi = 0; /* the tensor outputs on its storage, and those that are elements of unbind */
         for (uint32_t j = 0; j < m->nout; j++) {
             const sg__garg *b = &src->args[out->args + j];
-            if (b->kind != SG_A_VALUE || !is_tensor(src, b->u.v) || src->vals[b->u.v].u.t.storage != t->storage)
+            if (b->kind != SG_A_VALUE || !is_tensor(src, b->u.v) || sid_of(z, b->u.v) != sid_of(z, v))
                 continue;
             n++;
             uint32_t vn = z->v[b->u.v].vnode;
@@ -886,13 +898,13 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
             o->base = i;
             continue;
         }
-        if (i != SG_NOVAL && src->vals[m->in[i].ph].u.t.storage == t->storage) { /* R2b: the input object itself */
+        if (i != SG_NOVAL && sid_of(z, m->in[i].ph) == sid_of(z, v)) { /* R2b: the input object itself */
             o->kind = SG_AOT_IS_INPUT; /* (even where a set_ onto another input's view made its chain that one's) */
             o->base = i;
             continue;
         }
         i = input_of(z, input_idx, v);
-        if (i != SG_NOVAL && src->vals[m->in[i].ph].u.t.storage == t->storage) { /* R2 */
+        if (i != SG_NOVAL && sid_of(z, m->in[i].ph) == sid_of(z, v)) { /* R2 */
             if (t->requires_grad && !t->leaf && n == multi)
                 continue; /* R2a: aliasing hidden from autograd */
             o->kind = z->v[v].obj == m->in[i].ph ? SG_AOT_IS_INPUT : SG_AOT_ALIAS_OF_INPUT;
@@ -927,7 +939,7 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
             for (uint32_t j = 0; j < m->nout; j++) {
                 const sg__garg *b = &src->args[out->args + j];
                 if (j != k && b->kind == SG_A_VALUE && is_tensor(src, b->u.v) &&
-                    src->vals[b->u.v].u.t.storage == t->storage && src->vals[b->u.v].u.t.requires_grad &&
+                    sid_of(z, b->u.v) == sid_of(z, v) && src->vals[b->u.v].u.t.requires_grad &&
                     sg__aot_same_layout(src, v, b->u.v)) {
                     o->kind = SG_AOT_ALIAS_OF_INTERMEDIATE_BASE_IS_USER_OUTPUT;
                     o->base = j;
@@ -1078,7 +1090,7 @@ static sg_status plan_synthetic(fz *z)
             continue;
         const sg__garg *a0 = &src->args[nd->args];
         if (is_asstrided(nd) && a0->kind == SG_A_VALUE && is_tensor(src, a0->u.v))
-            z->st[src->vals[a0->u.v].u.t.storage].strided = true;
+            z->st[sid_of(z, a0->u.v)].strided = true;
         const sg__opinfo *info = sg__op_info(nd->schema->op);
         unsigned op = nd->schema->op;
         bool data = (nd->schema->flags & SG_OPF_OUT) ||
@@ -1088,7 +1100,7 @@ static sg_status plan_synthetic(fz *z)
             const sg__garg *a = &src->args[nd->args + k];
             if (a->kind == SG_A_VALUE && is_tensor(src, a->u.v) &&
                 ((nd->schema->flags & SG_OPF_INPLACE) ? k == 0 : a->kw && !strcmp(a->kw, "out")))
-                z->st[src->vals[a->u.v].u.t.storage].written = true;
+                z->st[sid_of(z, a->u.v)].written = true;
         }
     }
     const sg__scope *root = &src->scopes[0];
@@ -1096,7 +1108,7 @@ static sg_status plan_synthetic(fz *z)
         uint32_t ph = src->nodes[root->phs[i]].out;
         if (!is_tensor(src, ph))
             continue;
-        uint32_t sid = src->vals[ph].u.t.storage;
+        uint32_t sid = sid_of(z, ph);
         fstore *st = &z->st[sid];
         bool repeats = false; /* an input laid out with a stride 0: a copy_ into it would write positions twice */
         for (uint32_t d = 0; d < src->vals[ph].u.t.ndim; d++)
@@ -1114,10 +1126,129 @@ static sg_status plan_synthetic(fz *z)
     return SG_OK;
 }
 
+/* The layout of src input ph under the environment's hints into *l;
+ * false where a hint is missing or beyond int64. */
+static bool hinted_layout(const sg__graph *src, uint32_t ph, sg__xlayout *l)
+{
+    const sg__fake_tensor *t = &src->vals[ph].u.t;
+    l->ndim = t->ndim;
+    for (uint32_t d = 0; d <= t->ndim; d++) {
+        const sg_expr *e[2] = {d < t->ndim ? sg__graph_size(src, ph, d) : t->offset,
+                               d < t->ndim ? sg__graph_stride(src, ph, d) : NULL}, *h;
+        for (int k = 0; k < 2; k++) {
+            int64_t x;
+            if (!e[k])
+                continue;
+            if (sg_env_hint(src->env, &h, e[k]) || !sg_expr_get_si(h, &x))
+                return false;
+            if (d == t->ndim)
+                l->offset = x;
+            else if (k)
+                l->strides[d] = x;
+            else
+                l->sizes[d] = x;
+        }
+    }
+    return true;
+}
+
+/* False aliasing (PyTorch's compute_overlapping_inputs): inputs that view
+ * one storage but, laid out as the hints say, share no position are told
+ * apart: each but the first gets a storage of its own (sid_of), so that no
+ * synthetic base joins them, and the runtime checks at each call that they
+ * still share none (meta->disjoint). Done only where functionalization
+ * can follow every value of the storage to one of its inputs (views and
+ * in-place versions of them: no as_strided, no set_ onto it, no cond in the
+ * program) and every pair of its inputs is disjoint; else the storage is
+ * left whole (a synthetic base, as for overlapping inputs). */
+static sg_status plan_disjoint(fz *z)
+{
+    const sg__graph *src = z->src;
+    sg_ctx *ctx = z->dst->ctx;
+    uint32_t *root = sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *root); /* a value's input, or NOVAL */
+    uint8_t *bad = sg__calloc(ctx, src->nstorages ? src->nstorages : 1, 1);    /* a storage left whole */
+    uint32_t *first = sg__malloc(ctx, (src->nstorages ? src->nstorages : 1) * sizeof *first);
+    sg_status s = root && bad && first ? SG_OK : sg__nomem(ctx);
+    const sg__scope *sc = &src->scopes[0];
+    for (uint32_t v = 0; v < src->nvals && !s; v++) {
+        root[v] = SG_NOVAL;
+        if (!is_tensor(src, v))
+            continue;
+        uint32_t node = src->vals[v].node, from;
+        if (node != SG_NOVAL && src->nodes[node].kind == SG_N_PLACEHOLDER)
+            root[v] = v;
+        else if ((from = sg__graph_view_of(src, v)) != SG_NOVAL || (from = sg__graph_updates(src, v)) != SG_NOVAL)
+            root[v] = from < v && src->vals[from].u.t.storage == src->vals[v].u.t.storage ? root[from] : SG_NOVAL;
+        if (root[v] == SG_NOVAL) /* a value no input chain reaches: its storage whole */
+            bad[src->vals[v].u.t.storage] = 1;
+    }
+    for (uint32_t i = 0; i < src->nnodes && !s; i++) { /* as_strided reads positions; set_ moves storages */
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind != SG_N_CALL || !(is_asstrided(nd) || nd->schema->op == SG_OP_set__source_Tensor))
+            continue;
+        for (uint32_t k = 0; k < nd->nargs; k++)
+            if (src->args[nd->args + k].kind == SG_A_VALUE && is_tensor(src, src->args[nd->args + k].u.v))
+                bad[src->vals[src->args[nd->args + k].u.v].u.t.storage] = 1;
+    }
+    for (uint32_t t = 0; t < src->nstorages && !s; t++)
+        first[t] = SG_NOVAL;
+    /* the storages two or more inputs view, pairwise disjoint by the hints */
+    for (uint32_t i = 0; i < sc->nphs && !s && src->nscopes == 1; i++) {
+        uint32_t a = src->nodes[sc->phs[i]].out, sa;
+        if (!is_tensor(src, a) || bad[sa = src->vals[a].u.t.storage])
+            continue;
+        if (first[sa] == SG_NOVAL) {
+            first[sa] = i;
+            continue;
+        }
+        sg__xlayout la, lb;
+        bool meet = !hinted_layout(src, a, &la);
+        for (uint32_t j = first[sa]; j < i && !meet && !s; j++) {
+            uint32_t b = src->nodes[sc->phs[j]].out;
+            if (!is_tensor(src, b) || src->vals[b].u.t.storage != sa)
+                continue;
+            meet = !hinted_layout(src, b, &lb);
+            if (!meet && (s = sg__xlayouts_meet(ctx, &la, &lb, &meet)) == SG_ELIMIT) {
+                s = SG_OK; /* positions beyond int64: taken as meeting */
+                meet = true;
+            }
+        }
+        if (meet)
+            bad[sa] = 1;
+    }
+    /* each input after the first on such a storage: a storage of its own */
+    sg__aot_meta *m = z->meta;
+    size_t cap = 0;
+    for (uint32_t i = 0; i < sc->nphs && !s; i++) {
+        uint32_t a = src->nodes[sc->phs[i]].out, sa;
+        if (!is_tensor(src, a) || bad[sa = src->vals[a].u.t.storage] || first[sa] == i)
+            continue;
+        z->sid[a] = z->nst;
+        z->raw[z->nst++] = sa;
+        for (uint32_t j = first[sa]; j < i && !s; j++) { /* the pairs the runtime checks */
+            uint32_t b = src->nodes[sc->phs[j]].out;
+            if (!is_tensor(src, b) || src->vals[b].u.t.storage != sa)
+                continue;
+            if (!sg__grow(ctx, (void **)&m->disjoint, &cap, m->ndisjoint + 1, sizeof *m->disjoint))
+                s = sg__nomem(ctx);
+            else
+                memcpy(m->disjoint[m->ndisjoint++], (uint32_t[2]){j, i}, sizeof *m->disjoint);
+        }
+    }
+    for (uint32_t v = 0; v < src->nvals && !s; v++) /* what views an input with a storage of its own */
+        if (root[v] != SG_NOVAL && root[v] != v && !bad[src->vals[v].u.t.storage])
+            z->sid[v] = z->sid[root[v]];
+    sg_free(root);
+    sg_free(bad);
+    sg_free(first);
+    return s;
+}
+
 void sg__aot_meta_free(sg__aot_meta *m)
 {
     if (!m)
         return;
+    sg_free(m->disjoint);
     sg_free(m->in);
     sg_free(m->out);
     sg_free(m->bases);
@@ -1133,15 +1264,26 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
     *meta = (sg__aot_meta){.keep = keep};
     fz z = {.src = src, .dst = dst, .keep = keep, .meta = meta};
     const sg__scope *root = &src->scopes[0];
-    z.v = sg__malloc(ctx, (src->nvals + src->nstorages + 1) * sizeof *z.v); /* then a slot per storage's synthetic base */
-    z.st = sg__malloc(ctx, (src->nstorages ? src->nstorages : 1) * sizeof *z.st);
+    size_t nst = (size_t)src->nstorages + root->nphs; /* src's storages, and one per input told apart */
+    z.v = sg__malloc(ctx, (src->nvals + nst + 1) * sizeof *z.v); /* then a slot per storage's synthetic base */
+    z.st = sg__malloc(ctx, (nst ? nst : 1) * sizeof *z.st);
+    z.sid = sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *z.sid);
+    z.raw = sg__malloc(ctx, (nst ? nst : 1) * sizeof *z.raw);
     meta->in = sg__calloc(ctx, root->nphs ? root->nphs : 1, sizeof *meta->in);
-    sg_status s = z.v && z.st && meta->in ? SG_OK : sg__nomem(ctx);
+    sg_status s = z.v && z.st && z.sid && z.raw && meta->in ? SG_OK : sg__nomem(ctx);
     if (!s) {
-        for (size_t i = 0; i < src->nvals + src->nstorages; i++)
+        for (uint32_t v = 0; v < src->nvals; v++)
+            z.sid[v] = is_tensor(src, v) ? src->vals[v].u.t.storage : SG_NOVAL;
+        for (uint32_t t = 0; t < src->nstorages; t++)
+            z.raw[t] = t;
+        z.nst = src->nstorages;
+        s = plan_disjoint(&z);
+    }
+    if (!s) {
+        for (size_t i = 0; i < src->nvals + nst; i++)
             z.v[i] = (fval){.parent = SG_NOVAL, .vnode = SG_NOVAL, .cur = SG_NOVAL, .obj = SG_NOVAL, .ver = SG_NOVAL,
                             .elem = SG_NOVAL};
-        for (size_t i = 0; i < src->nstorages; i++)
+        for (size_t i = 0; i < nst; i++)
             z.st[i] = (fstore){.base = SG_NOVAL, .input = SG_NOVAL, .sph = SG_NOVAL, .root = SG_NOVAL};
         /* the inputs: each the root of its storage (its dst value, the
            replay's placeholder, is taken by the first current() of it) */
@@ -1153,7 +1295,7 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
             if (!is_tensor(src, ph))
                 continue;
             z.v[ph].obj = z.v[ph].ver = ph;
-            fstore *st = &z.st[src->vals[ph].u.t.storage];
+            fstore *st = &z.st[sid_of(&z, ph)];
             st->inputs++;
             if (st->input == SG_NOVAL)
                 st->input = ph;
@@ -1169,6 +1311,8 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
     }
     sg_free(z.v);
     sg_free(z.st);
+    sg_free(z.sid);
+    sg_free(z.raw);
     sg_free(z.lead);
     sg_free(z.stack);
     sg_free(z.extra);
