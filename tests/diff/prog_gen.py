@@ -356,6 +356,8 @@ class CaseGen:
         return "t%d" % (self.nlocal - 1)
 
     def storage_key(self, t):
+        if isinstance(t, prog_torch.TwoTensor):  # a TwoTensor's memory is its inner tensors' (a stands for both)
+            t = t.a
         try:
             return t.storage().data_ptr() if t.storage().size() else None
         except Exception:  # noqa: BLE001
