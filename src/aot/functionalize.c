@@ -991,8 +991,9 @@ static sg_status end(sg__replay *r, void *ud)
             if (is_tensor(src, v) && z->v[v].obj != SG_NOVAL)
                 last[z->v[v].obj] = v; /* values are numbered in order: the object's last version wins */
         }
-        for (uint32_t i = 0; i < m->nin; i++) {
-            m->in[i].dph = sg__replay_mapped(r, m->in[i].ph);
+        for (uint32_t i = 0; i < m->nin; i++) { /* dst's placeholders: src's, in order (a cond's operand
+                                                    mapped since to its current value is not one) */
+            m->in[i].dph = i < dst->scopes[0].nphs ? dst->nodes[dst->scopes[0].phs[i]].out : SG_NOVAL;
             input_idx[m->in[i].ph] = i;
         }
         s = analyse_inputs(z, m, last);

@@ -1383,11 +1383,13 @@ class CaseGen:
 
     def b_cond(self):
         """--cond-mutate: a torch.cond under no_grad whose branches write
-        their operand in place (PyTorch functionalizes it; shapeguard's trace
-        refuses it for now, program.md "Differences")."""
+        their operand in place (PyTorch functionalizes it).  Both branches
+        are traced: the operand has no dimension of stride 0 (mul_ or add_
+        into it is refused whichever branch eager takes)."""
         r = self.r
         x = self.pick_target(lambda t, f: t.dtype == torch.float64 and t.dim() >= 1 and not self.unsafe_dest(t)
-                             and f.bound <= 100)
+                             and f.bound <= 100
+                             and not any(st == 0 and sz > 1 for sz, st in zip(t.shape, t.stride())))
         if x is None or not self.write_ok(x):
             return None
         t, fx = self.T(x), self.flags[x]
