@@ -697,6 +697,11 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
             s = sg__xrun_eval(fx, pred->u.e, &taken);
         } else {
             const sg__xval *pv = sg__xrun_value(fx, pred->u.v);
+            if (pv->kind == SG_XV_TENSOR && sg_tensor_numel(pv->u.t) != 1) {
+                s = sg__err(ctx, SG_EINTERNAL, "aot: a cond's predicate of %lld elements",
+                            (long long)sg_tensor_numel(pv->u.t));
+                break;
+            }
             taken = pv->kind == SG_XV_TENSOR ? sg_tensor_get_f(pv->u.t, 0) != 0 : pv->kind == SG_XV_BOOL && pv->u.b;
         }
         bumps[m->conds[c].input] += m->conds[c].bumps[taken ? 0 : 1];

@@ -716,12 +716,17 @@ static sg_status branch_end(sg__replay *r, void *ud, uint32_t scope, const uint3
 static sg_status cond_done(sg__replay *r, void *ud, uint32_t node, uint32_t list)
 {
     fz *z = ud;
-    if (!z->branch_writes || z->src->nodes[node].scope != 0)
-        return SG_OK;
     const sg__graph *src = z->src;
-    const sg__garg *a = &src->args[src->nodes[node].args];
     const sg__gval *ol = &src->vals[src->nodes[node].out];
     uint32_t nsrc = ol->kind == SG_V_LIST ? ol->u.list.n : 1, j = 0;
+    for (uint32_t i = 0; i < nsrc && ol->kind == SG_V_LIST; i++) { /* its results: each the root of its storage */
+        uint32_t e = src->ids[ol->u.list.off + i];
+        if (is_tensor(src, e) && z->v[e].obj == SG_NOVAL)
+            made(z, e, SG_NOVAL, SG_NOVAL, z->dst->ids[z->dst->vals[list].u.list.off + i]);
+    }
+    if (!z->branch_writes || z->src->nodes[node].scope != 0)
+        return SG_OK;
+    const sg__garg *a = &src->args[src->nodes[node].args];
     sg_status s = SG_OK;
     for (uint32_t k = 0; k < z->nmk && !s; k++) {
         if (!z->mk[k])
@@ -738,7 +743,7 @@ static sg_status cond_done(sg__replay *r, void *ud, uint32_t node, uint32_t list
                     break;
                 }
                 m->conds = c;
-                m->conds[m->nconds++] = (sg__aot_cond){.node = (uint32_t)z->dst->nnodes - 1, .input = i,
+                m->conds[m->nconds++] = (sg__aot_cond){.node = z->dst->vals[list].node, .input = i,
                                                        .bumps = {z->bumps[2 * k], z->bumps[2 * k + 1]}};
             }
     }
@@ -1104,6 +1109,24 @@ static sg_status plan_synthetic(fz *z)
                 z->st[sid_of(z, a->u.v)].written = true;
         }
     }
+    for (uint32_t i = 0; i < src->nnodes; i++) { /* a root cond's branches that write an operand write it */
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind != SG_N_COND || nd->scope != 0)
+            continue;
+        const sg__garg *a = &src->args[nd->args];
+        uint32_t n = a[3].u.list.n;
+        uint8_t *mk = sg__calloc(z->dst->ctx, n ? n : 1, sizeof *mk);
+        uint32_t *bumps = sg__calloc(z->dst->ctx, 2 * (size_t)n + 1, sizeof *bumps);
+        sg_status s = mk && bumps ? cond_writes(z, i, mk, bumps) : sg__nomem(z->dst->ctx);
+        for (uint32_t k = 0; k < n && !s; k++) {
+            uint32_t v = src->ids[a[3].u.list.off + k];
+            if (mk[k] && is_tensor(src, v))
+                z->st[sid_of(z, v)].written = true;
+        }
+        sg_free(mk);
+        sg_free(bumps);
+        CHAIN(s);
+    }
     const sg__scope *root = &src->scopes[0];
     for (uint32_t i = 0; i < root->nphs; i++) {
         uint32_t ph = src->nodes[root->phs[i]].out;
@@ -1191,10 +1214,12 @@ static sg_status plan_disjoint(fz *z)
             if (src->args[nd->args + k].kind == SG_A_VALUE && is_tensor(src, src->args[nd->args + k].u.v))
                 bad[src->vals[src->args[nd->args + k].u.v].u.t.storage] = 1;
     }
-    for (uint32_t t = 0; t < src->nstorages && !s; t++)
+    for (uint32_t t = 0; t < src->nstorages && !s; t++) {
         first[t] = SG_NOVAL;
+        bad[t] |= src->nscopes > 1; /* a cond: every storage whole */
+    }
     /* the storages two or more inputs view, pairwise disjoint by the hints */
-    for (uint32_t i = 0; i < sc->nphs && !s && src->nscopes == 1; i++) {
+    for (uint32_t i = 0; i < sc->nphs && !s; i++) {
         uint32_t a = src->nodes[sc->phs[i]].out, sa;
         if (!is_tensor(src, a) || bad[sa = src->vals[a].u.t.storage])
             continue;
