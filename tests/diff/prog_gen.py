@@ -385,7 +385,8 @@ class CaseGen:
         snip = code if not ctx["nograd"] else "with torch.no_grad():\n    " + code
         if SUBCLASS:  # before it runs: torch 1.13 may crash on what the language leaves out
             two = subclass_names(self.decls)
-            if two and (any(subclass_line_left_out(two, line) for _, line in self.body) or
+            lines = [ln for sn in self.snips for ln in sn.split("\n")]  # what ran so far, in order
+            if two and (any(subclass_line_left_out(two, line) for line in lines) or
                         any(subclass_line_left_out(two, line) for line in code.split("\n"))):
                 return False
         try:
@@ -1945,9 +1946,7 @@ CAPTURE = True
 # inputs (what the language leaves out of them: subclass_left_out).
 SUBCLASS = False
 # --cond-mutate: torch.cond calls under no_grad whose branches write their
-# operand in place.  Off by default: the trace refuses a cond branch that
-# mutates its input (program.md "Differences from the first
-# specification"), where PyTorch functionalizes it.
+# operand in place (PyTorch functionalizes them; so does shapeguard).
 COND_MUTATE = False
 # --known-bugs: write the statements and lines marked SKIPPED below, which
 # hit known bugs of shapeguard (their reproductions are named there).
