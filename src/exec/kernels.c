@@ -1163,6 +1163,9 @@ static sg_status k_matmul(sg__xcall *c)
             sbb = b->strides[0];
         }
     }
+    if (a->dtype == SG_BOOL && (a->ndim == 1 || (B * nn * mm > 0 && kk > 0))) /* as PyTorch's CPU kernels */
+        return sg__err(c->ctx, SG_ETYPE, "%s: \"%s\" not implemented for 'Bool'", c->op,
+                       a->ndim == 3 ? "bmm" : a->ndim == 1 ? "dot" : b->ndim == 1 ? "addmv_impl_cpu" : "addmm_impl_cpu_");
     CHAIN(out_tensor(c, &out));
     if (sg__xt_numel(out) != B * nn * mm) {
         sg__xt_unref(out);

@@ -429,8 +429,11 @@ sg_status sg__meta_matmul(sg__mcall *m, uint32_t *out)
         sizes[n++] = sa[0];
     }
     CHAIN(same_dtype(m, a, b));
-    if (sg__mt(m, a)->dtype == SG_BOOL)
-        return sg__err(m->g->ctx, SG_ETYPE, "%s: not implemented for bool", m->op);
+    /* bool: PyTorch's kernels compute nothing where the result is empty or
+       the inner size 0 (False everywhere), and refuse the rest (exec's
+       kernel decides, as the sizes may be symbolic here); dot always */
+    if (sg__mt(m, a)->dtype == SG_BOOL && want_a == 1)
+        return sg__err(m->g->ctx, SG_ETYPE, "%s: \"dot\" not implemented for 'Bool'", m->op);
     if (ra >= 2)
         sizes[n++] = sa[ra - 2];
     if (rb >= 2)
