@@ -326,13 +326,14 @@ static sg_status user_signature(sg_aot *a)
         if (sub) {
             u->n = sub->n;
             u->name = sub->name;
-            for (uint32_t j = 0; j < sub->n; j++) {
+            for (uint32_t j = 0; j < sub->n && !s; j++) {
                 uint32_t k = 0;
                 while (k < m->nin && m->in[k].ph != sub->v[j])
                     k++;
-                if (k == m->nin)
-                    return sg_free(user_of), sg__err(ctx, SG_EINTERNAL, "aot: inner tensor %u of %s is no input", j,
-                                                      sub->name);
+                if (k == m->nin) {
+                    s = sg__err(ctx, SG_EINTERNAL, "aot: inner tensor %u of %s is no input", j, sub->name);
+                    break;
+                }
                 u->idx[j] = k;
                 user_of[k] = a->nuin;
             }

@@ -802,30 +802,38 @@ static sg_value shared_storage_of(const concrete *c, const sg_value *vals, const
     return NOVAL;
 }
 
-/* The fakes of the inner tensors of TwoTensor parameter `name` (an `input`
- * one), sources L['name'].a and .b, made from c's tensors, and the
- * subclass fake over them (*sub, pointing into fa/names). */
+/* The fake of concrete tensor x as the input of source src (fakified by
+ * the case's inputs, its symbols bound for the case). */
+static sg_status tensor_fake(case_state *cs, sg_inputs *in, const sg_source *src, const sg_tensor *x,
+                             const sg_fake **out)
+{
+    int64_t xsizes[SG_MAX_DIMS], xstrides[SG_MAX_DIMS];
+    size_t xn = sg_tensor_ndim(x);
+    for (size_t d = 0; d < xn; d++) {
+        xsizes[d] = sg_tensor_size(x, d);
+        xstrides[d] = sg_tensor_stride(x, d);
+    }
+    sg_tensor_value tv = {.ndim = xn, .sizes = xsizes, .strides = xstrides, .offset = sg_tensor_offset(x)};
+    sg_status st = sg_inputs_tensor(in, src, &tv, NULL, out);
+    if (!st && !case_bind_fake(cs, *out))
+        st = sg_ctx_last_error(cs->ctx);
+    return st;
+}
+
+/* The fakes of the inner tensors of TwoTensor parameter k (an `input`
+ * one, source src), sources L['name'].a and .b, made from c's tensors, and
+ * the subclass fake over them (*sub, pointing into inner). */
 static sg_status two_fake(case_state *cs, sg_inputs *in, const sg_source *src, const concrete *c, size_t k,
                           const sg_fake *inner[2], sg_fake *sub)
 {
     static const char *const names[2] = {"a", "b"};
     for (size_t j = 0; j < 2; j++) {
-        const sg_tensor *x = j ? c->tb[k] : c->t[k];
-        int64_t xsizes[SG_MAX_DIMS], xstrides[SG_MAX_DIMS];
-        size_t xn = sg_tensor_ndim(x);
-        for (size_t d = 0; d < xn; d++) {
-            xsizes[d] = sg_tensor_size(x, d);
-            xstrides[d] = sg_tensor_stride(x, d);
-        }
-        sg_tensor_value tv = {.ndim = xn, .sizes = xsizes, .strides = xstrides, .offset = sg_tensor_offset(x)};
         const sg_source *is;
         sg_status st = sg_source_attr(cs->ctx, &is, src, names[j]);
         if (!st)
-            st = sg_inputs_tensor(in, is, &tv, NULL, &inner[j]);
+            st = tensor_fake(cs, in, is, j ? c->tb[k] : c->t[k], &inner[j]);
         if (st)
             return st;
-        if (!case_bind_fake(cs, inner[j]))
-            return sg_ctx_last_error(cs->ctx);
     }
     *sub = (sg_fake){.ndim = inner[0]->ndim, .sizes = inner[0]->sizes, .strides = inner[0]->strides,
                      .offset = inner[0]->offset, .kind = cli_subclass_kind("two", 3), .ninner = 2, .names = names,
@@ -904,22 +912,10 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
             if (c.same_as[k] >= 0)
                 continue; /* the very object of another parameter: its value, below */
             sg_tensor *x = c.t[k];
-            sg_value of = shared_storage_of(&c, vals, valsb, k, x);
-            int64_t xsizes[SG_MAX_DIMS], xstrides[SG_MAX_DIMS];
-            size_t xn = sg_tensor_ndim(x);
-            for (size_t d = 0; d < xn; d++) {
-                xsizes[d] = sg_tensor_size(x, d);
-                xstrides[d] = sg_tensor_stride(x, d);
-            }
-            sg_tensor_value tv = {.ndim = xn, .sizes = xsizes, .strides = xstrides, .offset = sg_tensor_offset(x)};
             const sg_fake *f;
-            if ((st = sg_inputs_tensor(in, src, &tv, NULL, &f)))
-                break;
-            if (!case_bind_fake(cs, f)) {
-                st = sg_ctx_last_error(ctx);
-                break;
-            }
-            st = sg_tracer_input_view(p->tracer, &vals[k], name, f, sg_tensor_dtype(x), c.rg[k], of);
+            if (!(st = tensor_fake(cs, in, src, x, &f)))
+                st = sg_tracer_input_view(p->tracer, &vals[k], name, f, sg_tensor_dtype(x), c.rg[k],
+                                          shared_storage_of(&c, vals, valsb, k, x));
         } else {
             const sg_expr *e = int_input(cs, name);
             if (!e) {
