@@ -170,4 +170,26 @@ typedef struct sg__aot_meta {
 sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool keep, sg__aot_meta *meta);
 void sg__aot_meta_free(sg__aot_meta *meta);
 
+/* ---- the minimum s-t cut (mincut.c), for the partitioner ---- */
+
+/* A flow network: nodes 0 .. n-1, directed edges with capacities in
+ * 0 .. SG__FLOW_INF (SG__FLOW_INF: an edge no cut may take). */
+typedef struct sg__flow sg__flow;
+#define SG__FLOW_INF (INT64_MAX / 4)
+/* A network of nnodes nodes, no edge. Errors: SG_ELIMIT (more than
+ * 2^31 nodes), SG_ENOMEM. */
+sg_status sg__flow_new(sg_ctx *ctx, uint32_t nnodes, sg__flow **out);
+void sg__flow_free(sg__flow *f);
+/* An edge u -> v of capacity cap (edges may repeat). Errors: SG_EINVAL
+ * (a node out of range, a capacity outside 0 .. SG__FLOW_INF), SG_ELIMIT,
+ * SG_ENOMEM. */
+sg_status sg__flow_edge(sg__flow *f, uint32_t u, uint32_t v, int64_t cap);
+/* The maximum flow from s to t, which is the capacity of a minimum cut
+ * (*value), and that cut's source side (source_side[v] 1 for the nodes the
+ * residual network reaches from s, as networkx's minimum_cut gives it; may
+ * be NULL). Once per network (the flow stays in it). Errors: SG_EINVAL
+ * (s or t out of range, s == t), SG_ELIMIT (every cut takes an infinite
+ * edge: unbounded; a capacity past int64), SG_ENOMEM. */
+sg_status sg__flow_mincut(sg__flow *f, uint32_t s, uint32_t t, int64_t *value, uint8_t *source_side);
+
 #endif /* SG_AOT_PRIVATE_H */
