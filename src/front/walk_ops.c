@@ -74,8 +74,15 @@ static sg_status b_args(sg_walk *W, const sg_arg *args, size_t n, sg_arg *out, b
 static sg_status pair_results(sg_walk *W, sg_value a, sg_value b)
 {
     sg_value_kind k = sg_tracer_kind(W->t, a);
-    if (k == SG_VALUE_TENSOR)
+    if (k == SG_VALUE_TENSOR) { /* one outer tensor: its inner tensors have its sizes (nonzero's may differ) */
+        bool same = sg_tracer_kind(W->t, b) == SG_VALUE_TENSOR && sg_tracer_ndim(W->t, a) == sg_tracer_ndim(W->t, b);
+        for (size_t d = 0; same && d < sg_tracer_ndim(W->t, a); d++)
+            same = sg_tracer_size(W->t, a, d) == sg_tracer_size(W->t, b, d);
+        if (!same)
+            return sg__err(W->ctx, SG_EUNSUPPORTED, "unsupported: a TwoTensor result whose inner tensors differ in "
+                           "sizes (a data-dependent size)");
         return sg__w_set_twin(W, a, b);
+    }
     if (k == SG_VALUE_LIST && sg_tracer_kind(W->t, b) == SG_VALUE_LIST) {
         size_t n = sg_tracer_list_len(W->t, a);
         for (size_t i = 0; i < n && i < sg_tracer_list_len(W->t, b); i++)

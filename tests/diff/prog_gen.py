@@ -1874,13 +1874,15 @@ def subclass_line_left_out(two, line):
     TwoTensor out's outer sizes as they were), `.data` of a TwoTensor and
     `.data =` with one (the oracle does not run it; torch 1.13 crashes on a
     plain tensor given a TwoTensor's data), set_ with one (torch 1.13 crashes
-    on the wrapper set_ leaves), and a torch.cond reaching one (a
+    on the wrapper set_ leaves), nonzero and masked_select of one (its inner
+    results may differ in size: shapeguard refuses it, `error unsupported`;
+    TwoTensor's outer sizes are a's, and composites over them fail on b), and a torch.cond reaching one (a
     traced cond takes no TwoTensor operand, `error unsupported`)."""
     # (sizes read from a TwoTensor are ints: torch.zeros(t.shape) is plain)
     toks = set(NAME_RE.findall(re.sub(r"\b\w+\.(shape|size|stride|dim|numel)\b", "", line)))
     if not toks & two:
         return False
-    if "cond" in toks or ".data" in line or ".set_(" in line:
+    if "cond" in toks or ".data" in line or ".set_(" in line or toks & {"nonzero", "masked_select"}:
         return True
     m = re.match(r"\s*(?:[\w, ]+=(?!=))?\s*(\w+)", line)
     if re.search(r"\.\w+_\(", line) and (not m or m.group(1) not in two):
