@@ -146,13 +146,15 @@ static sg_status map_arg(sg__replay *r, const sg__garg *a, sg__garg *out)
 
 sg_status sg__graph_value_like(sg__graph *d, const sg__graph *s, uint32_t of, uint32_t *storages, uint32_t *out)
 {
-    const sg__gval *x = &s->vals[of];
+    /* copies: s may be d, whose arrays the new value may move */
+    const sg__gval xv = s->vals[of], *x = &xv;
     sg_status st;
     uint32_t v;
     if (x->kind == SG_V_TENSOR) {
         const sg__fake_tensor *t = &x->u.t;
         uint32_t *sto = &storages[t->storage];
-        const sg_expr *const *e = s->exprs + t->dims;
+        const sg_expr *e[2 * SG_MAX_DIMS];
+        memcpy(e, s->exprs + t->dims, 2 * (size_t)t->ndim * sizeof *e);
         if ((st = sg__graph_tensor(d, &v, (sg_dtype)t->dtype, t->ndim, e, e + t->ndim, t->offset, *sto)))
             return st;
         if (*sto == SG_NOVAL) {
