@@ -333,7 +333,9 @@ static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed
     return 1;
 }
 
-/* A required attribute the value did not give: derived from the outer one. */
+/* A required attribute the value did not give: derived from the outer one
+ * (laid out as it: its strides and offset too, but for double's elem,
+ * whose dim 0 is half the outer's). */
 static cli_tval *derived(const cli_tval *outer, const char *attr)
 {
     cli_tval *a = cli_xmalloc(sizeof *a);
@@ -341,8 +343,13 @@ static cli_tval *derived(const cli_tval *outer, const char *attr)
     a->name = cli_xstrndup("", 0);
     a->ndim = outer->ndim;
     memcpy(a->sizes, outer->sizes, outer->ndim * sizeof *a->sizes);
-    if (!strcmp(attr, "elem") && a->ndim)
+    if (!strcmp(attr, "elem") && a->ndim) {
         a->sizes[0] /= 2;
+    } else {
+        a->has_strides = outer->has_strides;
+        memcpy(a->strides, outer->strides, outer->ndim * sizeof *a->strides);
+        a->offset = outer->offset;
+    }
     return a;
 }
 

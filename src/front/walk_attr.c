@@ -156,7 +156,10 @@ sg_status sg__w_getattr(sg_walk *W, const sg__py *at, const wv *obj, const char 
 {
     if (obj->kind == W_TENSOR) {
         wobj *t = obj->u.t;
-        if (!own_attribute(name)) { /* none of the names below: a method */
+        if (!own_attribute(name)) { /* none of the names below: a method, or no attribute the language has */
+            const pyop *p = own_method(name) ? NULL : pyop_find(W, name);
+            if (!own_method(name) && (!p || (p->flags & SG_PYF_FUNC)))
+                return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: Tensor.%s", name);
             *out = (wv){.kind = W_METHOD, .u.method = {t, name}};
             return SG_OK;
         }
