@@ -386,8 +386,8 @@ class CaseGen:
         if SUBCLASS:  # before it runs: torch 1.13 may crash on what the language leaves out
             two = subclass_names(self.decls)
             lines = [ln for sn in self.snips for ln in sn.split("\n")]  # what ran so far, in order
-            if two and (any(subclass_line_left_out(two, line) for line in lines) or
-                        any(subclass_line_left_out(two, line) for line in code.split("\n"))):
+            if two and (any(subclass_line_left_out(two, line, self.decls) for line in lines) or
+                        any(subclass_line_left_out(two, line, self.decls) for line in code.split("\n"))):
                 return False
         try:
             exec(snip, self.ns)
@@ -1863,7 +1863,7 @@ def subclass_names(decls):
     return two
 
 
-def subclass_line_left_out(two, line):
+def subclass_line_left_out(two, line, decls=()):
     """With --subclass: does statement line use a TwoTensor as the language
     leaves it out (two: the names that are TwoTensors before it; the names
     it assigns from one are added)?  A value computed from a TwoTensor is
@@ -1876,7 +1876,10 @@ def subclass_line_left_out(two, line):
     plain tensor given a TwoTensor's data), set_ with one (torch 1.13 crashes
     on the wrapper set_ leaves), nonzero and masked_select of one (its inner
     results may differ in size: shapeguard refuses it, `error unsupported`;
-    TwoTensor's outer sizes are a's, and composites over them fail on b), and a torch.cond reaching one (a
+    TwoTensor's outer sizes are a's, and composites over them fail on b), an
+    in-place view op (t_, squeeze_ ...) on a TwoTensor other than a declared
+    input (the 1.13 oracle applies it to the wrapper, whose storage bounds
+    refuse a view with an offset: an artifact), and a torch.cond reaching one (a
     traced cond takes no TwoTensor operand, `error unsupported`)."""
     # (sizes read from a TwoTensor are ints: torch.zeros(t.shape) is plain)
     toks = set(NAME_RE.findall(re.sub(r"\b\w+\.(shape|size|stride|dim|numel)\b", "", line)))
@@ -1889,6 +1892,10 @@ def subclass_line_left_out(two, line):
         return True  # an in-place write of a plain tensor (the chain's root)
     if "out=" in line.replace(" ", ""):
         return True
+    declared = {d.split()[1] for d in decls if d.startswith("subclass ")}
+    for root in re.findall(r"(\w+)\.(?:t_|transpose_|squeeze_|unsqueeze_|as_strided_)\(", line):
+        if root in two and root not in declared:
+            return True  # an in-place view op on a TwoTensor view (the 1.13 oracle's wrapper storage refuses it)
     m = re.match(r"\s*([\w, ]+?)\s*=(?!=)\s*(.*)$", line)
     if m and "(" not in m.group(1) and "." not in m.group(1):
         for nm in m.group(1).split(","):
@@ -1900,7 +1907,7 @@ def subclass_left_out(g):
     """Does g's program use a TwoTensor as the language leaves it out
     (subclass_line_left_out)?"""
     two = subclass_names(g.decls)
-    return bool(two) and any(subclass_line_left_out(two, line) for _, line in g.body)
+    return bool(two) and any(subclass_line_left_out(two, line, g.decls) for _, line in g.body)
 
 
 def fill_case(g, rng, name, grad_items, overrides):
