@@ -1195,6 +1195,94 @@ static void test_oom(void **state)
     assert_int_equal(h.live, 0);
 }
 
+/* The block cache (util/ctx.c) that storages and tensor headers come from:
+ * a block given back is given out again for its size class without the
+ * allocator; a block beyond the classes, or beyond the cache's bytes, goes
+ * back to the allocator at once; the context's release gives back every
+ * block kept; a context with the caller's allocator keeps nothing (every
+ * call reaches the allocator, as test_oom needs). */
+static void test_block_cache(void **state)
+{
+    (void)state;
+    hook h = {0};
+    sg_allocator al = {h_malloc, h_realloc, h_free, &h};
+    sg_ctx *ctx;
+    assert_int_equal(sg_ctx_new_with_allocator(&ctx, &al), SG_OK);
+    long live = h.live, calls = h.calls;
+    /* off: each block is the allocator's, given back at once */
+    void *p = sg__malloc_cached(ctx, 100);
+    assert_non_null(p);
+    assert_int_equal(h.calls, calls + 1);
+    sg__free_cached(ctx, p);
+    assert_int_equal(h.live, live);
+    /* on: kept, and given out again for its class (97 .. 128 bytes) */
+    sg__cache_enable(ctx, true);
+    p = sg__malloc_cached(ctx, 100);
+    memset(p, 7, 100);
+    calls = h.calls;
+    sg__free_cached(ctx, p);
+    assert_int_equal(h.live, live + 1);
+    void *q = sg__malloc_cached(ctx, 128);
+    assert_ptr_equal(q, p);
+    assert_int_equal(h.calls, calls);
+    memset(q, 1, 128); /* the whole class is there */
+    void *r = sg__malloc_cached(ctx, 97); /* the class is empty now: a new block */
+    assert_ptr_not_equal(r, q);
+    assert_int_equal(h.calls, calls + 1);
+    sg__free_cached(ctx, q);
+    sg__free_cached(ctx, r);
+    sg__free_cached(ctx, NULL);
+    assert_int_equal(h.live, live + 2);
+    void *s = sg__malloc_cached(ctx, 96); /* another class: not those */
+    assert_ptr_not_equal(s, q);
+    assert_ptr_not_equal(s, r);
+    sg_free(s); /* a cached block may go to sg_free too */
+    /* beyond the classes: the allocator's at once */
+    void *big = sg__malloc_cached(ctx, SG_CACHE_CLASSES * SG_CACHE_STEP + 1);
+    assert_int_equal(h.live, live + 3);
+    sg__free_cached(ctx, big);
+    assert_int_equal(h.live, live + 2);
+    /* a block of sg__malloc (no class) and one that realloc moved to another size go back at once */
+    void *m = sg__malloc(ctx, 64);
+    sg__free_cached(ctx, m);
+    void *g = sg__malloc_cached(ctx, 64);
+    g = sg__realloc(ctx, g, 4096);
+    sg__free_cached(ctx, g);
+    assert_int_equal(h.live, live + 2);
+    /* at most SG_CACHE_BYTES kept (from empty) */
+    sg__cache_enable(ctx, false);
+    assert_int_equal(h.live, live);
+    sg__cache_enable(ctx, true);
+    enum { N = SG_CACHE_BYTES / (SG_CACHE_CLASSES * SG_CACHE_STEP) + 20 };
+    void *blocks[N];
+    for (int i = 0; i < N; i++)
+        blocks[i] = sg__malloc_cached(ctx, SG_CACHE_CLASSES * SG_CACHE_STEP);
+    for (int i = 0; i < N; i++)
+        sg__free_cached(ctx, blocks[i]);
+    assert_true(ctx->cache_bytes <= SG_CACHE_BYTES);
+    assert_int_equal(h.live, live + (long)(SG_CACHE_BYTES / (SG_CACHE_CLASSES * SG_CACHE_STEP)));
+    /* tensors: a second one of the same layout takes the first one's blocks */
+    sg__cache_enable(ctx, false);
+    sg__cache_enable(ctx, true);
+    sg__xtensor *t;
+    int64_t sz[2] = {8, 4};
+    assert_int_equal(sg__xt_new(ctx, &t, SG_FLOAT64, 2, sz), SG_OK);
+    sg__xt_unref(t);
+    calls = h.calls;
+    assert_int_equal(sg__xt_new(ctx, &t, SG_FLOAT64, 2, sz), SG_OK);
+    assert_int_equal(h.calls, calls);
+    assert_true(sg__xt_get_f(t, 31) == 0); /* zero-filled, as a new storage is */
+    sg__xt_unref(t);
+    /* turned off: what it kept goes back */
+    sg__cache_enable(ctx, false);
+    assert_int_equal(h.live, live);
+    assert_int_equal(ctx->cache_bytes, 0);
+    sg__cache_enable(ctx, true);
+    sg__free_cached(ctx, sg__malloc_cached(ctx, 40));
+    sg_ctx_free(ctx);
+    assert_int_equal(h.live, 0);
+}
+
 /* The overlap checks' two questions (src/exec/overlap.c) against brute
  * force: every position of random layouts marked in an array. Layouts of
  * up to 3 dimensions, sizes 0..4, strides 0..6, offsets 0..8 (positions
@@ -1358,6 +1446,7 @@ int main(void)
         cmocka_unit_test(test_data_flag),
         cmocka_unit_test(test_no_kernel),
         cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_block_cache),
         cmocka_unit_test(test_overlap_exact),
         cmocka_unit_test(test_direct_writes),
     };
