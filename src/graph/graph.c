@@ -178,8 +178,19 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
         return sg__err(g->ctx, SG_EINVAL, "graph: bad tensor value");
     const sg_expr *numel = g->ctx->one; /* a storage of its own: of its number of elements */
     if (storage == SG_NOVAL) {
-        for (size_t d = 0; d < ndim && numel; d++)
-            numel = sg__mul(g->ctx, numel, sizes[d]);
+        /* sizes that are small constants (every eager tensor): their product in int64, interned (the very
+           expression sg__mul makes of them) */
+        int64_t k = 1;
+        size_t d = 0;
+        for (; d < ndim; d++)
+            if (sizes[d]->op != SG_OP_INT || COEFF_IS_MPZ(sizes[d]->u.val) ||
+                __builtin_mul_overflow(k, (int64_t)sizes[d]->u.val, &k))
+                break;
+        if (d == ndim)
+            numel = sg__int_si(g->ctx, k);
+        else
+            for (d = 0; d < ndim && numel; d++)
+                numel = sg__mul(g->ctx, numel, sizes[d]);
         if (!numel)
             return sg_ctx_last_error(g->ctx);
         if (!sg__grow(g->ctx, (void **)&g->storage_numel, &g->capstorage, g->nstorages + 1, sizeof *g->storage_numel))
@@ -188,11 +199,16 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
     size_t mark = g->nexprs;
     uint32_t dims = SG_NOVAL, tail;
     sg_status s = SG_OK;
-    /* a recent layout, if equal and still there (the tracer truncates the arrays when a call fails) */
+    /* a recent layout, if equal and still there (the tracer truncates the arrays when a call fails);
+       compared pointer by pointer (a few dimensions: a call of memcmp costs more) */
     for (unsigned i = 0; i < g->nrecent && dims == SG_NOVAL; i++) {
-        const sg_expr *const *run = g->exprs ? g->exprs + g->recent[i] : NULL;
-        if (g->recent_ndim[i] == ndim && g->recent[i] + 2 * ndim <= g->nexprs &&
-            (!ndim || (!memcmp(run, sizes, ndim * sizeof *sizes) && !memcmp(run + ndim, strides, ndim * sizeof *strides))))
+        if (g->recent_ndim[i] != ndim || g->recent[i] + 2 * ndim > g->nexprs)
+            continue;
+        const sg_expr *const *run = ndim ? g->exprs + g->recent[i] : NULL;
+        size_t d = 0;
+        while (d < ndim && run[d] == sizes[d] && run[ndim + d] == strides[d])
+            d++;
+        if (d == ndim)
             dims = g->recent[i];
     }
     if (dims == SG_NOVAL) {
