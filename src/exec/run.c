@@ -74,6 +74,11 @@ void sg__xrun_free(sg__xrun *r)
     sg_free(r);
 }
 
+void sg__xrun_reserve(sg__xrun *r, size_t vals)
+{
+    (void)sg__grow(r->ctx, (void **)&r->vals, &r->capvals, vals, sizeof *r->vals);
+}
+
 void sg__xrun_release(sg__xrun *r, uint32_t v)
 {
     if (v < r->nvals)

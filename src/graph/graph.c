@@ -102,6 +102,15 @@ void sg__graph_reset(sg__graph *g)
     g->nrecent = g->recent_next = g->nlrecent = g->lrecent_next = 0;
 }
 
+void sg__graph_reserve(sg__graph *g, size_t nodes)
+{
+    if (nodes > UINT32_MAX / 4)
+        return;
+    (void)sg__grow(g->ctx, (void **)&g->vals, &g->capvals, g->nvals + nodes, sizeof *g->vals);
+    (void)sg__grow(g->ctx, (void **)&g->nodes, &g->capnodes, g->nnodes + nodes, sizeof *g->nodes);
+    (void)sg__grow(g->ctx, (void **)&g->args, &g->capargs, g->nargs + 2 * nodes, sizeof *g->args);
+}
+
 /* Room for n more entries of the array *a (count *used, capacity *cap). */
 static sg_status room(sg__graph *g, void **a, size_t *cap, size_t used, size_t n, size_t elem)
 {

@@ -501,6 +501,15 @@ static void test_graph_shared_runs(void **state)
     assert_int_not_equal(h->vals[t5].u.t.dims, h->vals[t1].u.t.dims);
     assert_ptr_equal(sg__graph_stride(h, t5, 0), one);
     assert_ptr_equal(sg__graph_stride(h, t1, 0), c4);
+    /* room reserved ahead: the tables do not move while they fill it */
+    sg__graph_reserve(h, 100);
+    assert_true(h->capvals >= h->nvals + 100 && h->capnodes >= h->nnodes + 100 && h->capargs >= h->nargs + 200);
+    const sg__gval *vals = h->vals;
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(sg__graph_tensor(h, &t5, SG_FLOAT64, 2, sz34, st34, E("0"), SG_NOVAL), SG_OK);
+    assert_ptr_equal(h->vals, vals);
+    sg__graph_reserve(h, (size_t)UINT32_MAX); /* beyond what a graph counts: nothing reserved */
+    assert_ptr_equal(h->vals, vals);
     sg__graph_free(h);
     sg_env_free(F.env);
 }
