@@ -447,10 +447,11 @@ typedef struct {
     int cond;            /* where's condition, or -1 */
 } operands;
 
-/* name == lit, the first letters compared first (most names differ there). */
+/* name == lit (lit at least one letter), the first two letters compared
+ * first (most names differ there: "other" and "out" in the second). */
 static inline bool named(const char *name, const char *lit)
 {
-    return name[0] == lit[0] && !strcmp(name, lit);
+    return name[0] == lit[0] && name[1] == lit[1] && !strcmp(name, lit);
 }
 
 static sg_status collect(sg__xcall *c, operands *o)

@@ -781,11 +781,14 @@ static sg_status load_arg(sg__xcall *c, int i, const sg__garg *ga, sg__xtensor *
     case SG_A_VALUES: {
         a->kind = SG_XA_TENSORS;
         a->n = ga->u.list.n;
+        if (!c->lists) {
+            memset(lists, 0, SG_SCHEMA_ARGS * sizeof *lists);
+            c->lists = true;
+        }
         a->ts = sg__malloc(c->ctx, (a->n ? a->n : 1) * sizeof *a->ts);
         if (!a->ts)
             return sg__nomem(c->ctx);
         lists[i] = a->ts;
-        c->lists = true;
         for (uint32_t k = 0; k < a->n; k++) {
             sg__xval x;
             if ((s = arg_value(r, g->ids[ga->u.list.off + k], &x)))
@@ -812,20 +815,21 @@ static void unset_outputs(sg__xrun *r, uint32_t v)
             unset_outputs(r, r->g->ids[gv->u.list.off + i]);
 }
 
-/* The full name of schema s ("mul.Tensor") into out, made once per
- * operator row and then copied (every node of a run asks it). */
-static void op_name(sg__xrun *r, const sg__schema *s, char *out)
+/* The full name of schema s ("mul.Tensor"), made once per operator row
+ * (every node of a run asks it) and kept by the run; made into buf where
+ * that is not possible. */
+static const char *op_name(sg__xrun *r, const sg__schema *s, char *buf)
 {
     if (s->op < SG_OP_COUNT && !r->opnames)
         r->opnames = sg__calloc(r->ctx, SG_OP_COUNT, sizeof *r->opnames); /* NULL: made each time below */
     if (s->op >= SG_OP_COUNT || !r->opnames) {
-        sg__schema_full_name(s, out);
-        return;
+        sg__schema_full_name(s, buf);
+        return buf;
     }
     char *name = r->opnames[s->op];
     if (!name[0])
         sg__schema_full_name(s, name);
-    memcpy(out, name, sizeof *r->opnames);
+    return name;
 }
 
 static sg_status run_call(sg__xrun *r, uint32_t node)
@@ -838,9 +842,9 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
     c->node = node;
     c->n = n;
     c->s = n->schema;
-    op_name(r, c->s, c->op);
+    c->op = op_name(r, c->s, c->opbuf);
     c->lists = false;
-    sg__xtensor **lists[SG_SCHEMA_ARGS] = {NULL};
+    sg__xtensor **lists[SG_SCHEMA_ARGS]; /* cleared by the first list loaded (c->lists) */
     sg_status s = SG_OK;
     sg__xkernel k = sg__xkernel_find(c->s);
     if (!k)
