@@ -326,6 +326,15 @@ static bool copy_direct(sg__xstorage *st, size_t ndim, const int64_t *sizes, con
         return false;
     size_t es = elem_bytes(st->dtype), ess[2] = {es, es};
     char *base[2] = {(char *)st->data + offset * (int64_t)es, (char *)src->st->data + src->offset * (int64_t)es};
+    if (L.nd == 2 && es == 8) { /* two loops here (a transposed matrix made contiguous), no call per row */
+        uint64_t *o = (uint64_t *)(void *)base[0];
+        const uint64_t *s = (const uint64_t *)(const void *)base[1];
+        int64_t o0 = L.st[0][0], o1 = L.st[0][1], s0 = L.st[1][0], s1 = L.st[1][1];
+        for (int64_t i = 0; i < L.size[0]; i++)
+            for (int64_t j = 0; j < L.size[1]; j++)
+                o[i * o0 + j * o1] = s[i * s0 + j * s1];
+        return true;
+    }
     run_plan(&L, base, ess, copy_row, &es);
     return true;
 }

@@ -253,10 +253,10 @@ static sg_status grow_vals(sg__xrun *r)
     if (n <= r->nvals)
         return SG_OK;
     /* doubling: an eager run grows the graph a value at a time */
-    if (!sg__grow(r->ctx, (void **)&r->vals, &r->capvals, n, sizeof *r->vals))
+    if (n > r->capvals && !sg__grow(r->ctx, (void **)&r->vals, &r->capvals, n, sizeof *r->vals))
         return sg__nomem(r->ctx);
     for (size_t i = r->nvals; i < n; i++)
-        r->vals[i] = unset;
+        r->vals[i].kind = SG_XV_UNSET; /* the kind alone: what every reader looks at first */
     r->nvals = n;
     return SG_OK;
 }

@@ -1418,6 +1418,30 @@ static void test_direct_writes(void **state)
     assert_int_equal(T(r, cl)->strides[0], 1);
     assert_int_equal(T(r, cl)->strides[1], 3);
     sg__xrun_free(r);
+    /* a transposed matrix made contiguous (float64 and int64: the copy's two loops without a call per row),
+       and a copy into a column of a wider matrix (strided rows on both sides); torch 1.13:
+       a.t().clone(memory_format=torch.contiguous_format) with a = arange(6.).view(2, 3) gives
+       [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]], strides (2, 1) */
+    ffinish(&F);
+    fstart(&F);
+    sg_arg cf = {.kind = SG_ARG_MEMORY_FORMAT, .u.memory_format = SG_CONTIGUOUS_FORMAT, .name = "memory_format"};
+    a = input(&F, "a", SG_FLOAT64, 2, s23, I6, false);
+    sg_value ai = input(&F, "ai", SG_INT64, 2, s23, I6, false);
+    int64_t s34[2] = {3, 4};
+    sg_value w = input(&F, "w", SG_FLOAT64, 2, s34, NULL, false);
+    sg_value ct = CALL(&F, "clone", AV(CALL(&F, "transpose.int", AV(a), AI("0"), AI("1"))), cf);
+    sg_value cti = CALL(&F, "clone", AV(CALL(&F, "transpose.int", AV(ai), AI("0"), AI("1"))), cf);
+    sg_value col = CALL(&F, "slice.Tensor", AV(w), AI("1"), AI("1"), AI("3"));
+    CALL(&F, "copy_", AV(col), AV(CALL(&F, "transpose.int", AV(a), AI("0"), AI("1"))));
+    r = start_run(&F);
+    if (sg__xrun_rest(r))
+        fail_msg("run: %s", sg_ctx_last_error_msg(C));
+    expect(r, ct, "[[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]");
+    expect(r, cti, "[[0, 3], [1, 4], [2, 5]]");
+    expect(r, w, "[[0.0, 0.0, 3.0, 0.0], [0.0, 1.0, 4.0, 0.0], [0.0, 2.0, 5.0, 0.0]]");
+    assert_int_equal(T(r, ct)->strides[0], 2);
+    assert_int_equal(T(r, ct)->strides[1], 1);
+    sg__xrun_free(r);
     ffinish(&F);
     sg_ctx_free(C);
     C = saved;
