@@ -1429,6 +1429,16 @@ static void test_direct_writes(void **state)
     sg_value ai = input(&F, "ai", SG_INT64, 2, s23, I6, false);
     int64_t s34[2] = {3, 4};
     sg_value w = input(&F, "w", SG_FLOAT64, 2, s34, NULL, false);
+    sg_value b3 = input(&F, "b3", SG_FLOAT64, 1, s3, (double[]){1, 2, 4}, false);
+    /* float64 results of two dimensions (the binary operators' two loops): an operand broadcast along
+       rows, and a number with a strided slice; alpha 2 goes through the rows */
+    sg_value sub = CALL(&F, "sub.Tensor", AV(a), AV(b3));
+    sg_value dv = CALL(&F, "div.Tensor", AV(a), AV(b3));
+    sg_value mb = CALL(&F, "mul.Tensor", AV(a), AV(b3));
+    sg_arg two = AF(2.0);
+    two.name = "alpha";
+    sg_value a2 = CALL(&F, "add.Tensor", AV(a), AV(b3), two);
+    sg_value sl = CALL(&F, "mul.Tensor", AV(CALL(&F, "slice.Tensor", AV(a), AI("1"), AI("0"), AI("2"))), AF(2.0));
     sg_value ct = CALL(&F, "clone", AV(CALL(&F, "transpose.int", AV(a), AI("0"), AI("1"))), cf);
     sg_value cti = CALL(&F, "clone", AV(CALL(&F, "transpose.int", AV(ai), AI("0"), AI("1"))), cf);
     sg_value col = CALL(&F, "slice.Tensor", AV(w), AI("1"), AI("1"), AI("3"));
@@ -1441,6 +1451,11 @@ static void test_direct_writes(void **state)
     expect(r, w, "[[0.0, 0.0, 3.0, 0.0], [0.0, 1.0, 4.0, 0.0], [0.0, 2.0, 5.0, 0.0]]");
     assert_int_equal(T(r, ct)->strides[0], 2);
     assert_int_equal(T(r, ct)->strides[1], 1);
+    expect(r, sub, "[[-1.0, -1.0, -2.0], [2.0, 2.0, 1.0]]");
+    expect(r, dv, "[[0.0, 0.5, 0.5], [3.0, 2.0, 1.25]]");
+    expect(r, mb, "[[0.0, 2.0, 8.0], [3.0, 8.0, 20.0]]");
+    expect(r, a2, "[[2.0, 5.0, 10.0], [5.0, 8.0, 13.0]]");
+    expect(r, sl, "[[0.0, 2.0], [6.0, 8.0]]");
     sg__xrun_free(r);
     ffinish(&F);
     sg_ctx_free(C);
