@@ -117,6 +117,8 @@ static sg_status room(sg__graph *g, void **a, size_t *cap, size_t used, size_t n
     sg_ctx *ctx = g->ctx;
     if (used + n > UINT32_MAX - 1)
         return sg__err(g->ctx, SG_ELIMIT, "graph: more than 2**32 entries");
+    if (used + n <= *cap) /* the common case (room reserved or grown before): no call */
+        return SG_OK;
     return sg__grow(ctx, a, cap, used + n, elem) ? SG_OK : sg__nomem(g->ctx);
 }
 
@@ -209,8 +211,9 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
     uint32_t dims = SG_NOVAL, tail;
     sg_status s = SG_OK;
     /* a recent layout, if equal and still there (the tracer truncates the arrays when a call fails);
-       compared pointer by pointer (a few dimensions: a call of memcmp costs more) */
-    for (unsigned i = 0; i < g->nrecent && dims == SG_NOVAL; i++) {
+       compared pointer by pointer (a few dimensions: a call of memcmp costs more), the latest first */
+    for (unsigned j = 0, i; j < g->nrecent && dims == SG_NOVAL; j++) {
+        i = (g->recent_next + SG_GRAPH_RECENT - 1 - j) % SG_GRAPH_RECENT;
         if (g->recent_ndim[i] != ndim || g->recent[i] + 2 * ndim > g->nexprs)
             continue;
         const sg_expr *const *run = ndim ? g->exprs + g->recent[i] : NULL;
