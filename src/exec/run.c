@@ -852,15 +852,17 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
     /* positional arguments first, in schema order, then keyword-only ones by name */
     bool have[SG_SCHEMA_ARGS] = {false};
     int pos = 0;
+    bool kw = false;
     for (uint32_t k2 = 0; k2 < n->nargs && !s; k2++) {
         const sg__garg *ga = &r->g->args[n->args + k2];
+        kw |= ga->kw != NULL;
         int i = ga->kw ? sg__schema_arg(c->s, ga->kw) : pos++;
         if (i < 0 || i >= c->s->nargs || have[i])
             s = sg__err(r->ctx, SG_EINTERNAL, "%s: argument %u does not fit the schema", c->op, k2);
         else if (!(s = load_arg(c, i, ga, lists)))
             have[i] = true;
     }
-    for (int i = 0; i < c->s->nargs && !s; i++)
+    for (int i = kw ? 0 : pos; i < c->s->nargs && !s; i++) /* without keywords, the first pos are given */
         if (!have[i])
             s = default_arg(c, i);
     if (!s)
