@@ -69,6 +69,28 @@ void sg__xeager_free(sg__xeager *e)
     sg_free(e);
 }
 
+/* The most operator calls sg__xeager_reserve counts: a text of many calls
+ * that one run may not make reserves no more than a few MB. */
+#define RESERVE_MAX ((size_t)1 << 15)
+
+void sg__xeager_reserve(sg__xeager *e, size_t ops)
+{
+    if (ops > RESERVE_MAX)
+        ops = RESERVE_MAX;
+    size_t n = ops + ops / 4 + 16; /* a call may record more than one node (reshape's copy: clone, view) */
+    sg__graph_reserve(e->g, n);
+    sg__xrun_reserve(e->x, e->g->nvals + n);
+    size_t m = e->g->nvals + n;
+    if (m > e->capmarks) {
+        uint32_t *marks = sg__realloc(e->ctx, e->marks, m * sizeof *marks);
+        if (marks) {
+            memset(marks + e->capmarks, 0, (m - e->capmarks) * sizeof *marks);
+            e->marks = marks;
+            e->capmarks = m;
+        }
+    }
+}
+
 sg_env *sg__xeager_env(const sg__xeager *e)
 {
     return e->env;

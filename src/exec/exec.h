@@ -128,6 +128,8 @@ typedef struct sg__xrun sg__xrun;
  * Errors: SG_ENOMEM. */
 sg_status sg__xrun_new(sg_ctx *ctx, const sg__graph *g, sg__xrun **out);
 void sg__xrun_free(sg__xrun *r);
+/* Room for vals values in the run's table (best effort, as sg__graph_reserve). */
+void sg__xrun_reserve(sg__xrun *r, size_t vals);
 
 /* Give placeholder value v its concrete value (a tensor: the run takes a
  * reference). For a tensor, each size, stride and offset of v's fake that
@@ -215,6 +217,11 @@ typedef struct sg__xeager sg__xeager;
 /* Errors: SG_ENOMEM. */
 sg_status sg__xeager_new(sg_ctx *ctx, sg__xeager **out);
 void sg__xeager_free(sg__xeager *e);
+/* Room reserved ahead for about ops operator calls (at most 2**15 counted):
+ * the graph's and the run's tables then grow without copying until they
+ * pass it. Best effort: when memory runs out nothing is reserved and
+ * nothing is reported (they grow as they go). */
+void sg__xeager_reserve(sg__xeager *e, size_t ops);
 sg_env *sg__xeager_env(const sg__xeager *e);
 sg_tracer *sg__xeager_tracer(const sg__xeager *e);
 sg_run *sg__xeager_run(const sg__xeager *e);

@@ -134,7 +134,8 @@ typedef struct sg__xcall {
     uint32_t node;
     const sg__gnode *n;
     const sg__schema *s;
-    char op[2 * SG_SCHEMA_NAME]; /* "mul.Tensor", for messages */
+    const char *op;              /* "mul.Tensor", for messages (the run's copy, or opbuf) */
+    char opbuf[2 * SG_SCHEMA_NAME];
     sg__xarg a[SG_SCHEMA_ARGS];  /* by schema position */
     int64_t ibuf[SG_SCHEMA_ARGS][SG_MAX_DIMS];
     bool lists;                  /* a list argument's array was allocated (run_call frees it) */

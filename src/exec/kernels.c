@@ -326,6 +326,15 @@ static bool copy_direct(sg__xstorage *st, size_t ndim, const int64_t *sizes, con
         return false;
     size_t es = elem_bytes(st->dtype), ess[2] = {es, es};
     char *base[2] = {(char *)st->data + offset * (int64_t)es, (char *)src->st->data + src->offset * (int64_t)es};
+    if (L.nd == 2 && es == 8) { /* two loops here (a transposed matrix made contiguous), no call per row */
+        uint64_t *o = (uint64_t *)(void *)base[0];
+        const uint64_t *s = (const uint64_t *)(const void *)base[1];
+        int64_t o0 = L.st[0][0], o1 = L.st[0][1], s0 = L.st[1][0], s1 = L.st[1][1];
+        for (int64_t i = 0; i < L.size[0]; i++)
+            for (int64_t j = 0; j < L.size[1]; j++)
+                o[i * o0 + j * o1] = s[i * s0 + j * s1];
+        return true;
+    }
     run_plan(&L, base, ess, copy_row, &es);
     return true;
 }
@@ -447,10 +456,11 @@ typedef struct {
     int cond;            /* where's condition, or -1 */
 } operands;
 
-/* name == lit, the first letters compared first (most names differ there). */
+/* name == lit (lit at least one letter), the first two letters compared
+ * first (most names differ there: "other" and "out" in the second). */
 static inline bool named(const char *name, const char *lit)
 {
-    return name[0] == lit[0] && !strcmp(name, lit);
+    return name[0] == lit[0] && name[1] == lit[1] && !strcmp(name, lit);
 }
 
 static sg_status collect(sg__xcall *c, operands *o)
@@ -728,6 +738,45 @@ static void pw_row_f64(const void *arg, int64_t n, char *const *p, const int64_t
     }
 }
 
+/* A float64 result of two dimensions (an operand broadcast along one: rows
+ * of a matrix) for the common binary operators, both loops here, without a
+ * call of pw_row_f64 per row; the same expressions as pw_row_f64 (so the
+ * same bits). False for the other operators (run_plan then). */
+static bool pw_2d_f64(const pctx *P, int n, const lplan *L, char *const *base)
+{
+    if (L->nd != 2 || n != 2)
+        return false;
+    double *o = (double *)(void *)base[0];
+    const double *a = (const double *)(const void *)base[1], *b = (const double *)(const void *)base[2];
+    int64_t n0 = L->size[0], n1 = L->size[1];
+    int64_t o0 = L->st[0][0], o1 = L->st[0][1], a0 = L->st[1][0], a1 = L->st[1][1], b0 = L->st[2][0],
+            b1 = L->st[2][1];
+#define LOOP2(expr)                                                                                                \
+    do {                                                                                                           \
+        for (int64_t i = 0; i < n0; i++)                                                                           \
+            for (int64_t j = 0; j < n1; j++) {                                                                     \
+                double x0 = a[i * a0 + j * a1], x1 = b[i * b0 + j * b1];                                           \
+                o[i * o0 + j * o1] = (expr);                                                                       \
+            }                                                                                                      \
+        return true;                                                                                               \
+    } while (0)
+    switch (P->op) {
+    case P_ADD:
+        if (P->alpha_f == 1)
+            LOOP2(x0 + x1);
+        break;
+    case P_SUB:
+        if (P->alpha_f == 1)
+            LOOP2(x0 - x1);
+        break;
+    case P_MUL: LOOP2(x0 * x1);
+    case P_DIV: LOOP2(x0 / x1);
+    default: break;
+#undef LOOP2
+    }
+    return false;
+}
+
 /* The result written straight into out where the plan allows it (see
  * "loops in memory order"): float64 operands and result, no condition;
  * bst the tensor operands' broadcast strides, x the numbers. True when
@@ -758,6 +807,8 @@ static bool pointwise_direct(const pctx *P, const operands *o, sg__xtensor *out,
     lplan L;
     if (!plan_loop(&L, out->ndim, out->sizes, o->n + 1, sts))
         return false;
+    if (pw_2d_f64(P, o->n, &L, base))
+        return true;
     pw_rows R = {.P = P, .n = o->n};
     run_plan(&L, base, es, pw_row_f64, &R);
     return true;

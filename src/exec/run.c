@@ -74,6 +74,11 @@ void sg__xrun_free(sg__xrun *r)
     sg_free(r);
 }
 
+void sg__xrun_reserve(sg__xrun *r, size_t vals)
+{
+    (void)sg__grow(r->ctx, (void **)&r->vals, &r->capvals, vals, sizeof *r->vals);
+}
+
 void sg__xrun_release(sg__xrun *r, uint32_t v)
 {
     if (v < r->nvals)
@@ -248,10 +253,10 @@ static sg_status grow_vals(sg__xrun *r)
     if (n <= r->nvals)
         return SG_OK;
     /* doubling: an eager run grows the graph a value at a time */
-    if (!sg__grow(r->ctx, (void **)&r->vals, &r->capvals, n, sizeof *r->vals))
+    if (n > r->capvals && !sg__grow(r->ctx, (void **)&r->vals, &r->capvals, n, sizeof *r->vals))
         return sg__nomem(r->ctx);
     for (size_t i = r->nvals; i < n; i++)
-        r->vals[i] = unset;
+        r->vals[i].kind = SG_XV_UNSET; /* the kind alone: what every reader looks at first */
     r->nvals = n;
     return SG_OK;
 }
@@ -776,11 +781,14 @@ static sg_status load_arg(sg__xcall *c, int i, const sg__garg *ga, sg__xtensor *
     case SG_A_VALUES: {
         a->kind = SG_XA_TENSORS;
         a->n = ga->u.list.n;
+        if (!c->lists) {
+            memset(lists, 0, SG_SCHEMA_ARGS * sizeof *lists);
+            c->lists = true;
+        }
         a->ts = sg__malloc(c->ctx, (a->n ? a->n : 1) * sizeof *a->ts);
         if (!a->ts)
             return sg__nomem(c->ctx);
         lists[i] = a->ts;
-        c->lists = true;
         for (uint32_t k = 0; k < a->n; k++) {
             sg__xval x;
             if ((s = arg_value(r, g->ids[ga->u.list.off + k], &x)))
@@ -807,20 +815,21 @@ static void unset_outputs(sg__xrun *r, uint32_t v)
             unset_outputs(r, r->g->ids[gv->u.list.off + i]);
 }
 
-/* The full name of schema s ("mul.Tensor") into out, made once per
- * operator row and then copied (every node of a run asks it). */
-static void op_name(sg__xrun *r, const sg__schema *s, char *out)
+/* The full name of schema s ("mul.Tensor"), made once per operator row
+ * (every node of a run asks it) and kept by the run; made into buf where
+ * that is not possible. */
+static const char *op_name(sg__xrun *r, const sg__schema *s, char *buf)
 {
     if (s->op < SG_OP_COUNT && !r->opnames)
         r->opnames = sg__calloc(r->ctx, SG_OP_COUNT, sizeof *r->opnames); /* NULL: made each time below */
     if (s->op >= SG_OP_COUNT || !r->opnames) {
-        sg__schema_full_name(s, out);
-        return;
+        sg__schema_full_name(s, buf);
+        return buf;
     }
     char *name = r->opnames[s->op];
     if (!name[0])
         sg__schema_full_name(s, name);
-    memcpy(out, name, sizeof *r->opnames);
+    return name;
 }
 
 static sg_status run_call(sg__xrun *r, uint32_t node)
@@ -833,9 +842,9 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
     c->node = node;
     c->n = n;
     c->s = n->schema;
-    op_name(r, c->s, c->op);
+    c->op = op_name(r, c->s, c->opbuf);
     c->lists = false;
-    sg__xtensor **lists[SG_SCHEMA_ARGS] = {NULL};
+    sg__xtensor **lists[SG_SCHEMA_ARGS]; /* cleared by the first list loaded (c->lists) */
     sg_status s = SG_OK;
     sg__xkernel k = sg__xkernel_find(c->s);
     if (!k)
@@ -843,15 +852,17 @@ static sg_status run_call(sg__xrun *r, uint32_t node)
     /* positional arguments first, in schema order, then keyword-only ones by name */
     bool have[SG_SCHEMA_ARGS] = {false};
     int pos = 0;
+    bool kw = false;
     for (uint32_t k2 = 0; k2 < n->nargs && !s; k2++) {
         const sg__garg *ga = &r->g->args[n->args + k2];
+        kw |= ga->kw != NULL;
         int i = ga->kw ? sg__schema_arg(c->s, ga->kw) : pos++;
         if (i < 0 || i >= c->s->nargs || have[i])
             s = sg__err(r->ctx, SG_EINTERNAL, "%s: argument %u does not fit the schema", c->op, k2);
         else if (!(s = load_arg(c, i, ga, lists)))
             have[i] = true;
     }
-    for (int i = 0; i < c->s->nargs && !s; i++)
+    for (int i = kw ? 0 : pos; i < c->s->nargs && !s; i++) /* without keywords, the first pos are given */
         if (!have[i])
             s = default_arg(c, i);
     if (!s)

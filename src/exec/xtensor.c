@@ -1,8 +1,11 @@
 /* exec: concrete tensors. Storages (typed flat arrays), version counters
  * and strided tensors over them, all reference counted; element access by
  * row-major index through the strides; printing as Python prints
- * t.tolist(). Every block comes from the context's allocator and is given
- * back with sg_free, so releasing needs no context. */
+ * t.tolist(). Every block comes from the context's allocator and may be
+ * given back with sg_free (sg__xver_unref, without a context); storages
+ * and tensor headers come from its block cache (sg__malloc_cached) and go
+ * back to it when their last reference goes, as every operator call makes
+ * and drops a few. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -76,7 +79,7 @@ sg_status sg__xst_new(sg_ctx *ctx, sg__xstorage **out, sg_dtype dtype, int64_t n
     size_t bytes = (numel ? (size_t)numel : 1) * elem_size(dtype);
     if (bytes > SIZE_MAX - INLINE_AT)
         return sg__err(ctx, SG_ELIMIT, "storage: %lld elements are more than memory can hold", (long long)numel);
-    sg__xstorage *s = sg__malloc(ctx, INLINE_AT + bytes);
+    sg__xstorage *s = sg__malloc_cached(ctx, INLINE_AT + bytes);
     if (!s)
         return sg__nomem(ctx);
     s->data = (char *)s + INLINE_AT;
@@ -120,7 +123,7 @@ void sg__xst_unref(sg__xstorage *s)
     s->ctx->xbytes -= storage_bytes((sg_dtype)s->dtype, s->numel);
     if (!data_inline(s))
         sg_free(s->data);
-    sg_free(s);
+    sg__free_cached(s->ctx, s);
 }
 
 sg__xversion *sg__xver_new(sg_ctx *ctx)
@@ -140,6 +143,18 @@ void sg__xver_unref(sg__xversion *v)
 {
     if (v && !--v->refs)
         sg_free(v->block ? v->block : v);
+}
+
+/* sg__xver_unref where the context is known: a tensor's block goes back to
+ * its cache. */
+static void ver_unref(sg_ctx *ctx, sg__xversion *v)
+{
+    if (v && !--v->refs) {
+        if (v->block)
+            sg__free_cached(ctx, v->block);
+        else
+            sg_free(v);
+    }
 }
 
 sg_status sg__xlayout_extent(sg_ctx *ctx, size_t ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
@@ -193,7 +208,7 @@ sg_status sg__xt_view_reaching(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st,
      * version counter (which keeps the block while views share it) */
     size_t dims = 2 * ndim * sizeof(int64_t);
     size_t vat = (sizeof(sg__xtensor) + dims + 15) / 16 * 16;
-    sg__xtensor *t = sg__malloc(ctx, ver ? sizeof *t + dims : vat + sizeof *ver);
+    sg__xtensor *t = sg__malloc_cached(ctx, ver ? sizeof *t + dims : vat + sizeof *ver);
     if (!t)
         return sg__nomem(ctx);
     if (ver) {
@@ -215,9 +230,9 @@ sg_status sg__xt_view_reaching(sg_ctx *ctx, sg__xtensor **out, sg__xstorage *st,
     t->offset = offset;
     t->sizes = t->dims;
     t->strides = t->dims + ndim;
-    if (ndim) {
-        memcpy(t->sizes, sizes, ndim * sizeof *sizes);
-        memcpy(t->strides, strides, ndim * sizeof *strides);
+    for (size_t d = 0; d < ndim; d++) { /* a few: a loop costs less than two calls of memcpy */
+        t->sizes[d] = sizes[d];
+        t->strides[d] = strides[d];
     }
     *out = t;
     return SG_OK;
@@ -284,14 +299,15 @@ void sg__xt_unref(sg__xtensor *t)
 {
     if (!t || --t->refs)
         return;
-    t->st->ctx->xbytes -= sizeof *t;
+    sg_ctx *ctx = t->st->ctx;
+    ctx->xbytes -= sizeof *t;
     if (t->sizes != t->dims) /* laid out anew with more dimensions than its block holds */
         sg_free(t->sizes);
     sg__xst_unref(t->st);
     bool own = t->ver->block == t; /* its block then goes with the counter's last reference */
-    sg__xver_unref(t->ver);
+    ver_unref(ctx, t->ver);
     if (!own)
-        sg_free(t);
+        sg__free_cached(ctx, t);
 }
 
 int64_t sg__xt_numel(const sg__xtensor *t)

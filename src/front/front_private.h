@@ -94,6 +94,10 @@ sg_status sg__py_parse(sg_ctx *ctx, sg__ast **out, const char *source, size_t le
 sg_status sg__py_parse_at(sg_ctx *ctx, sg__ast **out, const char *source, size_t len, uint32_t first_line);
 void sg__ast_free(sg__ast *a);
 const sg__py *sg__ast_module(const sg__ast *a);
+/* The operations the program's text writes (calls, unary and binary
+ * operators, subscripts, augmented assignments): about the operator calls
+ * one run through it records, a hint for the room reserved ahead. */
+size_t sg__ast_ops(const sg__ast *a);
 
 /* The AST as canonical Python: four spaces an indent, one space around
  * binary operators, parentheses exactly where precedence needs them, floats

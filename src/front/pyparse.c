@@ -22,6 +22,7 @@ struct sg__ast {
     sg_ctx *ctx; /* whose allocator */
     chunk *chunks;
     sg__py *module;
+    size_t ops; /* calls, operators, subscripts (sg__ast_ops) */
 };
 
 static void *arena(sg__ast *a, size_t n)
@@ -58,6 +59,11 @@ void sg__ast_free(sg__ast *a)
 const sg__py *sg__ast_module(const sg__ast *a)
 {
     return a->module;
+}
+
+size_t sg__ast_ops(const sg__ast *a)
+{
+    return a->ops;
 }
 
 /* ---- tokens ---- */
@@ -439,6 +445,8 @@ static sg__py *node(P *p, sg__pyk k, const tok *at)
     n->kind = (uint8_t)k;
     n->line = at->line;
     n->col = at->col;
+    p->ast->ops += k == SG_PY_CALL || k == SG_PY_BINOP || k == SG_PY_UNARY || k == SG_PY_SUBSCRIPT ||
+                   k == SG_PY_AUGASSIGN;
     return n;
 }
 

@@ -242,6 +242,7 @@ sg_status sg_walk_eager(const sg_program *p, sg_walk **out)
     W->eager = true;
     sg_status s = sg__xeager_new(p->ctx, &W->ex);
     if (!s) {
+        sg__xeager_reserve(W->ex, sg__ast_ops(p->ast));
         W->t = sg__xeager_tracer(W->ex);
         W->g = (sg__graph *)sg__tracer_graph(W->t);
     }

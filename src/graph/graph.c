@@ -102,12 +102,23 @@ void sg__graph_reset(sg__graph *g)
     g->nrecent = g->recent_next = g->nlrecent = g->lrecent_next = 0;
 }
 
+void sg__graph_reserve(sg__graph *g, size_t nodes)
+{
+    if (nodes > UINT32_MAX / 4)
+        return;
+    (void)sg__grow(g->ctx, (void **)&g->vals, &g->capvals, g->nvals + nodes, sizeof *g->vals);
+    (void)sg__grow(g->ctx, (void **)&g->nodes, &g->capnodes, g->nnodes + nodes, sizeof *g->nodes);
+    (void)sg__grow(g->ctx, (void **)&g->args, &g->capargs, g->nargs + 2 * nodes, sizeof *g->args);
+}
+
 /* Room for n more entries of the array *a (count *used, capacity *cap). */
 static sg_status room(sg__graph *g, void **a, size_t *cap, size_t used, size_t n, size_t elem)
 {
     sg_ctx *ctx = g->ctx;
     if (used + n > UINT32_MAX - 1)
         return sg__err(g->ctx, SG_ELIMIT, "graph: more than 2**32 entries");
+    if (used + n <= *cap) /* the common case (room reserved or grown before): no call */
+        return SG_OK;
     return sg__grow(ctx, a, cap, used + n, elem) ? SG_OK : sg__nomem(g->ctx);
 }
 
@@ -178,8 +189,19 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
         return sg__err(g->ctx, SG_EINVAL, "graph: bad tensor value");
     const sg_expr *numel = g->ctx->one; /* a storage of its own: of its number of elements */
     if (storage == SG_NOVAL) {
-        for (size_t d = 0; d < ndim && numel; d++)
-            numel = sg__mul(g->ctx, numel, sizes[d]);
+        /* sizes that are small constants (every eager tensor): their product in int64, interned (the very
+           expression sg__mul makes of them) */
+        int64_t k = 1;
+        size_t d = 0;
+        for (; d < ndim; d++)
+            if (sizes[d]->op != SG_OP_INT || COEFF_IS_MPZ(sizes[d]->u.val) ||
+                __builtin_mul_overflow(k, (int64_t)sizes[d]->u.val, &k))
+                break;
+        if (d == ndim)
+            numel = sg__int_si(g->ctx, k);
+        else
+            for (d = 0; d < ndim && numel; d++)
+                numel = sg__mul(g->ctx, numel, sizes[d]);
         if (!numel)
             return sg_ctx_last_error(g->ctx);
         if (!sg__grow(g->ctx, (void **)&g->storage_numel, &g->capstorage, g->nstorages + 1, sizeof *g->storage_numel))
@@ -188,11 +210,17 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
     size_t mark = g->nexprs;
     uint32_t dims = SG_NOVAL, tail;
     sg_status s = SG_OK;
-    /* a recent layout, if equal and still there (the tracer truncates the arrays when a call fails) */
-    for (unsigned i = 0; i < g->nrecent && dims == SG_NOVAL; i++) {
-        const sg_expr *const *run = g->exprs ? g->exprs + g->recent[i] : NULL;
-        if (g->recent_ndim[i] == ndim && g->recent[i] + 2 * ndim <= g->nexprs &&
-            (!ndim || (!memcmp(run, sizes, ndim * sizeof *sizes) && !memcmp(run + ndim, strides, ndim * sizeof *strides))))
+    /* a recent layout, if equal and still there (the tracer truncates the arrays when a call fails);
+       compared pointer by pointer (a few dimensions: a call of memcmp costs more), the latest first */
+    for (unsigned j = 0, i; j < g->nrecent && dims == SG_NOVAL; j++) {
+        i = (g->recent_next + SG_GRAPH_RECENT - 1 - j) % SG_GRAPH_RECENT;
+        if (g->recent_ndim[i] != ndim || g->recent[i] + 2 * ndim > g->nexprs)
+            continue;
+        const sg_expr *const *run = ndim ? g->exprs + g->recent[i] : NULL;
+        size_t d = 0;
+        while (d < ndim && run[d] == sizes[d] && run[ndim + d] == strides[d])
+            d++;
+        if (d == ndim)
             dims = g->recent[i];
     }
     if (dims == SG_NOVAL) {

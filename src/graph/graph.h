@@ -212,6 +212,11 @@ void sg__graph_free(sg__graph *g);
  * blocks and their capacity for the next graph (the subgraphs' and the
  * placeholders' names are freed). Every index into g is stale after. */
 void sg__graph_reset(sg__graph *g);
+/* Room reserved in g's tables for about nodes more nodes and their values
+ * and arguments (two a node), so that they grow without copying until
+ * then. Best effort: where memory runs out a table keeps its room, and no
+ * error is set (it grows as it goes). */
+void sg__graph_reserve(sg__graph *g, size_t nodes);
 
 /* Building. Each returns SG_OK or SG_ENOMEM (the graph then unchanged, but
  * for unused room), and gives the index of what it made. sg__graph_exprs

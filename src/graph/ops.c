@@ -2,8 +2,8 @@
  * doc/program.md's list, and those the pipeline's passes produce, as
  * PyTorch 1.13 writes their schemas: tests/diff/schemas.test compares them
  * with the schemas of the installed PyTorch), the graph layer's columns, and
- * the index of Python spellings. Parsed once per registry; each schema must
- * print back exactly as written. */
+ * the index of Python spellings. Parsed once per registry (each schema
+ * prints back exactly as written: test_graph checks it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,18 +28,50 @@ static const sg__opinfo info[] = {
 _Static_assert(NTABLE == SG_OP_COUNT, "one row per identifier");
 _Static_assert(SG_OP_COUNT < SG_OP_NONE, "identifiers fit in 16 bits");
 
-typedef struct {
-    const char *name; /* the full name, in names[] */
-    uint16_t at;      /* index into s */
-} entry;
+/* The lookups by name are open-addressed hash tables (every tracer makes a
+ * registry, so every eager run: two sorts of the table cost more than the
+ * rest of its making but the parsing): slot -> 1 + an index, 0 empty. */
+#define SLOTS 1024
+_Static_assert(SLOTS >= 2 * NTABLE && (SLOTS & (SLOTS - 1)) == 0, "the tables stay at most half full");
 
 struct sg__opreg {
     sg__schema s[NTABLE];
-    entry sorted[NTABLE]; /* by full name, for lookup */
     char names[NTABLE][2 * SG_SCHEMA_NAME];
-    sg__pyop py[NTABLE];  /* by Python spelling, for lookup */
+    uint16_t by_name[SLOTS]; /* 1 + the row of a full name */
+    sg__pyop py[NTABLE];     /* the Python spellings, in the order of their first rows */
     size_t npy;
+    uint16_t by_py[SLOTS];   /* 1 + the index into py of a spelling */
 };
+
+/* FNV-1a of name, as the tables' first slot. */
+static size_t slot_of(const char *name)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h & (SLOTS - 1);
+}
+
+/* The slot of name in the table (slots hold 1 + an index whose name is
+ * name_at(r, index)), or the empty slot where it would go. */
+static size_t probe(const sg__opreg *r, const uint16_t *table, const char *name,
+                    const char *(*name_at)(const sg__opreg *, size_t))
+{
+    size_t i = slot_of(name);
+    while (table[i] && strcmp(name_at(r, table[i] - 1u), name))
+        i = (i + 1) & (SLOTS - 1);
+    return i;
+}
+
+static const char *row_name(const sg__opreg *r, size_t i)
+{
+    return r->names[i];
+}
+
+static const char *py_name(const sg__opreg *r, size_t i)
+{
+    return r->py[i].py;
+}
 
 const sg__opinfo *sg__op_info(unsigned op)
 {
@@ -52,37 +84,27 @@ bool sg__op_bumps_version(const sg__schema *s)
     return (s->flags & SG_OPF_MUTATES) && op != SG_OP_detach_ && op != SG_OP_requires_grad_ && op != SG_OP_resize_;
 }
 
-static int pyop_cmp(const void *a, const void *b)
-{
-    return strcmp(((const sg__pyop *)a)->py, ((const sg__pyop *)b)->py);
-}
-
 /* The Python spellings: each with its overloads in the table's order. */
 static sg_status index_python(sg_ctx *ctx, sg__opreg *r)
 {
     r->npy = 0;
+    memset(r->by_py, 0, sizeof r->by_py);
     for (size_t i = 0; i < NTABLE; i++) {
         if (!info[i].py)
             continue;
-        sg__pyop *p = NULL;
-        for (size_t k = 0; k < r->npy && !p; k++)
-            if (!strcmp(r->py[k].py, info[i].py))
-                p = &r->py[k];
-        if (!p)
-            *(p = &r->py[r->npy++]) = (sg__pyop){.py = info[i].py, .flags = info[i].pyflags};
+        size_t at = probe(r, r->by_py, info[i].py, py_name);
+        if (!r->by_py[at]) {
+            r->py[r->npy] = (sg__pyop){.py = info[i].py, .flags = info[i].pyflags};
+            r->by_py[at] = (uint16_t)++r->npy;
+        }
+        sg__pyop *p = &r->py[r->by_py[at] - 1u];
         if (p->n == SG_PYOP_OVERLOADS || p->flags != info[i].pyflags)
             return sg__err(ctx, SG_EINTERNAL, "operator table: Python spelling '%s': %s", info[i].py,
                            p->n == SG_PYOP_OVERLOADS ? "too many overloads" : "overloads with other PYFLAGS");
         p->any_out |= (r->s[i].flags & SG_OPF_OUT) != 0;
         p->s[p->n++] = &r->s[i];
     }
-    qsort(r->py, r->npy, sizeof *r->py, pyop_cmp);
     return SG_OK;
-}
-
-static int entry_cmp(const void *a, const void *b)
-{
-    return strcmp(((const entry *)a)->name, ((const entry *)b)->name);
 }
 
 sg_status sg__opreg_new(sg_ctx *ctx, sg__opreg **out)
@@ -91,8 +113,9 @@ sg_status sg__opreg_new(sg_ctx *ctx, sg__opreg **out)
     sg__opreg *r = sg__malloc(ctx, sizeof *r);
     if (!r)
         return sg__nomem(ctx);
+    /* every tracer makes one (an eager run too): that each row prints back as its text is checked once,
+       by test_graph (test_every_operator_has_a_rule), not here (it took most of this function's time) */
     for (size_t i = 0; i < NTABLE; i++) {
-        char back[1024];
         sg_status st = sg__schema_parse(ctx, &r->s[i], info[i].schema);
         if (st) { /* the table is ours: a schema that does not parse is a bug */
             char why[512];
@@ -100,21 +123,19 @@ sg_status sg__opreg_new(sg_ctx *ctx, sg__opreg **out)
             sg_free(r);
             return sg__err(ctx, SG_EINTERNAL, "operator table: %s", why);
         }
-        if (sg__schema_print(&r->s[i], back, sizeof back) >= sizeof back || strcmp(back, info[i].schema)) {
-            sg_free(r);
-            return sg__err(ctx, SG_EINTERNAL, "operator table: '%s' prints back as '%s'", info[i].schema, back);
-        }
         r->s[i].op = (uint16_t)i;
         sg__schema_full_name(&r->s[i], r->names[i]);
-        r->sorted[i] = (entry){r->names[i], (uint16_t)i};
     }
-    qsort(r->sorted, NTABLE, sizeof *r->sorted, entry_cmp);
-    for (size_t i = 1; i < NTABLE; i++)
-        if (!strcmp(r->sorted[i - 1].name, r->sorted[i].name)) {
-            sg__err(ctx, SG_EINTERNAL, "operator table: '%s' twice", r->sorted[i].name);
+    memset(r->by_name, 0, sizeof r->by_name);
+    for (size_t i = 0; i < NTABLE; i++) {
+        size_t at = probe(r, r->by_name, r->names[i], row_name);
+        if (r->by_name[at]) {
+            sg__err(ctx, SG_EINTERNAL, "operator table: '%s' twice", r->names[i]);
             sg_free(r);
             return SG_EINTERNAL;
         }
+        r->by_name[at] = (uint16_t)(i + 1);
+    }
     if (index_python(ctx, r)) {
         sg_free(r);
         return SG_EINTERNAL;
@@ -130,9 +151,8 @@ void sg__opreg_free(sg__opreg *r)
 
 const sg__schema *sg__opreg_find(const sg__opreg *r, const char *full_name)
 {
-    entry key = {full_name, 0};
-    const entry *e = bsearch(&key, r->sorted, NTABLE, sizeof *r->sorted, entry_cmp);
-    return e ? &r->s[e->at] : NULL;
+    size_t at = probe(r, r->by_name, full_name, row_name);
+    return r->by_name[at] ? &r->s[r->by_name[at] - 1u] : NULL;
 }
 
 size_t sg__opreg_count(const sg__opreg *r)
@@ -153,6 +173,6 @@ const sg__schema *sg__opreg_op(const sg__opreg *r, unsigned op)
 
 const sg__pyop *sg__opreg_pyop(const sg__opreg *r, const char *name)
 {
-    sg__pyop key = {.py = name};
-    return bsearch(&key, r->py, r->npy, sizeof *r->py, pyop_cmp);
+    size_t at = probe(r, r->by_py, name, py_name);
+    return r->by_py[at] ? &r->py[r->by_py[at] - 1u] : NULL;
 }

@@ -356,8 +356,9 @@ void sg__schema_full_name(const sg__schema *s, char *buf)
 
 int sg__schema_arg(const sg__schema *s, const char *name)
 {
-    for (int i = 0; i < s->nargs; i++) /* the first letters first: most names differ there */
-        if (s->args[i].name[0] == name[0] && !strcmp(s->args[i].name, name))
+    for (int i = 0; i < s->nargs; i++) /* the first two letters first: most names differ there */
+        if (s->args[i].name[0] == name[0] &&
+            (!name[0] || (s->args[i].name[1] == name[1] && !strcmp(s->args[i].name, name))))
             return i;
     return -1;
 }

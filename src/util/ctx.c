@@ -109,7 +109,8 @@ typedef struct sg__hdr {
     void *(*realloc)(void *user, void *p, size_t size);
     void (*free)(void *user, void *p);
     void *user;
-    size_t pad; /* keeps the payload aligned as malloc's */
+    size_t cls; /* 1 + its class in the block cache (sg__malloc_cached), else 0; keeps the payload aligned
+                   as malloc's */
 } sg__hdr;
 _Static_assert(sizeof(sg__hdr) % _Alignof(max_align_t) == 0, "header breaks alignment");
 
@@ -153,6 +154,7 @@ void *sg__malloc_from(const sg_allocator *a, size_t n)
     h->realloc = a->realloc;
     h->free = a->free;
     h->user = a->user;
+    h->cls = 0;
     return h + 1;
 }
 
@@ -172,7 +174,10 @@ void *sg__realloc(sg_ctx *ctx, void *p, size_t n)
         return NULL;
     sg__hdr *h = (sg__hdr *)p - 1;
     sg__hdr *q = h->realloc(h->user, h, sizeof *h + n);
-    return q ? q + 1 : NULL;
+    if (!q)
+        return NULL;
+    q->cls = 0; /* of another size now */
+    return q + 1;
 }
 
 void sg_free(void *p)
@@ -181,6 +186,69 @@ void sg_free(void *p)
         sg__hdr *h = (sg__hdr *)p - 1;
         h->free(h->user, h);
     }
+}
+
+/* ---- the block cache ---- */
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SG_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SG_ASAN 1
+#endif
+#endif
+#ifndef SG_ASAN
+#define SG_ASAN 0
+#endif
+
+void *sg__malloc_cached(sg_ctx *ctx, size_t n)
+{
+    size_t c = n ? (n - 1) / SG_CACHE_STEP : 0; /* the class: blocks of (c + 1) * SG_CACHE_STEP bytes */
+    if (!ctx || !ctx->cache_on || c >= SG_CACHE_CLASSES)
+        return sg__malloc(ctx, n);
+    void *p = ctx->cache[c];
+    if (p) {
+        ctx->cache[c] = *(void **)p;
+        ctx->cache_bytes -= (c + 1) * SG_CACHE_STEP;
+        return p;
+    }
+    if (!(p = sg__malloc(ctx, (c + 1) * SG_CACHE_STEP)))
+        return NULL;
+    ((sg__hdr *)p - 1)->cls = c + 1;
+    return p;
+}
+
+void sg__free_cached(sg_ctx *ctx, void *p)
+{
+    if (!p)
+        return;
+    size_t cls = ((sg__hdr *)p - 1)->cls, bytes = cls * SG_CACHE_STEP;
+    if (!cls || !ctx->cache_on || ctx->cache_bytes + bytes > SG_CACHE_BYTES) {
+        sg_free(p);
+        return;
+    }
+    *(void **)p = ctx->cache[cls - 1];
+    ctx->cache[cls - 1] = p;
+    ctx->cache_bytes += bytes;
+}
+
+/* Give every block the cache holds back to its allocator. */
+static void cache_drain(sg_ctx *ctx)
+{
+    for (size_t c = 0; c < SG_CACHE_CLASSES; c++)
+        while (ctx->cache[c]) {
+            void *p = ctx->cache[c];
+            ctx->cache[c] = *(void **)p;
+            sg_free(p);
+        }
+    ctx->cache_bytes = 0;
+}
+
+void sg__cache_enable(sg_ctx *ctx, bool on)
+{
+    if (!on)
+        cache_drain(ctx);
+    ctx->cache_on = on;
 }
 
 #define SG_CHUNK_MIN ((size_t)64 * 1024)
@@ -223,10 +291,14 @@ void sg__ctx_init_base(sg_ctx *ctx)
 {
     ctx->max_terms = SG_DEFAULT_MAX_TERMS;
     ctx->max_bits = SG_DEFAULT_MAX_BITS;
+    /* a caller's allocator sees every block; so does AddressSanitizer (a block kept for reuse would hide a
+       use after free) */
+    ctx->cache_on = ctx->alloc.malloc == std_malloc && !SG_ASAN;
 }
 
 void sg__ctx_free_base(sg_ctx *ctx)
 {
+    cache_drain(ctx);
     sg__chunk *c = ctx->chunks;
     while (c) {
         sg__chunk *n = c->next;

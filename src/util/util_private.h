@@ -37,6 +37,11 @@ typedef struct sg__chunk {
 #define SG_SMALL_MAX 1023
 #define SG_DEFAULT_MAX_TERMS ((size_t)1 << 20)
 #define SG_DEFAULT_MAX_BITS ((size_t)1 << 24)
+/* The block cache (sg__malloc_cached): classes of SG_CACHE_STEP bytes up to
+ * SG_CACHE_CLASSES * SG_CACHE_STEP, and at most SG_CACHE_BYTES kept. */
+#define SG_CACHE_STEP 32
+#define SG_CACHE_CLASSES 32
+#define SG_CACHE_BYTES ((size_t)128 * 1024)
 
 struct sg_ctx {
     /* util: the allocator, the arena, the error, the limits */
@@ -64,6 +69,12 @@ struct sg_ctx {
     /* exec: bytes of tensor memory live now (storages with their elements,
        tensors) and the most live since the last reset (sg__xmem) */
     size_t xbytes, xpeak;
+    /* util: small blocks given back to sg__free_cached, kept for the next
+       sg__malloc_cached of their class (a list per class, linked through
+       each block's first word); only with the C library's allocator */
+    bool cache_on;
+    void *cache[SG_CACHE_CLASSES];
+    size_t cache_bytes; /* the bytes the lists hold (at most SG_CACHE_BYTES) */
 };
 
 /* The util part of a new context (zeroed, default limits), and its release
@@ -84,6 +95,23 @@ void *sg__calloc(sg_ctx *ctx, size_t k, size_t n);
 void *sg__realloc(sg_ctx *ctx, void *p, size_t n);
 /* sg__malloc from a given allocator (for the context itself). */
 void *sg__malloc_from(const sg_allocator *a, size_t n);
+/* Blocks made and given back at a high rate (the exec layer's tensors and
+ * storages, a few per operator call): sg__malloc_cached gives a block of at
+ * least n bytes, reusing one that sg__free_cached gave back to ctx when its
+ * size class (n rounded up to SG_CACHE_STEP bytes) has one; sg__free_cached
+ * keeps a block of a class while the cache holds less than SG_CACHE_BYTES,
+ * and gives it to sg_free otherwise. The context's release gives every kept
+ * block back to its allocator. A context with the caller's allocator
+ * (sg_ctx_new_with_allocator) keeps nothing: each call goes to the
+ * allocator, as sg__malloc and sg_free do. p must come from
+ * sg__malloc_cached or sg__malloc of the same ctx (or be NULL); a block of
+ * sg__malloc_cached may also go to sg_free. NULL when memory runs out (the
+ * context's error not set, as sg__malloc). */
+void *sg__malloc_cached(sg_ctx *ctx, size_t n);
+void sg__free_cached(sg_ctx *ctx, void *p);
+/* The cache of ctx on or off (sg_ctx_new: on; with the caller's allocator:
+ * off); turning it off gives back what it holds. For tests. */
+void sg__cache_enable(sg_ctx *ctx, bool on);
 
 void *sg__arena_alloc(sg_ctx *ctx, size_t size);
 char *sg__arena_strdup(sg_ctx *ctx, const char *s, size_t len);

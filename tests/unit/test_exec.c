@@ -1195,6 +1195,94 @@ static void test_oom(void **state)
     assert_int_equal(h.live, 0);
 }
 
+/* The block cache (util/ctx.c) that storages and tensor headers come from:
+ * a block given back is given out again for its size class without the
+ * allocator; a block beyond the classes, or beyond the cache's bytes, goes
+ * back to the allocator at once; the context's release gives back every
+ * block kept; a context with the caller's allocator keeps nothing (every
+ * call reaches the allocator, as test_oom needs). */
+static void test_block_cache(void **state)
+{
+    (void)state;
+    hook h = {0};
+    sg_allocator al = {h_malloc, h_realloc, h_free, &h};
+    sg_ctx *ctx;
+    assert_int_equal(sg_ctx_new_with_allocator(&ctx, &al), SG_OK);
+    long live = h.live, calls = h.calls;
+    /* off: each block is the allocator's, given back at once */
+    void *p = sg__malloc_cached(ctx, 100);
+    assert_non_null(p);
+    assert_int_equal(h.calls, calls + 1);
+    sg__free_cached(ctx, p);
+    assert_int_equal(h.live, live);
+    /* on: kept, and given out again for its class (97 .. 128 bytes) */
+    sg__cache_enable(ctx, true);
+    p = sg__malloc_cached(ctx, 100);
+    memset(p, 7, 100);
+    calls = h.calls;
+    sg__free_cached(ctx, p);
+    assert_int_equal(h.live, live + 1);
+    void *q = sg__malloc_cached(ctx, 128);
+    assert_ptr_equal(q, p);
+    assert_int_equal(h.calls, calls);
+    memset(q, 1, 128); /* the whole class is there */
+    void *r = sg__malloc_cached(ctx, 97); /* the class is empty now: a new block */
+    assert_ptr_not_equal(r, q);
+    assert_int_equal(h.calls, calls + 1);
+    sg__free_cached(ctx, q);
+    sg__free_cached(ctx, r);
+    sg__free_cached(ctx, NULL);
+    assert_int_equal(h.live, live + 2);
+    void *s = sg__malloc_cached(ctx, 96); /* another class: not those */
+    assert_ptr_not_equal(s, q);
+    assert_ptr_not_equal(s, r);
+    sg_free(s); /* a cached block may go to sg_free too */
+    /* beyond the classes: the allocator's at once */
+    void *big = sg__malloc_cached(ctx, SG_CACHE_CLASSES * SG_CACHE_STEP + 1);
+    assert_int_equal(h.live, live + 3);
+    sg__free_cached(ctx, big);
+    assert_int_equal(h.live, live + 2);
+    /* a block of sg__malloc (no class) and one that realloc moved to another size go back at once */
+    void *m = sg__malloc(ctx, 64);
+    sg__free_cached(ctx, m);
+    void *g = sg__malloc_cached(ctx, 64);
+    g = sg__realloc(ctx, g, 4096);
+    sg__free_cached(ctx, g);
+    assert_int_equal(h.live, live + 2);
+    /* at most SG_CACHE_BYTES kept (from empty) */
+    sg__cache_enable(ctx, false);
+    assert_int_equal(h.live, live);
+    sg__cache_enable(ctx, true);
+    enum { N = SG_CACHE_BYTES / (SG_CACHE_CLASSES * SG_CACHE_STEP) + 20 };
+    void *blocks[N];
+    for (int i = 0; i < N; i++)
+        blocks[i] = sg__malloc_cached(ctx, SG_CACHE_CLASSES * SG_CACHE_STEP);
+    for (int i = 0; i < N; i++)
+        sg__free_cached(ctx, blocks[i]);
+    assert_true(ctx->cache_bytes <= SG_CACHE_BYTES);
+    assert_int_equal(h.live, live + (long)(SG_CACHE_BYTES / (SG_CACHE_CLASSES * SG_CACHE_STEP)));
+    /* tensors: a second one of the same layout takes the first one's blocks */
+    sg__cache_enable(ctx, false);
+    sg__cache_enable(ctx, true);
+    sg__xtensor *t;
+    int64_t sz[2] = {8, 4};
+    assert_int_equal(sg__xt_new(ctx, &t, SG_FLOAT64, 2, sz), SG_OK);
+    sg__xt_unref(t);
+    calls = h.calls;
+    assert_int_equal(sg__xt_new(ctx, &t, SG_FLOAT64, 2, sz), SG_OK);
+    assert_int_equal(h.calls, calls);
+    assert_true(sg__xt_get_f(t, 31) == 0); /* zero-filled, as a new storage is */
+    sg__xt_unref(t);
+    /* turned off: what it kept goes back */
+    sg__cache_enable(ctx, false);
+    assert_int_equal(h.live, live);
+    assert_int_equal(ctx->cache_bytes, 0);
+    sg__cache_enable(ctx, true);
+    sg__free_cached(ctx, sg__malloc_cached(ctx, 40));
+    sg_ctx_free(ctx);
+    assert_int_equal(h.live, 0);
+}
+
 /* The overlap checks' two questions (src/exec/overlap.c) against brute
  * force: every position of random layouts marked in an array. Layouts of
  * up to 3 dimensions, sizes 0..4, strides 0..6, offsets 0..8 (positions
@@ -1330,6 +1418,45 @@ static void test_direct_writes(void **state)
     assert_int_equal(T(r, cl)->strides[0], 1);
     assert_int_equal(T(r, cl)->strides[1], 3);
     sg__xrun_free(r);
+    /* a transposed matrix made contiguous (float64 and int64: the copy's two loops without a call per row),
+       and a copy into a column of a wider matrix (strided rows on both sides); torch 1.13:
+       a.t().clone(memory_format=torch.contiguous_format) with a = arange(6.).view(2, 3) gives
+       [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]], strides (2, 1) */
+    ffinish(&F);
+    fstart(&F);
+    sg_arg cf = {.kind = SG_ARG_MEMORY_FORMAT, .u.memory_format = SG_CONTIGUOUS_FORMAT, .name = "memory_format"};
+    a = input(&F, "a", SG_FLOAT64, 2, s23, I6, false);
+    sg_value ai = input(&F, "ai", SG_INT64, 2, s23, I6, false);
+    int64_t s34[2] = {3, 4};
+    sg_value w = input(&F, "w", SG_FLOAT64, 2, s34, NULL, false);
+    sg_value b3 = input(&F, "b3", SG_FLOAT64, 1, s3, (double[]){1, 2, 4}, false);
+    /* float64 results of two dimensions (the binary operators' two loops): an operand broadcast along
+       rows, and a number with a strided slice; alpha 2 goes through the rows */
+    sg_value sub = CALL(&F, "sub.Tensor", AV(a), AV(b3));
+    sg_value dv = CALL(&F, "div.Tensor", AV(a), AV(b3));
+    sg_value mb = CALL(&F, "mul.Tensor", AV(a), AV(b3));
+    sg_arg two = AF(2.0);
+    two.name = "alpha";
+    sg_value a2 = CALL(&F, "add.Tensor", AV(a), AV(b3), two);
+    sg_value sl = CALL(&F, "mul.Tensor", AV(CALL(&F, "slice.Tensor", AV(a), AI("1"), AI("0"), AI("2"))), AF(2.0));
+    sg_value ct = CALL(&F, "clone", AV(CALL(&F, "transpose.int", AV(a), AI("0"), AI("1"))), cf);
+    sg_value cti = CALL(&F, "clone", AV(CALL(&F, "transpose.int", AV(ai), AI("0"), AI("1"))), cf);
+    sg_value col = CALL(&F, "slice.Tensor", AV(w), AI("1"), AI("1"), AI("3"));
+    CALL(&F, "copy_", AV(col), AV(CALL(&F, "transpose.int", AV(a), AI("0"), AI("1"))));
+    r = start_run(&F);
+    if (sg__xrun_rest(r))
+        fail_msg("run: %s", sg_ctx_last_error_msg(C));
+    expect(r, ct, "[[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]");
+    expect(r, cti, "[[0, 3], [1, 4], [2, 5]]");
+    expect(r, w, "[[0.0, 0.0, 3.0, 0.0], [0.0, 1.0, 4.0, 0.0], [0.0, 2.0, 5.0, 0.0]]");
+    assert_int_equal(T(r, ct)->strides[0], 2);
+    assert_int_equal(T(r, ct)->strides[1], 1);
+    expect(r, sub, "[[-1.0, -1.0, -2.0], [2.0, 2.0, 1.0]]");
+    expect(r, dv, "[[0.0, 0.5, 0.5], [3.0, 2.0, 1.25]]");
+    expect(r, mb, "[[0.0, 2.0, 8.0], [3.0, 8.0, 20.0]]");
+    expect(r, a2, "[[2.0, 5.0, 10.0], [5.0, 8.0, 13.0]]");
+    expect(r, sl, "[[0.0, 2.0], [6.0, 8.0]]");
+    sg__xrun_free(r);
     ffinish(&F);
     sg_ctx_free(C);
     C = saved;
@@ -1358,6 +1485,7 @@ int main(void)
         cmocka_unit_test(test_data_flag),
         cmocka_unit_test(test_no_kernel),
         cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_block_cache),
         cmocka_unit_test(test_overlap_exact),
         cmocka_unit_test(test_direct_writes),
     };

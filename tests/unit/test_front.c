@@ -165,6 +165,13 @@ static void test_limits(void **state)
     sg__ast *a;
     assert_int_equal(sg__py_parse(C, &a, "", 0), SG_OK); /* an empty program is one */
     assert_int_equal(sg__ast_module(a)->nkids, 0);
+    assert_int_equal(sg__ast_ops(a), 0);
+    sg__ast_free(a);
+    /* the operations the text writes (the eager run's hint for room reserved ahead): the call x.sin(),
+       the binary +, the subscript x[0], the augmented assignment, the unary -, and f(y) */
+    const char *src = "def f(x):\n    y = x.sin() + x[0]\n    y += 1\n    return -y\nz = f(2)\n";
+    assert_int_equal(sg__py_parse(C, &a, src, strlen(src)), SG_OK);
+    assert_int_equal(sg__ast_ops(a), 6);
     sg__ast_free(a);
 }
 

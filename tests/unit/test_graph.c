@@ -59,7 +59,8 @@ static void test_registry_lookup(void **state)
 
 /* Every row of the operator table has a shape rule or a composite (the
  * rows only the passes record too: copy, zero, fill); a row whose rule is
- * missing fails here. */
+ * missing fails here. Each row's schema, as the registry parsed it, prints
+ * back as the table's text (sg__opreg_new no longer checks it each time). */
 static void test_every_operator_has_a_rule(void **state)
 {
     (void)state;
@@ -68,6 +69,9 @@ static void test_every_operator_has_a_rule(void **state)
         const sg__opinfo *o = sg__op_info(s->op);
         assert_int_equal(s->op, i);
         assert_non_null(o);
+        char back[1024];
+        assert_true(sg__schema_print(s, back, sizeof back) < sizeof back);
+        assert_string_equal(back, o->schema);
         if (!o->rule && !o->composite)
             fail_msg("operator %s has no shape rule", s->name);
         if (o->rule && o->composite)
@@ -478,6 +482,38 @@ static void test_graph_shared_runs(void **state)
     assert_string_equal(h->vals[v].name, "");
     assert_int_equal(sg__graph_placeholder(h, v, name), SG_OK);
     assert_string_equal(h->vals[v].name, name);
+    /* a new storage's element count: the product of the sizes, the same interned expression whether
+       the sizes are small constants (int64 product), symbols, or constants whose product passes int64
+       (checked against sg_expr_mul) */
+    const sg_expr *c3 = E("3"), *c4 = E("4"), *one = E("1"), *big = E("4294967296"), *s = E("s7");
+    const sg_expr *sz34[2] = {c3, c4}, *st34[2] = {c4, one}, *szs[2] = {s, c3}, *sts[2] = {c3, one};
+    const sg_expr *szb[3] = {big, big, c3}, *stb[3] = {one, one, one};
+    uint32_t t1, t2, t3, t4, t5;
+    assert_int_equal(sg__graph_tensor(h, &t1, SG_FLOAT64, 2, sz34, st34, E("0"), SG_NOVAL), SG_OK);
+    assert_ptr_equal(sg__graph_storage_numel(h, h->vals[t1].u.t.storage), E("12"));
+    assert_int_equal(sg__graph_tensor(h, &t2, SG_FLOAT64, 2, szs, sts, E("0"), SG_NOVAL), SG_OK);
+    assert_ptr_equal(sg__graph_storage_numel(h, h->vals[t2].u.t.storage), E("3*s7"));
+    assert_int_equal(sg__graph_tensor(h, &t3, SG_FLOAT64, 3, szb, stb, E("0"), SG_NOVAL), SG_OK);
+    assert_ptr_equal(sg__graph_storage_numel(h, h->vals[t3].u.t.storage), E("55340232221128654848"));
+    assert_int_equal(sg__graph_tensor(h, &t4, SG_FLOAT64, 0, NULL, NULL, E("0"), SG_NOVAL), SG_OK);
+    assert_ptr_equal(sg__graph_storage_numel(h, h->vals[t4].u.t.storage), one);
+    /* an equal layout shares the run of a recent one; a layout equal in its sizes only does not */
+    assert_int_equal(sg__graph_tensor(h, &t5, SG_FLOAT64, 2, sz34, st34, E("0"), SG_NOVAL), SG_OK);
+    assert_int_equal(h->vals[t5].u.t.dims, h->vals[t1].u.t.dims);
+    const sg_expr *st34t[2] = {one, c3};
+    assert_int_equal(sg__graph_tensor(h, &t5, SG_FLOAT64, 2, sz34, st34t, E("0"), SG_NOVAL), SG_OK);
+    assert_int_not_equal(h->vals[t5].u.t.dims, h->vals[t1].u.t.dims);
+    assert_ptr_equal(sg__graph_stride(h, t5, 0), one);
+    assert_ptr_equal(sg__graph_stride(h, t1, 0), c4);
+    /* room reserved ahead: the tables do not move while they fill it */
+    sg__graph_reserve(h, 100);
+    assert_true(h->capvals >= h->nvals + 100 && h->capnodes >= h->nnodes + 100 && h->capargs >= h->nargs + 200);
+    const sg__gval *vals = h->vals;
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(sg__graph_tensor(h, &t5, SG_FLOAT64, 2, sz34, st34, E("0"), SG_NOVAL), SG_OK);
+    assert_ptr_equal(h->vals, vals);
+    sg__graph_reserve(h, (size_t)UINT32_MAX); /* beyond what a graph counts: nothing reserved */
+    assert_ptr_equal(h->vals, vals);
     sg__graph_free(h);
     sg_env_free(F.env);
 }
