@@ -147,6 +147,12 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
 {
     if (element(z, v))
         return sg__aot_unbind_element(z->dst, z->src, z->v[v].vnode, z->v[v].elem, p, out);
+    if (z->v[v].vnode != SG_NOVAL && z->src->nodes[z->v[v].vnode].schema->op == SG_OP__unsafe_view) {
+        /* over a contiguous copy: p (a functional value) may be laid out otherwise */
+        sg__garg c[2] = {{.kind = SG_A_VALUE, .u.v = p},
+                         {.kind = SG_A_MEMFMT, .kw = "memory_format", .u.dtype = SG_CONTIGUOUS_FORMAT}};
+        CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_clone), c, 2, 0, NULL, &p));
+    }
     if (z->v[v].vnode != SG_NOVAL)
         return replay_view(z, r, z->v[v].vnode, p, out);
     sg__garg a[4];
@@ -591,7 +597,11 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         }
         return write(z, r, node, nd, args);
     }
-    bool view = (sch->flags & SG_OPF_VIEW) && nd->nargs && z->src->args[nd->args].kind == SG_A_VALUE;
+    /* _unsafe_view (reshape's copy viewed) is no view for PyTorch, but its value shares the
+       copy's storage here: a link of the copy's chain, or a write through one of them would not
+       reach the other (an as_strided of it, written, then it returned) */
+    bool view = ((sch->flags & SG_OPF_VIEW) || sch->op == SG_OP__unsafe_view) && nd->nargs &&
+                z->src->args[nd->args].kind == SG_A_VALUE;
     uint32_t parent = view ? z->src->args[nd->args].u.v : SG_NOVAL, v;
     if (view && is_asstrided(nd) && is_tensor(z->src, nd->out) &&
         (parent = strided_parent(z, nd->out, parent)) != z->src->args[nd->args].u.v) {
