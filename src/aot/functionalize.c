@@ -26,6 +26,8 @@
 #include <string.h>
 
 #include "aot/aot_private.h"
+#include "exec/exec_private.h"
+#include "expr/expr_private.h"
 #include "graph/ops.h"
 
 typedef struct fval {
@@ -90,6 +92,38 @@ static fstore *store_of(fz *z, uint32_t v)
 static bool is_asstrided(const sg__gnode *nd)
 {
     return nd->kind == SG_N_CALL && (nd->schema->op == SG_OP_as_strided || nd->schema->op == SG_OP_as_strided_);
+}
+
+/* Does src tensor value v, laid out as the hints of its sizes, strides and
+ * offset say, reach a storage position twice (*out)? A write carried back
+ * into such a layout by a scatter (or the epilogue's copy_) would write
+ * that position twice, in the kernel's order. No hint: no. Errors: those
+ * of sg__xlayout_repeats but SG_ELIMIT (no). */
+static sg_status overlaps_itself(const fz *z, uint32_t v, bool *out)
+{
+    const sg__graph *src = z->src;
+    const sg__fake_tensor *t = &src->vals[v].u.t;
+    sg__xlayout l = {.ndim = t->ndim};
+    *out = false;
+    for (uint32_t d = 0; d <= 2 * t->ndim; d++) {
+        const sg_expr *e = d == 2 * t->ndim ? t->offset : d < t->ndim ? sg__graph_size(src, v, d)
+                                                                      : sg__graph_stride(src, v, d - t->ndim), *h;
+        if (sg_env_hint(src->env, &h, e) || h->op != SG_OP_INT || !fmpz_fits_si(&h->u.val))
+            return SG_OK;
+        int64_t x = fmpz_get_si(&h->u.val);
+        if (d == 2 * t->ndim)
+            l.offset = x;
+        else if (d < t->ndim)
+            l.sizes[d] = x;
+        else
+            l.strides[d - t->ndim] = x;
+    }
+    sg_status s = sg__xlayout_repeats(z->dst->ctx, &l, out);
+    if (s == SG_ELIMIT) { /* (a layout beyond int64 at its hints: no question of positions here) */
+        *out = false;
+        return SG_OK;
+    }
+    return s;
 }
 
 /* The synthetic base of storage st: a placeholder of dst, one dimension
@@ -321,11 +355,19 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
                link, the repeats would not say which one was written (below: by positions) */
             repeats |= c != self && (vn->schema->op == SG_OP_expand || is_asstrided(vn));
             hidden |= (vn->flags & SG_NODE_DATA) != 0; /* through x.data: autograd does not see it */
-        } else if (c != self) { /* an input on a synthetic base: the same where its layout repeats (stride 0) */
+        } else if (c != self) { /* an input on a synthetic base: the same where its layout repeats (stride 0,
+                                   or strides that meet at its hints: [2, 2] at strides [2, 2]) */
             const sg__fake_tensor *t = &z->src->vals[c].u.t;
             for (uint32_t d = 0; d < t->ndim; d++)
                 repeats |= sg__graph_stride(z->src, c, d) == z->dst->ctx->zero &&
                            sg__graph_size(z->src, c, d) != z->dst->ctx->one;
+            bool meet = false;
+            if (!repeats) {
+                sg_status st = overlaps_itself(z, c, &meet);
+                if (st)
+                    return st;
+            }
+            repeats |= meet;
         }
         last = c;
         n++;
@@ -1111,6 +1153,12 @@ static sg_status plan_synthetic(fz *z)
         bool repeats = false; /* an input laid out with a stride 0: a copy_ into it would write positions twice */
         for (uint32_t d = 0; d < src->vals[ph].u.t.ndim; d++)
             repeats |= sg__graph_stride(src, ph, d) == z->dst->ctx->zero && sg__graph_size(src, ph, d) != z->dst->ctx->one;
+        if (!repeats && st->written) { /* or strides that meet (at its hints; a call whose input
+                                            does not goes the same way, only longer) */
+            bool meet;
+            CHAIN(overlaps_itself(z, ph, &meet));
+            repeats = meet;
+        }
         st->strided |= repeats;
         if (!st->written || (st->inputs < 2 && !st->strided))
             continue;
