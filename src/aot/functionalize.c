@@ -436,12 +436,31 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
     return st;
 }
 
+/* Is dst value f (self's sizes) laid out as src value self is (the strides
+ * of its dimensions of size other than 1)? */
+static bool laid_out_as(const fz *z, uint32_t f, uint32_t self)
+{
+    const sg__fake_tensor *t = &z->src->vals[self].u.t;
+    if (z->dst->vals[f].u.t.ndim != t->ndim)
+        return false;
+    for (uint32_t d = 0; d < t->ndim; d++)
+        if (sg__graph_size(z->src, self, d) != z->dst->ctx->one &&
+            sg__graph_stride(z->dst, f, d) != sg__graph_stride(z->src, self, d))
+            return false;
+    return true;
+}
+
 /* Call node writes f into self (in place or out=): f converted to self's
- * dtype as the kernel writes it, stored; the call's value is self's next
- * version, the same link of the same chain. */
+ * dtype as the kernel writes it, and for out= laid out as self is (the
+ * functional row lays its result out from its operands, of which out is
+ * none: sub(t0.t(), t3, out=t3) gives t3's values in t0's order, where a
+ * later t3.view must see t3's; an in-place row follows self, its first
+ * operand), stored; the call's value is self's next version, the same link
+ * of the same chain. */
 static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd, uint32_t self, uint32_t f)
 {
-    if (z->dst->vals[f].u.t.dtype != z->src->vals[self].u.t.dtype) {
+    if (z->dst->vals[f].u.t.dtype != z->src->vals[self].u.t.dtype ||
+        ((nd->schema->flags & SG_OPF_OUT) && !laid_out_as(z, f, self))) {
         uint32_t now;
         CHAIN(current(z, r, self, &now));
         sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = now}, {.kind = SG_A_VALUE, .u.v = f}};
