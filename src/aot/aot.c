@@ -489,8 +489,19 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
             s = sg__xrun_rest(ex);
     }
     /* metadata and storage mutations: the caller's tensor takes the storage
-       and layout its object ended with (another input's storage, or one the
-       graph made, as the functional graph's value of it lays it out) */
+       and layout its object ended with (another input's storage as the
+       caller gave it, before that input moved to another in this loop: c.data
+       = a; a.set_(t), or one the graph made, as the functional graph's value
+       of it lays it out) */
+    sg__xstorage **given = s ? NULL : sg__calloc(ctx, m->nin ? m->nin : 1, sizeof *given);
+    if (!s && !given)
+        s = sg__nomem(ctx);
+    for (uint32_t i = 0; i < m->nin && !s; i++)
+        if (m->in[i].storage && m->in[i].onto != SG_NOVAL && !given[m->in[i].onto]) {
+            uint32_t j = m->in[i].onto;
+            given[j] = sg__xrun_value(rx, m->in[j].ph)->u.t->st;
+            given[j]->refs++; /* (kept alive while j moves to another storage) */
+        }
     for (uint32_t i = 0; i < m->nin && !s; i++) {
         const sg__aot_input *in = &m->in[i];
         sg__xtensor *x = in->metadata ? sg__xrun_value(rx, in->ph)->u.t : NULL;
@@ -507,9 +518,13 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
             continue;
         }
         if (in->storage)
-            sg__xt_set_storage(x, sg__xrun_value(rx, m->in[in->onto].ph)->u.t->st);
+            sg__xt_set_storage(x, given[in->onto]);
         s = restride(ctx, a->src, in->final, fx, x);
     }
+    for (uint32_t i = 0; given && i < m->nin; i++)
+        if (given[i])
+            sg__xst_unref(given[i]);
+    sg_free(given);
     /* what r reports: each input object's last version is the caller's tensor; the outputs */
     for (uint32_t i = 0; i < m->nin && !s; i++)
         if (m->in[i].tensor && m->in[i].final != m->in[i].ph)
