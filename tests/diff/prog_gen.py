@@ -189,6 +189,7 @@ class CaseGen:
         self.errored = None
         self.case = None
         self.dd_if = None     # the first `if` on a data-dependent value: "i", "f" or "b" (its kind)
+        self.dd_if_at = None  # its index in body
         self.dd_kind = None
         self.no_layout = set()  # names without a layouts item (note_empty_layout)
         self.view_written = set()  # names whose storage was written (SKIPPED view_write_as_strided)
@@ -1774,6 +1775,7 @@ class CaseGen:
         self.body.append((1, "if %s:" % cond))
         if dd and not self.dd_if:
             self.dd_if = self.dd_kind  # the first one stops the trace
+            self.dd_if_at = len(self.body) - 1  # (its index in the body, just appended)
         self.body += branches[True][0]
         if has_else:
             self.body.append((1, "else:"))
@@ -1982,12 +1984,24 @@ KNOWN_BUGS = False
 AOT_FIXED = True
 
 
+def dd_if_line(g):
+    """The line of the program (its `def` line 1) of g's first `if` on a
+    data-dependent value (0: none)."""
+    if not g.dd_if or g.dd_if_at is None:
+        return 0
+    # program_text: the def, then each body entry's lines
+    return 2 + sum(len(code.split("\n")) for _, code in g.body[:g.dd_if_at])
+
+
 def capture_lines(g, case, items, res0, res1):
     """The trace, run and layouts expectations of a case whose eager results
     (seeds 0 and 1) are res0 and res1."""
-    if g.dd_if:
-        # an `if` on a data-dependent value runs (before anything that fails:
-        # an error ends the body): the trace stops there
+    # an `if` on a data-dependent value runs: the trace stops there, unless
+    # the seed-0 run failed before it (an error in a branch before it: seed
+    # 6048's narrow out of range inside an `if` on a size, then a later `if`
+    # on nonzero's size): then the trace fails as eager does, below
+    failed_before = res0.startswith("error") and 0 < prog_torch.LAST_ERROR_LINE[0] < dd_if_line(g)
+    if g.dd_if and not failed_before:
         return ["trace => error data-dependent"]
     if res0.startswith("error"):
         # A shape error is a question about sizes that the trace answers at
