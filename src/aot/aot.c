@@ -63,11 +63,14 @@ static sg_status restrided(sg__graph *e, const sg__graph *src, uint32_t v, uint3
 }
 
 /* The view calls that make src value v from the input object at the root
- * of its chain, outermost first, as the values they give into *chain (a
- * block the caller frees), *n of them; in-place and out= writes and
- * autograd-only calls on the way are the same link, a set_ goes on from its
- * source. Errors: SG_EUNSUPPORTED (v is not such a chain), SG_ENOMEM. */
-static sg_status view_chain(sg_ctx *ctx, const sg__graph *src, uint32_t v, uint32_t **chain, uint32_t *n)
+ * of its chain (its placeholder into *root), outermost first, as the
+ * values they give into *chain (a block the caller frees), *n of them;
+ * in-place and out= writes and autograd-only calls on the way are the same
+ * link, a set_ goes on from its source (so the root may be another input
+ * than the one whose object v is). Errors: SG_EUNSUPPORTED (v is not such
+ * a chain), SG_ENOMEM. */
+static sg_status view_chain(sg_ctx *ctx, const sg__graph *src, uint32_t v, uint32_t **chain, uint32_t *n,
+                            uint32_t *root)
 {
     *chain = NULL;
     *n = 0;
@@ -76,8 +79,10 @@ static sg_status view_chain(sg_ctx *ctx, const sg__graph *src, uint32_t v, uint3
         for (uint32_t u = v;;) {
             uint32_t node = src->vals[u].node;
             const sg__gnode *nd = node == SG_NOVAL ? NULL : &src->nodes[node];
-            if (nd && nd->kind == SG_N_PLACEHOLDER)
+            if (nd && nd->kind == SG_N_PLACEHOLDER) {
+                *root = u;
                 break;
+            }
             if (!nd || nd->kind != SG_N_CALL || !nd->nargs ||
                 (src->args[nd->args].kind != SG_A_VALUE && !(nd->schema->flags & SG_OPF_OUT)))
                 return sg__err(ctx, SG_EUNSUPPORTED, "aot: unsupported: an output aliasing an input through %s",
@@ -194,18 +199,21 @@ static sg_status build_epilogue(sg_aot *a)
         const sg__aot_output *o = &m->out[k];
         if (o->kind != SG_AOT_ALIAS_OF_INPUT || !m->in[o->base].stale)
             continue;
-        uint32_t *chain, n, v = now[o->base];
-        if (!(s = view_chain(ctx, src, o->src, &chain, &n)))
-            for (uint32_t c = 0; c < n && !s; c++) {
-                uint32_t node = src->vals[chain[c]].node;
-                const sg__schema *sc = src->nodes[node].schema;
-                if (src->vals[src->nodes[node].out].kind == SG_V_LIST) /* an element of unbind: its select */
-                    s = sg__aot_unbind_element(e, src, node, chain[c], v, &v);
-                else if (sc->op == SG_OP_resize_ || (sc->flags & SG_OPF_OUT)) /* laid out anew */
-                    s = restrided(e, src, chain[c], v, &v);
-                else
-                    s = sg__aot_view_again(e, src, node, v, &v);
-            }
+        uint32_t *chain, n, v = now[o->base], root = SG_NOVAL;
+        s = view_chain(ctx, src, o->src, &chain, &n, &root);
+        for (uint32_t i = 0; i < m->nin && !s; i++) /* (through a set_, the chain starts at its source's input) */
+            if (m->in[i].ph == root)
+                v = now[i];
+        for (uint32_t c = 0; c < n && !s; c++) {
+            uint32_t node = src->vals[chain[c]].node;
+            const sg__schema *sc = src->nodes[node].schema;
+            if (src->vals[src->nodes[node].out].kind == SG_V_LIST) /* an element of unbind: its select */
+                s = sg__aot_unbind_element(e, src, node, chain[c], v, &v);
+            else if (sc->op == SG_OP_resize_ || (sc->flags & SG_OPF_OUT)) /* laid out anew */
+                s = restrided(e, src, chain[c], v, &v);
+            else
+                s = sg__aot_view_again(e, src, node, v, &v);
+        }
         sg_free(chain);
         a->epi_out[k] = nouts;
         outs[nouts++] = v;
@@ -640,8 +648,19 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
             s = sg__xrun_rest(ex);
     }
     /* metadata and storage mutations: the caller's tensor takes the storage
-       and layout its object ended with (another input's storage, or one the
-       graph made, as the functional graph's value of it lays it out) */
+       and layout its object ended with (another input's storage as the
+       caller gave it, before that input moved to another in this loop: c.data
+       = a; a.set_(t), or one the graph made, as the functional graph's value
+       of it lays it out) */
+    sg__xstorage **given = s ? NULL : sg__calloc(ctx, m->nin ? m->nin : 1, sizeof *given);
+    if (!s && !given)
+        s = sg__nomem(ctx);
+    for (uint32_t i = 0; i < m->nin && !s; i++)
+        if (m->in[i].storage && m->in[i].onto != SG_NOVAL && !given[m->in[i].onto]) {
+            uint32_t j = m->in[i].onto;
+            given[j] = sg__xrun_value(rx, m->in[j].ph)->u.t->st;
+            given[j]->refs++; /* (kept alive while j moves to another storage) */
+        }
     for (uint32_t i = 0; i < m->nin && !s; i++) {
         const sg__aot_input *in = &m->in[i];
         sg__xtensor *x = in->metadata ? sg__xrun_value(rx, in->ph)->u.t : NULL;
@@ -658,9 +677,13 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
             continue;
         }
         if (in->storage)
-            sg__xt_set_storage(x, sg__xrun_value(rx, m->in[in->onto].ph)->u.t->st);
+            sg__xt_set_storage(x, given[in->onto]);
         s = restride(ctx, a->src, in->final, fx, x);
     }
+    for (uint32_t i = 0; given && i < m->nin; i++)
+        if (given[i])
+            sg__xst_unref(given[i]);
+    sg_free(given);
     /* what r reports: each input object's last version is the caller's tensor; the outputs */
     for (uint32_t i = 0; i < m->nin && !s; i++)
         if (m->in[i].tensor && m->in[i].final != m->in[i].ph)

@@ -27,6 +27,7 @@
 
 #include "aot/aot_private.h"
 #include "exec/exec_private.h"
+#include "expr/expr_private.h"
 #include "graph/ops.h"
 
 typedef struct fval {
@@ -104,6 +105,38 @@ static bool is_asstrided(const sg__gnode *nd)
     return nd->kind == SG_N_CALL && (nd->schema->op == SG_OP_as_strided || nd->schema->op == SG_OP_as_strided_);
 }
 
+/* Does src tensor value v, laid out as the hints of its sizes, strides and
+ * offset say, reach a storage position twice (*out)? A write carried back
+ * into such a layout by a scatter (or the epilogue's copy_) would write
+ * that position twice, in the kernel's order. No hint: no. Errors: those
+ * of sg__xlayout_repeats but SG_ELIMIT (no). */
+static sg_status overlaps_itself(const fz *z, uint32_t v, bool *out)
+{
+    const sg__graph *src = z->src;
+    const sg__fake_tensor *t = &src->vals[v].u.t;
+    sg__xlayout l = {.ndim = t->ndim};
+    *out = false;
+    for (uint32_t d = 0; d <= 2 * t->ndim; d++) {
+        const sg_expr *e = d == 2 * t->ndim ? t->offset : d < t->ndim ? sg__graph_size(src, v, d)
+                                                                      : sg__graph_stride(src, v, d - t->ndim), *h;
+        if (sg_env_hint(src->env, &h, e) || h->op != SG_OP_INT || !fmpz_fits_si(&h->u.val))
+            return SG_OK;
+        int64_t x = fmpz_get_si(&h->u.val);
+        if (d == 2 * t->ndim)
+            l.offset = x;
+        else if (d < t->ndim)
+            l.sizes[d] = x;
+        else
+            l.strides[d - t->ndim] = x;
+    }
+    sg_status s = sg__xlayout_repeats(z->dst->ctx, &l, out);
+    if (s == SG_ELIMIT) { /* (a layout beyond int64 at its hints: no question of positions here) */
+        *out = false;
+        return SG_OK;
+    }
+    return s;
+}
+
 /* The synthetic base of storage st: a placeholder of dst, one dimension
  * over the storage's elements (its numel as src has it), made at its first
  * use. */
@@ -159,6 +192,12 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
 {
     if (element(z, v))
         return sg__aot_unbind_element(z->dst, z->src, z->v[v].vnode, z->v[v].elem, p, out);
+    if (z->v[v].vnode != SG_NOVAL && z->src->nodes[z->v[v].vnode].schema->op == SG_OP__unsafe_view) {
+        /* over a contiguous copy: p (a functional value) may be laid out otherwise */
+        sg__garg c[2] = {{.kind = SG_A_VALUE, .u.v = p},
+                         {.kind = SG_A_MEMFMT, .kw = "memory_format", .u.dtype = SG_CONTIGUOUS_FORMAT}};
+        CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_clone), c, 2, 0, NULL, &p));
+    }
     if (z->v[v].vnode != SG_NOVAL)
         return replay_view(z, r, z->v[v].vnode, p, out);
     sg__garg a[4];
@@ -327,11 +366,19 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
                link, the repeats would not say which one was written (below: by positions) */
             repeats |= c != self && (vn->schema->op == SG_OP_expand || is_asstrided(vn));
             hidden |= (vn->flags & SG_NODE_DATA) != 0; /* through x.data: autograd does not see it */
-        } else if (c != self) { /* an input on a synthetic base: the same where its layout repeats (stride 0) */
+        } else if (c != self) { /* an input on a synthetic base: the same where its layout repeats (stride 0,
+                                   or strides that meet at its hints: [2, 2] at strides [2, 2]) */
             const sg__fake_tensor *t = &z->src->vals[c].u.t;
             for (uint32_t d = 0; d < t->ndim; d++)
                 repeats |= sg__graph_stride(z->src, c, d) == z->dst->ctx->zero &&
                            sg__graph_size(z->src, c, d) != z->dst->ctx->one;
+            bool meet = false;
+            if (!repeats) {
+                sg_status st = overlaps_itself(z, c, &meet);
+                if (st)
+                    return st;
+            }
+            repeats |= meet;
         }
         last = c;
         n++;
@@ -400,12 +447,31 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
     return st;
 }
 
+/* Is dst value f (self's sizes) laid out as src value self is (the strides
+ * of its dimensions of size other than 1)? */
+static bool laid_out_as(const fz *z, uint32_t f, uint32_t self)
+{
+    const sg__fake_tensor *t = &z->src->vals[self].u.t;
+    if (z->dst->vals[f].u.t.ndim != t->ndim)
+        return false;
+    for (uint32_t d = 0; d < t->ndim; d++)
+        if (sg__graph_size(z->src, self, d) != z->dst->ctx->one &&
+            sg__graph_stride(z->dst, f, d) != sg__graph_stride(z->src, self, d))
+            return false;
+    return true;
+}
+
 /* Call node writes f into self (in place or out=): f converted to self's
- * dtype as the kernel writes it, stored; the call's value is self's next
- * version, the same link of the same chain. */
+ * dtype as the kernel writes it, and for out= laid out as self is (the
+ * functional row lays its result out from its operands, of which out is
+ * none: sub(t0.t(), t3, out=t3) gives t3's values in t0's order, where a
+ * later t3.view must see t3's; an in-place row follows self, its first
+ * operand), stored; the call's value is self's next version, the same link
+ * of the same chain. */
 static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd, uint32_t self, uint32_t f)
 {
-    if (z->dst->vals[f].u.t.dtype != z->src->vals[self].u.t.dtype) {
+    if (z->dst->vals[f].u.t.dtype != z->src->vals[self].u.t.dtype ||
+        ((nd->schema->flags & SG_OPF_OUT) && !laid_out_as(z, f, self))) {
         uint32_t now;
         CHAIN(current(z, r, self, &now));
         sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = now}, {.kind = SG_A_VALUE, .u.v = f}};
@@ -603,7 +669,11 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         }
         return write(z, r, node, nd, args);
     }
-    bool view = (sch->flags & SG_OPF_VIEW) && nd->nargs && z->src->args[nd->args].kind == SG_A_VALUE;
+    /* _unsafe_view (reshape's copy viewed) is no view for PyTorch, but its value shares the
+       copy's storage here: a link of the copy's chain, or a write through one of them would not
+       reach the other (an as_strided of it, written, then it returned) */
+    bool view = ((sch->flags & SG_OPF_VIEW) || sch->op == SG_OP__unsafe_view) && nd->nargs &&
+                z->src->args[nd->args].kind == SG_A_VALUE;
     uint32_t parent = view ? z->src->args[nd->args].u.v : SG_NOVAL, v;
     if (view && is_asstrided(nd) && is_tensor(z->src, nd->out) &&
         (parent = strided_parent(z, nd->out, parent)) != z->src->args[nd->args].u.v) {
@@ -1137,6 +1207,12 @@ static sg_status plan_synthetic(fz *z)
         bool repeats = false; /* an input laid out with a stride 0: a copy_ into it would write positions twice */
         for (uint32_t d = 0; d < src->vals[ph].u.t.ndim; d++)
             repeats |= sg__graph_stride(src, ph, d) == z->dst->ctx->zero && sg__graph_size(src, ph, d) != z->dst->ctx->one;
+        if (!repeats && st->written) { /* or strides that meet (at its hints; a call whose input
+                                            does not goes the same way, only longer) */
+            bool meet;
+            CHAIN(overlaps_itself(z, ph, &meet));
+            repeats = meet;
+        }
         st->strided |= repeats;
         if (!st->written || (st->inputs < 2 && !st->strided))
             continue;

@@ -148,7 +148,8 @@ sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t no
 {
     sg_ctx *ctx = dst->ctx;
     if (node >= src->nnodes || src->nodes[node].kind != SG_N_CALL ||
-        (!(src->nodes[node].schema->flags & SG_OPF_VIEW) && view_op(&src->nodes[node]) == src->nodes[node].schema->op) ||
+        (!(src->nodes[node].schema->flags & SG_OPF_VIEW) && view_op(&src->nodes[node]) == src->nodes[node].schema->op &&
+         src->nodes[node].schema->op != SG_OP__unsafe_view) ||
         base >= dst->nvals || mutated >= dst->nvals || dst->vals[base].kind != SG_V_TENSOR ||
         dst->vals[mutated].kind != SG_V_TENSOR)
         return sg__err(ctx, SG_EINVAL, "view inverse: not a view call, or not tensors");
@@ -227,6 +228,7 @@ sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t no
     case SG_OP_squeeze:
     case SG_OP_squeeze_dim:
     case SG_OP_view:
+    case SG_OP__unsafe_view: /* (a link for functionalization: it shares its contiguous self's storage) */
         return view_back(dst, base, mutated, line, out);
     case SG_OP_expand: { /* the first of each repeated element: the memory-overlap check refuses, before,
                             every write that would give repeats different values */

@@ -588,6 +588,9 @@ def call_watching(fn, args, frames):
 # The message of the last exception a run gave: an expectation `error KIND:
 # TEXT` holds where the kind is torch's and TEXT is in torch's message.
 LAST_ERROR = [""]
+# the line of the program (its `def` line 1) where the last run that failed
+# failed, the innermost frame of the program's code (0: not known)
+LAST_ERROR_LINE = [0]
 
 
 def run_case(case, args_text, items, want="result"):
@@ -619,6 +622,12 @@ def run_case(case, args_text, items, want="result"):
         raise
     except Exception as e:  # noqa: BLE001 - every failure of the program is a result
         LAST_ERROR[0] = str(e)
+        LAST_ERROR_LINE[0] = 0
+        tb = e.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename.startswith("<program "):
+                LAST_ERROR_LINE[0] = tb.tb_lineno
+            tb = tb.tb_next
         kind = classify(e)
         if kind is None:
             return "error unclassified", "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
