@@ -27,7 +27,6 @@
 
 #include "aot/aot_private.h"
 #include "exec/exec_private.h"
-#include "expr/expr_private.h"
 #include "graph/ops.h"
 
 typedef struct fval {
@@ -105,6 +104,32 @@ static bool is_asstrided(const sg__gnode *nd)
     return nd->kind == SG_N_CALL && (nd->schema->op == SG_OP_as_strided || nd->schema->op == SG_OP_as_strided_);
 }
 
+/* The layout of src tensor value v under the environment's hints into *l;
+ * false where a hint is missing or beyond int64. */
+static bool hinted_layout(const sg__graph *src, uint32_t v, sg__xlayout *l)
+{
+    const sg__fake_tensor *t = &src->vals[v].u.t;
+    l->ndim = t->ndim;
+    for (uint32_t d = 0; d <= t->ndim; d++) {
+        const sg_expr *e[2] = {d < t->ndim ? sg__graph_size(src, v, d) : t->offset,
+                               d < t->ndim ? sg__graph_stride(src, v, d) : NULL}, *h;
+        for (int k = 0; k < 2; k++) {
+            int64_t x;
+            if (!e[k])
+                continue;
+            if (sg_env_hint(src->env, &h, e[k]) || !sg_expr_get_si(h, &x))
+                return false;
+            if (d == t->ndim)
+                l->offset = x;
+            else if (k)
+                l->strides[d] = x;
+            else
+                l->sizes[d] = x;
+        }
+    }
+    return true;
+}
+
 /* Does src tensor value v, laid out as the hints of its sizes, strides and
  * offset say, reach a storage position twice (*out)? A write carried back
  * into such a layout by a scatter (or the epilogue's copy_) would write
@@ -112,23 +137,10 @@ static bool is_asstrided(const sg__gnode *nd)
  * of sg__xlayout_repeats but SG_ELIMIT (no). */
 static sg_status overlaps_itself(const fz *z, uint32_t v, bool *out)
 {
-    const sg__graph *src = z->src;
-    const sg__fake_tensor *t = &src->vals[v].u.t;
-    sg__xlayout l = {.ndim = t->ndim};
+    sg__xlayout l;
     *out = false;
-    for (uint32_t d = 0; d <= 2 * t->ndim; d++) {
-        const sg_expr *e = d == 2 * t->ndim ? t->offset : d < t->ndim ? sg__graph_size(src, v, d)
-                                                                      : sg__graph_stride(src, v, d - t->ndim), *h;
-        if (sg_env_hint(src->env, &h, e) || h->op != SG_OP_INT || !fmpz_fits_si(&h->u.val))
-            return SG_OK;
-        int64_t x = fmpz_get_si(&h->u.val);
-        if (d == 2 * t->ndim)
-            l.offset = x;
-        else if (d < t->ndim)
-            l.sizes[d] = x;
-        else
-            l.strides[d - t->ndim] = x;
-    }
+    if (!hinted_layout(z->src, v, &l))
+        return SG_OK;
     sg_status s = sg__xlayout_repeats(z->dst->ctx, &l, out);
     if (s == SG_ELIMIT) { /* (a layout beyond int64 at its hints: no question of positions here) */
         *out = false;
@@ -1224,32 +1236,6 @@ static sg_status plan_synthetic(fz *z)
         z->v[ph].vnode = SG_NOVAL;
     }
     return SG_OK;
-}
-
-/* The layout of src input ph under the environment's hints into *l;
- * false where a hint is missing or beyond int64. */
-static bool hinted_layout(const sg__graph *src, uint32_t ph, sg__xlayout *l)
-{
-    const sg__fake_tensor *t = &src->vals[ph].u.t;
-    l->ndim = t->ndim;
-    for (uint32_t d = 0; d <= t->ndim; d++) {
-        const sg_expr *e[2] = {d < t->ndim ? sg__graph_size(src, ph, d) : t->offset,
-                               d < t->ndim ? sg__graph_stride(src, ph, d) : NULL}, *h;
-        for (int k = 0; k < 2; k++) {
-            int64_t x;
-            if (!e[k])
-                continue;
-            if (sg_env_hint(src->env, &h, e[k]) || !sg_expr_get_si(h, &x))
-                return false;
-            if (d == t->ndim)
-                l->offset = x;
-            else if (k)
-                l->strides[d] = x;
-            else
-                l->sizes[d] = x;
-        }
-    }
-    return true;
 }
 
 /* False aliasing (PyTorch's compute_overlapping_inputs): inputs that view
