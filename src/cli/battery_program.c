@@ -802,18 +802,26 @@ static sg_value shared_storage_of(const concrete *c, const sg_value *vals, const
     return NOVAL;
 }
 
+/* The layout of t into *tv, its sizes and strides kept at lay (2 *
+ * SG_MAX_DIMS entries). */
+static void layout_of(const sg_tensor *t, int64_t *lay, sg_tensor_value *tv)
+{
+    size_t nd = sg_tensor_ndim(t);
+    for (size_t d = 0; d < nd; d++) {
+        lay[d] = sg_tensor_size(t, d);
+        lay[SG_MAX_DIMS + d] = sg_tensor_stride(t, d);
+    }
+    *tv = (sg_tensor_value){.ndim = nd, .sizes = lay, .strides = lay + SG_MAX_DIMS, .offset = sg_tensor_offset(t)};
+}
+
 /* The fake of concrete tensor x as the input of source src (fakified by
  * the case's inputs, its symbols bound for the case). */
 static sg_status tensor_fake(case_state *cs, sg_inputs *in, const sg_source *src, const sg_tensor *x,
                              const sg_fake **out)
 {
-    int64_t xsizes[SG_MAX_DIMS], xstrides[SG_MAX_DIMS];
-    size_t xn = sg_tensor_ndim(x);
-    for (size_t d = 0; d < xn; d++) {
-        xsizes[d] = sg_tensor_size(x, d);
-        xstrides[d] = sg_tensor_stride(x, d);
-    }
-    sg_tensor_value tv = {.ndim = xn, .sizes = xsizes, .strides = xstrides, .offset = sg_tensor_offset(x)};
+    int64_t lay[2 * SG_MAX_DIMS];
+    sg_tensor_value tv;
+    layout_of(x, lay, &tv);
     sg_status st = sg_inputs_tensor(in, src, &tv, NULL, out);
     if (!st && !case_bind_fake(cs, *out))
         st = sg_ctx_last_error(cs->ctx);
@@ -1778,18 +1786,6 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     sg_walk_free(w);
     concrete_free(&c);
     return r;
-}
-
-/* The layout of t into *tv, its sizes and strides kept at lay (2 *
- * SG_MAX_DIMS entries). */
-static void layout_of(const sg_tensor *t, int64_t *lay, sg_tensor_value *tv)
-{
-    size_t nd = sg_tensor_ndim(t);
-    for (size_t d = 0; d < nd; d++) {
-        lay[d] = sg_tensor_size(t, d);
-        lay[SG_MAX_DIMS + d] = sg_tensor_stride(t, d);
-    }
-    *tv = (sg_tensor_value){.ndim = nd, .sizes = lay, .strides = lay + SG_MAX_DIMS, .offset = sg_tensor_offset(t)};
 }
 
 /* A TwoTensor of inner tensors a and b as the guards take it (the demo

@@ -71,37 +71,13 @@ static sg_status b_args(sg_walk *W, const sg_arg *args, size_t n, sg_arg *out, b
 /* The results a and b of one call on the two inner sides, paired: a tensor
  * a TwoTensor, the tensors of a list element by element (a value that is
  * no tensor is a's, as TwoTensor gives it). */
-/* Are sizes x and y one: the same expression, proved equal by the
- * environment, or (backed symbols only: the trace was checked there) equal
- * at the hints? An unbacked size must be proved. */
-static sg_status same_size(sg_walk *W, const sg_expr *x, const sg_expr *y, bool *out)
-{
-    *out = x == y;
-    if (*out)
-        return SG_OK;
-    sg_env *env = sg__w_env(W);
-    const sg_expr *eq, *hx, *hy;
-    sg_truth t;
-    CHAIN(sg_expr_rel(W->ctx, &eq, SG_REL_EQ, x, y));
-    CHAIN(sg_env_known(env, &t, eq));
-    if ((*out = t == SG_TRUE))
-        return SG_OK;
-    sg_status s = sg_env_hint(env, &hx, x);
-    if (!s)
-        s = sg_env_hint(env, &hy, y);
-    if (s)
-        return s == SG_ENOMEM ? s : SG_OK; /* no hint (unbacked): not proved the same */
-    *out = hx == hy;
-    return SG_OK;
-}
-
 static sg_status pair_results(sg_walk *W, sg_value a, sg_value b)
 {
     sg_value_kind k = sg_tracer_kind(W->t, a);
     if (k == SG_VALUE_TENSOR) { /* one outer tensor: its inner tensors have its sizes (nonzero's may differ) */
         bool same = sg_tracer_kind(W->t, b) == SG_VALUE_TENSOR && sg_tracer_ndim(W->t, a) == sg_tracer_ndim(W->t, b);
         for (size_t d = 0; same && d < sg_tracer_ndim(W->t, a); d++)
-            CHAIN(same_size(W, sg_tracer_size(W->t, a, d), sg_tracer_size(W->t, b, d), &same));
+            CHAIN(sg__known_same(sg__w_env(W), sg_tracer_size(W->t, a, d), sg_tracer_size(W->t, b, d), &same));
         if (!same)
             return sg__err(W->ctx, SG_EUNSUPPORTED, "unsupported: a TwoTensor result whose inner tensors differ in "
                            "sizes (a data-dependent size)");

@@ -367,6 +367,12 @@ typedef struct sg__tsig {
 sg__tsig sg__tracer_signature(const sg_tracer *t);
 
 
+/* Are a and b the same integer or boolean (*out): one expression, proved
+ * equal by env, or (where its reasoning cannot prove it) equal at the hints
+ * of their symbols, where the trace was checked; a symbol without a hint
+ * (unbacked) must be proved. Errors: SG_ENOMEM and the environment's. */
+sg_status sg__known_same(sg_env *env, const sg_expr *a, const sg_expr *b, bool *out);
+
 /* The graph a tracer builds (tests and benchmarks look inside it). */
 const sg__graph *sg__tracer_graph(const sg_tracer *t);
 /* The tracer's operator registry. */

@@ -1248,7 +1248,7 @@ const sg__graph *sg__tracer_graph(const sg_tracer *t)
  * where its reasoning cannot (a Max over a fact it keeps in another form),
  * at the hints of their symbols, where the trace was checked? A symbol
  * without a hint (unbacked) must be proved. */
-static sg_status known_same(sg_env *env, const sg_expr *a, const sg_expr *b, bool *out)
+sg_status sg__known_same(sg_env *env, const sg_expr *a, const sg_expr *b, bool *out)
 {
     *out = a == b;
     if (*out || !a || !b)
@@ -1285,19 +1285,19 @@ static sg_status same_value(const sg__graph *g, uint32_t a, const sg__graph *h, 
         for (uint32_t k = 0; same && !s && k < 2u * x->u.t.ndim; k++) {
             ex = g->exprs[x->u.t.dims + k];
             ey = h->exprs[y->u.t.dims + k];
-            s = known_same(g->env, ex, ey, &same);
+            s = sg__known_same(g->env, ex, ey, &same);
             what = k < x->u.t.ndim ? "a size" : "a stride";
         }
         if (same && !s) {
             ex = x->u.t.offset;
             ey = y->u.t.offset;
-            s = known_same(g->env, ex, ey, &same);
+            s = sg__known_same(g->env, ex, ey, &same);
             what = "the storage offset";
         }
     } else if (x->kind == SG_V_SYMINT || x->kind == SG_V_SYMBOOL) {
         ex = x->u.e;
         ey = y->u.e;
-        s = known_same(g->env, ex, ey, &same);
+        s = sg__known_same(g->env, ex, ey, &same);
         what = "the value";
     } else if (x->kind == SG_V_LIST) {
         same = x->u.list.n == y->u.list.n;
