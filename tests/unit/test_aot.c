@@ -495,8 +495,16 @@ static sg_status compile_two(traced *f, sg_subclass_kind *k, const char *program
     assert_int_equal(sg_walk_input_subclass(*w, "x", "three", xv, 2), SG_EUNSUPPORTED);
     assert_int_equal(sg_walk_input_subclass(*w, "x", "two", xv, 1), SG_EINVAL);
     assert_int_equal(sg_walk_input_subclass(*w, "x", "two", xv, 2), SG_OK);
+    /* the signature's bad input: no output yet, a value that is no input */
+    assert_int_equal(sg_tracer_output_subclass(f->t, 0, 2, "two"), SG_EINVAL);
+    assert_int_equal(sg_tracer_input_again(f->t, UINT32_MAX), SG_EINVAL);
     if (sg_walk_run(*w) || sg_walk_finish(*w))
         fail_msg("trace: %s", sg_ctx_last_error_msg(C));
+    /* after it: outputs beyond those recorded, an unknown kind, none */
+    assert_int_equal(sg_tracer_output_subclass(f->t, 1, 4, "two"), SG_EINVAL);
+    assert_int_equal(sg_tracer_output_subclass(f->t, 0, 2, "three"), SG_EINVAL);
+    assert_int_equal(sg_tracer_output_subclass(f->t, 0, 0, "two"), SG_EINVAL);
+    assert_int_equal(sg_walk_inner(*w, UINT32_MAX, 0), UINT32_MAX);
     return sg_aot_compile(f->t, 1, a);
 }
 
