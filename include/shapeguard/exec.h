@@ -119,6 +119,15 @@ const char *sg_run_input_name(const sg_run *r, size_t i);
 SG_WARN_UNUSED sg_status sg_run_set_tensor(sg_run *r, sg_value placeholder, sg_tensor *x);
 SG_WARN_UNUSED sg_status sg_run_set_int(sg_run *r, sg_value placeholder, int64_t value);
 SG_WARN_UNUSED sg_status sg_run_set_named(sg_run *r, const char *name, sg_tensor *x);
+/* The hidden base of tensor input placeholder (sg_tracer_input_base: a
+ * view whose _base the program does not take) is base, the tensor whose
+ * storage the input's tensor views: the symbols of the base's layout are
+ * bound to base's sizes, strides and offset, and every other expression of
+ * it must evaluate to them (the run keeps no reference to base). An input
+ * for which the trace recorded no base: nothing to do. Errors: SG_EINVAL
+ * (NULL, no tensor input of the root), SG_ESHAPE (base's layout does not
+ * fit, naming the input), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_run_set_base(sg_run *r, sg_value placeholder, const sg_tensor *base);
 
 /* Run every node not run yet, in order: calls execute their kernels,
  * runtime asserts are checked. Errors: SG_EASSERT ("runtime assertion

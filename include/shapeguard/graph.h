@@ -129,6 +129,16 @@ SG_WARN_UNUSED sg_status sg_tracer_input_int(sg_tracer *t, sg_value *out, const 
 SG_WARN_UNUSED sg_status sg_tracer_input_subclass(sg_tracer *t, sg_value *inner, size_t max, const char *name,
                                                   const sg_fake *fake, sg_dtype dtype, int requires_grad,
                                                   const sg_value *of);
+/* Tensor input v views a base that no input of the graph is (a view
+ * whose _base the caller does not pass, `input d = w[0]` with w no
+ * parameter): as PyTorch fakes such a view from its fakified base, v's
+ * storage holds what base (the base's fake, made from its own source,
+ * `L['d']._base`) reaches, so that an as_strided of v may reach all of it.
+ * The storage's size becomes the larger of the two. The base's symbols are
+ * no inputs of the graph: the caller checks its guards with the base's
+ * value. Errors: SG_EINVAL (NULL, v no tensor input, a call made, a
+ * subclass base, a rank above SG_MAX_DIMS), SG_ENOMEM. */
+SG_WARN_UNUSED sg_status sg_tracer_input_base(sg_tracer *t, sg_value v, const sg_fake *base);
 /* Input v (a placeholder) is passed again as another parameter (a
  * duplicate input, `input b = a`): the aot pipeline refuses some mutations
  * of duplicates (aot.h). Errors: SG_EINVAL (v no input), SG_ENOMEM. */

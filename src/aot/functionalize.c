@@ -1087,6 +1087,25 @@ static sg_status end(sg__replay *r, void *ud)
         if (!s)
             s = analyse_outputs(z, m, out, input_idx);
     }
+    /* an output that is not the input object but whose value is an input's
+       placeholder (`t.set_(a); return t`) is another tensor object: an alias
+       of it, made before any set_ or metadata change of the input moves it */
+    const sg__schema *alias = s ? NULL : sg__opreg_op(dst->reg, SG_OP_alias);
+    for (uint32_t k = 0; out && k < out->nargs && !s; k++) {
+        const sg__garg *a = &src->args[out->args + k];
+        uint32_t now;
+        if (a->kind != SG_A_VALUE || !is_tensor(src, a->u.v) || m->out[k].kind == SG_AOT_IS_INPUT ||
+            copied[a->u.v] || (s = current(z, r, a->u.v, &now)))
+            continue;
+        uint32_t i = 0;
+        while (i < m->nin && !(m->in[i].tensor && m->in[i].dph == now))
+            i++;
+        uint32_t c;
+        sg__garg arg = {.kind = SG_A_VALUE, .u.v = now};
+        if (i < m->nin && !(s = alias ? sg__replay_call(r, alias, &arg, 1, &c)
+                                      : sg__err(dst->ctx, SG_EINTERNAL, "functionalize: no alias")))
+            copied[a->u.v] = c + 1;
+    }
     /* the synthetic bases first (PyTorch's calling convention puts them
        first), each once: copy_ into it in the graph, or its new contents
        given to the epilogue */
@@ -1261,7 +1280,9 @@ static sg_status plan_disjoint(fz *z)
         if (!is_tensor(src, v))
             continue;
         uint32_t node = src->vals[v].node, from;
-        if (node != SG_NOVAL && src->nodes[node].kind == SG_N_PLACEHOLDER)
+        if (node == SG_NOVAL) /* of no node (an input's hidden base): it takes no part */
+            continue;
+        if (src->nodes[node].kind == SG_N_PLACEHOLDER)
             root[v] = v;
         else if ((from = sg__graph_view_of(src, v)) != SG_NOVAL || (from = sg__graph_updates(src, v)) != SG_NOVAL)
             root[v] = from < v && src->vals[from].u.t.storage == src->vals[v].u.t.storage ? root[from] : SG_NOVAL;

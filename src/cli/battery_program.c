@@ -802,6 +802,43 @@ static sg_value shared_storage_of(const concrete *c, const sg_value *vals, const
     return NOVAL;
 }
 
+/* The declared tensor no parameter takes (an index of c from c->n) whose
+ * storage `input` parameter k views, when no earlier parameter views that
+ * storage (and, with beyond, k's elements are not all of it): its hidden
+ * base, as PyTorch fakes it (source L['name']._base); or -1. A trace fakes
+ * the base where it reaches beyond k's elements; the guards take the
+ * base's value wherever it has one. */
+static long hidden_base(const concrete *c, size_t k, int beyond)
+{
+    const sg_tensor *x = c->t[k];
+    if (!x || c->tb[k] || c->same_as[k] >= 0)
+        return -1;
+    for (size_t j = 0; j < k; j++)
+        if (c->same_as[j] < 0 && ((c->t[j] && sg_tensor_same_storage(c->t[j], x)) ||
+                                  (c->tb[j] && sg_tensor_same_storage(c->tb[j], x))))
+            return -1;
+    int64_t reach = sg_tensor_offset(x) + 1;
+    for (size_t d = 0; d < sg_tensor_ndim(x) && beyond; d++) {
+        if (sg_tensor_size(x, d) == 0)
+            return -1;
+        reach += (sg_tensor_size(x, d) - 1) * sg_tensor_stride(x, d);
+    }
+    if (beyond && reach >= sg_tensor_storage_numel(x))
+        return -1;
+    for (size_t j = c->n; j < c->nall; j++)
+        if (c->t[j] && sg_tensor_same_storage(c->t[j], x))
+            return (long)j;
+    return -1;
+}
+
+/* The source L['name']._base. */
+static sg_status base_source(sg_ctx *ctx, const char *name, const sg_source **out)
+{
+    const sg_source *src;
+    sg_status st = sg_source_local(ctx, &src, name);
+    return st ? st : sg_source_attr(ctx, out, src, "_base");
+}
+
 /* The layout of t into *tv, its sizes and strides kept at lay (2 *
  * SG_MAX_DIMS entries). */
 static void layout_of(const sg_tensor *t, int64_t *lay, sg_tensor_value *tv)
@@ -924,6 +961,11 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
             if (!(st = tensor_fake(cs, in, src, x, &f)))
                 st = sg_tracer_input_view(p->tracer, &vals[k], name, f, sg_tensor_dtype(x), c.rg[k],
                                           shared_storage_of(&c, vals, valsb, k, x));
+            long b = st ? -1 : hidden_base(&c, k, 1);
+            const sg_source *bs;
+            const sg_fake *bf;
+            if (b >= 0 && !(st = base_source(ctx, name, &bs)) && !(st = tensor_fake(cs, in, bs, c.t[b], &bf)))
+                st = sg_tracer_input_base(p->tracer, vals[k], bf);
         } else {
             const sg_expr *e = int_input(cs, name);
             if (!e) {
@@ -1872,6 +1914,15 @@ static int check_guards(case_state *cs, struct cli_program *p, const concrete *c
                 }
             }
         }
+        long b = ok && k < c->n ? hidden_base(c, k, 0) : -1, ib;
+        const sg_source *bs;
+        if (b >= 0 && (*st = base_source(ctx, c->names[k], &bs)))
+            ok = 0;
+        else if (b >= 0 && (ib = sg_inputs_find(in, sg_source_name(bs))) >= 0) { /* its hidden base */
+            layout_of(c->t[b], lay + 2 * SG_MAX_DIMS * (size_t)ib, &tvs[ib]);
+            vals[ib] = (sg_input_value){&tvs[ib], 0};
+            given[ib] = 1;
+        }
     }
     for (size_t i = 0; i < ni && ok; i++)
         if (!given[i]) {
@@ -1910,6 +1961,9 @@ static sg_status run_program(case_state *cs, struct cli_program *p, const concre
             size_t len = strlen(pk);
             if (!strcmp(pk, in)) {
                 st = sg_run_set_tensor(x, v, c->t[k]); /* the run takes its own reference */
+                long b = st ? -1 : hidden_base(c, k, 0);
+                if (b >= 0)
+                    st = sg_run_set_base(x, v, c->t[b]);
                 break;
             }
             if (c->tb[k] && !strncmp(pk, in, len) && in[len] == '_' && (in[len + 1] == 'a' || in[len + 1] == 'b') &&

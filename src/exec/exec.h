@@ -147,6 +147,10 @@ sg_status sg__xrun_input(sg__xrun *r, uint32_t v, const sg__xval *x);
  * SG_EINVAL (not a placeholder, a tensor for a number or the reverse),
  * SG_ENOMEM. */
 sg_status sg__xrun_input_bound(sg__xrun *r, uint32_t v, const sg__xval *x);
+/* The hidden base of tensor input v (sg_tracer_input_base) takes base's
+ * layout: its bare symbols bound, its expressions checked (SG_ESHAPE, as an
+ * input's). An input without a hidden base: nothing to do. */
+sg_status sg__xrun_input_base(sg__xrun *r, uint32_t v, const sg__xtensor *base);
 
 /* Run node n: a call executes its kernel, an assert evaluates its condition
  * (SG_EASSERT "runtime assertion failed: COND" when false), a placeholder

@@ -407,48 +407,73 @@ static sg_status bind_bare(sg__xrun *r, const sg_expr *e, int64_t val)
 
 /* e must evaluate to val: SG_ESHAPE otherwise, naming what (part: 0 a
  * size, 1 a stride, of dimension d; 2 the storage offset; 3 an int's
- * value), the text made only then. */
+ * value; plus EXPECT_BASE: of the hidden base of input v), the text made
+ * only then. */
+#define EXPECT_BASE 8
 static sg_status expect(sg__xrun *r, uint32_t v, const sg_expr *e, int64_t val, int part, uint32_t d)
 {
     int64_t got;
     sg_status s = sg__xrun_eval(r, e, &got);
     if (s || got == val)
         return s;
+    const char *of = part & EXPECT_BASE ? " (its hidden base)" : "";
+    part &= ~EXPECT_BASE;
     char what[64];
     if (part < 2)
         snprintf(what, sizeof what, "the %s of dimension %u", part ? "stride" : "size", d);
     else
         snprintf(what, sizeof what, "%s", part == 2 ? "the storage offset" : "the value");
     char *text = show(r->ctx, e);
-    sg__err(r->ctx, SG_ESHAPE, "input %s: %s is %lld, but the graph expects %lld (%s)", vname(r->g, v), what,
+    sg__err(r->ctx, SG_ESHAPE, "input %s%s: %s is %lld, but the graph expects %lld (%s)", vname(r->g, v), of, what,
             (long long)val, (long long)got, text ? text : "?");
     sg_free(text);
     return SG_ESHAPE;
 }
 
-static sg_status input_tensor(sg__xrun *r, uint32_t v, sg__xtensor *t)
+/* The layout of tensor value lv (input v's, or its hidden base's: base
+ * EXPECT_BASE, else 0) takes t's: bare symbols bound, every expression
+ * checked. */
+static sg_status input_layout(sg__xrun *r, uint32_t v, uint32_t lv, const sg__xtensor *t, int base)
 {
     const sg__graph *g = r->g;
-    const sg__fake_tensor *f = &g->vals[v].u.t;
+    const sg__fake_tensor *f = &g->vals[lv].u.t;
+    const char *of = base ? " (its hidden base)" : "";
     if (t->ndim != f->ndim)
-        return sg__err(r->ctx, SG_ESHAPE, "input %s: %u dimensions, but the graph expects %u", vname(g, v),
+        return sg__err(r->ctx, SG_ESHAPE, "input %s%s: %u dimensions, but the graph expects %u", vname(g, v), of,
                        t->ndim, f->ndim);
     if (t->dtype != f->dtype)
-        return sg__err(r->ctx, SG_EINVAL, "input %s: dtype %s, but the graph expects %s", vname(g, v),
+        return sg__err(r->ctx, SG_EINVAL, "input %s%s: dtype %s, but the graph expects %s", vname(g, v), of,
                        sg__dtype_name((sg_dtype)t->dtype), sg__dtype_name((sg_dtype)f->dtype));
     sg_status s = SG_OK;
     for (uint32_t d = 0; d < f->ndim && !s; d++)
-        s = bind_bare(r, sg__graph_size(g, v, d), t->sizes[d]);
+        s = bind_bare(r, sg__graph_size(g, lv, d), t->sizes[d]);
     for (uint32_t d = 0; d < f->ndim && !s; d++)
-        s = bind_bare(r, sg__graph_stride(g, v, d), t->strides[d]);
+        s = bind_bare(r, sg__graph_stride(g, lv, d), t->strides[d]);
     if (!s)
         s = bind_bare(r, f->offset, t->offset);
     for (uint32_t d = 0; d < f->ndim && !s; d++)
-        s = expect(r, v, sg__graph_size(g, v, d), t->sizes[d], 0, d);
+        s = expect(r, v, sg__graph_size(g, lv, d), t->sizes[d], base | 0, d);
     for (uint32_t d = 0; d < f->ndim && !s; d++)
-        s = expect(r, v, sg__graph_stride(g, v, d), t->strides[d], 1, d);
+        s = expect(r, v, sg__graph_stride(g, lv, d), t->strides[d], base | 1, d);
     if (!s)
-        s = expect(r, v, f->offset, t->offset, 2, 0);
+        s = expect(r, v, f->offset, t->offset, base | 2, 0);
+    return s;
+}
+
+static sg_status input_tensor(sg__xrun *r, uint32_t v, sg__xtensor *t)
+{
+    return input_layout(r, v, v, t, 0);
+}
+
+sg_status sg__xrun_input_base(sg__xrun *r, uint32_t v, const sg__xtensor *base)
+{
+    uint32_t b = v < r->g->nvals ? sg__graph_hidden_base(r->g, v) : SG_NOVAL;
+    if (b == SG_NOVAL)
+        return SG_OK;
+    size_t mark = r->nb;
+    sg_status s = input_layout(r, v, b, base, EXPECT_BASE);
+    if (s)
+        unbind_after(r, mark);
     return s;
 }
 

@@ -231,6 +231,17 @@ sg_status sg_run_set_int(sg_run *r, sg_value placeholder, int64_t value)
     return sg__xrun_input(r->x, placeholder, &xv);
 }
 
+sg_status sg_run_set_base(sg_run *r, sg_value placeholder, const sg_tensor *base)
+{
+    if (!r)
+        return SG_EINVAL;
+    if (!base)
+        return sg__err(r->ctx, SG_EINVAL, "sg_run_set_base: NULL");
+    if (!root_input(r, placeholder) || r->g->vals[placeholder].kind != SG_V_TENSOR)
+        return sg__err(r->ctx, SG_EINVAL, "run input: value %u is not a tensor input of the graph", placeholder);
+    return sg__xrun_input_base(r->x, placeholder, base);
+}
+
 sg_status sg_run_set_named(sg_run *r, const char *name, sg_tensor *x)
 {
     if (!r)

@@ -75,6 +75,7 @@ void sg__graph_free(sg__graph *g)
         scope_free(&g->scopes[i]);
     sg_free(g->scopes);
     sg_free(g->storage_numel);
+    sg_free(g->hbases);
     free_names(g);
     sg_free(g->vals);
     sg_free(g->nodes);
@@ -99,6 +100,7 @@ void sg__graph_reset(sg__graph *g)
     sg__idmap_reset(&root->lifted);
     g->nvals = g->nnodes = g->nargs = g->nexprs = g->nids = 0;
     g->nstorages = 0;
+    g->nhbases = 0;
     g->nrecent = g->recent_next = g->nlrecent = g->lrecent_next = 0;
 }
 
@@ -252,6 +254,14 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
     t->base = SG_NOVAL;
     t->leaf = true;
     return SG_OK;
+}
+
+uint32_t sg__graph_hidden_base(const sg__graph *g, uint32_t v)
+{
+    for (size_t i = 0; i < g->nhbases; i += 2)
+        if (g->hbases[i] == v)
+            return g->hbases[i + 1];
+    return SG_NOVAL;
 }
 
 void sg__graph_set_storage_numel(sg__graph *g, uint32_t storage, const sg_expr *numel)

@@ -200,6 +200,9 @@ typedef struct sg__graph {
                             (a rule may leave to the kernel what only the data decides) */
     bool general_rules;  /* shape rules take their general (expression) path even where every
                             size and stride is a constant (tests compare it with the int64 one) */
+    uint32_t *hbases;    /* pairs: a tensor input, then the tensor value (of no node) of its
+                            hidden base (sg_tracer_input_base), whose layout the caller binds */
+    size_t nhbases, caphbases;
     const sg__opreg *reg; /* the registry of its schemas (set by its maker; NULL: none), where a
                              rule finds another operator's schema (out='s functional one) */
 } sg__graph;
@@ -235,6 +238,9 @@ static inline const sg_expr *sg__graph_storage_numel(const sg__graph *g, uint32_
     return g->storage_numel[storage];
 }
 void sg__graph_set_storage_numel(sg__graph *g, uint32_t storage, const sg_expr *numel);
+/* The hidden base recorded for tensor input v (a tensor value of no node),
+ * or SG_NOVAL. */
+uint32_t sg__graph_hidden_base(const sg__graph *g, uint32_t v);
 /* A value of another kind (not a tensor, nor a list). */
 sg_status sg__graph_value(sg__graph *g, uint32_t *out, sg__vkind kind, const sg_expr *e, double f);
 sg_status sg__graph_list(sg__graph *g, uint32_t *out, const uint32_t *vals, size_t n);

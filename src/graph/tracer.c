@@ -212,6 +212,46 @@ sg_status sg_tracer_input_view(sg_tracer *t, sg_value *out, const char *name, co
     return SG_OK;
 }
 
+sg_status sg_tracer_input_base(sg_tracer *t, sg_value v, const sg_fake *base)
+{
+    if (!t)
+        return SG_EINVAL;
+    if (t->called || t->done)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input base: inputs come before every call");
+    if (v >= t->g->nvals || t->g->vals[v].kind != SG_V_TENSOR || t->g->nodes[t->g->vals[v].node].kind != SG_N_PLACEHOLDER)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input base: the value is not a tensor input");
+    if (!base || base->kind || base->ndim > SG_MAX_DIMS)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input base: no base, a subclass base or a bad rank");
+    sg__graph *g = t->g;
+    if (sg__graph_hidden_base(g, v) != SG_NOVAL)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input base: input %s has its base already", g->vals[v].name);
+    uint32_t st = g->vals[v].u.t.storage;
+    const sg_expr *reach = sg__meta_layout_extent(t->ctx, base->ndim, base->sizes, base->strides, base->offset);
+    if (reach) {
+        const sg_expr *both[2] = {reach, sg__graph_storage_numel(g, st)};
+        reach = sg__minmax(t->ctx, SG_OP_MAX, 2, both);
+    }
+    if (!reach || !sg__grow(t->ctx, (void **)&g->hbases, &g->caphbases, g->nhbases + 2, sizeof *g->hbases))
+        return reach ? sg__nomem(t->ctx) : sg_ctx_last_error(t->ctx);
+    const sg_expr *all[2 * SG_MAX_DIMS + 1];
+    for (size_t d = 0; d < base->ndim; d++) {
+        all[d] = base->sizes[d];
+        all[base->ndim + d] = base->strides[d];
+    }
+    all[2 * base->ndim] = base->offset;
+    uint32_t b;
+    sg_status s = take_symbols(t, all, 2 * base->ndim + 1);
+    if (!s)
+        s = sg__graph_tensor(g, &b, (sg_dtype)g->vals[v].u.t.dtype, base->ndim, base->sizes, base->strides,
+                             base->offset, st);
+    if (s)
+        return s;
+    g->hbases[g->nhbases++] = v;
+    g->hbases[g->nhbases++] = b;
+    sg__graph_set_storage_numel(g, st, reach);
+    return SG_OK;
+}
+
 /* The kinds of tensor subclass a trace takes: their names as the walker
  * knows them (kind two, PyTorch's TwoTensor). */
 static const char *traced_kind(const char *name)

@@ -63,8 +63,7 @@ SKIPPED in the source, each with its reproducer in
 tests/pending/aot_found.battery; --known-bugs writes them):
 self_set_output_view, view_write_as_strided, as_strided_view_write,
 as_strided_gap, data_set_alias_identity, expanded_input_write,
-out_resize_views, hidden_base_as_strided (a bug of the trace),
-out_resize_as_strided, as_strided_overlap_write, written_view_input_layout,
+out_resize_views, out_resize_as_strided, as_strided_overlap_write, written_view_input_layout,
 input_offset_as_strided, copy_layout_view.
 The layouts items of category empty_strides are left out (marked SKIPPED
 in the source): the strides of an empty tensor whose size is data-dependent
@@ -322,9 +321,9 @@ class CaseGen:
         args, env, _ = prog_torch.build_inputs(self.case, self.params, 0, {})
         self.ns = {"torch": torch}
         self.ns.update(zip(self.params, args))
-        # as the entry function gets them: a tensor no parameter takes is
-        # seen through its views only (SKIPPED hidden_base_as_strided)
-        self.set_covered(env, self.params)
+        # the positions the declared tensors hold (a tensor no parameter
+        # takes is the hidden base of the inputs that view it)
+        self.set_covered(env)
         for s in self.snips:
             exec(s, self.ns)
 
@@ -1282,13 +1281,10 @@ class CaseGen:
         `strides=[4, 1]` or the head of `offset=K`), after a write into the
         input: the compiled program reads the write's values there, where
         eager keeps the storage's.  Not generated, unless --known-bugs.
-        SKIPPED (known bug hidden_base_as_strided, reproducer there too):
-        the same positions are those the parameters hold, so an as_strided
-        view of an input that views a tensor no parameter takes (`tensor w`
-        + `input d = w[0]`) stays within the parameters' elements: the trace
-        fakes such an input with a storage that ends with its own elements
-        and fails `error shape` (as_strided: setStorage: ... out of bounds)
-        beyond them, where PyTorch fakes the base too."""
+        (An input that views a tensor no parameter takes, `tensor w` +
+        `input d = w[0]`, may be viewed by as_strided anywhere in w: the
+        trace fakes its hidden base as PyTorch does; hidden_base_as_strided
+        is fixed.)"""
         key = self.storage_key(t)
         if KNOWN_BUGS or key not in self.covered:
             return True
@@ -2060,8 +2056,8 @@ KNOWN_BUGS = False
 # out_resize_views, self_set_output_view, expanded_input_write) are fixed:
 # their reproducers are in tests/batteries/aot_found.battery and the
 # generator writes these constructs again. What stays skipped without
-# --known-bugs: hidden_base_as_strided (a trace bug) with as_strided_gap's
-# condition it shares, and the empty_strides layouts.
+# --known-bugs: as_strided_gap and the empty_strides layouts
+# (hidden_base_as_strided, a trace bug, is fixed too).
 AOT_FIXED = True
 
 

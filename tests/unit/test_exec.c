@@ -789,6 +789,74 @@ static void test_public_run(void **state)
     ffinish(&F);
 }
 
+/* A view input whose base the program does not take (`input d = w[0]`, w
+ * of [5, 4] no parameter): sg_tracer_input_base gives d's storage what the
+ * base's fake reaches, so d.as_strided([2], [1], 6), past d's own 4
+ * elements, traces (it is out of bounds without the base, as the first
+ * tracer shows); the run binds the base's symbols with sg_run_set_base and
+ * checks its layout. */
+static void test_hidden_base(void **state)
+{
+    (void)state;
+    fx F;
+    fstart(&F);
+    int64_t s4[1] = {4}, s54[2] = {5, 4}, s53[2] = {5, 3}, st1[1] = {1};
+    sg_value d = input(&F, "d", SG_FLOAT64, 1, s4, NULL, true); /* [s0] */
+    const sg_expr *two[1] = {E("2")}, *one[1] = {E("1")};
+    sg_arg args[4] = {AV(d), {.kind = SG_ARG_INTS, .u.ints = {1, two}}, {.kind = SG_ARG_INTS, .u.ints = {1, one}},
+                      AI("6")};
+    sg_value y;
+    expect_err(sg_tracer_call(F.t, &y, "as_strided", args, 4, 0), SG_ESHAPE, "out of bounds");
+    const sg_source *src, *bsrc;
+    const sg_fake *bf;
+    sg_tensor_value tv = {.ndim = 2, .sizes = s54};
+    assert_int_equal(sg_source_local(C, &src, "d"), SG_OK);
+    assert_int_equal(sg_source_attr(C, &bsrc, src, "_base"), SG_OK);
+    assert_int_equal(sg_inputs_tensor(F.in, bsrc, &tv, NULL, &bf), SG_OK); /* [s1, s0] by duck sizing */
+    expect_err(sg_tracer_input_base(F.t, d, NULL), SG_EINVAL, "no base");
+    expect_err(sg_tracer_input_base(F.t, 999, bf), SG_EINVAL, "not a tensor input");
+    assert_int_equal(sg_tracer_input_base(NULL, d, bf), SG_EINVAL);
+    /* a new tracer: the first one's refused call leaves its graph as it was, but it made a call */
+    sg_tracer_free(F.t);
+    assert_int_equal(sg_tracer_new(F.env, &F.t), SG_OK);
+    long di = sg_inputs_find(F.in, sg_source_name(src));
+    assert_true(di >= 0);
+    const sg_fake *df = sg_inputs_fake(F.in, (size_t)di);
+    assert_int_equal(sg_tracer_input_tensor(F.t, &d, "d", df, SG_FLOAT64, 0), SG_OK);
+    assert_int_equal(sg_tracer_input_base(F.t, d, bf), SG_OK);
+    expect_err(sg_tracer_input_base(F.t, d, bf), SG_EINVAL, "has its base already");
+    args[0] = AV(d);
+    assert_int_equal(sg_tracer_call(F.t, &y, "as_strided", args, 4, 0), SG_OK);
+    sg_value z = CALL(&F, "mul.Tensor", AV(y), AI("1"));
+    expect_err(sg_tracer_input_base(F.t, d, bf), SG_EINVAL, "before every call");
+    assert_int_equal(sg_tracer_output(F.t, &z, 1), SG_OK);
+    /* w of [5, 4] holding 0 .. 19; d = w[0] */
+    sg_tensor *w, *w53, *dx;
+    assert_int_equal(sg_tensor_new(C, &w, SG_FLOAT64, 2, s54), SG_OK);
+    assert_int_equal(sg_tensor_new(C, &w53, SG_FLOAT64, 2, s53), SG_OK);
+    for (int64_t i = 0; i < 20; i++)
+        sg_tensor_set_f(w, i, (double)i);
+    assert_int_equal(sg_tensor_view(C, &dx, w, 1, s4, st1, 0), SG_OK);
+    sg_run *r;
+    assert_int_equal(sg_run_new(F.t, NULL, &r), SG_OK);
+    assert_int_equal(sg_run_set_named(r, "d", dx), SG_OK);
+    expect_err(sg_run_set_base(r, d, w53), SG_ESHAPE,
+               "input d (its hidden base): the size of dimension 1 is 3, but the graph expects 4 (s0)");
+    expect_err(sg_run_set_base(r, d, NULL), SG_EINVAL, "NULL");
+    expect_err(sg_run_set_base(r, y, w), SG_EINVAL, "not a tensor input");
+    assert_int_equal(sg_run_set_base(r, d, w), SG_OK);
+    int64_t n;
+    assert_true(sg_run_symbol(r, E("s1"), &n)); /* the base's own symbol: bound from w */
+    assert_int_equal(n, 5);
+    assert_int_equal(sg_run_execute(r), SG_OK);
+    expect_tprint(sg_run_tensor(r, z), "[6.0, 7.0]");
+    sg_run_free(r);
+    sg_tensor_unref(dx);
+    sg_tensor_unref(w);
+    sg_tensor_unref(w53);
+    ffinish(&F);
+}
+
 /* Two graphs of one environment, the second run after the first (a
  * backward after its forward): the second starts with the first's symbol
  * bindings, and takes a tensor of the first as its input. Forward: y = a *
@@ -1479,6 +1547,7 @@ int main(void)
         cmocka_unit_test(test_input_mismatch),
         cmocka_unit_test(test_public_tensors),
         cmocka_unit_test(test_public_run),
+        cmocka_unit_test(test_hidden_base),
         cmocka_unit_test(test_run_chain),
         cmocka_unit_test(test_scatters),
         cmocka_unit_test(test_more_pointwise),
