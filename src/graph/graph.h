@@ -165,6 +165,12 @@ typedef struct sg__scope {
 /* Recorded while grad mode was off (torch.no_grad): what autograd does not
  * see of a write (functionalization's mutations under no_grad). */
 #define SG_NODE_NO_GRAD 4u
+/* The node gives a new version of its first argument (the functional form
+ * of a write into it: the op of an in-place call, a scatter into a base):
+ * where autograd does not see the write (SG_NODE_NO_GRAD, SG_NODE_DATA),
+ * the new version's gradient is the old one's, as PyTorch's autograd keeps
+ * the history of a tensor written under no_grad or through .data. */
+#define SG_NODE_WRITE 8u
 
 typedef struct sg__graph {
     sg_ctx *ctx;

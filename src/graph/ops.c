@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "expr/expr_private.h"
+#include "graph/derivatives.h"
 #include "graph/ops.h"
 #include "graph/tracer_private.h"
 
@@ -16,10 +17,11 @@
  * none is NULL / SG_OP_NONE. */
 #define sg__meta_none NULL
 #define sg__composite_none NULL
+static const sg__deriv sg__d_none = {NULL, 0};
 static const sg__opinfo info[] = {
 #define OP(id, schema, rule, variant, kernel, composite, py, pyflags, tags, functional, inverse, derivative) \
     {schema, sg__meta_##rule, variant, sg__composite_##composite, py, pyflags, tags, SG_OP_##functional, \
-     SG_OP_##inverse, SG_OP_##derivative},
+     SG_OP_##inverse, &sg__d_##derivative},
 #include "graph/ops.def"
 #undef OP
 };

@@ -68,7 +68,7 @@ typedef struct sg__opinfo {
     uint8_t tags;               /* SG_T_* */
     uint16_t functional;        /* the functional variant, or SG_OP_NONE */
     uint16_t inverse;           /* the view's scatter, or SG_OP_NONE */
-    uint16_t derivative;        /* reserved for the derivative formula (SG_OP_NONE today) */
+    const struct sg__deriv *deriv; /* the derivative formula (graph/derivatives.h); fn NULL: none */
 } sg__opinfo;
 
 /* The row of op (SG_OP_*), or NULL for SG_OP_NONE and out of range. */

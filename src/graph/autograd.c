@@ -1,0 +1,270 @@
+/* Reverse-mode differentiation of a graph's root scope (derivatives.h):
+ * which values require grad and lead to a wanted one, then the nodes in
+ * reverse order, each through its row's formula, the gradients that meet
+ * added. The backward is recorded into the same graph, after its nodes. */
+#include <string.h>
+
+#include "graph/derivatives.h"
+#include "graph/ops.h"
+#include "graph/record.h"
+
+typedef struct bw {
+    sg__graph *g;
+    uint8_t *rg;    /* per value: requires grad */
+    uint8_t *reach; /* per value: requires grad and leads to a wanted value */
+    uint32_t *gv;   /* per value: its gradient so far, or SG_NOVAL */
+    uint32_t nvals; /* the values the forward had */
+    unsigned line;
+} bw;
+
+static bool is_tensor(const sg__graph *g, uint32_t v)
+{
+    return v < g->nvals && g->vals[v].kind == SG_V_TENSOR;
+}
+
+static bool floating(const sg__graph *g, uint32_t v)
+{
+    return g->vals[v].u.t.dtype == SG_FLOAT64 || g->vals[v].u.t.dtype == SG_FLOAT32;
+}
+
+/* Does some tensor argument of node nd have flag f set (f: rg or reach)? */
+static bool any_arg(const bw *b, const sg__gnode *nd, const uint8_t *f)
+{
+    const sg__graph *g = b->g;
+    for (uint32_t k = 0; k < nd->nargs; k++) {
+        const sg__garg *a = &g->args[nd->args + k];
+        if (a->kind == SG_A_VALUE && is_tensor(g, a->u.v) && f[a->u.v])
+            return true;
+        if (a->kind == SG_A_VALUES)
+            for (uint32_t j = 0; j < a->u.list.n; j++)
+                if (f[g->ids[a->u.list.off + j]])
+                    return true;
+    }
+    return false;
+}
+
+/* The first argument of nd, a tensor value, or SG_NOVAL. */
+static uint32_t first_tensor(const sg__graph *g, const sg__gnode *nd)
+{
+    const sg__garg *a = nd->nargs ? &g->args[nd->args] : NULL;
+    return a && a->kind == SG_A_VALUE && is_tensor(g, a->u.v) ? a->u.v : SG_NOVAL;
+}
+
+/* Mark the values nd gives (its value, or a list's elements) with flag f = on. */
+static void mark_out(bw *b, const sg__gnode *nd, uint8_t *f, bool on)
+{
+    const sg__graph *g = b->g;
+    uint32_t o = nd->out;
+    if (o == SG_NOVAL || o >= b->nvals)
+        return;
+    if (g->vals[o].kind == SG_V_LIST) {
+        for (uint32_t j = 0; j < g->vals[o].u.list.n; j++) {
+            uint32_t e = g->ids[g->vals[o].u.list.off + j];
+            f[e] = on && is_tensor(g, e) && floating(g, e);
+        }
+        return;
+    }
+    f[o] = on && is_tensor(g, o) && floating(g, o);
+}
+
+/* The forward flags: requires grad (rg), and leads to a wanted value (reach). */
+static void forward_flags(bw *b, const sg__backward *spec, size_t nnodes)
+{
+    sg__graph *g = b->g;
+    for (size_t k = 0; k < spec->nin; k++)
+        if (spec->ins[k] < b->nvals)
+            b->reach[spec->ins[k]] = 1;
+    for (size_t i = 0; i < nnodes; i++) {
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->scope != 0 || nd->out == SG_NOVAL)
+            continue;
+        if (nd->kind == SG_N_PLACEHOLDER) {
+            if (is_tensor(g, nd->out))
+                b->rg[nd->out] = g->vals[nd->out].u.t.requires_grad;
+            b->reach[nd->out] &= b->rg[nd->out];
+            continue;
+        }
+        if (nd->kind == SG_N_COND) {
+            mark_out(b, nd, b->rg, any_arg(b, nd, b->rg));
+            mark_out(b, nd, b->reach, any_arg(b, nd, b->reach));
+            continue;
+        }
+        if (nd->kind != SG_N_CALL)
+            continue;
+        if (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) { /* hidden from autograd: a write keeps self's history */
+            uint32_t self = first_tensor(g, nd);
+            bool w = (nd->flags & SG_NODE_WRITE) && self != SG_NOVAL;
+            mark_out(b, nd, b->rg, w && b->rg[self]);
+            mark_out(b, nd, b->reach, w && b->reach[self]);
+            continue;
+        }
+        const sg__opinfo *info = sg__op_info(nd->schema->op);
+        bool diff = nd->schema->op != SG_OP_detach && !(info && (info->tags & SG_T_NODIFF));
+        mark_out(b, nd, b->rg, diff && any_arg(b, nd, b->rg));
+        mark_out(b, nd, b->reach, diff && any_arg(b, nd, b->reach));
+    }
+}
+
+/* v's gradient gains x. */
+static sg_status accumulate(bw *b, uint32_t v, uint32_t x)
+{
+    if (b->gv[v] == SG_NOVAL) {
+        b->gv[v] = x;
+        return SG_OK;
+    }
+    const sg__schema *add = sg__opreg_op(b->g->reg, SG_OP_add_Tensor);
+    sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = b->gv[v]}, {.kind = SG_A_VALUE, .u.v = x}};
+    return sg__graph_record(b->g, add, a, 2, b->line, NULL, &b->gv[v]);
+}
+
+/* The arguments of node nd by schema position, defaults filled in. */
+static sg_status bind_node(sg__graph *g, const sg__gnode *nd, sg__garg *a)
+{
+    const sg__schema *s = nd->schema;
+    uint32_t npos = 0;
+    while (npos < nd->nargs && !g->args[nd->args + npos].kw)
+        npos++;
+    sg__mcall m = {.g = g, .env = g->env, .s = s};
+    for (int i = 0; i < s->nargs; i++) {
+        const sg__garg *x = (uint32_t)i < npos ? &g->args[nd->args + i] : NULL;
+        for (uint32_t j = npos; j < nd->nargs && !x; j++)
+            if (!strcmp(g->args[nd->args + j].kw, s->args[i].name))
+                x = &g->args[nd->args + j];
+        if (x) {
+            a[i] = *x;
+            a[i].kw = NULL;
+        } else {
+            CHAIN(sg__record_default(&m, i));
+            a[i] = m.a[i];
+        }
+    }
+    return SG_OK;
+}
+
+/* Do value v and gradient x have the same sizes (as expressions)? */
+static bool same_sizes(const sg__graph *g, uint32_t v, uint32_t x)
+{
+    if (!is_tensor(g, x) || g->vals[x].u.t.ndim != g->vals[v].u.t.ndim)
+        return false;
+    for (size_t k = 0; k < g->vals[v].u.t.ndim; k++)
+        if (sg__graph_size(g, v, k) != sg__graph_size(g, x, k))
+            return false;
+    return true;
+}
+
+static sg_status wrong_grad(const sg__graph *g, const sg__gnode *nd, uint32_t v)
+{
+    return sg__err(g->ctx, SG_EINTERNAL, "backward of %s: a gradient of other sizes than its argument's (rank %u)",
+                   nd->schema->name, (unsigned)g->vals[v].u.t.ndim);
+}
+
+/* The backward of call node i: its formula, the gradients it gives added in. */
+static sg_status node_backward(bw *b, uint32_t i)
+{
+    sg__graph *g = b->g;
+    const sg__gnode *nd = &g->nodes[i];
+    const sg__opinfo *info = sg__op_info(nd->schema->op);
+    if (!info || !info->deriv->fn)
+        return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the derivative of %s", nd->schema->name);
+    sg__dctx d = {.g = g, .node = i, .s = nd->schema, .out = nd->out, .grad = b->gv[nd->out], .list = -1,
+                  .line = b->line};
+    CHAIN(bind_node(g, nd, d.a));
+    uint32_t *lgin = NULL;
+    bool *lneed = NULL;
+    for (int k = 0; k < d.s->nargs; k++) {
+        d.gin[k] = SG_NOVAL;
+        const sg__garg *a = &d.a[k];
+        d.need[k] = a->kind == SG_A_VALUE && is_tensor(g, a->u.v) && b->reach[a->u.v];
+        if (a->kind == SG_A_VALUES && d.list < 0) {
+            d.list = k;
+            d.lv = g->ids + a->u.list.off;
+            d.nl = a->u.list.n;
+        }
+    }
+    if (d.list >= 0) {
+        lgin = sg__malloc(g->ctx, (d.nl ? d.nl : 1) * sizeof *lgin);
+        lneed = sg__malloc(g->ctx, (d.nl ? d.nl : 1) * sizeof *lneed);
+        if (!lgin || !lneed) {
+            sg_free(lgin);
+            sg_free(lneed);
+            return sg__nomem(g->ctx);
+        }
+        for (uint32_t j = 0; j < d.nl; j++) {
+            lgin[j] = SG_NOVAL;
+            lneed[j] = b->reach[d.lv[j]];
+        }
+        d.lgin = lgin;
+        d.lneed = lneed;
+    }
+    info->deriv->fn(&d);
+    sg_status s = d.st;
+    /* (the ids may have moved: the list's values read again) */
+    const uint32_t *lv = d.list >= 0 ? g->ids + g->args[nd->args + (uint32_t)d.list].u.list.off : NULL;
+    for (int k = 0; k < d.s->nargs && !s; k++)
+        if (d.need[k] && d.gin[k] != SG_NOVAL)
+            s = same_sizes(g, d.a[k].u.v, d.gin[k]) ? accumulate(b, d.a[k].u.v, d.gin[k]) : wrong_grad(g, nd, d.a[k].u.v);
+    for (uint32_t j = 0; lv && j < d.nl && !s; j++)
+        if (lneed[j] && lgin[j] != SG_NOVAL)
+            s = same_sizes(g, lv[j], lgin[j]) ? accumulate(b, lv[j], lgin[j]) : wrong_grad(g, nd, lv[j]);
+    sg_free(lgin);
+    sg_free(lneed);
+    return s;
+}
+
+sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
+{
+    if (!g || !spec || (spec->nout && (!spec->outs || !spec->seeds)) || (spec->nin && (!spec->ins || !spec->grads)))
+        return g ? sg__err(g->ctx, SG_EINVAL, "backward: NULL argument") : SG_EINVAL;
+    if (!g->reg)
+        return sg__err(g->ctx, SG_EINVAL, "backward: a graph without its registry");
+    bw b = {.g = g, .nvals = (uint32_t)g->nvals, .line = spec->line};
+    size_t nnodes = g->nnodes, n = b.nvals ? b.nvals : 1;
+    b.rg = sg__calloc(g->ctx, n, 1);
+    b.reach = sg__calloc(g->ctx, n, 1);
+    b.gv = sg__malloc(g->ctx, n * sizeof *b.gv);
+    sg_status s = b.rg && b.reach && b.gv ? SG_OK : sg__nomem(g->ctx);
+    for (size_t k = 0; k < spec->nout && !s; k++)
+        if (spec->outs[k] >= b.nvals || !is_tensor(g, spec->seeds[k]) || !same_sizes(g, spec->outs[k], spec->seeds[k]))
+            s = sg__err(g->ctx, SG_EINVAL, "backward: seed %zu is no tensor of its output's sizes", k);
+    for (size_t k = 0; k < spec->nin && !s; k++)
+        if (spec->ins[k] >= b.nvals)
+            s = sg__err(g->ctx, SG_EINVAL, "backward: wanted value %zu is not of the graph", k);
+    if (!s) {
+        for (uint32_t v = 0; v < b.nvals; v++)
+            b.gv[v] = SG_NOVAL;
+        forward_flags(&b, spec, nnodes);
+    }
+    for (size_t k = 0; k < spec->nout && !s; k++)
+        if (b.reach[spec->outs[k]])
+            s = accumulate(&b, spec->outs[k], spec->seeds[k]);
+    for (size_t i = nnodes; i-- > 0 && !s;) {
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->scope != 0 || (nd->kind != SG_N_CALL && nd->kind != SG_N_COND) || nd->out == SG_NOVAL)
+            continue;
+        uint32_t o = nd->out;
+        if (g->vals[o].kind == SG_V_LIST) { /* unbind, a cond's results */
+            for (uint32_t j = 0; j < g->vals[o].u.list.n && !s; j++)
+                if (b.gv[g->ids[g->vals[o].u.list.off + j]] != SG_NOVAL)
+                    s = sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the derivative of %s (a list of results)",
+                                nd->kind == SG_N_COND ? "torch.cond" : nd->schema->name);
+            continue;
+        }
+        if (b.gv[o] == SG_NOVAL)
+            continue;
+        if (nd->kind == SG_N_COND) {
+            s = sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the derivative of torch.cond");
+        } else if (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) { /* a hidden write: the gradient passes through */
+            uint32_t self = first_tensor(g, nd);
+            if ((nd->flags & SG_NODE_WRITE) && self != SG_NOVAL && b.reach[self])
+                s = accumulate(&b, self, b.gv[o]);
+        } else if (any_arg(&b, nd, b.reach)) {
+            s = node_backward(&b, (uint32_t)i);
+        }
+    }
+    for (size_t k = 0; k < spec->nin && !s; k++)
+        spec->grads[k] = b.gv[spec->ins[k]];
+    sg_free(b.rg);
+    sg_free(b.reach);
+    sg_free(b.gv);
+    return s;
+}

@@ -1,0 +1,74 @@
+/* Derivative formulas: the DERIVATIVE column of ops.def (PyTorch's
+ * derivatives.yaml). A formula is given one node of a graph and the
+ * gradient of its result, and records the gradients of the node's tensor
+ * arguments as calls into the same graph (sg__graph_record), so that a
+ * backward is itself a graph, with symbolic shapes from the same rules as
+ * the forward's. autograd.c walks a graph backward through them. */
+#ifndef SG_GRAPH_DERIVATIVES_H
+#define SG_GRAPH_DERIVATIVES_H
+
+#include "graph/graph.h"
+#include "graph/schema.h"
+
+/* What a formula reads and writes. */
+typedef struct sg__dctx {
+    sg__graph *g;               /* the graph: the node's, and where the backward's calls go */
+    uint32_t node;              /* the forward node */
+    const sg__schema *s;        /* its operator */
+    sg__garg a[SG_SCHEMA_ARGS]; /* its arguments by schema position, defaults filled in */
+    uint32_t out;               /* its value */
+    uint32_t grad;              /* the gradient of out: a tensor value of g, out's sizes */
+    bool need[SG_SCHEMA_ARGS];  /* tensor argument i's gradient is wanted */
+    uint32_t gin[SG_SCHEMA_ARGS]; /* the formula's answer: argument i's gradient, of its sizes
+                                     (SG_NOVAL: none, a zero gradient) */
+    /* the node's tensor-list argument (cat, stack), if any: */
+    int list;                   /* its schema position, or -1 */
+    const uint32_t *lv;         /* its values, nl of them */
+    uint32_t nl;
+    const bool *lneed;          /* per value: its gradient is wanted */
+    uint32_t *lgin;             /* per value: the formula's answer (SG_NOVAL: none) */
+    unsigned line;              /* recorded on the backward's nodes */
+    sg_status st;               /* the first error of a call: the calls after it record nothing */
+} sg__dctx;
+
+/* A row's DERIVATIVE: the formula, and what of the forward it reads
+ * (bit i: schema argument i; SG_DSAVE_RESULT: the node's value), which
+ * must not have been written in place since the node ran (PyTorch's saved
+ * tensors and their version check). */
+#define SG_DSAVE_RESULT (1u << 15)
+typedef struct sg__deriv {
+    void (*fn)(sg__dctx *d);
+    uint16_t saves;
+} sg__deriv;
+
+/* The formulas the table names (sg__d_<DERIVATIVE>). */
+#define SG__DERIV(name) extern const sg__deriv sg__d_##name;
+#include "graph/derivatives.def"
+#undef SG__DERIV
+
+/* The backward of g's root scope (autograd.c), appended to g: reverse-mode
+ * from the gradients seeds[k] of values outs[k] to the values ins[k]. A
+ * value requires grad as autograd says: an input by its flag; a call's
+ * result where a tensor argument does, the operator is differentiable and
+ * the result floating, unless grad mode was off for it (SG_NODE_NO_GRAD,
+ * .data: SG_NODE_DATA, detach), where a write (SG_NODE_WRITE) keeps its
+ * first argument's flag and passes the gradient through unchanged. Each
+ * node's gradient goes through its row's formula; gradients that meet are
+ * added (add.Tensor). Only what leads to some ins is differentiated. */
+typedef struct sg__backward {
+    const uint32_t *outs;  /* values of g whose gradients are given */
+    const uint32_t *seeds; /* their gradients: tensor values of g, of their sizes */
+    size_t nout;
+    const uint32_t *ins;   /* the values whose gradients are wanted */
+    size_t nin;
+    uint32_t *grads;       /* out: per ins[k] its gradient, SG_NOVAL where none reaches it (None) */
+    unsigned line;         /* recorded on the backward's nodes */
+} sg__backward;
+
+/* Errors: SG_EUNSUPPORTED (a gradient reaching a node without a formula,
+ * a list result or a cond, naming the operator), SG_EINTERNAL (a formula
+ * giving a gradient of other sizes than its argument's), those of the
+ * calls recorded (SG_ENOMEM ...). On an error g keeps what was recorded. */
+sg_status sg__graph_backward(sg__graph *g, sg__backward *b);
+
+#endif /* SG_GRAPH_DERIVATIVES_H */

@@ -1,0 +1,490 @@
+/* Derivative formulas (graph/derivatives.c) and the backward of a graph
+ * (graph/autograd.c). Each case traces a small forward through the public
+ * tracer (inputs x, y that require grad, a seed s of the output's sizes),
+ * appends its backward with sg__graph_backward, runs the whole graph on
+ * concrete values and compares the gradients of the loss sum(out * s) with
+ * central finite differences in float64 (step 1e-6), an oracle independent
+ * of the formulas. Other tests: the shapes of a backward with symbolic
+ * sizes, what requires grad (no_grad, detach, ints), gradients that meet,
+ * the operators the backward records, and the errors. */
+#include "cmocka_all.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec.h"
+#include "exec/exec_private.h"
+#include "graph/derivatives.h"
+#include "graph/graph.h"
+#include "graph/tracer_private.h"
+#include "shapeguard.h"
+
+static sg_ctx *C;
+
+static int setup(void **state)
+{
+    (void)state;
+    return sg_ctx_new(&C) == SG_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sg_ctx_free(C);
+    return 0;
+}
+
+static const sg_expr *E(const char *text)
+{
+    const sg_expr *e = NULL;
+    if (sg_parse(C, &e, text, NULL) != SG_OK)
+        fail_msg("cannot parse %s: %s", text, sg_ctx_last_error_msg(C));
+    return e;
+}
+
+#define MAXIN 4
+
+/* A forward being built: its inputs (values, concrete tensors) in order. */
+typedef struct fx {
+    sg_env *env;
+    sg_inputs *in;
+    sg_tracer *t;
+    size_t n;
+    sg_value v[MAXIN];
+    sg__xtensor *x[MAXIN];
+    bool rg[MAXIN];
+} fx;
+
+static void fstart(fx *F)
+{
+    memset(F, 0, sizeof *F);
+    assert_int_equal(sg_env_new(C, NULL, &F->env), SG_OK);
+    assert_int_equal(sg_inputs_new(F->env, NULL, &F->in), SG_OK);
+    assert_int_equal(sg_tracer_new(F->env, &F->t), SG_OK);
+}
+
+static void ffinish(fx *F)
+{
+    for (size_t i = 0; i < F->n; i++)
+        sg__xt_unref(F->x[i]);
+    sg_tracer_free(F->t);
+    sg_inputs_free(F->in);
+    sg_env_free(F->env);
+}
+
+/* An input of the given sizes (static, or dynamic: duck-sized symbols),
+ * requiring grad or not, holding values k of the pattern below (positive
+ * ones where pos). */
+static sg_value input(fx *F, const char *name, size_t n, const int64_t *sizes, bool rg, bool pos, bool dynamic)
+{
+    const sg_source *src;
+    const sg_fake *fake;
+    sg_value v;
+    sg_dim_spec spec[4];
+    for (int i = 0; i < 4; i++)
+        spec[i] = (sg_dim_spec){dynamic ? SG_DIM_DUCK : SG_DIM_STATIC, NULL, NULL};
+    sg_tensor_context tc = {.sizes = spec};
+    assert_int_equal(sg_source_local(C, &src, name), SG_OK);
+    sg_tensor_value tv = {.ndim = n, .sizes = sizes};
+    if (sg_inputs_tensor(F->in, src, &tv, &tc, &fake))
+        fail_msg("input %s: %s", name, sg_ctx_last_error_msg(C));
+    if (sg_tracer_input_tensor(F->t, &v, name, fake, SG_FLOAT64, rg))
+        fail_msg("tracer input %s: %s", name, sg_ctx_last_error_msg(C));
+    sg__xtensor *x;
+    assert_int_equal(sg__xt_new(C, &x, SG_FLOAT64, n, sizes), SG_OK);
+    for (int64_t i = 0; i < sg__xt_numel(x); i++) { /* values in [-1.9, 1.9] (pos: [0.3, 2.2]), no two alike */
+        double u = (double)((37 * (i + 7 * (int64_t)F->n) + 11) % 41) / 41.0;
+        sg__xt_set_f(x, i, pos ? 0.3 + 1.9 * u : 3.8 * u - 1.9 + 0.013 * (double)F->n);
+    }
+    F->v[F->n] = v;
+    F->rg[F->n] = rg;
+    F->x[F->n++] = x;
+    return v;
+}
+
+static sg_arg AV(sg_value v)
+{
+    return (sg_arg){.kind = SG_ARG_VALUE, .u.v = v};
+}
+
+static sg_arg AI(const char *e)
+{
+    return (sg_arg){.kind = SG_ARG_INT, .u.e = E(e)};
+}
+
+static sg_arg AF(double f)
+{
+    return (sg_arg){.kind = SG_ARG_FLOAT, .u.f = f};
+}
+
+static sg_arg AB(int b)
+{
+    return (sg_arg){.kind = SG_ARG_BOOL, .u.b = b};
+}
+
+static sg_arg AK(const char *name, sg_arg a)
+{
+    a.name = name;
+    return a;
+}
+
+/* An int list argument, from "[a, b]" parsed element by element. */
+static sg_arg AL(size_t n, const char *const *items)
+{
+    static const sg_expr *keep[16][8];
+    static int next;
+    const sg_expr **e = keep[next++ % 16];
+    for (size_t k = 0; k < n; k++)
+        e[k] = E(items[k]);
+    return (sg_arg){.kind = SG_ARG_INTS, .u.ints = {n, e}};
+}
+#define LIST(...) AL(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *), (const char *[]){__VA_ARGS__})
+
+static sg_value call(fx *F, const char *op, const sg_arg *args, size_t n)
+{
+    sg_value v;
+    if (sg_tracer_call(F->t, &v, op, args, n, 1))
+        fail_msg("%s: %s", op, sg_ctx_last_error_msg(C));
+    return v;
+}
+
+#define CALL(F, op, ...) call(F, op, (sg_arg[]){__VA_ARGS__}, sizeof((sg_arg[]){__VA_ARGS__}) / sizeof(sg_arg))
+
+/* The backward of out seeded with seed, for every input that requires
+ * grad: their gradients' values into grads (SG_NOVAL: none). */
+static void backward(fx *F, sg_value out, sg_value seed, uint32_t *grads)
+{
+    uint32_t ins[MAXIN];
+    for (size_t i = 0; i < F->n; i++)
+        ins[i] = F->v[i];
+    sg__backward b = {.outs = &out, .seeds = &seed, .nout = 1, .ins = ins, .nin = F->n, .grads = grads};
+    if (sg__graph_backward((sg__graph *)sg__tracer_graph(F->t), &b))
+        fail_msg("backward: %s", sg_ctx_last_error_msg(C));
+}
+
+static sg__xrun *run(fx *F)
+{
+    sg__xrun *r;
+    assert_int_equal(sg__xrun_new(C, sg__tracer_graph(F->t), &r), SG_OK);
+    for (size_t i = 0; i < F->n; i++) {
+        sg__xval x = {.kind = SG_XV_TENSOR, .u.t = F->x[i]};
+        if (sg__xrun_input(r, F->v[i], &x))
+            fail_msg("input %zu: %s", i, sg_ctx_last_error_msg(C));
+    }
+    if (sg__xrun_rest(r))
+        fail_msg("run: %s", sg_ctx_last_error_msg(C));
+    return r;
+}
+
+static const sg__xtensor *T(sg__xrun *r, sg_value v)
+{
+    const sg__xval *x = sg__xrun_value(r, v);
+    if (x->kind != SG_XV_TENSOR)
+        fail_msg("value %u is not a tensor (kind %d)", v, x->kind);
+    return x->u.t;
+}
+
+/* Element i (row-major) of a tensor of any layout. */
+static double at(const sg__xtensor *t, int64_t i)
+{
+    int64_t off = t->offset;
+    for (uint32_t d = t->ndim; d-- > 0;) {
+        off += (i % t->sizes[d]) * t->strides[d];
+        i /= t->sizes[d];
+    }
+    return sg__xt_get_f(&(sg__xtensor){.st = t->st, .dtype = t->dtype, .ndim = 1, .sizes = (int64_t[]){off + 1},
+                                         .strides = (int64_t[]){1}, .offset = 0},
+                        off);
+}
+
+/* sum(out * seed) of a run. */
+static double loss(sg__xrun *r, sg_value out, sg_value seed)
+{
+    const sg__xtensor *o = T(r, out), *s = T(r, seed);
+    double acc = 0;
+    for (int64_t i = 0; i < sg__xt_numel(o); i++)
+        acc += at(o, i) * at(s, i);
+    return acc;
+}
+
+/* The gradients the backward gives against central differences of the
+ * loss, for every input that requires grad (an input without a gradient:
+ * every difference 0). */
+static void check_fd(fx *F, sg_value out, sg_value seed, const uint32_t *grads, const char *what)
+{
+    sg__xrun *r = run(F);
+    for (size_t k = 0; k < F->n; k++) {
+        if (!F->rg[k])
+            continue;
+        const sg__xtensor *g = grads[k] == SG_NOVAL ? NULL : T(r, grads[k]);
+        sg__xtensor *x = F->x[k];
+        if (g && sg__xt_numel(g) != sg__xt_numel(x))
+            fail_msg("%s: the gradient of input %zu has %lld elements, the input %lld", what, k,
+                     (long long)sg__xt_numel(g), (long long)sg__xt_numel(x));
+        for (int64_t i = 0; i < sg__xt_numel(x); i++) {
+            double x0 = sg__xt_get_f(x, i), h = 1e-6;
+            sg__xt_set_f(x, i, x0 + h);
+            sg__xrun *rp = run(F);
+            double lp = loss(rp, out, seed);
+            sg__xrun_free(rp);
+            sg__xt_set_f(x, i, x0 - h);
+            sg__xrun *rm = run(F);
+            double lm = loss(rm, out, seed);
+            sg__xrun_free(rm);
+            sg__xt_set_f(x, i, x0);
+            double fd = (lp - lm) / (2 * h), got = g ? at(g, i) : 0.0;
+            if (fabs(fd - got) > 1e-5 * (1 + fabs(fd)))
+                fail_msg("%s: d loss / d input %zu [%lld]: backward %.10g, finite differences %.10g", what, k,
+                         (long long)i, got, fd);
+        }
+    }
+    sg__xrun_free(r);
+}
+
+/* A case: the forward traced by build over inputs x (and y where ny), the
+ * seed of the output's sizes declared first (it takes no grad). */
+typedef sg_value (*build_fn)(fx *F, sg_value x, sg_value y);
+
+static void fd_case(const char *what, size_t nout, const int64_t *osz, size_t nx, const int64_t *xsz, size_t ny,
+                    const int64_t *ysz, bool pos, build_fn build)
+{
+    fx F;
+    fstart(&F);
+    sg_value seed = input(&F, "s", nout, osz, false, false, false);
+    sg_value x = input(&F, "x", nx, xsz, true, pos, false);
+    sg_value y = ysz ? input(&F, "y", ny, ysz, true, pos, false) : SG_NOVAL;
+    sg_value out = build(&F, x, y);
+    uint32_t grads[MAXIN];
+    backward(&F, out, seed, grads);
+    check_fd(&F, out, seed, grads, what);
+    ffinish(&F);
+}
+
+/* ---- the cases ---- */
+
+static sg_value b_add(fx *F, sg_value x, sg_value y)
+{
+    return CALL(F, "add.Tensor", AV(x), AV(y), AK("alpha", AI("2")));
+}
+static sg_value b_sub(fx *F, sg_value x, sg_value y)
+{
+    return CALL(F, "sub.Tensor", AV(x), AV(y), AK("alpha", AF(0.5)));
+}
+static sg_value b_mul(fx *F, sg_value x, sg_value y)
+{
+    return CALL(F, "mul.Tensor", AV(x), AV(y));
+}
+static sg_value b_div(fx *F, sg_value x, sg_value y)
+{
+    return CALL(F, "div.Tensor", AV(x), AV(y));
+}
+static sg_value b_scalars(fx *F, sg_value x, sg_value y)
+{
+    (void)y;
+    sg_value a = CALL(F, "rsub.Scalar", AV(x), AF(3.0), AI("2"));
+    sg_value b = CALL(F, "mul.Scalar", AV(a), AF(2.5));
+    sg_value c = CALL(F, "div.Scalar", AV(b), AI("4"));
+    sg_value d = CALL(F, "add.Scalar", AV(c), AF(1.5));
+    return CALL(F, "sub.Scalar", AV(d), AI("1"));
+}
+static sg_value b_unary(fx *F, sg_value x, sg_value y)
+{
+    (void)y;
+    sg_value a = CALL(F, "sin", AV(x));
+    sg_value b = CALL(F, "cos", AV(a));
+    sg_value c = CALL(F, "exp", AV(b));
+    return CALL(F, "neg", AV(CALL(F, "log", AV(c))));
+}
+static sg_value b_log(fx *F, sg_value x, sg_value y)
+{
+    (void)y;
+    return CALL(F, "log", AV(x));
+}
+static sg_value b_sum(fx *F, sg_value x, sg_value y)
+{
+    (void)y;
+    return CALL(F, "sum", AV(CALL(F, "mul.Tensor", AV(x), AV(x))));
+}
+static sg_value b_sum_dim(fx *F, sg_value x, sg_value y)
+{
+    (void)y;
+    return CALL(F, "sum.dim_IntList", AV(x), LIST("0", "-1"));
+}
+static sg_value b_sum_dim_keep(fx *F, sg_value x, sg_value y)
+{
+    (void)y;
+    return CALL(F, "sum.dim_IntList", AV(x), LIST("1"), AB(1));
+}
+static sg_value b_mean(fx *F, sg_value x, sg_value y)
+{
+    (void)y;
+    return CALL(F, "mean", AV(CALL(F, "sin", AV(x))));
+}
+static sg_value b_mean_dim(fx *F, sg_value x, sg_value y)
+{
+    (void)y;
+    return CALL(F, "mean.dim", AV(x), LIST("2", "0"), AB(1));
+}
+static sg_value b_views(fx *F, sg_value x, sg_value y)
+{
+    (void)y; /* x [2, 6]: view [3, 4], t, unsqueeze, expand, permute */
+    sg_value a = CALL(F, "view", AV(x), LIST("3", "4"));
+    sg_value b = CALL(F, "t", AV(a));                          /* [4, 3] */
+    sg_value c = CALL(F, "unsqueeze", AV(b), AI("0"));         /* [1, 4, 3] */
+    sg_value d = CALL(F, "expand", AV(c), LIST("2", "4", "3")); /* [2, 4, 3] */
+    sg_value e = CALL(F, "permute", AV(d), LIST("2", "0", "1")); /* [3, 2, 4] */
+    return CALL(F, "mul.Tensor", AV(e), AV(e));
+}
+static sg_value b_view_noncontig(fx *F, sg_value x, sg_value y)
+{
+    (void)y; /* x [2, 6]: view [3, 4], then t: the gradient reaching the view is not contiguous */
+    sg_value a = CALL(F, "view", AV(x), LIST("3", "4"));
+    return CALL(F, "sin", AV(CALL(F, "t", AV(a))));
+}
+static sg_value b_squeezes(fx *F, sg_value x, sg_value y)
+{
+    (void)y; /* x [2, 1, 3, 1] */
+    sg_value a = CALL(F, "squeeze.dim", AV(x), AI("1"));   /* [2, 3, 1] */
+    sg_value b = CALL(F, "squeeze.dim", AV(a), AI("0"));   /* [2, 3, 1]: no change */
+    sg_value c = CALL(F, "transpose.int", AV(b), AI("0"), AI("2")); /* [1, 3, 2] */
+    sg_value d = CALL(F, "squeeze", AV(c));                 /* [3, 2] */
+    return CALL(F, "exp", AV(CALL(F, "clone", AV(d))));
+}
+static sg_value b_mm(fx *F, sg_value x, sg_value y)
+{
+    return CALL(F, "mm", AV(x), AV(y));
+}
+static sg_value b_meet(fx *F, sg_value x, sg_value y)
+{
+    /* x * y + sin(x) * x: x's gradient gathered from three uses */
+    sg_value a = CALL(F, "mul.Tensor", AV(x), AV(y));
+    sg_value b = CALL(F, "mul.Tensor", AV(CALL(F, "sin", AV(x))), AV(x));
+    return CALL(F, "add.Tensor", AV(a), AV(b));
+}
+
+static void test_fd(void **state)
+{
+    (void)state;
+    int64_t s23[2] = {2, 3}, s3[1] = {3}, s21[2] = {2, 1}, s2[1] = {2}, s413[3] = {4, 1, 3}, s423[3] = {4, 2, 3},
+            s234[3] = {2, 3, 4}, s3x[1] = {3}, s214[3] = {2, 1, 4}, s26[2] = {2, 6}, s324[3] = {3, 2, 4},
+            s43[2] = {4, 3}, s2131[4] = {2, 1, 3, 1}, s32[2] = {3, 2}, s34[2] = {3, 4}, s24[2] = {2, 4}, s0[1] = {0};
+    (void)s0;
+    fd_case("add broadcast", 2, s23, 2, s23, 1, s3, false, b_add);
+    fd_case("sub both broadcast", 2, s23, 2, s21, 1, s3, false, b_sub);
+    fd_case("mul", 2, s23, 2, s23, 2, s23, false, b_mul);
+    fd_case("mul broadcast", 3, s423, 3, s413, 2, s23, false, b_mul);
+    fd_case("div", 2, s23, 1, s3, 2, s23, true, b_div);
+    fd_case("scalars", 2, s23, 2, s23, 0, NULL, false, b_scalars);
+    fd_case("sin cos exp log neg", 2, s23, 2, s23, 0, NULL, false, b_unary);
+    fd_case("log", 1, s3, 1, s3, 0, NULL, true, b_log);
+    fd_case("sum", 0, NULL, 2, s23, 0, NULL, false, b_sum);
+    fd_case("sum.dim_IntList", 1, s3x, 3, s234, 0, NULL, false, b_sum_dim);
+    fd_case("sum.dim_IntList keepdim", 3, s214, 3, s234, 0, NULL, false, b_sum_dim_keep);
+    fd_case("mean", 0, NULL, 2, s23, 0, NULL, false, b_mean);
+    fd_case("mean.dim keepdim", 3, (int64_t[]){1, 3, 1}, 3, s234, 0, NULL, false, b_mean_dim);
+    fd_case("views", 3, s324, 2, s26, 0, NULL, false, b_views);
+    fd_case("view of a gradient not contiguous", 2, s43, 2, s26, 0, NULL, false, b_view_noncontig);
+    fd_case("squeezes, transpose, clone", 2, s32, 4, s2131, 0, NULL, false, b_squeezes);
+    fd_case("mm", 2, s24, 2, s23, 2, s34, false, b_mm);
+    fd_case("gradients that meet", 2, s23, 2, s23, 2, s23, false, b_meet);
+    (void)s2;
+}
+
+/* What the backward records, with symbolic sizes: add of x [s0, s1] and
+ * y [s1] with alpha 2 records for y mul.Tensor then sum.dim_IntList over
+ * dimension 0 with keepdim and a view to [s1]; x's gradient is the seed
+ * itself (nothing recorded). The ops are PyTorch's sum_to_size
+ * decomposition. */
+static void test_symbolic(void **state)
+{
+    (void)state;
+    fx F;
+    fstart(&F);
+    int64_t s43[2] = {4, 3}, s3[1] = {3};
+    sg_value seed = input(&F, "s", 2, s43, false, false, true);
+    sg_value x = input(&F, "x", 2, s43, true, false, true);
+    sg_value y = input(&F, "y", 1, s3, true, false, true);
+    sg_value out = b_add(&F, x, y);
+    const sg__graph *g = sg__tracer_graph(F.t);
+    size_t before = g->nnodes;
+    uint32_t grads[MAXIN];
+    backward(&F, out, seed, grads);
+    assert_int_equal(grads[0], SG_NOVAL); /* the seed takes no grad */
+    assert_int_equal(grads[1], seed);
+    const char *want[3] = {"mul", "sum", "view"};
+    assert_int_equal(g->nnodes - before, 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(g->nodes[before + i].schema->name, want[i]);
+    assert_int_equal(g->vals[grads[2]].u.t.ndim, 1);
+    assert_ptr_equal(sg__graph_size(g, grads[2], 0), sg_tracer_size(F.t, y, 0));
+    check_fd(&F, out, seed, grads, "symbolic add");
+    ffinish(&F);
+}
+
+/* What requires grad: under no_grad nothing (the gradient of x through a
+ * no_grad product is none), detach cuts, an input without the flag gets
+ * none, and an output nothing reaches gives no gradient. */
+static void test_requires_grad(void **state)
+{
+    (void)state;
+    fx F;
+    fstart(&F);
+    int64_t s3[1] = {3};
+    sg_value seed = input(&F, "s", 1, s3, false, false, false);
+    sg_value x = input(&F, "x", 1, s3, true, false, false);
+    sg_value y = input(&F, "y", 1, s3, false, false, false);
+    assert_int_equal(sg_tracer_set_grad_enabled(F.t, 0), SG_OK);
+    sg_value a = CALL(&F, "mul.Tensor", AV(x), AV(x));
+    assert_int_equal(sg_tracer_set_grad_enabled(F.t, 1), SG_OK);
+    sg_value b = CALL(&F, "detach", AV(x));
+    sg_value c = CALL(&F, "add.Tensor", AV(a), AV(b));
+    sg_value out = CALL(&F, "mul.Tensor", AV(c), AV(y));
+    uint32_t grads[MAXIN];
+    const sg__graph *g = sg__tracer_graph(F.t);
+    size_t before = g->nnodes;
+    backward(&F, out, seed, grads);
+    assert_int_equal(grads[1], SG_NOVAL);
+    assert_int_equal(grads[2], SG_NOVAL);
+    assert_int_equal(g->nnodes, before); /* nothing leads to x: nothing recorded */
+    ffinish(&F);
+}
+
+/* The errors: a gradient reaching an operator without a formula, a seed of
+ * other sizes, NULL. */
+static void test_errors(void **state)
+{
+    (void)state;
+    fx F;
+    fstart(&F);
+    int64_t s3[1] = {3}, s2[1] = {2};
+    sg_value seed = input(&F, "s", 1, s3, false, false, false);
+    sg_value bad = input(&F, "b", 1, s2, false, false, false);
+    sg_value x = input(&F, "x", 1, s3, true, false, false);
+    sg_value out = CALL(&F, "where.self", AV(CALL(&F, "gt.Scalar", AV(x), AI("0"))), AV(x), AF(0.0));
+    sg__graph *g = (sg__graph *)sg__tracer_graph(F.t);
+    uint32_t ins[1] = {x}, grads[1];
+    sg__backward b = {.outs = &out, .seeds = &seed, .nout = 1, .ins = ins, .nin = 1, .grads = grads};
+    if (sg__op_info(g->nodes[g->vals[out].node].schema->op)->deriv->fn == NULL) {
+        assert_int_equal(sg__graph_backward(g, &b), SG_EUNSUPPORTED);
+        assert_non_null(strstr(sg_ctx_last_error_msg(C), "the derivative of where"));
+    }
+    b.seeds = &bad;
+    assert_int_equal(sg__graph_backward(g, &b), SG_EINVAL);
+    assert_non_null(strstr(sg_ctx_last_error_msg(C), "seed 0"));
+    assert_int_equal(sg__graph_backward(NULL, &b), SG_EINVAL);
+    assert_int_equal(sg__graph_backward(g, NULL), SG_EINVAL);
+    ffinish(&F);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fd),
+        cmocka_unit_test(test_symbolic),
+        cmocka_unit_test(test_requires_grad),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
