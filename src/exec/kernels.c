@@ -1263,7 +1263,10 @@ static sg_status k_cat(sg__xcall *c)
     sg__xtensor *out;
     CHAIN(out_tensor(c, &out));
     size_t d = 0;
-    sg_status s = norm_dim(c, arg(c, "dim")->i, out->ndim, &d);
+    bool none = !stack; /* nothing to copy (the shape rule took the dim, or no dim where every input was skipped) */
+    for (uint32_t k = 0; k < list->n && none; k++)
+        none = sg__xt_numel(list->ts[k]) == 0;
+    sg_status s = none ? SG_OK : norm_dim(c, arg(c, "dim")->i, out->ndim, &d);
     if (!s && !stack && out->ndim == 0)
         s = sg__err(c->ctx, SG_ESHAPE, "%s: zero-dimensional tensors cannot be concatenated", c->op);
     int64_t along = 0;

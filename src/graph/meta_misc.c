@@ -341,8 +341,10 @@ sg_status sg__meta_cat(sg__mcall *m, uint32_t *out)
         k0++;
     first = m->g->ids[list->u.list.off + k0];
     size_t rank = sg__mt(m, first)->ndim;
-    size_t d;
-    CHAIN(sg__meta_dim(m, &d, sg__meta_arg_expr(m, "dim"), rank + (stack ? 1 : 0)));
+    size_t d = 0;
+    if (stack || kept) /* (every tensor skipped: the legacy rule reads no dim, torch.cat([e, e], dim=5) of
+                          1-d empty tensors is e's copy) */
+        CHAIN(sg__meta_dim(m, &d, sg__meta_arg_expr(m, "dim"), rank + (stack ? 1 : 0)));
     if (!stack && rank == 0)
         return sg__meta_shape_error(m, "zero-dimensional tensors cannot be concatenated");
     const sg_expr *sizes[SG_MAX_DIMS];
