@@ -170,6 +170,42 @@ static sg_status synth_base(fz *z, uint32_t st, uint32_t *out)
 }
 
 /* View call node of src made again in dst over p (its self). */
+/* Autograd's view of the functional graph (graph/derivatives.h): the node
+ * that gave dst value v was made under no_grad or through .data (flags:
+ * SG_NODE_NO_GRAD, SG_NODE_DATA; 0: nothing to say). A node that gives a
+ * value of dst's inputs or an earlier node's is left alone. */
+static void hide(fz *z, uint32_t v, uint8_t flags)
+{
+    uint32_t n = v < z->dst->nvals ? z->dst->vals[v].node : SG_NOVAL;
+    if (flags && n != SG_NOVAL && z->dst->nodes[n].kind == SG_N_CALL)
+        z->dst->nodes[n].flags |= flags;
+}
+
+/* Dst value v is the new version of old by a write autograd does not see
+ * (hidden: SG_NODE_NO_GRAD or SG_NODE_DATA): autograd keeps old's history,
+ * so the gradient of the new version passes to old unchanged
+ * (SG_NODE_WRITE). A scatter into old (its first argument) says so itself;
+ * any other value (an inverse view, the write's own value) becomes
+ * copy(old, v) saying so. Only where old may require grad (a src value
+ * that does; *out: v itself otherwise). */
+static sg_status hidden_write(fz *z, uint32_t old, uint32_t v, uint8_t hidden, bool rg, uint32_t *out)
+{
+    *out = v;
+    if (!hidden || !rg || old == v)
+        return SG_OK;
+    sg__graph *d = z->dst;
+    uint32_t n = d->vals[v].node;
+    if (n != SG_NOVAL && n + 1 == d->nnodes && d->nodes[n].kind == SG_N_CALL && d->nodes[n].nargs &&
+        d->args[d->nodes[n].args].kind == SG_A_VALUE && d->args[d->nodes[n].args].u.v == old) {
+        d->nodes[n].flags |= hidden | SG_NODE_WRITE;
+        return SG_OK;
+    }
+    sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = old}, {.kind = SG_A_VALUE, .u.v = v}};
+    CHAIN(sg__graph_record(d, sg__opreg_op(d->reg, SG_OP_copy), a, 2, 0, NULL, out));
+    d->nodes[d->nnodes - 1].flags |= hidden | SG_NODE_WRITE;
+    return SG_OK;
+}
+
 static sg_status replay_view(fz *z, sg__replay *r, uint32_t node, uint32_t p, uint32_t *out)
 {
     (void)r;
@@ -177,7 +213,9 @@ static sg_status replay_view(fz *z, sg__replay *r, uint32_t node, uint32_t p, ui
     for (uint32_t i = 1; i < nd->nargs; i++)
         if (z->src->args[nd->args + i].kind == SG_A_VALUE || z->src->args[nd->args + i].kind == SG_A_VALUES)
             return unsupported(z, "a view taking values", nd->schema->name);
-    return sg__aot_view_again(z->dst, z->src, node, p, out);
+    CHAIN(sg__aot_view_again(z->dst, z->src, node, p, out));
+    hide(z, *out, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
+    return SG_OK;
 }
 
 /* as_strided_scatter(base, val, v's sizes, strides, offset) in dst. */
@@ -370,8 +408,11 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
     if (s->inputs > 1 && !s->synth)
         return sg__err(z->dst->ctx, SG_EINTERNAL, "functionalize: a write into inputs that share a storage");
     uint32_t n = 0, last = self;
-    bool hidden = false, repeats = false;
+    bool hidden = false, repeats = false, rg = is_tensor(z->src, self) && z->src->vals[self].u.t.requires_grad;
+    const uint8_t grad_off = SG_NODE_NO_GRAD | SG_NODE_DATA;
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
+        uint32_t p = z->v[c].parent;
+        rg |= p < z->src->nvals && is_tensor(z->src, p) && z->src->vals[p].u.t.requires_grad;
         if (z->v[c].vnode != SG_NOVAL) { /* (else an input on a synthetic base) */
             const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
             /* a view that may repeat positions (expand, as_strided), written in part: link by
@@ -409,6 +450,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         slot = (uint32_t)z->src->nvals + sid_of(z, self);
         CHAIN(current(z, r, slot, &b));
         CHAIN(strided_scatter(z, self, b, f, &flat));
+        CHAIN(hidden_write(z, b, flat, (uint8_t)((flags & grad_off) | (hidden ? SG_NODE_DATA : 0)), rg, &flat));
         s->base = flat;
         s->gen++;
         s->writes++;
@@ -432,9 +474,14 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
     for (uint32_t i = n; i-- > 1 && !st;) /* tmp[i]: the value chain[i] views, made again */
         st = link_view(z, r, chain[i], tmp[i + 1], &tmp[i]);
     uint32_t val = f;
+    uint8_t hid = flags & grad_off; /* what autograd does not see of the write, link by link */
     for (uint32_t i = 0; i < n && !st; i++) {
-        uint32_t np;
-        if (!(st = link_inverse(z, chain[i], tmp[i + 1], val, &np))) {
+        uint32_t np, vn = z->v[chain[i]].vnode;
+        if (vn != SG_NOVAL) /* past a view autograd does not follow (.data, detach, made under no_grad) */
+            hid |= (z->src->nodes[vn].flags & grad_off) |
+                   (z->src->nodes[vn].schema->op == SG_OP_detach ? SG_NODE_DATA : 0);
+        if (!(st = link_inverse(z, chain[i], tmp[i + 1], val, &np)) &&
+            !(st = hidden_write(z, tmp[i + 1], np, hid, rg, &np))) {
             z->v[chain[i]].cur = val; /* current once the generation moves, below */
             val = np;
         }
@@ -508,7 +555,10 @@ static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd,
     uint32_t f;
     CHAIN(current_args(z, r, nd, args, cur));
     CHAIN(sg__replay_call(r, fs, cur, nd->nargs, &f));
-    return write_through(z, r, node, nd, z->src->args[nd->args].u.v, f);
+    uint32_t self = z->src->args[nd->args].u.v;
+    CHAIN(hidden_write(z, cur[0].u.v, f, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA),
+                       z->src->vals[self].u.t.requires_grad, &f));
+    return write_through(z, r, node, nd, self, f);
 }
 
 /* The storage of src value v gets a synthetic base from now on (a resize
@@ -614,6 +664,7 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
         if (!strcmp(fs->args[i].name, "dtype") && n < SG_SCHEMA_ARGS)
             in[n++] = (sg__garg){.kind = SG_A_DTYPE, .kw = fs->args[i].name, .u.dtype = z->src->vals[o].u.t.dtype};
     CHAIN(sg__replay_call(r, fs, in, n, &f));
+    hide(z, f, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
     if (same_sizes(z->src, o, nd->out)) {
         const sg__fake_tensor *ft = &z->dst->vals[f].u.t, *ot = &z->src->vals[o].u.t;
         bool fits = ft->ndim == ot->ndim;
