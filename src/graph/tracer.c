@@ -645,7 +645,7 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
 {
     const sg_tracer *t = ud;
     if (t->no_grad || !(m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) || m->s->op == SG_OP_detach_ ||
-        m->s->op == SG_OP_requires_grad_)
+        m->s->op == SG_OP_requires_grad_ || (m->flags & SG_NODE_DATA)) /* (x.data = y: unseen by autograd) */
         return SG_OK;
     const sg__graph *g = t->g;
     if (m->s->flags & SG_OPF_OUT) {
