@@ -97,6 +97,12 @@ sg_aot_output_kind sg_aot_output(const sg_aot *a, size_t k, size_t *base);
  * freed with sg_free. Errors: SG_EINVAL (NULL), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_aot_print(const sg_aot *a, sg_give char **out);
 SG_WARN_UNUSED sg_status sg_aot_ops(const sg_aot *a, sg_give char **out);
+/* The operators of the backward graph of a training program (as
+ * sg_aot_ops: PyTorch's `ops backward`), in order. Errors: SG_EINVAL (NULL,
+ * an inference program), and for a training program whose backward could
+ * not be built, the error that stopped it (SG_EUNSUPPORTED: an operator
+ * without a derivative formula, gradients of a mutated input ...). */
+SG_WARN_UNUSED sg_status sg_aot_backward_ops(const sg_aot *a, sg_give char **out);
 
 /* Run the compiled program on r, a run of a's tracer (sg_run_new) whose
  * inputs are set (sg_run_set_tensor, sg_run_set_int) and that was not
@@ -111,6 +117,17 @@ SG_WARN_UNUSED sg_status sg_aot_ops(const sg_aot *a, sg_give char **out);
  * outputs. Errors: SG_EINVAL (NULL, r of another tracer or already run),
  * those of sg_run_execute (a kernel's, SG_EASSERTION ...), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_aot_call(const sg_aot *a, sg_run *r);
+/* sg_aot_call, then the backward of a training program with the loss of
+ * program.md (every output that requires grad summed: the tangents are
+ * ones): grads[i] (n = sg_aot_ninputs) the gradient of input i, a tensor
+ * the caller owns (sg_tensor_unref), or NULL where none reaches the input
+ * (PyTorch's None). The backward graph reads what the forward saved; the
+ * caller's tensors are mutated as by sg_aot_call. Errors: those of
+ * sg_aot_call, SG_EINVAL (n not the number of inputs, an inference
+ * program), SG_EUNSUPPORTED (a subclass input; and the error that stopped
+ * the backward's making, as sg_aot_backward_ops says). On an error every
+ * grads[i] is NULL. */
+SG_WARN_UNUSED sg_status sg_aot_call_backward(const sg_aot *a, sg_run *r, sg_give sg_tensor **grads, size_t n);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,9 @@ struct sg_aot {
     uint32_t *checks;     /* the captured graph's writes whose overlap checks run at each call */
     uint32_t nchecks;
     sg__aot_meta m;
+    sg__aot_train *train; /* training: the joint graph and the backward (NULL: none) */
+    sg_status train_st;   /* why there is none where the mode is training (SG_OK: inference) */
+    char *train_msg;      /* its message */
     /* the program's own signature (aot.h's inputs and outputs): a plain
        input or output is one of the graph's, a tensor subclass several
        (its inner tensors, flattened as PyTorch's subclass desugaring does) */
@@ -423,6 +426,8 @@ void sg_aot_free(sg_aot *a)
     sg_free(a->epi_out);
     sg_free(a->epi_base);
     sg_free(a->checks);
+    sg__aot_train_free(a->train);
+    sg_free(a->train_msg);
     sg__aot_meta_free(&a->m);
     sg_free(a);
 }
@@ -455,6 +460,17 @@ sg_status sg_aot_compile(const sg_tracer *t, int keep_input_mutations, sg_aot **
         s = plan_checks(a);
     if (!s)
         s = user_signature(a);
+    bool rg = false; /* the backward, where an input requires grad (an inference graph too: an output
+                        that is an input, or its view, carries gradients); the forward runs without it */
+    for (uint32_t i = 0; i < a->m.nin; i++)
+        rg |= a->m.in[i].tensor && src->vals[a->m.in[i].ph].u.t.requires_grad;
+    if (!s && rg) {
+        a->train_st = sg__aot_train_build(a->fw, &a->m, &a->train);
+        if (a->train_st == SG_ENOMEM)
+            s = SG_ENOMEM;
+        else if (a->train_st && !(a->train_msg = sg__strdup(ctx, sg_ctx_last_error_msg(ctx))))
+            s = sg__nomem(ctx);
+    }
     if (s) {
         sg_aot_free(a);
         return s;
@@ -519,6 +535,23 @@ sg_status sg_aot_ops(const sg_aot *a, char **out)
     return sg__graph_ops(a->fw, out);
 }
 
+/* Why a training program has no backward (its error and message again). */
+static sg_status no_backward(const sg_aot *a)
+{
+    if (!a->train_st)
+        return sg__err(a->ctx, SG_EINVAL, "aot: no input requires grad: there is no backward");
+    return sg__err(a->ctx, a->train_st ? a->train_st : SG_EINTERNAL, "%s",
+                   a->train_msg ? a->train_msg : "aot: no backward");
+}
+
+sg_status sg_aot_backward_ops(const sg_aot *a, char **out)
+{
+    if (!a || !out)
+        return SG_EINVAL;
+    *out = NULL;
+    return a->train ? sg__graph_ops(sg__aot_train_bw(a->train), out) : no_backward(a);
+}
+
 /* Tensor x laid out as src value v is (its sizes, strides and offset
  * evaluated under run b): a metadata mutation applied to the caller's
  * tensor, as as_strided_ does it. Errors:
@@ -565,10 +598,51 @@ static sg_status still_disjoint(const sg_aot *a, sg__xrun *rx, uint32_t i, uint3
     return SG_OK;
 }
 
+/* sg_aot_call, and the backward after it where grads (per graph input) is given. */
+static sg_status call(const sg_aot *a, sg_run *r, sg_tensor **grads);
+
 sg_status sg_aot_call(const sg_aot *a, sg_run *r)
 {
     if (!a || !r)
         return SG_EINVAL;
+    return call(a, r, NULL);
+}
+
+sg_status sg_aot_call_backward(const sg_aot *a, sg_run *r, sg_tensor **grads, size_t n)
+{
+    if (!a || !r || (n && !grads))
+        return SG_EINVAL;
+    if (n != a->nuin)
+        return sg__err(a->ctx, SG_EINVAL, "sg_aot_call_backward: %zu gradients for %u inputs", n, a->nuin);
+    for (size_t i = 0; i < n; i++)
+        grads[i] = NULL;
+    if (!a->train)
+        return no_backward(a);
+    for (uint32_t i = 0; i < a->nuin; i++)
+        if (a->uin[i].n != 1)
+            return sg__err(a->ctx, SG_EUNSUPPORTED, "unsupported: gradients of a tensor-subclass input (%s)",
+                           a->uin[i].name);
+    sg_tensor **g = sg__calloc(a->ctx, a->m.nin ? a->m.nin : 1, sizeof *g);
+    if (!g)
+        return sg__nomem(a->ctx);
+    sg_status s = call(a, r, g);
+    for (uint32_t i = 0; i < a->nuin; i++) { /* the program's inputs: one graph input each */
+        grads[i] = g[a->uin[i].idx[0]];
+        g[a->uin[i].idx[0]] = NULL;
+    }
+    for (uint32_t i = 0; i < a->m.nin; i++)
+        sg__xt_unref(g[i]);
+    sg_free(g);
+    if (s)
+        for (size_t i = 0; i < n; i++) {
+            sg_tensor_unref(grads[i]);
+            grads[i] = NULL;
+        }
+    return s;
+}
+
+static sg_status call(const sg_aot *a, sg_run *r, sg_tensor **grads)
+{
     sg_ctx *ctx = a->ctx;
     sg__xrun *rx = sg__run_xrun(r);
     if (sg__run_tracer(r) != a->t)
@@ -623,6 +697,8 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
         if (pred->kind == SG_A_VALUE)
             s = sg__xrun_pin(fx, pred->u.v);
     }
+    if (!s && grads) /* what the backward reads stays */
+        s = sg__aot_train_pin(a->train, fx);
     if (!s)
         s = sg__xrun_plan(fx);
     if (!s)
@@ -743,6 +819,16 @@ sg_status sg_aot_call(const sg_aot *a, sg_run *r)
         ver->n = before[i] + n; /* the same for every input sharing ver: it was read before anything ran */
     }
     sg_free(bumps);
+    if (!s && grads) { /* the backward, over what the forward saved */
+        uint32_t *fouts = sg__malloc(ctx, (fo->nargs ? fo->nargs : 1) * sizeof *fouts);
+        if (!fouts)
+            s = sg__nomem(ctx);
+        for (uint32_t k = 0; fouts && k < fo->nargs; k++)
+            fouts[k] = a->fw->args[fo->args + k].kind == SG_A_VALUE ? a->fw->args[fo->args + k].u.v : SG_NOVAL;
+        if (!s)
+            s = sg__aot_train_run(a->train, fx, fouts, grads, m->nin);
+        sg_free(fouts);
+    }
     for (uint32_t b = 0; bt && b < m->nbases; b++)
         sg__xt_unref(bt[b]);
     sg_free(bt);

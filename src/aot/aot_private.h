@@ -170,6 +170,33 @@ typedef struct sg__aot_meta {
 sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool keep, sg__aot_meta *meta);
 void sg__aot_meta_free(sg__aot_meta *meta);
 
+/* ---- training (joint.c) ---- */
+
+/* The joint graph of a training program's functional forward fw and its
+ * backward, and the backward graph partitioned from it. */
+typedef struct sg__aot_train sg__aot_train;
+struct sg__xrun;
+struct sg_tensor;
+/* Build it (*out, freed with sg__aot_train_free): a tangent per user
+ * output that requires grad, the backward of fw's nodes to every input
+ * that requires grad (graph/derivatives.h), and the default partition: the
+ * forward as fw is, the backward over the forward's values it reads.
+ * Errors: SG_EUNSUPPORTED (an input that requires grad mutated, a node
+ * without a derivative formula on the way), those of the backward and of
+ * recording. */
+sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, sg__aot_train **out);
+void sg__aot_train_free(sg__aot_train *t);
+/* The backward graph. */
+const sg__graph *sg__aot_train_bw(const sg__aot_train *t);
+/* Keep what the backward reads alive in the forward's run fx (before it runs). */
+sg_status sg__aot_train_pin(const sg__aot_train *t, struct sg__xrun *fx);
+/* The backward after forward run fx (fw_outs: the forward's output values),
+ * the tangents ones (the loss of program.md: every output summed): grads[i]
+ * per input of the meta (nin of them) its gradient, a reference the caller
+ * drops, or NULL (none). Errors: those of the run. */
+sg_status sg__aot_train_run(const sg__aot_train *t, struct sg__xrun *fx, const uint32_t *fw_outs,
+                            struct sg_tensor **grads, uint32_t nin);
+
 /* ---- the minimum s-t cut (mincut.c), for the partitioner ---- */
 
 /* A flow network: nodes 0 .. n-1, directed edges with capacities in

@@ -819,8 +819,10 @@ static long hidden_base(const concrete *c, size_t k, int beyond)
             return -1;
     int64_t reach = sg_tensor_offset(x) + 1;
     for (size_t d = 0; d < sg_tensor_ndim(x) && beyond; d++) {
-        if (sg_tensor_size(x, d) == 0)
-            return -1;
+        if (sg_tensor_size(x, d) == 0) { /* an empty view reaches nothing of its storage */
+            reach = 0;
+            break;
+        }
         reach += (sg_tensor_size(x, d) - 1) * sg_tensor_stride(x, d);
     }
     if (beyond && reach >= sg_tensor_storage_numel(x))
@@ -1192,15 +1194,14 @@ cmd_result cmd_ops(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     sg_aot *a = compiled(cs, why);
     if (!a)
         return CMD_FAIL;
-    const char *has = sg_aot_get_mode(a) == SG_AOT_TRAIN ? "forward" : "inference";
-    if (strcmp(g, has)) {
+    bool train = sg_aot_get_mode(a) == SG_AOT_TRAIN;
+    if (train != (strcmp(g, "inference") != 0)) {
         cli_str_addf(why, "no graph '%s': the pipeline built %s", g,
-                     sg_aot_get_mode(a) == SG_AOT_TRAIN ? "a training graph (forward; backward comes with autograd)"
-                                                        : "an inference graph (inference)");
+                     train ? "a training graph (forward, backward)" : "an inference graph (inference)");
         return CMD_FAIL;
     }
     char *got = NULL;
-    sg_status st = sg_aot_ops(a, &got);
+    sg_status st = !strcmp(g, "backward") ? sg_aot_backward_ops(a, &got) : sg_aot_ops(a, &got);
     if (st) {
         cli_str_add_error(why, ctx, st);
         return CMD_FAIL;
@@ -1520,6 +1521,8 @@ typedef struct outcome {
     struct cli_program *p;
     concrete *c;
     int compiled;     /* x is a compiled run: identities are the tensors' own */
+    const sg_aot *aot; /* the compiled program (compiled runs) */
+    sg_tensor **grads; /* per input of aot, its gradient or NULL (None); NULL: no backward ran */
 } outcome;
 
 /* The value of the tensor the walk gives as v (a TwoTensor: two(a=..., b=...)). */
@@ -1609,9 +1612,35 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
             cli_str_addf(&got, "version %s=%s", name, moved);
         }
         free(name);
+    } else if (!strncmp(it, "grad ", 5) && eq && o->grads) { /* the compiled backward's gradient */
+        const char *nm = it + 5;
+        size_t nn = (size_t)(eq - nm);
+        cli_trim(&nm, &nn);
+        long idx = -1;
+        for (size_t i = 0; i < sg_aot_ninputs(o->aot); i++)
+            if (strlen(sg_aot_input_name(o->aot, i)) == nn && !strncmp(sg_aot_input_name(o->aot, i), nm, nn))
+                idx = (long)i;
+        cli_str val = CLI_STR_INIT;
+        if (idx < 0) {
+            cli_str_addf(&val, "(no input %.*s)", (int)nn, nm);
+        } else if (!o->grads[idx]) {
+            cli_str_adds(&val, "None");
+        } else {
+            char *t = NULL;
+            sg_status st = sg_tensor_print(ctx, &t, o->grads[idx]);
+            if (st)
+                cli_str_add_error(&val, ctx, st);
+            else
+                cli_str_adds(&val, t);
+            sg_free(t);
+        }
+        ok = values_match(cli_str_get(&val), eq + 1);
+        cli_str_addf(&got, "grad %.*s=%s", (int)nn, nm, cli_str_get(&val));
+        cli_str_free(&val);
     } else if (!strncmp(it, "grad ", 5) || !strncmp(it, "bw ", 3)) {
-        cli_str_addf(&got, "%.*s: not implemented yet (autograd comes with the aot pipeline)",
-                     (int)strcspn(it, "="), it);
+        cli_str_addf(&got, "%.*s: not implemented yet (%s)", (int)strcspn(it, "="), it,
+                     !strncmp(it, "bw ", 3) ? "mutations in the backward come with issue 21"
+                                             : "eager gradients come with issue 21");
     } else if (eq) {
         const char *nm = it;
         size_t nn = (size_t)(eq - it);
@@ -1822,7 +1851,7 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     if (st) {
         r = check_error(ctx, st, ln->expected, why);
     } else {
-        outcome o = {w, sg_walk_eager_run(w), p, &c, 0};
+        outcome o = {w, sg_walk_eager_run(w), p, &c, 0, NULL, NULL};
         r = check_result(ctx, &o, ln->expected, why);
     }
     sg_walk_free(w);
@@ -1946,7 +1975,7 @@ static int check_guards(case_state *cs, struct cli_program *p, const concrete *c
  * the ints of the parameters whose expression they are; then every node
  * runs. *out is the run (freed by the caller, even on an error). */
 static sg_status run_program(case_state *cs, struct cli_program *p, const concrete *c, const sg_aot *aot,
-                             sg_run **out)
+                             sg_tensor **grads, sg_run **out)
 {
     sg_status st = sg_run_new(p->tracer, NULL, out);
     sg_run *x = *out;
@@ -1986,14 +2015,15 @@ static sg_status run_program(case_state *cs, struct cli_program *p, const concre
         }
     }
     if (!st)
-        st = aot ? sg_aot_call(aot, x) : sg_run_execute(x);
+        st = !aot ? sg_run_execute(x) : grads ? sg_aot_call_backward(aot, x, grads, sg_aot_ninputs(aot))
+                                              : sg_aot_call(aot, x);
     return st;
 }
 
 /* The traced graph as captured (no pipeline): what layouts reads. */
 static sg_status run_traced(case_state *cs, struct cli_program *p, const concrete *c, sg_run **out)
 {
-    return run_program(cs, p, c, NULL, out);
+    return run_program(cs, p, c, NULL, NULL, out);
 }
 
 /* run [S] [NAME sizes=[...]] ... => RESULT | fail | fail: TEXT */
@@ -2052,7 +2082,9 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     cli_str err = CLI_STR_INIT;
     sg_aot *a = compile_as_set(cs, p, &err);
     cli_str_free(&err);
-    st = a ? run_program(cs, p, &c, a, &x) : p->aot_st;
+    /* a backward where the result asks for gradients */
+    sg_tensor **grads = a && strstr(want, "grad ") ? cli_xmalloc((sg_aot_ninputs(a) + 1) * sizeof *grads) : NULL;
+    st = a ? run_program(cs, p, &c, a, grads, &x) : p->aot_st;
     if (!a && strncmp(want, "error ", 6)) { /* told apart: a refusal, not a wrong result */
         cli_str_addf(why, "expected %s, the aot pipeline refused: error %s (%s)", want, sg_status_kind(st), p->aot_msg);
         r = CMD_FAIL;
@@ -2061,9 +2093,12 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     } else if (st) {
         r = check_error(ctx, st, want, why);
     } else {
-        outcome o = {p->walk, x, p, &c, 1};
+        outcome o = {p->walk, x, p, &c, 1, a, grads};
         r = check_result(ctx, &o, want, why);
     }
+    for (size_t i = 0; grads && !st && i < sg_aot_ninputs(a); i++)
+        sg_tensor_unref(grads[i]);
+    free(grads);
     sg_run_free(x);
     concrete_free(&c);
     return r;
@@ -2276,7 +2311,7 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
             cli_str_addf(why, "seed %lld: the guards fail: %s", (long long)seed, cli_str_get(&reason));
             ok = 0;
         } else {
-            sc = run_program(cs, p, &cc, a, &x);
+            sc = run_program(cs, p, &cc, a, NULL, &x);
         }
         if (ok && (se || sc)) {
             if (sg_status_kind(se) != sg_status_kind(sc) || !se || !sc) {
@@ -2286,7 +2321,7 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
                 ok = 0;
             }
         } else if (ok) {
-            outcome oe = {w, sg_walk_eager_run(w), p, &ce, 0}, oc = {p->walk, x, p, &cc, 1};
+            outcome oe = {w, sg_walk_eager_run(w), p, &ce, 0, NULL, NULL}, oc = {p->walk, x, p, &cc, 1, a, NULL};
             describe(ctx, &oe, &de);
             describe(ctx, &oc, &dc);
             cli_str d = CLI_STR_INIT;

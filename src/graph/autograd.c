@@ -211,6 +211,25 @@ static sg_status node_backward(bw *b, uint32_t i)
     return s;
 }
 
+sg_status sg__graph_requires_grad(sg__graph *g, uint8_t **out)
+{
+    *out = NULL;
+    size_t n = g->nvals ? g->nvals : 1;
+    bw b = {.g = g, .nvals = (uint32_t)g->nvals};
+    b.rg = sg__calloc(g->ctx, n, 1);
+    b.reach = sg__calloc(g->ctx, n, 1);
+    if (!b.rg || !b.reach) {
+        sg_free(b.rg);
+        sg_free(b.reach);
+        return sg__nomem(g->ctx);
+    }
+    sg__backward none = {0};
+    forward_flags(&b, &none, g->nnodes);
+    sg_free(b.reach);
+    *out = b.rg;
+    return SG_OK;
+}
+
 sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
 {
     if (!g || !spec || (spec->nout && (!spec->outs || !spec->seeds)) || (spec->nin && (!spec->ins || !spec->grads)))

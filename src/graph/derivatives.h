@@ -71,4 +71,9 @@ typedef struct sg__backward {
  * calls recorded (SG_ENOMEM ...). On an error g keeps what was recorded. */
 sg_status sg__graph_backward(sg__graph *g, sg__backward *b);
 
+/* Which values of g require grad, by the rules above: *out, one byte per
+ * value (1: requires grad), freed by the caller with sg_free. Errors:
+ * SG_ENOMEM. */
+sg_status sg__graph_requires_grad(sg__graph *g, uint8_t **out);
+
 #endif /* SG_GRAPH_DERIVATIVES_H */

@@ -1,0 +1,341 @@
+/* Training (issue 21): the joint graph of the functional forward and its
+ * backward (PyTorch's joint function, traced), partitioned into the
+ * forward the runtime already runs and a backward graph over what the
+ * forward saves (PyTorch's default_partition: the forward computes what
+ * its outputs need; every other node the gradients need runs in the
+ * backward, from the saved values and the tangents), and the backward's
+ * run after a call. */
+#include <stdio.h>
+#include <string.h>
+
+#include "aot/aot_private.h"
+#include "exec/exec_private.h"
+#include "graph/derivatives.h"
+
+struct sg__aot_train {
+    sg__graph *joint;  /* the forward's nodes, the tangents, the backward */
+    sg__graph *bw;     /* saved values and tangents in, gradients out */
+    uint32_t nsaved;
+    uint32_t *saved;   /* per saved value: the forward graph's value */
+    uint32_t ntan;
+    uint32_t *tan_out; /* per tangent: the forward's output (its index among the graph's outputs) */
+    uint32_t ngrad;
+    uint32_t *grad_in; /* per output of bw: the input (m.in) whose gradient it is */
+};
+
+void sg__aot_train_free(sg__aot_train *t)
+{
+    if (!t)
+        return;
+    sg__graph_free(t->joint);
+    sg__graph_free(t->bw);
+    sg_free(t->saved);
+    sg_free(t->tan_out);
+    sg_free(t->grad_in);
+    sg_free(t);
+}
+
+/* What the end of the joint's replay works with. */
+typedef struct jctx {
+    const sg__graph *fw;
+    const sg__aot_meta *m;
+    sg__aot_train *t;
+    uint32_t first;     /* the first node of the joint past the forward's */
+    uint32_t *tangents; /* per tangent: its joint value */
+    uint32_t *grads;    /* per bw output: its joint value */
+    uint32_t *j2f;      /* per joint value before first: the forward's value */
+} jctx;
+
+/* A contiguous tensor value of g, v's sizes and dtype, a placeholder named name. */
+static sg_status contiguous_placeholder(sg__graph *g, uint32_t v, const char *name, uint32_t *out)
+{
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS], *acc = g->ctx->one;
+    size_t n = g->vals[v].u.t.ndim;
+    for (size_t k = n; k-- > 0;) {
+        sizes[k] = sg__graph_size(g, v, k);
+        strides[k] = acc;
+        CHAIN(sg_expr_mul(g->ctx, &acc, acc, sizes[k]));
+    }
+    CHAIN(sg__graph_tensor(g, out, (sg_dtype)g->vals[v].u.t.dtype, n, sizes, strides, g->ctx->zero, SG_NOVAL));
+    return sg__graph_placeholder(g, *out, name);
+}
+
+/* Before the joint's output: a tangent per user output that requires grad,
+ * the backward to every input that requires grad, and the partition. */
+static sg_status joint_end(sg__replay *r, void *ud)
+{
+    jctx *J = ud;
+    sg__graph *g = sg__replay_dst(r);
+    const sg__graph *fw = J->fw;
+    const sg__aot_meta *m = J->m;
+    sg__aot_train *t = J->t;
+    sg_ctx *ctx = g->ctx;
+    J->first = (uint32_t)g->nnodes;
+    const sg__gnode *fo = &fw->nodes[fw->scopes[0].output];
+    uint8_t *rg = NULL;
+    CHAIN(sg__graph_requires_grad(g, &rg));
+    uint32_t nout = m->nout, *outs = sg__malloc(ctx, (nout ? nout : 1) * sizeof *outs);
+    uint32_t *ins = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *ins);
+    J->tangents = sg__malloc(ctx, (nout ? nout : 1) * sizeof *J->tangents);
+    J->grads = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *J->grads);
+    t->tan_out = sg__malloc(ctx, (nout ? nout : 1) * sizeof *t->tan_out);
+    t->grad_in = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *t->grad_in);
+    sg_status s = outs && ins && J->tangents && J->grads && t->tan_out && t->grad_in ? SG_OK : sg__nomem(ctx);
+    /* the tangents: one per user output that requires grad (PyTorch's tangents_1 ...) */
+    for (uint32_t k = 0; k < nout && !s; k++) {
+        const sg__garg *a = &fw->args[fo->args + m->nlead + k];
+        uint32_t jv = a->kind == SG_A_VALUE ? sg__replay_mapped(r, a->u.v) : SG_NOVAL;
+        if (jv == SG_NOVAL || g->vals[jv].kind != SG_V_TENSOR || !rg[jv])
+            continue;
+        char name[32];
+        snprintf(name, sizeof name, "tangents_%u", t->ntan + 1);
+        if (!(s = contiguous_placeholder(g, jv, name, &J->tangents[t->ntan]))) {
+            outs[t->ntan] = jv;
+            t->tan_out[t->ntan++] = m->nlead + k;
+        }
+    }
+    /* the backward, to the inputs that require grad */
+    uint32_t nin = 0;
+    for (uint32_t i = 0; i < m->nin && !s; i++) {
+        uint32_t jv = m->in[i].tensor ? sg__replay_mapped(r, m->in[i].dph) : SG_NOVAL;
+        if (jv != SG_NOVAL && rg[jv]) {
+            t->grad_in[nin] = i;
+            ins[nin++] = jv;
+        }
+    }
+    if (!s) {
+        sg__backward b = {.outs = outs, .seeds = J->tangents, .nout = t->ntan, .ins = ins, .nin = nin,
+                          .grads = J->grads};
+        s = sg__graph_backward(g, &b);
+    }
+    for (uint32_t k = 0; k < nin && !s; k++) /* only the gradients that exist are outputs */
+        if (J->grads[k] != SG_NOVAL) {
+            J->grads[t->ngrad] = J->grads[k];
+            t->grad_in[t->ngrad++] = t->grad_in[k];
+        }
+    /* the forward's values, as the joint has them */
+    if (!s && !(J->j2f = sg__malloc(ctx, (g->nvals ? g->nvals : 1) * sizeof *J->j2f)))
+        s = sg__nomem(ctx);
+    if (!s) {
+        for (size_t v = 0; v < g->nvals; v++)
+            J->j2f[v] = SG_NOVAL;
+        for (uint32_t v = 0; v < fw->nvals; v++) {
+            uint32_t jv = sg__replay_mapped(r, v);
+            if (jv != SG_NOVAL && jv < g->nvals)
+                J->j2f[jv] = v;
+        }
+        sg__replay_lead(r, J->grads, t->ngrad);
+    }
+    sg_free(rg);
+    sg_free(outs);
+    sg_free(ins);
+    return s;
+}
+
+/* The values of the joint's nodes from first on that the gradients need
+ * (need: per value, 1) and the forward's values they read (saved). */
+static sg_status partition(jctx *J, const sg__graph *g, uint8_t *need, uint8_t *saved)
+{
+    for (uint32_t k = 0; k < J->t->ngrad; k++)
+        need[J->grads[k]] = 1;
+    for (size_t i = g->nnodes; i-- > J->first;) {
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->kind != SG_N_CALL || nd->out == SG_NOVAL || !need[nd->out])
+            continue;
+        for (uint32_t k = 0; k < nd->nargs; k++) {
+            const sg__garg *a = &g->args[nd->args + k];
+            uint32_t n = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
+            for (uint32_t j = 0; j < n; j++) {
+                uint32_t v = a->kind == SG_A_VALUE ? a->u.v : g->ids[a->u.list.off + j];
+                if (g->vals[v].node != SG_NOVAL && g->vals[v].node < J->first)
+                    saved[v] = 1;
+                else
+                    need[v] = 1;
+            }
+        }
+    }
+    return SG_OK;
+}
+
+/* The backward graph: the saved values and the tangents as its inputs, the
+ * needed nodes recorded again over them, the gradients its outputs. */
+static sg_status extract_bw(jctx *J, const sg__graph *g, const uint8_t *need, const uint8_t *saved)
+{
+    sg__aot_train *t = J->t;
+    sg__graph *bw = t->bw;
+    sg_ctx *ctx = g->ctx;
+    uint32_t *map = sg__malloc(ctx, (g->nvals ? g->nvals : 1) * sizeof *map);
+    uint32_t *sto = sg__malloc(ctx, (g->nstorages ? g->nstorages : 1) * sizeof *sto);
+    uint32_t *outs = sg__malloc(ctx, (t->ngrad ? t->ngrad : 1) * sizeof *outs);
+    if (!map || !sto || !outs || !(t->saved = sg__malloc(ctx, (g->nvals ? g->nvals : 1) * sizeof *t->saved))) {
+        sg_free(map);
+        sg_free(sto);
+        sg_free(outs);
+        return sg__nomem(ctx);
+    }
+    for (size_t v = 0; v < g->nvals; v++)
+        map[v] = SG_NOVAL;
+    for (uint32_t s = 0; s < g->nstorages; s++)
+        sto[s] = SG_NOVAL;
+    sg_status s = SG_OK;
+    for (uint32_t v = 0; v < g->nvals && !s; v++) { /* the saved values, in the forward's order */
+        if (!saved[v])
+            continue;
+        if (J->j2f[v] == SG_NOVAL) {
+            s = sg__err(ctx, SG_EINTERNAL, "aot: a saved value that is not the forward's");
+            break;
+        }
+        const char *nm = g->vals[v].name && *g->vals[v].name ? g->vals[v].name : "saved";
+        if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])) && !(s = sg__graph_placeholder(bw, map[v], nm)))
+            t->saved[t->nsaved++] = J->j2f[v];
+    }
+    for (uint32_t k = 0; k < t->ntan && !s; k++) {
+        uint32_t v = J->tangents[k];
+        if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])))
+            s = sg__graph_placeholder(bw, map[v], g->vals[v].name);
+    }
+    for (size_t i = J->first; i < g->nnodes && !s; i++) {
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->kind != SG_N_CALL || nd->out == SG_NOVAL || !need[nd->out])
+            continue;
+        sg__garg a[SG_SCHEMA_ARGS];
+        for (uint32_t k = 0; k < nd->nargs && !s; k++) {
+            const sg__garg *x = &g->args[nd->args + k];
+            if (x->kind == SG_A_VALUE) {
+                a[k] = *x;
+                a[k].u.v = map[x->u.v];
+                if (a[k].u.v == SG_NOVAL)
+                    s = sg__err(ctx, SG_EINTERNAL, "aot: a backward node reads a value it was not given");
+            } else if (x->kind == SG_A_VALUES) {
+                uint32_t ids[64], n = x->u.list.n;
+                if (n > 64) {
+                    s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a backward node over more than 64 tensors");
+                    break;
+                }
+                for (uint32_t j = 0; j < n; j++)
+                    ids[j] = map[g->ids[x->u.list.off + j]];
+                a[k] = *x;
+                s = sg__graph_ids(bw, &a[k].u.list.off, ids, n);
+            } else {
+                s = sg__aot_arg(bw, g, x, &a[k]);
+            }
+        }
+        uint32_t o;
+        if (!s && !(s = sg__graph_record(bw, nd->schema, a, nd->nargs, nd->line, NULL, &o)))
+            map[nd->out] = o;
+    }
+    for (uint32_t k = 0; k < t->ngrad && !s; k++)
+        outs[k] = map[J->grads[k]];
+    if (!s)
+        s = sg__graph_output(bw, outs, t->ngrad);
+    sg_free(map);
+    sg_free(sto);
+    sg_free(outs);
+    return s;
+}
+
+sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, sg__aot_train **out)
+{
+    *out = NULL;
+    sg_ctx *ctx = fw->ctx;
+    for (uint32_t i = 0; i < m->nin; i++)
+        if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].where != SG__AOT_NOT_MUTATED)
+            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that mutates an input that "
+                                                 "requires grad (input %s)", fw->vals[m->in[i].dph].name);
+    sg__aot_train *t = sg__calloc(ctx, 1, sizeof *t);
+    if (!t)
+        return sg__nomem(ctx);
+    jctx J = {.fw = fw, .m = m, .t = t};
+    sg_status s = sg__graph_new(fw->env, &t->joint);
+    if (!s) {
+        t->joint->reg = fw->reg;
+        s = sg__graph_new(fw->env, &t->bw);
+    }
+    if (!s) {
+        t->bw->reg = fw->reg;
+        sg__replay_cbs cbs = {.end = joint_end};
+        s = sg__graph_replay_cbs(fw, t->joint, &cbs, &J);
+    }
+    uint8_t *need = NULL, *saved = NULL;
+    if (!s) {
+        size_t n = t->joint->nvals ? t->joint->nvals : 1;
+        need = sg__calloc(ctx, n, 1);
+        saved = sg__calloc(ctx, n, 1);
+        s = need && saved ? partition(&J, t->joint, need, saved) : sg__nomem(ctx);
+    }
+    if (!s)
+        s = extract_bw(&J, t->joint, need, saved);
+    sg_free(need);
+    sg_free(saved);
+    sg_free(J.tangents);
+    sg_free(J.grads);
+    sg_free(J.j2f);
+    if (s) {
+        sg__aot_train_free(t);
+        return s;
+    }
+    *out = t;
+    return SG_OK;
+}
+
+const sg__graph *sg__aot_train_bw(const sg__aot_train *t)
+{
+    return t->bw;
+}
+
+sg_status sg__aot_train_pin(const sg__aot_train *t, sg__xrun *fx)
+{
+    for (uint32_t k = 0; k < t->nsaved; k++)
+        CHAIN(sg__xrun_pin(fx, t->saved[k]));
+    return SG_OK;
+}
+
+sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t *fw_outs, struct sg_tensor **grads,
+                            uint32_t nin)
+{
+    sg_ctx *ctx = t->bw->ctx;
+    for (uint32_t i = 0; i < nin; i++)
+        grads[i] = NULL;
+    sg__xrun *bx;
+    CHAIN(sg__xrun_new(ctx, t->bw, &bx));
+    sg_status s = sg__xrun_bind_all(bx, fx);
+    const sg__scope *root = &t->bw->scopes[0];
+    for (uint32_t k = 0; k < t->nsaved && !s; k++) { /* the saved values, as the forward made them */
+        const sg__xval *x = sg__xrun_value(fx, t->saved[k]);
+        s = sg__xrun_input(bx, t->bw->nodes[root->phs[k]].out, x);
+    }
+    for (uint32_t k = 0; k < t->ntan && !s; k++) { /* the tangents: ones (the loss sums every output) */
+        const sg__xval *o = sg__xrun_value(fx, fw_outs[t->tan_out[k]]);
+        sg__xtensor *one = NULL;
+        if (o->kind != SG_XV_TENSOR) {
+            s = sg__err(ctx, SG_EINTERNAL, "aot: an output that requires grad is gone");
+            break;
+        }
+        if (!(s = sg__xt_new(ctx, &one, (sg_dtype)o->u.t->dtype, o->u.t->ndim, o->u.t->sizes))) {
+            for (int64_t i = 0; i < sg__xt_numel(one); i++)
+                sg__xt_set_f(one, i, 1.0);
+            sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = one};
+            s = sg__xrun_input(bx, t->bw->nodes[root->phs[t->nsaved + k]].out, &xv);
+            sg__xt_unref(one);
+        }
+    }
+    if (!s)
+        s = sg__xrun_rest(bx);
+    const sg__gnode *bo = &t->bw->nodes[root->output];
+    for (uint32_t k = 0; k < t->ngrad && !s; k++) {
+        const sg__xval *x = sg__xrun_value(bx, t->bw->args[bo->args + k].u.v);
+        if (x->kind != SG_XV_TENSOR || t->grad_in[k] >= nin) {
+            s = sg__err(ctx, SG_EINTERNAL, "aot: a gradient that is not a tensor");
+            break;
+        }
+        sg__xt_ref(x->u.t);
+        grads[t->grad_in[k]] = x->u.t;
+    }
+    if (s)
+        for (uint32_t i = 0; i < nin; i++) {
+            sg__xt_unref(grads[i]);
+            grads[i] = NULL;
+        }
+    sg__xrun_free(bx);
+    return s;
+}
