@@ -63,14 +63,14 @@ the compiled program (self_set_output_view, view_write_as_strided,
 as_strided_view_write, data_set_alias_identity, expanded_input_write,
 out_resize_views, out_resize_as_strided, as_strided_overlap_write,
 written_view_input_layout, input_offset_as_strided, copy_layout_view,
-hidden_base_as_strided) are fixed and generated again; their reproducers
-are in tests/batteries/aot_found.battery.  Still left out (marked SKIPPED
-in the source; --known-bugs writes them): as_strided_gap (gap_ok), and
-the layouts items of category empty_strides: the strides of an empty
-tensor whose size is data-dependent (nonzero's [0, 2]) differ between a
-trace, which answers size questions size-obliviously (as PyTorch's fake
-tensors do: a [u0, 2] result laid out for u0 >= 2), and an eager run at
-size 0.
+hidden_base_as_strided, as_strided_gap) are fixed and generated again;
+their reproducers are in tests/batteries/aot_found.battery.  Still left
+out (marked SKIPPED in the source, note_empty_layout; --known-bugs writes
+them): the layouts items of category empty_strides, where the strides of
+an empty tensor whose size is data-dependent (nonzero's [0, 2]) differ
+between a trace, which answers size questions size-obliviously (as
+PyTorch's fake tensors do: a [u0, 2] result laid out for u0 >= 2), and an
+eager run at size 0.
 
 How programs are made: statements are drawn one at a time and each one is
 run in torch at once (seed-0 inputs), so the generator knows the real
@@ -256,7 +256,6 @@ class CaseGen:
             self.case = self.case_of(self.decls)
             _, env, _ = prog_torch.build_inputs(self.case, [], 0, {})
             self.ns = dict(env, torch=torch)
-            self.set_covered(env)
             bases = names + ([hidden] * 3 if hidden else [])
             for nm in ["d", "e"][:k]:
                 base = r.choice(bases)
@@ -274,7 +273,6 @@ class CaseGen:
                 self.case = self.case_of(self.decls)
                 _, env, _ = prog_torch.build_inputs(self.case, [], 0, {})
                 self.ns = dict(env, torch=torch)
-                self.set_covered(env)
         if r.random() < 0.08:
             self.decls.append("backed n = %d" % r.choice([1, 2, 3, 4]))
             self.flags["n"] = F(True, 4, 0)
@@ -308,26 +306,11 @@ class CaseGen:
     # ------------------------------------------------------------ live state
     def rebuild(self):
         torch.set_grad_enabled(True)
-        args, env, _ = prog_torch.build_inputs(self.case, self.params, 0, {})
+        args, _, _ = prog_torch.build_inputs(self.case, self.params, 0, {})
         self.ns = {"torch": torch}
         self.ns.update(zip(self.params, args))
-        # the positions the declared tensors hold (a tensor no parameter
-        # takes is the hidden base of the inputs that view it)
-        self.set_covered(env)
         for s in self.snips:
             exec(s, self.ns)
-
-    def set_covered(self, env, names=None):
-        """The storage positions the declared tensors (or the tensors of
-        names) hold (SKIPPED as_strided_gap and hidden_base_as_strided)."""
-        self.covered = {}
-        if names is None:
-            names = [nm for kind, nm, _ in self.case.decls if kind == "tensor"]
-        for nm in names:
-            t = env.get(nm)
-            if isinstance(t, torch.Tensor) and self.storage_key(t) is not None:
-                self.covered.setdefault(self.storage_key(t), set()).update(self.positions(
-                    t.shape, t.stride(), t.storage_offset()))
 
     def T(self, name):
         v = self.ns.get(name)
@@ -693,10 +676,8 @@ class CaseGen:
             span = sum((s - 1) * st for s, st in zip(sizes, strides))
             if span < ssz:
                 off = r.randrange(0, ssz - span)
-                if self.gap_ok(t, sizes, strides, off):
-                    cands.append("%s.as_strided(%s, %s, %d)" % (x, sizes, strides, off))
-                if self.gap_ok(t, sizes, strides, None):
-                    cands.append("torch.as_strided(%s, %s, %s)" % (x, tuple(sizes), tuple(strides)))
+                cands.append("%s.as_strided(%s, %s, %d)" % (x, sizes, strides, off))
+                cands.append("torch.as_strided(%s, %s, %s)" % (x, tuple(sizes), tuple(strides)))
         expr = r.choice(cands)
         fx = self.flags[x]
         if expr.endswith(".unbind(0)"):
@@ -1159,32 +1140,9 @@ class CaseGen:
             strides = [r.choice([0, 1, 2, 3]) for _ in range(k)]
             span = sum((z - 1) * st for z, st in zip(sizes, strides))
             off = r.randrange(0, ssz - span) if span < ssz else 0
-            if span < ssz and self.gap_ok(t, sizes, strides, off):
+            if span < ssz:
                 c.append(".as_strided(%s, %s, %d)" % (sizes, strides, off))
         return c
-
-    @staticmethod
-    def positions(sizes, strides, off):
-        out = set()
-        for idx in itertools.product(*[range(n) for n in sizes]):
-            out.add(off + sum(i * st for i, st in zip(idx, strides)))
-        return out
-
-    def gap_ok(self, t, sizes, strides, off):
-        """SKIPPED (known bug as_strided_gap, reproducer in
-        tests/batteries/aot_found.battery): an as_strided view of an input
-        reaching storage positions that no declared tensor holds (the gap of
-        `strides=[4, 1]` or the head of `offset=K`), after a write into the
-        input: the compiled program reads the write's values there, where
-        eager keeps the storage's.  Not generated, unless --known-bugs.
-        (An input that views a tensor no parameter takes, `tensor w` +
-        `input d = w[0]`, may be viewed by as_strided anywhere in w: the
-        trace fakes its hidden base as PyTorch does; hidden_base_as_strided
-        is fixed.)"""
-        key = self.storage_key(t)
-        if KNOWN_BUGS or key not in self.covered:
-            return True
-        return self.positions(sizes, strides, t.storage_offset() if off is None else off) <= self.covered[key]
 
     def storage_size(self, t):
         try:
@@ -1298,8 +1256,6 @@ class CaseGen:
                 if span >= ssz:
                     return None
                 off = r.randrange(0, ssz - span)
-                if not self.gap_ok(t, sizes, strides, off):
-                    return None
                 code = "%s.as_strided_(%s, %s%s)" % (x, sizes, strides, "" if off == t.storage_offset() and
                                                      r.random() < 0.5 else ", %d" % off)
             elif op == "t_":
@@ -1837,9 +1793,9 @@ SUBCLASS = False
 # --cond-mutate: torch.cond calls under no_grad whose branches write their
 # operand in place (PyTorch functionalizes them; so does shapeguard).
 COND_MUTATE = False
-# --known-bugs: write the statements and lines marked SKIPPED in CaseGen
-# (gap_ok: as_strided_gap; note_empty_layout: the empty_strides layouts),
-# left out while they differ from PyTorch.  The aot pipeline's bugs the
+# --known-bugs: write the lines marked SKIPPED in CaseGen
+# (note_empty_layout: the empty_strides layouts), left out while they
+# differ from PyTorch.  The aot pipeline's bugs the
 # generator once skipped are fixed (the module docstring names them; their
 # reproducers are in tests/batteries/aot_found.battery).
 KNOWN_BUGS = False
