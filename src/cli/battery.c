@@ -84,6 +84,14 @@ void *cli_xmalloc(size_t n)
     return p;
 }
 
+void *cli_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        cli_out_of_memory();
+    return p;
+}
+
 void *cli_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);

@@ -1833,6 +1833,40 @@ static sg_status run_eager(struct cli_program *p, const concrete *c, sg_walk **w
     return st;
 }
 
+/* The program run through graph t of its tracer (run_program: the trace's). */
+static sg_status run_graph(case_state *cs, struct cli_program *p, const sg_tracer *t, const concrete *c,
+                           const sg_aot *aot, sg_tensor **grads, sg_run **out);
+
+/* The gradients of an eager run w (the loss of program.md) by our own
+ * autograd: the graph the eager walk recorded (its tape, every size a
+ * constant) compiled by the aot pipeline, its backward run from the
+ * inputs c, built afresh (the eager run mutated its own).
+ * 1 with *a and *grads set (per input of *a, NULL: None); 0 with why set. */
+static int eager_gradients(case_state *cs, sg_ctx *ctx, struct cli_program *p, const concrete *c, sg_walk *w,
+                           sg_aot **a, sg_tensor ***grads, cli_str *why)
+{
+    sg_run *x = NULL;
+    sg_status st = sg_walk_finish(w);
+    if (!st)
+        st = sg_aot_compile(sg_walk_tracer(w), 1, a);
+    if (st) {
+        cli_str_addf(why, "eager gradients: ");
+        cli_str_add_error(why, ctx, st);
+        return 0;
+    }
+    *grads = cli_xcalloc(sg_aot_ninputs(*a) + 1, sizeof **grads);
+    st = run_graph(cs, p, sg_walk_tracer(w), c, *a, *grads, &x);
+    sg_run_free(x);
+    if (st) {
+        free(*grads);
+        *grads = NULL;
+        cli_str_addf(why, "eager gradients: ");
+        cli_str_add_error(why, ctx, st);
+        return 0;
+    }
+    return 1;
+}
+
 /* eager [S] [NAME sizes=[...]] ... => RESULT */
 cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
@@ -1848,12 +1882,35 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     sg_walk *w = NULL;
     sg_status st = run_eager(p, &c, &w);
     cmd_result r;
+    sg_aot *a = NULL;
+    sg_tensor **grads = NULL;
     if (st) {
         r = check_error(ctx, st, ln->expected, why);
     } else {
-        outcome o = {w, sg_walk_eager_run(w), p, &c, 0, NULL, NULL};
+        concrete fresh;
+        cmd_result early;
+        int want = strstr(ln->expected, "grad ") != NULL;
+        if (want && !call_inputs(cs, ctx, p, ln, &fresh, &early, why)) {
+            sg_walk_free(w);
+            concrete_free(&c);
+            return early;
+        }
+        int got = want ? eager_gradients(cs, ctx, p, &fresh, w, &a, &grads, why) : 1;
+        if (want)
+            concrete_free(&fresh);
+        if (!got) {
+            sg_aot_free(a);
+            sg_walk_free(w);
+            concrete_free(&c);
+            return CMD_FAIL;
+        }
+        outcome o = {w, sg_walk_eager_run(w), p, &c, 0, a, grads};
         r = check_result(ctx, &o, ln->expected, why);
     }
+    for (size_t i = 0; grads && i < sg_aot_ninputs(a); i++)
+        sg_tensor_unref(grads[i]);
+    free(grads);
+    sg_aot_free(a);
     sg_walk_free(w);
     concrete_free(&c);
     return r;
@@ -1977,12 +2034,18 @@ static int check_guards(case_state *cs, struct cli_program *p, const concrete *c
 static sg_status run_program(case_state *cs, struct cli_program *p, const concrete *c, const sg_aot *aot,
                              sg_tensor **grads, sg_run **out)
 {
-    sg_status st = sg_run_new(p->tracer, NULL, out);
+    return run_graph(cs, p, p->tracer, c, aot, grads, out);
+}
+
+static sg_status run_graph(case_state *cs, struct cli_program *p, const sg_tracer *t, const concrete *c,
+                           const sg_aot *aot, sg_tensor **grads, sg_run **out)
+{
+    sg_status st = sg_run_new(t, NULL, out);
     sg_run *x = *out;
     size_t n = st ? 0 : sg_run_ninputs(x);
     for (size_t i = 0; i < n && !st; i++) {
         sg_value v = sg_run_input(x, i);
-        if (sg_tracer_kind(p->tracer, v) != SG_VALUE_TENSOR)
+        if (sg_tracer_kind(t, v) != SG_VALUE_TENSOR)
             continue;
         const char *in = sg_run_input_name(x, i);
         for (size_t k = 0; k < c->n; k++) {
@@ -2008,7 +2071,7 @@ static sg_status run_program(case_state *cs, struct cli_program *p, const concre
             continue;
         for (size_t i = 0; i < n; i++) {
             sg_value v = sg_run_input(x, i);
-            if (sg_tracer_kind(p->tracer, v) == SG_VALUE_INT && sg_tracer_expr(p->tracer, v) == e) {
+            if (sg_tracer_kind(t, v) == SG_VALUE_INT && sg_tracer_expr(t, v) == e) {
                 st = sg_run_set_int(x, v, c->ints[k]);
                 break;
             }
@@ -2083,7 +2146,7 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     sg_aot *a = compile_as_set(cs, p, &err);
     cli_str_free(&err);
     /* a backward where the result asks for gradients */
-    sg_tensor **grads = a && strstr(want, "grad ") ? cli_xmalloc((sg_aot_ninputs(a) + 1) * sizeof *grads) : NULL;
+    sg_tensor **grads = a && strstr(want, "grad ") ? cli_xcalloc(sg_aot_ninputs(a) + 1, sizeof *grads) : NULL;
     st = a ? run_program(cs, p, &c, a, grads, &x) : p->aot_st;
     if (!a && strncmp(want, "error ", 6)) { /* told apart: a refusal, not a wrong result */
         cli_str_addf(why, "expected %s, the aot pipeline refused: error %s (%s)", want, sg_status_kind(st), p->aot_msg);
@@ -2096,7 +2159,7 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         outcome o = {p->walk, x, p, &c, 1, a, grads};
         r = check_result(ctx, &o, want, why);
     }
-    for (size_t i = 0; grads && !st && i < sg_aot_ninputs(a); i++)
+    for (size_t i = 0; grads && i < sg_aot_ninputs(a); i++)
         sg_tensor_unref(grads[i]);
     free(grads);
     sg_run_free(x);
@@ -2240,6 +2303,23 @@ static void describe(sg_ctx *ctx, const outcome *o, cli_str *out)
             cli_str_addf(out, "o%zu views %s=%s\n", k, name, sg_tensor_same_storage(x, t) ? "yes" : "no");
         }
     }
+    for (size_t i = 0; o->grads && i < sg_aot_ninputs(o->aot); i++) { /* the gradients of the parameters */
+        const char *name = sg_aot_input_name(o->aot, i);
+        size_t k = 0;
+        while (k < np && strcmp(sg_program_param(o->p->prog, k), name))
+            k++;
+        if (k == np)
+            continue;
+        char *v = NULL;
+        sg_status st = o->grads[i] ? sg_tensor_print(ctx, &v, o->grads[i]) : SG_OK;
+        cli_str_addf(out, "grad %s=", name);
+        if (st)
+            cli_str_add_error(out, ctx, st);
+        else
+            cli_str_adds(out, v ? v : "None");
+        cli_str_adds(out, "\n");
+        sg_free(v);
+    }
 }
 
 /* Do two descriptions (describe) agree, item for item (values within the
@@ -2292,6 +2372,11 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     sg_aot *a = compile_as_set(cs, p, why);
     if (!a)
         return CMD_FAIL;
+    /* gradients too, where the program has a backward (none where no input requires grad, or
+       where the pipeline refuses it as unsupported yet: the rest is compared) */
+    char *bops = NULL;
+    bool grads = sg_aot_backward_ops(a, &bops) == SG_OK;
+    sg_free(bops);
     for (int64_t seed = 0; seed < n; seed++) {
         concrete ce, cc;
         if (!build_inputs(cs, p, seed, NULL, 0, &ce, NULL, why))
@@ -2302,6 +2387,8 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
         }
         sg_walk *w = NULL;
         sg_run *x = NULL;
+        sg_aot *ae = NULL;
+        sg_tensor **gc = NULL, **ge = NULL; /* compiled and eager gradients */
         cli_str de = CLI_STR_INIT, dc = CLI_STR_INIT, reason = CLI_STR_INIT;
         sg_status se = run_eager(p, &ce, &w), sc = SG_OK;
         int pass = 1, ok = 1;
@@ -2311,7 +2398,18 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
             cli_str_addf(why, "seed %lld: the guards fail: %s", (long long)seed, cli_str_get(&reason));
             ok = 0;
         } else {
-            sc = run_program(cs, p, &cc, a, NULL, &x);
+            if (grads)
+                gc = cli_xcalloc(sg_aot_ninputs(a) + 1, sizeof *gc);
+            sc = run_program(cs, p, &cc, a, gc, &x);
+        }
+        concrete fresh;
+        if (ok && !se && !sc && grads) { /* eager gradients, from inputs built afresh */
+            if (!build_inputs(cs, p, seed, NULL, 0, &fresh, NULL, why)) {
+                ok = 0;
+            } else {
+                ok = eager_gradients(cs, ctx, p, &fresh, w, &ae, &ge, why);
+                concrete_free(&fresh);
+            }
         }
         if (ok && (se || sc)) {
             if (sg_status_kind(se) != sg_status_kind(sc) || !se || !sc) {
@@ -2321,7 +2419,7 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
                 ok = 0;
             }
         } else if (ok) {
-            outcome oe = {w, sg_walk_eager_run(w), p, &ce, 0, NULL, NULL}, oc = {p->walk, x, p, &cc, 1, a, NULL};
+            outcome oe = {w, sg_walk_eager_run(w), p, &ce, 0, ae, ge}, oc = {p->walk, x, p, &cc, 1, a, gc};
             describe(ctx, &oe, &de);
             describe(ctx, &oc, &dc);
             cli_str d = CLI_STR_INIT;
@@ -2331,6 +2429,13 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
             }
             cli_str_free(&d);
         }
+        for (size_t i = 0; gc && i < sg_aot_ninputs(a); i++)
+            sg_tensor_unref(gc[i]);
+        for (size_t i = 0; ge && i < sg_aot_ninputs(ae); i++)
+            sg_tensor_unref(ge[i]);
+        free(gc);
+        free(ge);
+        sg_aot_free(ae);
         cli_str_free(&de);
         cli_str_free(&dc);
         cli_str_free(&reason);

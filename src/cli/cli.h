@@ -12,6 +12,7 @@
 /* ---- memory: the tool gives up with a message when memory runs out ---- */
 
 void *cli_xmalloc(size_t n);
+void *cli_xcalloc(size_t n, size_t size); /* zeroed */
 void *cli_xrealloc(void *p, size_t n);
 char *cli_xstrndup(const char *s, size_t n);
 
