@@ -465,7 +465,9 @@ sg_status sg_aot_compile(const sg_tracer *t, int keep_input_mutations, sg_aot **
     for (uint32_t i = 0; i < a->m.nin; i++)
         rg |= a->m.in[i].tensor && src->vals[a->m.in[i].ph].u.t.requires_grad;
     if (!s && rg) {
-        a->train_st = sg__aot_train_build(a->fw, &a->m, &a->train);
+        a->train_st = sg__aot_saved_check(src);
+        if (!a->train_st)
+            a->train_st = sg__aot_train_build(a->fw, &a->m, &a->train);
         if (a->train_st == SG_ENOMEM)
             s = SG_ENOMEM;
         else if (a->train_st && !(a->train_msg = sg__strdup(ctx, sg_ctx_last_error_msg(ctx))))

@@ -197,6 +197,17 @@ sg_status sg__aot_train_pin(const sg__aot_train *t, struct sg__xrun *fx);
 sg_status sg__aot_train_run(const sg__aot_train *t, struct sg__xrun *fx, const uint32_t *fw_outs,
                             struct sg_tensor **grads, uint32_t nin);
 
+/* PyTorch's saved-tensor check, before the backward runs: a node the
+ * backward of src's loss (its outputs that require grad) runs whose
+ * formula reads a value (graph/derivatives.h's saves) that a later call
+ * wrote through the same version counter is SG_EAUTOGRAD ("one of the
+ * variables needed for gradient computation has been modified by an
+ * inplace operation"), as eager's backward() raises; one written through
+ * .data (no version bump) is SG_EUNSUPPORTED: PyTorch's backward reads the
+ * written values, the functional graph the saved ones. Errors: those,
+ * SG_ENOMEM. */
+sg_status sg__aot_saved_check(const sg__graph *src);
+
 /* ---- the minimum s-t cut (mincut.c), for the partitioner ---- */
 
 /* A flow network: nodes 0 .. n-1, directed edges with capacities in

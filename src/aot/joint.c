@@ -52,9 +52,11 @@ static sg_status contiguous_placeholder(sg__graph *g, uint32_t v, const char *na
     const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS], *acc = g->ctx->one;
     size_t n = g->vals[v].u.t.ndim;
     for (size_t k = n; k-- > 0;) {
+        int64_t z;
         sizes[k] = sg__graph_size(g, v, k);
-        strides[k] = acc;
-        CHAIN(sg_expr_mul(g->ctx, &acc, acc, sizes[k]));
+        strides[k] = acc; /* (a size 0 counts as 1, as contiguous strides have it) */
+        if (!(sg_expr_get_si(sizes[k], &z) && z == 0))
+            CHAIN(sg_expr_mul(g->ctx, &acc, acc, sizes[k]));
     }
     CHAIN(sg__graph_tensor(g, out, (sg_dtype)g->vals[v].u.t.dtype, n, sizes, strides, g->ctx->zero, SG_NOVAL));
     return sg__graph_placeholder(g, *out, name);
@@ -337,5 +339,125 @@ sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t
             grads[i] = NULL;
         }
     sg__xrun_free(bx);
+    return s;
+}
+
+/* ---- the saved values' versions (PyTorch's SavedVariable check) ---- */
+
+/* Which version counter value v of src counts its writes on: the `.data`
+ * detach its chain of views and versions goes through (a counter of its
+ * own), else its storage's (every view and version shares it). */
+static uint32_t counter_of(const sg__graph *src, uint32_t v)
+{
+    for (uint32_t n = 0; n < src->nvals; n++) { /* (a chain is no longer than the values) */
+        uint32_t node = src->vals[v].node;
+        if (node != SG_NOVAL && (src->nodes[node].flags & SG_NODE_DATA) && src->nodes[node].kind == SG_N_CALL &&
+            src->nodes[node].schema->op == SG_OP_detach)
+            return v;
+        uint32_t up = sg__graph_view_of(src, v);
+        if (up == SG_NOVAL)
+            up = sg__graph_updates(src, v);
+        if (up == SG_NOVAL)
+            break;
+        v = up;
+    }
+    return src->nvals + src->vals[v].u.t.storage;
+}
+
+/* Argument i (schema position) of call node nd of src: a tensor value, or SG_NOVAL. */
+static uint32_t arg_value(const sg__graph *src, const sg__gnode *nd, int i)
+{
+    const sg__schema *s = nd->schema;
+    uint32_t npos = 0;
+    while (npos < nd->nargs && !src->args[nd->args + npos].kw)
+        npos++;
+    const sg__garg *a = (uint32_t)i < npos ? &src->args[nd->args + i] : NULL;
+    for (uint32_t j = npos; j < nd->nargs && !a; j++)
+        if (!strcmp(src->args[nd->args + j].kw, s->args[i].name))
+            a = &src->args[nd->args + j];
+    return a && a->kind == SG_A_VALUE && src->vals[a->u.v].kind == SG_V_TENSOR ? a->u.v : SG_NOVAL;
+}
+
+sg_status sg__aot_saved_check(const sg__graph *src)
+{
+    sg_ctx *ctx = src->ctx;
+    const sg__scope *root = &src->scopes[0];
+    if (root->output == SG_NOVAL)
+        return SG_OK;
+    uint8_t *needed = sg__calloc(ctx, src->nvals ? src->nvals : 1, 1);
+    if (!needed)
+        return sg__nomem(ctx);
+    const sg__gnode *on = &src->nodes[root->output];
+    for (uint32_t k = 0; k < on->nargs; k++) { /* the loss: the outputs that require grad */
+        const sg__garg *a = &src->args[on->args + k];
+        if (a->kind == SG_A_VALUE && src->vals[a->u.v].kind == SG_V_TENSOR && src->vals[a->u.v].u.t.requires_grad)
+            needed[a->u.v] = 1;
+    }
+    sg_status s = SG_OK;
+    /* the nodes the backward runs (from the loss through what requires grad), newest first; each
+       one's saved values must not have been written since it ran */
+    for (size_t i = src->nnodes; i-- > 0 && !s;) {
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind != SG_N_CALL || nd->scope != 0 || nd->out == SG_NOVAL || src->vals[nd->out].kind != SG_V_TENSOR ||
+            !needed[nd->out])
+            continue;
+        bool hidden = (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != 0, inplace = nd->schema->flags & SG_OPF_INPLACE;
+        for (int k = 0; k < nd->schema->nargs; k++) {
+            uint32_t v = arg_value(src, nd, k);
+            if (v != SG_NOVAL && src->vals[v].u.t.requires_grad && (!hidden || (inplace && k == 0)))
+                needed[v] = 1;
+        }
+        if (hidden)
+            continue;
+        const sg__opinfo *info = sg__op_info(nd->schema->op);
+        if (info && inplace && info->functional != SG_OP_NONE) /* an in-place call: its functional row's formula */
+            info = sg__op_info(info->functional);
+        uint16_t saves = info ? info->deriv->saves : 0;
+        /* PyTorch saves what the gradients of the arguments that require grad read: an argument
+           read for the others' gradients (x * y saves y for x's), unless only it requires grad
+           and its own gradient does not read it (div's other reads other too) */
+        int nt = 0, nrg = 0; /* the schema's tensor arguments; the node's that require grad */
+        for (int k = 0; k < nd->schema->nargs; k++) {
+            uint32_t v = arg_value(src, nd, k);
+            nt += nd->schema->args[k].type.base == SG_TY_TENSOR && !nd->schema->args[k].type.list;
+            nrg += v != SG_NOVAL && src->vals[v].u.t.requires_grad;
+        }
+        for (int k = 0; k < 16 && saves && !s; k++) {
+            uint32_t x = k == 15 ? ((saves & SG_DSAVE_RESULT) ? nd->out : SG_NOVAL)
+                                 : ((saves >> k) & 1) && k < nd->schema->nargs ? arg_value(src, nd, k) : SG_NOVAL;
+            if (x == SG_NOVAL || (inplace && k == 0)) /* (an in-place call saves self before it writes it) */
+                continue;
+            bool own = nt == 1 || k == 15 || (nd->schema->op == SG_OP_div_Tensor && k == 1) ||
+                       nd->schema->op == SG_OP_pow_Tensor_Tensor;
+            if (k != 15 && !(nrg - (src->vals[x].u.t.requires_grad ? 1 : 0) > 0 ||
+                             (own && src->vals[x].u.t.requires_grad)))
+                continue; /* read for no gradient that is wanted: not saved */
+            uint32_t cx = counter_of(src, x);
+            for (size_t j = i + 1; j < src->nnodes && !s; j++) { /* a later write through x's version counter */
+                const sg__gnode *w = &src->nodes[j];
+                uint32_t vals[8];
+                if (w->kind != SG_N_CALL || !sg__op_bumps_version(w->schema) || w->schema->op == SG_OP_set__source_Tensor)
+                    continue;
+                size_t nw = sg__graph_node_writes(src, (uint32_t)j, vals, 8);
+                for (size_t q = 0; q < nw && !s; q++) {
+                    if (src->vals[vals[q]].u.t.storage != src->vals[x].u.t.storage)
+                        continue;
+                    if ((w->flags & SG_NODE_DATA) || counter_of(src, vals[q]) != cx) /* through .data */
+                        s = sg__err(ctx, SG_EUNSUPPORTED,
+                                    "unsupported: the %s %s saved (line %u) was written through .data by %s (line "
+                                    "%u): PyTorch's backward reads the written values",
+                                    k == 15 ? "result" : "argument", nd->schema->name, nd->line, w->schema->name,
+                                    w->line);
+                    else
+                        s = sg__err(ctx, SG_EAUTOGRAD,
+                                    "one of the variables needed for gradient computation has been modified by an "
+                                    "inplace operation: the %s %s saved (line %u) was written by %s (line %u)",
+                                    k == 15 ? "result" : "argument", nd->schema->name, nd->line, w->schema->name,
+                                    w->line);
+                }
+            }
+        }
+    }
+    sg_free(needed);
     return s;
 }
