@@ -12,9 +12,12 @@
  * eager moves them, and outputs that alias an input are views of it after
  * the call (an output that is the input is that very tensor).
  *
- * Gradients (the training half: joint graph, partition) come later; a
- * program whose graph would be a training graph is analysed (its mode is
- * SG_AOT_TRAIN) and runs its forward as an inference graph would. */
+ * Gradients: where an input requires grad, sg_aot_compile also builds the
+ * joint graph of the functional forward and its backward (the derivative
+ * formulas of the operator table) and partitions it as PyTorch's
+ * default_partition; sg_aot_call_backward runs the forward then the
+ * backward. Where the pipeline refuses the backward (sg_aot_backward_ops
+ * says why), the forward still runs. */
 #ifndef SHAPEGUARD_AOT_H
 #define SHAPEGUARD_AOT_H
 
