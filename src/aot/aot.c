@@ -708,6 +708,17 @@ static sg_status call(const sg_aot *a, sg_run *r, sg_tensor **grads)
     for (uint32_t i = 0; i < a->nchecks && late && !s; i++)
         s = sg__xnode_check_overlap(ctx, a->src, a->checks[i], fx);
     const sg__gnode *fo = &a->fw->nodes[a->fw->scopes[0].output];
+    if (!s && grads) { /* the backward, over what the forward saved: before the epilogue writes the
+                          caller's tensors, some of which it saved (an input mutated out of the graph) */
+        uint32_t *fouts = sg__malloc(ctx, (fo->nargs ? fo->nargs : 1) * sizeof *fouts);
+        if (!fouts)
+            s = sg__nomem(ctx);
+        for (uint32_t k = 0; fouts && k < fo->nargs; k++)
+            fouts[k] = a->fw->args[fo->args + k].kind == SG_A_VALUE ? a->fw->args[fo->args + k].u.v : SG_NOVAL;
+        if (!s)
+            s = sg__aot_train_run(a->train, fx, fouts, grads, m->nin);
+        sg_free(fouts);
+    }
     if (!s && a->epi) { /* the epilogue: updated inputs copied in, views of them made again */
         s = sg__xrun_new(ctx, a->epi, &ex);
         if (!s)
@@ -821,16 +832,6 @@ static sg_status call(const sg_aot *a, sg_run *r, sg_tensor **grads)
         ver->n = before[i] + n; /* the same for every input sharing ver: it was read before anything ran */
     }
     sg_free(bumps);
-    if (!s && grads) { /* the backward, over what the forward saved */
-        uint32_t *fouts = sg__malloc(ctx, (fo->nargs ? fo->nargs : 1) * sizeof *fouts);
-        if (!fouts)
-            s = sg__nomem(ctx);
-        for (uint32_t k = 0; fouts && k < fo->nargs; k++)
-            fouts[k] = a->fw->args[fo->args + k].kind == SG_A_VALUE ? a->fw->args[fo->args + k].u.v : SG_NOVAL;
-        if (!s)
-            s = sg__aot_train_run(a->train, fx, fouts, grads, m->nin);
-        sg_free(fouts);
-    }
     for (uint32_t b = 0; bt && b < m->nbases; b++)
         sg__xt_unref(bt[b]);
     sg_free(bt);

@@ -1179,7 +1179,7 @@ static sg_status end(sg__replay *r, void *ud)
             size_t at = dst->nnodes;
             uint32_t c;
             if (!(s = sg__replay_call(r, copy, a, 2, &c)))
-                dst->nodes[at].flags = hid ? SG_NODE_DATA : ng ? SG_NODE_NO_GRAD : 0;
+                dst->nodes[at].flags = hid ? SG_NODE_DATA | SG_NODE_WRITE : ng ? SG_NODE_NO_GRAD | SG_NODE_WRITE : 0;
         } else {
             b->lead = m->nlead;
             z->lead[m->nlead++] = st->base;
@@ -1197,7 +1197,9 @@ static sg_status end(sg__replay *r, void *ud)
                 size_t at = dst->nnodes;
                 if (!(s = sg__replay_call(r, copy, a, 2, &c)))
                     /* autograd sees it as eager did: through .data not at all (the version counter kept) */
-                    dst->nodes[at].flags = in->hidden ? SG_NODE_DATA : in->no_grad ? SG_NODE_NO_GRAD : 0;
+                    dst->nodes[at].flags = in->hidden      ? SG_NODE_DATA | SG_NODE_WRITE
+                                           : in->no_grad ? SG_NODE_NO_GRAD | SG_NODE_WRITE
+                                                         : 0;
             }
             if (!s && in->storage) { /* set_(input, what it views at the end), under no_grad */
                 const sg__schema *set = sg__opreg_op(dst->reg, SG_OP_set__source_Tensor);
@@ -1206,7 +1208,7 @@ static sg_status end(sg__replay *r, void *ud)
                     sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = in->dph}, {.kind = SG_A_VALUE, .u.v = now}};
                     size_t at = dst->nnodes;
                     if (!(s = sg__replay_call(r, set, a, 2, &c))) {
-                        dst->nodes[at].flags = SG_NODE_NO_GRAD;
+                        dst->nodes[at].flags = SG_NODE_NO_GRAD | SG_NODE_WRITE;
                         in->updated = c; /* a later version of the input: a run keeps it */
                     }
                 }

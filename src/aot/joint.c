@@ -240,10 +240,11 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, sg__ao
 {
     *out = NULL;
     sg_ctx *ctx = fw->ctx;
-    for (uint32_t i = 0; i < m->nin; i++)
-        if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].where != SG__AOT_NOT_MUTATED)
-            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that mutates an input that "
-                                                 "requires grad (input %s)", fw->vals[m->in[i].dph].name);
+    for (uint32_t i = 0; i < m->nin; i++) /* (a data mutation is the functional graph's: its gradient flows) */
+        if (m->in[i].tensor && m->in[i].requires_grad && (m->in[i].metadata || m->in[i].storage))
+            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that changes the metadata of "
+                                                 "an input that requires grad (input %s)",
+                           fw->vals[m->in[i].dph].name);
     sg__aot_train *t = sg__calloc(ctx, 1, sizeof *t);
     if (!t)
         return sg__nomem(ctx);
