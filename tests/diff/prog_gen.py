@@ -396,7 +396,9 @@ class CaseGen:
             return
         for n in re.findall(r"\b[a-z]\w*\b", m.group(2)):
             o = self.T(n)
-            if o is not None and o.numel() == 0 and list(o.stride()) != contiguous_strides(o.shape):
+            # (or from one left out itself: t4 = t3.t() of t3 = -nonzero(...) takes its strides)
+            if o is not None and o.numel() == 0 and (list(o.stride()) != contiguous_strides(o.shape) or
+                                                     n in self.no_layout):
                 self.no_layout.add(m.group(1))
                 return
 
