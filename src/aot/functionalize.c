@@ -664,7 +664,13 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
         if (!strcmp(fs->args[i].name, "dtype") && n < SG_SCHEMA_ARGS)
             in[n++] = (sg__garg){.kind = SG_A_DTYPE, .kw = fs->args[i].name, .u.dtype = z->src->vals[o].u.t.dtype};
     CHAIN(sg__replay_call(r, fs, in, n, &f));
-    hide(z, f, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
+    uint8_t hid = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
+    hide(z, f, hid);
+    if (hid && z->src->vals[o].u.t.requires_grad && same_sizes(z->src, o, nd->out)) {
+        uint32_t old; /* an out= autograd does not see: o keeps its history */
+        CHAIN(current(z, r, o, &old));
+        CHAIN(hidden_write(z, old, f, hid, true, &f));
+    }
     if (same_sizes(z->src, o, nd->out)) {
         const sg__fake_tensor *ft = &z->dst->vals[f].u.t, *ot = &z->src->vals[o].u.t;
         bool fits = ft->ndim == ot->ndim;
@@ -715,8 +721,13 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         if (op == SG_OP_set__source_Tensor) {
             /* self's object takes source's storage and view: the new version
                is source's link of source's chain (PyTorch: it steals the view chain) */
-            uint32_t src_v = z->src->args[nd->args + 1].u.v;
+            uint32_t src_v = z->src->args[nd->args + 1].u.v, old;
             CHAIN(current(z, r, src_v, &cur));
+            if ((nd->flags & SG_NODE_DATA) && z->src->vals[self].u.t.requires_grad && same_sizes(z->src, self, src_v)) {
+                /* x.data = y: x keeps its autograd history (its gradient passes to its old version) */
+                CHAIN(current(z, r, self, &old));
+                CHAIN(hidden_write(z, old, cur, SG_NODE_DATA, true, &cur));
+            }
             fval *sv = &z->v[src_v], *sf = &z->v[self];
             z->v[nd->out] = (fval){.parent = sv->parent, .vnode = sv->vnode, .cur = cur, .gen = store_of(z, src_v)->gen,
                                    .obj = sf->obj, .ver = sf->ver, .elem = sv->elem};

@@ -240,6 +240,11 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, sg__ao
 {
     *out = NULL;
     sg_ctx *ctx = fw->ctx;
+    for (uint32_t i = 0; i < m->nin; i++)
+        if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].base != SG_NOVAL)
+            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of an input that requires grad on a "
+                                                 "storage other inputs view and the program writes (input %s)",
+                           fw->vals[m->in[i].dph].name);
     for (uint32_t i = 0; i < m->nin; i++) /* (a data mutation is the functional graph's: its gradient flows) */
         if (m->in[i].tensor && m->in[i].requires_grad && (m->in[i].metadata || m->in[i].storage))
             return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that changes the metadata of "

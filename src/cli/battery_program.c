@@ -1840,6 +1840,89 @@ static int wants_backward(const char *want)
     return strstr(want, "grad ") != NULL || !strncmp(want, "error ", 6);
 }
 
+/* The storage position of element i (row-major) of t. */
+static int64_t position(const sg_tensor *t, int64_t i)
+{
+    int64_t pos = sg_tensor_offset(t);
+    for (size_t d = sg_tensor_ndim(t); d-- > 0;) {
+        int64_t n = sg_tensor_size(t, d);
+        pos += (i % n) * sg_tensor_stride(t, d);
+        i /= n;
+    }
+    return pos;
+}
+
+/* The gradients of the declared tensors, as the oracle reports them: an
+ * `input` that views a parameter that requires grad (`input e = a[1::3]`)
+ * is a view of it for autograd too, so its gradient (grads, per input of
+ * a, in place) is added into the parameter's at the positions it views,
+ * as the view's backward scatters it. SG_EUNSUPPORTED where either is
+ * mutated (autograd's view history then), or where the parameter reaches
+ * a position twice. */
+static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete *c, const sg_aot *a,
+                             sg_tensor **grads)
+{
+    size_t n = sg_aot_ninputs(a);
+    for (size_t k = 0; k < c->n; k++) {
+        long ik = -1, ij = -1;
+        const char *nk = sg_program_param(p->prog, k);
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(sg_aot_input_name(a, i), nk))
+                ik = (long)i;
+        if (!find_alias(p, nk) || ik < 0 || c->same_as[k] >= 0 || !c->t[k])
+            continue;
+        size_t j = 0; /* the declared parameter that requires grad and whose storage it views */
+        while (j < c->n && !(j != k && find_decl(p, sg_program_param(p->prog, j)) && c->t[j] && c->rg[j] &&
+                             sg_tensor_same_storage(c->t[j], c->t[k])))
+            j++;
+        if (j == c->n)
+            continue;
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(sg_aot_input_name(a, i), sg_program_param(p->prog, j)))
+                ij = (long)i;
+        if (ij < 0)
+            continue;
+        if (sg_aot_input_mutation(a, (size_t)ik) || sg_aot_input_mutation(a, (size_t)ij))
+            return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it, "
+                                    "where either is written", sg_program_param(p->prog, j), nk);
+        if (!grads[ik]) /* the view takes no gradient: the parameter's is its own */
+            continue;
+        const sg_tensor *tj = c->t[j], *tk = c->t[k];
+        int64_t nj = sg_tensor_numel(tj), span = 0;
+        for (int64_t e = 0; e < nj; e++)
+            span = position(tj, e) + 1 > span ? position(tj, e) + 1 : span;
+        int64_t *at = cli_xmalloc((size_t)(span + 1) * sizeof *at); /* position -> element of the parameter */
+        for (int64_t q = 0; q <= span; q++)
+            at[q] = -1;
+        bool twice = false;
+        for (int64_t e = 0; e < nj && !twice; e++) {
+            twice = at[position(tj, e)] >= 0;
+            at[position(tj, e)] = e;
+        }
+        sg_tensor *g = NULL;
+        size_t nd = sg_tensor_ndim(tj);
+        int64_t sz[SG_MAX_DIMS];
+        for (size_t d = 0; d < nd; d++)
+            sz[d] = sg_tensor_size(tj, d);
+        sg_status st = twice ? sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s, which reaches "
+                                                "a position twice, through its view %s", sg_program_param(p->prog, j), nk)
+                             : sg_tensor_new(ctx, &g, SG_FLOAT64, nd, sz);
+        for (int64_t e = 0; !st && grads[ij] && e < nj; e++) /* its own gradient */
+            sg_tensor_set_f(g, e, sg_tensor_get_f(grads[ij], e));
+        for (int64_t e = 0; !st && grads[ik] && e < sg_tensor_numel(tk); e++) { /* and the view's, where it reaches */
+            int64_t q = position(tk, e);
+            if (q < span && at[q] >= 0)
+                sg_tensor_set_f(g, at[q], sg_tensor_get_f(g, at[q]) + sg_tensor_get_f(grads[ik], e));
+        }
+        free(at);
+        if (st)
+            return st;
+        sg_tensor_unref(grads[ij]);
+        grads[ij] = g;
+    }
+    return SG_OK;
+}
+
 /* Has compiled program a a backward (an input that requires grad; one the
  * pipeline refused counts: calling it gives that error)? */
 static int has_backward(const sg_aot *a)
@@ -1873,7 +1956,7 @@ static sg_status eager_gradients(case_state *cs, struct cli_program *p, const co
     *grads = cli_xcalloc(sg_aot_ninputs(*a) + 1, sizeof **grads);
     st = run_graph(cs, p, sg_walk_tracer(w), c, *a, *grads, &x);
     sg_run_free(x);
-    return st;
+    return st ? st : alias_grads(cs->ctx, p, c, *a, *grads);
 }
 
 /* eager [S] [NAME sizes=[...]] ... => RESULT */
@@ -2152,6 +2235,8 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     sg_tensor **grads =
         a && wants_backward(want) && has_backward(a) ? cli_xcalloc(sg_aot_ninputs(a) + 1, sizeof *grads) : NULL;
     st = a ? run_program(cs, p, &c, a, grads, &x) : p->aot_st;
+    if (a && !st && grads)
+        st = alias_grads(ctx, p, &c, a, grads);
     if (!a && strncmp(want, "error ", 6)) { /* told apart: a refusal, not a wrong result */
         cli_str_addf(why, "expected %s, the aot pipeline refused: error %s (%s)", want, sg_status_kind(st), p->aot_msg);
         r = CMD_FAIL;
@@ -2405,6 +2490,8 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
             if (grads)
                 gc = cli_xcalloc(sg_aot_ninputs(a) + 1, sizeof *gc);
             sc = run_program(cs, p, &cc, a, gc, &x);
+            if (!sc && gc)
+                sc = alias_grads(ctx, p, &cc, a, gc);
         }
         concrete fresh;
         if (ok && !se && !sc && grads) { /* eager gradients, from inputs built afresh */

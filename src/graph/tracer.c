@@ -649,6 +649,10 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
         return SG_OK;
     const sg__graph *g = t->g;
     if (m->s->flags & SG_OPF_OUT) {
+        const sg__opinfo *f = sg__op_info(m->s->op);
+        f = f ? sg__op_info(f->functional) : NULL;
+        if (f && (f->tags & SG_T_NODIFF)) /* (nonzero's out=: no derivative, nothing refused) */
+            return SG_OK;
         for (int i = 0; i < m->s->nargs; i++)
             if (m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR &&
                 g->vals[m->a[i].u.v].u.t.requires_grad)
