@@ -6,7 +6,7 @@
 set -e
 cd "$(dirname "$0")/.."
 
-pkgs="build-essential autoconf automake libtool pkg-config libgmp-dev libflint-dev libcmocka-dev python3 python3-sympy groff-base python3-torch"
+pkgs="build-essential autoconf automake libtool pkg-config libgmp-dev libflint-dev libcmocka-dev python3 python3-sympy groff-base python3-torch python3-networkx"
 # libFuzzer (scripts/check-all.sh fuzzes the program target): clang and its runtime
 pkgs="$pkgs clang libclang-rt-dev"
 missing=""
