@@ -373,15 +373,10 @@ static uint32_t counter_of(const sg__graph *src, uint32_t v)
 /* Argument i (schema position) of call node nd of src: a tensor value, or SG_NOVAL. */
 static uint32_t arg_value(const sg__graph *src, const sg__gnode *nd, int i)
 {
-    const sg__schema *s = nd->schema;
-    uint32_t npos = 0;
-    while (npos < nd->nargs && !src->args[nd->args + npos].kw)
-        npos++;
-    const sg__garg *a = (uint32_t)i < npos ? &src->args[nd->args + i] : NULL;
-    for (uint32_t j = npos; j < nd->nargs && !a; j++)
-        if (!strcmp(src->args[nd->args + j].kw, s->args[i].name))
-            a = &src->args[nd->args + j];
-    return a && a->kind == SG_A_VALUE && src->vals[a->u.v].kind == SG_V_TENSOR ? a->u.v : SG_NOVAL;
+    sg__garg a[SG_SCHEMA_ARGS];
+    if (sg__graph_node_args((sg__graph *)src, nd, a)) /* (defaults are read, the graph is not written) */
+        return SG_NOVAL;
+    return a[i].kind == SG_A_VALUE && src->vals[a[i].u.v].kind == SG_V_TENSOR ? a[i].u.v : SG_NOVAL;
 }
 
 sg_status sg__aot_saved_check(const sg__graph *src)

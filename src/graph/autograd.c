@@ -117,8 +117,7 @@ static sg_status accumulate(bw *b, uint32_t v, uint32_t x)
     return sg__graph_record(b->g, add, a, 2, b->line, NULL, &b->gv[v]);
 }
 
-/* The arguments of node nd by schema position, defaults filled in. */
-static sg_status bind_node(sg__graph *g, const sg__gnode *nd, sg__garg *a)
+sg_status sg__graph_node_args(sg__graph *g, const sg__gnode *nd, sg__garg *a)
 {
     const sg__schema *s = nd->schema;
     uint32_t npos = 0;
@@ -168,7 +167,7 @@ static sg_status node_backward(bw *b, uint32_t i)
         return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the derivative of %s", nd->schema->name);
     sg__dctx d = {.g = g, .node = i, .s = nd->schema, .out = nd->out, .grad = b->gv[nd->out], .list = -1,
                   .line = b->line};
-    CHAIN(bind_node(g, nd, d.a));
+    CHAIN(sg__graph_node_args(g, nd, d.a));
     uint32_t *lgin = NULL;
     bool *lneed = NULL;
     for (int k = 0; k < d.s->nargs; k++) {

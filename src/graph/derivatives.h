@@ -71,6 +71,11 @@ typedef struct sg__backward {
  * calls recorded (SG_ENOMEM ...). On an error g keeps what was recorded. */
 sg_status sg__graph_backward(sg__graph *g, sg__backward *b);
 
+/* The arguments of call node nd of g by schema position, the defaults of
+ * those it was not given filled in (a[SG_SCHEMA_ARGS]). Errors: those of
+ * sg__record_default (SG_EINTERNAL: a default it cannot read). */
+sg_status sg__graph_node_args(sg__graph *g, const sg__gnode *nd, sg__garg *a);
+
 /* Which values of g require grad, by the rules above: *out, one byte per
  * value (1: requires grad), freed by the caller with sg_free. Errors:
  * SG_ENOMEM. */
