@@ -157,8 +157,13 @@ static sg_status catch_up(sg__xeager *e, uint32_t first_node, uint32_t first_val
             if (!sg__xrun_sym(e->x, sym, &v))
                 return sg__err(e->ctx, SG_EINTERNAL, "eager: %s not bound by its node", sg_expr_sym_name(sym));
             syms[n] = sym;
-            if (!(vals[n++] = sg__int_si(e->ctx, v)))
+            if (!(vals[n] = sg__int_si(e->ctx, v)))
                 return sg_ctx_last_error(e->ctx);
+            /* the environment knows it too: a pass that replays the node (the aot pipeline over the
+               eager run's graph, for its gradients) makes the symbol again and meets the value */
+            const sg_expr *eq;
+            CHAIN(sg_expr_rel(e->ctx, &eq, SG_REL_EQ, sym, vals[n++]));
+            CHAIN(sg_env_check(e->env, eq, "eager: the value an operator computed"));
         }
     }
     if (n)
