@@ -106,6 +106,11 @@ SG_WARN_UNUSED sg_status sg_aot_ops(const sg_aot *a, sg_give char **out);
  * not be built, the error that stopped it (SG_EUNSUPPORTED: an operator
  * without a derivative formula, gradients of a mutated input ...). */
 SG_WARN_UNUSED sg_status sg_aot_backward_ops(const sg_aot *a, sg_give char **out);
+/* What the forward of a training program saves for its backward: *n values
+ * and *bytes, their elements at the environment's hints times their
+ * dtype's size (PyTorch's partitioner counts them so). Errors: as
+ * sg_aot_backward_ops, SG_EUNBOUND (a saved size of no hint). */
+SG_WARN_UNUSED sg_status sg_aot_saved(const sg_aot *a, size_t *n, int64_t *bytes);
 
 /* Run the compiled program on r, a run of a's tracer (sg_run_new) whose
  * inputs are set (sg_run_set_tensor, sg_run_set_int) and that was not

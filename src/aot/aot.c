@@ -546,6 +546,15 @@ static sg_status no_backward(const sg_aot *a)
                    a->train_msg ? a->train_msg : "aot: no backward");
 }
 
+sg_status sg_aot_saved(const sg_aot *a, size_t *n, int64_t *bytes)
+{
+    if (!a || !n || !bytes)
+        return SG_EINVAL;
+    *n = 0;
+    *bytes = 0;
+    return a->train ? sg__aot_train_saved(a->train, n, bytes) : no_backward(a);
+}
+
 sg_status sg_aot_backward_ops(const sg_aot *a, char **out)
 {
     if (!a || !out)

@@ -188,6 +188,10 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, sg__ao
 void sg__aot_train_free(sg__aot_train *t);
 /* The backward graph. */
 const sg__graph *sg__aot_train_bw(const sg__aot_train *t);
+/* How many values the forward saves for the backward (*n), and their bytes
+ * at the environment's hints (*bytes; PyTorch's _size_of). Errors:
+ * SG_EUNBOUND (a size without a hint: an unbacked one). */
+sg_status sg__aot_train_saved(const sg__aot_train *t, size_t *n, int64_t *bytes);
 /* Keep what the backward reads alive in the forward's run fx (before it runs). */
 sg_status sg__aot_train_pin(const sg__aot_train *t, struct sg__xrun *fx);
 /* The backward after forward run fx (fw_outs: the forward's output values),

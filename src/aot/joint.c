@@ -291,6 +291,28 @@ const sg__graph *sg__aot_train_bw(const sg__aot_train *t)
     return t->bw;
 }
 
+sg_status sg__aot_train_saved(const sg__aot_train *t, size_t *n, int64_t *bytes)
+{
+    const sg__graph *bw = t->bw;
+    const sg__scope *root = &bw->scopes[0];
+    *n = t->nsaved;
+    *bytes = 0;
+    for (uint32_t k = 0; k < t->nsaved; k++) { /* the saved placeholders' elements at the hints, times their size */
+        uint32_t v = bw->nodes[root->phs[k]].out;
+        const sg__fake_tensor *ft = &bw->vals[v].u.t;
+        int64_t numel = 1, x;
+        for (uint32_t d = 0; d < ft->ndim; d++) {
+            const sg_expr *h;
+            if (sg_env_hint(bw->env, &h, sg__graph_size(bw, v, d)) || !sg_expr_get_si(h, &x))
+                return sg__err(bw->ctx, SG_EUNBOUND, "aot: a saved value's size has no hint");
+            numel *= x;
+        }
+        int64_t size = ft->dtype == SG_FLOAT32 ? 4 : ft->dtype == SG_BOOL ? 1 : 8;
+        *bytes += numel * size;
+    }
+    return SG_OK;
+}
+
 sg_status sg__aot_train_pin(const sg__aot_train *t, sg__xrun *fx)
 {
     for (uint32_t k = 0; k < t->nsaved; k++)

@@ -7,6 +7,7 @@
 #include "cmocka_all.h"
 
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "aot/aot_private.h"
@@ -441,6 +442,78 @@ static void test_api(void **state)
 }
 
 
+/* The training half through the API: x (3x4, a leaf that requires grad),
+ * f(x) = ((x.sin() * 2).sum(0), x.exp()). torch 1.13's aot_function with
+ * default_partition saves primals_1 and exp, and its backward is (its
+ * detach nodes left out) mul.Tensor unsqueeze expand mul.Tensor cos
+ * mul.Tensor add.Tensor; the gradient of the summed outputs is 2 cos(x) +
+ * exp(x) elementwise. */
+static void test_backward(void **state)
+{
+    (void)state;
+    traced f;
+    assert_int_equal(sg_env_new(C, NULL, &f.env), SG_OK);
+    assert_int_equal(sg_inputs_new(f.env, NULL, &f.in), SG_OK);
+    assert_int_equal(sg_tracer_new(f.env, &f.t), SG_OK);
+    const sg_source *src;
+    const sg_fake *fake;
+    int64_t sizes[2] = {3, 4};
+    sg_tensor_value example = {.ndim = 2, .sizes = sizes};
+    assert_int_equal(sg_source_local(C, &src, "x"), SG_OK);
+    assert_int_equal(sg_inputs_tensor(f.in, src, &example, NULL, &fake), SG_OK);
+    assert_int_equal(sg_tracer_input_tensor(f.t, &f.x, "x", fake, SG_FLOAT64, 1), SG_OK);
+    const char *program = "def f(x):\n    return (x.sin() * 2).sum(0), x.exp()\n";
+    sg_program *p;
+    sg_walk *w;
+    assert_int_equal(sg_program_new(C, &p, program, strlen(program), 1), SG_OK);
+    assert_int_equal(sg_walk_trace(p, f.t, &w), SG_OK);
+    assert_int_equal(sg_walk_input_value(w, "x", f.x), SG_OK);
+    if (sg_walk_run(w) || sg_walk_finish(w))
+        fail_msg("trace: %s", sg_ctx_last_error_msg(C));
+    sg_aot *a = NULL;
+    assert_int_equal(sg_aot_compile(f.t, 1, &a), SG_OK);
+    assert_int_equal(sg_aot_get_mode(a), SG_AOT_TRAIN);
+    char *ops = NULL;
+    assert_int_equal(sg_aot_backward_ops(a, &ops), SG_OK);
+    assert_string_equal(ops, "mul.Tensor unsqueeze expand mul.Tensor cos mul.Tensor add.Tensor");
+    sg_free(ops);
+    size_t n;
+    int64_t bytes;
+    assert_int_equal(sg_aot_saved(a, &n, &bytes), SG_OK);
+    assert_int_equal(n, 2); /* x and exp(x), 12 doubles each */
+    assert_int_equal(bytes, 2 * 12 * 8);
+    assert_int_equal(sg_aot_saved(NULL, &n, &bytes), SG_EINVAL);
+    sg_tensor *x, *grads[4] = {NULL};
+    assert_int_equal(sg_tensor_new(C, &x, SG_FLOAT64, 2, sizes), SG_OK);
+    for (int64_t i = 0; i < 12; i++)
+        sg_tensor_set_f(x, i, (double)i / 8 - 0.7);
+    sg_tensor_set_requires_grad(x, 1);
+    sg_run *r;
+    assert_int_equal(sg_run_new(f.t, NULL, &r), SG_OK);
+    assert_int_equal(sg_run_set_tensor(r, f.x, x), SG_OK);
+    size_t ni = sg_aot_ninputs(a), xi = SIZE_MAX;
+    assert_true(ni <= 4);
+    assert_int_equal(sg_aot_call_backward(a, r, grads, ni + 1), SG_EINVAL); /* the count is the inputs' */
+    assert_int_equal(sg_aot_call_backward(a, r, grads, ni), SG_OK);
+    for (size_t i = 0; i < ni; i++)
+        if (!strcmp(sg_aot_input_name(a, i), "x"))
+            xi = i;
+    assert_true(xi != SIZE_MAX);
+    assert_non_null(grads[xi]);
+    for (int64_t i = 0; i < 12; i++) {
+        double v = (double)i / 8 - 0.7;
+        assert_float_equal(sg_tensor_get_f(grads[xi], i), 2 * cos(v) + exp(v), 1e-12);
+    }
+    for (size_t i = 0; i < ni; i++)
+        sg_tensor_unref(grads[i]);
+    sg_run_free(r);
+    sg_tensor_unref(x);
+    sg_aot_free(a);
+    sg_walk_free(w);
+    sg_program_free(p);
+    trace_close(&f);
+}
+
 /* ---- tensor-subclass inputs (kind two, PyTorch's TwoTensor) ---- */
 
 typedef struct twoobj {
@@ -591,6 +664,7 @@ int main(void)
         cmocka_unit_test(test_expand_inverse),
         cmocka_unit_test(test_functionalize),
         cmocka_unit_test(test_api),
+        cmocka_unit_test(test_backward),
         cmocka_unit_test(test_subclass),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
