@@ -1,11 +1,16 @@
 /* Derivative formulas (derivatives.h): one per DERIVATIVE name of ops.def,
- * written as PyTorch's derivatives.yaml writes them and recorded as the
- * calls PyTorch's traced backward makes (sum_to_size as sum.dim_IntList
- * with keepdim then view; reshape as view, or clone then _unsafe_view). A
- * formula sets d->gin[i] for each tensor argument i whose gradient is
- * wanted (d->need[i]); SG_NOVAL there means a zero gradient. Calls go
- * through helpers that do nothing after the first error (d->st), so a
- * formula reads as its mathematics. */
+ * written as PyTorch 1.13's derivatives.yaml and FunctionsManual.cpp write
+ * them and recorded as the calls its traced backward makes (make_fx of
+ * torch.autograd.grad; sum_to_size as sum.dim_IntList with keepdim then
+ * view; reshape as view, or clone then _unsafe_view; a Scalar 0 passed for
+ * a Tensor as scalar_tensor), in the order its generated code computes
+ * the arguments' gradients (often the last argument first: mul, mm, bmm,
+ * where, clamp.Tensor). A formula sets d->gin[i] for each tensor argument
+ * i whose gradient is wanted (d->need[i]); SG_NOVAL there means a zero
+ * gradient. A gradient of a broadcast argument is left at the result's
+ * sizes: autograd.c sums it after the formula, as 1.13's engine does
+ * (validate_outputs). Calls go through helpers that do nothing after the
+ * first error (d->st), so a formula reads as its mathematics. */
 #include "graph/derivatives.h"
 
 #include <math.h>

@@ -4,9 +4,10 @@
  * appends its backward with sg__graph_backward, runs the whole graph on
  * concrete values and compares the gradients of the loss sum(out * s) with
  * central finite differences in float64 (step 1e-6), an oracle independent
- * of the formulas. Other tests: the shapes of a backward with symbolic
- * sizes, what requires grad (no_grad, detach, ints), gradients that meet,
- * the operators the backward records, and the errors. */
+ * of the formulas. Other tests: the operators each backward records
+ * against PyTorch 1.13's traced backward (test_ops), the shapes of a
+ * backward with symbolic sizes, what requires grad (no_grad, detach,
+ * ints), gradients that meet, and the errors. */
 #include "cmocka_all.h"
 
 #include <math.h>
@@ -247,31 +248,34 @@ static void check_fd(fx *F, sg_value out, sg_value seed, const uint32_t *grads, 
  * seed of the output's sizes declared first (it takes no grad). */
 typedef sg_value (*build_fn)(fx *F, sg_value x, sg_value y);
 
-/* Trace the forward (seed, x, y; its output *out) and append its backward
- * (the graph had *before nodes then), the gradients into grads. */
-static void traced_backward(fx *F, size_t nout, const int64_t *osz, size_t nx, const int64_t *xsz, size_t ny,
-                            const int64_t *ysz, bool pos, build_fn build, sg_value *out, sg_value *seed, size_t *before,
-                            uint32_t *grads)
+static char *ops_since(const sg__graph *g, size_t before);
+
+/* Trace the forward (seed, x, y), append its backward, then check its
+ * gradients against finite differences (ops NULL), or that the backward
+ * recorded the operators ops. */
+static void run_case(const char *what, const char *ops, size_t nout, const int64_t *osz, size_t nx,
+                     const int64_t *xsz, size_t ny, const int64_t *ysz, bool pos, build_fn build)
 {
-    fstart(F);
-    *seed = input(F, "s", nout, osz, false, false, false);
-    sg_value x = input(F, "x", nx, xsz, true, pos, false);
-    sg_value y = ysz ? input(F, "y", ny, ysz, true, pos, false) : SG_NOVAL;
-    *out = build(F, x, y);
-    *before = sg__tracer_graph(F->t)->nnodes;
-    backward(F, *out, *seed, grads);
+    fx F;
+    fstart(&F);
+    sg_value seed = input(&F, "s", nout, osz, false, false, false);
+    sg_value x = input(&F, "x", nx, xsz, true, pos, false);
+    sg_value y = ysz ? input(&F, "y", ny, ysz, true, pos, false) : SG_NOVAL;
+    sg_value out = build(&F, x, y);
+    size_t before = sg__tracer_graph(F.t)->nnodes;
+    uint32_t grads[MAXIN];
+    backward(&F, out, seed, grads);
+    if (ops)
+        assert_string_equal(ops_since(sg__tracer_graph(F.t), before), ops);
+    else
+        check_fd(&F, out, seed, grads, what);
+    ffinish(&F);
 }
 
 static void fd_case(const char *what, size_t nout, const int64_t *osz, size_t nx, const int64_t *xsz, size_t ny,
                     const int64_t *ysz, bool pos, build_fn build)
 {
-    fx F;
-    sg_value out, seed;
-    size_t before;
-    uint32_t grads[MAXIN];
-    traced_backward(&F, nout, osz, nx, xsz, ny, ysz, pos, build, &out, &seed, &before, grads);
-    check_fd(&F, out, seed, grads, what);
-    ffinish(&F);
+    run_case(what, NULL, nout, osz, nx, xsz, ny, ysz, pos, build);
 }
 
 /* ---- the cases ---- */
@@ -521,55 +525,71 @@ static sg_value b_as_strided_scatter(fx *F, sg_value x, sg_value y)
     return CALL(F, "as_strided_scatter", AV(x), AV(y), LIST("2", "2"), LIST("1", "2"), AI("1"));
 }
 
+/* A case of the table below: the output's, x's and y's sizes (y where has_y). */
+typedef struct fd_row {
+    const char *what;
+    size_t nout;
+    int64_t osz[3];
+    size_t nx;
+    int64_t xsz[3];
+    size_t ny;
+    int64_t ysz[3];
+    bool has_y, pos;
+    build_fn build;
+} fd_row;
+
 static void test_fd_more(void **state)
 {
     (void)state;
-    int64_t s23[2] = {2, 3}, s3[1] = {3}, s2[1] = {2}, s4[1] = {4}, s6[1] = {6}, s0[1] = {0}, s22[2] = {2, 2},
-            s234[3] = {2, 3, 4}, s245[3] = {2, 4, 5}, s235[3] = {2, 3, 5}, s34[2] = {3, 4}, s25[2] = {2, 5},
-            s43[2] = {4, 3}, s27[2] = {2, 7}, s24[2] = {2, 4}, s232[3] = {2, 3, 2}, s214[3] = {1, 3, 1};
-    fd_case("abs", 2, s23, 2, s23, 0, NULL, false, b_abs);
-    fd_case("reciprocal", 2, s23, 2, s23, 0, NULL, true, b_reciprocal);
-    fd_case("tanh", 2, s23, 2, s23, 0, NULL, false, b_tanh);
-    fd_case("sigmoid", 2, s23, 2, s23, 0, NULL, false, b_sigmoid);
-    fd_case("relu", 2, s23, 2, s23, 0, NULL, false, b_relu);
-    fd_case("pow.Tensor_Scalar 2.5", 2, s23, 2, s23, 0, NULL, true, b_pow_half);
-    fd_case("pow.Tensor_Scalar 3", 2, s23, 2, s23, 0, NULL, false, b_pow_int);
-    fd_case("pow.Tensor_Scalar 0", 2, s23, 2, s23, 0, NULL, false, b_pow_zero);
-    fd_case("pow.Tensor_Tensor broadcast", 2, s23, 1, s3, 2, s23, true, b_pow_tt);
-    fd_case("pow.Scalar", 2, s23, 2, s23, 0, NULL, false, b_pow_base);
-    fd_case("pow.Scalar base 0", 2, s23, 2, s23, 0, NULL, true, b_pow_base0);
-    fd_case("clamp", 2, s23, 2, s23, 0, NULL, false, b_clamp);
-    fd_case("clamp min", 2, s23, 2, s23, 0, NULL, false, b_clamp_min);
-    fd_case("clamp max", 2, s23, 2, s23, 0, NULL, false, b_clamp_max);
-    fd_case("clamp.Tensor", 2, s23, 2, s23, 2, s23, false, b_clamp_tensor);
-    fd_case("clamp.Tensor min broadcast", 2, s23, 2, s23, 1, s3, false, b_clamp_tensor_min);
-    fd_case("where broadcast", 2, s23, 2, s23, 1, s3, false, b_where);
-    fd_case("amax", 2, (int64_t[]){2, 4}, 3, s234, 0, NULL, false, b_amax);
-    fd_case("amin keepdim", 3, s214, 3, s234, 0, NULL, false, b_amin_keep);
-    fd_case("amax of all", 0, NULL, 2, s23, 0, NULL, false, b_amax_all);
-    fd_case("bmm", 3, s235, 3, s234, 3, s245, false, b_bmm);
-    fd_case("mv", 1, s3, 2, s34, 1, s4, false, b_mv);
-    fd_case("dot", 0, NULL, 1, s4, 1, s4, false, b_dot);
-    fd_case("select", 1, s2, 2, s23, 0, NULL, false, b_select);
-    fd_case("slice step", 2, s22, 2, s25, 0, NULL, false, b_slice);
-    fd_case("slice of None start", 2, (int64_t[]){3, 3}, 2, s43, 0, NULL, false, b_slice_start);
-    fd_case("narrow", 2, (int64_t[]){2, 3}, 2, s43, 0, NULL, false, b_narrow);
-    fd_case("diagonal", 1, s3, 2, s34, 0, NULL, false, b_diagonal);
-    fd_case("diagonal negative", 1, s3, 2, s34, 0, NULL, false, b_diagonal_neg);
-    fd_case("as_strided", 2, s22, 1, s6, 0, NULL, false, b_as_strided);
-    fd_case("as_strided size 1, stride 0", 3, (int64_t[]){2, 3, 1}, 1, s6, 0, NULL, false, b_as_strided_odd);
-    fd_case("as_strided of a transposed view", 2, s22, 2, s34, 0, NULL, false, b_as_strided_t);
-    fd_case("unbind", 1, s2, 2, s23, 0, NULL, false, b_unbind);
-    fd_case("cat", 2, (int64_t[]){2, 10}, 2, s23, 2, s24, false, b_cat);
-    fd_case("stack", 3, s232, 2, s23, 2, s23, false, b_stack);
-    fd_case("copy broadcast", 2, s23, 2, s23, 1, s3, false, b_copy);
-    fd_case("zero", 2, s23, 2, s23, 0, NULL, false, b_zero);
-    fd_case("fill.Scalar", 2, s23, 2, s23, 0, NULL, false, b_fill);
-    fd_case("fill.Tensor", 2, s23, 2, s23, 0, s0, false, b_fill_tensor);
-    fd_case("select_scatter", 2, s23, 2, s23, 1, s2, false, b_select_scatter);
-    fd_case("slice_scatter", 2, s27, 2, s27, 2, (int64_t[]){2, 3}, false, b_slice_scatter);
-    fd_case("diagonal_scatter", 2, s34, 2, s34, 1, s3, false, b_diagonal_scatter);
-    fd_case("as_strided_scatter", 1, s6, 1, s6, 2, s22, false, b_as_strided_scatter);
+    static const fd_row rows[] = {
+        {"abs", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, false, b_abs},
+        {"reciprocal", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, true, b_reciprocal},
+        {"tanh", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, false, b_tanh},
+        {"sigmoid", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, false, b_sigmoid},
+        {"relu", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, false, b_relu},
+        {"pow.Tensor_Scalar 2.5", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, true, b_pow_half},
+        {"pow.Tensor_Scalar 3", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, false, b_pow_int},
+        {"pow.Tensor_Scalar 0", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, false, b_pow_zero},
+        {"pow.Tensor_Tensor broadcast", 2, {2, 3}, 1, {3}, 2, {2, 3}, true, true, b_pow_tt},
+        {"pow.Scalar", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, false, b_pow_base},
+        {"pow.Scalar base 0", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, true, b_pow_base0},
+        {"clamp", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, false, b_clamp},
+        {"clamp min", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, false, b_clamp_min},
+        {"clamp max", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, false, b_clamp_max},
+        {"clamp.Tensor", 2, {2, 3}, 2, {2, 3}, 2, {2, 3}, true, false, b_clamp_tensor},
+        {"clamp.Tensor min broadcast", 2, {2, 3}, 2, {2, 3}, 1, {3}, true, false, b_clamp_tensor_min},
+        {"where broadcast", 2, {2, 3}, 2, {2, 3}, 1, {3}, true, false, b_where},
+        {"amax", 2, {2, 4}, 3, {2, 3, 4}, 0, {0}, false, false, b_amax},
+        {"amin keepdim", 3, {1, 3, 1}, 3, {2, 3, 4}, 0, {0}, false, false, b_amin_keep},
+        {"amax of all", 0, {0}, 2, {2, 3}, 0, {0}, false, false, b_amax_all},
+        {"bmm", 3, {2, 3, 5}, 3, {2, 3, 4}, 3, {2, 4, 5}, true, false, b_bmm},
+        {"mv", 1, {3}, 2, {3, 4}, 1, {4}, true, false, b_mv},
+        {"dot", 0, {0}, 1, {4}, 1, {4}, true, false, b_dot},
+        {"select", 1, {2}, 2, {2, 3}, 0, {0}, false, false, b_select},
+        {"slice step", 2, {2, 2}, 2, {2, 5}, 0, {0}, false, false, b_slice},
+        {"slice of None start", 2, {3, 3}, 2, {4, 3}, 0, {0}, false, false, b_slice_start},
+        {"narrow", 2, {2, 3}, 2, {4, 3}, 0, {0}, false, false, b_narrow},
+        {"diagonal", 1, {3}, 2, {3, 4}, 0, {0}, false, false, b_diagonal},
+        {"diagonal negative", 1, {3}, 2, {3, 4}, 0, {0}, false, false, b_diagonal_neg},
+        {"as_strided", 2, {2, 2}, 1, {6}, 0, {0}, false, false, b_as_strided},
+        {"as_strided size 1, stride 0", 3, {2, 3, 1}, 1, {6}, 0, {0}, false, false, b_as_strided_odd},
+        {"as_strided of a transposed view", 2, {2, 2}, 2, {3, 4}, 0, {0}, false, false, b_as_strided_t},
+        {"unbind", 1, {2}, 2, {2, 3}, 0, {0}, false, false, b_unbind},
+        {"cat", 2, {2, 10}, 2, {2, 3}, 2, {2, 4}, true, false, b_cat},
+        {"stack", 3, {2, 3, 2}, 2, {2, 3}, 2, {2, 3}, true, false, b_stack},
+        {"copy broadcast", 2, {2, 3}, 2, {2, 3}, 1, {3}, true, false, b_copy},
+        {"zero", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, false, b_zero},
+        {"fill.Scalar", 2, {2, 3}, 2, {2, 3}, 0, {0}, false, false, b_fill},
+        {"fill.Tensor", 2, {2, 3}, 2, {2, 3}, 0, {0}, true, false, b_fill_tensor},
+        {"select_scatter", 2, {2, 3}, 2, {2, 3}, 1, {2}, true, false, b_select_scatter},
+        {"slice_scatter", 2, {2, 7}, 2, {2, 7}, 2, {2, 3}, true, false, b_slice_scatter},
+        {"diagonal_scatter", 2, {3, 4}, 2, {3, 4}, 1, {3}, true, false, b_diagonal_scatter},
+        {"as_strided_scatter", 1, {6}, 1, {6}, 2, {2, 2}, true, false, b_as_strided_scatter},
+    };
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
+        const fd_row *c = &rows[k];
+        fd_case(c->what, c->nout, c->osz, c->nx, c->xsz, c->ny, c->has_y ? c->ysz : NULL, c->pos, c->build);
+    }
 }
 
 /* The operators a backward records after the forward's nodes, as `ops`
@@ -594,13 +614,7 @@ static char *ops_since(const sg__graph *g, size_t before)
 static void ops_case(const char *want, size_t nout, const int64_t *osz, size_t nx, const int64_t *xsz, size_t ny,
                      const int64_t *ysz, bool pos, build_fn build)
 {
-    fx F;
-    sg_value out, seed;
-    size_t before;
-    uint32_t grads[MAXIN];
-    traced_backward(&F, nout, osz, nx, xsz, ny, ysz, pos, build, &out, &seed, &before, grads);
-    assert_string_equal(ops_since(sg__tracer_graph(F.t), before), want);
-    ffinish(&F);
+    run_case(want, want, nout, osz, nx, xsz, ny, ysz, pos, build);
 }
 
 static void test_ops(void **state)
