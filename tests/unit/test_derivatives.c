@@ -650,6 +650,18 @@ static void test_ops(void **state)
     ops_case("cos mul.Tensor mul.Tensor zeros expand stack", 1, s2, 2, s23, 0, NULL, false, b_unbind);
     ops_case("slice.Tensor slice.Tensor slice.Tensor add.Tensor", 2, (int64_t[]){2, 10}, 2, s23, 2, s24, false, b_cat);
     ops_case("zeros select_scatter select.int", 2, s23, 2, s23, 1, s2, false, b_select_scatter);
+    ops_case("zeros diagonal_scatter diagonal", 2, s34, 2, s34, 1, s3, false, b_diagonal_scatter);
+    ops_case("tanh_backward", 1, s3, 1, s3, 0, NULL, false, b_tanh);
+    ops_case("mul.Scalar mul.Tensor", 1, s3, 1, s3, 0, NULL, false, b_pow_base);
+    ops_case("eq.Tensor sum.dim_IntList div.Tensor mul.Tensor", 3, (int64_t[]){1, 3, 1}, 3, (int64_t[]){2, 3, 4}, 0,
+             NULL, false, b_amin_keep);
+    ops_case("transpose.int bmm transpose.int bmm", 3, (int64_t[]){2, 3, 5}, 3, (int64_t[]){2, 3, 4}, 3,
+             (int64_t[]){2, 4, 5}, false, b_bmm);
+    ops_case("mul.Tensor mul.Tensor", 0, NULL, 1, s4, 1, s4, false, b_dot);
+    ops_case("select.int select.int", 3, (int64_t[]){2, 3, 2}, 2, s23, 2, s23, false, b_stack);
+    ops_case("zeros_like sum.dim_IntList view", 2, s23, 2, s23, 1, s3, false, b_copy);
+    ops_case("mul.Tensor mul.Tensor zeros_like sum add.Tensor", 2, s23, 2, s23, 0, (int64_t[]){0}, false,
+             b_fill_tensor);
 }
 
 /* What the backward records, with symbolic sizes: add of x [s0, s1] and
