@@ -1418,6 +1418,43 @@ static sg_status k_masked_select(sg__xcall *c)
     return finish(c, out, false);
 }
 
+/* masked_scatter: self's values, and where mask (broadcast) holds, the
+ * source's elements in row-major order, one after another. */
+static sg_status k_masked_scatter(sg__xcall *c)
+{
+    sg__xtensor *self, *mask, *src, *out;
+    CHAIN(need_tensor(c, "self", &self));
+    CHAIN(need_tensor(c, "mask", &mask));
+    CHAIN(need_tensor(c, "source", &src));
+    CHAIN(out_tensor(c, &out));
+    int64_t ms[SG_MAX_DIMS], n = sg__xt_numel(out), j = 0;
+    sg_status s = copy_into(c, out->st, out->ndim, out->sizes, out->strides, out->offset, self);
+    if (!s)
+        s = bstrides(c, mask, out->ndim, out->sizes, ms);
+    sg__xpos im, io;
+    sg__xpos_init(&im, out->ndim, out->sizes, ms, mask->offset);
+    sg__xpos_init(&io, out->ndim, out->sizes, out->strides, out->offset);
+    for (int64_t k = 0; k < n && !s; k++, sg__xpos_next(&im), sg__xpos_next(&io)) {
+        if (!sg__xst_get_i(mask->st, im.pos))
+            continue;
+        if (j == sg__xt_numel(src)) {
+            s = sg__err(c->ctx, SG_ESHAPE, "%s: expected source to have at least as many elements as ones in mask",
+                        c->op);
+            break;
+        }
+        int64_t p = sg__xt_pos(src, j++);
+        if (is_float(out->dtype))
+            sg__xst_set_f(out->st, io.pos, sg__xst_get_f(src->st, p));
+        else
+            sg__xst_set_i(out->st, io.pos, sg__xst_get_i(src->st, p));
+    }
+    if (s) {
+        sg__xt_unref(out);
+        return s;
+    }
+    return finish(c, out, false);
+}
+
 /* item, _local_scalar_dense: the one element; an int or bool binds the
  * node's unbacked symbol (a bool as 0/1) and gives its expression's
  * value, a float gives the element. */

@@ -765,6 +765,28 @@ FORMULA(amax, SAVE(0) | SG_DSAVE_RESULT)
     d->gin[0] = CALL(d, mul_Tensor, V(CALL(d, div_Tensor, V(g), V(c))), V(eq));
 }
 
+/* masked_select(self, mask) (masked_select_backward): zeros_like(self
+ * expanded to the sizes self and mask broadcast to, preserve_format)
+ * .masked_scatter(mask, grad); mask: none. */
+FORMULA(masked_select, SAVE(1))
+{
+    uint32_t self = d->a[0].u.v, mask = d->a[1].u.v;
+    size_t n = ndim(d, self) > ndim(d, mask) ? ndim(d, self) : ndim(d, mask);
+    const sg_expr *shape[SG_MAX_DIMS];
+    if (!WANT(d, 0))
+        return;
+    for (size_t k = 0; k < n; k++) { /* (the forward checked that they broadcast) */
+        size_t i = n - 1 - k;
+        const sg_expr *a = k < ndim(d, self) ? size(d, self, ndim(d, self) - 1 - k) : d->g->ctx->one;
+        const sg_expr *b = k < ndim(d, mask) ? size(d, mask, ndim(d, mask) - 1 - k) : d->g->ctx->one;
+        shape[i] = is_one(a) ? b : a;
+    }
+    uint32_t e = CALL(d, expand, V(self), L(d, shape, n));
+    uint32_t z = CALL(d, zeros_like, V(e),
+                      (sg__garg){.kind = SG_A_MEMFMT, .kw = "memory_format", .u.dtype = SG_PRESERVE_FORMAT});
+    d->gin[0] = CALL(d, masked_scatter, V(z), V(mask), V(d->grad));
+}
+
 /* bmm(self, mat2), in 1.13's order: mat2: self.transpose(1, 2).bmm(grad);
  * self: grad.bmm(mat2.transpose(1, 2)). */
 FORMULA(bmm, SAVE(0) | SAVE(1))

@@ -525,6 +525,27 @@ sg_status sg__meta_masked_select(sg__mcall *m, uint32_t *out)
     return new_contiguous(m, out, (sg_dtype)sg__mt(m, self)->dtype, &u, 1);
 }
 
+/* masked_scatter(self, mask, source): self's sizes, dtype and layout (its
+ * clone, then masked_scatter_); the mask a bool tensor that broadcasts to
+ * self (masked_select's backward makes self of the broadcast sizes), the
+ * source of self's dtype. */
+sg_status sg__meta_masked_scatter(sg__mcall *m, uint32_t *out)
+{
+    uint32_t self = m->a[0].u.v, mask = m->a[1].u.v, src = m->a[2].u.v;
+    const sg__fake_tensor *t = sg__mt(m, self);
+    if (sg__mt(m, mask)->dtype != SG_BOOL)
+        return sg__err(m->g->ctx, SG_ETYPE, "%s: the mask must be a bool tensor", m->op);
+    if (sg__mt(m, src)->dtype != t->dtype)
+        return sg__err(m->g->ctx, SG_ETYPE, "%s: expected source to have self's dtype", m->op);
+    if (sg__mt(m, mask)->ndim > t->ndim)
+        return sg__meta_shape_error(m, "the mask does not broadcast to self");
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
+    sizes_of(m, self, sizes);
+    CHAIN(sg__meta_like_strides(m, self, strides));
+    t = sg__mt(m, self);
+    return sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, strides, m->g->ctx->zero, SG_NOVAL);
+}
+
 /* item, _local_scalar_dense: an unbacked int (or bool) for an integral
  * tensor of one element; a float's value is not tracked. */
 sg_status sg__meta_item(sg__mcall *m, uint32_t *out)
