@@ -1018,112 +1018,135 @@ FORMULA(as_strided_scatter, 0)
     scatter_formula(d, SG_OP_as_strided, g);
 }
 
-/* A layout of constant sizes and strides (dimensions of size 1 dropped). */
+/* Does rel(a, b) hold? Asked of the environment as a shape rule asks
+ * (guarded, as 1.13's formulas compare SymInts), the node's operator the
+ * guard's provenance; false after an error. */
+static bool ask(sg__dctx *d, sg_rel rel, const sg_expr *a, const sg_expr *b)
+{
+    bool r = false;
+    if (d->st || !a || !b)
+        return false;
+    sg__mcall m = {.g = d->g, .env = d->g->env, .s = d->s};
+    sg__schema_full_name(d->s, m.op);
+    d->st = sg__meta_eval(&m, &r, sg__meta_rel(&m, rel, a, b));
+    return r;
+}
+
+/* a + b * c (NULL after an error). */
+static const sg_expr *muladd(sg__dctx *d, const sg_expr *a, const sg_expr *b, const sg_expr *c)
+{
+    const sg_expr *p = NULL, *r = NULL;
+    if (!d->st)
+        d->st = sg_expr_mul(d->g->ctx, &p, b, c);
+    if (!d->st)
+        d->st = sg_expr_add(d->g->ctx, &r, a, p);
+    return d->st ? NULL : r;
+}
+
+/* a - b (NULL after an error). */
+static const sg_expr *minus(sg__dctx *d, const sg_expr *a, const sg_expr *b)
+{
+    const sg_expr *r = NULL;
+    if (!d->st)
+        d->st = sg_expr_sub(d->g->ctx, &r, a, b);
+    return r;
+}
+
+/* A layout's dimensions of size other than 1. */
 typedef struct geom {
     size_t n;
-    int64_t size[SG_MAX_DIMS], stride[SG_MAX_DIMS], offset;
+    const sg_expr *size[SG_MAX_DIMS], *stride[SG_MAX_DIMS];
 } geom;
 
 /* May the layout reach an element twice (1.13's _maybe_overlapping_memory:
  * by increasing stride, each beyond what the smaller ones reach)? */
-static bool may_overlap(const geom *G)
+static bool may_overlap(sg__dctx *d, const geom *G)
 {
     bool used[SG_MAX_DIMS] = {false};
-    int64_t reach = 0;
-    for (size_t k = 0; k < G->n; k++) {
+    const sg_expr *reach = d->g->ctx->zero;
+    for (size_t k = 0; k < G->n && !d->st; k++) {
         size_t m = SG_MAX_DIMS;
         for (size_t j = 0; j < G->n; j++)
-            if (!used[j] && (m == SG_MAX_DIMS || G->stride[j] < G->stride[m]))
+            if (!used[j] && (m == SG_MAX_DIMS || ask(d, SG_REL_LT, G->stride[j], G->stride[m])))
                 m = j;
         used[m] = true;
-        if (G->stride[m] <= reach)
+        if (ask(d, SG_REL_LE, G->stride[m], reach))
             return true;
-        reach += G->stride[m] * (G->size[m] - 1);
+        reach = muladd(d, reach, G->stride[m], minus(d, G->size[m], d->g->ctx->one));
     }
     return false;
 }
 
 /* The elements a layout needs from offset: offset + 1 + sum((size - 1) * stride). */
-static int64_t min_storage(const geom *G, int64_t offset)
+static const sg_expr *min_storage(sg__dctx *d, const geom *G, const sg_expr *offset)
 {
-    int64_t r = offset + 1;
+    const sg_expr *r = muladd(d, offset, d->g->ctx->one, d->g->ctx->one);
     for (size_t k = 0; k < G->n; k++)
-        r += (G->size[k] - 1) * G->stride[k];
+        r = muladd(d, r, minus(d, G->size[k], d->g->ctx->one), G->stride[k]);
     return r;
 }
 
-static bool get(const sg_expr *e, int64_t *v)
-{
-    return e && sg_expr_get_si(e, v);
-}
-
 /* as_strided(self, size, stride, storage_offset) (1.13's as_strided_backward,
- * where neither self's layout nor the view may overlap itself, every size,
- * stride and offset a constant; else unsupported): grad squeezed at its
+ * where neither self's layout nor the view may overlap itself; else
+ * unsupported: 1.13 then goes through index_add_): grad squeezed at its
  * dimensions of size 1 and summed over those of stride 0, copied into the
  * view of a zeroed storage (new_empty, zero_) that holds both layouts from
  * the smaller offset, which is then read as self's layout; zeros of self's
- * sizes where the view has no element. */
+ * sizes where either has no element. Symbolic sizes are asked (guarded). */
 FORMULA(as_strided, 0)
 {
     uint32_t self = d->a[0].u.v, g = d->grad;
+    const sg_expr *zero = d->g->ctx->zero, *one = d->g->ctx->one, *e[SG_MAX_DIMS], *st[SG_MAX_DIMS];
+    const sg_expr *in_off = d->g->vals[self].u.t.offset;
+    const sg_expr *out_off = d->a[3].kind == SG_A_NONE ? in_off : d->a[3].u.e;
     geom in = {0}, out = {0};
-    int64_t v, w, in_off, out_off;
     size_t n = d->a[1].u.list.n;
-    bool ok = get(d->g->vals[self].u.t.offset, &in_off) && n == d->a[2].u.list.n;
-    out_off = in_off;
     if (!WANT(d, 0))
         return;
-    if (ok && d->a[3].kind != SG_A_NONE)
-        ok = get(d->a[3].u.e, &out_off);
-    for (size_t k = 0; ok && k < ndim(d, self); k++) {
-        ok = get(size(d, self, k), &v) && get(sg__graph_stride(d->g, self, k), &w);
-        if (ok && v == 0) {
+    for (size_t k = n; k-- > 0 && !d->st;) { /* from the last dimension, as 1.13 */
+        const sg_expr *z = d->g->exprs[d->a[1].u.list.off + k], *w = d->g->exprs[d->a[2].u.list.off + k];
+        if (ask(d, SG_REL_EQ, z, zero)) {
             d->gin[0] = zeros_as(d, self);
             return;
         }
-        if (ok && v != 1) {
-            in.size[in.n] = v;
-            in.stride[in.n++] = w;
-        }
-    }
-    for (size_t k = n; ok && k-- > 0;) { /* from the last dimension, as 1.13 */
-        ok = get(d->g->exprs[d->a[1].u.list.off + k], &v) && get(d->g->exprs[d->a[2].u.list.off + k], &w);
-        if (ok && v == 0) {
-            d->gin[0] = zeros_as(d, self);
-            return;
-        }
-        if (ok && v == 1)
+        if (ask(d, SG_REL_EQ, z, one))
             g = CALL(d, squeeze_dim, V(g), E(I(d, (int64_t)k)));
-        else if (ok && w == 0)
+        else if (ask(d, SG_REL_EQ, w, zero))
             g = CALL(d, sum_dim_IntList, V(g), L(d, (const sg_expr *[]){I(d, (int64_t)k)}, 1), B(false));
-        else if (ok) {
+        else {
             memmove(out.size + 1, out.size, out.n * sizeof *out.size);
             memmove(out.stride + 1, out.stride, out.n * sizeof *out.stride);
-            out.size[0] = v;
+            out.size[0] = z;
             out.stride[0] = w;
             out.n++;
         }
     }
-    if (!ok || may_overlap(&in) || may_overlap(&out)) {
+    for (size_t k = 0; k < ndim(d, self) && !d->st; k++) {
+        if (ask(d, SG_REL_EQ, size(d, self, k), zero)) {
+            d->gin[0] = zeros_as(d, self);
+            return;
+        }
+        if (!ask(d, SG_REL_EQ, size(d, self, k), one)) {
+            in.size[in.n] = size(d, self, k);
+            in.stride[in.n++] = sg__graph_stride(d->g, self, k);
+        }
+    }
+    if (may_overlap(d, &in) || may_overlap(d, &out)) {
         if (!d->st)
-            d->st = sg__err(d->g->ctx, SG_EUNSUPPORTED, "derivative of %s: %s", d->s->name,
-                            ok ? "a layout that may overlap itself" : "a symbolic layout");
+            d->st = sg__err(d->g->ctx, SG_EUNSUPPORTED, "derivative of %s: a layout that may overlap itself",
+                            d->s->name);
         return;
     }
-    int64_t shared = in_off < out_off ? in_off : out_off;
-    int64_t a = min_storage(&in, in_off - shared), b = min_storage(&out, out_off - shared);
-    const sg_expr *base[1] = {I(d, a > b ? a : b)}, *e[SG_MAX_DIMS], *st[SG_MAX_DIMS];
-    uint32_t z = CALL(d, zero_, V(CALL(d, new_empty, V(g), L(d, base, 1))));
-    for (size_t k = 0; k < out.n; k++) {
-        e[k] = I(d, out.size[k]);
-        st[k] = I(d, out.stride[k]);
-    }
-    sg__garg os = L(d, e, out.n), ot = L(d, st, out.n);
-    CALL(d, copy_, V(CALL(d, as_strided, V(z), os, ot, E(I(d, out_off - shared)))), V(g));
+    const sg_expr *shared = ask(d, SG_REL_LE, in_off, out_off) ? in_off : out_off;
+    const sg_expr *a = min_storage(d, &in, minus(d, in_off, shared));
+    const sg_expr *b = min_storage(d, &out, minus(d, out_off, shared));
+    const sg_expr *base[1] = {ask(d, SG_REL_GE, a, b) ? a : b};
+    uint32_t buf = CALL(d, zero_, V(CALL(d, new_empty, V(g), L(d, base, 1))));
+    sg__garg os = L(d, out.size, out.n), ot = L(d, out.stride, out.n);
+    CALL(d, copy_, V(CALL(d, as_strided, V(buf), os, ot, E(minus(d, out_off, shared)))), V(g));
     size_t r = sizes(d, self, e);
     for (size_t k = 0; k < r; k++)
         st[k] = sg__graph_stride(d->g, self, k);
     sg__garg is = L(d, e, r), it = L(d, st, r);
-    d->gin[0] = CALL(d, as_strided, V(z), is, it, E(I(d, in_off - shared)));
+    d->gin[0] = CALL(d, as_strided, V(buf), is, it, E(minus(d, in_off, shared)));
 }

@@ -797,6 +797,31 @@ static void test_symbolic_views(void **state)
     ffinish(&F);
 }
 
+/* as_strided over symbolic sizes: x [s0, s1] read transposed through
+ * as_strided([s1, s0], [1, s1]); the backward asks about the layouts
+ * (overlap, the storage both need) and its gradient has x's sizes. */
+static void test_symbolic_as_strided(void **state)
+{
+    (void)state;
+    fx F;
+    fstart(&F);
+    int64_t s34[2] = {3, 4}, s43[2] = {4, 3};
+    sg_value seed = input(&F, "s", 2, s34, false, false, true);
+    sg_value x = input(&F, "x", 2, s43, true, false, true);
+    const sg_expr *sz[2] = {sg_tracer_size(F.t, x, 1), sg_tracer_size(F.t, x, 0)};
+    const sg_expr *st[2] = {E("1"), sg_tracer_size(F.t, x, 1)};
+    sg_value out = CALL(&F, "as_strided", AV(x), (sg_arg){.kind = SG_ARG_INTS, .u.ints = {2, sz}},
+                        (sg_arg){.kind = SG_ARG_INTS, .u.ints = {2, st}});
+    out = CALL(&F, "sin", AV(out));
+    uint32_t grads[MAXIN];
+    backward(&F, out, seed, grads);
+    const sg__graph *g = sg__tracer_graph(F.t);
+    for (size_t k = 0; k < 2; k++)
+        assert_ptr_equal(sg__graph_size(g, grads[1], k), sg_tracer_size(F.t, x, k));
+    check_fd(&F, out, seed, grads, "symbolic as_strided");
+    ffinish(&F);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -807,6 +832,7 @@ int main(void)
         cmocka_unit_test(test_requires_grad),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_symbolic_views),
+        cmocka_unit_test(test_symbolic_as_strided),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
