@@ -443,10 +443,11 @@ static int combine(int higher, int lower)
 
 typedef enum {
     P_ADD, P_SUB, P_MUL, P_DIV, P_POW,
-    P_EQ, P_NE, P_LT, P_LE, P_GT, P_GE,
+    P_EQ, P_NE, P_LT, P_LE, P_GT, P_GE, P_AND, P_OR, /* bool results: is_compare */
     P_WHERE, P_CLAMP,
     P_NEG, P_ABS, P_EXP, P_LOG, P_SIN, P_COS, P_TANH, P_RELU, P_SIGMOID,
-    P_RSUB, P_RECIP /* rsub: other - alpha * self; reciprocal: 1 / self */
+    P_RSUB, P_RECIP, /* rsub: other - alpha * self; reciprocal: 1 / self */
+    P_SGN, P_TANH_BW, P_SIGMOID_BW, P_THRESHOLD_BW /* the backward formulas' kernels */
 } pop;
 
 typedef struct {
@@ -624,6 +625,8 @@ static xv compute(const pctx *P, const xv *x)
         case P_LE: r.i = a <= b; break;
         case P_GT: r.i = a > b; break;
         case P_GE: r.i = a >= b; break;
+        case P_AND: r.i = a != 0 && b != 0; break;
+        case P_OR: r.i = a != 0 || b != 0; break;
         case P_WHERE: r.f = x[0].i ? x[1].f : x[2].f; break;
         case P_CLAMP:
             r.f = a;
@@ -643,6 +646,10 @@ static xv compute(const pctx *P, const xv *x)
         case P_SIGMOID:
             r.f = f32 ? (double)(1.0f / (1.0f + expf(-(float)a))) : 1.0 / (1.0 + exp(-a));
             break;
+        case P_SGN: r.f = (double)((0 < a) - (a < 0)); break; /* c10's sgn of a real: NaN gives 0 */
+        case P_TANH_BW: r.f = r32(a * r32(1 - r32(b * b, f32), f32), f32); break; /* grad * (1 - y * y) */
+        case P_SIGMOID_BW: r.f = r32(r32(a * r32(1 - b, f32), f32) * b, f32); break; /* grad * (1 - y) * y */
+        case P_THRESHOLD_BW: r.f = b <= x[2].f ? 0.0 : a; break; /* self <= threshold ? 0 : grad */
         }
         return r;
     }
@@ -661,6 +668,8 @@ static xv compute(const pctx *P, const xv *x)
     case P_LE: r.i = sa <= sb; break;
     case P_GT: r.i = sa > sb; break;
     case P_GE: r.i = sa >= sb; break;
+    case P_AND: r.i = sa != 0 && sb != 0; break;
+    case P_OR: r.i = sa != 0 || sb != 0; break;
     case P_WHERE: r.i = x[0].i ? x[1].i : x[2].i; break;
     case P_CLAMP:
         r.i = sa;
@@ -672,6 +681,10 @@ static xv compute(const pctx *P, const xv *x)
     case P_NEG: r.i = (int64_t)(0 - a); break;
     case P_ABS: r.i = sa < 0 ? (int64_t)(0 - a) : sa; break;
     case P_RELU: r.i = sa > 0 ? sa : 0; break;
+    case P_SGN: r.i = (0 < sa) - (sa < 0); break;
+    case P_TANH_BW: r.i = (int64_t)(a * (1 - b * b)); break;
+    case P_SIGMOID_BW: r.i = (int64_t)(a * (1 - b) * b); break;
+    case P_THRESHOLD_BW: r.i = sb <= x[2].i ? 0 : sa; break;
     default: r.i = 0; break; /* float functions compute in float */
     }
     return r;
@@ -679,7 +692,7 @@ static xv compute(const pctx *P, const xv *x)
 
 static bool is_compare(pop op)
 {
-    return op >= P_EQ && op <= P_GE;
+    return op >= P_EQ && op <= P_OR;
 }
 
 /* The rows of a float64 pointwise result (every array float64): the
@@ -936,6 +949,12 @@ POINTWISE(k_cos, P_COS)
 POINTWISE(k_tanh, P_TANH)
 POINTWISE(k_relu, P_RELU)
 POINTWISE(k_sigmoid, P_SIGMOID)
+POINTWISE(k_sgn, P_SGN)
+POINTWISE(k_tanh_backward, P_TANH_BW)
+POINTWISE(k_sigmoid_backward, P_SIGMOID_BW)
+POINTWISE(k_threshold_backward, P_THRESHOLD_BW)
+POINTWISE(k_logical_and, P_AND)
+POINTWISE(k_logical_or, P_OR)
 
 /* ---- copies and fills ---- */
 
@@ -1010,7 +1029,8 @@ static sg_status k_clone(sg__xcall *c)
 
 /* ---- creation ---- */
 
-/* zeros ones full empty, zeros_like ones_like empty_like (empty: zeros). */
+/* zeros ones full empty, zeros_like ones_like empty_like, new_empty
+ * new_empty_strided (empty: zeros), scalar_tensor. */
 static sg_status k_create(sg__xcall *c)
 {
     const char *name = c->s->name;
@@ -1019,6 +1039,8 @@ static sg_status k_create(sg__xcall *c)
         v.i = 1;
     else if (!strcmp(name, "full"))
         v = *arg(c, "fill_value");
+    else if (c->s->op == SG_OP_scalar_tensor)
+        v = *arg(c, "s");
     sg__xtensor *out;
     CHAIN(out_tensor(c, &out));
     fill_number(out, &v);
@@ -1399,6 +1421,43 @@ static sg_status k_masked_select(sg__xcall *c)
     return finish(c, out, false);
 }
 
+/* masked_scatter: self's values, and where mask (broadcast) holds, the
+ * source's elements in row-major order, one after another. */
+static sg_status k_masked_scatter(sg__xcall *c)
+{
+    sg__xtensor *self, *mask, *src, *out;
+    CHAIN(need_tensor(c, "self", &self));
+    CHAIN(need_tensor(c, "mask", &mask));
+    CHAIN(need_tensor(c, "source", &src));
+    CHAIN(out_tensor(c, &out));
+    int64_t ms[SG_MAX_DIMS], n = sg__xt_numel(out), j = 0;
+    sg_status s = copy_into(c, out->st, out->ndim, out->sizes, out->strides, out->offset, self);
+    if (!s)
+        s = bstrides(c, mask, out->ndim, out->sizes, ms);
+    sg__xpos im, io;
+    sg__xpos_init(&im, out->ndim, out->sizes, ms, mask->offset);
+    sg__xpos_init(&io, out->ndim, out->sizes, out->strides, out->offset);
+    for (int64_t k = 0; k < n && !s; k++, sg__xpos_next(&im), sg__xpos_next(&io)) {
+        if (!sg__xst_get_i(mask->st, im.pos))
+            continue;
+        if (j == sg__xt_numel(src)) {
+            s = sg__err(c->ctx, SG_ESHAPE, "%s: expected source to have at least as many elements as ones in mask",
+                        c->op);
+            break;
+        }
+        int64_t p = sg__xt_pos(src, j++);
+        if (is_float(out->dtype))
+            sg__xst_set_f(out->st, io.pos, sg__xst_get_f(src->st, p));
+        else
+            sg__xst_set_i(out->st, io.pos, sg__xst_get_i(src->st, p));
+    }
+    if (s) {
+        sg__xt_unref(out);
+        return s;
+    }
+    return finish(c, out, false);
+}
+
 /* item, _local_scalar_dense: the one element; an int or bool binds the
  * node's unbacked symbol (a bool as 0/1) and gives its expression's
  * value, a float gives the element. */
@@ -1436,13 +1495,16 @@ static sg_status k_item(sg__xcall *c)
 
 /* ---- scatters (what functionalization makes of a write into a view) ---- */
 
-/* The output: self's values, then src copied into the part (ndim, sizes,
- * strides, offset relative to the output's storage) that must have src's
- * sizes. */
+/* The output: self's values (zeros where self is NULL), then src copied
+ * into the part (ndim, sizes, strides, offset relative to the output's
+ * storage) that must have src's sizes. */
 static sg_status scatter_into(sg__xcall *c, sg__xtensor *out, const sg__xtensor *self, const sg__xtensor *src,
                               size_t ndim, const int64_t *sizes, const int64_t *strides, int64_t offset)
 {
-    CHAIN(copy_into(c, out->st, out->ndim, out->sizes, out->strides, out->offset, self));
+    if (self)
+        CHAIN(copy_into(c, out->st, out->ndim, out->sizes, out->strides, out->offset, self));
+    else
+        fill_number(out, &(sg__xarg){.kind = SG_XA_INT, .i = 0});
     if (src->ndim != ndim)
         return sg__err(c->ctx, SG_ESHAPE, "%s: expected src to have %zu dimensions, not %u", c->op, ndim, src->ndim);
     for (size_t d = 0; d < ndim; d++)
@@ -1456,19 +1518,24 @@ static sg_status scatter_into(sg__xcall *c, sg__xtensor *out, const sg__xtensor 
     return copy_into(c, out->st, ndim, sizes, strides, offset, src);
 }
 
+/* The scatters, and the backward of their views (select_backward,
+ * slice_backward, diagonal_backward: grad_output written into zeros of
+ * input_sizes, which the output has). */
 static sg_status k_scatter(sg__xcall *c)
 {
-    sg__xtensor *self, *src, *out;
-    CHAIN(need_tensor(c, "self", &self));
-    CHAIN(need_tensor(c, "src", &src));
-    const char *name = c->s->name;
+    sg__xtensor *self = NULL, *src, *out;
+    unsigned op = c->s->op;
+    bool bw = op == SG_OP_select_backward || op == SG_OP_slice_backward || op == SG_OP_diagonal_backward;
+    if (!bw)
+        CHAIN(need_tensor(c, "self", &self));
+    CHAIN(need_tensor(c, bw ? "grad_output" : "src", &src));
     CHAIN(out_tensor(c, &out));
     int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], offset = out->offset;
     size_t n = out->ndim;
     memcpy(sizes, out->sizes, n * sizeof *sizes);
     memcpy(strides, out->strides, n * sizeof *strides);
     sg_status s = SG_OK;
-    if (!strcmp(name, "as_strided_scatter")) {
+    if (op == SG_OP_as_strided_scatter) {
         const sg__xarg *sz = arg(c, "size"), *st = arg(c, "stride"), *off = arg(c, "storage_offset");
         if (sz->n != st->n)
             s = sg__err(c->ctx, SG_ESHAPE, "%s: mismatch in length of strides and shape", c->op);
@@ -1477,7 +1544,7 @@ static sg_status k_scatter(sg__xcall *c)
         memcpy(strides, st->ints, n * sizeof *strides);
         if (off->kind == SG_XA_INT)
             offset = off->i;
-    } else if (c->s->op == SG_OP_diagonal_scatter) { /* diagonal's view: dim1 and dim2 make one last dimension */
+    } else if (op == SG_OP_diagonal_scatter || op == SG_OP_diagonal_backward) { /* dim1 and dim2 make one last dimension */
         size_t d1 = 0, d2 = 0;
         int64_t off = arg(c, "offset")->i;
         s = norm_dim(c, arg(c, "dim1")->i, n, &d1);
@@ -1507,7 +1574,7 @@ static sg_status k_scatter(sg__xcall *c)
         size_t d = 0;
         s = n ? norm_dim(c, arg(c, "dim")->i, n, &d)
               : sg__err(c->ctx, SG_ESHAPE, "%s: cannot be applied to a 0-dim tensor", c->op);
-        if (!s && !strcmp(name, "select_scatter")) {
+        if (!s && (op == SG_OP_select_scatter || op == SG_OP_select_backward)) {
             int64_t i = arg(c, "index")->i, size = sizes[d];
             if (i < -size || i >= size)
                 s = sg__err(c->ctx, SG_ESHAPE, "%s: index %lld out of range for a dimension of size %lld", c->op,

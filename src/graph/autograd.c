@@ -140,14 +140,21 @@ sg_status sg__graph_node_args(sg__graph *g, const sg__gnode *nd, sg__garg *a)
     return SG_OK;
 }
 
-/* Do value v and gradient x have the same sizes (as expressions)? */
+/* Do value v and gradient x have the same sizes (one expression, or known
+ * the same by the environment: unbind's results stacked have the constant
+ * the trace specialized a symbolic size to)? */
 static bool same_sizes(const sg__graph *g, uint32_t v, uint32_t x)
 {
     if (!is_tensor(g, x) || g->vals[x].u.t.ndim != g->vals[v].u.t.ndim)
         return false;
-    for (size_t k = 0; k < g->vals[v].u.t.ndim; k++)
-        if (sg__graph_size(g, v, k) != sg__graph_size(g, x, k))
+    for (size_t k = 0; k < g->vals[v].u.t.ndim; k++) {
+        const sg_expr *a = sg__graph_size(g, v, k), *b = sg__graph_size(g, x, k);
+        bool same = a == b;
+        if (!same && sg__known_same(g->env, a, b, &same) != SG_OK)
             return false;
+        if (!same)
+            return false;
+    }
     return true;
 }
 
@@ -168,8 +175,17 @@ static sg_status node_backward(bw *b, uint32_t i)
     sg__dctx d = {.g = g, .node = i, .s = nd->schema, .out = nd->out, .grad = b->gv[nd->out], .list = -1,
                   .line = b->line};
     CHAIN(sg__graph_node_args(g, nd, d.a));
-    uint32_t *lgin = NULL;
+    uint32_t *lgin = NULL, *rgrad = NULL;
     bool *lneed = NULL;
+    if (g->vals[nd->out].kind == SG_V_LIST) { /* unbind: each result's gradient, or none */
+        d.res = g->vals[nd->out].u.list.off;
+        d.nres = g->vals[nd->out].u.list.n;
+        if (!(rgrad = sg__malloc(g->ctx, (d.nres ? d.nres : 1) * sizeof *rgrad)))
+            return sg__nomem(g->ctx);
+        for (uint32_t j = 0; j < d.nres; j++)
+            rgrad[j] = b->gv[g->ids[d.res + j]];
+        d.rgrad = rgrad;
+    }
     for (int k = 0; k < d.s->nargs; k++) {
         d.gin[k] = SG_NOVAL;
         const sg__garg *a = &d.a[k];
@@ -186,6 +202,7 @@ static sg_status node_backward(bw *b, uint32_t i)
         if (!lgin || !lneed) {
             sg_free(lgin);
             sg_free(lneed);
+            sg_free(rgrad);
             return sg__nomem(g->ctx);
         }
         for (uint32_t j = 0; j < d.nl; j++) {
@@ -196,17 +213,28 @@ static sg_status node_backward(bw *b, uint32_t i)
         d.lneed = lneed;
     }
     info->deriv->fn(&d);
+    /* the engine's validate_outputs: each gradient summed to its argument's sizes, in order */
+    for (int k = 0; k < d.s->nargs && !d.st; k++)
+        if (d.need[k] && d.gin[k] != SG_NOVAL && !same_sizes(g, d.a[k].u.v, d.gin[k]))
+            d.gin[k] = sg__deriv_sum_to(&d, d.gin[k], d.a[k].u.v);
+    for (uint32_t j = 0; d.list >= 0 && j < d.nl && !d.st; j++) {
+        uint32_t x = g->ids[g->args[nd->args + (uint32_t)d.list].u.list.off + j]; /* (the ids may have moved) */
+        if (lneed[j] && lgin[j] != SG_NOVAL && !same_sizes(g, x, lgin[j]))
+            lgin[j] = sg__deriv_sum_to(&d, lgin[j], x);
+    }
     sg_status s = d.st;
-    /* (the ids may have moved: the list's values read again) */
     const uint32_t *lv = d.list >= 0 ? g->ids + g->args[nd->args + (uint32_t)d.list].u.list.off : NULL;
     for (int k = 0; k < d.s->nargs && !s; k++)
         if (d.need[k] && d.gin[k] != SG_NOVAL)
             s = same_sizes(g, d.a[k].u.v, d.gin[k]) ? accumulate(b, d.a[k].u.v, d.gin[k]) : wrong_grad(g, nd, d.a[k].u.v);
-    for (uint32_t j = 0; lv && j < d.nl && !s; j++)
+    for (uint32_t j = 0; lv && j < d.nl && !s; j++) {
+        lv = g->ids + g->args[nd->args + (uint32_t)d.list].u.list.off;
         if (lneed[j] && lgin[j] != SG_NOVAL)
             s = same_sizes(g, lv[j], lgin[j]) ? accumulate(b, lv[j], lgin[j]) : wrong_grad(g, nd, lv[j]);
+    }
     sg_free(lgin);
     sg_free(lneed);
+    sg_free(rgrad);
     return s;
 }
 
@@ -260,20 +288,16 @@ sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
         if (nd->scope != 0 || (nd->kind != SG_N_CALL && nd->kind != SG_N_COND) || nd->out == SG_NOVAL)
             continue;
         uint32_t o = nd->out;
-        if (g->vals[o].kind == SG_V_LIST) { /* unbind, a cond's results */
-            for (uint32_t j = 0; j < g->vals[o].u.list.n && !s; j++)
-                if (b.gv[g->ids[g->vals[o].u.list.off + j]] != SG_NOVAL)
-                    s = sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the derivative of %s (a list of results)",
-                                nd->kind == SG_N_COND ? "torch.cond" : nd->schema->name);
-            continue;
-        }
-        if (b.gv[o] == SG_NOVAL)
+        bool reached = b.gv[o] != SG_NOVAL;
+        for (uint32_t j = 0; g->vals[o].kind == SG_V_LIST && j < g->vals[o].u.list.n; j++) /* unbind, a cond's */
+            reached |= b.gv[g->ids[g->vals[o].u.list.off + j]] != SG_NOVAL;
+        if (!reached)
             continue;
         if (nd->kind == SG_N_COND) {
             s = sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the derivative of torch.cond");
         } else if (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) { /* a hidden write: the gradient passes through */
             uint32_t self = first_tensor(g, nd);
-            if ((nd->flags & SG_NODE_WRITE) && self != SG_NOVAL && b.reach[self])
+            if ((nd->flags & SG_NODE_WRITE) && self != SG_NOVAL && b.reach[self] && b.gv[o] != SG_NOVAL)
                 s = accumulate(&b, self, b.gv[o]);
         } else if (any_arg(&b, nd, b.reach)) {
             s = node_backward(&b, (uint32_t)i);

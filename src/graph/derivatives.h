@@ -17,7 +17,12 @@ typedef struct sg__dctx {
     const sg__schema *s;        /* its operator */
     sg__garg a[SG_SCHEMA_ARGS]; /* its arguments by schema position, defaults filled in */
     uint32_t out;               /* its value */
-    uint32_t grad;              /* the gradient of out: a tensor value of g, out's sizes */
+    uint32_t grad;              /* the gradient of out: a tensor value of g, out's sizes (a list
+                                   result: SG_NOVAL, the gradients below) */
+    /* a list result (unbind): its values g->ids[res .. res + nres) (read them there: the ids
+       move as the graph grows) and their gradients (SG_NOVAL: none reached it) */
+    uint32_t res, nres;
+    const uint32_t *rgrad;
     bool need[SG_SCHEMA_ARGS];  /* tensor argument i's gradient is wanted */
     uint32_t gin[SG_SCHEMA_ARGS]; /* the formula's answer: argument i's gradient, of its sizes
                                      (SG_NOVAL: none, a zero gradient) */
@@ -40,6 +45,15 @@ typedef struct sg__deriv {
     void (*fn)(sg__dctx *d);
     uint16_t saves;
 } sg__deriv;
+
+/* x summed to the sizes of like (PyTorch's sum_to: the leading dimensions
+ * x has beyond like's, and those where like has size 1 and x another,
+ * summed with keepdim, then viewed as like where there were leading ones);
+ * x itself where there is nothing to sum. What autograd's engine does to a
+ * formula's gradient of other sizes than its argument's (validate_outputs),
+ * and formulas that sum explicitly. Errors go to d->st (SG_EINTERNAL: x of
+ * a smaller rank; those of the calls); SG_NOVAL after one. */
+uint32_t sg__deriv_sum_to(sg__dctx *d, uint32_t x, uint32_t like);
 
 /* The formulas the table names (sg__d_<DERIVATIVE>). */
 #define SG__DERIV(name) extern const sg__deriv sg__d_##name;
@@ -65,8 +79,12 @@ typedef struct sg__backward {
     unsigned line;         /* recorded on the backward's nodes */
 } sg__backward;
 
-/* Errors: SG_EUNSUPPORTED (a gradient reaching a node without a formula,
- * a list result or a cond, naming the operator), SG_EINTERNAL (a formula
+/* A formula's gradient of other sizes than its argument's is summed to them
+ * (sg__deriv_sum_to), argument by argument, after the formula, as PyTorch's
+ * engine does; a list result's gradients (unbind) go to its formula
+ * together, zeros where none reached an element.
+ * Errors: SG_EUNSUPPORTED (a gradient reaching a node without a formula,
+ * or a cond, naming the operator), SG_EINTERNAL (a formula
  * giving a gradient of other sizes than its argument's), those of the
  * calls recorded (SG_ENOMEM ...). On an error g keeps what was recorded. */
 sg_status sg__graph_backward(sg__graph *g, sg__backward *b);

@@ -44,6 +44,10 @@ sg_status sg__meta_requires_grad(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_unsafe_view(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_out(sg__mcall *m, uint32_t *out);
 sg_status sg__meta_scatter(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_view_backward(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_scalar_tensor(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_new_empty(sg__mcall *m, uint32_t *out);
+sg_status sg__meta_masked_scatter(sg__mcall *m, uint32_t *out);
 
 /* ---- helpers for rules (CHAIN, in util_private.h, returns an error) ---- */
 

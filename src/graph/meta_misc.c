@@ -161,6 +161,33 @@ sg_status sg__meta_copy(sg__mcall *m, uint32_t *out)
     return sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, strides, m->g->ctx->zero, SG_NOVAL);
 }
 
+/* scalar_tensor(s): a 0-dim tensor of the dtype given, else float64 (the
+ * program language's default; PyTorch's backward formulas always give
+ * their gradient's). */
+sg_status sg__meta_scalar_tensor(sg__mcall *m, uint32_t *out)
+{
+    int want = arg_dtype(m);
+    return new_contiguous(m, out, want >= 0 ? (sg_dtype)want : SG_FLOAT64, NULL, 0);
+}
+
+/* new_empty(self, size), new_empty_strided(self, size, stride): a new
+ * tensor of those sizes (contiguous, or of the strides given), of the dtype
+ * given, else self's. */
+sg_status sg__meta_new_empty(sg__mcall *m, uint32_t *out)
+{
+    int si = arg_at(m, "size"), ti = arg_at(m, "stride"), want = arg_dtype(m);
+    sg_dtype d = want >= 0 ? (sg_dtype)want : (sg_dtype)sg__mt(m, m->a[0].u.v)->dtype;
+    size_t n = m->a[si].u.list.n;
+    if (n > SG_MAX_DIMS || (ti >= 0 && m->a[ti].u.list.n != n))
+        return sg__meta_shape_error(m, n > SG_MAX_DIMS ? "too many dimensions" : "mismatch in length of strides and shape");
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS]; /* copies: making the result may move the graph's expressions */
+    memcpy(sizes, m->g->exprs + m->a[si].u.list.off, n * sizeof *sizes);
+    if (ti < 0)
+        return new_contiguous(m, out, d, sizes, n);
+    memcpy(strides, m->g->exprs + m->a[ti].u.list.off, n * sizeof *strides);
+    return sg__meta_tensor(m, out, d, n, sizes, strides, m->g->ctx->zero, SG_NOVAL);
+}
+
 /* arange(end), arange(start, end), arange(start, end, step) over ints. */
 sg_status sg__meta_arange(sg__mcall *m, uint32_t *out)
 {
@@ -498,6 +525,27 @@ sg_status sg__meta_masked_select(sg__mcall *m, uint32_t *out)
     CHAIN(unbacked(m, &u, 1, ".size()[0]"));
     CHAIN(sg__meta_check(m, sg__meta_rel(m, SG_REL_LE, u, total), "masked_select: more elements than selected"));
     return new_contiguous(m, out, (sg_dtype)sg__mt(m, self)->dtype, &u, 1);
+}
+
+/* masked_scatter(self, mask, source): self's sizes, dtype and layout (its
+ * clone, then masked_scatter_); the mask a bool tensor that broadcasts to
+ * self (masked_select's backward makes self of the broadcast sizes), the
+ * source of self's dtype. */
+sg_status sg__meta_masked_scatter(sg__mcall *m, uint32_t *out)
+{
+    uint32_t self = m->a[0].u.v, mask = m->a[1].u.v, src = m->a[2].u.v;
+    const sg__fake_tensor *t = sg__mt(m, self);
+    if (sg__mt(m, mask)->dtype != SG_BOOL)
+        return sg__err(m->g->ctx, SG_ETYPE, "%s: the mask must be a bool tensor", m->op);
+    if (sg__mt(m, src)->dtype != t->dtype)
+        return sg__err(m->g->ctx, SG_ETYPE, "%s: expected source to have self's dtype", m->op);
+    if (sg__mt(m, mask)->ndim > t->ndim)
+        return sg__meta_shape_error(m, "the mask does not broadcast to self");
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
+    sizes_of(m, self, sizes);
+    CHAIN(sg__meta_like_strides(m, self, strides));
+    t = sg__mt(m, self);
+    return sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, strides, m->g->ctx->zero, SG_NOVAL);
 }
 
 /* item, _local_scalar_dense: an unbacked int (or bool) for an integral

@@ -67,3 +67,20 @@ sg_status sg__meta_scatter(sg__mcall *m, uint32_t *out)
     t = sg__mt(m, self);
     return sg__meta_tensor(m, out, (sg_dtype)t->dtype, t->ndim, sizes, strides, ctx->zero, SG_NOVAL);
 }
+
+/* select_backward, slice_backward, diagonal_backward (grad_output,
+ * input_sizes, the view's arguments): a new contiguous tensor of
+ * input_sizes and grad_output's dtype, zeros but for grad_output written
+ * into the view (the kernel's work; PyTorch's meta checks nothing more). */
+sg_status sg__meta_view_backward(sg__mcall *m, uint32_t *out)
+{
+    int si = sg__schema_arg(m->s, "input_sizes");
+    size_t n = m->a[si].u.list.n;
+    if (n > SG_MAX_DIMS)
+        return sg__meta_shape_error(m, "too many dimensions");
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS]; /* copies: making the result may move the graph's expressions */
+    memcpy(sizes, m->g->exprs + m->a[si].u.list.off, n * sizeof *sizes);
+    CHAIN(sg__meta_contiguous(m, strides, sizes, n));
+    return sg__meta_tensor(m, out, (sg_dtype)sg__mt(m, m->a[0].u.v)->dtype, n, sizes, strides, m->g->ctx->zero,
+                           SG_NOVAL);
+}
