@@ -150,9 +150,12 @@ uint32_t sg__deriv_sum_to(sg__dctx *d, uint32_t x, uint32_t like)
     size_t nd = 0, lead = nx - nl;
     for (size_t k = 0; k < lead; k++)
         dims[nd++] = I(d, (int64_t)k);
-    for (size_t k = 0; k < nl; k++) {
+    for (size_t k = 0; k < nl; k++) { /* (a size the guards made 1, as broadcasting asked: t[4:5] of [s0]) */
         shape[k] = size(d, like, k);
-        if (is_one(shape[k]) && !is_one(size(d, x, lead + k)))
+        bool one = is_one(shape[k]), xone = is_one(size(d, x, lead + k));
+        if (!one && !d->st)
+            d->st = sg__known_same(d->g->env, shape[k], d->g->ctx->one, &one);
+        if (one && !xone && size(d, x, lead + k) != shape[k])
             dims[nd++] = I(d, (int64_t)(lead + k));
     }
     if (!nd)
