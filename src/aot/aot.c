@@ -629,10 +629,10 @@ sg_status sg_aot_call_backward(const sg_aot *a, sg_run *r, sg_tensor **grads, si
         grads[i] = NULL;
     if (!a->train)
         return no_backward(a);
-    for (uint32_t i = 0; i < a->nuin; i++)
+    for (uint32_t i = 0; i < a->nuin; i++) /* (a gradient through a TwoTensor is one: PyTorch's is a TwoTensor) */
         if (a->uin[i].n != 1)
-            return sg__err(a->ctx, SG_EUNSUPPORTED, "unsupported: gradients of a tensor-subclass input (%s)",
-                           a->uin[i].name);
+            return sg__err(a->ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program with a tensor-subclass "
+                                                    "input (%s)", a->uin[i].name);
     sg_tensor **g = sg__calloc(a->ctx, a->m.nin ? a->m.nin : 1, sizeof *g);
     if (!g)
         return sg__nomem(a->ctx);

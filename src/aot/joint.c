@@ -437,8 +437,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             info = sg__op_info(info->functional);
         uint16_t saves = info ? info->deriv->saves : 0;
         /* PyTorch saves what the gradients of the arguments that require grad read: an argument
-           read for the others' gradients (x * y saves y for x's), unless only it requires grad
-           and its own gradient does not read it (div's other reads other too) */
+           read for the others' gradients (x * y saves y for x's), or for its own (the row's own) */
         int nt = 0, nrg = 0; /* the schema's tensor arguments; the node's that require grad */
         for (int k = 0; k < nd->schema->nargs; k++) {
             uint32_t v = arg_value(src, nd, k);
@@ -450,8 +449,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                                  : ((saves >> k) & 1) && k < nd->schema->nargs ? arg_value(src, nd, k) : SG_NOVAL;
             if (x == SG_NOVAL || (inplace && k == 0)) /* (an in-place call saves self before it writes it) */
                 continue;
-            bool own = nt == 1 || k == 15 || (nd->schema->op == SG_OP_div_Tensor && k == 1) ||
-                       nd->schema->op == SG_OP_pow_Tensor_Tensor;
+            bool own = nt == 1 || k == 15 || ((info->deriv->own >> k) & 1);
             if (k != 15 && !(nrg - (src->vals[x].u.t.requires_grad ? 1 : 0) > 0 ||
                              (own && src->vals[x].u.t.requires_grad)))
                 continue; /* read for no gradient that is wanted: not saved */

@@ -1948,6 +1948,10 @@ static sg_status eager_gradients(case_state *cs, struct cli_program *p, const co
                                  sg_tensor ***grads)
 {
     sg_run *x = NULL;
+    for (size_t k = 0; k < c->n; k++) /* (as the compiled program: a gradient through a TwoTensor is one) */
+        if (c->tb[k])
+            return sg_ctx_set_error(cs->ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program with a "
+                                    "tensor-subclass input (%s)", sg_program_param(p->prog, k));
     sg_status st = sg_walk_finish(w);
     if (!st)
         st = sg_aot_compile(sg_walk_tracer(w), 1, a);

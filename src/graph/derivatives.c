@@ -318,10 +318,11 @@ static sg__garg LV(sg__dctx *d, const uint32_t *v, size_t n)
 
 /* ---- the formulas ---- */
 
-#define FORMULA(name, saves)                 \
-    static void d_##name(sg__dctx *d);       \
-    const sg__deriv sg__d_##name = {d_##name, saves}; \
+#define FORMULA_OWN(name, saves, own)                  \
+    static void d_##name(sg__dctx *d);                 \
+    const sg__deriv sg__d_##name = {d_##name, saves, own}; \
     static void d_##name(sg__dctx *d)
+#define FORMULA(name, saves) FORMULA_OWN(name, saves, 0)
 
 #define SAVE(i) (1u << (i))
 
@@ -374,7 +375,7 @@ FORMULA(mul_scalar, 0)
 }
 
 /* div.Tensor(self, other): other: -grad * ((self / other) / other); self: grad / other. */
-FORMULA(div, SAVE(0) | SAVE(1))
+FORMULA_OWN(div, SAVE(0) | SAVE(1), SAVE(1))
 {
     if (WANT(d, 1)) {
         uint32_t q = CALL(d, div_Tensor, V(CALL(d, div_Tensor, d->a[0], d->a[1])), d->a[1]);
@@ -481,7 +482,7 @@ FORMULA(pow_scalar, SAVE(0))
 /* pow.Tensor_Tensor(self, exponent), in 1.13's order:
  * exponent: grad * where(self == 0 and exponent >= 0, 0, result * self.log());
  * self: where(exponent == 0.0, 0, grad * (exponent * self.pow(exponent - 1))). */
-FORMULA(pow_tensor, SAVE(0) | SAVE(1) | SG_DSAVE_RESULT)
+FORMULA_OWN(pow_tensor, SAVE(0) | SAVE(1) | SG_DSAVE_RESULT, SAVE(0) | SAVE(1))
 {
     sg__garg self = d->a[0], ex = d->a[1];
     if (WANT(d, 1)) {
@@ -555,7 +556,7 @@ FORMULA(clamp, SAVE(0))
  * max where(self > max or max < min, grad, 0), the test alone where one
  * bound is given; then self as clamp's, with the Tensor tests (and, the
  * tensors being traced, logical_and out of place). */
-FORMULA(clamp_tensor, SAVE(0) | SAVE(1) | SAVE(2))
+FORMULA_OWN(clamp_tensor, SAVE(0) | SAVE(1) | SAVE(2), SAVE(0))
 {
     sg__garg self = d->a[0], lo = d->a[1], hi = d->a[2];
     bool has_lo = lo.kind == SG_A_VALUE, has_hi = hi.kind == SG_A_VALUE;
@@ -740,7 +741,7 @@ FORMULA(mm, SAVE(0) | SAVE(1))
  * among the elements equal to the extremum: grad / mask.sum(dim, True) *
  * mask, grad and result reshaped back to self's rank where keepdim is not
  * (a dim of [] reshapes to the result's own sizes, as 1.13 does). */
-FORMULA(amax, SAVE(0) | SG_DSAVE_RESULT)
+FORMULA_OWN(amax, SAVE(0) | SG_DSAVE_RESULT, SAVE(0))
 {
     uint32_t self = d->a[0].u.v, r = d->out, g = d->grad;
     bool back = !d->a[2].u.b;
@@ -771,7 +772,7 @@ FORMULA(amax, SAVE(0) | SG_DSAVE_RESULT)
 /* masked_select(self, mask) (masked_select_backward): zeros_like(self
  * expanded to the sizes self and mask broadcast to, preserve_format)
  * .masked_scatter(mask, grad); mask: none. */
-FORMULA(masked_select, SAVE(1))
+FORMULA_OWN(masked_select, SAVE(0) | SAVE(1), SAVE(0))
 {
     uint32_t self = d->a[0].u.v, mask = d->a[1].u.v;
     size_t n = ndim(d, self) > ndim(d, mask) ? ndim(d, self) : ndim(d, mask);

@@ -44,6 +44,10 @@ typedef struct sg__dctx {
 typedef struct sg__deriv {
     void (*fn)(sg__dctx *d);
     uint16_t saves;
+    uint16_t own; /* of saves, the arguments whose own gradient reads them (x.sin() reads x for x's;
+                     x * y reads y for x's and x for y's, none of them its own): what a value is saved
+                     for decides whether it is saved, as PyTorch saves only what the wanted gradients read.
+                     An operator of one tensor argument reads it for its own always. */
 } sg__deriv;
 
 /* x summed to the sizes of like (PyTorch's sum_to: the leading dimensions
