@@ -206,7 +206,8 @@ sg_status sg__aot_train_run(const sg__aot_train *t, struct sg__xrun *fx, const u
  * formula reads a value (graph/derivatives.h's saves) that a later call
  * wrote through the same version counter is SG_EAUTOGRAD ("one of the
  * variables needed for gradient computation has been modified by an
- * inplace operation"), as eager's backward() raises; one written through
+ * inplace operation"), as eager's backward() raises, and so is a set_ it
+ * runs through ("derivative for set_ is not implemented"); one written through
  * .data (no version bump) is SG_EUNSUPPORTED: PyTorch's backward reads the
  * written values, the functional graph the saved ones. Errors: those,
  * SG_ENOMEM. */

@@ -408,30 +408,57 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     if (root->output == SG_NOVAL)
         return SG_OK;
     uint8_t *needed = sg__calloc(ctx, src->nvals ? src->nvals : 1, 1);
-    if (!needed)
+    uint8_t *nsto = sg__calloc(ctx, src->nstorages ? src->nstorages : 1, 1); /* a needed value is on it */
+    if (!needed || !nsto) {
+        sg_free(needed);
+        sg_free(nsto);
         return sg__nomem(ctx);
+    }
     const sg__gnode *on = &src->nodes[root->output];
     for (uint32_t k = 0; k < on->nargs; k++) { /* the loss: the outputs that require grad */
         const sg__garg *a = &src->args[on->args + k];
-        if (a->kind == SG_A_VALUE && src->vals[a->u.v].kind == SG_V_TENSOR && src->vals[a->u.v].u.t.requires_grad)
+        if (a->kind == SG_A_VALUE && src->vals[a->u.v].kind == SG_V_TENSOR && src->vals[a->u.v].u.t.requires_grad) {
             needed[a->u.v] = 1;
+            nsto[src->vals[a->u.v].u.t.storage] = 1;
+        }
     }
     sg_status s = SG_OK;
     /* the nodes the backward runs (from the loss through what requires grad), newest first; each
        one's saved values must not have been written since it ran */
     for (size_t i = src->nnodes; i-- > 0 && !s;) {
         const sg__gnode *nd = &src->nodes[i];
-        if (nd->kind != SG_N_CALL || nd->scope != 0 || nd->out == SG_NOVAL || src->vals[nd->out].kind != SG_V_TENSOR ||
-            !needed[nd->out])
+        if (nd->kind != SG_N_CALL || nd->scope != 0 || nd->out == SG_NOVAL || src->vals[nd->out].kind != SG_V_TENSOR)
             continue;
         bool hidden = (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != 0, inplace = nd->schema->flags & SG_OPF_INPLACE;
+        /* (an in-place write of data into a storage a needed value is on is part of its history: CopySlices) */
+        const sg__opinfo *oi = sg__op_info(nd->schema->op);
+        bool data = inplace && nd->schema->op != SG_OP_set__source_Tensor && !(oi && (oi->tags & SG_T_INPLACE_VIEW));
+        if (!needed[nd->out] && !(data && src->vals[nd->out].u.t.requires_grad && nsto[src->vals[nd->out].u.t.storage]))
+            continue;
         for (int k = 0; k < nd->schema->nargs; k++) {
             uint32_t v = arg_value(src, nd, k);
-            if (v != SG_NOVAL && src->vals[v].u.t.requires_grad && (!hidden || (inplace && k == 0)))
+            if (v != SG_NOVAL && src->vals[v].u.t.requires_grad && (!hidden || (inplace && k == 0))) {
                 needed[v] = 1;
+                nsto[src->vals[v].u.t.storage] = 1;
+            }
         }
         if (hidden)
             continue;
+        if (nd->schema->op == SG_OP_set__source_Tensor) { /* with grad enabled, on what requires grad */
+            s = sg__err(ctx, SG_EAUTOGRAD, "derivative for set_ is not implemented (line %u)", nd->line);
+            break;
+        }
+        if (inplace && !s) { /* its backward (CopySlices) writes the gradient of a view that repeats elements */
+            uint32_t self = arg_value(src, nd, 0);
+            for (uint32_t d = 0; self != SG_NOVAL && d < src->vals[self].u.t.ndim && !s; d++)
+                if (sg__graph_stride(src, self, d) == ctx->zero && sg__graph_size(src, self, d) != ctx->one)
+                    s = sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
+                                                   "tensor refers to a single memory location. Please clone() the "
+                                                   "tensor before performing the operation (the backward of %s, line "
+                                                   "%u)", nd->schema->name, nd->line);
+            if (s)
+                break;
+        }
         const sg__opinfo *info = sg__op_info(nd->schema->op);
         if (info && inplace && info->functional != SG_OP_NONE) /* an in-place call: its functional row's formula */
             info = sg__op_info(info->functional);
@@ -480,5 +507,6 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         }
     }
     sg_free(needed);
+    sg_free(nsto);
     return s;
 }

@@ -171,6 +171,52 @@ static int parse_attr(sg_ctx *ctx, cli_tval *t, const char *w, size_t kn, const 
     return ok;
 }
 
+/* A plain requires_grad input is base.clone() (doc/program.md): t takes
+ * the clone's layout, as PyTorch's clone (preserve_format, empty_like)
+ * lays it out: the same strides where they are dense and do not overlap
+ * (an empty tensor's too), else dense strides in the same order of the
+ * dimensions (infer_dense_strides: by stride, the smallest innermost);
+ * offset 0. The layout written stays as the base's. */
+static void clone_layout(cli_tval *t)
+{
+    size_t n = t->ndim, order[SG_MAX_DIMS];
+    int64_t numel = 1, acc = 1;
+    t->has_base = 1;
+    t->base_offset = t->offset;
+    t->offset = 0;
+    for (size_t i = n; i-- > 0;) { /* the base's strides: as written, or contiguous */
+        t->base_strides[i] = t->has_strides ? t->strides[i] : acc;
+        acc *= t->sizes[i] > 1 ? t->sizes[i] : 1;
+        numel *= t->sizes[i];
+    }
+    if (!t->has_strides) /* a contiguous base: a contiguous clone */
+        return;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    for (size_t i = 1; i < n; i++) /* the dimensions by stride, innermost first (stable: the later first on ties) */
+        for (size_t j = i; j > 0 && t->strides[order[j]] <= t->strides[order[j - 1]]; j--) {
+            size_t x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    int dense = 1;
+    int64_t want = 1;
+    for (size_t i = 0; i < n && dense && numel > 0; i++) {
+        size_t d = order[i];
+        if (t->sizes[d] == 1)
+            continue;
+        dense = t->strides[d] == want;
+        want *= t->sizes[d];
+    }
+    if (dense)
+        return;
+    acc = 1; /* dense strides in that order */
+    for (size_t i = 0; i < n; i++) {
+        t->strides[order[i]] = acc;
+        acc *= t->sizes[order[i]] > 1 ? t->sizes[order[i]] : 1;
+    }
+}
+
 static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed, cli_str *why)
 {
     const char *w;
@@ -322,6 +368,8 @@ static int parse_body(sg_ctx *ctx, cli_tval *t, const char *p, int kinds_allowed
         t->specs[ranges[i].dim].hi = ranges[i].hi;
     }
     t->has_policy = pol_list || pol_one || nranges;
+    if (t->requires_grad == 1 && !t->kind && (t->has_strides || t->offset))
+        clone_layout(t);
     if (t->nattrs && !t->kind) {
         cli_str_addf(why, "inner tensor '%s' given for a plain tensor (kind=...)", t->attrs[0]->name);
         return 0;

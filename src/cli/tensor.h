@@ -26,6 +26,11 @@ typedef struct cli_tval {
     int has_policy; /* dynamic= or a range was given */
     int dtype;         /* dtype= of a program input (sg_dtype; float64 by default) */
     int requires_grad; /* 0, 1 (requires_grad: a non-leaf), 2 (requires_grad=leaf) */
+    /* requires_grad (a non-leaf): the program takes base.clone(), laid out as
+       clone lays it out (strides, offset above); the base's layout as written
+       (its values' positions) */
+    int has_base;
+    int64_t base_strides[SG_MAX_DIMS], base_offset;
     sg_dim_spec specs[SG_MAX_DIMS];
     size_t nattrs; /* as written */
     struct cli_tval *attrs[CLI_MAX_ATTRS];

@@ -293,9 +293,10 @@ static sg_status shape_error(sg_tracer *t, size_t i, const char *what)
  * branches order their dimensions by stride the same way; from the
  * smallest, a stride is 0, 1, or the product of the stride and size of the
  * dimension before it in that order, which the merged layout takes over. */
-/* A small map from expressions to expressions (at most a rank's entries). */
+/* A small map from expressions to expressions (at most two entries a
+ * dimension: stride times size, and times Max(1, size)). */
 typedef struct stride_map {
-    const sg_expr *key[SG_MAX_DIMS], *val[SG_MAX_DIMS];
+    const sg_expr *key[2 * SG_MAX_DIMS], *val[2 * SG_MAX_DIMS];
     size_t n;
 } stride_map;
 
@@ -312,7 +313,7 @@ static void map_put(stride_map *m, const sg_expr *key, const sg_expr *val)
     size_t i = 0;
     while (i < m->n && m->key[i] != key)
         i++;
-    if (i == SG_MAX_DIMS)
+    if (i == 2 * SG_MAX_DIMS)
         return;
     m->key[i] = key;
     m->val[i] = val;
@@ -366,6 +367,18 @@ static sg_status merge_strides(merge *M, size_t i, const sg_expr *const *as, con
             return sg_ctx_last_error(ctx);
         map_put(&A, ka, next);
         map_put(&B, kb, next);
+        /* contiguous strides of a size that may be 0 are products of Max(1, size) (torch.ones(n % 8, 2)) */
+        const sg_expr *pa[2] = {ctx->one, asz[d]}, *pb[2] = {ctx->one, bsz[d]}, *pm[2] = {ctx->one, msz[d]};
+        const sg_expr *ma = sg__minmax(ctx, SG_OP_MAX, 2, pa), *mb = sg__minmax(ctx, SG_OP_MAX, 2, pb),
+                      *mm = sg__minmax(ctx, SG_OP_MAX, 2, pm);
+        const sg_expr *ka1 = ma ? sg__mul(ctx, as[d], ma) : NULL, *kb1 = mb ? sg__mul(ctx, bs[d], mb) : NULL,
+                      *next1 = mm ? sg__mul(ctx, out[d], mm) : NULL;
+        if (!ka1 || !kb1 || !next1)
+            return sg_ctx_last_error(ctx);
+        if (ka1 != ka)
+            map_put(&A, ka1, next1);
+        if (kb1 != kb)
+            map_put(&B, kb1, next1);
     }
     return SG_OK;
 }
