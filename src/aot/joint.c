@@ -3,8 +3,10 @@
  * forward the runtime already runs and a backward graph over what the
  * forward saves (PyTorch's default_partition: the forward computes what
  * its outputs need; every other node the gradients need runs in the
- * backward, from the saved values and the tangents), and the backward's
- * run after a call. */
+ * backward, from the saved values and the tangents), the backward's run
+ * after a call, and the checks eager's backward() makes on the traced
+ * graph (saved values written in place since, set_, writes through views
+ * that repeat elements). */
 #include <stdio.h>
 #include <string.h>
 
@@ -372,24 +374,29 @@ sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t
 
 /* ---- the saved values' versions (PyTorch's SavedVariable check) ---- */
 
-/* Which version counter value v of src counts its writes on: the `.data`
- * detach its chain of views and versions goes through (a counter of its
- * own), else its storage's (every view and version shares it). */
-static uint32_t counter_of(const sg__graph *src, uint32_t v)
+/* Which version counter each tensor value of src counts its writes on
+ * (out[v]): the `.data` detach its chain of views and versions goes through
+ * (a counter of its own), else its storage's (every view and version
+ * shares it), numbered nvals + the storage. Values are numbered in order,
+ * so what a value views or updates came before it: one pass. */
+static void counters(const sg__graph *src, uint32_t *out)
 {
-    for (uint32_t n = 0; n < src->nvals; n++) { /* (a chain is no longer than the values) */
-        uint32_t node = src->vals[v].node;
-        if (node != SG_NOVAL && (src->nodes[node].flags & SG_NODE_DATA) && src->nodes[node].kind == SG_N_CALL &&
-            src->nodes[node].schema->op == SG_OP_detach)
-            return v;
-        uint32_t up = sg__graph_view_of(src, v);
+    for (uint32_t v = 0; v < src->nvals; v++) {
+        if (src->vals[v].kind != SG_V_TENSOR) {
+            out[v] = SG_NOVAL;
+            continue;
+        }
+        uint32_t node = src->vals[v].node, up = sg__graph_view_of(src, v);
         if (up == SG_NOVAL)
             up = sg__graph_updates(src, v);
-        if (up == SG_NOVAL)
-            break;
-        v = up;
+        if (node != SG_NOVAL && (src->nodes[node].flags & SG_NODE_DATA) && src->nodes[node].kind == SG_N_CALL &&
+            src->nodes[node].schema->op == SG_OP_detach)
+            out[v] = v;
+        else if (up != SG_NOVAL && up < v && out[up] != SG_NOVAL)
+            out[v] = out[up];
+        else
+            out[v] = (uint32_t)src->nvals + src->vals[v].u.t.storage;
     }
-    return src->nvals + src->vals[v].u.t.storage;
 }
 
 /* Argument i (schema position) of call node nd of src: a tensor value, or SG_NOVAL. */
@@ -409,11 +416,50 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         return SG_OK;
     uint8_t *needed = sg__calloc(ctx, src->nvals ? src->nvals : 1, 1);
     uint8_t *nsto = sg__calloc(ctx, src->nstorages ? src->nstorages : 1, 1); /* a needed value is on it */
-    if (!needed || !nsto) {
+    uint32_t *cnt = sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *cnt);
+    /* the data writes per storage, in node order: wfirst[st] .. wfirst[st + 1] of wnode (the node) */
+    uint32_t *wfirst = sg__calloc(ctx, (size_t)src->nstorages + 1, sizeof *wfirst), *wnode = NULL;
+    if (!needed || !nsto || !cnt || !wfirst) {
         sg_free(needed);
         sg_free(nsto);
+        sg_free(cnt);
+        sg_free(wfirst);
         return sg__nomem(ctx);
     }
+    counters(src, cnt);
+    size_t nwrites = 0;
+    for (int pass = 0; pass < 2; pass++) { /* count, then place */
+        for (uint32_t j = 0; j < src->nnodes; j++) {
+            const sg__gnode *w = &src->nodes[j];
+            uint32_t vals[8];
+            if (w->kind != SG_N_CALL || !sg__op_bumps_version(w->schema) || w->schema->op == SG_OP_set__source_Tensor)
+                continue;
+            size_t nw = sg__graph_node_writes(src, j, vals, 8);
+            for (size_t q = 0; q < nw; q++) {
+                uint32_t st = src->vals[vals[q]].u.t.storage;
+                if (q && src->vals[vals[q - 1]].u.t.storage == st)
+                    continue;
+                if (pass == 0)
+                    wfirst[st + 1]++, nwrites++;
+                else
+                    wnode[wfirst[st]++] = j;
+            }
+        }
+        if (pass == 0) {
+            for (uint32_t st = 0; st < src->nstorages; st++)
+                wfirst[st + 1] += wfirst[st];
+            if (!(wnode = sg__malloc(ctx, (nwrites ? nwrites : 1) * sizeof *wnode))) {
+                sg_free(needed);
+                sg_free(nsto);
+                sg_free(cnt);
+                sg_free(wfirst);
+                return sg__nomem(ctx);
+            }
+        }
+    }
+    for (uint32_t st = src->nstorages; st > 0; st--) /* (placing moved each start to the next one's) */
+        wfirst[st] = wfirst[st - 1];
+    wfirst[0] = 0;
     const sg__gnode *on = &src->nodes[root->output];
     for (uint32_t k = 0; k < on->nargs; k++) { /* the loss: the outputs that require grad */
         const sg__garg *a = &src->args[on->args + k];
@@ -480,17 +526,30 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             if (k != 15 && !(nrg - (src->vals[x].u.t.requires_grad ? 1 : 0) > 0 ||
                              (own && src->vals[x].u.t.requires_grad)))
                 continue; /* read for no gradient that is wanted: not saved */
-            uint32_t cx = counter_of(src, x);
-            for (size_t j = i + 1; j < src->nnodes && !s; j++) { /* a later write through x's version counter */
-                const sg__gnode *w = &src->nodes[j];
+            uint32_t cx = cnt[x], st = src->vals[x].u.t.storage, lo = wfirst[st], hi = wfirst[st + 1];
+            uint32_t self = inplace ? arg_value(src, nd, 0) : SG_NOVAL;
+            if (self != SG_NOVAL && k != 15 && cnt[self] == cx && sg__op_bumps_version(nd->schema)) {
+                /* (the call writes what it saved: a.mul_(a)) */
+                s = sg__err(ctx, SG_EAUTOGRAD, "one of the variables needed for gradient computation has been "
+                                               "modified by an inplace operation: the argument %s saved (line %u) is "
+                                               "the tensor it writes", nd->schema->name, nd->line);
+                break;
+            }
+            while (lo < hi) { /* the first write of x's storage after the node: a binary search */
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (wnode[mid] > i)
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            if (lo < wfirst[st + 1]) {
+                const sg__gnode *w = &src->nodes[wnode[lo]];
                 uint32_t vals[8];
-                if (w->kind != SG_N_CALL || !sg__op_bumps_version(w->schema) || w->schema->op == SG_OP_set__source_Tensor)
-                    continue;
-                size_t nw = sg__graph_node_writes(src, (uint32_t)j, vals, 8);
+                size_t nw = sg__graph_node_writes(src, wnode[lo], vals, 8);
                 for (size_t q = 0; q < nw && !s; q++) {
-                    if (src->vals[vals[q]].u.t.storage != src->vals[x].u.t.storage)
+                    if (src->vals[vals[q]].u.t.storage != st)
                         continue;
-                    if ((w->flags & SG_NODE_DATA) || counter_of(src, vals[q]) != cx) /* through .data */
+                    if ((w->flags & SG_NODE_DATA) || cnt[vals[q]] != cx) /* through .data */
                         s = sg__err(ctx, SG_EUNSUPPORTED,
                                     "unsupported: the %s %s saved (line %u) was written through .data by %s (line "
                                     "%u): PyTorch's backward reads the written values",
@@ -508,5 +567,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     }
     sg_free(needed);
     sg_free(nsto);
+    sg_free(cnt);
+    sg_free(wfirst);
+    sg_free(wnode);
     return s;
 }

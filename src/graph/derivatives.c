@@ -1145,9 +1145,11 @@ FORMULA(as_strided, 0)
     const sg_expr *a = min_storage(d, &in, minus(d, in_off, shared));
     const sg_expr *b = min_storage(d, &out, minus(d, out_off, shared));
     const sg_expr *base[1] = {ask(d, SG_REL_GE, a, b) ? a : b};
+    /* (functional: the joint graph is, as PyTorch functionalizes its traced joint; 1.13's eager formula
+       writes grad into an as_strided view of the zeroed buffer with copy_) */
     uint32_t buf = CALL(d, zero_, V(CALL(d, new_empty, V(g), L(d, base, 1))));
     sg__garg os = L(d, out.size, out.n), ot = L(d, out.stride, out.n);
-    CALL(d, copy_, V(CALL(d, as_strided, V(buf), os, ot, E(minus(d, out_off, shared)))), V(g));
+    buf = CALL(d, as_strided_scatter, V(buf), V(g), os, ot, E(minus(d, out_off, shared)));
     size_t r = sizes(d, self, e);
     for (size_t k = 0; k < r; k++)
         st[k] = sg__graph_stride(d->g, self, k);

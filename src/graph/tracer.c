@@ -662,6 +662,11 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
         return SG_OK;
     }
     const sg__fake_tensor *self = &g->vals[m->a[0].u.v].u.t;
+    uint32_t vn = g->vals[m->a[0].u.v].node;
+    if (vn != SG_NOVAL && g->nodes[vn].kind == SG_N_CALL && (g->nodes[vn].flags & SG_NODE_NO_GRAD) &&
+        (g->nodes[vn].schema->flags & SG_OPF_VIEW) && self->base != SG_NOVAL && g->vals[self->base].u.t.requires_grad)
+        return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a view was created in no_grad mode and is being modified inplace "
+                                             "with grad mode enabled", m->op);
     if (self->requires_grad && self->leaf)
         return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a leaf Variable that requires grad is being used in an in-place "
                                              "operation", m->op);

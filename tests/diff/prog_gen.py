@@ -1191,7 +1191,11 @@ class CaseGen:
         code, new = got
 
         def post():
-            self.write_through(x, new, eval(expr, self.ns))
+            try:  # the chain again (torch may refuse to make it now: a view made under no_grad whose base
+                t2 = eval(expr, self.ns)  # was written since with grad enabled); else x's own storage
+            except RuntimeError:
+                t2 = None
+            self.write_through(x, new, t2)
         return code, post
 
     def b_cond(self):
