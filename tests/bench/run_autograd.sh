@@ -12,7 +12,8 @@
 #     our gradients' checksums against PyTorch eager's, and what each
 #     side's partition saves;
 #  2. the growth: ours at 1x to 16x SG_AUTOGRAD_BASE ops (default 1520),
-#     median of 3 runs each;
+#     median of 3 runs each; with SG_AUTOGRAD_COUNT=1 also the compile's
+#     instructions (callgrind) at 1x and 16x (about two minutes);
 #  3. the bytes each partition saves for the backward over the training
 #     programs of the batteries (SRCDIR/tests/batteries/*.battery whose
 #     cases have a program of tensor parameters one of which requires
@@ -28,7 +29,7 @@
 #   run_autograd.sh BUILDDIR SRCDIR
 #
 # SG_AUTOGRAD_OPS, SG_AUTOGRAD_BASE, SG_AUTOGRAD_RUNS (ours, default 5),
-# SG_AUTOGRAD_TORCH_RUNS (default 3); SG_BENCH_CPU, SG_BENCH_PYTHON,
+# SG_AUTOGRAD_TORCH_RUNS (default 3), SG_AUTOGRAD_COUNT; SG_BENCH_CPU, SG_BENCH_PYTHON,
 # SG_BENCH_KEEP as for the other benchmarks.
 set -u
 ME=run_autograd.sh
@@ -45,6 +46,11 @@ RUNS=${SG_AUTOGRAD_RUNS:-5}
 TRUNS=${SG_AUTOGRAD_TORCH_RUNS:-3}
 sg_python
 sg_pin
+if [ "${SG_AUTOGRAD_COUNT:-0}" = 1 ]; then
+    if ! command -v valgrind >/dev/null 2>&1 || ! command -v callgrind_annotate >/dev/null 2>&1; then
+        sg_die "SG_AUTOGRAD_COUNT=1 needs valgrind (callgrind_annotate)"
+    fi
+fi
 sg_tmpdir sg_autograd
 echo "uptime before: $(uptime)"
 key() { echo "$1" | sed -n "s/^$2 //p"; }
@@ -76,7 +82,7 @@ if [ $HAVE_TORCH = 1 ]; then
         -v co="$(key "$ours" compile_ns_per_op_median)" -v to="$(key "$ours" trace_compile_ns_per_op_median)" \
         -v b="$(key "$theirs" aot_ns_per_joint_node_median)" -v bo="$(key "$theirs" aot_ns_per_op_median)" 'BEGIN {
         printf "ratio per joint node (PyTorch per node of its forward + backward / our compile per node of ours): %.0fx\n", b / c
-        printf "ratio per joint node, our trace + compile: %.0fx (%s)\n", b / tc, b / tc >= 1000 ? "at least 1,000x" : "below 1,000x"
+        printf "ratio per joint node, our trace + compile: %.0fx (%s)\n", b / tc, (b / tc >= 1000) ? "at least 1,000x" : "below 1,000x"
         printf "ratio per program op: compile %.0fx; trace + compile %.0fx\n", bo / co, bo / to }'
     echo "saved for the backward, long program: shapeguard $(key "$ours" saved_values) values," \
         "$(key "$ours" saved_bytes) bytes; PyTorch min-cut $(key "$theirs" saved_values) values," \
@@ -99,6 +105,18 @@ for k in 1 2 4 8 16; do
 done
 awk -v a="$ms" -v b="$first" 'BEGIN { r = a / b; printf "16x the ops took %.2fx the compile time: %s\n", r,
     r <= 17 ? "within 17x" : "above 17x" }'
+if [ "${SG_AUTOGRAD_COUNT:-0}" = 1 ]; then
+    echo "compile instructions (callgrind, --toggle-collect=compile_body):"
+    for k in 1 16; do
+        valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.$k" --toggle-collect=compile_body \
+            "$BIN" $((BASE * k)) 1 >"$TMP/cg.$k.out" 2>&1 || { echo "$ME: callgrind failed" >&2; exit 1; }
+        i=$(callgrind_annotate "$TMP/cg.$k" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+        n=$(key "$(cat "$TMP/cg.$k.out")" joint_nodes)
+        echo "  ${k}x ($n joint nodes): $i instructions, $(awk -v i="$i" -v n="$n" 'BEGIN { printf "%.0f", i / n }') per joint node"
+        eval "I$k=$i"
+    done
+    awk -v a="$I16" -v b="$I1" 'BEGIN { printf "  16x / 1x: %.2fx\n", a / b }'
+fi
 
 # 3. saved bytes over the batteries' training programs
 [ $HAVE_TORCH = 1 ] || { echo "uptime after: $(uptime)"; exit 0; }
@@ -133,7 +151,9 @@ echo "$list" | while read -r _ num name rest; do
 done || exit 1
 awk '$1 != "-" && $2 != "-" { n++; o += $1; t += $2; if ($1 > $2) more++; else if ($1 < $2) less++; else same++ }
     $1 == "-" && $2 != "-" { ours_none++ }
+    $1 != "-" && $2 == "-" { theirs_none++ }
     END { printf "both built a backward: %d programs; shapeguard saves %d bytes in all, PyTorch min-cut %d\n", n, o, t
-          printf "  ours saves more in %d, as much in %d, less in %d; %d more where only PyTorch built one\n", more, same, less, ours_none
+          printf "  ours saves more in %d, as much in %d, less in %d\n", more, same, less
+          printf "  only PyTorch built one in %d (ours refused or failed), only shapeguard in %d\n", ours_none, theirs_none
           printf "never more than PyTorch saves: %s\n", more ? "goal not met (our partition is default_partition)" : "met" }' "$TMP/pairs"
 echo "uptime after: $(uptime)"
