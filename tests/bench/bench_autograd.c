@@ -54,7 +54,9 @@
  * or clone (a battery's requires_grad=leaf and requires_grad), SIZES and
  * STRIDES comma-separated (empty for a 0-d tensor). The program is traced
  * and compiled as above; it prints "saved_values N" and "saved_bytes B"
- * (sg_aot_saved), "refused MESSAGE" where the pipeline does not build the
+ * (sg_aot_saved; none and "mode inference" where the program compiled
+ * for inference: no output needs a backward, as where an output aliases an
+ * input that requires grad), "refused MESSAGE" where the pipeline does not build the
  * backward, "error MESSAGE" where the trace or the compile fails (a
  * program the battery expects to fail): exit status 0 all three; 1 when
  * FILE cannot be read, 2 on a bad DECL. */
@@ -449,7 +451,7 @@ static int saved(const char *path, char **args, int nargs)
     if (trace_body(&b, d, (size_t)nargs) || sg_aot_compile(b.t, 1, &a)) {
         printf("error %s\n", sg_ctx_last_error_msg(b.ctx));
     } else if (sg_aot_get_mode(a) != SG_AOT_TRAIN) {
-        printf("refused inference mode\n");
+        printf("saved_values 0\nsaved_bytes 0\nmode inference\n");
     } else if (sg_aot_saved(a, &n, &bytes)) {
         printf("refused %s\n", sg_ctx_last_error_msg(b.ctx));
     } else {

@@ -136,6 +136,8 @@ echo "$list" | while read -r _ num name rest; do
     refused* | error*) ov=-; ob=-; why=$(echo "$o" | cut -c1-60) ;;
     *) ov=$(key "$o" saved_values); ob=$(key "$o" saved_bytes); why= ;;
     esac
+    mode=
+    [ "$(key "$o" mode)" != inference ] || mode="(ours: an inference graph)"
     case $torch in
     refused*) tv=-; tb=- ;;
     *) tv=${torch% *}; tb=${torch#* } ;;
@@ -146,13 +148,13 @@ echo "$list" | while read -r _ num name rest; do
     elif [ "$ob" = - ] && [ "$tb" != - ]; then
         note="ours: $why"
     fi
-    printf '  %-80s %10s %16s  %s\n' "$name" "$ov/$ob" "$tv/$tb" "$note"
+    printf '  %-80s %10s %16s  %s\n' "$name" "$ov/$ob" "$tv/$tb" "$note$mode"
     echo "$ob $tb" >>"$TMP/pairs"
 done || exit 1
 awk '$1 != "-" && $2 != "-" { n++; o += $1; t += $2; if ($1 > $2) more++; else if ($1 < $2) less++; else same++ }
     $1 == "-" && $2 != "-" { ours_none++ }
     $1 != "-" && $2 == "-" { theirs_none++ }
-    END { printf "both built a backward: %d programs; shapeguard saves %d bytes in all, PyTorch min-cut %d\n", n, o, t
+    END { printf "measured on both sides: %d programs; shapeguard saves %d bytes in all, PyTorch min-cut %d\n", n, o, t
           printf "  ours saves more in %d, as much in %d, less in %d\n", more, same, less
           printf "  only PyTorch built one in %d (ours refused or failed), only shapeguard in %d\n", ours_none, theirs_none
           printf "never more than PyTorch saves: %s\n", more ? "goal not met (our partition is default_partition)" : "met" }' "$TMP/pairs"
