@@ -13,7 +13,7 @@
 #     side's partition saves;
 #  2. the growth: ours at 1x to 16x SG_AUTOGRAD_BASE ops (default 1520),
 #     median of 3 runs each; with SG_AUTOGRAD_COUNT=1 also the compile's
-#     instructions (callgrind) at 1x and 16x (about two minutes);
+#     instructions (callgrind) at 1x and 16x (about a minute more);
 #  3. the bytes each partition saves for the backward over the training
 #     programs of the batteries (SRCDIR/tests/batteries/*.battery whose
 #     cases have a program of tensor parameters one of which requires
