@@ -67,34 +67,17 @@
 #include <string.h>
 #include <time.h>
 
+#define BENCH_NAME "bench_autograd"
+#include "bench_util.h"
 #include "shapeguard.h"
 
 #define SIDE 6
 #define MAXDIM 8
 
-static double now_ns(void)
+/* The context's error for what failed, and exit 1. */
+static _Noreturn void die_ctx(sg_ctx *ctx, const char *what)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static void die(sg_ctx *ctx, const char *what)
-{
-    fprintf(stderr, "bench_autograd: %s: %s\n", what, ctx ? sg_ctx_last_error_msg(ctx) : "");
-    exit(1);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, long n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    die("%s: %s", what, ctx ? sg_ctx_last_error_msg(ctx) : "");
 }
 
 static size_t count_words(const char *s)
@@ -133,7 +116,7 @@ static char *program(long ops, long *nops, size_t *len)
         cap += (strlen(block[k]) + 5) * (size_t)blocks;
     char *s = malloc(cap);
     if (!s)
-        die(NULL, "out of memory");
+        die_ctx(NULL, "out of memory");
     n += (size_t)sprintf(s + n, "def f(x, y):\n    t = x.mul(y)\n");
     for (long i = 0; i < blocks; i++)
         for (long k = 0; k < nb; k++)
@@ -150,7 +133,7 @@ static void inputs(sg_ctx *ctx, sg_tensor **x, sg_tensor **y)
 {
     int64_t s[2] = {SIDE, SIDE};
     if (sg_tensor_new(ctx, x, SG_FLOAT64, 2, s) || sg_tensor_new(ctx, y, SG_FLOAT64, 2, s))
-        die(ctx, "inputs");
+        die_ctx(ctx, "inputs");
     for (int i = 0; i < SIDE * SIDE; i++) {
         sg_tensor_set_f(*x, i, (double)i / 36.0 - 0.5);
         sg_tensor_set_f(*y, i, 0.3 - (double)i / 60.0);
@@ -197,9 +180,9 @@ static void traced_new(traced *b, const char *src, size_t len, decl *d, size_t n
 {
     memset(b, 0, sizeof *b);
     if (sg_ctx_new(&b->ctx) || sg_program_new(b->ctx, &b->p, src, len, 1))
-        die(b->ctx, "parse");
+        die_ctx(b->ctx, "parse");
     if (sg_env_new(b->ctx, NULL, &b->env) || sg_inputs_new(b->env, NULL, &b->in) || sg_tracer_new(b->env, &b->t))
-        die(b->ctx, "setup");
+        die_ctx(b->ctx, "setup");
     for (size_t k = 0; k < n; k++) {
         const sg_source *s;
         sg_tensor_value v = {.ndim = d[k].ndim,
@@ -207,7 +190,7 @@ static void traced_new(traced *b, const char *src, size_t len, decl *d, size_t n
                              .strides = d[k].has_strides ? d[k].strides : NULL,
                              .offset = d[k].offset};
         if (sg_source_local(b->ctx, &s, d[k].name) || sg_inputs_tensor(b->in, s, &v, NULL, &d[k].fake))
-            die(b->ctx, "fakes");
+            die_ctx(b->ctx, "fakes");
     }
 }
 
@@ -245,7 +228,7 @@ static __attribute__((noinline)) sg_aot *compile_body(traced *b)
 {
     sg_aot *a;
     if (sg_aot_compile(b->t, 1, &a))
-        die(b->ctx, "sg_aot_compile");
+        die_ctx(b->ctx, "sg_aot_compile");
     return a;
 }
 
@@ -266,12 +249,12 @@ static int check(traced *b, sg_aot *a)
     inputs(ctx, &x, &y);
     sg_run *r;
     if (sg_run_new(b->t, NULL, &r) || sg_run_set_named(r, "x", x) || sg_run_set_named(r, "y", y))
-        die(ctx, "the run's inputs");
+        die_ctx(ctx, "the run's inputs");
     size_t ni = sg_aot_ninputs(a);
     if (ni > 8)
-        die(NULL, "more than 8 inputs");
+        die_ctx(NULL, "more than 8 inputs");
     if (sg_aot_call_backward(a, r, grads, ni))
-        die(ctx, "sg_aot_call_backward");
+        die_ctx(ctx, "sg_aot_call_backward");
     int bad = 0;
     for (size_t i = 0; i < sg_run_noutputs(r) && i < 2; i++) {
         const sg_tensor *o = sg_run_tensor(r, sg_run_output(r, i));
@@ -306,7 +289,7 @@ static int long_program(long ops, long runs)
     char *src = program(ops, &nops, &len);
     double *tt = malloc((size_t)runs * sizeof *tt), *tc = malloc((size_t)runs * sizeof *tc);
     if (!tt || !tc)
-        die(NULL, "out of memory");
+        die_ctx(NULL, "out of memory");
     size_t fwnodes = 0, bwnodes = 0;
     int bad = 0;
     printf("ops %ld\nruns %ld\n", nops, runs);
@@ -318,7 +301,7 @@ static int long_program(long ops, long runs)
         traced_new(&b, src, len, d, 2);
         double t0 = now_ns();
         if (trace_body(&b, d, 2))
-            die(b.ctx, "trace");
+            die_ctx(b.ctx, "trace");
         double t1 = now_ns();
         sg_aot *a = compile_body(&b);
         double t2 = now_ns();
@@ -327,19 +310,19 @@ static int long_program(long ops, long runs)
         if (!k) {
             char *s;
             if (sg_aot_get_mode(a) != SG_AOT_TRAIN)
-                die(NULL, "the program compiled for inference");
+                die_ctx(NULL, "the program compiled for inference");
             if (sg_aot_ops(a, &s))
-                die(b.ctx, "sg_aot_ops");
+                die_ctx(b.ctx, "sg_aot_ops");
             fwnodes = count_words(s);
             sg_free(s);
             if (sg_aot_backward_ops(a, &s))
-                die(b.ctx, "sg_aot_backward_ops");
+                die_ctx(b.ctx, "sg_aot_backward_ops");
             bwnodes = count_words(s);
             sg_free(s);
             size_t nsaved;
             int64_t bytes;
             if (sg_aot_saved(a, &nsaved, &bytes))
-                die(b.ctx, "sg_aot_saved");
+                die_ctx(b.ctx, "sg_aot_saved");
             printf("forward_nodes %zu\nbackward_nodes %zu\njoint_nodes %zu\n", fwnodes, bwnodes, fwnodes + bwnodes);
             printf("saved_values %zu\nsaved_bytes %lld\n", nsaved, (long long)bytes);
             bad = check(&b, a);
@@ -347,7 +330,7 @@ static int long_program(long ops, long runs)
         sg_aot_free(a);
         traced_free(&b);
     }
-    double mt = median(tt, runs), mc = median(tc, runs), nj = (double)(fwnodes + bwnodes);
+    double mt = median(tt, (size_t)runs), mc = median(tc, (size_t)runs), nj = (double)(fwnodes + bwnodes);
     printf("trace_ns_per_op_median %.1f\n", mt / (double)nops);
     printf("compile_ns_per_op_median %.1f\n", mc / (double)nops);
     printf("trace_compile_ns_per_op_median %.1f\n", (mt + mc) / (double)nops);

@@ -39,7 +39,15 @@ typedef struct traced {
     sg_value x;
 } traced;
 
+static void trace_open_rg(traced *f, int64_t rows, int64_t cols, int requires_grad);
+
 static void trace_open(traced *f, int64_t rows, int64_t cols)
+{
+    trace_open_rg(f, rows, cols, 0);
+}
+
+/* trace_open with x requiring grad as sg_tracer_input_tensor takes it. */
+static void trace_open_rg(traced *f, int64_t rows, int64_t cols, int requires_grad)
 {
     assert_int_equal(sg_env_new(C, NULL, &f->env), SG_OK);
     assert_int_equal(sg_inputs_new(f->env, NULL, &f->in), SG_OK);
@@ -50,7 +58,7 @@ static void trace_open(traced *f, int64_t rows, int64_t cols)
     sg_tensor_value example = {.ndim = 2, .sizes = sizes};
     assert_int_equal(sg_source_local(C, &src, "x"), SG_OK);
     assert_int_equal(sg_inputs_tensor(f->in, src, &example, NULL, &fake), SG_OK);
-    assert_int_equal(sg_tracer_input_tensor(f->t, &f->x, "x", fake, SG_FLOAT64, 0), SG_OK);
+    assert_int_equal(sg_tracer_input_tensor(f->t, &f->x, "x", fake, SG_FLOAT64, requires_grad), SG_OK);
 }
 
 static void trace_close(traced *f)
@@ -452,16 +460,8 @@ static void test_backward(void **state)
 {
     (void)state;
     traced f;
-    assert_int_equal(sg_env_new(C, NULL, &f.env), SG_OK);
-    assert_int_equal(sg_inputs_new(f.env, NULL, &f.in), SG_OK);
-    assert_int_equal(sg_tracer_new(f.env, &f.t), SG_OK);
-    const sg_source *src;
-    const sg_fake *fake;
     int64_t sizes[2] = {3, 4};
-    sg_tensor_value example = {.ndim = 2, .sizes = sizes};
-    assert_int_equal(sg_source_local(C, &src, "x"), SG_OK);
-    assert_int_equal(sg_inputs_tensor(f.in, src, &example, NULL, &fake), SG_OK);
-    assert_int_equal(sg_tracer_input_tensor(f.t, &f.x, "x", fake, SG_FLOAT64, 1), SG_OK);
+    trace_open_rg(&f, 3, 4, 1);
     const char *program = "def f(x):\n    return (x.sin() * 2).sum(0), x.exp()\n";
     sg_program *p;
     sg_walk *w;
