@@ -158,10 +158,10 @@ static bool same_sizes(const sg__graph *g, uint32_t v, uint32_t x)
     return true;
 }
 
-static sg_status wrong_grad(const sg__graph *g, const sg__gnode *nd, uint32_t v)
+static sg_status wrong_grad(const sg__graph *g, const sg__schema *s, uint32_t v)
 {
     return sg__err(g->ctx, SG_EINTERNAL, "backward of %s: a gradient of other sizes than its argument's (rank %u)",
-                   nd->schema->name, (unsigned)g->vals[v].u.t.ndim);
+                   s->name, (unsigned)g->vals[v].u.t.ndim);
 }
 
 /* The backward of call node i: its formula, the gradients it gives added in. */
@@ -175,7 +175,8 @@ static sg_status node_backward(bw *b, uint32_t i)
     sg__dctx d = {.g = g, .node = i, .s = nd->schema, .out = nd->out, .grad = b->gv[nd->out], .list = -1,
                   .line = b->line};
     CHAIN(sg__graph_node_args(g, nd, d.a));
-    uint32_t *lgin = NULL, *rgrad = NULL;
+    /* (the formula records calls: g's arrays may move, so nothing here points into them after it) */
+    uint32_t *lgin = NULL, *rgrad = NULL, *lv = NULL;
     bool *lneed = NULL;
     if (g->vals[nd->out].kind == SG_V_LIST) { /* unbind: each result's gradient, or none */
         d.res = g->vals[nd->out].u.list.off;
@@ -192,23 +193,26 @@ static sg_status node_backward(bw *b, uint32_t i)
         d.need[k] = a->kind == SG_A_VALUE && is_tensor(g, a->u.v) && b->reach[a->u.v];
         if (a->kind == SG_A_VALUES && d.list < 0) {
             d.list = k;
-            d.lv = g->ids + a->u.list.off;
             d.nl = a->u.list.n;
         }
     }
     if (d.list >= 0) {
         lgin = sg__malloc(g->ctx, (d.nl ? d.nl : 1) * sizeof *lgin);
         lneed = sg__malloc(g->ctx, (d.nl ? d.nl : 1) * sizeof *lneed);
-        if (!lgin || !lneed) {
+        lv = sg__malloc(g->ctx, (d.nl ? d.nl : 1) * sizeof *lv);
+        if (!lgin || !lneed || !lv) {
             sg_free(lgin);
             sg_free(lneed);
+            sg_free(lv);
             sg_free(rgrad);
             return sg__nomem(g->ctx);
         }
-        for (uint32_t j = 0; j < d.nl; j++) {
+        for (uint32_t j = 0; j < d.nl; j++) { /* the list's values, copied */
+            lv[j] = g->ids[d.a[d.list].u.list.off + j];
             lgin[j] = SG_NOVAL;
-            lneed[j] = b->reach[d.lv[j]];
+            lneed[j] = b->reach[lv[j]];
         }
+        d.lv = lv;
         d.lgin = lgin;
         d.lneed = lneed;
     }
@@ -217,23 +221,19 @@ static sg_status node_backward(bw *b, uint32_t i)
     for (int k = 0; k < d.s->nargs && !d.st; k++)
         if (d.need[k] && d.gin[k] != SG_NOVAL && !same_sizes(g, d.a[k].u.v, d.gin[k]))
             d.gin[k] = sg__deriv_sum_to(&d, d.gin[k], d.a[k].u.v);
-    for (uint32_t j = 0; d.list >= 0 && j < d.nl && !d.st; j++) {
-        uint32_t x = g->ids[g->args[nd->args + (uint32_t)d.list].u.list.off + j]; /* (the ids may have moved) */
-        if (lneed[j] && lgin[j] != SG_NOVAL && !same_sizes(g, x, lgin[j]))
-            lgin[j] = sg__deriv_sum_to(&d, lgin[j], x);
-    }
+    for (uint32_t j = 0; d.list >= 0 && j < d.nl && !d.st; j++)
+        if (lneed[j] && lgin[j] != SG_NOVAL && !same_sizes(g, lv[j], lgin[j]))
+            lgin[j] = sg__deriv_sum_to(&d, lgin[j], lv[j]);
     sg_status s = d.st;
-    const uint32_t *lv = d.list >= 0 ? g->ids + g->args[nd->args + (uint32_t)d.list].u.list.off : NULL;
     for (int k = 0; k < d.s->nargs && !s; k++)
         if (d.need[k] && d.gin[k] != SG_NOVAL)
-            s = same_sizes(g, d.a[k].u.v, d.gin[k]) ? accumulate(b, d.a[k].u.v, d.gin[k]) : wrong_grad(g, nd, d.a[k].u.v);
-    for (uint32_t j = 0; lv && j < d.nl && !s; j++) {
-        lv = g->ids + g->args[nd->args + (uint32_t)d.list].u.list.off;
+            s = same_sizes(g, d.a[k].u.v, d.gin[k]) ? accumulate(b, d.a[k].u.v, d.gin[k]) : wrong_grad(g, d.s, d.a[k].u.v);
+    for (uint32_t j = 0; d.list >= 0 && j < d.nl && !s; j++)
         if (lneed[j] && lgin[j] != SG_NOVAL)
-            s = same_sizes(g, lv[j], lgin[j]) ? accumulate(b, lv[j], lgin[j]) : wrong_grad(g, nd, lv[j]);
-    }
+            s = same_sizes(g, lv[j], lgin[j]) ? accumulate(b, lv[j], lgin[j]) : wrong_grad(g, d.s, lv[j]);
     sg_free(lgin);
     sg_free(lneed);
+    sg_free(lv);
     sg_free(rgrad);
     return s;
 }
