@@ -184,7 +184,12 @@ sg_status sg__w_compare(sg_walk *W, const sg__py *at, uint8_t op, wv *a, wv *b, 
     if (k == 6)
         return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: this comparison (is, in)");
     if (a->kind == W_TENSOR || b->kind == W_TENSOR) {
-        if (a->kind != W_TENSOR) { /* 2 < x is x > 2 */
+        /* 2 < x is x > 2; and x >= y of a plain x and a TwoTensor y is y <= x: Python tries the
+           reflected comparison of a right operand whose type subclasses the left one's first (the
+           result's layout follows y then, TensorIterator following its first operand) */
+        bool sub = a->kind == W_TENSOR && b->kind == W_TENSOR && sg__w_twin(W, b->u.t->v) != SG_NOVAL &&
+                   sg__w_twin(W, a->u.t->v) == SG_NOVAL;
+        if (a->kind != W_TENSOR || sub) {
             static const char *const flip[] = {"eq", "ne", "gt", "ge", "lt", "le"};
             wv pos[2] = {*b, *a};
             return sg__w_call_pyop(W, at, pyop_find(W, flip[k]), pos, 2, NULL, NULL, 0, out);
