@@ -65,7 +65,8 @@ static sg_status contiguous_placeholder(sg__graph *g, uint32_t v, const char *na
 }
 
 /* Before the joint's output: a tangent per user output that requires grad,
- * the backward to every input that requires grad, and the partition. */
+ * the backward to every input that requires grad (the gradients lead the
+ * joint's output), and which forward value each joint value stands for. */
 static sg_status joint_end(sg__replay *r, void *ud)
 {
     jctx *J = ud;
