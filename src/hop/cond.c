@@ -321,12 +321,26 @@ static void map_put(stride_map *m, const sg_expr *key, const sg_expr *val)
         m->n++;
 }
 
+/* Whether a stride is 1, as PyTorch's a_val == 1 asks of a SymInt: provably,
+ * or at the hint with the guard recorded (a stride (s0 + 3) // 6 of a size-1
+ * dimension); one with unbacked symbols is not. */
+static sg_status is_one(merge *M, const sg_expr *e, int *out)
+{
+    *out = e == M->t->ctx->one;
+    if (*out || sg_expr_is_int(e))
+        return SG_OK;
+    const sg_expr *q;
+    sg_status s = sg_expr_rel(M->t->ctx, &q, SG_REL_EQ, e, M->t->ctx->one);
+    return s ? s : sg_env_guard_or(M->t->env, out, q, 0, "torch.cond");
+}
+
 static sg_status merge_strides(merge *M, size_t i, const sg_expr *const *as, const sg_expr *const *bs,
                                const sg_expr *const *asz, const sg_expr *const *bsz, const sg_expr *const *msz,
                                size_t n, const sg_expr **out)
 {
     sg_ctx *ctx = M->t->ctx;
     size_t oa[SG_MAX_DIMS], ob[SG_MAX_DIMS];
+    int one;
     sg_status s = fill_order(M, as, n, oa);
     if (!s)
         s = fill_order(M, bs, n, ob);
@@ -353,8 +367,10 @@ static sg_status merge_strides(merge *M, size_t i, const sg_expr *const *as, con
             if (map_get(&B, bs[d]) != ea)
                 return shape_error(M->t, i, "the strides of the branches do not follow the same sizes");
             out[d] = ea;
-        } else if (as[d] == ctx->one) {
-            if (bs[d] != ctx->one)
+        } else if ((s = is_one(M, as[d], &one)) || one) {
+            if (s || (s = is_one(M, bs[d], &one)))
+                return s;
+            if (!one)
                 return shape_error(M->t, i, "a stride 1 in one branch only");
             out[d] = ctx->one;
         } else {
