@@ -400,6 +400,20 @@ static void bump(fz *z, const sg__gnode *nd, uint32_t v)
  * each written back into the one it views, from self up). what names the
  * writer in messages; flags are its node's (SG_NODE_NO_GRAD counts the
  * write as one under no_grad). */
+/* Is dst value f (self's sizes) laid out as src value self is (the strides
+ * of its dimensions of size other than 1)? */
+static bool laid_out_as(const fz *z, uint32_t f, uint32_t self)
+{
+    const sg__fake_tensor *t = &z->src->vals[self].u.t;
+    if (z->dst->vals[f].u.t.ndim != t->ndim)
+        return false;
+    for (uint32_t d = 0; d < t->ndim; d++)
+        if (sg__graph_size(z->src, self, d) != z->dst->ctx->one &&
+            sg__graph_stride(z->dst, f, d) != sg__graph_stride(z->src, self, d))
+            return false;
+    return true;
+}
+
 static sg_status make_synthetic(fz *z, sg__replay *r, uint32_t v);
 
 static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t flags, uint32_t self, uint32_t f)
@@ -482,7 +496,9 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
                    (z->src->nodes[vn].schema->op == SG_OP_detach ? SG_NODE_DATA : 0);
         if (!(st = link_inverse(z, chain[i], tmp[i + 1], val, &np)) &&
             !(st = hidden_write(z, tmp[i + 1], np, hid, rg, &np))) {
-            z->v[chain[i]].cur = val; /* current once the generation moves, below */
+            /* current once the generation moves, below; made again from the base where the new
+               contents are laid out otherwise (an expanded view written: its repeats) */
+            z->v[chain[i]].cur = laid_out_as(z, val, chain[i]) ? val : SG_NOVAL;
             val = np;
         }
     }
@@ -506,20 +522,6 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
     return st;
 }
 
-/* Is dst value f (self's sizes) laid out as src value self is (the strides
- * of its dimensions of size other than 1)? */
-static bool laid_out_as(const fz *z, uint32_t f, uint32_t self)
-{
-    const sg__fake_tensor *t = &z->src->vals[self].u.t;
-    if (z->dst->vals[f].u.t.ndim != t->ndim)
-        return false;
-    for (uint32_t d = 0; d < t->ndim; d++)
-        if (sg__graph_size(z->src, self, d) != z->dst->ctx->one &&
-            sg__graph_stride(z->dst, f, d) != sg__graph_stride(z->src, self, d))
-            return false;
-    return true;
-}
-
 /* Call node writes f into self (in place or out=): f converted to self's
  * dtype as the kernel writes it, and for out= laid out as self is (the
  * functional row lays its result out from its operands, of which out is
@@ -540,6 +542,8 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
     uint32_t out = z->src->nodes[node].out;
     bump(z, nd, self);
     next_version(z, self, out, f);
+    if (!laid_out_as(z, f, self))
+        z->v[out].cur = SG_NOVAL; /* made again from the base when used */
     return sg__replay_map(r, out, f);
 }
 
