@@ -542,8 +542,8 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
     uint32_t out = z->src->nodes[node].out;
     bump(z, nd, self);
     next_version(z, self, out, f);
-    if (!laid_out_as(z, f, self))
-        z->v[out].cur = SG_NOVAL; /* made again from the base when used */
+    if (z->v[out].parent != SG_NOVAL && !laid_out_as(z, f, self))
+        z->v[out].cur = SG_NOVAL; /* a view: made again from its base when used (a root is its store's) */
     return sg__replay_map(r, out, f);
 }
 
