@@ -14,9 +14,11 @@
  *
  * Gradients: where an input requires grad, sg_aot_compile also builds the
  * joint graph of the functional forward and its backward (the derivative
- * formulas of the operator table) and partitions it as PyTorch's
- * default_partition; sg_aot_call_backward runs the forward then the
- * backward. Where the pipeline refuses the backward (sg_aot_backward_ops
+ * formulas of the operator table) and partitions it: by default as
+ * PyTorch's min_cut_rematerialization_partition (the values the backward
+ * reads chosen by a minimum cut, cheap forward ops recomputed in the
+ * backward), or as its default_partition (sg_aot_options);
+ * sg_aot_call_backward runs the forward then the backward. Where the pipeline refuses the backward (sg_aot_backward_ops
  * says why), the forward still runs. */
 #ifndef SHAPEGUARD_AOT_H
 #define SHAPEGUARD_AOT_H
@@ -72,6 +74,29 @@ const char *sg_aot_output_kind_name(sg_aot_output_kind k);
  * metadata mutation of a subclass input, aliased or duplicate inputs that
  * are mutated), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_aot_compile(const sg_tracer *t, int keep_input_mutations, sg_give sg_aot **out);
+
+/* How a training program's joint graph is split into the forward and the
+ * backward: SG_AOT_MIN_CUT (torch.compile's, PyTorch 1.13's
+ * min_cut_rematerialization_partition with its default compiler: the
+ * joint's dead code eliminated and common subexpressions merged, the
+ * values saved for the backward a minimum cut of a network weighted by
+ * their bytes, pointwise and other cheap forward ops recomputed in the
+ * backward); SG_AOT_DEFAULT_PARTITION (PyTorch's default_partition: the
+ * backward recomputes nothing of the forward, which saves every forward
+ * value the backward reads). */
+typedef enum sg_aot_partition { SG_AOT_MIN_CUT, SG_AOT_DEFAULT_PARTITION } sg_aot_partition;
+
+/* The choices of sg_aot_compile_with; zeroed, they are PyTorch's defaults
+ * but keep_input_mutations (sg_aot_compile's argument). */
+typedef struct sg_aot_options {
+    int keep_input_mutations;   /* as sg_aot_compile's */
+    sg_aot_partition partition; /* SG_AOT_MIN_CUT by default */
+} sg_aot_options;
+
+/* As sg_aot_compile, with the choices *o (borrowed, read during the call).
+ * Errors: those of sg_aot_compile, SG_EINVAL (o NULL, a partition out of
+ * the enumeration). */
+SG_WARN_UNUSED sg_status sg_aot_compile_with(const sg_tracer *t, const sg_aot_options *o, sg_give sg_aot **out);
 void sg_aot_free(sg_take sg_aot *a);
 
 sg_aot_mode sg_aot_get_mode(const sg_aot *a);

@@ -434,11 +434,18 @@ void sg_aot_free(sg_aot *a)
 
 sg_status sg_aot_compile(const sg_tracer *t, int keep_input_mutations, sg_aot **out)
 {
+    const sg_aot_options o = {.keep_input_mutations = keep_input_mutations, .partition = SG_AOT_MIN_CUT};
+    return sg_aot_compile_with(t, &o, out);
+}
+
+sg_status sg_aot_compile_with(const sg_tracer *t, const sg_aot_options *o, sg_aot **out)
+{
     if (!out)
         return SG_EINVAL;
     *out = NULL;
-    if (!t)
+    if (!t || !o || (o->partition != SG_AOT_MIN_CUT && o->partition != SG_AOT_DEFAULT_PARTITION))
         return SG_EINVAL;
+    int keep_input_mutations = o->keep_input_mutations;
     const sg__graph *src = sg__tracer_graph(t);
     sg_ctx *ctx = src->ctx;
     if (src->scopes[0].output == SG_NOVAL)
@@ -467,7 +474,7 @@ sg_status sg_aot_compile(const sg_tracer *t, int keep_input_mutations, sg_aot **
     if (!s && rg) {
         a->train_st = sg__aot_saved_check(src);
         if (!a->train_st)
-            a->train_st = sg__aot_train_build(a->fw, &a->m, &a->train);
+            a->train_st = sg__aot_train_build(a->fw, &a->m, o->partition == SG_AOT_MIN_CUT, &a->train);
         if (a->train_st == SG_ENOMEM)
             s = SG_ENOMEM;
         else if (a->train_st && !(a->train_msg = sg__strdup(ctx, sg_ctx_last_error_msg(ctx))))
@@ -534,7 +541,32 @@ sg_status sg_aot_ops(const sg_aot *a, char **out)
 {
     if (!a || !out)
         return SG_EINVAL;
-    return sg__graph_ops(a->fw, out);
+    *out = NULL;
+    const sg__graph *tail = a->train ? sg__aot_train_tail(a->train) : NULL;
+    char *fw = NULL, *tl = NULL;
+    sg_status s = sg__graph_ops(a->fw, &fw);
+    if (!s && tail) /* the forward's tail after the functional graph (1.13's forward interleaves them) */
+        s = sg__graph_ops(tail, &tl);
+    if (!s && tl) {
+        size_t n = strlen(fw), m = strlen(tl);
+        char *both = sg__malloc(a->ctx, n + m + 2);
+        if (!both) {
+            s = sg__nomem(a->ctx);
+        } else {
+            memcpy(both, fw, n);
+            both[n] = n && m ? ' ' : '\0';
+            memcpy(both + n + (n && m), tl, m + 1);
+            sg_free(fw);
+            fw = both;
+        }
+    }
+    sg_free(tl);
+    if (s) {
+        sg_free(fw);
+        return s;
+    }
+    *out = fw;
+    return SG_OK;
 }
 
 /* Why a training program has no backward (its error and message again). */

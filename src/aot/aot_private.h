@@ -179,15 +179,23 @@ struct sg__xrun;
 struct sg_tensor;
 /* Build it (*out, freed with sg__aot_train_free): a tangent per user
  * output that requires grad, the backward of fw's nodes to every input
- * that requires grad (graph/derivatives.h), and the default partition: the
- * forward as fw is, the backward over the forward's values it reads.
+ * that requires grad (graph/derivatives.h), and the partition: the forward
+ * as fw is, the backward over the values the forward saves, which are
+ * min_cut's (partition.c; the backward recomputes cheap forward ops from
+ * them) or else the default partition's (every forward value the
+ * backward reads).
  * Errors: SG_EUNSUPPORTED (an input that requires grad mutated, a node
  * without a derivative formula on the way), those of the backward and of
  * recording. */
-sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, sg__aot_train **out);
+sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, bool min_cut, sg__aot_train **out);
 void sg__aot_train_free(sg__aot_train *t);
 /* The backward graph. */
 const sg__graph *sg__aot_train_bw(const sg__aot_train *t);
+/* The forward's tail: what the forward computes for the backward beyond
+ * the functional graph (values of the joint's backward part no tangent
+ * reaches that the min-cut saves: 1.13's forward graph computes them), or
+ * NULL (none). It runs after the forward, before the backward. */
+const sg__graph *sg__aot_train_tail(const sg__aot_train *t);
 /* How many values the forward saves for the backward (*n), and their bytes
  * at the environment's hints (*bytes; PyTorch's _size_of). Errors:
  * SG_EUNBOUND (a size without a hint: an unbacked one). */
@@ -213,6 +221,17 @@ sg_status sg__aot_train_run(const sg__aot_train *t, struct sg__xrun *fx, const u
  * SG_ENOMEM. */
 sg_status sg__aot_saved_check(const sg__graph *src);
 
+/* ---- the min-cut partition (partition.c) ---- */
+
+/* Partition joint graph g (its backward part from node first on; its
+ * output ngrad gradients, then the forward's outputs) as PyTorch 1.13's
+ * min_cut_rematerialization_partition: rep[v] (per value) the value v
+ * stands for once common subexpressions are merged, saved[v] (per value,
+ * zeroed here) the values the backward is given (a cond of the forward,
+ * which runs under no_grad, is one node never recomputed). Errors:
+ * SG_ELIMIT (every cut infinite), SG_ENOMEM. */
+sg_status sg__aot_min_cut(const sg__graph *g, uint32_t first, uint32_t ngrad, uint32_t *rep, uint8_t *saved);
+
 /* ---- the minimum s-t cut (mincut.c), for the partitioner ---- */
 
 /* A flow network: nodes 0 .. n-1, directed edges with capacities in
@@ -228,9 +247,10 @@ void sg__flow_free(sg__flow *f);
  * SG_ENOMEM. */
 sg_status sg__flow_edge(sg__flow *f, uint32_t u, uint32_t v, int64_t cap);
 /* The maximum flow from s to t, which is the capacity of a minimum cut
- * (*value), and that cut's source side (source_side[v] 1 for the nodes the
- * residual network reaches from s, as networkx's minimum_cut gives it; may
- * be NULL). Once per network (the flow stays in it). Errors: SG_EINVAL
+ * (*value), and that cut's source side (source_side[v] 0 for the nodes
+ * that reach t in the residual network, 1 for the others, as networkx's
+ * minimum_cut partitions: of the minimum cuts, the one whose source side
+ * is largest; may be NULL). Once per network (the flow stays in it). Errors: SG_EINVAL
  * (s or t out of range, s == t), SG_ELIMIT (every cut takes an infinite
  * edge: unbounded; a capacity past int64), SG_ENOMEM. */
 sg_status sg__flow_mincut(sg__flow *f, uint32_t s, uint32_t t, int64_t *value, uint8_t *source_side);

@@ -1,12 +1,14 @@
 /* Training (issue 21): the joint graph of the functional forward and its
  * backward (PyTorch's joint function, traced), partitioned into the
- * forward the runtime already runs and a backward graph over what the
- * forward saves (PyTorch's default_partition: the forward computes what
- * its outputs need; every other node the gradients need runs in the
- * backward, from the saved values and the tangents), the backward's run
- * after a call, and the checks eager's backward() makes on the traced
- * graph (saved values written in place since, set_, writes through views
- * that repeat elements). */
+ * forward the runtime already runs (and its tail: what the min-cut saves
+ * of the backward part that no tangent reaches) and a backward graph over
+ * what the forward saves: the values partition.c's min-cut chooses
+ * (PyTorch's min_cut_rematerialization_partition, cheap forward nodes
+ * recomputed in the backward) or PyTorch's default_partition's (every
+ * forward value the backward reads); the backward's run after a call, and
+ * the checks eager's backward() makes on the traced graph (saved values
+ * written in place since, set_, writes through views that repeat
+ * elements). */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,13 +19,20 @@
 struct sg__aot_train {
     sg__graph *joint;  /* the forward's nodes, the tangents, the backward */
     sg__graph *bw;     /* saved values and tangents in, gradients out */
+    sg__graph *tail;   /* NULL, or what the forward computes for the backward beyond the functional
+                          graph (nodes of the joint's backward part the min-cut saves): forward
+                          values in (tail_in), the saved values out */
+    uint32_t ntail_in;
+    uint32_t *tail_in; /* per input of tail: the forward graph's value */
     uint32_t nsaved;
-    uint32_t *saved;   /* per saved value: the forward graph's value */
+    uint32_t *saved;   /* per saved value: the forward graph's value, or (SG__TAIL | k) tail's output k */
     uint32_t ntan;
     uint32_t *tan_out; /* per tangent: the forward's output (its index among the graph's outputs) */
     uint32_t ngrad;
     uint32_t *grad_in; /* per output of bw: the input (m.in) whose gradient it is */
 };
+
+#define SG__TAIL 0x80000000u
 
 void sg__aot_train_free(sg__aot_train *t)
 {
@@ -31,6 +40,8 @@ void sg__aot_train_free(sg__aot_train *t)
         return;
     sg__graph_free(t->joint);
     sg__graph_free(t->bw);
+    sg__graph_free(t->tail);
+    sg_free(t->tail_in);
     sg_free(t->saved);
     sg_free(t->tan_out);
     sg_free(t->grad_in);
@@ -137,10 +148,13 @@ static sg_status joint_end(sg__replay *r, void *ud)
     return s;
 }
 
-/* The values of the joint's nodes from first on that the gradients need
- * (need: per value, 1) and the forward's values they read (saved). */
-static sg_status partition(jctx *J, const sg__graph *g, uint8_t *need, uint8_t *saved)
+/* The default partition (PyTorch's default_partition): saved, the forward
+ * values that the nodes of the backward part the gradients need read. */
+static sg_status partition_default(jctx *J, const sg__graph *g, uint8_t *saved)
 {
+    uint8_t *need = sg__calloc(g->ctx, g->nvals ? g->nvals : 1, 1);
+    if (!need)
+        return sg__nomem(g->ctx);
     for (uint32_t k = 0; k < J->t->ngrad; k++)
         need[J->grads[k]] = 1;
     for (size_t i = g->nnodes; i-- > J->first;) {
@@ -159,87 +173,237 @@ static sg_status partition(jctx *J, const sg__graph *g, uint8_t *need, uint8_t *
             }
         }
     }
+    sg_free(need);
     return SG_OK;
 }
 
-/* The backward graph: the saved values and the tangents as its inputs, the
- * needed nodes recorded again over them, the gradients its outputs. */
-static sg_status extract_bw(jctx *J, const sg__graph *g, const uint8_t *need, const uint8_t *saved)
+/* Does node nd give value v needed (itself, or an element of its list)? */
+static bool gives_needed(const sg__graph *g, const sg__gnode *nd, const uint8_t *need)
+{
+    if (nd->out == SG_NOVAL)
+        return false;
+    if (need[nd->out])
+        return true;
+    const sg__gval *x = &g->vals[nd->out];
+    for (uint32_t j = 0; x->kind == SG_V_LIST && j < x->u.list.n; j++)
+        if (need[g->ids[x->u.list.off + j]])
+            return true;
+    return false;
+}
+
+/* Node i of g recorded again into d, its value arguments through map
+ * (after rep); map[its value] (a list's elements too) what d gives. */
+static sg_status record_again(sg__graph *d, const sg__graph *g, const uint32_t *rep, uint32_t *map, uint32_t i)
+{
+    const sg__gnode *nd = &g->nodes[i];
+    sg_ctx *ctx = g->ctx;
+    sg__garg a[SG_SCHEMA_ARGS];
+    sg_status s = SG_OK;
+    for (uint32_t k = 0; k < nd->nargs && !s; k++) {
+        const sg__garg *x = &g->args[nd->args + k];
+        if (x->kind == SG_A_VALUE) {
+            a[k] = *x;
+            a[k].u.v = map[rep[x->u.v]];
+            if (a[k].u.v == SG_NOVAL)
+                s = sg__err(ctx, SG_EINTERNAL, "aot: a partitioned node reads a value it was not given");
+        } else if (x->kind == SG_A_VALUES) {
+            uint32_t ids[64], n = x->u.list.n;
+            if (n > 64)
+                return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a backward node over more than 64 tensors");
+            for (uint32_t j = 0; j < n && !s; j++)
+                if ((ids[j] = map[rep[g->ids[x->u.list.off + j]]]) == SG_NOVAL)
+                    s = sg__err(ctx, SG_EINTERNAL, "aot: a partitioned node reads a value it was not given");
+            a[k] = *x;
+            if (!s)
+                s = sg__graph_ids(d, &a[k].u.list.off, ids, n);
+        } else {
+            s = sg__aot_arg(d, g, x, &a[k]);
+        }
+    }
+    uint32_t o;
+    if (!s && !(s = sg__graph_record(d, nd->schema, a, nd->nargs, nd->line, NULL, &o))) {
+        map[nd->out] = o;
+        const sg__gval *x = &g->vals[nd->out], *y = &d->vals[o];
+        for (uint32_t j = 0; x->kind == SG_V_LIST && y->kind == SG_V_LIST && j < x->u.list.n; j++)
+            map[g->ids[x->u.list.off + j]] = d->ids[y->u.list.off + j];
+    }
+    return s;
+}
+
+/* The forward's tail (1.13 computes these in its forward graph): the
+ * saved values of the joint's backward part (unclaimed by the backward:
+ * no tangent reaches them), from the forward values they read; tail's
+ * output k is the k-th of them in the joint's order (xidx[v] = k). */
+static sg_status extract_tail(jctx *J, const sg__graph *g, const uint32_t *rep, const uint8_t *saved, uint32_t *xidx)
 {
     sg__aot_train *t = J->t;
-    sg__graph *bw = t->bw;
     sg_ctx *ctx = g->ctx;
-    uint32_t *map = sg__malloc(ctx, (g->nvals ? g->nvals : 1) * sizeof *map);
-    uint32_t *sto = sg__malloc(ctx, (g->nstorages ? g->nstorages : 1) * sizeof *sto);
-    uint32_t *outs = sg__malloc(ctx, (t->ngrad ? t->ngrad : 1) * sizeof *outs);
-    if (!map || !sto || !outs || !(t->saved = sg__malloc(ctx, (g->nvals ? g->nvals : 1) * sizeof *t->saved))) {
-        sg_free(map);
-        sg_free(sto);
-        sg_free(outs);
-        return sg__nomem(ctx);
+    size_t nv = g->nvals ? g->nvals : 1;
+    uint32_t nx = 0;
+    for (uint32_t v = 0; v < g->nvals; v++) {
+        xidx[v] = SG_NOVAL;
+        if (saved[v] && g->vals[v].node != SG_NOVAL && g->vals[v].node >= J->first)
+            xidx[v] = nx++;
     }
-    for (size_t v = 0; v < g->nvals; v++)
-        map[v] = SG_NOVAL;
-    for (uint32_t s = 0; s < g->nstorages; s++)
-        sto[s] = SG_NOVAL;
-    sg_status s = SG_OK;
-    for (uint32_t v = 0; v < g->nvals && !s; v++) { /* the saved values, in the forward's order */
-        if (!saved[v])
-            continue;
-        if (J->j2f[v] == SG_NOVAL) {
-            s = sg__err(ctx, SG_EINTERNAL, "aot: a saved value that is not the forward's");
-            break;
+    if (!nx)
+        return SG_OK;
+    uint8_t *need = sg__calloc(ctx, nv, 1);
+    uint32_t *map = sg__malloc(ctx, nv * sizeof *map), *sto = sg__malloc(ctx, (g->nstorages ? g->nstorages : 1) * sizeof *sto);
+    uint32_t *outs = sg__malloc(ctx, nx * sizeof *outs);
+    sg_status s = need && map && sto && outs ? sg__graph_new(g->env, &t->tail) : sg__nomem(ctx);
+    if (!s && !(t->tail_in = sg__malloc(ctx, nv * sizeof *t->tail_in)))
+        s = sg__nomem(ctx);
+    if (!s) {
+        t->tail->reg = g->reg;
+        for (size_t v = 0; v < g->nvals; v++) {
+            map[v] = SG_NOVAL;
+            need[v] = xidx[v] != SG_NOVAL;
         }
-        const char *nm = g->vals[v].name && *g->vals[v].name ? g->vals[v].name : "saved";
-        if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])) && !(s = sg__graph_placeholder(bw, map[v], nm)))
-            t->saved[t->nsaved++] = J->j2f[v];
-    }
-    for (uint32_t k = 0; k < t->ntan && !s; k++) {
-        uint32_t v = J->tangents[k];
-        if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])))
-            s = sg__graph_placeholder(bw, map[v], g->vals[v].name);
-    }
-    for (size_t i = J->first; i < g->nnodes && !s; i++) {
-        const sg__gnode *nd = &g->nodes[i];
-        if (nd->kind != SG_N_CALL || nd->out == SG_NOVAL || !need[nd->out])
-            continue;
-        sg__garg a[SG_SCHEMA_ARGS];
-        for (uint32_t k = 0; k < nd->nargs && !s; k++) {
-            const sg__garg *x = &g->args[nd->args + k];
-            if (x->kind == SG_A_VALUE) {
-                a[k] = *x;
-                a[k].u.v = map[x->u.v];
-                if (a[k].u.v == SG_NOVAL)
-                    s = sg__err(ctx, SG_EINTERNAL, "aot: a backward node reads a value it was not given");
-            } else if (x->kind == SG_A_VALUES) {
-                uint32_t ids[64], n = x->u.list.n;
-                if (n > 64) {
-                    s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a backward node over more than 64 tensors");
-                    break;
-                }
+        for (uint32_t k = 0; k < g->nstorages; k++)
+            sto[k] = SG_NOVAL;
+        for (size_t i = g->nnodes; i-- > J->first;) { /* what the saved ones read */
+            const sg__gnode *nd = &g->nodes[i];
+            if (nd->kind != SG_N_CALL || rep[nd->out] != nd->out || !gives_needed(g, nd, need))
+                continue;
+            for (uint32_t k = 0; k < nd->nargs; k++) {
+                const sg__garg *a = &g->args[nd->args + k];
+                uint32_t n = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
                 for (uint32_t j = 0; j < n; j++)
-                    ids[j] = map[g->ids[x->u.list.off + j]];
-                a[k] = *x;
-                s = sg__graph_ids(bw, &a[k].u.list.off, ids, n);
-            } else {
-                s = sg__aot_arg(bw, g, x, &a[k]);
+                    need[rep[a->kind == SG_A_VALUE ? a->u.v : g->ids[a->u.list.off + j]]] = 1;
             }
         }
-        uint32_t o;
-        if (!s && !(s = sg__graph_record(bw, nd->schema, a, nd->nargs, nd->line, NULL, &o)))
-            map[nd->out] = o;
     }
-    for (uint32_t k = 0; k < t->ngrad && !s; k++)
-        outs[k] = map[J->grads[k]];
+    for (uint32_t v = 0; v < g->nvals && !s; v++) { /* its inputs: the forward values it reads */
+        if (!need[v] || g->vals[v].node == SG_NOVAL || g->vals[v].node >= J->first)
+            continue;
+        if (J->j2f[v] == SG_NOVAL)
+            s = sg__err(ctx, SG_EINTERNAL, "aot: the forward's tail reads a value that is not the forward's");
+        else if (!(s = sg__graph_value_like(t->tail, g, v, sto, &map[v])) &&
+                 !(s = sg__graph_placeholder(t->tail, map[v], g->vals[v].name)))
+            t->tail_in[t->ntail_in++] = J->j2f[v];
+    }
+    for (size_t i = J->first; i < g->nnodes && !s; i++)
+        if (g->nodes[i].kind == SG_N_CALL && rep[g->nodes[i].out] == g->nodes[i].out &&
+            gives_needed(g, &g->nodes[i], need) && map[g->nodes[i].out] == SG_NOVAL)
+            s = record_again(t->tail, g, rep, map, (uint32_t)i);
+    for (uint32_t v = 0; v < g->nvals && !s; v++)
+        if (xidx[v] != SG_NOVAL && (outs[xidx[v]] = map[v]) == SG_NOVAL)
+            s = sg__err(ctx, SG_EINTERNAL, "aot: the forward's tail does not give a value the backward saves");
     if (!s)
-        s = sg__graph_output(bw, outs, t->ngrad);
+        s = sg__graph_output(t->tail, outs, nx);
+    sg_free(need);
     sg_free(map);
     sg_free(sto);
     sg_free(outs);
     return s;
 }
 
-sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, sg__aot_train **out)
+/* The backward graph (PyTorch's _extract_graph_with_inputs_outputs over
+ * the saved values and the tangents): the saved values the gradients need
+ * and the tangents as its inputs; every node the gradients need, which
+ * the saved values and tangents compute (nodes of the forward too: they
+ * are recomputed), recorded again over them; the gradients its outputs.
+ * rep[v]: the value v stands for (merged subexpressions); saved: per
+ * value. */
+static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, const uint8_t *saved,
+                            const uint32_t *xidx)
+{
+    sg__aot_train *t = J->t;
+    sg__graph *bw = t->bw;
+    sg_ctx *ctx = g->ctx;
+    size_t nv = g->nvals ? g->nvals : 1;
+    uint32_t *map = sg__malloc(ctx, nv * sizeof *map);
+    uint32_t *sto = sg__malloc(ctx, (g->nstorages ? g->nstorages : 1) * sizeof *sto);
+    uint32_t *outs = sg__malloc(ctx, (t->ngrad ? t->ngrad : 1) * sizeof *outs);
+    uint8_t *need = sg__calloc(ctx, nv, 1), *avail = sg__calloc(ctx, nv, 1);
+    if (!map || !sto || !outs || !need || !avail || !(t->saved = sg__malloc(ctx, nv * sizeof *t->saved))) {
+        sg_free(map);
+        sg_free(sto);
+        sg_free(outs);
+        sg_free(need);
+        sg_free(avail);
+        return sg__nomem(ctx);
+    }
+    for (size_t v = 0; v < g->nvals; v++)
+        map[v] = SG_NOVAL;
+    for (uint32_t s = 0; s < g->nstorages; s++)
+        sto[s] = SG_NOVAL;
+    /* what the saved values and the tangents compute */
+    for (uint32_t k = 0; k < t->ntan; k++)
+        avail[J->tangents[k]] = 1;
+    for (size_t i = 0; i < g->nnodes; i++) {
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->out == SG_NOVAL || rep[nd->out] != nd->out)
+            continue;
+        /* (a write in the forward part is an input mutation the forward applies: never the backward's) */
+        bool ok = nd->kind == SG_N_CALL &&
+                  (i >= J->first || !(nd->schema->flags & (SG_OPF_MUTATES | SG_OPF_INPLACE | SG_OPF_OUT)));
+        for (uint32_t k = 0; k < nd->nargs && ok; k++) {
+            const sg__garg *a = &g->args[nd->args + k];
+            uint32_t n = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
+            for (uint32_t j = 0; j < n && ok; j++)
+                ok = avail[rep[a->kind == SG_A_VALUE ? a->u.v : g->ids[a->u.list.off + j]]];
+        }
+        const sg__gval *x = &g->vals[nd->out];
+        avail[nd->out] |= ok || saved[nd->out];
+        for (uint32_t j = 0; x->kind == SG_V_LIST && j < x->u.list.n; j++) {
+            uint32_t e = g->ids[x->u.list.off + j];
+            avail[e] |= ok || saved[e];
+        }
+    }
+    /* what the gradients need of it, from the last node back */
+    sg_status s = SG_OK;
+    for (uint32_t k = 0; k < t->ngrad; k++)
+        need[rep[J->grads[k]]] = 1;
+    for (size_t i = g->nnodes; i-- > 0 && !s;) {
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->kind != SG_N_CALL || rep[nd->out] != nd->out || !gives_needed(g, nd, need) || saved[nd->out])
+            continue;
+        for (uint32_t k = 0; k < nd->nargs && !s; k++) {
+            const sg__garg *a = &g->args[nd->args + k];
+            uint32_t n = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
+            for (uint32_t j = 0; j < n; j++)
+                need[rep[a->kind == SG_A_VALUE ? a->u.v : g->ids[a->u.list.off + j]]] = 1;
+        }
+    }
+    for (uint32_t v = 0; v < g->nvals && !s; v++)
+        if (need[v] && !avail[v])
+            s = sg__err(ctx, SG_EINTERNAL, "aot: the backward needs a value that neither the saved values nor "
+                                           "the tangents give");
+    for (uint32_t v = 0; v < g->nvals && !s; v++) { /* the saved values it reads, in the joint's order */
+        if (!saved[v] || !need[v])
+            continue;
+        uint32_t from = xidx[v] != SG_NOVAL ? SG__TAIL | xidx[v] : J->j2f[v];
+        if (from == SG_NOVAL) {
+            s = sg__err(ctx, SG_EINTERNAL, "aot: a saved value that is not the forward's");
+            break;
+        }
+        const char *nm = g->vals[v].name && *g->vals[v].name ? g->vals[v].name : "saved";
+        if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])) && !(s = sg__graph_placeholder(bw, map[v], nm)))
+            t->saved[t->nsaved++] = from;
+    }
+    for (uint32_t k = 0; k < t->ntan && !s; k++) {
+        uint32_t v = J->tangents[k];
+        if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])))
+            s = sg__graph_placeholder(bw, map[v], g->vals[v].name);
+    }
+    for (size_t i = 0; i < g->nnodes && !s; i++) /* the nodes it runs: needed, not saved */
+        if (g->nodes[i].kind == SG_N_CALL && rep[g->nodes[i].out] == g->nodes[i].out &&
+            gives_needed(g, &g->nodes[i], need) && !saved[g->nodes[i].out] && map[g->nodes[i].out] == SG_NOVAL)
+            s = record_again(bw, g, rep, map, (uint32_t)i);
+    for (uint32_t k = 0; k < t->ngrad && !s; k++)
+        outs[k] = map[rep[J->grads[k]]];
+    if (!s)
+        s = sg__graph_output(bw, outs, t->ngrad);
+    sg_free(map);
+    sg_free(sto);
+    sg_free(outs);
+    sg_free(need);
+    sg_free(avail);
+    return s;
+}
+
+sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, bool min_cut, sg__aot_train **out)
 {
     *out = NULL;
     sg_ctx *ctx = fw->ctx;
@@ -267,17 +431,35 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, sg__ao
         sg__replay_cbs cbs = {.end = joint_end};
         s = sg__graph_replay_cbs(fw, t->joint, &cbs, &J);
     }
-    uint8_t *need = NULL, *saved = NULL;
+    uint8_t *saved = NULL;
+    uint32_t *rep = NULL;
     if (!s) {
         size_t n = t->joint->nvals ? t->joint->nvals : 1;
-        need = sg__calloc(ctx, n, 1);
         saved = sg__calloc(ctx, n, 1);
-        s = need && saved ? partition(&J, t->joint, need, saved) : sg__nomem(ctx);
+        rep = sg__malloc(ctx, n * sizeof *rep);
+        s = saved && rep ? SG_OK : sg__nomem(ctx);
     }
+    if (!s && min_cut) {
+        s = sg__aot_min_cut(t->joint, J.first, t->ngrad, rep, saved);
+        if (s == SG_ELIMIT) /* every cut infinite (the backward reads a tensor the forward then writes, which
+                               eager's version check refuses first): the default partition stands */
+            min_cut = false, s = SG_OK;
+    }
+    if (!s && !min_cut) {
+        for (size_t v = 0; v < t->joint->nvals; v++)
+            rep[v] = (uint32_t)v;
+        s = partition_default(&J, t->joint, saved);
+    }
+    uint32_t *xidx = s ? NULL : sg__malloc(ctx, (t->joint->nvals ? t->joint->nvals : 1) * sizeof *xidx);
+    if (!s && !xidx)
+        s = sg__nomem(ctx);
     if (!s)
-        s = extract_bw(&J, t->joint, need, saved);
-    sg_free(need);
+        s = extract_tail(&J, t->joint, rep, saved, xidx);
+    if (!s)
+        s = extract_bw(&J, t->joint, rep, saved, xidx);
+    sg_free(xidx);
     sg_free(saved);
+    sg_free(rep);
     sg_free(J.tangents);
     sg_free(J.grads);
     sg_free(J.j2f);
@@ -302,6 +484,10 @@ sg_status sg__aot_train_saved(const sg__aot_train *t, size_t *n, int64_t *bytes)
     *bytes = 0;
     for (uint32_t k = 0; k < t->nsaved; k++) { /* the saved placeholders' elements at the hints, times their size */
         uint32_t v = bw->nodes[root->phs[k]].out;
+        if (bw->vals[v].kind != SG_V_TENSOR) { /* an int or a float: 8 bytes (PyTorch 2's sym_node_size) */
+            *bytes += 8;
+            continue;
+        }
         const sg__fake_tensor *ft = &bw->vals[v].u.t;
         int64_t numel = 1, x;
         for (uint32_t d = 0; d < ft->ndim; d++) {
@@ -319,8 +505,16 @@ sg_status sg__aot_train_saved(const sg__aot_train *t, size_t *n, int64_t *bytes)
 sg_status sg__aot_train_pin(const sg__aot_train *t, sg__xrun *fx)
 {
     for (uint32_t k = 0; k < t->nsaved; k++)
-        CHAIN(sg__xrun_pin(fx, t->saved[k]));
+        if (!(t->saved[k] & SG__TAIL))
+            CHAIN(sg__xrun_pin(fx, t->saved[k]));
+    for (uint32_t k = 0; k < t->ntail_in; k++)
+        CHAIN(sg__xrun_pin(fx, t->tail_in[k]));
     return SG_OK;
+}
+
+const sg__graph *sg__aot_train_tail(const sg__aot_train *t)
+{
+    return t->tail;
 }
 
 sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t *fw_outs, struct sg_tensor **grads,
@@ -329,12 +523,31 @@ sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t
     sg_ctx *ctx = t->bw->ctx;
     for (uint32_t i = 0; i < nin; i++)
         grads[i] = NULL;
-    sg__xrun *bx;
-    CHAIN(sg__xrun_new(ctx, t->bw, &bx));
-    sg_status s = sg__xrun_bind_all(bx, fx);
+    sg__xrun *bx = NULL, *tx = NULL;
+    sg_status s = SG_OK;
+    if (t->tail) { /* the forward's tail, over the forward's values */
+        const sg__scope *troot = &t->tail->scopes[0];
+        s = sg__xrun_new(ctx, t->tail, &tx);
+        if (!s)
+            s = sg__xrun_bind_all(tx, fx);
+        for (uint32_t k = 0; k < t->ntail_in && !s; k++)
+            s = sg__xrun_input(tx, t->tail->nodes[troot->phs[k]].out, sg__xrun_value(fx, t->tail_in[k]));
+        if (!s)
+            s = sg__xrun_rest(tx);
+    }
+    if (!s)
+        s = sg__xrun_new(ctx, t->bw, &bx);
+    if (!s)
+        s = sg__xrun_bind_all(bx, fx);
     const sg__scope *root = &t->bw->scopes[0];
     for (uint32_t k = 0; k < t->nsaved && !s; k++) { /* the saved values, as the forward made them */
-        const sg__xval *x = sg__xrun_value(fx, t->saved[k]);
+        const sg__xval *x;
+        if (t->saved[k] & SG__TAIL) {
+            const sg__gnode *to = &t->tail->nodes[t->tail->scopes[0].output];
+            x = sg__xrun_value(tx, t->tail->args[to->args + (t->saved[k] & ~SG__TAIL)].u.v);
+        } else {
+            x = sg__xrun_value(fx, t->saved[k]);
+        }
         s = sg__xrun_input(bx, t->bw->nodes[root->phs[k]].out, x);
     }
     for (uint32_t k = 0; k < t->ntan && !s; k++) { /* the tangents: ones (the loss sums every output) */
@@ -370,6 +583,7 @@ sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t
             grads[i] = NULL;
         }
     sg__xrun_free(bx);
+    sg__xrun_free(tx);
     return s;
 }
 

@@ -164,11 +164,30 @@ sg_status sg__flow_mincut(sg__flow *f, uint32_t s, uint32_t t, int64_t *value, u
             it[v]++;
         }
     }
-    if (!st) {
-        *value = total;
-        for (size_t v = 0; source_side && v < n; v++) /* what the last search reached: the source's side */
-            source_side[v] = level[v] != UINT32_MAX;
+    if (!st && source_side) { /* the sink's side: what reaches t in the residual network (a search
+                                     backward from t, over edges with capacity left), as networkx's
+                                     minimum_cut takes it; the source's side is the rest (the largest
+                                     of the minimum cuts' source sides) */
+        for (size_t v = 0; v < n; v++)
+            level[v] = 0;
+        uint32_t head = 0, tail = 0;
+        level[t] = 1;
+        queue[tail++] = t;
+        while (head < tail) {
+            uint32_t v = queue[head++];
+            for (uint32_t i = start[v]; i < start[v + 1]; i++) {
+                uint32_t e = adj[i], u = f->to[e]; /* e: v -> u; e ^ 1: u -> v, with what it has left */
+                if (!level[u] && f->cap[e ^ 1] > 0) {
+                    level[u] = 1;
+                    queue[tail++] = u;
+                }
+            }
+        }
+        for (size_t v = 0; v < n; v++)
+            source_side[v] = !level[v];
     }
+    if (!st)
+        *value = total;
     sg_free(start);
     sg_free(adj);
     sg_free(level);

@@ -48,7 +48,7 @@ struct cli_program {
     sg_value *valsb;    /* after trace, per parameter: a TwoTensor's inner b placeholder, or NOVAL */
     sg_aot *aot;        /* the compiled program (after aot, or the first command that needs it) */
     int has_aot;
-    int aot_keep;       /* the keep_input_mutations it was compiled with */
+    sg_aot_options aot_opts; /* what it was compiled with */
     sg_status aot_st;   /* the compilation's outcome */
     char *aot_msg;
 };
@@ -1190,20 +1190,21 @@ static cmd_result graph_listing(case_state *cs, sg_ctx *ctx, const cmd_line *ln,
     return r;
 }
 
-/* The compiled program of the traced one, compiled with keep (PyTorch's
- * keep_input_mutations) unless it already is: the outcome of the last
- * compilation (NULL with why set when it failed). */
-static sg_aot *compile(case_state *cs, struct cli_program *p, int keep, cli_str *why)
+/* The compiled program of the traced one, compiled with the options o
+ * unless it already is: the outcome of the last compilation (NULL with
+ * why set when it failed). */
+static sg_aot *compile(case_state *cs, struct cli_program *p, const sg_aot_options *o, cli_str *why)
 {
-    if (!p->has_aot || p->aot_keep != keep) {
+    if (!p->has_aot || p->aot_opts.keep_input_mutations != o->keep_input_mutations ||
+        p->aot_opts.partition != o->partition) {
         sg_aot_free(p->aot);
         p->aot = NULL;
         free(p->aot_msg);
-        p->aot_st = sg_aot_compile(p->tracer, keep, &p->aot);
+        p->aot_st = sg_aot_compile_with(p->tracer, o, &p->aot);
         const char *msg = p->aot_st ? sg_ctx_last_error_msg(cs->ctx) : "";
         p->aot_msg = cli_xstrndup(msg, strlen(msg));
         p->has_aot = 1;
-        p->aot_keep = keep;
+        p->aot_opts = *o;
     }
     if (p->aot_st)
         cli_str_addf(why, "the aot pipeline failed: error %s (%s)", sg_status_kind(p->aot_st), p->aot_msg);
@@ -1211,10 +1212,11 @@ static sg_aot *compile(case_state *cs, struct cli_program *p, int keep, cli_str 
 }
 
 /* p's compiled program as the case asks for it: with the last `aot` line's
- * keep_input_mutations, else the default's (true). */
+ * options, else the defaults (keep_input_mutations=true, partition=min_cut). */
 static sg_aot *compile_as_set(case_state *cs, struct cli_program *p, cli_str *why)
 {
-    return compile(cs, p, p->has_aot ? p->aot_keep : 1, why);
+    const sg_aot_options dflt = {.keep_input_mutations = 1, .partition = SG_AOT_MIN_CUT};
+    return compile(cs, p, p->has_aot ? &p->aot_opts : &dflt, why);
 }
 
 /* The compiled program for a command that reads it (compile_as_set), the
@@ -1254,19 +1256,32 @@ cmd_result cmd_ops(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     return r;
 }
 
-/* aot [keep_input_mutations=true|false] => ok | error KIND */
+/* aot [keep_input_mutations=true|false] [partition=min_cut|default] =>
+ * ok | error KIND */
 cmd_result cmd_aot(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why)
 {
     (void)ctx;
     struct cli_program *p = need_program(cs, why);
     if (!p)
         return CMD_FAIL;
-    int keep = 1;
-    if (!strcmp(ln->args, "keep_input_mutations=false"))
-        keep = 0;
-    else if (ln->args[0] && strcmp(ln->args, "keep_input_mutations=true")) {
-        cli_str_addf(why, "aot takes keep_input_mutations=true or =false (got '%s')", ln->args);
-        return CMD_FAIL;
+    sg_aot_options o = {.keep_input_mutations = 1, .partition = SG_AOT_MIN_CUT};
+    for (const char *w = ln->args; *w;) {
+        size_t n = strcspn(w, " \t");
+        if (n == 26 && !strncmp(w, "keep_input_mutations=false", n))
+            o.keep_input_mutations = 0;
+        else if (n == 25 && !strncmp(w, "keep_input_mutations=true", n))
+            o.keep_input_mutations = 1;
+        else if (n == 17 && !strncmp(w, "partition=min_cut", n))
+            o.partition = SG_AOT_MIN_CUT;
+        else if (n == 17 && !strncmp(w, "partition=default", n))
+            o.partition = SG_AOT_DEFAULT_PARTITION;
+        else {
+            cli_str_addf(why, "aot takes keep_input_mutations=true|false and partition=min_cut|default (got '%.*s')",
+                         (int)n, w);
+            return CMD_FAIL;
+        }
+        w += n;
+        w += strspn(w, " \t");
     }
     if (!do_trace(cs, p, why))
         return CMD_FAIL;
@@ -1278,7 +1293,7 @@ cmd_result cmd_aot(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         return CMD_FAIL;
     }
     cli_str err = CLI_STR_INIT;
-    sg_aot *a = compile(cs, p, keep, &err);
+    sg_aot *a = compile(cs, p, &o, &err);
     cli_str_free(&err);
     if (!a)
         return check_error_msg(p->aot_st, p->aot_msg, ln->expected, why);
@@ -2009,6 +2024,9 @@ static sg_status run_graph(case_state *cs, struct cli_program *p, const sg_trace
  * (per input of *a, NULL: None) are the caller's to free, even on an
  * error; the error of the backward (SG_EAUTOGRAD: a saved value written
  * in place) or of its making. */
+/* (the default partition: eager's gradients do not depend on the min-cut) */
+static const sg_aot_options eager_opts = {.keep_input_mutations = 1, .partition = SG_AOT_DEFAULT_PARTITION};
+
 static sg_status eager_gradients(case_state *cs, struct cli_program *p, const concrete *c, sg_walk *w, sg_aot **a,
                                  sg_tensor ***grads)
 {
@@ -2019,7 +2037,7 @@ static sg_status eager_gradients(case_state *cs, struct cli_program *p, const co
                                     "tensor-subclass input (%s)", sg_program_param(p->prog, k));
     sg_status st = sg_walk_finish(w);
     if (!st)
-        st = sg_aot_compile(sg_walk_tracer(w), 1, a);
+        st = sg_aot_compile_with(sg_walk_tracer(w), &eager_opts, a);
     if (st || !has_backward(*a)) /* (no input requires grad: no gradients, *grads stays NULL) */
         return st;
     *grads = cli_xcalloc(sg_aot_ninputs(*a) + 1, sizeof **grads);
@@ -2340,7 +2358,7 @@ int program_print_graph(case_state *cs, int dot, FILE *out, FILE *err)
         return 0;
     }
     char *text = NULL;
-    sg_aot *a = dot == 2 ? compile(cs, p, 1, &why) : NULL;
+    sg_aot *a = dot == 2 ? compile_as_set(cs, p, &why) : NULL;
     if (dot == 2 && !a) {
         fprintf(err, "shapeguard: trace: %s\n", cli_str_get(&why));
         cli_str_free(&why);

@@ -1,7 +1,8 @@
 /* Autograd benchmark (issue 21): one long training program traced with
  * symbolic sizes and compiled by sg_aot_compile, which, its inputs
  * requiring grad, builds the functional forward, the joint graph with the
- * backward and its partition (PyTorch 1.13's default_partition); and what
+ * backward and its partition (PyTorch 1.13's min-cut, sg_aot_compile's
+ * default); and what
  * the forward saves for the backward, here and over the training programs
  * of the batteries (run_autograd.sh gives each to --saved).
  *

@@ -4,8 +4,9 @@
 For every case of a battery that has a program and `ops forward =>` or
 `ops backward =>` lines, this builds the inputs as tests/diff/prog_torch.py
 does (program.md's Values, seed 0), runs functorch's aot_function on the
-entry point with PyTorch's default_partition (the partition shapeguard's
-backward graph follows today), and takes the operators of the forward and
+entry point with the partition the case's `aot` line names (`partition=
+min_cut`, the default: min_cut_rematerialization_partition; `partition=
+default`: default_partition), and takes the operators of the forward and
 backward graphs it compiles: aten overload names without `aten.` and
 `.default`, in graph order, as `ops` prints them.
 
@@ -27,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import prog_torch  # noqa: E402
 
 from functorch.compile import aot_function, default_partition, make_boxed_func  # noqa: E402
+from functorch.compile import min_cut_rematerialization_partition  # noqa: E402
 
 
 def op_name(target):
@@ -36,6 +38,15 @@ def op_name(target):
     if s.endswith(".default"):
         s = s[:-8]
     return s
+
+
+def partition_of(case):
+    """The partition function the case's last `aot` line names."""
+    part = min_cut_rematerialization_partition
+    for _, word, args in case.commands:
+        if word == "aot":
+            part = default_partition if "partition=default" in args.split() else min_cut_rematerialization_partition
+    return part
 
 
 def graphs(case):
@@ -53,7 +64,7 @@ def graphs(case):
         return comp
 
     args, _, _ = prog_torch.build_inputs(case, params, 0, {})
-    g = aot_function(fn, compiler("forward"), compiler("backward"), partition_fn=default_partition)
+    g = aot_function(fn, compiler("forward"), compiler("backward"), partition_fn=partition_of(case))
     outs = g(*args)
     outs = outs if isinstance(outs, (tuple, list)) else (outs,)
     loss = [o.sum() for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]

@@ -452,10 +452,11 @@ static void test_api(void **state)
 
 /* The training half through the API: x (3x4, a leaf that requires grad),
  * f(x) = ((x.sin() * 2).sum(0), x.exp()). torch 1.13's aot_function with
- * default_partition saves primals_1 and exp, and its backward is (its
- * detach nodes left out) mul.Tensor unsqueeze expand mul.Tensor cos
- * mul.Tensor add.Tensor; the gradient of the summed outputs is 2 cos(x) +
- * exp(x) elementwise. */
+ * min_cut_rematerialization_partition saves primals_1 alone (96 bytes) and
+ * its backward is (its detach nodes left out) exp mul.Tensor unsqueeze
+ * expand mul.Tensor cos mul.Tensor add.Tensor; with default_partition it
+ * saves primals_1 and exp, its backward without the exp. The gradient of
+ * the summed outputs is 2 cos(x) + exp(x) elementwise. */
 static void test_backward(void **state)
 {
     (void)state;
@@ -471,8 +472,8 @@ static void test_backward(void **state)
     if (sg_walk_run(w) || sg_walk_finish(w))
         fail_msg("trace: %s", sg_ctx_last_error_msg(C));
     sg_aot *a = NULL;
-    assert_int_equal(sg_aot_compile(f.t, 1, &a), SG_OK);
-    assert_int_equal(sg_aot_get_mode(a), SG_AOT_TRAIN);
+    sg_aot_options o = {.keep_input_mutations = 1, .partition = SG_AOT_DEFAULT_PARTITION};
+    assert_int_equal(sg_aot_compile_with(f.t, &o, &a), SG_OK);
     char *ops = NULL;
     assert_int_equal(sg_aot_backward_ops(a, &ops), SG_OK);
     assert_string_equal(ops, "mul.Tensor unsqueeze expand mul.Tensor cos mul.Tensor add.Tensor");
@@ -482,6 +483,20 @@ static void test_backward(void **state)
     assert_int_equal(sg_aot_saved(a, &n, &bytes), SG_OK);
     assert_int_equal(n, 2); /* x and exp(x), 12 doubles each */
     assert_int_equal(bytes, 2 * 12 * 8);
+    sg_aot_free(a);
+    a = NULL;
+    o.partition = (sg_aot_partition)7;
+    assert_int_equal(sg_aot_compile_with(f.t, &o, &a), SG_EINVAL);
+    assert_int_equal(sg_aot_compile_with(f.t, NULL, &a), SG_EINVAL);
+    assert_null(a);
+    assert_int_equal(sg_aot_compile(f.t, 1, &a), SG_OK); /* the min-cut */
+    assert_int_equal(sg_aot_get_mode(a), SG_AOT_TRAIN);
+    assert_int_equal(sg_aot_backward_ops(a, &ops), SG_OK);
+    assert_string_equal(ops, "exp mul.Tensor unsqueeze expand mul.Tensor cos mul.Tensor add.Tensor");
+    sg_free(ops);
+    assert_int_equal(sg_aot_saved(a, &n, &bytes), SG_OK);
+    assert_int_equal(n, 1); /* x alone: exp recomputed */
+    assert_int_equal(bytes, 12 * 8);
     assert_int_equal(sg_aot_saved(NULL, &n, &bytes), SG_EINVAL);
     sg_tensor *x, *grads[4] = {NULL};
     assert_int_equal(sg_tensor_new(C, &x, SG_FLOAT64, 2, sizes), SG_OK);
