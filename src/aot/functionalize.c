@@ -714,8 +714,24 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         if (info && (info->tags & SG_T_INPLACE_VIEW) && op != SG_OP_resize_) {
             /* a metadata mutation: the new version views the old one (as_strided_: the storage) */
             uint32_t obj = z->v[self].obj, parent = is_asstrided(nd) ? strided_parent(z, self, self) : self, v;
+            uint8_t hid = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
+            bool rg = z->src->vals[self].u.t.requires_grad;
             CHAIN(current(z, r, parent, &cur));
             CHAIN(replay_view(z, r, node, cur, &v));
+            if (hid == SG_NODE_NO_GRAD && rg && z->src->vals[self].u.t.base != SG_NOVAL) {
+                /* a view under no_grad: autograd makes its grad_fn again from its base with the new layout
+                   (its version moved), so the gradient goes through this view as through any */
+                uint32_t vn = z->dst->vals[v].node;
+                if (vn != SG_NOVAL)
+                    z->dst->nodes[vn].flags &= (uint8_t)~SG_NODE_NO_GRAD;
+            } else {
+                /* else the tensor keeps its history: its gradient passes to the old version, summed to its
+                   sizes (autograd.c), which an as_strided_ node reads only where it is the storage's root */
+                if (hid && rg && parent != self)
+                    return unsupported(z, "as_strided_ under no_grad of a tensor that requires grad and is not "
+                                          "its storage's first tensor", sch->name);
+                CHAIN(hidden_write(z, cur, v, hid, rg, &v));
+            }
             z->v[nd->out] = (fval){.parent = parent, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
                                    .ver = z->v[self].ver};
             z->v[obj].meta = true;

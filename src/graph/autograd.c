@@ -164,6 +164,43 @@ static sg_status wrong_grad(const sg__graph *g, const sg__schema *s, uint32_t v)
                    s->name, (unsigned)g->vals[v].u.t.ndim);
 }
 
+/* May a tensor of v's sizes expand to x's (the engine's is_expandable_to)? */
+static bool expandable(const sg__graph *g, uint32_t v, uint32_t x)
+{
+    uint32_t n = g->vals[v].u.t.ndim, m = g->vals[x].u.t.ndim;
+    if (n > m)
+        return false;
+    for (uint32_t k = 1; k <= n; k++) {
+        const sg_expr *a = sg__graph_size(g, v, n - k), *c = sg__graph_size(g, x, m - k);
+        bool same = a == c;
+        if (!same && sg__known_same(g->env, a, c, &same) != SG_OK)
+            return false;
+        if (!same && a != g->ctx->one)
+            return false;
+    }
+    return true;
+}
+
+/* The gradient grad of a hidden write's new version (node i, SG_NODE_WRITE)
+ * passed to self, its old version: autograd keeps self's history, so the
+ * engine hands grad to self's grad_fn as its validate_outputs does, summed
+ * to self's sizes where those expand to grad's (x.unsqueeze_(0) under
+ * no_grad), else SG_EAUTOGRAD, as it raises (x.squeeze_() of a [1, 3]). */
+static sg_status pass_hidden(bw *b, uint32_t i, uint32_t self, uint32_t grad)
+{
+    sg__graph *g = b->g;
+    if (same_sizes(g, self, grad))
+        return accumulate(b, self, grad);
+    if (!expandable(g, self, grad))
+        return sg__err(g->ctx, SG_EAUTOGRAD, "invalid gradient at index 0 - got a gradient of the sizes after %s_ "
+                       "under no_grad, not compatible with the tensor's before it (PyTorch's validate_outputs)",
+                       g->nodes[i].schema->name);
+    sg__dctx d = {.g = g, .node = i, .s = g->nodes[i].schema, .out = g->nodes[i].out, .grad = grad, .list = -1,
+                  .line = b->line};
+    uint32_t x = sg__deriv_sum_to(&d, grad, self);
+    return d.st ? d.st : accumulate(b, self, x);
+}
+
 /* The backward of call node i: its formula, the gradients it gives added in. */
 static sg_status node_backward(bw *b, uint32_t i)
 {
@@ -298,7 +335,7 @@ sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
         } else if (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) { /* a hidden write: the gradient passes through */
             uint32_t self = first_tensor(g, nd);
             if ((nd->flags & SG_NODE_WRITE) && self != SG_NOVAL && b.reach[self] && b.gv[o] != SG_NOVAL)
-                s = accumulate(&b, self, b.gv[o]);
+                s = pass_hidden(&b, (uint32_t)i, self, b.gv[o]);
         } else if (any_arg(&b, nd, b.reach)) {
             s = node_backward(&b, (uint32_t)i);
         }

@@ -1321,6 +1321,9 @@ class CaseGen:
             if op in ("amax", "amin", "mean", "cat", "stack", "mm", "bmm", "matmul", "sum") and \
                     self.storage_key(t) in (self.storage_key(ty), self.storage_key(tz)):
                 return None  # outside TensorIterator any shared storage is read in the kernel's order
+            if op in ("amax", "amin", "mean", "cat", "stack", "mm", "bmm", "matmul", "sum") and \
+                    any(st == 0 and sz > 1 for sz, st in zip(t.shape, t.stride())):
+                return None  # nor is an out with a stride 0 refused there (bmm: the last write wins)
             ops = [self.T(y)] if unary else [self.T(y), self.T(z)]
             exact = fy.exact and (unary or fz.exact)
             if compare:
