@@ -623,6 +623,104 @@ static uint32_t arg_value(const sg__graph *src, const sg__gnode *nd, int i)
     return a[i].kind == SG_A_VALUE && src->vals[a[i].u.v].kind == SG_V_TENSOR ? a[i].u.v : SG_NOVAL;
 }
 
+/* What autograd raises of tensors whose history a hidden call kept (and
+ * ours cannot give yet). x.data = y of other sizes with x read afterwards
+ * with grad: x keeps its grad_fn, whose gradient the engine sums to x's old
+ * sizes; refused as unsupported. A factory's out= (zeros, arange) into a
+ * tensor that requires grad: its grad_fn raises when the backward reaches
+ * it. PyTorch's views made in no_grad mode
+ * (CreationMeta::NO_GRAD_MODE): a
+ * view a call under no_grad made of a tensor that requires grad requires
+ * grad itself, without a grad_fn; once a call writes through its version
+ * counter (under no_grad too; not through .data, which moves no version),
+ * asking for its grad_fn raises, which a call with grad enabled that reads
+ * it does, and the loss where it is returned.
+ * cnt: the values' counters; the writes of each storage in node order,
+ * wnode[wfirst[st] .. wfirst[st + 1]). */
+static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const uint32_t *wfirst, const uint32_t *wnode)
+{
+    sg_ctx *ctx = src->ctx;
+    uint32_t *last = sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *last); /* the last read with grad */
+    uint8_t *ngv = sg__calloc(ctx, src->nvals ? src->nvals : 1, 1); /* such a view (of such a view too) */
+    if (!last || !ngv) {
+        sg_free(last);
+        sg_free(ngv);
+        return sg__nomem(ctx);
+    }
+    for (uint32_t v = 0; v < src->nvals; v++)
+        last[v] = SG_NOVAL;
+    for (uint32_t i = 0; i < src->nnodes; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        bool out = nd->kind == SG_N_OUTPUT && nd->scope == 0;
+        if (!out && (nd->kind != SG_N_CALL || nd->scope != 0 || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA))))
+            continue;
+        for (uint32_t k = 0; k < nd->nargs; k++) {
+            const sg__garg *a = &src->args[nd->args + k];
+            if (a->kind == SG_A_VALUE)
+                last[a->u.v] = i;
+        }
+    }
+    sg_status s = SG_OK;
+    for (uint32_t i = 0; i < src->nnodes && !s; i++) { /* x.data = y of other sizes, then x read with grad */
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind == SG_N_CALL && nd->scope == 0 && (nd->flags & SG_NODE_DATA) &&
+            nd->schema->op == SG_OP_set__source_Tensor && nd->out != SG_NOVAL && last[nd->out] != SG_NOVAL) {
+            uint32_t self = arg_value(src, nd, 0), y = arg_value(src, nd, 1);
+            bool same = self != SG_NOVAL && y != SG_NOVAL && src->vals[self].u.t.ndim == src->vals[y].u.t.ndim;
+            for (uint32_t d = 0; same && d < src->vals[self].u.t.ndim; d++)
+                same = sg__graph_size(src, self, d) == sg__graph_size(src, y, d);
+            if (self != SG_NOVAL && src->vals[self].u.t.requires_grad && !same)
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through x.data = y of other sizes (line %u: "
+                            "x keeps its history, whose gradient PyTorch sums to x's old sizes)", nd->line);
+        }
+    }
+    for (uint32_t i = 0; i < src->nnodes && !s; i++) { /* a factory's out= into what requires grad, read after */
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind != SG_N_CALL || nd->scope != 0 || !(nd->schema->flags & SG_OPF_OUT) || nd->out == SG_NOVAL ||
+            (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) || last[nd->out] == SG_NOVAL)
+            continue;
+        bool inputs = false, rg = false;
+        for (int k = 0; k < nd->schema->nargs; k++) {
+            uint32_t v = arg_value(src, nd, k);
+            if (v == SG_NOVAL)
+                continue;
+            if ((nd->schema->written >> k) & 1)
+                rg |= src->vals[v].u.t.requires_grad;
+            else
+                inputs = true;
+        }
+        if (rg && !inputs) /* (PyTorch's grad_fn of it: NotImplemented) */
+            s = sg__err(ctx, SG_EAUTOGRAD, "derivative for %s is not implemented (its out= into a tensor that "
+                        "requires grad, line %u)", nd->schema->name, nd->line);
+    }
+    for (uint32_t i = 0; i < src->nnodes && !s; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind != SG_N_CALL || nd->scope != 0 || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != SG_NODE_NO_GRAD ||
+            !(nd->schema->flags & SG_OPF_VIEW) || (nd->schema->flags & SG_OPF_INPLACE) || nd->out == SG_NOVAL ||
+            src->vals[nd->out].kind != SG_V_TENSOR)
+            continue;
+        uint32_t self = arg_value(src, nd, 0), v = nd->out, st = src->vals[v].u.t.storage;
+        if (self == SG_NOVAL || !(src->vals[self].u.t.requires_grad || ngv[self]))
+            continue;
+        ngv[v] = 1;
+        for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && !s; q++) { /* a write with grad enabled in between */
+            uint32_t j = wnode[q], vals[8];
+            const sg__gnode *w = &src->nodes[j];
+            if (j <= i || last[v] == SG_NOVAL || j >= last[v] || (w->flags & SG_NODE_DATA))
+                continue;
+            size_t nw = sg__graph_node_writes(src, j, vals, 8);
+            for (size_t k = 0; k < nw && !s; k++)
+                if (cnt[vals[k]] == cnt[v])
+                    s = sg__err(ctx, SG_EAUTOGRAD, "A view was created in no_grad mode and its base or another view "
+                                "of its base has been modified inplace (%s, line %u; the view: %s, line %u)",
+                                w->schema->name, w->line, nd->schema->name, nd->line);
+        }
+    }
+    sg_free(last);
+    sg_free(ngv);
+    return s;
+}
+
 sg_status sg__aot_saved_check(const sg__graph *src)
 {
     sg_ctx *ctx = src->ctx;
@@ -675,6 +773,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     for (uint32_t st = src->nstorages; st > 0; st--) /* (placing moved each start to the next one's) */
         wfirst[st] = wfirst[st - 1];
     wfirst[0] = 0;
+    sg_status s = no_grad_views(src, cnt, wfirst, wnode);
     const sg__gnode *on = &src->nodes[root->output];
     for (uint32_t k = 0; k < on->nargs; k++) { /* the loss: the outputs that require grad */
         const sg__garg *a = &src->args[on->args + k];
@@ -683,7 +782,6 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             nsto[src->vals[a->u.v].u.t.storage] = 1;
         }
     }
-    sg_status s = SG_OK;
     /* the nodes the backward runs (from the loss through what requires grad), newest first; each
        one's saved values must not have been written since it ran */
     for (size_t i = src->nnodes; i-- > 0 && !s;) {

@@ -621,8 +621,11 @@ FORMULA(mean, 0)
 }
 
 /* mean.dim(self, dim, keepdim): as sum.dim_IntList's, divided by the
- * number of elements each mean took. */
-FORMULA(mean_dim, 0)
+ * number of elements each mean took. PyTorch 1.13's MeanBackward1 saves
+ * self (its formula reads self.numel() through _safe_size), so a write of
+ * self after the mean is the saved-tensor error there; today's saves only
+ * self's sizes and numel. Ours follows 1.13, the oracle. */
+FORMULA(mean_dim, SAVE(0))
 {
     uint64_t mask;
     uint32_t self = d->a[0].u.v;

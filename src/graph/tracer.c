@@ -653,6 +653,12 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
         f = f ? sg__op_info(f->functional) : NULL;
         if (f && (f->tags & SG_T_NODIFF)) /* (nonzero's out=: no derivative, nothing refused) */
             return SG_OK;
+        bool inputs = false; /* a factory's out= (zeros, arange): autograd checks nothing */
+        for (int i = 0; i < m->s->nargs; i++)
+            inputs |= m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR &&
+                      !((m->s->written >> i) & 1);
+        if (!inputs)
+            return SG_OK;
         for (int i = 0; i < m->s->nargs; i++)
             if (m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR &&
                 g->vals[m->a[i].u.v].u.t.requires_grad)
