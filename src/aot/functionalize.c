@@ -560,6 +560,7 @@ static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd,
     CHAIN(current_args(z, r, nd, args, cur));
     CHAIN(sg__replay_call(r, fs, cur, nd->nargs, &f));
     uint32_t self = z->src->args[nd->args].u.v;
+    hide(z, f, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)); /* (its other arguments may require grad) */
     CHAIN(hidden_write(z, cur[0].u.v, f, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA),
                        z->src->vals[self].u.t.requires_grad, &f));
     return write_through(z, r, node, nd, self, f);

@@ -177,18 +177,26 @@ static sg_status partition_default(jctx *J, const sg__graph *g, uint8_t *saved)
     return SG_OK;
 }
 
-/* Does node nd give value v needed (itself, or an element of its list)? */
-static bool gives_needed(const sg__graph *g, const sg__gnode *nd, const uint8_t *need)
+/* Does node nd give a value that is needed (itself, or an element of its
+ * list) and not given already (saved: NULL, none is)? */
+static bool gives_needed_unsaved(const sg__graph *g, const sg__gnode *nd, const uint8_t *need, const uint8_t *saved)
 {
     if (nd->out == SG_NOVAL)
         return false;
-    if (need[nd->out])
+    if (need[nd->out] && !(saved && saved[nd->out]))
         return true;
     const sg__gval *x = &g->vals[nd->out];
-    for (uint32_t j = 0; x->kind == SG_V_LIST && j < x->u.list.n; j++)
-        if (need[g->ids[x->u.list.off + j]])
+    for (uint32_t j = 0; x->kind == SG_V_LIST && j < x->u.list.n; j++) {
+        uint32_t e = g->ids[x->u.list.off + j];
+        if (need[e] && !(saved && saved[e]))
             return true;
+    }
     return false;
+}
+
+static bool gives_needed(const sg__graph *g, const sg__gnode *nd, const uint8_t *need)
+{
+    return gives_needed_unsaved(g, nd, need, NULL);
 }
 
 /* Node i of g recorded again into d, its value arguments through map
@@ -357,7 +365,7 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, co
         need[rep[J->grads[k]]] = 1;
     for (size_t i = g->nnodes; i-- > 0 && !s;) {
         const sg__gnode *nd = &g->nodes[i];
-        if (nd->kind != SG_N_CALL || rep[nd->out] != nd->out || !gives_needed(g, nd, need) || saved[nd->out])
+        if (nd->kind != SG_N_CALL || rep[nd->out] != nd->out || !gives_needed_unsaved(g, nd, need, saved))
             continue;
         for (uint32_t k = 0; k < nd->nargs && !s; k++) {
             const sg__garg *a = &g->args[nd->args + k];
@@ -389,7 +397,7 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, co
     }
     for (size_t i = 0; i < g->nnodes && !s; i++) /* the nodes it runs: needed, not saved */
         if (g->nodes[i].kind == SG_N_CALL && rep[g->nodes[i].out] == g->nodes[i].out &&
-            gives_needed(g, &g->nodes[i], need) && !saved[g->nodes[i].out] && map[g->nodes[i].out] == SG_NOVAL)
+            gives_needed_unsaved(g, &g->nodes[i], need, saved) && map[g->nodes[i].out] == SG_NOVAL)
             s = record_again(bw, g, rep, map, (uint32_t)i);
     for (uint32_t k = 0; k < t->ngrad && !s; k++)
         outs[k] = map[rep[J->grads[k]]];

@@ -718,8 +718,14 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
         }
     }
     if (m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) {
-        if (m->s->op == SG_OP_set__source_Tensor)
-            return; /* the set_ rule keeps self's flag */
+        if (m->s->op == SG_OP_set__source_Tensor) { /* the set_ rule keeps self's flag; with grad enabled a source
+                                                        that requires grad gives self a grad_fn (NotImplemented) */
+            if (!t->no_grad && !(m->flags & SG_NODE_DATA) && any && !r->requires_grad) {
+                r->requires_grad = true;
+                r->leaf = false;
+            }
+            return;
+        }
         if (tags_of(m->s) & SG_T_INPLACE_VIEW)
             return;
         r->requires_grad = written_rg || (!t->no_grad && any && differentiable(r, m->s));
