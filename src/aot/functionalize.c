@@ -149,6 +149,38 @@ static sg_status overlaps_itself(const fz *z, uint32_t v, bool *out)
     return s;
 }
 
+/* Is src tensor value v, for every size, a view of each position of its
+ * storage once (its elements are all the storage's)? A chain of views that
+ * only reorder (transpose, permute, view, squeeze ...) from a tensor laid
+ * out contiguously at offset 0 over a storage of its numel; no otherwise. */
+static bool covers_storage(const sg__graph *src, uint32_t v)
+{
+    for (;;) {
+        uint32_t n = src->vals[v].node;
+        const sg__gnode *nd = n != SG_NOVAL ? &src->nodes[n] : NULL;
+        if (!nd || nd->kind != SG_N_CALL || !(nd->schema->flags & SG_OPF_VIEW) || !nd->nargs ||
+            src->args[nd->args].kind != SG_A_VALUE)
+            break;
+        unsigned op = nd->schema->op;
+        if (op != SG_OP_t && op != SG_OP_transpose_int && op != SG_OP_permute && op != SG_OP_view &&
+            op != SG_OP_squeeze && op != SG_OP_squeeze_dim && op != SG_OP_unsqueeze && op != SG_OP_alias &&
+            op != SG_OP_detach)
+            return false;
+        v = src->args[nd->args].u.v;
+    }
+    const sg__fake_tensor *t = &src->vals[v].u.t;
+    const sg_expr *acc = src->ctx->one;
+    if (t->offset != src->ctx->zero)
+        return false;
+    for (uint32_t d = t->ndim; d-- > 0;) {
+        if (sg__graph_stride(src, v, d) != acc && sg__graph_size(src, v, d) != src->ctx->one)
+            return false;
+        if (sg_expr_mul(src->ctx, &acc, acc, sg__graph_size(src, v, d)))
+            return false;
+    }
+    return sg__graph_storage_numel(src, t->storage) == acc;
+}
+
 /* The synthetic base of storage st: a placeholder of dst, one dimension
  * over the storage's elements (its numel as src has it), made at its first
  * use. */
@@ -776,6 +808,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         CHAIN(current(z, r, parent, &v));
         CHAIN(replay_view(z, r, node, v, &v));
         CHAIN(sg__replay_map(r, nd->out, v));
+        if (z->dst->vals[v].node != SG_NOVAL && !covers_storage(z->src, z->src->args[nd->args].u.v))
+            z->dst->nodes[z->dst->vals[v].node].flags |= SG_NODE_STRIDED_BASE;
         made(z, nd->out, z->src->args[nd->args].u.v, node, v); /* (its version counter the view's) */
         return SG_OK;
     }

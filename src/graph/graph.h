@@ -171,6 +171,10 @@ typedef struct sg__scope {
  * the new version's gradient is the old one's, as PyTorch's autograd keeps
  * the history of a tensor written under no_grad or through .data. */
 #define SG_NODE_WRITE 8u
+/* An as_strided made over its storage's base in place of the view it was
+ * called on (functionalization): PyTorch's gradient goes to that view's
+ * elements only, the base's would reach others; autograd refuses it. */
+#define SG_NODE_STRIDED_BASE 16u
 
 typedef struct sg__graph {
     sg_ctx *ctx;
