@@ -638,11 +638,13 @@ static uint32_t arg_value(const sg__graph *src, const sg__gnode *nd, int i)
  * tensor that requires grad: its grad_fn raises when the backward reaches
  * it. PyTorch's views made in no_grad mode
  * (CreationMeta::NO_GRAD_MODE): a
- * view a call under no_grad made of a tensor that requires grad requires
- * grad itself, without a grad_fn; once a call writes through its version
- * counter (under no_grad too; not through .data, which moves no version),
- * asking for its grad_fn raises, which a call with grad enabled that reads
- * it does, and the loss where it is returned.
+ * floating view a call under no_grad made requires grad where its base
+ * does, without a grad_fn; once a call writes through its version counter
+ * (under no_grad too; not through .data, which moves no version), asking
+ * for its grad_fn raises where its base requires grad (since the view was
+ * made, or by that write: a.copy_(t) of a t that requires grad), which a
+ * call with grad enabled that reads it does, and the loss where it is
+ * returned.
  * cnt: the values' counters; the writes of each storage in node order,
  * wnode[wfirst[st] .. wfirst[st + 1]). */
 static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const uint32_t *wfirst, const uint32_t *wnode)
@@ -680,6 +682,14 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
             if (self != SG_NOVAL && src->vals[self].u.t.requires_grad && !same)
                 s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through x.data = y of other sizes (line %u: "
                             "x keeps its history, whose gradient PyTorch sums to x's old sizes)", nd->line);
+            /* y's storage written before x is read: x's values move, its history (PyTorch's) does not */
+            uint32_t st = src->vals[nd->out].u.t.storage;
+            for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && !s && self != SG_NOVAL &&
+                                          src->vals[self].u.t.requires_grad; q++)
+                if (wnode[q] > i && wnode[q] < last[nd->out])
+                    s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of x after x.data = y (line %u) and a "
+                                "write of y's storage (%s, line %u): x's values move, not its history",
+                                nd->line, src->nodes[wnode[q]].schema->name, src->nodes[wnode[q]].line);
         }
     }
     for (uint32_t i = 0; i < src->nnodes && !s; i++) { /* a factory's out= into what requires grad, read after */
@@ -708,16 +718,21 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
             src->vals[nd->out].kind != SG_V_TENSOR)
             continue;
         uint32_t self = arg_value(src, nd, 0), v = nd->out, st = src->vals[v].u.t.storage;
-        if (self == SG_NOVAL || !(src->vals[self].u.t.requires_grad || ngv[self]))
+        uint8_t dt = src->vals[v].u.t.dtype;
+        if (self == SG_NOVAL || (dt != SG_FLOAT64 && dt != SG_FLOAT32)) /* (no view meta of other dtypes) */
             continue;
-        ngv[v] = 1;
+        bool rg = src->vals[self].u.t.requires_grad || ngv[self];
+        ngv[v] = rg;
         for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && !s; q++) { /* a write with grad enabled in between */
             uint32_t j = wnode[q], vals[8];
             const sg__gnode *w = &src->nodes[j];
             if (j <= i || last[v] == SG_NOVAL || j >= last[v] || (w->flags & SG_NODE_DATA))
                 continue;
             size_t nw = sg__graph_node_writes(src, j, vals, 8);
-            for (size_t k = 0; k < nw && !s; k++)
+            /* (asked where the base requires grad when the view is read: since it was made, or by the write) */
+            bool base_rg = rg || (w->out != SG_NOVAL && src->vals[w->out].kind == SG_V_TENSOR &&
+                                  src->vals[w->out].u.t.requires_grad);
+            for (size_t k = 0; k < nw && !s && base_rg; k++)
                 if (cnt[vals[k]] == cnt[v])
                     s = sg__err(ctx, SG_EAUTOGRAD, "A view was created in no_grad mode and its base or another view "
                                 "of its base has been modified inplace (%s, line %u; the view: %s, line %u)",
