@@ -950,6 +950,32 @@ static sg_status cond_done(sg__replay *r, void *ud, uint32_t node, uint32_t list
     return s;
 }
 
+/* Before a custom Function's node: the tensors it names and those its
+ * backward lifts, mapped to their current values (the backward reads them
+ * as the forward's end left them). */
+static sg_status before_function(sg__replay *r, void *ud, uint32_t node)
+{
+    fz *z = ud;
+    const sg__graph *src = z->src;
+    const sg__garg *a = &src->args[src->nodes[node].args];
+    uint32_t now;
+    for (int k = 1; k <= 3; k++)
+        for (uint32_t j = 0; j < a[k].u.list.n; j++) {
+            uint32_t v = src->ids[a[k].u.list.off + j];
+            CHAIN(current(z, r, v, &now));
+            CHAIN(sg__replay_map(r, v, now));
+        }
+    const sg__scope *sc = &src->scopes[a[0].u.v];
+    for (uint32_t i = 0; i < sc->nphs; i++) {
+        uint32_t v = sc->outer[i];
+        if (v == SG_NOVAL || !is_tensor(src, v))
+            continue;
+        CHAIN(current(z, r, v, &now));
+        CHAIN(sg__replay_map(r, v, now));
+    }
+    return SG_OK;
+}
+
 /* Before a cond: what it takes (operands, the values its branches lift)
  * mapped to their current values, as any call's arguments are. */
 static sg_status before_cond(sg__replay *r, void *ud, uint32_t node)
@@ -1072,6 +1098,24 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
 
 /* Per user output: its alias kind (PyTorch's OutputType, rules R2 to R7 of
  * its ordered classification), then the graph's mode. */
+/* Is v an output of a custom Function of src's root (its grad_fn that
+ * Function's: graph.h SG_N_FUNCTION)? */
+static bool custom_output(const sg__graph *src, uint32_t v)
+{
+    if (src->nscopes < 2) /* (a custom Function's backward is a scope) */
+        return false;
+    for (uint32_t i = src->vals[v].node + 1; i < src->nnodes; i++) { /* (its node comes after the value's) */
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind != SG_N_FUNCTION || nd->scope != 0)
+            continue;
+        const sg__garg *a = &src->args[nd->args + 1];
+        for (uint32_t j = 0; j < a->u.list.n; j++)
+            if (src->ids[a->u.list.off + j] == v)
+                return true;
+    }
+    return false;
+}
+
 static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, const uint32_t *input_idx)
 {
     const sg__graph *src = z->src;
@@ -1097,6 +1141,12 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
             multi += vn != SG_NOVAL && src->vals[src->nodes[vn].out].kind == SG_V_LIST;
         }
         uint32_t obj = z->v[v].obj, i = obj == SG_NOVAL ? SG_NOVAL : input_idx[obj];
+        if (custom_output(src, v) && (i = input_of(z, input_idx, v)) != SG_NOVAL &&
+            sid_of(z, m->in[i].ph) == sid_of(z, v)) { /* R1: a custom Function's output on an input's storage */
+            o->kind = SG_AOT_CUSTOM_FUNCTION_VIEW;
+            continue;
+        }
+        i = obj == SG_NOVAL ? SG_NOVAL : input_idx[obj];
         if (i != SG_NOVAL && m->in[i].storage) { /* R3: an input given back after a set_ */
             o->kind = SG_AOT_IS_INPUT;
             o->base = i;
@@ -1536,7 +1586,7 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
     if (!s)
         {
         const sg__replay_cbs cbs = {.call = hook, .end = end, .cond = before_cond, .branch_end = branch_end,
-                                    .cond_done = cond_done};
+                                    .cond_done = cond_done, .function = before_function};
         s = sg__graph_replay_cbs(src, dst, &cbs, &z);
     }
     sg_free(z.v);

@@ -622,6 +622,69 @@ static void counters(const sg__graph *src, uint32_t *out)
     }
 }
 
+/* The first write of storage st after node i: its index into wnode (the
+ * writes of each storage in node order, wnode[wfirst[st] .. wfirst[st +
+ * 1])), or wfirst[st + 1] where there is none. A binary search. */
+static uint32_t first_write_after(const uint32_t *wfirst, const uint32_t *wnode, uint32_t st, uint32_t i)
+{
+    uint32_t lo = wfirst[st], hi = wfirst[st + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (wnode[mid] > i)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Does a write of storage st after node i and before node end (SG_NOVAL:
+ * any) move counter c (not through .data)? *at: that node. */
+static bool written_after(const sg__graph *src, const uint32_t *cnt, const uint32_t *wfirst, const uint32_t *wnode,
+                          uint32_t st, uint32_t c, uint32_t i, uint32_t end, uint32_t *at)
+{
+    for (uint32_t q = first_write_after(wfirst, wnode, st, i); q < wfirst[st + 1] && wnode[q] < end; q++) {
+        uint32_t vals[8];
+        size_t nw = sg__graph_node_writes(src, wnode[q], vals, 8);
+        if (src->nodes[wnode[q]].flags & SG_NODE_DATA)
+            continue;
+        for (size_t k = 0; k < nw; k++)
+            if (cnt[vals[k]] == c) {
+                *at = wnode[q];
+                return true;
+            }
+    }
+    return false;
+}
+
+/* The checks of custom Function node i (graph.h SG_N_FUNCTION) whose
+ * outputs the backward reaches: what it saved (save_for_backward) written
+ * since is autograd's error; another tensor its backward reads (a ctx
+ * attribute, read as the forward left it) written since is refused. */
+static sg_status function_saved(const sg__graph *src, uint32_t i, const uint32_t *cnt, const uint32_t *wfirst,
+                                const uint32_t *wnode)
+{
+    const sg__garg *a = &src->args[src->nodes[i].args];
+    const sg__scope *sc = &src->scopes[a[0].u.v];
+    for (uint32_t p = 0; p < sc->nphs; p++) {
+        uint32_t x = sc->outer[p], at;
+        if (x == SG_NOVAL || src->vals[x].kind != SG_V_TENSOR ||
+            !written_after(src, cnt, wfirst, wnode, src->vals[x].u.t.storage, cnt[x], i, SG_NOVAL, &at))
+            continue;
+        bool saved = false;
+        for (uint32_t j = 0; j < a[3].u.list.n; j++)
+            saved |= src->ids[a[3].u.list.off + j] == x;
+        if (saved)
+            return sg__err(src->ctx, SG_EAUTOGRAD, "one of the variables needed for gradient computation has been "
+                           "modified by an inplace operation: a tensor %s saved (line %u) was written by %s (line %u)",
+                           sc->name, src->nodes[i].line, src->nodes[at].schema->name, src->nodes[at].line);
+        return sg__err(src->ctx, SG_EUNSUPPORTED, "unsupported: a tensor %s reads (on ctx or closed over, line %u) was "
+                       "written by %s (line %u): PyTorch's backward reads its values then", sc->name,
+                       src->nodes[i].line, src->nodes[at].schema->name, src->nodes[at].line);
+    }
+    return SG_OK;
+}
+
 /* Argument i (schema position) of call node nd of src: a tensor value, or SG_NOVAL. */
 static uint32_t arg_value(const sg__graph *src, const sg__gnode *nd, int i)
 {
@@ -739,6 +802,33 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
                                 w->schema->name, w->line, nd->schema->name, nd->line);
         }
     }
+    /* a view a custom Function returned (or a view of one: CreationMeta::IN_CUSTOM_FUNCTION) that
+       requires grad, written through its counter (under no_grad: with grad the tracer refused the
+       write), then read with grad (its grad_fn asked) */
+    uint32_t *obj = s ? NULL : sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *obj);
+    if (!s && !obj)
+        s = sg__nomem(ctx);
+    for (uint32_t v = 0; obj && v < src->nvals; v++) { /* the first version of each tensor object */
+        uint32_t up = src->vals[v].kind == SG_V_TENSOR ? sg__graph_updates(src, v) : SG_NOVAL;
+        obj[v] = up != SG_NOVAL && up < v ? obj[up] : v;
+    }
+    for (uint32_t u = 0; obj && u < src->nvals && !s; u++) {
+        const sg__gval *x = &src->vals[u];
+        uint32_t at;
+        if (x->kind != SG_V_TENSOR || !x->u.t.custom_view || !x->u.t.requires_grad || x->node == SG_NOVAL ||
+            !written_after(src, cnt, wfirst, wnode, x->u.t.storage, cnt[u], x->node, SG_NOVAL, &at))
+            continue;
+        for (uint32_t w = u; w < src->nvals && !s; w++)
+            if (obj[w] == u && last[w] != SG_NOVAL && last[w] > at)
+                s = sg__err(ctx, SG_EAUTOGRAD, "Output of a custom Function is a view and its base or another view "
+                            "of its base has been modified inplace (%s, line %u). This view was created inside a "
+                            "custom Function (or because an input was returned as-is) and the autograd logic to "
+                            "handle view+inplace would override the custom backward associated with the custom "
+                            "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this "
+                            "by cloning the output of the custom Function.", src->nodes[at].schema->name,
+                            src->nodes[at].line);
+    }
+    sg_free(obj);
     sg_free(last);
     sg_free(ngv);
     return s;
@@ -809,6 +899,22 @@ sg_status sg__aot_saved_check(const sg__graph *src)
        one's saved values must not have been written since it ran */
     for (size_t i = src->nnodes; i-- > 0 && !s;) {
         const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind == SG_N_FUNCTION && nd->scope == 0) { /* its inputs are needed where its outputs are */
+            const sg__garg *a = &src->args[nd->args];
+            bool need = false;
+            for (uint32_t j = 0; j < a[1].u.list.n; j++)
+                need |= needed[src->ids[a[1].u.list.off + j]] != 0;
+            for (uint32_t j = 0; j < a[2].u.list.n && need; j++) {
+                uint32_t v = src->ids[a[2].u.list.off + j];
+                if (src->vals[v].u.t.requires_grad) {
+                    needed[v] = 1;
+                    nsto[src->vals[v].u.t.storage] = 1;
+                }
+            }
+            if (need)
+                s = function_saved(src, (uint32_t)i, cnt, wfirst, wnode);
+            continue;
+        }
         if (nd->kind != SG_N_CALL || nd->scope != 0 || nd->out == SG_NOVAL || src->vals[nd->out].kind != SG_V_TENSOR)
             continue;
         bool hidden = (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != 0, inplace = nd->schema->flags & SG_OPF_INPLACE;
@@ -862,7 +968,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             if (k != 15 && !(nrg - (src->vals[x].u.t.requires_grad ? 1 : 0) > 0 ||
                              (own && src->vals[x].u.t.requires_grad)))
                 continue; /* read for no gradient that is wanted: not saved */
-            uint32_t cx = cnt[x], st = src->vals[x].u.t.storage, lo = wfirst[st], hi = wfirst[st + 1];
+            uint32_t cx = cnt[x], st = src->vals[x].u.t.storage, lo;
             uint32_t self = inplace ? arg_value(src, nd, 0) : SG_NOVAL;
             if (self != SG_NOVAL && k != 15 && cnt[self] == cx && sg__op_bumps_version(nd->schema)) {
                 /* (the call writes what it saved: a.mul_(a)) */
@@ -871,13 +977,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                                                "the tensor it writes", nd->schema->name, nd->line);
                 break;
             }
-            while (lo < hi) { /* the first write of x's storage after the node: a binary search */
-                uint32_t mid = lo + (hi - lo) / 2;
-                if (wnode[mid] > i)
-                    hi = mid;
-                else
-                    lo = mid + 1;
-            }
+            lo = first_write_after(wfirst, wnode, st, (uint32_t)i);
             if (lo < wfirst[st + 1]) {
                 const sg__gnode *w = &src->nodes[wnode[lo]];
                 uint32_t vals[8];

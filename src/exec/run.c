@@ -1030,6 +1030,7 @@ sg_status sg__xrun_node(sg__xrun *r, uint32_t n)
             return s;
         break;
     case SG_N_OUTPUT:
+    case SG_N_FUNCTION: /* (a custom Function's end: its forward ran before it, its backward is the joint's) */
         break;
     case SG_N_COND:
         if ((s = run_cond(r, n)))

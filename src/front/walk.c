@@ -204,6 +204,11 @@ static sg_status walk_init(sg_walk *W)
             wv f = {.kind = W_FUNC, .u.fn = {k, W->globals}};
             CHAIN(sg__w_frame_set(W, W->globals, k->s, f));
         }
+        if (k->kind == SG_PY_CLASS) { /* a custom autograd Function */
+            wv base;
+            CHAIN(sg__w_eval(W, W->globals, k->kids[0], &base));
+            CHAIN(sg__w_function_class(W, W->globals, k, &base));
+        }
     }
     return SG_OK;
 }

@@ -202,7 +202,16 @@ sg_status sg__w_getattr(sg_walk *W, const sg__py *at, const wv *obj, const char 
         *out = (wv){.kind = W_BUILTIN, .u.name = p->py};
         return SG_OK;
     }
-    if (obj->kind == W_BUILTIN && is(obj->u.name, "autograd") && is(name, "Function"))
-        return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: torch.autograd.Function (custom autograd functions)");
+    if (obj->kind == W_BUILTIN && is(obj->u.name, "autograd") && is(name, "Function")) {
+        *out = (wv){.kind = W_BUILTIN, .u.name = "autograd.Function"};
+        return SG_OK;
+    }
+    if (obj->kind == W_CLASS && is(name, "apply")) {
+        *out = *obj;
+        out->kind = W_APPLY;
+        return SG_OK;
+    }
+    if (obj->kind == W_CTX)
+        return sg__w_ctx_getattr(W, at, obj->u.ctx.c, name, out);
     return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: attribute %s of a %s", name, sg__w_kind_name(obj));
 }

@@ -4,8 +4,22 @@
 
 #include "front/walk_private.h"
 
+static sg_status call_def(sg_walk *W, const sg__py *at, const wv *fn, wv *args, size_t npos, const char **kwn,
+                          wv *kwv, size_t nkw, wv *out, frame **frame_out, bool method);
+
 sg_status sg__w_call_func(sg_walk *W, const sg__py *at, const wv *fn, wv *args, size_t npos, const char **kwn,
                           wv *kwv, size_t nkw, wv *out, frame **frame_out)
+{
+    return call_def(W, at, fn, args, npos, kwn, kwv, nkw, out, frame_out, false);
+}
+
+sg_status sg__w_call_static(sg_walk *W, const sg__py *at, const wv *fn, wv *args, size_t npos, wv *out)
+{
+    return call_def(W, at, fn, args, npos, NULL, NULL, 0, out, NULL, true);
+}
+
+static sg_status call_def(sg_walk *W, const sg__py *at, const wv *fn, wv *args, size_t npos, const char **kwn,
+                          wv *kwv, size_t nkw, wv *out, frame **frame_out, bool method)
 {
     const sg__py *def = fn->u.fn.def;
     if (W->depth >= MAX_CALL_DEPTH)
@@ -31,7 +45,7 @@ sg_status sg__w_call_func(sg_walk *W, const sg__py *at, const wv *fn, wv *args, 
     for (uint32_t i = 0; i < def->nnames; i++)
         if (!frame_find(f, def->names[i]))
             return sg__w_err(W, at, SG_ETYPE, "%s() missing required argument: '%s'", def->s, def->names[i]);
-    if (def->ndeco)
+    if (def->ndeco && !method)
         return sg__w_err(W, def->deco[0], SG_EUNSUPPORTED, "unsupported: decorators outside autograd functions");
     /* a collection in the callee keeps f and what the caller's statement made so far */
     W->calls[W->depth].f = f;
@@ -114,6 +128,13 @@ sg_status sg__w_call_value(sg_walk *W, const sg__py *at, const wv *fn, wv *args,
             memcpy(all + 1, args, npos * sizeof *args);
         return sg__w_call_pyop(W, at, p, all, npos + 1, kwn, kwv, nkw, out);
     }
+    case W_APPLY:
+        return sg__w_function_apply(W, at, fn, args, npos, kwn, kwv, nkw, out);
+    case W_CTXFN:
+        return sg__w_ctx_call(W, at, fn, args, npos, nkw, out);
+    case W_CLASS:
+        return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: instantiating a custom Function (call %s.apply)",
+                         fn->u.fn.def->s);
     default:
         return sg__w_err(W, at, SG_ETYPE, "'%s' object is not callable", sg__w_kind_name(fn));
     }

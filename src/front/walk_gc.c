@@ -109,7 +109,15 @@ static void mark_value(gcst *g, const wv *v)
             push_range(g, v->u.seq.items, v->u.seq.n);
         break;
     case W_FUNC:
+    case W_CLASS:
+    case W_APPLY:
         push_frame(g, v->u.fn.env);
+        break;
+    case W_CTX:
+    case W_CTXFN: /* its attributes and what it saved */
+        push_frame(g, v->u.ctx.c->attrs);
+        if (v->u.ctx.c->nsaved && first_visit(g, v->u.ctx.c->saved))
+            push_range(g, v->u.ctx.c->saved, v->u.ctx.c->nsaved);
         break;
     default:
         break;

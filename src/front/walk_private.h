@@ -48,8 +48,22 @@ typedef enum wkind {
     W_DTYPE,   /* dtype */
     W_GRADMODE,/* b: a torch.no_grad() (0) or torch.enable_grad() (1) context */
     W_SLICE,   /* seq: start, stop, step (W_NONE where absent) */
-    W_ELLIPSIS
+    W_ELLIPSIS,
+    W_CLASS,   /* fn: a custom autograd Function (a class of the program) and the frame it was made in */
+    W_APPLY,   /* fn: its apply */
+    W_CTX,     /* ctx.c: a custom Function's ctx */
+    W_CTXFN    /* ctx: a method of a ctx (ctx.c, ctx.name: save_for_backward) */
 } wkind;
+
+/* The ctx a custom Function's forward and backward take (walk_function.c). */
+typedef struct wctx {
+    struct frame *attrs; /* ctx.NAME = ... */
+    struct wv *saved;    /* save_for_backward's tensors (wobj: read at the forward's end), or NULL */
+    uint32_t nsaved;
+    struct wv *needs;    /* needs_input_grad: a bool per argument of apply */
+    uint32_t nneeds;
+    bool backward;       /* the backward is under way: saved_tensors reads what the forward saved */
+} wctx;
 
 typedef struct wobj {
     sg_value v; /* the tensor's graph value now */
@@ -81,6 +95,10 @@ struct wv {
         } method;
         sg_dtype dtype;
         bool b;
+        struct {
+            wctx *c;
+            const char *name;
+        } ctx;
     } u;
     sg_value fv; /* W_FLOAT not known: its graph value */
 };
@@ -153,6 +171,7 @@ struct sg_walk {
         uint32_t lo, hi; /* the values its caller's statement made before the call: in flight */
     } calls[MAX_CALL_DEPTH + 1];
     const sg__pyop *pyops[64]; /* what pyop_find found, by a hash of the name */
+    unsigned functions;  /* custom Function backwards traced (their scopes' numbers) */
 };
 
 
@@ -341,12 +360,32 @@ sg_status sg__w_getattr(sg_walk *W, const sg__py *at, const wv *obj, const char 
 /* Call function fn of the program; *frame_out (if not NULL): its frame. */
 sg_status sg__w_call_func(sg_walk *W, const sg__py *at, const wv *fn, wv *args, size_t npos, const char **kwn,
                           wv *kwv, size_t nkw, wv *out, frame **frame_out);
+/* The same for a @staticmethod of a custom Function (its decorator read by
+ * the caller). */
+sg_status sg__w_call_static(sg_walk *W, const sg__py *at, const wv *fn, wv *args, size_t npos, wv *out);
 /* Call fn, whatever it is. */
 sg_status sg__w_call_value(sg_walk *W, const sg__py *at, const wv *fn, wv *args, size_t npos, const char **kwn,
                            wv *kwv, size_t nkw, wv *out);
 /* torch.cond(pred, true_fn, false_fn, operands). */
 sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, const char **kwn, wv *kwv, size_t nkw,
                            wv *out);
+
+/* ---- custom autograd Functions (walk_function.c) ---- */
+
+/* `class NAME(torch.autograd.Function):` run: the class (base: the value
+ * of its base expression). */
+sg_status sg__w_function_class(sg_walk *W, frame *f, const sg__py *st, const wv *base);
+/* cls.apply(args): the forward under no_grad, then (where an input
+ * requires grad) the backward traced into a subgraph and a custom Function
+ * node (graph.h SG_N_FUNCTION). */
+sg_status sg__w_function_apply(sg_walk *W, const sg__py *at, const wv *cls, wv *args, size_t n, const char **kwn,
+                               wv *kwv, size_t nkw, wv *out);
+/* ctx.name (a ctx's attribute or method). */
+sg_status sg__w_ctx_getattr(sg_walk *W, const sg__py *at, wctx *c, const char *name, wv *out);
+/* ctx.name = v. */
+sg_status sg__w_ctx_setattr(sg_walk *W, const sg__py *at, wctx *c, const char *name, const wv *v);
+/* ctx.name(args): save_for_backward. */
+sg_status sg__w_ctx_call(sg_walk *W, const sg__py *at, const wv *m, wv *args, size_t n, size_t nkw, wv *out);
 
 /* ---- expressions and statements (walk_expr.c, walk_stmt.c) ---- */
 

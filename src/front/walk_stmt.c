@@ -33,6 +33,14 @@ static sg_status assign(sg_walk *W, frame *f, const sg__py *target, wv v)
         wv r; /* flagged: the version counter stays where it was, as in PyTorch */
         return sg__w_op_call_flags(W, target, "set_.source_Tensor", a, 2, obj.u.t, &r, SG_NODE_DATA);
     }
+    if (target->kind == SG_PY_ATTR) { /* ctx.NAME = v */
+        wv obj;
+        CHAIN(sg__w_eval(W, f, target->kids[0], &obj));
+        if (obj.kind == W_CTX)
+            return sg__w_ctx_setattr(W, target, obj.u.ctx.c, target->s, &v);
+        return sg__w_err(W, target, SG_EUNSUPPORTED, "unsupported: assignment to attribute %s of a %s", target->s,
+                         sg__w_kind_name(&obj));
+    }
     return sg__w_err(W, target, SG_EUNSUPPORTED, "unsupported: assignment to this target");
 }
 
@@ -113,8 +121,11 @@ static sg_status run_stmt(sg_walk *W, frame *f, const sg__py *st, bool *returned
         wv fn = {.kind = W_FUNC, .u.fn = {st, f}};
         return sg__w_frame_set(W, f, st->s, fn);
     }
-    case SG_PY_CLASS:
-        return sg__w_err(W, st, SG_EUNSUPPORTED, "unsupported: class %s (custom autograd functions)", st->s);
+    case SG_PY_CLASS: {
+        wv base;
+        CHAIN(sg__w_eval(W, f, st->kids[0], &base));
+        return sg__w_function_class(W, f, st, &base);
+    }
     case SG_PY_PASS:
     case SG_PY_IMPORT:
         return SG_OK;

@@ -10,7 +10,8 @@
 const char *sg__w_kind_name(const wv *v)
 {
     static const char *const names[] = {"None",  "bool",     "int",   "float",  "Tensor", "tuple",    "list",
-                                        "function", "builtin", "method", "dtype", "context", "slice", "Ellipsis"};
+                                        "function", "builtin", "method", "dtype", "context", "slice", "Ellipsis",
+                                        "type", "function", "FunctionCtx", "method"};
     return v->kind < sizeof names / sizeof *names ? names[v->kind] : "?";
 }
 

@@ -76,7 +76,7 @@ static void forward_flags(bw *b, const sg__backward *spec, size_t nnodes)
             b->reach[spec->ins[k]] = 1;
     for (size_t i = 0; i < nnodes; i++) {
         const sg__gnode *nd = &g->nodes[i];
-        if (nd->scope != 0 || nd->out == SG_NOVAL)
+        if (nd->scope != 0 || (nd->out == SG_NOVAL && nd->kind != SG_N_FUNCTION))
             continue;
         if (nd->kind == SG_N_PLACEHOLDER) {
             if (is_tensor(g, nd->out))
@@ -87,6 +87,20 @@ static void forward_flags(bw *b, const sg__backward *spec, size_t nnodes)
         if (nd->kind == SG_N_COND) {
             mark_out(b, nd, b->rg, any_arg(b, nd, b->rg));
             mark_out(b, nd, b->reach, any_arg(b, nd, b->reach));
+            continue;
+        }
+        if (nd->kind == SG_N_FUNCTION) { /* its outputs take their grad_fn: they require grad where an input does */
+            const sg__garg *a = &g->args[nd->args];
+            bool rg = false, reach = false;
+            for (uint32_t j = 0; j < a[2].u.list.n; j++) {
+                rg |= b->rg[g->ids[a[2].u.list.off + j]] != 0;
+                reach |= b->reach[g->ids[a[2].u.list.off + j]] != 0;
+            }
+            for (uint32_t j = 0; j < a[1].u.list.n; j++) {
+                uint32_t o = g->ids[a[1].u.list.off + j];
+                b->rg[o] = rg && is_tensor(g, o) && floating(g, o);
+                b->reach[o] = reach && b->rg[o];
+            }
             continue;
         }
         if (nd->kind != SG_N_CALL)
@@ -275,6 +289,128 @@ static sg_status node_backward(bw *b, uint32_t i)
     return s;
 }
 
+/* The backward of custom Function node i (SG_N_FUNCTION): its backward
+ * scope's calls recorded again in the root, its placeholders taking the
+ * outputs' gradients (zeros where none reached one: materialize_grads)
+ * and what they lift; the gradients it returns checked and summed as the
+ * engine's validate_outputs does, and added to the inputs'. */
+static sg_status function_backward(bw *b, uint32_t i)
+{
+    sg__graph *g = b->g;
+    sg_ctx *ctx = g->ctx;
+    /* (the calls below move g's arrays: what is read of the node is copied first) */
+    const sg__garg *a = &g->args[g->nodes[i].args];
+    uint32_t sc = a[0].u.v, nouts = a[1].u.list.n, nins = a[2].u.list.n, ng = a[4].u.list.n;
+    uint32_t outs_off = a[1].u.list.off, ins_off = a[2].u.list.off, of_off = a[4].u.list.off;
+    uint32_t nvals = (uint32_t)g->nvals, nnodes = (uint32_t)g->nnodes;
+    uint32_t *map = sg__malloc(ctx, (size_t)(nvals ? nvals : 1) * sizeof *map);
+    uint32_t *grads = sg__malloc(ctx, (size_t)(nouts ? nouts : 1) * sizeof *grads);
+    uint32_t *ret = NULL;
+    uint32_t nret = 0;
+    if (!map || !grads) {
+        sg_free(map);
+        sg_free(grads);
+        return sg__nomem(ctx);
+    }
+    memset(map, 0xff, (size_t)nvals * sizeof *map);
+    sg__dctx d = {.g = g, .node = i, .list = -1, .line = b->line};
+    for (uint32_t j = 0; j < nouts && !d.st; j++) {
+        uint32_t o = g->ids[outs_off + j];
+        grads[j] = b->gv[o] != SG_NOVAL ? b->gv[o] : sg__deriv_zeros(&d, o);
+    }
+    sg_status s = d.st;
+    uint32_t kfree = 0;
+    for (uint32_t n = 0; n < nnodes && !s; n++) {
+        const sg__gnode *nd = &g->nodes[n];
+        if (nd->scope != sc)
+            continue;
+        if (nd->kind == SG_N_PLACEHOLDER) {
+            const sg__scope *bs = &g->scopes[sc];
+            uint32_t outer = SG_NOVAL;
+            for (uint32_t k = 0; k < bs->nphs; k++)
+                if (bs->phs[k] == n)
+                    outer = bs->outer[k];
+            if (outer == SG_NOVAL && kfree >= nouts)
+                s = sg__err(ctx, SG_EINTERNAL, "backward of %s: more gradients taken than it has outputs",
+                            bs->name);
+            else
+                map[nd->out] = outer == SG_NOVAL ? grads[kfree++] : outer;
+            continue;
+        }
+        if (nd->kind == SG_N_ASSERT) {
+            s = sg__graph_assert(g, nd->cond, nd->line);
+            continue;
+        }
+        if (nd->kind == SG_N_OUTPUT) {
+            nret = nd->nargs;
+            if (!(ret = sg__malloc(ctx, (nret ? nret : 1) * sizeof *ret)))
+                s = sg__nomem(ctx);
+            for (uint32_t k = 0; k < nret && !s; k++)
+                ret[k] = map[g->args[nd->args + k].u.v];
+            continue;
+        }
+        if (nd->kind != SG_N_CALL) {
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a torch.cond or custom Function in the backward of %s",
+                        g->scopes[sc].name);
+            continue;
+        }
+        sg__garg args[SG_SCHEMA_ARGS];
+        uint32_t *lists[SG_SCHEMA_ARGS] = {NULL};
+        for (uint32_t k = 0; k < nd->nargs && !s; k++) {
+            args[k] = g->args[nd->args + k];
+            if (args[k].kind == SG_A_VALUE && (args[k].u.v = map[args[k].u.v]) == SG_NOVAL)
+                s = sg__err(ctx, SG_EINTERNAL, "backward of %s: a value of no node", g->scopes[sc].name);
+            if (args[k].kind == SG_A_VALUES && !s) {
+                uint32_t m = args[k].u.list.n, off;
+                if (!(lists[k] = sg__malloc(ctx, (m ? m : 1) * sizeof *lists[k]))) {
+                    s = sg__nomem(ctx);
+                    break;
+                }
+                for (uint32_t j = 0; j < m; j++)
+                    lists[k][j] = map[g->ids[args[k].u.list.off + j]];
+                if (!(s = sg__graph_ids(g, &off, lists[k], m)))
+                    args[k].u.list.off = off;
+            }
+        }
+        uint32_t v, out = nd->out, line = nd->line, nargs = nd->nargs;
+        const sg__schema *sch = nd->schema;
+        if (!s)
+            s = sg__graph_record(g, sch, args, nargs, line, NULL, &v);
+        for (uint32_t k = 0; k < nargs; k++)
+            sg_free(lists[k]);
+        if (s || out == SG_NOVAL)
+            continue;
+        map[out] = v;
+        if (g->vals[out].kind == SG_V_LIST && g->vals[v].kind == SG_V_LIST) /* unbind's elements */
+            for (uint32_t j = 0; j < g->vals[out].u.list.n && j < g->vals[v].u.list.n; j++)
+                map[g->ids[g->vals[out].u.list.off + j]] = g->ids[g->vals[v].u.list.off + j];
+    }
+    /* the engine's validate_outputs, then the inputs' gradients */
+    for (uint32_t k = 0; k < nret && k < ng && !s; k++) {
+        int64_t idx = 0;
+        (void)sg_expr_get_si(g->exprs[of_off + k], &idx);
+        uint32_t in = g->ids[ins_off + (uint32_t)idx], x = ret[k];
+        if (idx >= nins || !b->reach[in] || x == SG_NOVAL)
+            continue;
+        if (!same_sizes(g, in, x)) {
+            if (!is_tensor(g, x) || !expandable(g, in, x)) {
+                s = sg__err(ctx, SG_EAUTOGRAD, "Function %s returned an invalid gradient at index %lld - got a "
+                            "gradient of other sizes than the input's", g->scopes[sc].name, (long long)idx);
+                break;
+            }
+            d.st = SG_OK;
+            x = sg__deriv_sum_to(&d, x, in);
+            if ((s = d.st))
+                break;
+        }
+        s = accumulate(b, in, x);
+    }
+    sg_free(map);
+    sg_free(grads);
+    sg_free(ret);
+    return s;
+}
+
 sg_status sg__graph_requires_grad(sg__graph *g, uint8_t **out)
 {
     *out = NULL;
@@ -322,6 +458,15 @@ sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
             s = accumulate(&b, spec->outs[k], spec->seeds[k]);
     for (size_t i = nnodes; i-- > 0 && !s;) {
         const sg__gnode *nd = &g->nodes[i];
+        if (nd->scope == 0 && nd->kind == SG_N_FUNCTION) {
+            const sg__garg *a = &g->args[nd->args];
+            bool reached = false;
+            for (uint32_t j = 0; j < a[1].u.list.n; j++)
+                reached |= b.gv[g->ids[a[1].u.list.off + j]] != SG_NOVAL;
+            if (reached)
+                s = function_backward(&b, (uint32_t)i);
+            continue;
+        }
         if (nd->scope != 0 || (nd->kind != SG_N_CALL && nd->kind != SG_N_COND) || nd->out == SG_NOVAL)
             continue;
         uint32_t o = nd->out;

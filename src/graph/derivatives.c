@@ -304,6 +304,13 @@ static uint32_t zeros_as(sg__dctx *d, uint32_t like)
     return CALL(d, zeros, L(d, shape, n), DT(d, d->grad));
 }
 
+uint32_t sg__deriv_zeros(sg__dctx *d, uint32_t like)
+{
+    const sg_expr *shape[SG_MAX_DIMS];
+    size_t n = sizes(d, like, shape);
+    return CALL(d, zeros, L(d, shape, n), DT(d, like));
+}
+
 /* A list argument of the values v. */
 static sg__garg LV(sg__dctx *d, const uint32_t *v, size_t n)
 {

@@ -59,6 +59,11 @@ typedef struct sg__deriv {
  * a smaller rank; those of the calls); SG_NOVAL after one. */
 uint32_t sg__deriv_sum_to(sg__dctx *d, uint32_t x, uint32_t like);
 
+/* at::zeros of like's sizes and dtype (a custom Function's gradient of an
+ * output that none reached, as its materialize_grads gives it). Errors go
+ * to d->st; SG_NOVAL after one. */
+uint32_t sg__deriv_zeros(sg__dctx *d, uint32_t like);
+
 /* The formulas the table names (sg__d_<DERIVATIVE>). */
 #define SG__DERIV(name) extern const sg__deriv sg__d_##name;
 #include "graph/derivatives.def"

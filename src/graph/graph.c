@@ -519,6 +519,42 @@ sg_status sg__graph_cond(sg__graph *g, const sg__garg *pred, uint32_t tscope, ui
     return SG_OK;
 }
 
+sg_status sg__graph_function(sg__graph *g, uint32_t bw, const uint32_t *outs, size_t nouts, const uint32_t *ins,
+                             size_t nins, const uint32_t *saved, size_t nsaved, const uint32_t *grad_of,
+                             size_t ngrad, uint32_t line)
+{
+    sg__garg a[5] = {{.kind = SG_A_SCOPE, .u.v = bw}, {.kind = SG_A_VALUES}, {.kind = SG_A_VALUES},
+                     {.kind = SG_A_VALUES}, {.kind = SG_A_EXPRS}};
+    const uint32_t *lists[3] = {outs, ins, saved};
+    size_t lens[3] = {nouts, nins, nsaved};
+    uint32_t off;
+    sg_status s = SG_OK;
+    for (int k = 0; k < 3 && !s; k++)
+        if (!(s = sg__graph_ids(g, &off, lists[k], lens[k]))) {
+            a[1 + k].u.list.off = off;
+            a[1 + k].u.list.n = (uint32_t)lens[k];
+        }
+    const sg_expr **idx = sg__malloc(g->ctx, (ngrad ? ngrad : 1) * sizeof *idx);
+    if (!s && !idx)
+        s = sg__nomem(g->ctx);
+    for (size_t k = 0; k < ngrad && !s; k++)
+        if (!(idx[k] = sg__int_si(g->ctx, grad_of[k])))
+            s = sg_ctx_last_error(g->ctx);
+    if (!s && !(s = sg__graph_exprs(g, &off, idx, ngrad))) {
+        a[4].u.list.off = off;
+        a[4].u.list.n = (uint32_t)ngrad;
+    }
+    sg_free(idx);
+    sg__gnode *n;
+    if (s || (s = new_node(g, &n, SG_N_FUNCTION, SG_NOVAL)) || (s = push_args(g, &off, a, 5)))
+        return s;
+    n = &g->nodes[g->nnodes++];
+    n->args = off;
+    n->nargs = 5;
+    n->line = line;
+    return SG_OK;
+}
+
 sg_status sg__graph_bind(sg__graph *g, uint32_t node, const sg_expr *const *syms, size_t n)
 {
     if (node >= g->nnodes)
@@ -672,6 +708,36 @@ static sg_status lint_cond(linter *L, const sg__gnode *n)
     return SG_OK;
 }
 
+static sg_status lint_function(linter *L, const sg__gnode *n)
+{
+    const sg__graph *g = L->g;
+    const sg__garg *a = &g->args[n->args];
+    if (n->nargs != 5 || a[0].kind != SG_A_SCOPE || a[1].kind != SG_A_VALUES || a[2].kind != SG_A_VALUES ||
+        a[3].kind != SG_A_VALUES || a[4].kind != SG_A_EXPRS)
+        return lint_fail(L, "a custom Function's arguments are not a backward, outputs, inputs, saved tensors and "
+                         "the gradients' inputs", NULL);
+    uint32_t b = a[0].u.v;
+    if (b >= g->nscopes || g->scopes[b].parent != L->scope || !g->scopes[b].grads)
+        return lint_fail(L, "a custom Function's backward is not a subgraph of its graph", NULL);
+    if (g->scopes[b].output == SG_NOVAL)
+        return lint_fail(L, "a custom Function's backward has no output", g->scopes[b].name);
+    if (g->nodes[g->scopes[b].output].nargs != a[4].u.list.n)
+        return lint_fail(L, "a custom Function's backward gives another number of gradients than it names",
+                         g->scopes[b].name);
+    for (uint32_t k = 0; k < a[4].u.list.n; k++) {
+        int64_t i;
+        if (!sg_expr_get_si(g->exprs[a[4].u.list.off + k], &i) || i < 0 || i >= (int64_t)a[2].u.list.n)
+            return lint_fail(L, "a custom Function's gradient of no input", g->scopes[b].name);
+    }
+    uint32_t free_phs = 0;
+    for (uint32_t k = 0; k < g->scopes[b].nphs; k++)
+        free_phs += g->scopes[b].outer[k] == SG_NOVAL;
+    if (free_phs != a[1].u.list.n)
+        return lint_fail(L, "a custom Function's backward takes another number of gradients than it has outputs",
+                         g->scopes[b].name);
+    return SG_OK;
+}
+
 /* One scope's nodes. */
 static sg_status lint_scope(linter *L)
 {
@@ -698,6 +764,8 @@ static sg_status lint_scope(linter *L)
             s = lint_arity(L, n);
         if (!s && n->kind == SG_N_COND)
             s = lint_cond(L, n);
+        if (!s && n->kind == SG_N_FUNCTION)
+            s = lint_function(L, n);
         if (!s)
             s = lint_args(L, n);
         if (!s && n->kind == SG_N_ASSERT)
@@ -714,7 +782,7 @@ static sg_status lint_scope(linter *L)
         if (sc->phs[k] >= g->nnodes || g->nodes[sc->phs[k]].kind != SG_N_PLACEHOLDER ||
             g->nodes[sc->phs[k]].scope != L->scope)
             s = lint_fail(L, "the signature names a node that is not a placeholder of the graph", NULL);
-        else if (L->scope && (sc->outer[k] >= g->nvals || g->vals[sc->outer[k]].node == SG_NOVAL ||
+        else if (L->scope && !(sc->grads && sc->outer[k] == SG_NOVAL) && (sc->outer[k] >= g->nvals || g->vals[sc->outer[k]].node == SG_NOVAL ||
                               g->nodes[g->vals[sc->outer[k]].node].scope != sc->parent))
             s = lint_fail(L, "a placeholder takes no value of the enclosing graph", NULL);
     }

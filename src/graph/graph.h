@@ -59,9 +59,11 @@ typedef struct sg__fake_tensor {
                               of views), or SG_NOVAL */
     uint8_t ndim;          /* at most SG_MAX_DIMS */
     uint8_t dtype;         /* sg_dtype */
-    bool requires_grad;
-    bool leaf;             /* autograd's is_leaf: no grad_fn (inputs given as leaves, results that do
+    bool requires_grad : 1;
+    bool leaf : 1;         /* autograd's is_leaf: no grad_fn (inputs given as leaves, results that do
                               not require grad, detach) */
+    bool custom_view : 1;  /* a view a custom Function returned, or a view of one (PyTorch's
+                              CreationMeta::IN_CUSTOM_FUNCTION): no in-place write with grad */
 } sg__fake_tensor;
 
 typedef struct sg__gval {
@@ -111,7 +113,19 @@ typedef struct sg__garg {
  * the false branch (SG_A_SCOPE), and the operands (SG_A_VALUES: one per
  * placeholder of the branches, which take the same); it gives a list of
  * the merged outputs and binds the fresh unbacked symbols of their sizes. */
-typedef enum sg__nkind { SG_N_PLACEHOLDER, SG_N_CALL, SG_N_ASSERT, SG_N_OUTPUT, SG_N_COND } sg__nkind;
+/* SG_N_FUNCTION: the end of a custom autograd Function's forward (PyTorch's
+ * Function.apply, `class F(torch.autograd.Function)`); it computes nothing
+ * and gives no value (its forward's calls come before it, made under
+ * no_grad). Its arguments: the backward (SG_A_SCOPE: the traced body of
+ * F.backward, whose placeholders that take nothing of the parent are the
+ * gradients of the outputs, in order; the others lift what it reads), the
+ * outputs (SG_A_VALUES: the tensors F.apply returns, which require grad
+ * where an input does and whose gradients the backward takes), the inputs
+ * (SG_A_VALUES: the tensor arguments of F.apply), the saved tensors
+ * (SG_A_VALUES: ctx.save_for_backward's, which autograd's version check
+ * reads) and, per output of the backward scope, the input it is the
+ * gradient of (SG_A_EXPRS: constant indices into the inputs). */
+typedef enum sg__nkind { SG_N_PLACEHOLDER, SG_N_CALL, SG_N_ASSERT, SG_N_OUTPUT, SG_N_COND, SG_N_FUNCTION } sg__nkind;
 
 typedef struct sg__gnode {
     union {
@@ -153,6 +167,8 @@ typedef struct sg__scope {
     uint32_t *writes;   /* its call nodes whose schema writes an argument, in order (a
                            subgraph's only: what torch.cond's aliasing check reads) */
     uint32_t nwrites, capwrites;
+    bool grads;         /* a custom Function's backward (SG_N_FUNCTION): its placeholders that
+                           take nothing of the parent (outer SG_NOVAL) are its outputs' gradients */
 } sg__scope;
 
 /* A detach that stands for `.data`: its result has a version counter of
@@ -268,6 +284,13 @@ sg_status sg__graph_output(sg__graph *g, const uint32_t *vals, size_t n);
 /* A cond node in the current scope (see SG_N_COND); out is a list value. */
 sg_status sg__graph_cond(sg__graph *g, const sg__garg *pred, uint32_t tscope, uint32_t fscope, const uint32_t *ops,
                          size_t nops, uint32_t out, uint32_t line);
+/* A custom Function's end in the current scope (see SG_N_FUNCTION): its
+ * backward scope bw, outputs, inputs, saved tensors, and per output of bw
+ * the input it is the gradient of (grad_of, ngrad of them).
+ * Errors: SG_ENOMEM. */
+sg_status sg__graph_function(sg__graph *g, uint32_t bw, const uint32_t *outs, size_t nouts, const uint32_t *ins,
+                             size_t nins, const uint32_t *saved, size_t nsaved, const uint32_t *grad_of,
+                             size_t ngrad, uint32_t line);
 /* A new scope nested in the current one, named name; it becomes current.
  * Errors: SG_ELIMIT (more than 2**16 scopes), SG_ENOMEM. */
 sg_status sg__graph_scope_open(sg__graph *g, uint32_t *out, const char *name);
@@ -400,5 +423,20 @@ const sg__opreg *sg__tracer_reg(const sg_tracer *t);
  * SG_EINVAL for a schema not of the tracer's registry. */
 sg_status sg__tracer_call_node(sg_tracer *t, sg_value *out, const char *op, const sg__schema *sch, const sg_arg *args,
                                size_t nargs, unsigned line, uint8_t flags);
+
+/* An input of the open subgraph that takes nothing of its parent: a
+ * contiguous tensor of like's sizes and dtype named name (the gradient of a
+ * custom Function's output like, which the backward scope takes; the scope
+ * becomes one: sg__scope.grads). Errors: SG_EINVAL (no subgraph open, like
+ * no tensor), SG_ENOMEM, and lifting's. */
+sg_status sg__tracer_scope_grad(sg_tracer *t, sg_value *out, const char *name, sg_value like);
+/* A custom Function's node (SG_N_FUNCTION) in the current scope, its
+ * backward the closed scope bw (sg__graph_function's arguments); under
+ * grad mode, where an input requires grad, each floating output does, as
+ * no leaf. Errors: SG_EINVAL (bw no custom Function's backward of the
+ * current scope), SG_ENOMEM. */
+sg_status sg__tracer_function(sg_tracer *t, uint32_t bw, const sg_value *outs, size_t nouts, const sg_value *ins,
+                              size_t nins, const sg_value *saved, size_t nsaved, const uint32_t *grad_of,
+                              size_t ngrad, unsigned line);
 
 #endif /* SG_GRAPH_GRAPH_H */

@@ -316,6 +316,25 @@ static bool put_node(const sg__graph *g, const namer *N, sg__buf *b, const sg__g
         }
         return ok;
     }
+    case SG_N_FUNCTION: { /* (no value: the outputs are the forward's) */
+        const sg__garg *a = &g->args[n->args];
+        static const char *const kw[3] = {"outputs", "inputs", "saved"};
+        sg__buf_printf(b, "%sautograd_function(self.%s", ind, g->scopes[a[0].u.v].name);
+        for (int k = 1; k <= 3; k++) {
+            sg__buf_printf(b, ", %s=(", kw[k - 1]);
+            for (uint32_t j = 0; j < a[k].u.list.n; j++)
+                sg__buf_printf(b, "%s%s", j ? ", " : "", N->name[g->ids[a[k].u.list.off + j]]);
+            sg__buf_puts(b, a[k].u.list.n == 1 ? ",)" : ")");
+        }
+        sg__buf_puts(b, ", gradients_of=(");
+        for (uint32_t j = 0; j < a[4].u.list.n; j++) {
+            int64_t i = 0;
+            (void)sg_expr_get_si(g->exprs[a[4].u.list.off + j], &i);
+            sg__buf_printf(b, "%s%lld", j ? ", " : "", (long long)i);
+        }
+        sg__buf_puts(b, a[4].u.list.n == 1 ? ",))\n" : "))\n");
+        return true;
+    }
     case SG_N_CALL:
         sg__buf_puts(b, ind);
         if (n->out != SG_NOVAL) {
@@ -509,6 +528,12 @@ sg_status sg__graph_dot(const sg__graph *g, char **out)
             for (int k = 1; k <= 2; k++) /* to each branch's output */
                 sg__buf_printf(&b, "  n%u -> n%u [style=dashed];\n", (unsigned)g->scopes[a[k].u.v].output,
                                (unsigned)i);
+            break;
+        }
+        case SG_N_FUNCTION: {
+            const sg__garg *a = &g->args[n->args];
+            sg__buf_puts(&b, "autograd_function\", shape=hexagon];\n");
+            sg__buf_printf(&b, "  n%u -> n%u [style=dashed];\n", (unsigned)g->scopes[a[0].u.v].output, (unsigned)i);
             break;
         }
         case SG_N_PLACEHOLDER:

@@ -118,6 +118,8 @@ typedef struct sg__replay_cbs {
     sg__replay_fn call;          /* each call node (NULL: recorded again as it is) */
     sg__replay_end_fn end;       /* before the root's output */
     sg__replay_cond_fn cond;     /* before each cond node, at any depth */
+    sg__replay_cond_fn function; /* before each custom Function's node (SG_N_FUNCTION): it may map
+                                    again the values it names and its backward lifts */
     /* before the output of subgraph scope (of src) is replayed: n values of
        dst it gives after src's (*vals: alive until the replay moves on);
        both branches of a cond must give as many, of one layout each */

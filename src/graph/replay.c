@@ -220,6 +220,8 @@ static sg_status replay_scope(sg__replay *r, sg__replay_fn hook, void *ud, uint3
             r->node = i;
             if (r->cbs->cond && src->nodes[i].kind == SG_N_COND)
                 st = r->cbs->cond(r, ud, i);
+            if (r->cbs->function && src->nodes[i].kind == SG_N_FUNCTION)
+                st = r->cbs->function(r, ud, i);
             if (!st)
                 st = replay_node(r, hook, ud);
         }
@@ -313,6 +315,38 @@ static sg_status replay_cond(sg__replay *r, sg__replay_fn hook, void *ud)
     return st;
 }
 
+/* A custom Function's node: its backward replayed as a subgraph of dst,
+ * its lists mapped. */
+static sg_status replay_function(sg__replay *r, sg__replay_fn hook, void *ud)
+{
+    const sg__graph *s = r->src;
+    sg__graph *d = r->dst;
+    const sg__gnode *n = &s->nodes[r->node];
+    const sg__garg *a = &s->args[n->args];
+    uint32_t *lists[3] = {NULL, NULL, NULL}, bw;
+    sg_status st = SG_OK;
+    for (int k = 0; k < 3 && !st; k++)
+        st = mapped(r, s->ids + a[1 + k].u.list.off, NULL, a[1 + k].u.list.n, "a custom Function's tensor", &lists[k]);
+    if (!st)
+        st = replay_scope(r, hook, ud, a[0].u.v, &bw);
+    if (!st) {
+        d->scopes[bw].grads = true;
+        uint32_t ng = a[4].u.list.n, *of = sg__malloc(d->ctx, (ng ? ng : 1) * sizeof *of);
+        for (uint32_t k = 0; k < ng && of; k++) {
+            int64_t i = 0;
+            (void)sg_expr_get_si(s->exprs[a[4].u.list.off + k], &i);
+            of[k] = (uint32_t)i;
+        }
+        st = of ? sg__graph_function(d, bw, lists[0], a[1].u.list.n, lists[1], a[2].u.list.n, lists[2],
+                                     a[3].u.list.n, of, ng, n->line)
+                : sg__nomem(d->ctx);
+        sg_free(of);
+    }
+    for (int k = 0; k < 3; k++)
+        sg_free(lists[k]);
+    return st;
+}
+
 static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud)
 {
     const sg__graph *s = r->src;
@@ -329,12 +363,14 @@ static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud)
         return sg__graph_assert(d, n->cond, n->line);
     case SG_N_COND:
         return replay_cond(r, hook, ud);
+    case SG_N_FUNCTION:
+        return replay_function(r, hook, ud);
     case SG_N_OUTPUT: {
         uint32_t *vals, *all = NULL;
         const uint32_t *extra = NULL;
         uint32_t nextra = 0;
         sg_status st = mapped(r, NULL, s->args + n->args, n->nargs, "an output", &vals);
-        if (!st && n->scope != 0 && r->cbs->branch_end)
+        if (!st && n->scope != 0 && r->cbs->branch_end && !s->scopes[n->scope].grads)
             st = r->cbs->branch_end(r, ud, n->scope, &extra, &nextra);
         uint32_t nlead = n->scope == 0 ? r->nlead : 0, total = nlead + n->nargs + nextra;
         if (!st && total != n->nargs) { /* the root's lead values first, a branch's extra ones after */
@@ -427,6 +463,8 @@ sg_status sg__graph_replay_cbs(const sg__graph *src, sg__graph *dst, const sg__r
                 st = cbs->end(&r, ud);
             if (!st && cbs->cond && src->nodes[r.node].kind == SG_N_COND)
                 st = cbs->cond(&r, ud, r.node);
+            if (!st && cbs->function && src->nodes[r.node].kind == SG_N_FUNCTION)
+                st = cbs->function(&r, ud, r.node);
             if (!st)
                 st = replay_node(&r, hook, ud);
         }

@@ -326,6 +326,34 @@ sg_status sg_tracer_scope_input(sg_tracer *t, sg_value *local, const char *name,
     return sg__tracer_lift(t, t->g->cur, outer, name, local);
 }
 
+sg_status sg__tracer_scope_grad(sg_tracer *t, sg_value *out, const char *name, sg_value like)
+{
+    sg__graph *g = t->g;
+    if (!g->cur)
+        return sg__err(t->ctx, SG_EINVAL, "sg__tracer_scope_grad: no subgraph is open");
+    if (like >= g->nvals || g->vals[like].kind != SG_V_TENSOR)
+        return sg__err(t->ctx, SG_EINVAL, "sg__tracer_scope_grad: no tensor to take the sizes of");
+    const sg__fake_tensor ft = g->vals[like].u.t;
+    const sg_expr *meta[2 * SG_MAX_DIMS + 1], *acc = t->ctx->one;
+    for (uint32_t d = 0; d < ft.ndim; d++)
+        meta[d] = g->exprs[ft.dims + d];
+    CHAIN(replaced(t, meta, ft.ndim));
+    for (uint32_t d = ft.ndim; d-- > 0;) { /* contiguous strides (a size 0 counts as 1) */
+        int64_t z;
+        meta[ft.ndim + d] = acc;
+        if (!(sg_expr_get_si(meta[d], &z) && z == 0))
+            CHAIN(sg_expr_mul(t->ctx, &acc, acc, meta[d]));
+    }
+    meta[2 * ft.ndim] = t->ctx->zero;
+    CHAIN(lift_exprs(t, g->cur, meta, ft.ndim));
+    uint32_t v;
+    CHAIN(sg__graph_tensor(g, &v, (sg_dtype)ft.dtype, ft.ndim, meta, meta + ft.ndim, meta[2 * ft.ndim], SG_NOVAL));
+    CHAIN(sg__graph_placeholder_of(g, v, name ? name : "grad", SG_NOVAL));
+    g->scopes[g->cur].grads = true;
+    *out = v;
+    return SG_OK;
+}
+
 sg_status sg_tracer_scope_expr(sg_tracer *t, const sg_expr *e)
 {
     if (!t || !e)

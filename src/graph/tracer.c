@@ -668,6 +668,12 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
         return SG_OK;
     }
     const sg__fake_tensor *self = &g->vals[m->a[0].u.v].u.t;
+    if (self->custom_view && self->requires_grad)
+        return sg__err(t->ctx, SG_EAUTOGRAD, "%s: an output of a custom Function is a view and is being modified "
+                       "inplace. This view was created inside a custom Function (or because an input was returned "
+                       "as-is) and the autograd logic to handle view+inplace would override the custom backward "
+                       "associated with the custom Function, leading to incorrect gradients. This behavior is "
+                       "forbidden. You can fix this by cloning the output of the custom Function.", m->op);
     uint32_t vn = g->vals[m->a[0].u.v].node;
     if (vn != SG_NOVAL && g->nodes[vn].kind == SG_N_CALL && (g->nodes[vn].flags & SG_NODE_NO_GRAD) &&
         (g->nodes[vn].schema->flags & SG_OPF_VIEW) && self->base != SG_NOVAL && g->vals[self->base].u.t.requires_grad)
@@ -732,11 +738,34 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
         return;
     }
     if (m->s->flags & SG_OPF_VIEW) { /* a view: its source's flag, none under no_grad */
+        if (m->a[0].kind == SG_A_VALUE && g->vals[m->a[0].u.v].kind == SG_V_TENSOR) /* (views inherit it) */
+            r->custom_view = g->vals[m->a[0].u.v].u.t.custom_view;
         if (t->no_grad)
             r->requires_grad = false;
         return;
     }
     r->requires_grad = !t->no_grad && any && differentiable(r, m->s);
+}
+
+sg_status sg__tracer_function(sg_tracer *t, uint32_t bw, const sg_value *outs, size_t nouts, const sg_value *ins,
+                              size_t nins, const sg_value *saved, size_t nsaved, const uint32_t *grad_of,
+                              size_t ngrad, unsigned line)
+{
+    sg__graph *g = t->g;
+    if (bw >= g->nscopes || bw == 0 || g->scopes[bw].parent != g->cur || !g->scopes[bw].grads ||
+        g->scopes[bw].output == SG_NOVAL)
+        return sg__err(t->ctx, SG_EINVAL, "sg__tracer_function: no closed custom Function backward of this scope");
+    bool any = false;
+    for (size_t k = 0; k < nins; k++)
+        any |= ins[k] < g->nvals && g->vals[ins[k]].kind == SG_V_TENSOR && g->vals[ins[k]].u.t.requires_grad;
+    CHAIN(sg__graph_function(g, bw, outs, nouts, ins, nins, saved, nsaved, grad_of, ngrad, line));
+    for (size_t k = 0; k < nouts; k++) {
+        sg__fake_tensor *r = &g->vals[outs[k]].u.t;
+        r->requires_grad = !t->no_grad && any && (r->dtype == SG_FLOAT64 || r->dtype == SG_FLOAT32);
+        r->leaf = !r->requires_grad;
+        r->custom_view = r->requires_grad && r->base != SG_NOVAL;
+    }
+    return SG_OK;
 }
 
 sg_status sg_tracer_set_grad_enabled(sg_tracer *t, int enabled)
