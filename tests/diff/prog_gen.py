@@ -383,22 +383,30 @@ class CaseGen:
 
     def note_empty_layout(self, code):
         """SKIPPED (category empty_strides, not counted as a bug): a new
-        empty tensor computed from an empty operand whose strides are not
-        the contiguous ones gets strides that are TensorIterator's arbitrary
-        choice, which shapeguard does not always make as torch 1.13 does
-        (e.g. nonzero's empty [0, 2]/[1, 0] result plus 1: torch [2, 1],
-        shapeguard [1, 0]): no layouts item for it."""
+        tensor with a dimension of size 0 or 1 computed from an operand with
+        one too whose strides are not the contiguous ones gets strides that
+        are TensorIterator's arbitrary choice for such dimensions, which a
+        trace makes size-obliviously where the size is data-dependent (as
+        PyTorch's fake tensors do: nonzero's [u0, 2]/[1, u0] is no
+        contiguous tensor for it), and torch 1.13's eager run with the size
+        it has (nonzero's empty [0, 2]/[1, 0] result plus 1: torch [2, 1],
+        shapeguard [1, 0]; its [1, 2]/[1, 1] one negated: torch [2, 1],
+        shapeguard [1, 1]): no layouts item for it."""
         m = re.match(r"(t\d+) = (.*)$", code)
         if not m or KNOWN_BUGS:
             return
         t = self.T(m.group(1))
-        if t is None or t.numel() != 0:
+        if t is None or not any(sz <= 1 for sz in t.shape):
             return
         for n in re.findall(r"\b[a-z]\w*\b", m.group(2)):
             o = self.T(n)
-            # (or from one left out itself: t4 = t3.t() of t3 = -nonzero(...) takes its strides)
-            if o is not None and o.numel() == 0 and (list(o.stride()) != contiguous_strides(o.shape) or
-                                                     n in self.no_layout):
+            if o is None:
+                continue
+            # an empty operand, or one of data-dependent size with a size 0 or 1 (or one left out
+            # itself: t4 = t3.t() of t3 = -nonzero(...) takes its strides)
+            dd = n in self.flags and self.flags[n].dd is not None and self.flags[n].dd[0] == "t"
+            odd = (o.numel() == 0 and t.numel() == 0) or (dd and any(sz <= 1 for sz in o.shape))
+            if n in self.no_layout or (odd and list(o.stride()) != contiguous_strides(o.shape)):
                 self.no_layout.add(m.group(1))
                 return
 
@@ -1202,11 +1210,17 @@ class CaseGen:
         """--cond-mutate: a torch.cond under no_grad whose branches write
         their operand in place (PyTorch functionalizes it).  Both branches
         are traced: the operand has no dimension of stride 0 (mul_ or add_
-        into it is refused whichever branch eager takes)."""
+        into it is refused whichever branch eager takes), and no dimension
+        of size 1 where it is not contiguous: the branches' outputs (v * 2)
+        then order their strides by a tie at the hint whose symbolic
+        strides are no products of the sizes before them, which the merge
+        refuses as PyTorch 2's _bound_stride does ("not a simple
+        accumulative multiplication of sizes"), where eager runs."""
         r = self.r
         x = self.pick_target(lambda t, f: t.dtype == torch.float64 and t.dim() >= 1 and not self.unsafe_dest(t)
                              and f.bound <= 100
-                             and not any(st == 0 and sz > 1 for sz, st in zip(t.shape, t.stride())))
+                             and not any(st == 0 and sz > 1 for sz, st in zip(t.shape, t.stride()))
+                             and (list(t.stride()) == contiguous_strides(t.shape) or 1 not in t.shape))
         if x is None:
             return None
         t, fx = self.T(x), self.flags[x]
