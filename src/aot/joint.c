@@ -694,6 +694,26 @@ static uint32_t arg_value(const sg__graph *src, const sg__gnode *nd, int i)
     return a[i].kind == SG_A_VALUE && src->vals[a[i].u.v].kind == SG_V_TENSOR ? a[i].u.v : SG_NOVAL;
 }
 
+/* Does call node nd give a result autograd may differentiate (a floating
+ * tensor, or a list with one, of an operator with derivatives; detach
+ * gives none)? Only such a call asks its arguments for their grad_fn
+ * (collect_next_edges): a comparison or a detach of a view whose version
+ * moved raises nothing. */
+static bool differentiable_call(const sg__graph *src, const sg__gnode *nd)
+{
+    const sg__opinfo *oi = sg__op_info(nd->schema->op);
+    if ((oi && (oi->tags & SG_T_NODIFF)) || nd->out == SG_NOVAL || nd->schema->op == SG_OP_detach)
+        return false;
+    const sg__gval *x = &src->vals[nd->out];
+    uint32_t n = x->kind == SG_V_LIST ? x->u.list.n : 1;
+    for (uint32_t j = 0; j < n; j++) {
+        const sg__gval *e = x->kind == SG_V_LIST ? &src->vals[src->ids[x->u.list.off + j]] : x;
+        if (e->kind == SG_V_TENSOR && (e->u.t.dtype == SG_FLOAT64 || e->u.t.dtype == SG_FLOAT32))
+            return true;
+    }
+    return false;
+}
+
 /* What autograd raises of tensors whose history a hidden call kept (and
  * ours cannot give yet). x.data = y of other sizes with x read afterwards
  * with grad: x keeps its grad_fn, whose gradient the engine sums to x's old
@@ -726,6 +746,8 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
         const sg__gnode *nd = &src->nodes[i];
         bool out = nd->kind == SG_N_OUTPUT && nd->scope == 0;
         if (!out && (nd->kind != SG_N_CALL || nd->scope != 0 || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA))))
+            continue;
+        if (!out && !differentiable_call(src, nd)) /* (a comparison asks no grad_fn of what it reads) */
             continue;
         for (uint32_t k = 0; k < nd->nargs; k++) {
             const sg__garg *a = &src->args[nd->args + k];
@@ -928,6 +950,16 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             if (v != SG_NOVAL && src->vals[v].u.t.requires_grad && (!hidden || (inplace && k == 0))) {
                 needed[v] = 1;
                 nsto[src->vals[v].u.t.storage] = 1;
+            }
+        }
+        for (uint32_t k = 0; k < nd->nargs && !hidden; k++) { /* a list's tensors (cat, stack) */
+            const sg__garg *a = &src->args[nd->args + k];
+            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++) {
+                uint32_t v = src->ids[a->u.list.off + j];
+                if (src->vals[v].kind == SG_V_TENSOR && src->vals[v].u.t.requires_grad) {
+                    needed[v] = 1;
+                    nsto[src->vals[v].u.t.storage] = 1;
+                }
             }
         }
         if (hidden)

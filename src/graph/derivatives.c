@@ -715,7 +715,9 @@ FORMULA(squeeze, 0)
     d->gin[0] = g;
 }
 
-/* squeeze.dim(self, dim): grad unsqueezed at dim where self's size there is 1. */
+/* squeeze.dim(self, dim): grad unsqueezed at dim where the forward squeezed
+ * it (self's size there 1: a size the guards made 1, or one of unbacked
+ * symbols the rule found 1, is no constant). */
 FORMULA(squeeze_dim, 0)
 {
     uint32_t self = d->a[0].u.v;
@@ -727,7 +729,8 @@ FORMULA(squeeze_dim, 0)
         bad_dim(d);
         return;
     }
-    d->gin[0] = n && is_one(size(d, self, (size_t)k)) ? CALL(d, unsqueeze, V(d->grad), E(I(d, k))) : d->grad;
+    /* (squeezed where the forward's rule found the size 1: its result has a dimension less) */
+    d->gin[0] = ndim(d, d->out) < n ? CALL(d, unsqueeze, V(d->grad), E(I(d, k))) : d->grad;
 }
 
 /* clone, alias, contiguous: grad. */

@@ -4,7 +4,7 @@ pipeline (`trace`, `run`, `layouts`) against PyTorch.
 
     prog_gen.py [--seed S] [--count N] [--grad] [--no-requires-grad] [--errors FRACTION]
                 [--overrides FRACTION] [--eager-only] [--known-bugs] [--subclass]
-                [--cond-mutate] [-o FILE]
+                [--cond-mutate] [--functions] [-o FILE]
 
 Writes a battery (doc/battery.md, doc/program.md) of N cases to FILE
 (default stdout).  Each case declares 1 to 3 tensor inputs (float64 mostly,
@@ -55,8 +55,10 @@ runs: the eager runs of shapeguard have no autograd yet).  Then, unless
                                 line
 --subclass declares some float64 inputs as `subclass NAME kind=two` (a
 TwoTensor); --cond-mutate adds torch.cond calls under no_grad whose branches
-write their operand.  Both are off by default: the pipeline does not trace
-subclass inputs, and refuses a cond branch that mutates its input, yet.
+write their operand; --functions adds custom autograd Functions (a class
+Fn(torch.autograd.Function) defined in the program, its backward what a
+user might write, not always the derivative) applied to float64 tensors.
+All three are off by default here; programs.test turns them on.
 
 The constructs this generator once left out because they hit known bugs of
 the compiled program (self_set_output_view, view_write_as_strided,
@@ -1247,6 +1249,94 @@ class CaseGen:
             self.pool.append(n)
         return code, post
 
+    # custom autograd Functions (--functions): (forward's return, backward's
+    # return, what forward saves, two inputs, two outputs, the first output's
+    # flags from the input's); the backward need not be the derivative (it is
+    # what the user wrote, and autograd uses it)
+    FUNCTION_FORMS = [
+        ("a * ctx.c", "g1 * ctx.c", "", False, False, "scale"),
+        ("a.sin()", "g1 * a.cos()", "a", False, False, "unit"),
+        ("a * 2, a.sum()", "g1 * 2 + g2", "", False, True, "scale2"),
+        ("a", "g1 * 0.5", "", False, False, "same"),
+        ("a * b", "g1 * b, g1 * a", "a, b", True, False, "prod"),
+        ("a.tanh()", "g1 * (1 - y * y)", "y", False, False, "unit"),
+        ("a.clone(), a * 3", "g1 + g2 * 3", "", False, True, "scale3"),
+        ("(a * ctx.c).sum(0)", "g1.unsqueeze(0).expand(ctx.shape) * ctx.c", "", False, False, "sum0"),
+    ]
+
+    def b_function(self):
+        """--functions: a custom autograd Function defined in the program and
+        applied to a float64 tensor (two for the forms of two inputs), under
+        no_grad now and then."""
+        r = self.r
+        fwd, bwd, saved, two, twoout, kind = r.choice(self.FUNCTION_FORMS)
+        # (a TwoTensor argument of a custom Function: error unsupported, the language leaves it out)
+        plain = lambda t: not isinstance(t, prog_torch.TwoTensor)  # noqa: E731
+        x = self.pick(self.tensors(lambda t, f: t.dtype == torch.float64 and t.dim() >= 1 and f.bound <= 100
+                                   and plain(t)))
+        if x is None:
+            return None
+        tx, fx = self.T(x), self.flags[x]
+        if kind == "sum0" and (tx.dim() < 1 or tx.shape[0] == 0):
+            return None
+        y = None
+        if two:
+            y = self.pick(self.tensors(lambda t, f: t.dtype == torch.float64 and t.shape == tx.shape and
+                                       f.bound <= 100 and plain(t)))
+            if y is None:
+                return None
+        c = r.choice([2, 0.5, -1, 3])
+        k = self.nlocal
+        params = "ctx, a, b" if two else "ctx, a"
+        grads = "ctx, g1, g2" if twoout else "ctx, g1"
+        lines = ["class Fn%d(torch.autograd.Function):" % k,
+                 "    @staticmethod",
+                 "    def forward(%s):" % params,
+                 "        ctx.c = %r" % c]
+        if kind == "sum0":
+            lines.append("        ctx.shape = a.shape")
+        if saved == "y":
+            lines += ["        y = %s" % fwd, "        ctx.save_for_backward(y)", "        return y"]
+        else:
+            if saved:
+                lines.append("        ctx.save_for_backward(%s)" % saved)
+            lines.append("        return %s" % fwd)
+        lines += ["", "    @staticmethod", "    def backward(%s):" % grads]
+        if saved == "y":
+            lines.append("        y, = ctx.saved_tensors")
+        elif saved:
+            lines.append("        %s = ctx.saved_tensors" % (saved + ("," if "," not in saved else "")))
+        lines.append("        return %s" % bwd)
+        outs = [self.new_name()] + ([self.new_name()] if twoout else [])
+        call = "%s = Fn%d.apply(%s)" % (", ".join(outs), k, x if not two else "%s, %s" % (x, y))
+        if r.random() < 0.15:
+            lines += ["with torch.no_grad():", "    " + call]
+        else:
+            lines.append(call)
+        b = fx.bound if not two else fx.bound * self.flags[y].bound
+        if kind == "scale":
+            first = F(fx.exact, fx.bound * abs(c), fx.fbits + 1)
+        elif kind == "unit":
+            first = F(False, 1, 0)
+        elif kind in ("scale2", "scale3"):
+            first = F(fx.exact, fx.bound * 3, fx.fbits)
+        elif kind == "prod":
+            first = F(False, b, 0)
+        elif kind == "sum0":
+            first = F(False, fx.bound * abs(c) * max(1, tx.shape[0]), 0)
+        else:
+            first = fx
+        if first.bound > BIG:
+            return None
+
+        def post():
+            self.flags[outs[0]] = first
+            self.pool.append(outs[0])
+            if twoout:
+                self.flags[outs[1]] = F(False, fx.bound * max(1, tx.numel()) * 3, 0)
+                self.pool.append(outs[1])
+        return "\n".join(lines), post
+
     def b_inplace(self):
         r = self.r
         x = self.pick_target(lambda t, f: not self.unsafe_dest(t))
@@ -1477,6 +1567,8 @@ class CaseGen:
         weights = [w for _, w in self.BUILDERS]
         if COND_MUTATE and not ctx["nograd"] and ctx["indent"] == 1:
             names, weights = names + ["b_cond"], weights + [4]
+        if FUNCTIONS and not ctx["nograd"] and ctx["indent"] == 1:
+            names, weights = names + ["b_function"], weights + [4]
         if self.want_error and self.errored is None and len(self.body) >= 2:
             names, weights = names + ["b_risky"], weights + [30]
         for _ in range(tries):
@@ -1823,6 +1915,9 @@ SUBCLASS = False
 # --cond-mutate: torch.cond calls under no_grad whose branches write their
 # operand in place (PyTorch functionalizes them; so does shapeguard).
 COND_MUTATE = False
+# --functions: custom autograd Functions (class Fn(torch.autograd.Function))
+# defined in the program and applied (b_function).
+FUNCTIONS = False
 # --known-bugs: write the lines marked SKIPPED in CaseGen
 # (note_empty_layout: the empty_strides layouts), left out while they
 # differ from PyTorch.  The aot pipeline's bugs the
@@ -1889,6 +1984,9 @@ def main(argv):
         elif a == "--cond-mutate":
             global COND_MUTATE
             COND_MUTATE = True
+        elif a == "--functions":
+            global FUNCTIONS
+            FUNCTIONS = True
         elif a == "--no-requires-grad":
             CaseGen.requires_grad_inputs = False
         elif a == "--errors":
@@ -1920,10 +2018,10 @@ def main(argv):
         if text is None:
             continue
         cases.append(text)
-    head = ["# Generated by tests/diff/prog_gen.py --seed %d --count %d%s%s%s%s%s: random programs" % (
+    head = ["# Generated by tests/diff/prog_gen.py --seed %d --count %d%s%s%s%s%s%s: random programs" % (
         seed, count, " --grad" if grad else "", "" if CAPTURE else " --eager-only",
         " --known-bugs" if KNOWN_BUGS else "", " --subclass" if SUBCLASS else "",
-        " --cond-mutate" if COND_MUTATE else ""),
+        " --cond-mutate" if COND_MUTATE else "", " --functions" if FUNCTIONS else ""),
         "# whose eager results (and layouts) were computed by PyTorch %s (tests/diff/prog_torch.py)." % torch.__version__, ""]
     text = "\n".join(head) + "\n" + "\n\n".join(cases) + "\n"
     if out == "-":
