@@ -1098,22 +1098,23 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
 
 /* Per user output: its alias kind (PyTorch's OutputType, rules R2 to R7 of
  * its ordered classification), then the graph's mode. */
-/* Is v an output of a custom Function of src's root (its grad_fn that
- * Function's: graph.h SG_N_FUNCTION)? */
-static bool custom_output(const sg__graph *src, uint32_t v)
+/* The outputs of the custom Functions of src's root (their grad_fn is
+ * such a Function: graph.h SG_N_FUNCTION), a flag per value in *out
+ * (NULL where src has none). Errors: SG_ENOMEM. */
+static sg_status custom_outputs(const sg__graph *src, uint8_t **out)
 {
-    if (src->nscopes < 2) /* (a custom Function's backward is a scope) */
-        return false;
-    for (uint32_t i = src->vals[v].node + 1; i < src->nnodes; i++) { /* (its node comes after the value's) */
+    *out = NULL;
+    for (uint32_t i = 0; i < src->nnodes && src->nscopes > 1; i++) { /* (a Function's backward is a scope) */
         const sg__gnode *nd = &src->nodes[i];
         if (nd->kind != SG_N_FUNCTION || nd->scope != 0)
             continue;
+        if (!*out && !(*out = sg__calloc(src->ctx, src->nvals ? src->nvals : 1, 1)))
+            return sg__nomem(src->ctx);
         const sg__garg *a = &src->args[nd->args + 1];
         for (uint32_t j = 0; j < a->u.list.n; j++)
-            if (src->ids[a->u.list.off + j] == v)
-                return true;
+            (*out)[src->ids[a->u.list.off + j]] = 1;
     }
-    return false;
+    return SG_OK;
 }
 
 static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, const uint32_t *input_idx)
@@ -1123,7 +1124,10 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
     if (m->nout && !(m->out = sg__calloc(z->dst->ctx, m->nout, sizeof *m->out)))
         return sg__nomem(z->dst->ctx);
     uint32_t bases[64], nbases = 0;
-    for (uint32_t k = 0; k < m->nout; k++) {
+    uint8_t *cfo;
+    CHAIN(custom_outputs(src, &cfo));
+    sg_status st = SG_OK;
+    for (uint32_t k = 0; k < m->nout && !st; k++) {
         sg__aot_output *o = &m->out[k];
         const sg__garg *a = &src->args[out->args + k];
         *o = (sg__aot_output){.kind = SG_AOT_NON_ALIAS, .base = SG_NOVAL, .src = SG_NOVAL};
@@ -1141,7 +1145,7 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
             multi += vn != SG_NOVAL && src->vals[src->nodes[vn].out].kind == SG_V_LIST;
         }
         uint32_t obj = z->v[v].obj, i = obj == SG_NOVAL ? SG_NOVAL : input_idx[obj];
-        if (custom_output(src, v) && (i = input_of(z, input_idx, v)) != SG_NOVAL &&
+        if (cfo && cfo[v] && (i = input_of(z, input_idx, v)) != SG_NOVAL &&
             sid_of(z, m->in[i].ph) == sid_of(z, v)) { /* R1: a custom Function's output on an input's storage */
             o->kind = SG_AOT_CUSTOM_FUNCTION_VIEW;
             continue;
@@ -1181,8 +1185,10 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
             uint32_t b = 0;
             while (b < nbases && bases[b] != t->base)
                 b++;
-            if (b == nbases && nbases == 64)
-                return unsupported(z, "more than 64 intermediate bases of outputs", NULL);
+            if (b == nbases && nbases == 64) {
+                st = unsupported(z, "more than 64 intermediate bases of outputs", NULL);
+                break;
+            }
             o->kind = b < nbases ? SG_AOT_ALIAS_OF_INTERMEDIATE : SG_AOT_ALIAS_OF_INTERMEDIATE_SAVE_AS_OUTPUT;
             o->base = b;
             if (b == nbases)
@@ -1201,6 +1207,9 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
                 }
             }
     }
+    sg_free(cfo);
+    if (st)
+        return st;
     /* training or inference (create_aot_state) */
     bool needs = false, safe = true;
     for (uint32_t i = 0; i < m->nin; i++) {

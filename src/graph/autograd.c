@@ -319,8 +319,13 @@ static sg_status function_backward(bw *b, uint32_t i)
         grads[j] = b->gv[o] != SG_NOVAL ? b->gv[o] : sg__deriv_zeros(&d, o);
     }
     sg_status s = d.st;
-    uint32_t kfree = 0;
-    for (uint32_t n = 0; n < nnodes && !s; n++) {
+    uint32_t kfree = 0, first = 0;
+    if (g->scopes[sc].nphs) { /* (the scope's nodes come after its first placeholder and before node i) */
+        first = UINT32_MAX;
+        for (uint32_t k = 0; k < g->scopes[sc].nphs; k++)
+            first = g->scopes[sc].phs[k] < first ? g->scopes[sc].phs[k] : first;
+    }
+    for (uint32_t n = first; n < i && n < nnodes && !s; n++) {
         const sg__gnode *nd = &g->nodes[n];
         if (nd->scope != sc)
             continue;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "expr/expr_private.h"
+#include "graph/derivatives.h"
 #include "graph/meta.h"
 #include "graph/record.h"
 #include "shapeguard/print.h"
@@ -651,7 +652,8 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
     if (m->s->flags & SG_OPF_OUT) {
         const sg__opinfo *f = sg__op_info(m->s->op);
         f = f ? sg__op_info(f->functional) : NULL;
-        if (f && (f->tags & SG_T_NODIFF)) /* (nonzero's out=: no derivative, nothing refused) */
+        if (f && ((f->tags & SG_T_NODIFF) || !f->deriv->fn)) /* (nonzero's, ge's out=: no derivative, nothing
+                                                                 refused) */
             return SG_OK;
         bool inputs = false; /* a factory's out= (zeros, arange): autograd checks nothing */
         for (int i = 0; i < m->s->nargs; i++)
