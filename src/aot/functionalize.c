@@ -723,6 +723,9 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
     }
     /* resized (resize_output): out takes the result's layout over its
        storage (grown), then the result */
+    if (hid && z->src->vals[o].u.t.requires_grad) /* (autograd passes its gradient to its old sizes: summed to
+                                                      them, or validate_outputs raises) */
+        return unsupported(z, "an out= autograd does not see that resizes a tensor that requires grad", sch->name);
     CHAIN(resized(z, r, o, nd->out));
     return write_through(z, r, node, nd, nd->out, f);
 }
