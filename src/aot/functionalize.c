@@ -27,6 +27,7 @@
 
 #include "aot/aot_private.h"
 #include "exec/exec_private.h"
+#include "graph/derivatives.h"
 #include "graph/ops.h"
 
 typedef struct fval {
@@ -1230,6 +1231,34 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
     return SG_OK;
 }
 
+/* Training where an output requires grad by the functional graph's flow
+ * though not by the trace's flag: a write through a view of what requires
+ * no grad, with a value that does, makes the whole storage require grad
+ * (PyTorch's CopySlices on the base, the views' grad_fn made again from
+ * it), which a value the trace read of another alias of that storage does
+ * not show (e * 1 after e.permute(...).mul_(t), e a view input). */
+static sg_status train_by_flow(fz *z, sg__replay *r, sg__aot_meta *m, const sg__gnode *out)
+{
+    const sg__graph *src = z->src;
+    bool needs = false;
+    for (uint32_t i = 0; i < m->nin; i++)
+        needs |= m->in[i].tensor && src->vals[m->in[i].ph].u.t.requires_grad;
+    if (m->train || !needs || !out)
+        return SG_OK;
+    uint8_t *rg;
+    CHAIN(sg__graph_requires_grad(z->dst, &rg));
+    for (uint32_t k = 0; k < m->nout && k < out->nargs; k++) {
+        const sg__garg *a = &src->args[out->args + k];
+        const sg__aot_output *o = &m->out[k];
+        uint32_t dv = a->kind == SG_A_VALUE && is_tensor(src, a->u.v) ? sg__replay_mapped(r, a->u.v) : SG_NOVAL;
+        if (dv != SG_NOVAL && dv < z->dst->nvals && rg[dv] &&
+            !((o->kind == SG_AOT_IS_INPUT || o->kind == SG_AOT_ALIAS_OF_INPUT) && m->in[o->base].requires_grad))
+            m->train = true;
+    }
+    sg_free(rg);
+    return SG_OK;
+}
+
 /* Before the output: the analysis; copy_ into each input whose data
  * mutation stays in the graph (in input order); the updated values of the
  * others as leading outputs; the user outputs mapped to their current
@@ -1359,6 +1388,8 @@ static sg_status end(sg__replay *r, void *ud)
         else if (!(s = current(z, r, v, &now)))
             s = sg__replay_map(r, v, now);
     }
+    if (!s)
+        s = train_by_flow(z, r, m, out);
     sg_free(last);
     sg_free(input_idx);
     sg_free(copied);
@@ -1548,6 +1579,55 @@ void sg__aot_meta_free(sg__aot_meta *m)
     *m = (sg__aot_meta){0};
 }
 
+/* Refused: a tensor read after a write through another view of its
+ * storage made that storage require grad (the written value requires it,
+ * the tensor written did not): PyTorch's CopySlices makes every alias
+ * require grad then, which the trace's flag of a value made before the
+ * write does not show (e.data.mul_ after e.permute(...).mul_(t) of an
+ * input e that requires no grad: its history would be lost). */
+static sg_status stale_grad_flags(fz *z)
+{
+    const sg__graph *src = z->src;
+    uint32_t *rgw = sg__malloc(src->ctx, ((size_t)src->nstorages + 1) * sizeof *rgw); /* the first such write */
+    if (!rgw)
+        return sg__nomem(src->ctx);
+    bool any = false;
+    for (uint32_t st = 0; st < src->nstorages; st++)
+        rgw[st] = SG_NOVAL;
+    sg_status s = SG_OK;
+    for (uint32_t i = 0; i < src->nnodes && !s; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind != SG_N_CALL || nd->scope != 0)
+            continue;
+        for (uint32_t k = 0; k < nd->nargs && any && !s; k++) { /* what it reads */
+            const sg__garg *a = &src->args[nd->args + k];
+            uint32_t n = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
+            for (uint32_t j = 0; j < n && !s; j++) {
+                uint32_t v = a->kind == SG_A_VALUE ? a->u.v : src->ids[a->u.list.off + j];
+                if (!is_tensor(src, v) || src->vals[v].u.t.requires_grad)
+                    continue;
+                uint32_t w = rgw[src->vals[v].u.t.storage];
+                if (w != SG_NOVAL && w < i && src->vals[v].node < w)
+                    s = unsupported(z, "a tensor read after a write through another view of its storage gave it a "
+                                       "gradient history (its traced requires_grad is stale)", nd->schema->name);
+            }
+        }
+        uint32_t vals[8];
+        size_t nw = nd->schema->written && nd->out != SG_NOVAL && is_tensor(src, nd->out) &&
+                            src->vals[nd->out].u.t.requires_grad
+                        ? sg__graph_node_writes(src, i, vals, 8)
+                        : 0;
+        for (size_t k = 0; k < nw; k++)
+            if (is_tensor(src, vals[k]) && !src->vals[vals[k]].u.t.requires_grad &&
+                rgw[src->vals[vals[k]].u.t.storage] == SG_NOVAL) {
+                rgw[src->vals[vals[k]].u.t.storage] = i;
+                any = true;
+            }
+    }
+    sg_free(rgw);
+    return s;
+}
+
 sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool keep, sg__aot_meta *meta)
 {
     if (!src || !dst || !meta)
@@ -1595,6 +1675,8 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
     }
     if (!s)
         s = plan_synthetic(&z);
+    if (!s)
+        s = stale_grad_flags(&z);
     if (!s)
         {
         const sg__replay_cbs cbs = {.call = hook, .end = end, .cond = before_cond, .branch_end = branch_end,

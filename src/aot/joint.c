@@ -378,9 +378,34 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, co
         if (need[v] && !avail[v])
             s = sg__err(ctx, SG_EINTERNAL, "aot: the backward needs a value that neither the saved values nor "
                                            "the tangents give");
+    /* the last forward write of each storage: a saved tensor that one moves after it is made would be read
+       written (an in-place call whose formula reads its self before the write, torch's saved original:
+       e.permute(...).mul_(t) of an input e mutated in the graph) */
+    uint32_t *lastw = s ? NULL : sg__malloc(ctx, ((size_t)g->nstorages + 1) * sizeof *lastw);
+    if (!s && !lastw)
+        s = sg__nomem(ctx);
+    for (uint32_t st = 0; lastw && st < g->nstorages; st++)
+        lastw[st] = SG_NOVAL;
+    for (uint32_t i = 0; lastw && i < J->first && i < g->nnodes; i++) {
+        uint32_t vals[8];
+        if (g->nodes[i].kind != SG_N_CALL || !g->nodes[i].schema->written)
+            continue;
+        size_t nw = sg__graph_node_writes(g, i, vals, 8);
+        for (size_t k = 0; k < nw; k++)
+            if (g->vals[vals[k]].kind == SG_V_TENSOR)
+                lastw[g->vals[vals[k]].u.t.storage] = i;
+    }
     for (uint32_t v = 0; v < g->nvals && !s; v++) { /* the saved values it reads, in the joint's order */
         if (!saved[v] || !need[v])
             continue;
+        if (xidx[v] == SG_NOVAL && g->vals[v].kind == SG_V_TENSOR && lastw[g->vals[v].u.t.storage] != SG_NOVAL &&
+            lastw[g->vals[v].u.t.storage] > g->vals[v].node) {
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the backward reads a tensor of the forward that a later "
+                        "write in it changes (%s, line %u): an input mutated in the graph whose old values an "
+                        "in-place call's derivative reads", g->nodes[lastw[g->vals[v].u.t.storage]].schema->name,
+                        g->nodes[lastw[g->vals[v].u.t.storage]].line);
+            break;
+        }
         uint32_t from = xidx[v] != SG_NOVAL ? SG__TAIL | xidx[v] : J->j2f[v];
         if (from == SG_NOVAL) {
             s = sg__err(ctx, SG_EINTERNAL, "aot: a saved value that is not the forward's");
@@ -403,6 +428,7 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, co
         outs[k] = map[rep[J->grads[k]]];
     if (!s)
         s = sg__graph_output(bw, outs, t->ngrad);
+    sg_free(lastw);
     sg_free(map);
     sg_free(sto);
     sg_free(outs);

@@ -704,6 +704,31 @@ static bool differentiable(const sg__fake_tensor *r, const sg__schema *s)
     return (r->dtype == SG_FLOAT64 || r->dtype == SG_FLOAT32) && !(tags_of(s) & SG_T_NODIFF);
 }
 
+/* A write with grad enabled made the tensor it wrote require grad: PyTorch
+ * gives its base a grad_fn (CopySlices) and every view of that base its
+ * own again, so they all require grad from now on; so do the values of the
+ * graph that stand for them (the base and its views, but inputs, whose
+ * flag says the caller's tensor requires grad, and what a detach made). */
+static void alias_grad(sg_tracer *t, const sg__mcall *m)
+{
+    sg__graph *g = t->g;
+    for (int i = 0; i < m->s->nargs; i++) {
+        const sg__garg *a = &m->a[i];
+        if (!((m->s->written >> i) & 1) || a->kind != SG_A_VALUE || g->vals[a->u.v].kind != SG_V_TENSOR)
+            continue;
+        uint32_t b = g->vals[a->u.v].u.t.base != SG_NOVAL ? g->vals[a->u.v].u.t.base : a->u.v;
+        for (uint32_t v = b; v < g->nvals; v++) { /* (a view comes after its base) */
+            sg__gval *x = &g->vals[v];
+            if (x->kind != SG_V_TENSOR || x->u.t.requires_grad || (v != b && x->u.t.base != b) ||
+                x->node == SG_NOVAL || g->nodes[x->node].kind != SG_N_CALL ||
+                g->nodes[x->node].schema->op == SG_OP_detach || (x->u.t.dtype != SG_FLOAT64 && x->u.t.dtype != SG_FLOAT32))
+                continue;
+            x->u.t.requires_grad = true;
+            x->u.t.leaf = false;
+        }
+    }
+}
+
 static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
 {
     sg__graph *g = t->g;
@@ -737,6 +762,8 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
         if (tags_of(m->s) & SG_T_INPLACE_VIEW)
             return;
         r->requires_grad = written_rg || (!t->no_grad && any && differentiable(r, m->s));
+        if (r->requires_grad && !written_rg)
+            alias_grad(t, m);
         return;
     }
     if (m->s->flags & SG_OPF_VIEW) { /* a view: its source's flag, none under no_grad */
