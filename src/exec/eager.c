@@ -132,8 +132,9 @@ sg_status sg__xeager_input(sg__xeager *e, sg_value *out, const char *name, sg__x
         return sg_ctx_last_error(e->ctx);
     sg_value v;
     CHAIN(sg_tracer_input_view(e->t, &v, name, &fake, (sg_dtype)xt->dtype, requires_grad, of));
-    if (of == SG_NOVAL)
-        sg__graph_set_storage_numel(e->g, e->g->vals[v].u.t.storage, numel);
+    /* (the concrete storage's size, also where a view of it the tracer saw reaches further: an empty
+       one at an offset past its end, a.unsqueeze(-3)[:, 1:] of an empty a) */
+    sg__graph_set_storage_numel(e->g, e->g->vals[v].u.t.storage, numel);
     sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = xt};
     CHAIN(sg__xrun_input(e->x, v, &xv));
     *out = v;

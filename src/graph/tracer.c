@@ -635,8 +635,16 @@ static void propagate_grad(void *ud, const sg__mcall *m, uint32_t v)
     if (g->vals[v].kind != SG_V_TENSOR || m->s->op == SG_OP_requires_grad_)
         return;
     propagate_grad_flag(t, m, v);
-    if (m->s->op != SG_OP_set__source_Tensor) /* set_ keeps self's grad_fn */
-        g->vals[v].u.t.leaf = !g->vals[v].u.t.requires_grad;
+    if (m->s->op == SG_OP_set__source_Tensor) /* set_ keeps self's grad_fn */
+        return;
+    bool hidden = t->no_grad || (m->flags & SG_NODE_DATA);
+    for (int i = 0; hidden && (m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) && i < m->s->nargs; i++)
+        if (((m->s->written >> i) & 1) && m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR) {
+            /* a write autograd does not see keeps the tensor's grad_fn, or none: a leaf stays one */
+            g->vals[v].u.t.leaf = g->vals[m->a[i].u.v].u.t.leaf || !g->vals[v].u.t.requires_grad;
+            return;
+        }
+    g->vals[v].u.t.leaf = !g->vals[v].u.t.requires_grad;
 }
 
 /* What autograd refuses before running an operator under grad mode: an
