@@ -394,8 +394,10 @@ static sg_status function_backward(bw *b, uint32_t i)
     for (uint32_t k = 0; k < nret && k < ng && !s; k++) {
         int64_t idx = 0;
         (void)sg_expr_get_si(g->exprs[of_off + k], &idx);
+        if (idx < 0 || idx >= nins)
+            continue;
         uint32_t in = g->ids[ins_off + (uint32_t)idx], x = ret[k];
-        if (idx >= nins || !b->reach[in] || x == SG_NOVAL)
+        if (!b->reach[in] || x == SG_NOVAL)
             continue;
         if (!same_sizes(g, in, x)) {
             if (!is_tensor(g, x) || !expandable(g, in, x)) {

@@ -529,6 +529,82 @@ static void test_backward(void **state)
     trace_close(&f);
 }
 
+/* A custom autograd Function through the API: Twice.forward saves x and
+ * gives x * 2, its backward g * x.cos() (not the derivative: what the user
+ * wrote), f(x) = Twice.apply(x).sin(). The traced graph names the Function
+ * after its forward's calls; torch 1.13's aot_function (min-cut) records
+ * the backward mul.Tensor cos mul.Tensor cos mul.Tensor (sin's derivative
+ * recomputing y = x * 2, then the Function's); the gradient is
+ * cos(2x) cos(x). */
+static void test_custom_function(void **state)
+{
+    (void)state;
+    traced f;
+    int64_t sizes[2] = {3, 4};
+    trace_open_rg(&f, 3, 4, 1);
+    const char *program = "class Twice(torch.autograd.Function):\n"
+                          "    @staticmethod\n"
+                          "    def forward(ctx, x):\n"
+                          "        ctx.save_for_backward(x)\n"
+                          "        return x * 2\n"
+                          "    @staticmethod\n"
+                          "    def backward(ctx, g):\n"
+                          "        x, = ctx.saved_tensors\n"
+                          "        return g * x.cos()\n"
+                          "def f(x):\n"
+                          "    return Twice.apply(x).sin()\n";
+    sg_program *p;
+    sg_walk *w;
+    assert_int_equal(sg_program_new(C, &p, program, strlen(program), 1), SG_OK);
+    assert_int_equal(sg_walk_trace(p, f.t, &w), SG_OK);
+    assert_int_equal(sg_walk_input_value(w, "x", f.x), SG_OK);
+    if (sg_walk_run(w) || sg_walk_finish(w))
+        fail_msg("trace: %s", sg_ctx_last_error_msg(C));
+    assert_int_equal(sg_tracer_verify(f.t), SG_OK); /* every graph of it replayed and linted */
+    char *text = NULL;
+    assert_int_equal(sg_tracer_print(f.t, &text), SG_OK);
+    if (!strstr(text, "autograd_function(self.Twice_backward_0, outputs=(mul,), inputs=(x,), saved=(x,), "
+                      "gradients_of=(0,))") ||
+        !strstr(text, "class Twice_backward_0(torch.nn.Module):"))
+        fail_msg("printed: %s", text);
+    sg_free(text);
+    sg_aot *a = NULL;
+    assert_int_equal(sg_aot_compile(f.t, 1, &a), SG_OK);
+    assert_int_equal(sg_aot_get_mode(a), SG_AOT_TRAIN);
+    char *ops = NULL;
+    assert_int_equal(sg_aot_backward_ops(a, &ops), SG_OK);
+    assert_string_equal(ops, "mul.Tensor cos mul.Tensor cos mul.Tensor");
+    sg_free(ops);
+    sg_tensor *x, *grads[4] = {NULL};
+    assert_int_equal(sg_tensor_new(C, &x, SG_FLOAT64, 2, sizes), SG_OK);
+    for (int64_t i = 0; i < 12; i++)
+        sg_tensor_set_f(x, i, (double)i / 8 - 0.7);
+    sg_tensor_set_requires_grad(x, 1);
+    sg_run *r;
+    assert_int_equal(sg_run_new(f.t, NULL, &r), SG_OK);
+    assert_int_equal(sg_run_set_tensor(r, f.x, x), SG_OK);
+    size_t ni = sg_aot_ninputs(a), xi = SIZE_MAX;
+    assert_true(ni <= 4);
+    assert_int_equal(sg_aot_call_backward(a, r, grads, ni), SG_OK);
+    for (size_t i = 0; i < ni; i++)
+        if (!strcmp(sg_aot_input_name(a, i), "x"))
+            xi = i;
+    assert_true(xi != SIZE_MAX);
+    assert_non_null(grads[xi]);
+    for (int64_t i = 0; i < 12; i++) {
+        double v = (double)i / 8 - 0.7;
+        assert_float_equal(sg_tensor_get_f(grads[xi], i), cos(2 * v) * cos(v), 1e-12);
+    }
+    for (size_t i = 0; i < ni; i++)
+        sg_tensor_unref(grads[i]);
+    sg_run_free(r);
+    sg_tensor_unref(x);
+    sg_aot_free(a);
+    sg_walk_free(w);
+    sg_program_free(p);
+    trace_close(&f);
+}
+
 /* ---- tensor-subclass inputs (kind two, PyTorch's TwoTensor) ---- */
 
 typedef struct twoobj {
@@ -680,6 +756,7 @@ int main(void)
         cmocka_unit_test(test_functionalize),
         cmocka_unit_test(test_api),
         cmocka_unit_test(test_backward),
+        cmocka_unit_test(test_custom_function),
         cmocka_unit_test(test_subclass),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
