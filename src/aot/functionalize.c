@@ -535,6 +535,13 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
             val = np;
         }
     }
+    if (!st && n && root < z->src->nvals && is_tensor(z->src, root) && !laid_out_as(z, val, root) &&
+        z->dst->vals[val].u.t.dtype == z->src->vals[root].u.t.dtype) {
+        /* the root's new contents laid out as the root (a slice of an expanded view's zero is not): its
+           views are made again from it by their own ops (flatten's view) */
+        sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = tmp[n]}, {.kind = SG_A_VALUE, .u.v = val}};
+        st = sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_copy), a, 2, &val);
+    }
     if (!st) {
         s->base = val;
         s->gen++;
