@@ -819,7 +819,10 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         CHAIN(current(z, r, parent, &v));
         CHAIN(replay_view(z, r, node, v, &v));
         CHAIN(sg__replay_map(r, nd->out, v));
-        if (z->dst->vals[v].node != SG_NOVAL && !covers_storage(z->src, z->src->args[nd->args].u.v))
+        uint32_t arg = z->src->args[nd->args].u.v;
+        /* (its gradient reaches the view's own elements only, and a view of a custom Function's output
+           has that Function between it and the base: refused where the backward reaches it) */
+        if (z->dst->vals[v].node != SG_NOVAL && (!covers_storage(z->src, arg) || z->src->vals[arg].u.t.custom_view))
             z->dst->nodes[z->dst->vals[v].node].flags |= SG_NODE_STRIDED_BASE;
         made(z, nd->out, z->src->args[nd->args].u.v, node, v); /* (its version counter the view's) */
         return SG_OK;

@@ -490,7 +490,8 @@ sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
                 s = pass_hidden(&b, (uint32_t)i, self, b.gv[o]);
         } else if (any_arg(&b, nd, b.reach) && (nd->flags & SG_NODE_STRIDED_BASE)) {
             s = sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the gradient of as_strided of a view (line %u): "
-                        "PyTorch's reaches the view's elements only", nd->line);
+                        "PyTorch's goes through the view's own history (its elements only, a custom Function "
+                        "between it and its base)", nd->line);
         } else if (any_arg(&b, nd, b.reach)) {
             s = node_backward(&b, (uint32_t)i);
         }
