@@ -1514,8 +1514,11 @@ static sg_status plan_disjoint(fz *z)
     for (uint32_t i = 0; i < src->nnodes && !s; i++) { /* as_strided reads positions; set_ moves storages;
                                                         resize_ and out= may grow a tensor onto another */
         const sg__gnode *nd = &src->nodes[i];
+        /* (an expand, written through, is stored by positions into a synthetic base of the whole storage,
+           as an as_strided is: two split inputs would take two bases of one storage) */
         if (nd->kind != SG_N_CALL || !(is_asstrided(nd) || nd->schema->op == SG_OP_set__source_Tensor ||
-                                       nd->schema->op == SG_OP_resize_ || (nd->schema->flags & SG_OPF_OUT)))
+                                       nd->schema->op == SG_OP_resize_ || nd->schema->op == SG_OP_expand ||
+                                       (nd->schema->flags & SG_OPF_OUT)))
             continue;
         for (uint32_t k = 0; k < nd->nargs; k++)
             if (src->args[nd->args + k].kind == SG_A_VALUE && is_tensor(src, src->args[nd->args + k].u.v))
