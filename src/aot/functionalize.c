@@ -964,6 +964,23 @@ static sg_status cond_done(sg__replay *r, void *ud, uint32_t node, uint32_t list
     return s;
 }
 
+/* The tensors subgraph scope lifts of its parent, mapped to their current
+ * values (a cond's branches, a custom Function's backward read them as
+ * they are when it runs). */
+static sg_status lifted_current(fz *z, sg__replay *r, uint32_t scope)
+{
+    const sg__scope *sc = &z->src->scopes[scope];
+    uint32_t now;
+    for (uint32_t i = 0; i < sc->nphs; i++) {
+        uint32_t v = sc->outer[i];
+        if (v == SG_NOVAL || !is_tensor(z->src, v))
+            continue;
+        CHAIN(current(z, r, v, &now));
+        CHAIN(sg__replay_map(r, v, now));
+    }
+    return SG_OK;
+}
+
 /* Before a custom Function's node: the tensors it names and those its
  * backward lifts, mapped to their current values (the backward reads them
  * as the forward's end left them). */
@@ -979,15 +996,7 @@ static sg_status before_function(sg__replay *r, void *ud, uint32_t node)
             CHAIN(current(z, r, v, &now));
             CHAIN(sg__replay_map(r, v, now));
         }
-    const sg__scope *sc = &src->scopes[a[0].u.v];
-    for (uint32_t i = 0; i < sc->nphs; i++) {
-        uint32_t v = sc->outer[i];
-        if (v == SG_NOVAL || !is_tensor(src, v))
-            continue;
-        CHAIN(current(z, r, v, &now));
-        CHAIN(sg__replay_map(r, v, now));
-    }
-    return SG_OK;
+    return lifted_current(z, r, a[0].u.v);
 }
 
 /* Before a cond: what it takes (operands, the values its branches lift)
@@ -1006,16 +1015,8 @@ static sg_status before_cond(sg__replay *r, void *ud, uint32_t node)
         if (is_tensor(src, v))
             CHAIN(sg__replay_map(r, v, now));
     }
-    for (int b = 1; b <= 2; b++) {
-        const sg__scope *sc = &src->scopes[a[b].u.v];
-        for (uint32_t i = 0; i < sc->nphs; i++) {
-            uint32_t v = sc->outer[i];
-            if (v == SG_NOVAL || !is_tensor(src, v))
-                continue;
-            CHAIN(current(z, r, v, &now));
-            CHAIN(sg__replay_map(r, v, now));
-        }
-    }
+    for (int b = 1; b <= 2; b++)
+        CHAIN(lifted_current(z, r, a[b].u.v));
     if (a[0].kind == SG_A_VALUE && is_tensor(src, a[0].u.v)) {
         CHAIN(current(z, r, a[0].u.v, &now));
         CHAIN(sg__replay_map(r, a[0].u.v, now));

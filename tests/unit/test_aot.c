@@ -450,6 +450,48 @@ static void test_api(void **state)
 }
 
 
+/* Compiled program a of f (its x: 3x4, a leaf that requires grad) called
+ * on x[i] = i / 8 - 0.7 and its backward run: x's gradient is
+ * expect(x[i]) elementwise (a gradient count other than the inputs' is
+ * SG_EINVAL). */
+static void check_grad(traced *f, sg_aot *a, double (*expect)(double))
+{
+    int64_t sizes[2] = {3, 4};
+    sg_tensor *x, *grads[4] = {NULL};
+    assert_int_equal(sg_tensor_new(C, &x, SG_FLOAT64, 2, sizes), SG_OK);
+    for (int64_t i = 0; i < 12; i++)
+        sg_tensor_set_f(x, i, (double)i / 8 - 0.7);
+    sg_tensor_set_requires_grad(x, 1);
+    sg_run *r;
+    assert_int_equal(sg_run_new(f->t, NULL, &r), SG_OK);
+    assert_int_equal(sg_run_set_tensor(r, f->x, x), SG_OK);
+    size_t ni = sg_aot_ninputs(a), xi = SIZE_MAX;
+    assert_true(ni <= 4);
+    assert_int_equal(sg_aot_call_backward(a, r, grads, ni + 1), SG_EINVAL);
+    assert_int_equal(sg_aot_call_backward(a, r, grads, ni), SG_OK);
+    for (size_t i = 0; i < ni; i++)
+        if (!strcmp(sg_aot_input_name(a, i), "x"))
+            xi = i;
+    assert_true(xi != SIZE_MAX);
+    assert_non_null(grads[xi]);
+    for (int64_t i = 0; i < 12; i++)
+        assert_float_equal(sg_tensor_get_f(grads[xi], i), expect((double)i / 8 - 0.7), 1e-12);
+    for (size_t i = 0; i < ni; i++)
+        sg_tensor_unref(grads[i]);
+    sg_run_free(r);
+    sg_tensor_unref(x);
+}
+
+static double grad_sin_exp(double v)
+{
+    return 2 * cos(v) + exp(v);
+}
+
+static double grad_twice_sin(double v)
+{
+    return cos(2 * v) * cos(v);
+}
+
 /* The training half through the API: x (3x4, a leaf that requires grad),
  * f(x) = ((x.sin() * 2).sum(0), x.exp()). torch 1.13's aot_function with
  * min_cut_rematerialization_partition saves primals_1 alone (96 bytes) and
@@ -461,7 +503,6 @@ static void test_backward(void **state)
 {
     (void)state;
     traced f;
-    int64_t sizes[2] = {3, 4};
     trace_open_rg(&f, 3, 4, 1);
     const char *program = "def f(x):\n    return (x.sin() * 2).sum(0), x.exp()\n";
     sg_program *p;
@@ -498,31 +539,7 @@ static void test_backward(void **state)
     assert_int_equal(n, 1); /* x alone: exp recomputed */
     assert_int_equal(bytes, 12 * 8);
     assert_int_equal(sg_aot_saved(NULL, &n, &bytes), SG_EINVAL);
-    sg_tensor *x, *grads[4] = {NULL};
-    assert_int_equal(sg_tensor_new(C, &x, SG_FLOAT64, 2, sizes), SG_OK);
-    for (int64_t i = 0; i < 12; i++)
-        sg_tensor_set_f(x, i, (double)i / 8 - 0.7);
-    sg_tensor_set_requires_grad(x, 1);
-    sg_run *r;
-    assert_int_equal(sg_run_new(f.t, NULL, &r), SG_OK);
-    assert_int_equal(sg_run_set_tensor(r, f.x, x), SG_OK);
-    size_t ni = sg_aot_ninputs(a), xi = SIZE_MAX;
-    assert_true(ni <= 4);
-    assert_int_equal(sg_aot_call_backward(a, r, grads, ni + 1), SG_EINVAL); /* the count is the inputs' */
-    assert_int_equal(sg_aot_call_backward(a, r, grads, ni), SG_OK);
-    for (size_t i = 0; i < ni; i++)
-        if (!strcmp(sg_aot_input_name(a, i), "x"))
-            xi = i;
-    assert_true(xi != SIZE_MAX);
-    assert_non_null(grads[xi]);
-    for (int64_t i = 0; i < 12; i++) {
-        double v = (double)i / 8 - 0.7;
-        assert_float_equal(sg_tensor_get_f(grads[xi], i), 2 * cos(v) + exp(v), 1e-12);
-    }
-    for (size_t i = 0; i < ni; i++)
-        sg_tensor_unref(grads[i]);
-    sg_run_free(r);
-    sg_tensor_unref(x);
+    check_grad(&f, a, grad_sin_exp);
     sg_aot_free(a);
     sg_walk_free(w);
     sg_program_free(p);
@@ -540,7 +557,6 @@ static void test_custom_function(void **state)
 {
     (void)state;
     traced f;
-    int64_t sizes[2] = {3, 4};
     trace_open_rg(&f, 3, 4, 1);
     const char *program = "class Twice(torch.autograd.Function):\n"
                           "    @staticmethod\n"
@@ -575,30 +591,7 @@ static void test_custom_function(void **state)
     assert_int_equal(sg_aot_backward_ops(a, &ops), SG_OK);
     assert_string_equal(ops, "mul.Tensor cos mul.Tensor cos mul.Tensor");
     sg_free(ops);
-    sg_tensor *x, *grads[4] = {NULL};
-    assert_int_equal(sg_tensor_new(C, &x, SG_FLOAT64, 2, sizes), SG_OK);
-    for (int64_t i = 0; i < 12; i++)
-        sg_tensor_set_f(x, i, (double)i / 8 - 0.7);
-    sg_tensor_set_requires_grad(x, 1);
-    sg_run *r;
-    assert_int_equal(sg_run_new(f.t, NULL, &r), SG_OK);
-    assert_int_equal(sg_run_set_tensor(r, f.x, x), SG_OK);
-    size_t ni = sg_aot_ninputs(a), xi = SIZE_MAX;
-    assert_true(ni <= 4);
-    assert_int_equal(sg_aot_call_backward(a, r, grads, ni), SG_OK);
-    for (size_t i = 0; i < ni; i++)
-        if (!strcmp(sg_aot_input_name(a, i), "x"))
-            xi = i;
-    assert_true(xi != SIZE_MAX);
-    assert_non_null(grads[xi]);
-    for (int64_t i = 0; i < 12; i++) {
-        double v = (double)i / 8 - 0.7;
-        assert_float_equal(sg_tensor_get_f(grads[xi], i), cos(2 * v) * cos(v), 1e-12);
-    }
-    for (size_t i = 0; i < ni; i++)
-        sg_tensor_unref(grads[i]);
-    sg_run_free(r);
-    sg_tensor_unref(x);
+    check_grad(&f, a, grad_twice_sin);
     sg_aot_free(a);
     sg_walk_free(w);
     sg_program_free(p);
