@@ -370,6 +370,16 @@ static void test_functionalize(void **state)
 }
 
 
+/* program traced over f's x: *p and *w, the trace run and finished. */
+static void walk_program(traced *f, const char *program, sg_program **p, sg_walk **w)
+{
+    assert_int_equal(sg_program_new(C, p, program, strlen(program), 1), SG_OK);
+    assert_int_equal(sg_walk_trace(*p, f->t, w), SG_OK);
+    assert_int_equal(sg_walk_input_value(*w, "x", f->x), SG_OK);
+    if (sg_walk_run(*w) || sg_walk_finish(*w))
+        fail_msg("trace: %s", sg_ctx_last_error_msg(C));
+}
+
 /* The public API (aot.h) on x.t_(); x.mul_(2); return x, x[0] + 1 over a
  * 3x4 x: the analysis (data and metadata, epilogue for the metadata; is_input
  * and non_alias), the call (the caller's tensor transposed, doubled, its
@@ -383,11 +393,7 @@ static void test_api(void **state)
     const char *program = "def f(x):\n    x.t_()\n    x.mul_(2)\n    return x, x[0] + 1\n";
     sg_program *p;
     sg_walk *w;
-    assert_int_equal(sg_program_new(C, &p, program, strlen(program), 1), SG_OK);
-    assert_int_equal(sg_walk_trace(p, f.t, &w), SG_OK);
-    assert_int_equal(sg_walk_input_value(w, "x", f.x), SG_OK);
-    if (sg_walk_run(w) || sg_walk_finish(w))
-        fail_msg("trace: %s", sg_ctx_last_error_msg(C));
+    walk_program(&f, program, &p, &w);
     sg_aot *a = NULL;
     assert_int_equal(sg_aot_compile(NULL, 1, &a), SG_EINVAL);
     assert_int_equal(sg_aot_compile(f.t, 1, NULL), SG_EINVAL);
@@ -507,11 +513,7 @@ static void test_backward(void **state)
     const char *program = "def f(x):\n    return (x.sin() * 2).sum(0), x.exp()\n";
     sg_program *p;
     sg_walk *w;
-    assert_int_equal(sg_program_new(C, &p, program, strlen(program), 1), SG_OK);
-    assert_int_equal(sg_walk_trace(p, f.t, &w), SG_OK);
-    assert_int_equal(sg_walk_input_value(w, "x", f.x), SG_OK);
-    if (sg_walk_run(w) || sg_walk_finish(w))
-        fail_msg("trace: %s", sg_ctx_last_error_msg(C));
+    walk_program(&f, program, &p, &w);
     sg_aot *a = NULL;
     sg_aot_options o = {.keep_input_mutations = 1, .partition = SG_AOT_DEFAULT_PARTITION};
     assert_int_equal(sg_aot_compile_with(f.t, &o, &a), SG_OK);
@@ -571,11 +573,7 @@ static void test_custom_function(void **state)
                           "    return Twice.apply(x).sin()\n";
     sg_program *p;
     sg_walk *w;
-    assert_int_equal(sg_program_new(C, &p, program, strlen(program), 1), SG_OK);
-    assert_int_equal(sg_walk_trace(p, f.t, &w), SG_OK);
-    assert_int_equal(sg_walk_input_value(w, "x", f.x), SG_OK);
-    if (sg_walk_run(w) || sg_walk_finish(w))
-        fail_msg("trace: %s", sg_ctx_last_error_msg(C));
+    walk_program(&f, program, &p, &w);
     assert_int_equal(sg_tracer_verify(f.t), SG_OK); /* every graph of it replayed and linted */
     char *text = NULL;
     assert_int_equal(sg_tracer_print(f.t, &text), SG_OK);
