@@ -638,6 +638,10 @@ static void propagate_grad(void *ud, const sg__mcall *m, uint32_t v)
     if (m->s->op == SG_OP_set__source_Tensor) /* set_ keeps self's grad_fn */
         return;
     bool hidden = t->no_grad || (m->flags & SG_NODE_DATA);
+    if (hidden && (m->s->flags & SG_OPF_VIEW) && !(m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT))) {
+        g->vals[v].u.t.leaf = true; /* a view made in no_grad mode: no grad_fn */
+        return;
+    }
     for (int i = 0; hidden && (m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) && i < m->s->nargs; i++)
         if (((m->s->written >> i) & 1) && m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR) {
             /* a write autograd does not see keeps the tensor's grad_fn, or none: a leaf stays one */
@@ -774,11 +778,11 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
             alias_grad(t, m);
         return;
     }
-    if (m->s->flags & SG_OPF_VIEW) { /* a view: its source's flag, none under no_grad */
+    if (m->s->flags & SG_OPF_VIEW) { /* a view: its source's flag (under no_grad too: PyTorch's view made in
+                                         no_grad mode requires grad where its base does, a leaf without a
+                                         grad_fn, CreationMeta::NO_GRAD_MODE) */
         if (m->a[0].kind == SG_A_VALUE && g->vals[m->a[0].u.v].kind == SG_V_TENSOR) /* (views inherit it) */
             r->custom_view = g->vals[m->a[0].u.v].u.t.custom_view;
-        if (t->no_grad)
-            r->requires_grad = false;
         return;
     }
     r->requires_grad = !t->no_grad && any && differentiable(r, m->s);
