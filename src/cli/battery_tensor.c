@@ -175,7 +175,8 @@ static int parse_attr(sg_ctx *ctx, cli_tval *t, const char *w, size_t kn, const 
  * the clone's layout, as PyTorch's clone (preserve_format, empty_like)
  * lays it out: the same strides where they are dense and do not overlap
  * (an empty tensor's too), else dense strides in the same order of the
- * dimensions (infer_dense_strides: by stride, the smallest innermost);
+ * dimensions (infer_dense_strides: by stride, the smallest innermost, a
+ * tie to the smaller size);
  * offset 0. The layout written stays as the base's. */
 static void clone_layout(cli_tval *t)
 {
@@ -191,14 +192,25 @@ static void clone_layout(cli_tval *t)
     }
     if (!t->has_strides) /* a contiguous base: a contiguous clone */
         return;
-    for (size_t i = 0; i < n; i++)
-        order[i] = i;
-    for (size_t i = 1; i < n; i++) /* the dimensions by stride, innermost first (stable: the later first on ties) */
-        for (size_t j = i; j > 0 && t->strides[order[j]] <= t->strides[order[j - 1]]; j--) {
-            size_t x = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = x;
+    for (size_t i = 0; i < n; i++) /* infer_dense_strides' order: the last dimension first, */
+        order[i] = n - 1 - i;
+    for (size_t i = 1; i < n; i++) { /* then by stride, innermost first; equal strides: the smaller size
+                                        first; a stride 0 decides nothing (an insertion sort that stops
+                                        where a pair is in order) */
+        size_t d1 = i;
+        for (size_t d0 = i; d0-- > 0;) {
+            int64_t s0 = t->strides[order[d0]], s1 = t->strides[order[d1]];
+            int c = s0 == 0 || s1 == 0 ? 0 : s0 < s1 ? -1 : s0 > s1 ? 1 : t->sizes[order[d0]] > t->sizes[order[d1]];
+            if (c > 0) {
+                size_t x = order[d0];
+                order[d0] = order[d1];
+                order[d1] = x;
+                d1 = d0;
+            } else if (c < 0) {
+                break;
+            }
         }
+    }
     int dense = 1;
     int64_t want = 1;
     for (size_t i = 0; i < n && dense && numel > 0; i++) {
