@@ -449,6 +449,14 @@ static bool laid_out_as(const fz *z, uint32_t f, uint32_t self)
 
 static sg_status make_synthetic(fz *z, sg__replay *r, uint32_t v);
 
+/* The values of val laid out as dst value like is, in like's dtype
+ * (copy: its result is its self's clone). */
+static sg_status copy_as(fz *z, sg__replay *r, uint32_t like, uint32_t val, uint32_t *out)
+{
+    sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = like}, {.kind = SG_A_VALUE, .u.v = val}};
+    return sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_copy), a, 2, out);
+}
+
 static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t flags, uint32_t self, uint32_t f)
 {
     fstore *s = store_of(z, self);
@@ -539,8 +547,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         z->dst->vals[val].u.t.dtype == z->src->vals[root].u.t.dtype) {
         /* the root's new contents laid out as the root (a slice of an expanded view's zero is not): its
            views are made again from it by their own ops (flatten's view) */
-        sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = tmp[n]}, {.kind = SG_A_VALUE, .u.v = val}};
-        st = sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_copy), a, 2, &val);
+        st = copy_as(z, r, tmp[n], val, &val);
     }
     if (!st) {
         s->base = val;
@@ -575,8 +582,7 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
         ((nd->schema->flags & SG_OPF_OUT) && !laid_out_as(z, f, self))) {
         uint32_t now;
         CHAIN(current(z, r, self, &now));
-        sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = now}, {.kind = SG_A_VALUE, .u.v = f}};
-        CHAIN(sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_copy), a, 2, &f));
+        CHAIN(copy_as(z, r, now, f, &f));
     }
     CHAIN(store_value(z, r, nd->schema->name, nd->flags, self, f));
     uint32_t out = z->src->nodes[node].out;
@@ -1132,6 +1138,23 @@ static sg_status custom_outputs(const sg__graph *src, uint8_t **out)
     return SG_OK;
 }
 
+/* Does some tensor input require grad (a backward may run)? */
+static bool needs_grad(const sg__graph *src, const sg__aot_meta *m)
+{
+    for (uint32_t i = 0; i < m->nin; i++)
+        if (m->in[i].tensor && src->vals[m->in[i].ph].u.t.requires_grad)
+            return true;
+    return false;
+}
+
+/* Does output o, where it requires grad, need a training graph (its
+ * gradient is no input's own: not an input that requires grad, or an
+ * alias of one, which takes its history from it)? */
+static bool own_history(const sg__aot_meta *m, const sg__aot_output *o)
+{
+    return !((o->kind == SG_AOT_IS_INPUT || o->kind == SG_AOT_ALIAS_OF_INPUT) && m->in[o->base].requires_grad);
+}
+
 static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, const uint32_t *input_idx)
 {
     const sg__graph *src = z->src;
@@ -1226,19 +1249,15 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
     if (st)
         return st;
     /* training or inference (create_aot_state) */
-    bool needs = false, safe = true;
+    bool safe = true;
     for (uint32_t i = 0; i < m->nin; i++) {
         const sg__aot_input *in = &m->in[i];
-        needs |= in->tensor && src->vals[in->ph].u.t.requires_grad;
         safe &= !(in->tensor && in->requires_grad && in->data && !in->no_grad && !in->hidden);
     }
-    for (uint32_t k = 0; k < m->nout; k++) {
-        const sg__aot_output *o = &m->out[k];
-        if (o->src != SG_NOVAL && src->vals[o->src].u.t.requires_grad &&
-            !((o->kind == SG_AOT_IS_INPUT || o->kind == SG_AOT_ALIAS_OF_INPUT) && m->in[o->base].requires_grad))
+    for (uint32_t k = 0; k < m->nout; k++)
+        if (m->out[k].src != SG_NOVAL && src->vals[m->out[k].src].u.t.requires_grad && own_history(m, &m->out[k]))
             safe = false;
-    }
-    m->train = needs && !safe;
+    m->train = needs_grad(src, m) && !safe;
     return SG_OK;
 }
 
@@ -1251,19 +1270,14 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
 static sg_status train_by_flow(fz *z, sg__replay *r, sg__aot_meta *m, const sg__gnode *out)
 {
     const sg__graph *src = z->src;
-    bool needs = false;
-    for (uint32_t i = 0; i < m->nin; i++)
-        needs |= m->in[i].tensor && src->vals[m->in[i].ph].u.t.requires_grad;
-    if (m->train || !needs || !out)
+    if (m->train || !needs_grad(src, m) || !out)
         return SG_OK;
     uint8_t *rg;
     CHAIN(sg__graph_requires_grad(z->dst, &rg));
     for (uint32_t k = 0; k < m->nout && k < out->nargs; k++) {
         const sg__garg *a = &src->args[out->args + k];
-        const sg__aot_output *o = &m->out[k];
         uint32_t dv = a->kind == SG_A_VALUE && is_tensor(src, a->u.v) ? sg__replay_mapped(r, a->u.v) : SG_NOVAL;
-        if (dv != SG_NOVAL && dv < z->dst->nvals && rg[dv] &&
-            !((o->kind == SG_AOT_IS_INPUT || o->kind == SG_AOT_ALIAS_OF_INPUT) && m->in[o->base].requires_grad))
+        if (dv != SG_NOVAL && dv < z->dst->nvals && rg[dv] && own_history(m, &m->out[k]))
             m->train = true;
     }
     sg_free(rg);
