@@ -39,13 +39,17 @@ typedef enum sg_aot_mode { SG_AOT_INFERENCE, SG_AOT_TRAIN } sg_aot_mode;
  * DATA, METADATA (sizes, strides or offset changed in place), STORAGE (a
  * set_ to another storage; METADATA is then set too), and where the
  * mutation is applied: IN_GRAPH (at the end of the functional graph) or
- * EPILOGUE (by the runtime wrapper after the graph). 0: not mutated. */
+ * EPILOGUE (by the runtime wrapper after the graph) for the forward's, and
+ * BACKWARD where a custom Function's backward writes its data (a copy_ at
+ * the backward graph's end: PyTorch's must_be_in_backward). 0: not
+ * mutated. */
 enum {
     SG_AOT_DATA = 1u << 0,
     SG_AOT_METADATA = 1u << 1,
     SG_AOT_STORAGE = 1u << 2,
     SG_AOT_IN_GRAPH = 1u << 3,
-    SG_AOT_EPILOGUE = 1u << 4
+    SG_AOT_EPILOGUE = 1u << 4,
+    SG_AOT_BACKWARD = 1u << 5
 };
 
 /* The alias kind of a user output (PyTorch's OutputType). */
@@ -155,7 +159,9 @@ SG_WARN_UNUSED sg_status sg_aot_call(const sg_aot *a, sg_run *r);
  * ones): grads[i] (n = sg_aot_ninputs) the gradient of input i, a tensor
  * the caller owns (sg_tensor_unref), or NULL where none reaches the input
  * (PyTorch's None). The backward graph reads what the forward saved; the
- * caller's tensors are mutated as by sg_aot_call. Errors: those of
+ * caller's tensors are mutated as by sg_aot_call, and then by the
+ * backward where a custom Function's backward writes an input
+ * (SG_AOT_BACKWARD: its copy_ ends the backward graph). Errors: those of
  * sg_aot_call, SG_EINVAL (n not the number of inputs, an inference
  * program), SG_EUNSUPPORTED (a subclass input; and the error that stopped
  * the backward's making, as sg_aot_backward_ops says). On an error every

@@ -503,6 +503,8 @@ unsigned sg_aot_input_mutation(const sg_aot *a, size_t i)
     unsigned f = 0; /* a subclass input: what any inner tensor's is (1.2) */
     for (uint32_t j = 0; j < a->uin[i].n; j++) {
         const sg__aot_input *in = &a->m.in[a->uin[i].idx[j]];
+        if (sg__aot_train_bw_writes(a->train, a->uin[i].idx[j]))
+            f |= SG_AOT_DATA | SG_AOT_BACKWARD;
         if (in->where == SG__AOT_NOT_MUTATED)
             continue;
         f |= (in->data ? SG_AOT_DATA : 0) | (in->metadata ? SG_AOT_METADATA : 0) |

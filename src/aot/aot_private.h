@@ -26,6 +26,20 @@ static inline bool sg__aot_same_layout(const sg__graph *g, uint32_t v, uint32_t 
     return true;
 }
 
+/* Is node i of joint graph g (its backward part from node first on) a
+ * custom Function's backward write of a program input: copy_(primal, new)
+ * (joint.c; PyTorch's must_be_in_backward)? Its primal is no value the
+ * backward reads: what it writes, at the backward graph's end. */
+static inline bool sg__aot_bw_copy(const sg__graph *g, uint32_t first, uint32_t i)
+{
+    const sg__gnode *nd = &g->nodes[i];
+    if (i < first || nd->kind != SG_N_CALL || nd->schema->op != SG_OP_copy_ || !nd->nargs ||
+        g->args[nd->args].kind != SG_A_VALUE)
+        return false;
+    uint32_t p = g->vals[g->args[nd->args].u.v].node;
+    return p != SG_NOVAL && p < first && g->nodes[p].kind == SG_N_PLACEHOLDER;
+}
+
 /* The arguments of as_strided(self, v's sizes, strides, offset) in dst, v a
  * tensor value of src: a[0] self, a[1] and a[2] the lists (copied into
  * dst), a[3] the offset. Errors: SG_ENOMEM. */
@@ -142,6 +156,14 @@ typedef struct sg__aot_cond {
     uint32_t bumps[2];
 } sg__aot_cond;
 
+/* A custom Function's backward that writes a program input (issue 21's
+ * mutations in the backward): the dst value its backward lifts for it (the
+ * input's value at the Function's end) and the input's src placeholder. */
+typedef struct sg__aot_bwrite {
+    uint32_t value;
+    uint32_t ph;
+} sg__aot_bwrite;
+
 /* The analysis of a functionalization (PyTorch's ViewAndMutationMeta): its
  * blocks owned (sg__aot_meta_free). */
 typedef struct sg__aot_meta {
@@ -159,6 +181,8 @@ typedef struct sg__aot_meta {
     uint32_t (*disjoint)[2]; /* inputs on one storage taken as disjoint (false aliasing, by the hints):
                                 pairs of input indices the runtime checks do not overlap at each call */
     uint32_t ndisjoint;
+    sg__aot_bwrite *bwrites; /* the program inputs the custom Functions' backwards write, in order */
+    uint32_t nbwrites;
 } sg__aot_meta;
 
 /* sg__aot_functionalize that also analyses: keep says whether mutations
@@ -191,6 +215,9 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, bool m
 void sg__aot_train_free(sg__aot_train *t);
 /* The backward graph. */
 const sg__graph *sg__aot_train_bw(const sg__aot_train *t);
+/* Does a custom Function's backward write input i (of the meta): a copy_
+ * into it at the backward graph's end? */
+bool sg__aot_train_bw_writes(const sg__aot_train *t, uint32_t i);
 /* The forward's tail: what the forward computes for the backward beyond
  * the functional graph (values of the joint's backward part no tangent
  * reaches that the min-cut saves: 1.13's forward graph computes them), or

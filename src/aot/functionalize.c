@@ -70,8 +70,10 @@ typedef struct fz {
     uint32_t *stack, cap; /* the links current() makes again */
     bool branch_writes;   /* writes of what a root cond's branch takes are functionalized (before_cond) */
     uint32_t *extra, nextra, capextra; /* a branch's extra outputs (branch_end) */
-    uint8_t *mk;          /* the root cond being replayed: its operands the branches write */
-    uint32_t nmk, *bumps; /* (cond_writes) */
+    uint8_t *mk;          /* the root cond being replayed: its operands the branches write; the custom
+                             Function: the placeholders its backward writes */
+    uint32_t nmk, *bumps; /* (cond_writes, function_writes) */
+    uint32_t *written;    /* the placeholders a Function's backward writes, by index (function_written) */
 } fz;
 
 static sg_status unsupported(fz *z, const char *what, const char *op)
@@ -784,7 +786,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             }
             z->v[nd->out] = (fval){.parent = parent, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
                                    .ver = z->v[self].ver};
-            z->v[obj].meta = true;
+            if (obj != SG_NOVAL)
+                z->v[obj].meta = true;
             bump(z, nd, self);
             return sg__replay_map(r, nd->out, v);
         }
@@ -987,9 +990,51 @@ static sg_status lifted_current(fz *z, sg__replay *r, uint32_t scope)
     return SG_OK;
 }
 
+/* Which placeholders of the backward of custom Function node (at the
+ * root) its calls write (a saved input, a tensor on ctx, a gradient, in
+ * place): z->mk, as a root cond's operands are; their writes are
+ * functionalized in it and their new contents come out after its
+ * gradients (branch_end). Errors: SG_EALIASING (sizes, strides or offset
+ * changed in place, which PyTorch's joint asserts against). */
+static sg_status function_writes(fz *z, uint32_t node)
+{
+    const sg__graph *src = z->src;
+    uint32_t sc = src->args[src->nodes[node].args].u.v;
+    const sg__scope *s = &src->scopes[sc];
+    sg_free(z->mk);
+    z->nmk = 0;
+    if (!(z->mk = sg__calloc(z->dst->ctx, s->nphs ? s->nphs : 1, sizeof *z->mk)))
+        return sg__nomem(z->dst->ctx);
+    z->nmk = s->nphs;
+    for (uint32_t j = 0; j < s->nwrites; j++) {
+        uint32_t vals[8];
+        size_t nw = sg__graph_node_writes(src, s->writes[j], vals, 8);
+        for (size_t q = 0; q < nw; q++) {
+            uint32_t root = src_root(src, vals[q]);
+            const sg__gnode *w = &src->nodes[s->writes[j]];
+            const sg__opinfo *info = sg__op_info(w->schema->op);
+            bool meta = (info && (info->tags & SG_T_INPLACE_VIEW)) || w->schema->op == SG_OP_resize_ ||
+                        w->schema->op == SG_OP_set__source_Tensor;
+            for (uint32_t k = 0; is_tensor(src, root) && k < s->nphs; k++)
+                if (s->phs[k] == src->vals[root].node && meta)
+                    return sg__err(z->dst->ctx, SG_EALIASING, s->outer[k] == SG_NOVAL
+                                   ? "Found an input to the backward that had metadata mutated during the backward "
+                                     "pass. This is not supported (%s, line %u)"
+                                   : "Found a graph input that had its metadata mutated in the backward. This is not "
+                                     "supported (%s, line %u)", w->schema->name, w->line);
+                else if (s->phs[k] == src->vals[root].node) {
+                    z->mk[k] = 1;
+                    z->branch_writes = true;
+                }
+        }
+    }
+    return SG_OK;
+}
+
 /* Before a custom Function's node: the tensors it names and those its
  * backward lifts, mapped to their current values (the backward reads them
- * as the forward's end left them). */
+ * as the forward's end left them); at the root, what its backward writes
+ * of them (function_writes). */
 static sg_status before_function(sg__replay *r, void *ud, uint32_t node)
 {
     fz *z = ud;
@@ -1002,7 +1047,54 @@ static sg_status before_function(sg__replay *r, void *ud, uint32_t node)
             CHAIN(current(z, r, v, &now));
             CHAIN(sg__replay_map(r, v, now));
         }
-    return lifted_current(z, r, a[0].u.v);
+    CHAIN(lifted_current(z, r, a[0].u.v));
+    return src->nodes[node].scope == 0 ? function_writes(z, node) : SG_OK;
+}
+
+/* After a custom Function's backward was replayed: the placeholders it
+ * writes, whose new contents its output gave after the gradients (the
+ * node names them: graph.h SG_N_FUNCTION). A tensor it lifts must be a
+ * program input as it is (meta->bwrites: the joint copies the new
+ * contents into it at the backward's end); a gradient it takes is the
+ * joint's to check. Errors: SG_EUNSUPPORTED (a tensor the forward made, a
+ * view). */
+static sg_status function_written(sg__replay *r, void *ud, uint32_t node, const uint32_t **phs, uint32_t *n)
+{
+    fz *z = ud;
+    const sg__graph *src = z->src;
+    const sg__scope *sc = &src->scopes[src->args[src->nodes[node].args].u.v];
+    *phs = NULL;
+    *n = 0;
+    if (src->nodes[node].scope != 0)
+        return SG_OK;
+    bool any = z->branch_writes;
+    z->branch_writes = false;
+    if (!any)
+        return SG_OK;
+    sg_free(z->written);
+    if (!(z->written = sg__malloc(z->dst->ctx, z->nmk * sizeof *z->written)))
+        return sg__nomem(z->dst->ctx);
+    sg__aot_meta *m = z->meta;
+    for (uint32_t k = 0; k < z->nmk && k < sc->nphs; k++) {
+        if (!z->mk[k])
+            continue;
+        z->written[(*n)++] = k;
+        uint32_t v = sc->outer[k];
+        if (v == SG_NOVAL)
+            continue;
+        uint32_t obj = is_tensor(src, v) ? z->v[v].obj : SG_NOVAL;
+        const sg__gnode *on = obj == SG_NOVAL ? NULL : &src->nodes[src->vals[obj].node];
+        if (!on || z->v[v].parent != SG_NOVAL || on->kind != SG_N_PLACEHOLDER || on->scope != 0)
+            return unsupported(z, "a custom Function's backward that writes a tensor other than a program input "
+                                  "as it is (one the forward made, or a view)", sc->name);
+        sg__aot_bwrite *grown = sg__realloc(z->dst->ctx, m->bwrites, (m->nbwrites + 1) * sizeof *grown);
+        if (!grown)
+            return sg__nomem(z->dst->ctx);
+        m->bwrites = grown;
+        m->bwrites[m->nbwrites++] = (sg__aot_bwrite){.value = sg__replay_mapped(r, v), .ph = obj};
+    }
+    *phs = z->written;
+    return SG_OK;
 }
 
 /* Before a cond: what it takes (operands, the values its branches lift)
@@ -1604,6 +1696,7 @@ void sg__aot_meta_free(sg__aot_meta *m)
     sg_free(m->out);
     sg_free(m->bases);
     sg_free(m->conds);
+    sg_free(m->bwrites);
     *m = (sg__aot_meta){0};
 }
 
@@ -1708,7 +1801,8 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
     if (!s)
         {
         const sg__replay_cbs cbs = {.call = hook, .end = end, .cond = before_cond, .branch_end = branch_end,
-                                    .cond_done = cond_done, .function = before_function};
+                                    .cond_done = cond_done, .function = before_function,
+                                    .function_written = function_written};
         s = sg__graph_replay_cbs(src, dst, &cbs, &z);
     }
     sg_free(z.v);
@@ -1720,6 +1814,7 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
     sg_free(z.extra);
     sg_free(z.mk);
     sg_free(z.bumps);
+    sg_free(z.written);
     return s;
 }
 

@@ -30,6 +30,8 @@ struct sg__aot_train {
     uint32_t *tan_out; /* per tangent: the forward's output (its index among the graph's outputs) */
     uint32_t ngrad;
     uint32_t *grad_in; /* per output of bw: the input (m.in) whose gradient it is */
+    uint8_t *bw_written; /* per input (m.in): a custom Function's backward writes it (a copy_ at the
+                            backward graph's end) */
 };
 
 #define SG__TAIL 0x80000000u
@@ -45,6 +47,7 @@ void sg__aot_train_free(sg__aot_train *t)
     sg_free(t->saved);
     sg_free(t->tan_out);
     sg_free(t->grad_in);
+    sg_free(t->bw_written);
     sg_free(t);
 }
 
@@ -75,6 +78,108 @@ static sg_status contiguous_placeholder(sg__graph *g, uint32_t v, const char *na
     return sg__graph_placeholder(g, *out, name);
 }
 
+/* Does a write of gradient value x of joint g stay unseen but by the
+ * custom Function's backward that writes it (nodes first .. end - 1), as
+ * the engine's buffer of a gradient no other formula reads? In eager the
+ * write reaches every other reader of that tensor (an add's backward gives
+ * its gradient to both arguments, a view's to its base), in an order the
+ * engine's queue decides. grads: the joint's gradients of the inputs. */
+static bool gradient_own(const sg__graph *g, uint32_t x, uint32_t first, uint32_t end, const uint32_t *grads,
+                         uint32_t ngrad)
+{
+    const sg__gnode *p = g->vals[x].node == SG_NOVAL ? NULL : &g->nodes[g->vals[x].node];
+    if (!p || p->kind != SG_N_CALL || (p->schema->flags & (SG_OPF_VIEW | SG_OPF_INPLACE | SG_OPF_OUT)))
+        return false;
+    for (uint32_t k = 0; k < ngrad; k++)
+        if (grads[k] == x)
+            return false;
+    for (uint32_t i = g->vals[x].node + 1; i < g->nnodes; i++) {
+        if (i >= first && i < end)
+            continue;
+        const sg__gnode *nd = &g->nodes[i];
+        for (uint32_t k = 0; k < nd->nargs; k++) {
+            const sg__garg *a = &g->args[nd->args + k];
+            uint32_t n = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
+            for (uint32_t j = 0; j < n; j++)
+                if ((a->kind == SG_A_VALUE ? a->u.v : g->ids[a->u.list.off + j]) == x)
+                    return false;
+        }
+    }
+    return true;
+}
+
+/* The writes of the custom Functions' backwards (issue 21's mutations in
+ * the backward, PyTorch's joint after tracing it): a gradient written in
+ * place must be the Function's own (gradient_own; eager's gradient of an
+ * output is the loss's scalar expanded, which a write refuses); a program
+ * input written gets copy_(input, new contents) at the joint's end, which
+ * the partition keeps in the backward graph (must_be_in_backward). Refused
+ * as unsupported where PyTorch's joint writes nothing back (an input
+ * mutated in the forward outside the graph, or its metadata), or an
+ * input written twice. */
+static sg_status backward_writes(jctx *J, sg__replay *r, const sg__backward *b)
+{
+    sg__graph *g = sg__replay_dst(r);
+    const sg__aot_meta *m = J->m;
+    sg_ctx *ctx = g->ctx;
+    const sg__schema *copy = sg__opreg_op(g->reg, SG_OP_copy_);
+    if (!copy)
+        return sg__err(ctx, SG_EINTERNAL, "aot: no copy_");
+    for (size_t k = 0; k < b->nwrites; k++) {
+        const sg__bwrite *w = &b->writes[k];
+        if (w->now == SG_NOVAL) { /* a gradient */
+            bool tangent = false, repeats = false;
+            for (uint32_t q = 0; q < J->t->ntan; q++)
+                tangent |= J->tangents[q] == w->value;
+            const sg__gnode *p = &g->nodes[g->vals[w->value].node];
+            bool view = p->kind == SG_N_CALL && (p->schema->flags & SG_OPF_VIEW);
+            for (uint32_t d = 0; d < g->vals[w->value].u.t.ndim && !repeats; d++) {
+                const sg_expr *gt;
+                sg_truth known = SG_UNKNOWN;
+                if (!tangent && !(view && sg__graph_stride(g, w->value, d) == ctx->zero))
+                    continue;
+                CHAIN(sg_expr_rel(ctx, &gt, SG_REL_GT, sg__graph_size(g, w->value, d), ctx->one));
+                CHAIN(sg_env_known(g->env, &known, gt));
+                repeats = known == SG_TRUE;
+            }
+            if (repeats)
+                return sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the tensor before "
+                               "performing the operation (a custom Function's backward writes the gradient it is "
+                               "given, line %u)", w->line);
+            if (tangent || !gradient_own(g, w->value, w->first, w->end, J->grads, J->t->ngrad))
+                return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a custom Function's backward writes the gradient "
+                               "it is given (line %u), which other backward formulas read too: eager's result "
+                               "depends on the order its engine runs them", w->line);
+            continue;
+        }
+        uint32_t i = SG_NOVAL;
+        for (uint32_t q = 0; q < m->nbwrites && i == SG_NOVAL; q++)
+            if (sg__replay_mapped(r, m->bwrites[q].value) == w->value)
+                for (uint32_t j = 0; j < m->nin; j++)
+                    if (m->in[j].ph == m->bwrites[q].ph)
+                        i = j;
+        if (i == SG_NOVAL)
+            return sg__err(ctx, SG_EINTERNAL, "aot: a custom Function's backward writes a tensor of no input");
+        const sg__aot_input *in = &m->in[i];
+        const char *name = J->fw->vals[in->dph].name;
+        if (in->where == SG__AOT_OUT_GRAPH || in->metadata || in->storage || in->base != SG_NOVAL)
+            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: input %s, which a custom Function's backward writes "
+                           "(line %u), is mutated in the forward %s: PyTorch's joint writes the backward's contents "
+                           "back only where the forward's data mutation stays in the graph", name, w->line,
+                           in->base != SG_NOVAL ? "through another input on its storage" : "outside the graph");
+        if (J->t->bw_written[i])
+            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: input %s written by two custom Functions' backwards "
+                           "(line %u)", name, w->line);
+        J->t->bw_written[i] = 1;
+        sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = sg__replay_mapped(r, in->dph)},
+                         {.kind = SG_A_VALUE, .u.v = w->now}};
+        uint32_t c;
+        CHAIN(sg__replay_call(r, copy, a, 2, &c));
+    }
+    return SG_OK;
+}
+
 /* Before the joint's output: a tangent per user output that requires grad,
  * the backward to every input that requires grad (the gradients lead the
  * joint's output), and which forward value each joint value stands for. */
@@ -96,7 +201,9 @@ static sg_status joint_end(sg__replay *r, void *ud)
     J->grads = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *J->grads);
     t->tan_out = sg__malloc(ctx, (nout ? nout : 1) * sizeof *t->tan_out);
     t->grad_in = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *t->grad_in);
-    sg_status s = outs && ins && J->tangents && J->grads && t->tan_out && t->grad_in ? SG_OK : sg__nomem(ctx);
+    t->bw_written = sg__calloc(ctx, m->nin ? m->nin : 1, 1);
+    sg_status s = outs && ins && J->tangents && J->grads && t->tan_out && t->grad_in && t->bw_written
+                      ? SG_OK : sg__nomem(ctx);
     /* the tangents: one per user output that requires grad (PyTorch's tangents_1 ...) */
     for (uint32_t k = 0; k < nout && !s; k++) {
         const sg__garg *a = &fw->args[fo->args + m->nlead + k];
@@ -119,16 +226,18 @@ static sg_status joint_end(sg__replay *r, void *ud)
             ins[nin++] = jv;
         }
     }
-    if (!s) {
-        sg__backward b = {.outs = outs, .seeds = J->tangents, .nout = t->ntan, .ins = ins, .nin = nin,
-                          .grads = J->grads};
+    sg__backward b = {.outs = outs, .seeds = J->tangents, .nout = t->ntan, .ins = ins, .nin = nin,
+                      .grads = J->grads};
+    if (!s)
         s = sg__graph_backward(g, &b);
-    }
     for (uint32_t k = 0; k < nin && !s; k++) /* only the gradients that exist are outputs */
         if (J->grads[k] != SG_NOVAL) {
             J->grads[t->ngrad] = J->grads[k];
             t->grad_in[t->ngrad++] = t->grad_in[k];
         }
+    if (!s)
+        s = backward_writes(J, r, &b);
+    sg_free(b.writes);
     /* the forward's values, as the joint has them */
     if (!s && !(J->j2f = sg__malloc(ctx, (g->nvals ? g->nvals : 1) * sizeof *J->j2f)))
         s = sg__nomem(ctx);
@@ -157,6 +266,9 @@ static sg_status partition_default(jctx *J, const sg__graph *g, uint8_t *saved)
         return sg__nomem(g->ctx);
     for (uint32_t k = 0; k < J->t->ngrad; k++)
         need[J->grads[k]] = 1;
+    for (uint32_t i = J->first; i < g->nnodes; i++) /* (a backward's write of an input: its primal saved) */
+        if (sg__aot_bw_copy(g, J->first, i))
+            need[g->nodes[i].out] = 1;
     for (size_t i = g->nnodes; i-- > J->first;) {
         const sg__gnode *nd = &g->nodes[i];
         if (nd->kind != SG_N_CALL || nd->out == SG_NOVAL || !need[nd->out])
@@ -363,15 +475,21 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, co
     sg_status s = SG_OK;
     for (uint32_t k = 0; k < t->ngrad; k++)
         need[rep[J->grads[k]]] = 1;
+    for (uint32_t i = J->first; i < g->nnodes; i++) /* the backward's writes of inputs, at its end */
+        if (sg__aot_bw_copy(g, J->first, i))
+            need[g->nodes[i].out] = 1;
     for (size_t i = g->nnodes; i-- > 0 && !s;) {
         const sg__gnode *nd = &g->nodes[i];
         if (nd->kind != SG_N_CALL || rep[nd->out] != nd->out || !gives_needed_unsaved(g, nd, need, saved))
             continue;
+        bool target = sg__aot_bw_copy(g, J->first, (uint32_t)i); /* (its primal: written, not read: 2) */
         for (uint32_t k = 0; k < nd->nargs && !s; k++) {
             const sg__garg *a = &g->args[nd->args + k];
             uint32_t n = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
-            for (uint32_t j = 0; j < n; j++)
-                need[rep[a->kind == SG_A_VALUE ? a->u.v : g->ids[a->u.list.off + j]]] = 1;
+            for (uint32_t j = 0; j < n; j++) {
+                uint32_t v = rep[a->kind == SG_A_VALUE ? a->u.v : g->ids[a->u.list.off + j]];
+                need[v] |= target && k == 0 ? 2 : 1;
+            }
         }
     }
     for (uint32_t v = 0; v < g->nvals && !s; v++)
@@ -398,7 +516,8 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, co
     for (uint32_t v = 0; v < g->nvals && !s; v++) { /* the saved values it reads, in the joint's order */
         if (!saved[v] || !need[v])
             continue;
-        if (xidx[v] == SG_NOVAL && g->vals[v].kind == SG_V_TENSOR && lastw[g->vals[v].u.t.storage] != SG_NOVAL &&
+        if ((need[v] & 1) && xidx[v] == SG_NOVAL && g->vals[v].kind == SG_V_TENSOR &&
+            lastw[g->vals[v].u.t.storage] != SG_NOVAL &&
             lastw[g->vals[v].u.t.storage] > g->vals[v].node) {
             s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the backward reads a tensor of the forward that a later "
                         "write in it changes (%s, line %u): an input mutated in the graph whose old values an "
@@ -508,6 +627,11 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, bool m
 const sg__graph *sg__aot_train_bw(const sg__aot_train *t)
 {
     return t->bw;
+}
+
+bool sg__aot_train_bw_writes(const sg__aot_train *t, uint32_t i)
+{
+    return t && t->bw_written[i];
 }
 
 sg_status sg__aot_train_saved(const sg__aot_train *t, size_t *n, int64_t *bytes)
@@ -683,17 +807,56 @@ static bool written_after(const sg__graph *src, const uint32_t *cnt, const uint3
     return false;
 }
 
+/* The storages of the tensors the backwards of src's custom Functions
+ * write of what they lift (a saved input, a tensor on ctx): out[st] = 1 +
+ * the Function's node. */
+static void backward_written(const sg__graph *src, uint32_t *out)
+{
+    for (uint32_t i = 0; i < src->nnodes; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind != SG_N_FUNCTION || nd->scope != 0)
+            continue;
+        const sg__scope *sc = &src->scopes[src->args[nd->args].u.v];
+        for (uint32_t j = 0; j < sc->nwrites; j++) {
+            uint32_t vals[8];
+            size_t nw = sg__graph_node_writes(src, sc->writes[j], vals, 8);
+            for (size_t q = 0; q < nw; q++)
+                for (uint32_t p = 0; p < sc->nphs; p++)
+                    if (sc->outer[p] != SG_NOVAL && src->vals[sc->outer[p]].kind == SG_V_TENSOR &&
+                        src->vals[vals[q]].kind == SG_V_TENSOR &&
+                        src->vals[vals[q]].u.t.storage == src->vals[src->nodes[sc->phs[p]].out].u.t.storage)
+                        out[src->vals[sc->outer[p]].u.t.storage] = i + 1;
+        }
+    }
+}
+
+/* A tensor x that a backward formula reads (of node i: a call's saved
+ * argument, another custom Function's lifted tensor) on a storage a custom
+ * Function's backward writes (bwst, backward_written): eager reads it
+ * written or not as the engine orders the two; refused. */
+static sg_status read_bw_written(const sg__graph *src, const uint32_t *bwst, uint32_t x, uint32_t i)
+{
+    uint32_t f = bwst[src->vals[x].u.t.storage];
+    if (!f || f - 1 == i)
+        return SG_OK;
+    return sg__err(src->ctx, SG_EUNSUPPORTED, "unsupported: a backward formula (line %u) reads a tensor the backward "
+                   "of a custom Function (line %u) writes: eager's engine decides which runs first",
+                   src->nodes[i].line, src->nodes[f - 1].line);
+}
+
 /* The checks of custom Function node i (graph.h SG_N_FUNCTION) whose
  * outputs the backward reaches: what it saved (save_for_backward) written
  * since is autograd's error; another tensor its backward reads (a ctx
  * attribute, read as the forward left it) written since is refused. */
 static sg_status function_saved(const sg__graph *src, uint32_t i, const uint32_t *cnt, const uint32_t *wfirst,
-                                const uint32_t *wnode)
+                                const uint32_t *wnode, const uint32_t *bwst)
 {
     const sg__garg *a = &src->args[src->nodes[i].args];
     const sg__scope *sc = &src->scopes[a[0].u.v];
     for (uint32_t p = 0; p < sc->nphs; p++) {
         uint32_t x = sc->outer[p], at;
+        if (x != SG_NOVAL && src->vals[x].kind == SG_V_TENSOR)
+            CHAIN(read_bw_written(src, bwst, x, i));
         if (x == SG_NOVAL || src->vals[x].kind != SG_V_TENSOR ||
             !written_after(src, cnt, wfirst, wnode, src->vals[x].u.t.storage, cnt[x], i, SG_NOVAL, &at))
             continue;
@@ -893,14 +1056,17 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     uint32_t *cnt = sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *cnt);
     /* the data writes per storage, in node order: wfirst[st] .. wfirst[st + 1] of wnode (the node) */
     uint32_t *wfirst = sg__calloc(ctx, (size_t)src->nstorages + 1, sizeof *wfirst), *wnode = NULL;
-    if (!needed || !nsto || !cnt || !wfirst) {
+    uint32_t *bwst = sg__calloc(ctx, (size_t)src->nstorages + 1, sizeof *bwst);
+    if (!needed || !nsto || !cnt || !wfirst || !bwst) {
         sg_free(needed);
         sg_free(nsto);
         sg_free(cnt);
         sg_free(wfirst);
+        sg_free(bwst);
         return sg__nomem(ctx);
     }
     counters(src, cnt);
+    backward_written(src, bwst);
     size_t nwrites = 0;
     for (int pass = 0; pass < 2; pass++) { /* count, then place */
         for (uint32_t j = 0; j < src->nnodes; j++) {
@@ -927,6 +1093,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 sg_free(nsto);
                 sg_free(cnt);
                 sg_free(wfirst);
+                sg_free(bwst);
                 return sg__nomem(ctx);
             }
         }
@@ -960,7 +1127,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 }
             }
             if (need)
-                s = function_saved(src, (uint32_t)i, cnt, wfirst, wnode);
+                s = function_saved(src, (uint32_t)i, cnt, wfirst, wnode, bwst);
             continue;
         }
         if (nd->kind != SG_N_CALL || nd->scope != 0 || nd->out == SG_NOVAL || src->vals[nd->out].kind != SG_V_TENSOR)
@@ -969,7 +1136,13 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         /* (an in-place write of data into a storage a needed value is on is part of its history: CopySlices) */
         const sg__opinfo *oi = sg__op_info(nd->schema->op);
         bool data = inplace && nd->schema->op != SG_OP_set__source_Tensor && !(oi && (oi->tags & SG_T_INPLACE_VIEW));
-        if (!needed[nd->out] && !(data && src->vals[nd->out].u.t.requires_grad && nsto[src->vals[nd->out].u.t.storage]))
+        /* (a set_ of a view with grad: its NotImplemented grad_fn goes into its base's history, as any
+           in-place call's through a view does: CopySlices) */
+        uint32_t self0 = nd->schema->op == SG_OP_set__source_Tensor ? arg_value(src, nd, 0) : SG_NOVAL;
+        bool set_view = self0 != SG_NOVAL && !hidden && sg__graph_view_of(src, self0) != SG_NOVAL &&
+                        src->vals[self0].u.t.requires_grad && nsto[src->vals[self0].u.t.storage];
+        if (!needed[nd->out] && !set_view &&
+            !(data && src->vals[nd->out].u.t.requires_grad && nsto[src->vals[nd->out].u.t.storage]))
             continue;
         for (int k = 0; k < nd->schema->nargs; k++) {
             uint32_t v = arg_value(src, nd, k);
@@ -1026,6 +1199,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             if (k != 15 && !(nrg - (src->vals[x].u.t.requires_grad ? 1 : 0) > 0 ||
                              (own && src->vals[x].u.t.requires_grad)))
                 continue; /* read for no gradient that is wanted: not saved */
+            if ((s = read_bw_written(src, bwst, x, (uint32_t)i)))
+                break;
             uint32_t cx = cnt[x], st = src->vals[x].u.t.storage, lo;
             uint32_t self = inplace ? arg_value(src, nd, 0) : SG_NOVAL;
             if (self != SG_NOVAL && k != 15 && cnt[self] == cx && sg__op_bumps_version(nd->schema)) {
@@ -1064,5 +1239,6 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     sg_free(cnt);
     sg_free(wfirst);
     sg_free(wnode);
+    sg_free(bwst);
     return s;
 }

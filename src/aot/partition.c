@@ -128,8 +128,8 @@ static void find_written(part *P)
     const sg__graph *g = P->g;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const sg__gnode *nd = &g->nodes[i];
-        if (!effect(nd) || nd->kind != SG_N_CALL)
-            continue;
+        if (!effect(nd) || nd->kind != SG_N_CALL || sg__aot_bw_copy(g, P->first, i))
+            continue; /* (a backward's write of an input comes after every read of it) */
         for (uint32_t k = 0; k < nd->nargs && k < 32; k++) {
             const sg__garg *a = &g->args[nd->args + k];
             if (a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR &&
@@ -338,8 +338,8 @@ static void classify(part *P)
         const sg__gnode *nd = &g->nodes[i];
         if (!P->live[i] || nd->kind == SG_N_OUTPUT)
             continue;
-        if (nd->kind == SG_N_PLACEHOLDER && i >= P->first)
-            P->rbw[i] = 1; /* a tangent */
+        if ((nd->kind == SG_N_PLACEHOLDER && i >= P->first) || sg__aot_bw_copy(g, P->first, i))
+            P->rbw[i] = 1; /* a tangent, a backward's write of an input (must_be_in_backward) */
         FOR_ARG_VALUES(P, nd, v, {
             if (P->rbw[producer(P, v)])
                 P->rbw[i] = 1;
@@ -479,6 +479,15 @@ static int64_t weight(const part *P, uint32_t i)
 
 /* ---- the cut ---- */
 
+/* Is user u of node i a backward's write of an input (sg__aot_bw_copy)
+ * into i's value, which it reads for no value? */
+static bool bw_copy_target(const part *P, uint32_t i, uint32_t u)
+{
+    const sg__graph *g = P->g;
+    return sg__aot_bw_copy(g, P->first, u) && P->rep[g->args[g->nodes[u].args].u.v] == P->rep[g->nodes[i].out] &&
+           g->nodes[i].kind == SG_N_PLACEHOLDER;
+}
+
 /* The network, its minimum cut, and the values it saves. */
 static sg_status cut(part *P, uint8_t *saved)
 {
@@ -504,7 +513,10 @@ static sg_status cut(part *P, uint8_t *saved)
         if (!s)
             s = sg__flow_edge(f, 2 * i, 2 * i + 1, weight(P, i));
         for (uint32_t u = P->ustart[i]; u < P->ustart[i + 1] && !s; u++)
-            s = sg__flow_edge(f, 2 * i + 1, 2 * P->users[u], SG__FLOW_INF);
+            if (!bw_copy_target(P, i, P->users[u]))
+                s = sg__flow_edge(f, 2 * i + 1, 2 * P->users[u], SG__FLOW_INF);
+            else if (!tensor_in_written(P, nd->out)) /* (saved whatever the cut: the backward may read it too) */
+                s = sg__flow_edge(f, 2 * i + 1, sink, SG__FLOW_INF);
     }
     int64_t value;
     if (!s && !(side = sg__malloc(ctx, 2 * (size_t)n + 2)))
@@ -521,6 +533,10 @@ static sg_status cut(part *P, uint8_t *saved)
         else
             saved[g->nodes[i].out] = 1;
     }
+    for (uint32_t i = 0; i < n && !s; i++) /* what a backward's write writes: given to the backward as it is */
+        for (uint32_t u = P->ustart[i]; P->live[i] && u < P->ustart[i + 1]; u++)
+            if (bw_copy_target(P, i, P->users[u]))
+                saved[g->nodes[i].out] = 1;
     sg_free(side);
     sg__flow_free(f);
     return s;

@@ -1332,9 +1332,10 @@ cmd_result cmd_mutations(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_st
                 f |= sg_aot_input_mutation(a, i); /* (a symbol of that name is never mutated) */
         if (!f)
             continue;
-        cli_str_addf(&got, "%s%s:%s%s%s %s", got.n ? "; " : "", sg_program_param(p->prog, k),
+        const char *fwd = f & SG_AOT_IN_GRAPH ? " in-graph" : f & SG_AOT_EPILOGUE ? " epilogue" : "";
+        cli_str_addf(&got, "%s%s:%s%s%s%s%s", got.n ? "; " : "", sg_program_param(p->prog, k),
                      f & SG_AOT_DATA ? " data" : "", f & SG_AOT_METADATA ? " metadata" : "",
-                     f & SG_AOT_STORAGE ? " storage" : "", f & SG_AOT_IN_GRAPH ? "in-graph" : "epilogue");
+                     f & SG_AOT_STORAGE ? " storage" : "", fwd, f & SG_AOT_BACKWARD ? " backward" : "");
     }
     return compare_listing(ln, &got, why);
 }
@@ -1579,6 +1580,7 @@ typedef struct outcome {
     int compiled;     /* x is a compiled run: identities are the tensors' own */
     const sg_aot *aot; /* the compiled program (compiled runs) */
     sg_tensor **grads; /* per input of aot, its gradient or NULL (None); NULL: no backward ran */
+    const concrete *bwc; /* the inputs of the run whose backward ran, after it (bw items) */
 } outcome;
 
 /* The value of the tensor the walk gives as v (a TwoTensor: two(a=..., b=...)). */
@@ -1693,11 +1695,27 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
         ok = values_match(cli_str_get(&val), eq + 1);
         cli_str_addf(&got, "grad %.*s=%s", (int)nn, nm, cli_str_get(&val));
         cli_str_free(&val);
-    } else if (!strncmp(it, "bw ", 3) && eq && o->grads) { /* an input after the backward, which writes none of
-                                                             ours yet (no custom backward): as after the call */
-        free(it);
-        cli_str_free(&got);
-        return check_item(ctx, o, item + 3, n - 3, why);
+    } else if (!strncmp(it, "bw ", 3) && eq && o->grads && o->bwc) { /* an input after the backward */
+        const char *nm = it + 3;
+        size_t nn = (size_t)(eq - nm);
+        cli_trim(&nm, &nn);
+        const sg_tensor *x = NULL;
+        for (size_t i = 0; i < o->bwc->n; i++)
+            if (strlen(sg_program_param(o->p->prog, i)) == nn && !strncmp(sg_program_param(o->p->prog, i), nm, nn))
+                x = o->bwc->t[o->bwc->same_as[i] >= 0 ? (size_t)o->bwc->same_as[i] : i];
+        cli_str val = CLI_STR_INIT;
+        char *t = NULL;
+        sg_status st = x ? sg_tensor_print(ctx, &t, x) : SG_OK;
+        if (!x)
+            cli_str_addf(&val, "(no tensor input %.*s)", (int)nn, nm);
+        else if (st)
+            cli_str_add_error(&val, ctx, st);
+        else
+            cli_str_adds(&val, t);
+        sg_free(t);
+        ok = x && values_match(cli_str_get(&val), eq + 1);
+        cli_str_addf(&got, "bw %.*s=%s", (int)nn, nm, cli_str_get(&val));
+        cli_str_free(&val);
     } else if (!strncmp(it, "grad ", 5) || !strncmp(it, "bw ", 3)) {
         cli_str_addf(&got, "%.*s: no backward ran (no input requires grad)", (int)strcspn(it, "="), it);
     } else if (eq) {
@@ -2063,8 +2081,8 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     sg_tensor **grads = NULL;
     sg_status st = run_eager(p, &c, &w);
     int from_bw = !st && wants_backward(ln->expected);
+    concrete fresh; /* the backward's run: its inputs, after it (bw items) */
     if (from_bw) { /* the backward, as the oracle runs it after the call */
-        concrete fresh;
         cmd_result early;
         if (!call_inputs(cs, ctx, p, ln, &fresh, &early, why)) {
             sg_walk_free(w);
@@ -2072,7 +2090,6 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
             return early;
         }
         st = eager_gradients(cs, p, &fresh, w, &a, &grads);
-        concrete_free(&fresh);
     }
     cmd_result r;
     if (st && from_bw && refused_backward(st)) {
@@ -2080,7 +2097,7 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     } else if (st) {
         r = check_error(ctx, st, ln->expected, why);
     } else {
-        outcome o = {w, sg_walk_eager_run(w), p, &c, 0, a, grads};
+        outcome o = {w, sg_walk_eager_run(w), p, &c, 0, a, grads, from_bw ? &fresh : NULL};
         r = check_result(ctx, &o, ln->expected, why);
     }
     for (size_t i = 0; grads && i < sg_aot_ninputs(a); i++)
@@ -2089,6 +2106,8 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     sg_aot_free(a);
     sg_walk_free(w);
     concrete_free(&c);
+    if (from_bw)
+        concrete_free(&fresh);
     return r;
 }
 
@@ -2321,12 +2340,27 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     cli_str err = CLI_STR_INIT;
     sg_aot *a = compile_as_set(cs, p, &err);
     cli_str_free(&err);
-    /* a backward where the result asks for gradients */
+    /* a backward where the result asks for gradients; where it writes inputs, on inputs of its own (the
+       call's items read them after the forward, bw items after the backward) */
     sg_tensor **grads =
         a && wants_backward(want) && has_backward(a) ? cli_xcalloc(sg_aot_ninputs(a) + 1, sizeof *grads) : NULL;
-    st = a ? run_program(cs, p, &c, a, grads, &x) : p->aot_st;
+    bool apart = false;
+    for (size_t i = 0; grads && i < sg_aot_ninputs(a); i++)
+        apart |= (sg_aot_input_mutation(a, i) & SG_AOT_BACKWARD) != 0;
+    concrete fresh;
+    if (apart && !call_inputs(cs, ctx, p, ln, &fresh, &early, why)) {
+        free(grads);
+        concrete_free(&c);
+        return early;
+    }
+    st = a ? run_program(cs, p, &c, a, apart ? NULL : grads, &x) : p->aot_st;
+    if (apart && !st) {
+        sg_run *bx = NULL;
+        st = run_program(cs, p, &fresh, a, grads, &bx);
+        sg_run_free(bx);
+    }
     if (a && !st && grads)
-        st = alias_grads(ctx, p, &c, a, grads);
+        st = alias_grads(ctx, p, apart ? &fresh : &c, a, grads);
     if (!a && strncmp(want, "error ", 6)) { /* told apart: a refusal, not a wrong result */
         cli_str_addf(why, "expected %s, the aot pipeline refused: error %s (%s)", want, sg_status_kind(st), p->aot_msg);
         r = CMD_FAIL;
@@ -2337,7 +2371,7 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     } else if (st) {
         r = check_error(ctx, st, want, why);
     } else {
-        outcome o = {p->walk, x, p, &c, 1, a, grads};
+        outcome o = {p->walk, x, p, &c, 1, a, grads, apart ? &fresh : &c};
         r = check_result(ctx, &o, want, why);
     }
     for (size_t i = 0; grads && i < sg_aot_ninputs(a); i++)
@@ -2345,6 +2379,8 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     free(grads);
     sg_run_free(x);
     concrete_free(&c);
+    if (apart)
+        concrete_free(&fresh);
     return r;
 }
 
@@ -2445,6 +2481,17 @@ cmd_result cmd_layouts(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str 
     return r;
 }
 
+/* A printed value (s, freed here) or the error st that stopped it, and a newline. */
+static void add_printed(sg_ctx *ctx, cli_str *out, sg_status st, char *s)
+{
+    if (st)
+        cli_str_add_error(out, ctx, st);
+    else
+        cli_str_adds(out, s);
+    cli_str_adds(out, "\n");
+    sg_free(s);
+}
+
 /* What a run shows, as items "KEY=VALUE" in a fixed order: each output,
  * each tensor parameter after the call and whether its version counter
  * moved, and for each output and tensor parameter whether the output is
@@ -2456,12 +2503,7 @@ static void describe(sg_ctx *ctx, const outcome *o, cli_str *out)
         char *v = NULL;
         sg_status st = sg_walk_print_output(o->w, o->x, k, &v);
         cli_str_addf(out, "o%zu=", k);
-        if (st)
-            cli_str_add_error(out, ctx, st);
-        else
-            cli_str_adds(out, v);
-        cli_str_adds(out, "\n");
-        sg_free(v);
+        add_printed(ctx, out, st, v);
     }
     for (size_t i = 0; i < np; i++) {
         const char *name = sg_program_param(o->p->prog, i);
@@ -2500,6 +2542,15 @@ static void describe(sg_ctx *ctx, const outcome *o, cli_str *out)
             cli_str_adds(out, v ? v : "None");
         cli_str_adds(out, "\n");
         sg_free(v);
+    }
+    for (size_t i = 0; o->grads && o->bwc && i < np; i++) { /* the parameters after the backward */
+        size_t root = o->bwc->same_as[i] >= 0 ? (size_t)o->bwc->same_as[i] : i;
+        char *v = NULL;
+        if (!o->bwc->t[root])
+            continue;
+        sg_status st = sg_tensor_print(ctx, &v, o->bwc->t[root]);
+        cli_str_addf(out, "bw %s=", sg_program_param(o->p->prog, i));
+        add_printed(ctx, out, st, v);
     }
 }
 
@@ -2558,8 +2609,12 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
     char *bops = NULL;
     bool grads = sg_aot_backward_ops(a, &bops) == SG_OK; /* (not has_backward: a refused one is left out) */
     sg_free(bops);
+    bool apart = false; /* a backward that writes inputs: run on inputs of its own, as cmd_run does */
+    for (size_t i = 0; grads && i < sg_aot_ninputs(a); i++)
+        apart |= (sg_aot_input_mutation(a, i) & SG_AOT_BACKWARD) != 0;
     for (int64_t seed = 0; seed < n; seed++) {
-        concrete ce, cc;
+        concrete ce, cc, cb, fresh; /* eager's, compiled; the compiled backward's and eager's (grads) */
+        bool have_cb = false, have_fresh = false;
         if (!build_inputs(cs, p, seed, NULL, 0, &ce, NULL, why))
             return CMD_FAIL;
         if (!build_inputs(cs, p, seed, NULL, 0, &cc, NULL, why)) {
@@ -2581,18 +2636,22 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
         } else {
             if (grads)
                 gc = cli_xcalloc(sg_aot_ninputs(a) + 1, sizeof *gc);
-            sc = run_program(cs, p, &cc, a, gc, &x);
-            if (!sc && gc)
-                sc = alias_grads(ctx, p, &cc, a, gc);
-        }
-        concrete fresh;
-        if (ok && !se && !sc && grads) { /* eager gradients, from inputs built afresh */
-            if (!build_inputs(cs, p, seed, NULL, 0, &fresh, NULL, why)) {
+            sc = run_program(cs, p, &cc, a, apart ? NULL : gc, &x);
+            if (!sc && apart && !(have_cb = build_inputs(cs, p, seed, NULL, 0, &cb, NULL, why))) {
                 ok = 0;
-            } else {
-                se = eager_gradients(cs, p, &fresh, w, &ae, &ge);
-                concrete_free(&fresh);
+            } else if (!sc && apart) {
+                sg_run *bx = NULL;
+                sc = run_program(cs, p, &cb, a, gc, &bx);
+                sg_run_free(bx);
             }
+            if (ok && !sc && gc)
+                sc = alias_grads(ctx, p, apart ? &cb : &cc, a, gc);
+        }
+        if (ok && !se && !sc && grads) { /* eager gradients, from inputs built afresh */
+            if (!(have_fresh = build_inputs(cs, p, seed, NULL, 0, &fresh, NULL, why)))
+                ok = 0;
+            else
+                se = eager_gradients(cs, p, &fresh, w, &ae, &ge);
         }
         if (ok && (se || sc)) {
             if (sg_status_kind(se) != sg_status_kind(sc) || !se || !sc) {
@@ -2602,7 +2661,8 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
                 ok = 0;
             }
         } else if (ok) {
-            outcome oe = {w, sg_walk_eager_run(w), p, &ce, 0, ae, ge}, oc = {p->walk, x, p, &cc, 1, a, gc};
+            outcome oe = {w, sg_walk_eager_run(w), p, &ce, 0, ae, ge, have_fresh ? &fresh : NULL},
+                    oc = {p->walk, x, p, &cc, 1, a, gc, apart ? &cb : &cc};
             describe(ctx, &oe, &de);
             describe(ctx, &oc, &dc);
             cli_str d = CLI_STR_INIT;
@@ -2626,6 +2686,10 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
         sg_walk_free(w);
         concrete_free(&ce);
         concrete_free(&cc);
+        if (have_cb)
+            concrete_free(&cb);
+        if (have_fresh)
+            concrete_free(&fresh);
         if (!ok)
             return CMD_FAIL;
     }

@@ -10,9 +10,10 @@
  * the engine's zeros of an output no gradient reached are), closing over
  * what ctx holds; the graph's custom Function node (graph.h,
  * SG_N_FUNCTION) names it, and autograd (graph/autograd.c) records it
- * again where the backward reaches the outputs. Refused as unsupported:
- * writes of what the forward did not make (ctx.mark_dirty), writes in the
- * backward of what it takes (PyTorch 2's input mutations in the backward),
+ * again where the backward reaches the outputs; what the backward writes
+ * of what it takes (PyTorch 2's input mutations in the backward) the aot
+ * pipeline carries out of it (functionalize.c, joint.c). Refused as
+ * unsupported: writes of what the forward did not make (ctx.mark_dirty),
  * outputs that are no tensors, and a Function in a torch.cond branch. */
 #include <stdio.h>
 
@@ -172,28 +173,6 @@ static sg_status forward_writes(sg_walk *W, const sg__py *at, const char *cls, u
     return SG_OK;
 }
 
-/* Its backward may not write what its subgraph sc takes (a saved tensor,
- * an input, ctx's, a gradient). */
-static sg_status backward_writes(sg_walk *W, const sg__py *at, const char *cls, uint32_t sc)
-{
-    const sg__graph *g = W->g;
-    const sg__scope *s = &g->scopes[sc];
-    for (uint32_t j = 0; j < s->nwrites; j++) {
-        uint32_t vals[8];
-        size_t nw = sg__graph_node_writes(g, s->writes[j], vals, 8);
-        for (size_t k = 0; k < nw; k++)
-            for (uint32_t p = 0; p < s->nphs; p++) {
-                uint32_t ph = g->nodes[s->phs[p]].out;
-                if (g->vals[ph].kind == SG_V_TENSOR && g->vals[vals[k]].kind == SG_V_TENSOR &&
-                    g->vals[ph].u.t.storage == g->vals[vals[k]].u.t.storage)
-                    return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: %s.backward writes a tensor it takes "
-                                     "(%s, line %u): input mutations in the backward", cls,
-                                     g->nodes[s->writes[j]].schema->name, g->nodes[s->writes[j]].line);
-            }
-    }
-    return SG_OK;
-}
-
 #define MAX_FN_VALUES 64
 
 /* backward(ctx, *grads) traced into a new subgraph sc of the outputs'
@@ -244,7 +223,6 @@ static sg_status trace_backward(sg_walk *W, const sg__py *at, const wv *cls, wct
     if (s || s2)
         return s ? s : sg__w_fail(W, at, s2);
     W->line = at->line;
-    CHAIN(backward_writes(W, at, name, *sc));
     /* what it returns: a gradient (or None) per argument of apply */
     wv got[MAX_FN_VALUES];
     uint32_t ngot;

@@ -15,7 +15,20 @@ typedef struct bw {
     uint32_t *gv;   /* per value: its gradient so far, or SG_NOVAL */
     uint32_t nvals; /* the values the forward had */
     unsigned line;
+    sg__backward *spec; /* (its writes) */
 } bw;
+
+/* A custom Function's backward write, noted in b->spec. */
+static sg_status note_write(bw *b, sg__bwrite w)
+{
+    sg__backward *sp = b->spec;
+    sg__bwrite *grown = sg__realloc(b->g->ctx, sp->writes, (sp->nwrites + 1) * sizeof *grown);
+    if (!grown)
+        return sg__nomem(b->g->ctx);
+    sp->writes = grown;
+    sp->writes[sp->nwrites++] = w;
+    return SG_OK;
+}
 
 static bool is_tensor(const sg__graph *g, uint32_t v)
 {
@@ -293,15 +306,18 @@ static sg_status node_backward(bw *b, uint32_t i)
  * scope's calls recorded again in the root, its placeholders taking the
  * outputs' gradients (zeros where none reached one: materialize_grads)
  * and what they lift; the gradients it returns checked and summed as the
- * engine's validate_outputs does, and added to the inputs'. */
+ * engine's validate_outputs does, and added to the inputs'; what it
+ * writes of what it takes (the values its scope gives after the
+ * gradients) noted in the spec. */
 static sg_status function_backward(bw *b, uint32_t i)
 {
     sg__graph *g = b->g;
     sg_ctx *ctx = g->ctx;
     /* (the calls below move g's arrays: what is read of the node is copied first) */
     const sg__garg *a = &g->args[g->nodes[i].args];
-    uint32_t sc = a[0].u.v, nouts = a[1].u.list.n, nins = a[2].u.list.n, ng = a[4].u.list.n;
-    uint32_t outs_off = a[1].u.list.off, ins_off = a[2].u.list.off, of_off = a[4].u.list.off;
+    uint32_t sc = a[0].u.v, nouts = a[1].u.list.n, nins = a[2].u.list.n, ng = a[4].u.list.n, nw = a[5].u.list.n;
+    uint32_t outs_off = a[1].u.list.off, ins_off = a[2].u.list.off, of_off = a[4].u.list.off, w_off = a[5].u.list.off;
+    uint32_t fline = g->nodes[i].line;
     uint32_t nvals = (uint32_t)g->nvals, nnodes = (uint32_t)g->nnodes;
     uint32_t *map = sg__malloc(ctx, (size_t)(nvals ? nvals : 1) * sizeof *map);
     uint32_t *grads = sg__malloc(ctx, (size_t)(nouts ? nouts : 1) * sizeof *grads);
@@ -319,7 +335,7 @@ static sg_status function_backward(bw *b, uint32_t i)
         grads[j] = b->gv[o] != SG_NOVAL ? b->gv[o] : sg__deriv_zeros(&d, o);
     }
     sg_status s = d.st;
-    uint32_t kfree = 0, first = 0;
+    uint32_t kfree = 0, first = 0, start = (uint32_t)g->nnodes;
     if (g->scopes[sc].nphs) { /* (the scope's nodes come after its first placeholder and before node i) */
         first = UINT32_MAX;
         for (uint32_t k = 0; k < g->scopes[sc].nphs; k++)
@@ -390,6 +406,20 @@ static sg_status function_backward(bw *b, uint32_t i)
             for (uint32_t j = 0; j < g->vals[out].u.list.n && j < g->vals[v].u.list.n; j++)
                 map[g->ids[g->vals[out].u.list.off + j]] = g->ids[g->vals[v].u.list.off + j];
     }
+    /* what it writes of what it takes: a lifted tensor's new contents, a gradient it was given */
+    for (uint32_t k = 0; k < nw && ng + k < nret && !s; k++) {
+        int64_t p = 0;
+        (void)sg_expr_get_si(g->exprs[w_off + k], &p);
+        const sg__scope *bs = &g->scopes[sc];
+        uint32_t outer = bs->outer[p], j = 0;
+        if (outer != SG_NOVAL) {
+            s = note_write(b, (sg__bwrite){outer, ret[ng + k], start, (uint32_t)g->nnodes, fline});
+            continue;
+        }
+        for (uint32_t q = 0; q < (uint32_t)p; q++) /* (the gradients: its placeholders that lift nothing, in order) */
+            j += bs->outer[q] == SG_NOVAL;
+        s = note_write(b, (sg__bwrite){grads[j], SG_NOVAL, start, (uint32_t)g->nnodes, fline});
+    }
     /* the engine's validate_outputs, then the inputs' gradients */
     for (uint32_t k = 0; k < nret && k < ng && !s; k++) {
         int64_t idx = 0;
@@ -443,7 +473,9 @@ sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
         return g ? sg__err(g->ctx, SG_EINVAL, "backward: NULL argument") : SG_EINVAL;
     if (!g->reg)
         return sg__err(g->ctx, SG_EINVAL, "backward: a graph without its registry");
-    bw b = {.g = g, .nvals = (uint32_t)g->nvals, .line = spec->line};
+    spec->writes = NULL;
+    spec->nwrites = 0;
+    bw b = {.g = g, .nvals = (uint32_t)g->nvals, .line = spec->line, .spec = spec};
     size_t nnodes = g->nnodes, n = b.nvals ? b.nvals : 1;
     b.rg = sg__calloc(g->ctx, n, 1);
     b.reach = sg__calloc(g->ctx, n, 1);
@@ -498,6 +530,11 @@ sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
     }
     for (size_t k = 0; k < spec->nin && !s; k++)
         spec->grads[k] = b.gv[spec->ins[k]];
+    if (s) {
+        sg_free(spec->writes);
+        spec->writes = NULL;
+        spec->nwrites = 0;
+    }
     sg_free(b.rg);
     sg_free(b.reach);
     sg_free(b.gv);

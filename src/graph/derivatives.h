@@ -86,7 +86,23 @@ typedef struct sg__backward {
     size_t nin;
     uint32_t *grads;       /* out: per ins[k] its gradient, SG_NOVAL where none reaches it (None) */
     unsigned line;         /* recorded on the backward's nodes */
+    /* out (owned by the caller: sg_free): what the custom Functions' backwards that ran write of
+       what they take (a functional graph's SG_N_FUNCTION writes), nwrites of them, in the order
+       they ran; the caller decides what becomes of them */
+    struct sg__bwrite *writes;
+    size_t nwrites;
 } sg__backward;
+
+/* A write of a custom Function's backward (sg__backward.writes): of a
+ * tensor it lifts (value: the parent's value; now: its new contents) or
+ * of the gradient it takes of an output (value: that gradient, which the
+ * backward's nodes first .. end - 1, the Function's own, read; now:
+ * SG_NOVAL). */
+typedef struct sg__bwrite {
+    uint32_t value, now;
+    uint32_t first, end;
+    uint32_t line;         /* the Function's apply */
+} sg__bwrite;
 
 /* A formula's gradient of other sizes than its argument's is summed to them
  * (sg__deriv_sum_to), argument by argument, after the formula, as PyTorch's

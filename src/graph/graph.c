@@ -521,10 +521,10 @@ sg_status sg__graph_cond(sg__graph *g, const sg__garg *pred, uint32_t tscope, ui
 
 sg_status sg__graph_function(sg__graph *g, uint32_t bw, const uint32_t *outs, size_t nouts, const uint32_t *ins,
                              size_t nins, const uint32_t *saved, size_t nsaved, const uint32_t *grad_of,
-                             size_t ngrad, uint32_t line)
+                             size_t ngrad, const uint32_t *written, size_t nwritten, uint32_t line)
 {
-    sg__garg a[5] = {{.kind = SG_A_SCOPE, .u.v = bw}, {.kind = SG_A_VALUES}, {.kind = SG_A_VALUES},
-                     {.kind = SG_A_VALUES}, {.kind = SG_A_EXPRS}};
+    sg__garg a[6] = {{.kind = SG_A_SCOPE, .u.v = bw}, {.kind = SG_A_VALUES}, {.kind = SG_A_VALUES},
+                     {.kind = SG_A_VALUES}, {.kind = SG_A_EXPRS}, {.kind = SG_A_EXPRS}};
     const uint32_t *lists[3] = {outs, ins, saved};
     size_t lens[3] = {nouts, nins, nsaved};
     uint32_t off;
@@ -534,23 +534,27 @@ sg_status sg__graph_function(sg__graph *g, uint32_t bw, const uint32_t *outs, si
             a[1 + k].u.list.off = off;
             a[1 + k].u.list.n = (uint32_t)lens[k];
         }
-    const sg_expr **idx = sg__malloc(g->ctx, (ngrad ? ngrad : 1) * sizeof *idx);
-    if (!s && !idx)
-        s = sg__nomem(g->ctx);
-    for (size_t k = 0; k < ngrad && !s; k++)
-        if (!(idx[k] = sg__int_si(g->ctx, grad_of[k])))
-            s = sg_ctx_last_error(g->ctx);
-    if (!s && !(s = sg__graph_exprs(g, &off, idx, ngrad))) {
-        a[4].u.list.off = off;
-        a[4].u.list.n = (uint32_t)ngrad;
+    const uint32_t *ints[2] = {grad_of, written};
+    size_t nints[2] = {ngrad, nwritten};
+    for (int k = 0; k < 2 && !s; k++) {
+        const sg_expr **idx = sg__malloc(g->ctx, (nints[k] ? nints[k] : 1) * sizeof *idx);
+        if (!idx)
+            s = sg__nomem(g->ctx);
+        for (size_t j = 0; j < nints[k] && !s; j++)
+            if (!(idx[j] = sg__int_si(g->ctx, ints[k][j])))
+                s = sg_ctx_last_error(g->ctx);
+        if (!s && !(s = sg__graph_exprs(g, &off, idx, nints[k]))) {
+            a[4 + k].u.list.off = off;
+            a[4 + k].u.list.n = (uint32_t)nints[k];
+        }
+        sg_free(idx);
     }
-    sg_free(idx);
     sg__gnode *n;
-    if (s || (s = new_node(g, &n, SG_N_FUNCTION, SG_NOVAL)) || (s = push_args(g, &off, a, 5)))
+    if (s || (s = new_node(g, &n, SG_N_FUNCTION, SG_NOVAL)) || (s = push_args(g, &off, a, 6)))
         return s;
     n = &g->nodes[g->nnodes++];
     n->args = off;
-    n->nargs = 5;
+    n->nargs = 6;
     n->line = line;
     return SG_OK;
 }
@@ -712,18 +716,23 @@ static sg_status lint_function(linter *L, const sg__gnode *n)
 {
     const sg__graph *g = L->g;
     const sg__garg *a = &g->args[n->args];
-    if (n->nargs != 5 || a[0].kind != SG_A_SCOPE || a[1].kind != SG_A_VALUES || a[2].kind != SG_A_VALUES ||
-        a[3].kind != SG_A_VALUES || a[4].kind != SG_A_EXPRS)
-        return lint_fail(L, "a custom Function's arguments are not a backward, outputs, inputs, saved tensors and "
-                         "the gradients' inputs", NULL);
+    if (n->nargs != 6 || a[0].kind != SG_A_SCOPE || a[1].kind != SG_A_VALUES || a[2].kind != SG_A_VALUES ||
+        a[3].kind != SG_A_VALUES || a[4].kind != SG_A_EXPRS || a[5].kind != SG_A_EXPRS)
+        return lint_fail(L, "a custom Function's arguments are not a backward, outputs, inputs, saved tensors, "
+                         "the gradients' inputs and the placeholders written", NULL);
     uint32_t b = a[0].u.v;
     if (b >= g->nscopes || g->scopes[b].parent != L->scope || !g->scopes[b].grads)
         return lint_fail(L, "a custom Function's backward is not a subgraph of its graph", NULL);
     if (g->scopes[b].output == SG_NOVAL)
         return lint_fail(L, "a custom Function's backward has no output", g->scopes[b].name);
-    if (g->nodes[g->scopes[b].output].nargs != a[4].u.list.n)
-        return lint_fail(L, "a custom Function's backward gives another number of gradients than it names",
+    if (g->nodes[g->scopes[b].output].nargs != a[4].u.list.n + a[5].u.list.n)
+        return lint_fail(L, "a custom Function's backward gives another number of values than it names",
                          g->scopes[b].name);
+    for (uint32_t k = 0; k < a[5].u.list.n; k++) {
+        int64_t p;
+        if (!sg_expr_get_si(g->exprs[a[5].u.list.off + k], &p) || p < 0 || p >= (int64_t)g->scopes[b].nphs)
+            return lint_fail(L, "a custom Function's backward writes no placeholder of its own", g->scopes[b].name);
+    }
     for (uint32_t k = 0; k < a[4].u.list.n; k++) {
         int64_t i;
         if (!sg_expr_get_si(g->exprs[a[4].u.list.off + k], &i) || i < 0 || i >= (int64_t)a[2].u.list.n)

@@ -123,8 +123,13 @@ typedef struct sg__garg {
  * where an input does and whose gradients the backward takes), the inputs
  * (SG_A_VALUES: the tensor arguments of F.apply), the saved tensors
  * (SG_A_VALUES: ctx.save_for_backward's, which autograd's version check
- * reads) and, per output of the backward scope, the input it is the
- * gradient of (SG_A_EXPRS: constant indices into the inputs). */
+ * reads), per gradient the backward scope gives, the input it is the
+ * gradient of (SG_A_EXPRS: constant indices into the inputs), and per
+ * placeholder the backward writes (SG_A_EXPRS: indices into its scope's
+ * placeholders; empty but in a functional graph), whose new contents its
+ * output gives after the gradients (functionalization's: a saved input, a
+ * tensor on ctx, a gradient written in place, issue 21's mutations in the
+ * backward). */
 typedef enum sg__nkind { SG_N_PLACEHOLDER, SG_N_CALL, SG_N_ASSERT, SG_N_OUTPUT, SG_N_COND, SG_N_FUNCTION } sg__nkind;
 
 typedef struct sg__gnode {
@@ -285,12 +290,13 @@ sg_status sg__graph_output(sg__graph *g, const uint32_t *vals, size_t n);
 sg_status sg__graph_cond(sg__graph *g, const sg__garg *pred, uint32_t tscope, uint32_t fscope, const uint32_t *ops,
                          size_t nops, uint32_t out, uint32_t line);
 /* A custom Function's end in the current scope (see SG_N_FUNCTION): its
- * backward scope bw, outputs, inputs, saved tensors, and per output of bw
- * the input it is the gradient of (grad_of, ngrad of them).
- * Errors: SG_ENOMEM. */
+ * backward scope bw, outputs, inputs, saved tensors, per gradient bw gives
+ * the input it is the gradient of (grad_of, ngrad of them), and the
+ * placeholders of bw whose new contents bw's output gives after them
+ * (written, nwritten of them). Errors: SG_ENOMEM. */
 sg_status sg__graph_function(sg__graph *g, uint32_t bw, const uint32_t *outs, size_t nouts, const uint32_t *ins,
                              size_t nins, const uint32_t *saved, size_t nsaved, const uint32_t *grad_of,
-                             size_t ngrad, uint32_t line);
+                             size_t ngrad, const uint32_t *written, size_t nwritten, uint32_t line);
 /* A new scope nested in the current one, named name; it becomes current.
  * Errors: SG_ELIMIT (more than 2**16 scopes), SG_ENOMEM. */
 sg_status sg__graph_scope_open(sg__graph *g, uint32_t *out, const char *name);

@@ -212,6 +212,18 @@ static bool put_expr(const sg__graph *g, sg__buf *b, const sg_expr *e)
     return put_expr_as(g, b, e, false);
 }
 
+/* ", NAME=(i, j, ...)": a list of constant indices (a custom Function's). */
+static void put_indices(const sg__graph *g, sg__buf *b, const char *name, const sg__garg *a)
+{
+    sg__buf_printf(b, ", %s=(", name);
+    for (uint32_t j = 0; j < a->u.list.n; j++) {
+        int64_t i = 0;
+        (void)sg_expr_get_si(g->exprs[a->u.list.off + j], &i);
+        sg__buf_printf(b, "%s%lld", j ? ", " : "", (long long)i);
+    }
+    sg__buf_puts(b, a->u.list.n == 1 ? ",)" : ")");
+}
+
 /* The annotation of a value: "f64[s0, 3]", "Sym(s0)", "f64[2]" ... */
 static bool put_type(const sg__graph *g, sg__buf *b, uint32_t v)
 {
@@ -326,13 +338,10 @@ static bool put_node(const sg__graph *g, const namer *N, sg__buf *b, const sg__g
                 sg__buf_printf(b, "%s%s", j ? ", " : "", N->name[g->ids[a[k].u.list.off + j]]);
             sg__buf_puts(b, a[k].u.list.n == 1 ? ",)" : ")");
         }
-        sg__buf_puts(b, ", gradients_of=(");
-        for (uint32_t j = 0; j < a[4].u.list.n; j++) {
-            int64_t i = 0;
-            (void)sg_expr_get_si(g->exprs[a[4].u.list.off + j], &i);
-            sg__buf_printf(b, "%s%lld", j ? ", " : "", (long long)i);
-        }
-        sg__buf_puts(b, a[4].u.list.n == 1 ? ",))\n" : "))\n");
+        put_indices(g, b, "gradients_of", &a[4]);
+        if (a[5].u.list.n) /* (a functional graph's: the backward's placeholders it writes, by position) */
+            put_indices(g, b, "writes", &a[5]);
+        sg__buf_puts(b, ")\n");
         return true;
     }
     case SG_N_CALL:

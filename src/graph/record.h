@@ -127,6 +127,11 @@ typedef struct sg__replay_cbs {
     /* after cond node node was recorded: list, its dst value (src's
        outputs, then the ones branch_end added) */
     sg_status (*cond_done)(sg__replay *r, void *ud, uint32_t node, uint32_t list);
+    /* after custom Function node node's backward was replayed, before the
+       node is recorded: the placeholders of its scope (indices into phs)
+       whose new contents the values branch_end added are, in order (*phs:
+       alive until the node is recorded); NULL: src's node's own */
+    sg_status (*function_written)(sg__replay *r, void *ud, uint32_t node, const uint32_t **phs, uint32_t *n);
 } sg__replay_cbs;
 
 /* sg__graph_replay with callbacks. */

@@ -329,19 +329,28 @@ static sg_status replay_function(sg__replay *r, sg__replay_fn hook, void *ud)
         st = mapped(r, s->ids + a[1 + k].u.list.off, NULL, a[1 + k].u.list.n, "a custom Function's tensor", &lists[k]);
     if (!st)
         st = replay_scope(r, hook, ud, a[0].u.v, &bw);
+    /* the placeholders it writes: the pass's (functionalization's), else src's */
+    const uint32_t *wr = NULL;
+    uint32_t nw = 0, ng = a[4].u.list.n, *ints = NULL;
+    if (!st && r->cbs->function_written)
+        st = r->cbs->function_written(r, ud, r->node, &wr, &nw);
+    else
+        nw = a[5].u.list.n;
+    if (!st && !(ints = sg__malloc(d->ctx, ((size_t)ng + nw + 1) * sizeof *ints)))
+        st = sg__nomem(d->ctx);
+    for (uint32_t k = 0; k < ng + (wr ? 0 : nw) && !st; k++) {
+        int64_t i = 0;
+        (void)sg_expr_get_si(s->exprs[k < ng ? a[4].u.list.off + k : a[5].u.list.off + (k - ng)], &i);
+        ints[k] = (uint32_t)i;
+    }
+    if (!st && wr && nw)
+        memcpy(ints + ng, wr, nw * sizeof *ints);
     if (!st) {
         d->scopes[bw].grads = true;
-        uint32_t ng = a[4].u.list.n, *of = sg__malloc(d->ctx, (ng ? ng : 1) * sizeof *of);
-        for (uint32_t k = 0; k < ng && of; k++) {
-            int64_t i = 0;
-            (void)sg_expr_get_si(s->exprs[a[4].u.list.off + k], &i);
-            of[k] = (uint32_t)i;
-        }
-        st = of ? sg__graph_function(d, bw, lists[0], a[1].u.list.n, lists[1], a[2].u.list.n, lists[2],
-                                     a[3].u.list.n, of, ng, n->line)
-                : sg__nomem(d->ctx);
-        sg_free(of);
+        st = sg__graph_function(d, bw, lists[0], a[1].u.list.n, lists[1], a[2].u.list.n, lists[2], a[3].u.list.n,
+                                ints, ng, ints + ng, nw, n->line);
     }
+    sg_free(ints);
     for (int k = 0; k < 3; k++)
         sg_free(lists[k]);
     return st;
@@ -370,7 +379,7 @@ static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud)
         const uint32_t *extra = NULL;
         uint32_t nextra = 0;
         sg_status st = mapped(r, NULL, s->args + n->args, n->nargs, "an output", &vals);
-        if (!st && n->scope != 0 && r->cbs->branch_end && !s->scopes[n->scope].grads)
+        if (!st && n->scope != 0 && r->cbs->branch_end)
             st = r->cbs->branch_end(r, ud, n->scope, &extra, &nextra);
         uint32_t nlead = n->scope == 0 ? r->nlead : 0, total = nlead + n->nargs + nextra;
         if (!st && total != n->nargs) { /* the root's lead values first, a branch's extra ones after */

@@ -799,7 +799,7 @@ sg_status sg__tracer_function(sg_tracer *t, uint32_t bw, const sg_value *outs, s
     bool any = false;
     for (size_t k = 0; k < nins; k++)
         any |= ins[k] < g->nvals && g->vals[ins[k]].kind == SG_V_TENSOR && g->vals[ins[k]].u.t.requires_grad;
-    CHAIN(sg__graph_function(g, bw, outs, nouts, ins, nins, saved, nsaved, grad_of, ngrad, line));
+    CHAIN(sg__graph_function(g, bw, outs, nouts, ins, nins, saved, nsaved, grad_of, ngrad, NULL, 0, line));
     for (size_t k = 0; k < nouts; k++) {
         sg__fake_tensor *r = &g->vals[outs[k]].u.t;
         r->requires_grad = !t->no_grad && any && (r->dtype == SG_FLOAT64 || r->dtype == SG_FLOAT32);

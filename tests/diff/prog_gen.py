@@ -121,6 +121,8 @@ import prog_torch  # noqa: E402
 import torch  # noqa: E402
 from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
+# how often a custom Function's backward writes (SG_PROG_BW_WRITES overrides it, for runs that stress them)
+BW_WRITES = float(os.environ.get("SG_PROG_BW_WRITES", "0.2"))
 BIG = 1e4
 
 
@@ -1306,6 +1308,16 @@ class CaseGen:
             lines.append("        y, = ctx.saved_tensors")
         elif saved:
             lines.append("        %s = ctx.saved_tensors" % (saved + ("," if "," not in saved else "")))
+        # a write in the backward now and then (issue 21's mutations in the backward): of the
+        # gradient it is given, or of a float64 input of the program it closes over; its effect
+        # shows in the gradients and the bw items only (the live generation runs no backward)
+        if r.random() < BW_WRITES:
+            ins = [n for n in self.tensors(lambda t, f: t.dtype == torch.float64 and plain(t)) if n in self.params]
+            if ins and r.random() < 0.5:
+                lines += ["        with torch.no_grad():",
+                          "            %s.mul_(%r)" % (r.choice(ins), r.choice([2, 0.5, -1]))]
+            else:
+                lines.append("        g1.mul_(%r)" % r.choice([2, 0.5]))
         lines.append("        return %s" % bwd)
         outs = [self.new_name()] + ([self.new_name()] if twoout else [])
         call = "%s = Fn%d.apply(%s)" % (", ".join(outs), k, x if not two else "%s, %s" % (x, y))
@@ -1865,7 +1877,7 @@ class OrderWatch(TorchDispatchMode):
 def fill_case(g, rng, name, grad_items, overrides):
     if SUBCLASS and subclass_left_out(g):
         return None
-    items = set(prog_torch.ALL_ITEMS) - (set() if grad_items else {"grad"})
+    items = set(prog_torch.ALL_ITEMS) - (set() if grad_items else {"grad", "bw"})
     text = ["case %s" % name] + g.decls + ["program"] + g.program_text()
     case = prog_torch.Case(name, 0)
     case.decls = g.case.decls

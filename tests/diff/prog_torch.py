@@ -43,10 +43,11 @@ holds (--check) and is kept as written (--fill) where torch's error has
 that kind and its message contains TEXT.
 
 RESULT, items separated by "; " in this order (--items picks which; LIST is
-a comma list of outputs,inputs,grad,is,version, or `forward` = all but grad,
-or `all`, the default):
+a comma list of outputs,inputs,bw,grad,is,version, or `forward` = all but
+grad and bw, or `all`, the default):
     oK=VALUE               each output (a returned tuple gives o0, o1, ...)
     NAME=VALUE             each tensor parameter after the call
+    bw NAME=VALUE          each tensor parameter after the backward (where one ran)
     grad NAME=VALUE|None   each input declared requires_grad[=leaf]
     oK is NAME             output K is the very object passed as NAME
     version NAME=same|bumped   each tensor parameter's _version moved or not
@@ -95,7 +96,7 @@ warnings.filterwarnings("ignore")
 
 DTYPES = {"float64": torch.float64, "float32": torch.float32,
           "int64": torch.int64, "bool": torch.bool}
-ALL_ITEMS = ("outputs", "inputs", "grad", "is", "version")
+ALL_ITEMS = ("outputs", "inputs", "bw", "grad", "is", "version")
 
 
 # ---------------------------------------------------------------- prelude
@@ -612,12 +613,16 @@ def run_case(case, args_text, items, want="result"):
         r = call_watching(ns[name], args, frames)
         outs = list(r) if type(r) is tuple else [r]
         after = [a._version if isinstance(a, torch.Tensor) else None for a in args]
+        forward_inputs = [fmt(a) if isinstance(a, torch.Tensor) else None for a in args]
+        forward_outputs = [fmt(o) for o in outs]  # (as the call left them: a backward may write what they view)
+        backward_ran = False
         losses = [o.sum() for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
         if leaves and losses:
             loss = losses[0]
             for x in losses[1:]:
                 loss = loss + x
             loss.backward()
+            backward_ran = True
     except (NotImplementedError, BatteryError):
         raise
     except Exception as e:  # noqa: BLE001 - every failure of the program is a result
@@ -639,9 +644,11 @@ def run_case(case, args_text, items, want="result"):
                          if isinstance(v, torch.Tensor)), None
     res = []
     if "outputs" in items:
-        res += ["o%d=%s" % (i, fmt(o)) for i, o in enumerate(outs)]
+        res += ["o%d=%s" % (i, v) for i, v in enumerate(forward_outputs)]
     if "inputs" in items:
-        res += ["%s=%s" % (p, fmt(a)) for p, a in zip(params, args) if isinstance(a, torch.Tensor)]
+        res += ["%s=%s" % (p, v) for p, a, v in zip(params, args, forward_inputs) if isinstance(a, torch.Tensor)]
+    if "bw" in items and backward_ran:
+        res += ["bw %s=%s" % (p, fmt(a)) for p, a in zip(params, args) if isinstance(a, torch.Tensor)]
     if "grad" in items:
         for p in params:
             if p in leaves:
@@ -743,7 +750,7 @@ def parse_items(text):
         if w == "all":
             items |= set(ALL_ITEMS)
         elif w == "forward":
-            items |= set(ALL_ITEMS) - {"grad"}
+            items |= set(ALL_ITEMS) - {"grad", "bw"}
         elif w in ALL_ITEMS:
             items.add(w)
         else:

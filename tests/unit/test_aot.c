@@ -596,6 +596,91 @@ static void test_custom_function(void **state)
     trace_close(&f);
 }
 
+/* A custom Function's backward that writes the input it saved (issue 21's
+ * mutations in the backward): f(x) = Thrice.apply(x).sin(), whose backward
+ * halves x in place under no_grad and gives g * 3. By hand: the gradient
+ * is 3 cos(3 x) (sin's backward reads 3 x as the forward made it, before
+ * the write); x is as given after the forward alone, halved after the
+ * backward; the write is a copy_ at the backward graph's end, none in the
+ * forward, under either partition. */
+static void test_backward_mutation(void **state)
+{
+    (void)state;
+    traced f;
+    trace_open_rg(&f, 3, 4, 1);
+    const char *program = "class Thrice(torch.autograd.Function):\n"
+                          "    @staticmethod\n"
+                          "    def forward(ctx, x):\n"
+                          "        ctx.save_for_backward(x)\n"
+                          "        return x * 3\n"
+                          "    @staticmethod\n"
+                          "    def backward(ctx, g):\n"
+                          "        x, = ctx.saved_tensors\n"
+                          "        with torch.no_grad():\n"
+                          "            x.mul_(0.5)\n"
+                          "        return g * 3\n"
+                          "def f(x):\n"
+                          "    return Thrice.apply(x).sin()\n";
+    sg_program *p;
+    sg_walk *w;
+    walk_program(&f, program, &p, &w);
+    assert_int_equal(sg_tracer_verify(f.t), SG_OK);
+    for (int part = 0; part < 2; part++) {
+        const sg_aot_options o = {.keep_input_mutations = 1, .partition = part ? SG_AOT_DEFAULT_PARTITION : SG_AOT_MIN_CUT};
+        sg_aot *a = NULL;
+        assert_int_equal(sg_aot_compile_with(f.t, &o, &a), SG_OK);
+        size_t ni = sg_aot_ninputs(a), xi = SIZE_MAX;
+        assert_true(ni <= 4);
+        for (size_t i = 0; i < ni; i++)
+            if (!strcmp(sg_aot_input_name(a, i), "x"))
+                xi = i;
+        assert_true(xi != SIZE_MAX);
+        assert_int_equal(sg_aot_input_mutation(a, xi), SG_AOT_DATA | SG_AOT_BACKWARD);
+        char *ops = NULL;
+        assert_int_equal(sg_aot_print(a, &ops), SG_OK); /* the functional backward gives x's new contents */
+        if (!strstr(ops, "gradients_of=(0,), writes=(3,))")) /* (its placeholders: s0, s1, g, then x lifted) */
+            fail_msg("printed: %s", ops);
+        sg_free(ops);
+        assert_int_equal(sg_aot_ops(a, &ops), SG_OK);
+        assert_null(strstr(ops, "copy_"));
+        sg_free(ops);
+        assert_int_equal(sg_aot_backward_ops(a, &ops), SG_OK);
+        size_t n = strlen(ops);
+        if (n < 5 || strcmp(ops + n - 5, "copy_"))
+            fail_msg("backward ops: %s", ops);
+        sg_free(ops);
+        int64_t sizes[2] = {3, 4};
+        sg_tensor *x, *grads[4] = {NULL};
+        assert_int_equal(sg_tensor_new(C, &x, SG_FLOAT64, 2, sizes), SG_OK);
+        for (int64_t i = 0; i < 12; i++)
+            sg_tensor_set_f(x, i, (double)i / 8 - 0.7);
+        sg_tensor_set_requires_grad(x, 1);
+        sg_run *r;
+        assert_int_equal(sg_run_new(f.t, NULL, &r), SG_OK);
+        assert_int_equal(sg_run_set_tensor(r, f.x, x), SG_OK);
+        assert_int_equal(sg_aot_call(a, r), SG_OK); /* the forward alone writes nothing */
+        for (int64_t i = 0; i < 12; i++)
+            assert_float_equal(sg_tensor_get_f(x, i), (double)i / 8 - 0.7, 0);
+        sg_run_free(r);
+        assert_int_equal(sg_run_new(f.t, NULL, &r), SG_OK);
+        assert_int_equal(sg_run_set_tensor(r, f.x, x), SG_OK);
+        assert_int_equal(sg_aot_call_backward(a, r, grads, ni), SG_OK);
+        for (int64_t i = 0; i < 12; i++) {
+            double v = (double)i / 8 - 0.7;
+            assert_float_equal(sg_tensor_get_f(grads[xi], i), 3 * cos(3 * v), 1e-12);
+            assert_float_equal(sg_tensor_get_f(x, i), v / 2, 0);
+        }
+        for (size_t i = 0; i < ni; i++)
+            sg_tensor_unref(grads[i]);
+        sg_run_free(r);
+        sg_tensor_unref(x);
+        sg_aot_free(a);
+    }
+    sg_walk_free(w);
+    sg_program_free(p);
+    trace_close(&f);
+}
+
 /* ---- tensor-subclass inputs (kind two, PyTorch's TwoTensor) ---- */
 
 typedef struct twoobj {
@@ -748,6 +833,7 @@ int main(void)
         cmocka_unit_test(test_api),
         cmocka_unit_test(test_backward),
         cmocka_unit_test(test_custom_function),
+        cmocka_unit_test(test_backward_mutation),
         cmocka_unit_test(test_subclass),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
