@@ -953,8 +953,14 @@ static sg_status cond_done(sg__replay *r, void *ud, uint32_t node, uint32_t list
     for (uint32_t k = 0; k < z->nmk && !s; k++) {
         if (!z->mk[k])
             continue;
-        uint32_t op = src->ids[a[3].u.list.off + k], e = z->dst->ids[z->dst->vals[list].u.list.off + nsrc + j++];
-        s = store_value(z, r, "cond", SG_NODE_NO_GRAD, op, e);
+        uint32_t op = src->ids[a[3].u.list.off + k], e = z->dst->ids[z->dst->vals[list].u.list.off + nsrc + j++], old;
+        /* (a write under no_grad: autograd keeps the operand's history, its gradient passes to the old
+           contents, as through any hidden write) */
+        s = current(z, r, op, &old);
+        if (!s)
+            s = hidden_write(z, old, e, SG_NODE_NO_GRAD, z->src->vals[op].u.t.requires_grad, &e);
+        if (!s)
+            s = store_value(z, r, "cond", SG_NODE_NO_GRAD, op, e);
         uint32_t owner = z->v[op].ver;
         sg__aot_meta *m = z->meta;
         for (uint32_t i = 0; i < m->nin && !s && owner != SG_NOVAL; i++)

@@ -257,6 +257,8 @@ static sg_status joint_end(sg__replay *r, void *ud)
     return s;
 }
 
+static bool gives_needed(const sg__graph *g, const sg__gnode *nd, const uint8_t *need);
+
 /* The default partition (PyTorch's default_partition): saved, the forward
  * values that the nodes of the backward part the gradients need read. */
 static sg_status partition_default(jctx *J, const sg__graph *g, uint8_t *saved)
@@ -271,7 +273,8 @@ static sg_status partition_default(jctx *J, const sg__graph *g, uint8_t *saved)
             need[g->nodes[i].out] = 1;
     for (size_t i = g->nnodes; i-- > J->first;) {
         const sg__gnode *nd = &g->nodes[i];
-        if (nd->kind != SG_N_CALL || nd->out == SG_NOVAL || !need[nd->out])
+        if ((nd->kind != SG_N_CALL && nd->kind != SG_N_COND) || nd->scope || nd->out == SG_NOVAL ||
+            !gives_needed(g, nd, need))
             continue;
         for (uint32_t k = 0; k < nd->nargs; k++) {
             const sg__garg *a = &g->args[nd->args + k];
@@ -347,6 +350,74 @@ static sg_status record_again(sg__graph *d, const sg__graph *g, const uint32_t *
         for (uint32_t j = 0; x->kind == SG_V_LIST && y->kind == SG_V_LIST && j < x->u.list.n; j++)
             map[g->ids[x->u.list.off + j]] = d->ids[y->u.list.off + j];
     }
+    return s;
+}
+
+/* Cond node i of g (the backward of a forward cond: autograd.c) recorded
+ * again into d with its branches, its operands through map (after rep);
+ * map[its list and elements] what d gives. sto: g's storages to d's. */
+static sg_status record_cond_again(sg__graph *d, const sg__graph *g, const uint32_t *rep, uint32_t *map, uint32_t *sto,
+                                   uint32_t i)
+{
+    sg_ctx *ctx = g->ctx;
+    const sg__garg *a = &g->args[g->nodes[i].args];
+    uint32_t nops = a[3].u.list.n, parent = d->cur, scope[2], list = g->nodes[i].out;
+    uint32_t nel = g->vals[list].u.list.n;
+    uint32_t *ops = sg__malloc(ctx, ((size_t)nops + nel + 1) * sizeof *ops), *els = ops ? ops + nops : NULL;
+    sg__garg pred = a[0];
+    sg_status s = ops ? SG_OK : sg__nomem(ctx);
+    for (uint32_t k = 0; k < nops && !s; k++)
+        if ((ops[k] = map[rep[g->ids[a[3].u.list.off + k]]]) == SG_NOVAL)
+            s = sg__err(ctx, SG_EINTERNAL, "aot: a partitioned cond reads a value it was not given");
+    if (!s && pred.kind == SG_A_VALUE && (pred.u.v = map[rep[pred.u.v]]) == SG_NOVAL)
+        s = sg__err(ctx, SG_EINTERNAL, "aot: a partitioned cond's predicate was not given");
+    for (int b = 0; b < 2 && !s; b++) {
+        uint32_t br = a[1 + b].u.v;
+        const sg__scope *sc = &g->scopes[br];
+        if ((s = sg__graph_scope_open(d, &scope[b], sc->name)))
+            break;
+        for (uint32_t p = 0; p < sc->nphs && !s; p++) {
+            uint32_t v = g->nodes[sc->phs[p]].out;
+            if (!(s = sg__graph_value_like(d, g, v, sto, &map[v])))
+                s = sg__graph_placeholder_of(d, map[v], g->vals[v].name, ops[p]);
+        }
+        for (uint32_t n = 0; n < g->nnodes && !s; n++) {
+            const sg__gnode *nd = &g->nodes[n];
+            if (nd->scope != br || nd->kind == SG_N_PLACEHOLDER)
+                continue;
+            if (nd->kind == SG_N_CALL) {
+                s = record_again(d, g, rep, map, n);
+            } else if (nd->kind == SG_N_ASSERT) {
+                s = sg__graph_assert(d, nd->cond, nd->line);
+            } else if (nd->kind == SG_N_OUTPUT) {
+                uint32_t *o = sg__malloc(ctx, (nd->nargs ? nd->nargs : 1) * sizeof *o);
+                if (!o) {
+                    s = sg__nomem(ctx);
+                    break;
+                }
+                for (uint32_t k = 0; k < nd->nargs; k++)
+                    o[k] = map[g->args[nd->args + k].u.v];
+                s = sg__graph_output(d, o, nd->nargs);
+                sg_free(o);
+            } else {
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a torch.cond nested in a backward's cond");
+            }
+        }
+        d->cur = parent;
+    }
+    for (uint32_t k = 0; k < nel && !s; k++)
+        s = sg__graph_value_like(d, g, g->ids[g->vals[list].u.list.off + k], sto, &els[k]);
+    uint32_t l = SG_NOVAL;
+    if (!s)
+        s = sg__graph_list(d, &l, els, nel);
+    if (!s)
+        s = sg__graph_cond(d, &pred, scope[0], scope[1], ops, nops, l, g->nodes[i].line);
+    if (!s) {
+        map[list] = l;
+        for (uint32_t k = 0; k < nel; k++)
+            map[g->ids[g->vals[list].u.list.off + k]] = els[k];
+    }
+    sg_free(ops);
     return s;
 }
 
@@ -456,8 +527,9 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, co
         if (nd->out == SG_NOVAL || rep[nd->out] != nd->out)
             continue;
         /* (a write in the forward part is an input mutation the forward applies: never the backward's) */
-        bool ok = nd->kind == SG_N_CALL &&
-                  (i >= J->first || !(nd->schema->flags & (SG_OPF_MUTATES | SG_OPF_INPLACE | SG_OPF_OUT)));
+        bool ok = (nd->kind == SG_N_CALL &&
+                   (i >= J->first || !(nd->schema->flags & (SG_OPF_MUTATES | SG_OPF_INPLACE | SG_OPF_OUT)))) ||
+                  (nd->kind == SG_N_COND && i >= J->first && !nd->scope); /* (a backward's cond) */
         for (uint32_t k = 0; k < nd->nargs && ok; k++) {
             const sg__garg *a = &g->args[nd->args + k];
             uint32_t n = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
@@ -480,7 +552,8 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, co
             need[g->nodes[i].out] = 1;
     for (size_t i = g->nnodes; i-- > 0 && !s;) {
         const sg__gnode *nd = &g->nodes[i];
-        if (nd->kind != SG_N_CALL || rep[nd->out] != nd->out || !gives_needed_unsaved(g, nd, need, saved))
+        if ((nd->kind != SG_N_CALL && (nd->kind != SG_N_COND || nd->scope)) || rep[nd->out] != nd->out ||
+            !gives_needed_unsaved(g, nd, need, saved))
             continue;
         bool target = sg__aot_bw_copy(g, J->first, (uint32_t)i); /* (its primal: written, not read: 2) */
         for (uint32_t k = 0; k < nd->nargs && !s; k++) {
@@ -539,10 +612,14 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, co
         if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])))
             s = sg__graph_placeholder(bw, map[v], g->vals[v].name);
     }
-    for (size_t i = 0; i < g->nnodes && !s; i++) /* the nodes it runs: needed, not saved */
-        if (g->nodes[i].kind == SG_N_CALL && rep[g->nodes[i].out] == g->nodes[i].out &&
-            gives_needed_unsaved(g, &g->nodes[i], need, saved) && map[g->nodes[i].out] == SG_NOVAL)
-            s = record_again(bw, g, rep, map, (uint32_t)i);
+    for (size_t i = 0; i < g->nnodes && !s; i++) { /* the nodes it runs: needed, not saved */
+        const sg__gnode *nd = &g->nodes[i];
+        if ((nd->kind != SG_N_CALL && (nd->kind != SG_N_COND || nd->scope)) || rep[nd->out] != nd->out ||
+            !gives_needed_unsaved(g, nd, need, saved) || map[nd->out] != SG_NOVAL)
+            continue;
+        s = nd->kind == SG_N_COND ? record_cond_again(bw, g, rep, map, sto, (uint32_t)i)
+                                  : record_again(bw, g, rep, map, (uint32_t)i);
+    }
     for (uint32_t k = 0; k < t->ngrad && !s; k++)
         outs[k] = map[rep[J->grads[k]]];
     if (!s)
@@ -874,6 +951,45 @@ static sg_status function_saved(const sg__graph *src, uint32_t i, const uint32_t
     return SG_OK;
 }
 
+/* The checks of torch.cond node i (made with grad) whose outputs the
+ * backward reaches: its operands that require grad are needed; with a
+ * tensor predicate PyTorch's CondAutogradOp saved every tensor operand, so
+ * one written since is autograd's error; with a bool one eager called the
+ * branch, whose formulas saved what they read: an operand written since is
+ * refused (whether eager raises is the formulas' to say). */
+static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cnt, const uint32_t *wfirst,
+                            const uint32_t *wnode, const uint32_t *bwst, uint8_t *needed, uint8_t *nsto)
+{
+    const sg__gnode *nd = &src->nodes[i];
+    const sg__garg *a = &src->args[nd->args];
+    const sg__gval *l = &src->vals[nd->out];
+    bool need = false;
+    for (uint32_t j = 0; l->kind == SG_V_LIST && j < l->u.list.n; j++)
+        need |= needed[src->ids[l->u.list.off + j]] != 0;
+    if (!need)
+        return SG_OK;
+    for (uint32_t k = 0; k < a[3].u.list.n; k++) {
+        uint32_t x = src->ids[a[3].u.list.off + k], at;
+        if (src->vals[x].kind != SG_V_TENSOR)
+            continue;
+        if (src->vals[x].u.t.requires_grad) {
+            needed[x] = 1;
+            nsto[src->vals[x].u.t.storage] = 1;
+        }
+        CHAIN(read_bw_written(src, bwst, x, i));
+        if (!written_after(src, cnt, wfirst, wnode, src->vals[x].u.t.storage, cnt[x], i, SG_NOVAL, &at))
+            continue;
+        if (a[0].kind == SG_A_VALUE)
+            return sg__err(src->ctx, SG_EAUTOGRAD, "one of the variables needed for gradient computation has been "
+                           "modified by an inplace operation: an operand torch.cond saved (line %u) was written by "
+                           "%s (line %u)", nd->line, src->nodes[at].schema->name, src->nodes[at].line);
+        return sg__err(src->ctx, SG_EUNSUPPORTED, "unsupported: an operand of torch.cond (line %u), differentiated, "
+                       "written since by %s (line %u): whether eager's backward raises is what the branch's "
+                       "formulas saved", nd->line, src->nodes[at].schema->name, src->nodes[at].line);
+    }
+    return SG_OK;
+}
+
 /* Argument i (schema position) of call node nd of src: a tensor value, or SG_NOVAL. */
 static uint32_t arg_value(const sg__graph *src, const sg__gnode *nd, int i)
 {
@@ -985,6 +1101,19 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
             s = sg__err(ctx, SG_EAUTOGRAD, "derivative for %s is not implemented (its out= into a tensor that "
                         "requires grad, line %u)", nd->schema->name, nd->line);
     }
+    /* the first version of each tensor object, and the last read with grad of any of an object's versions
+       (an in-place view op gives a new one: x.as_strided_ under no_grad, x returned) */
+    uint32_t *obj = s ? NULL : sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *obj);
+    uint32_t *lastobj = s ? NULL : sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *lastobj);
+    if (!s && (!obj || !lastobj))
+        s = sg__nomem(ctx);
+    for (uint32_t v = 0; obj && lastobj && v < src->nvals; v++) {
+        uint32_t up = src->vals[v].kind == SG_V_TENSOR ? sg__graph_updates(src, v) : SG_NOVAL;
+        obj[v] = up != SG_NOVAL && up < v ? obj[up] : v;
+        lastobj[v] = SG_NOVAL;
+        if (last[v] != SG_NOVAL && (lastobj[obj[v]] == SG_NOVAL || last[v] > lastobj[obj[v]]))
+            lastobj[obj[v]] = last[v];
+    }
     for (uint32_t i = 0; i < src->nnodes && !s; i++) {
         const sg__gnode *nd = &src->nodes[i];
         if (nd->kind != SG_N_CALL || nd->scope != 0 || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != SG_NODE_NO_GRAD ||
@@ -1000,7 +1129,7 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
         for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && !s; q++) { /* a write with grad enabled in between */
             uint32_t j = wnode[q], vals[8];
             const sg__gnode *w = &src->nodes[j];
-            if (j <= i || last[v] == SG_NOVAL || j >= last[v] || (w->flags & SG_NODE_DATA))
+            if (j <= i || lastobj[v] == SG_NOVAL || j >= lastobj[v] || (w->flags & SG_NODE_DATA))
                 continue;
             size_t nw = sg__graph_node_writes(src, j, vals, 8);
             /* (asked where the base requires grad when the view is read: since it was made, or by the write) */
@@ -1016,13 +1145,6 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
     /* a view a custom Function returned (or a view of one: CreationMeta::IN_CUSTOM_FUNCTION) that
        requires grad, written through its counter (under no_grad: with grad the tracer refused the
        write), then read with grad (its grad_fn asked) */
-    uint32_t *obj = s ? NULL : sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *obj);
-    if (!s && !obj)
-        s = sg__nomem(ctx);
-    for (uint32_t v = 0; obj && v < src->nvals; v++) { /* the first version of each tensor object */
-        uint32_t up = src->vals[v].kind == SG_V_TENSOR ? sg__graph_updates(src, v) : SG_NOVAL;
-        obj[v] = up != SG_NOVAL && up < v ? obj[up] : v;
-    }
     for (uint32_t u = 0; obj && u < src->nvals && !s; u++) {
         const sg__gval *x = &src->vals[u];
         uint32_t at;
@@ -1040,6 +1162,7 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
                             src->nodes[at].line);
     }
     sg_free(obj);
+    sg_free(lastobj);
     sg_free(last);
     sg_free(ngv);
     return s;
@@ -1107,7 +1230,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         const sg__garg *a = &src->args[on->args + k];
         if (a->kind == SG_A_VALUE && src->vals[a->u.v].kind == SG_V_TENSOR && src->vals[a->u.v].u.t.requires_grad) {
             needed[a->u.v] = 1;
-            nsto[src->vals[a->u.v].u.t.storage] = 1;
+            /* (a leaf, a view made under no_grad among them, has no history a write of its storage joins) */
+            nsto[src->vals[a->u.v].u.t.storage] |= !src->vals[a->u.v].u.t.leaf;
         }
     }
     /* the nodes the backward runs (from the loss through what requires grad), newest first; each
@@ -1130,6 +1254,10 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 s = function_saved(src, (uint32_t)i, cnt, wfirst, wnode, bwst);
             continue;
         }
+        if (nd->kind == SG_N_COND && nd->scope == 0 && !(nd->flags & SG_NODE_NO_GRAD)) {
+            s = cond_saved(src, (uint32_t)i, cnt, wfirst, wnode, bwst, needed, nsto);
+            continue;
+        }
         if (nd->kind != SG_N_CALL || nd->scope != 0 || nd->out == SG_NOVAL || src->vals[nd->out].kind != SG_V_TENSOR)
             continue;
         bool hidden = (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != 0, inplace = nd->schema->flags & SG_OPF_INPLACE;
@@ -1139,8 +1267,28 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         /* (a set_ of a view with grad: its NotImplemented grad_fn goes into its base's history, as any
            in-place call's through a view does: CopySlices) */
         uint32_t self0 = nd->schema->op == SG_OP_set__source_Tensor ? arg_value(src, nd, 0) : SG_NOVAL;
+        uint32_t source = self0 != SG_NOVAL ? arg_value(src, nd, 1) : SG_NOVAL;
+        uint32_t vnode = self0 != SG_NOVAL ? src->vals[self0].node : SG_NOVAL; /* (.data, detach: no view autograd sees) */
         bool set_view = self0 != SG_NOVAL && !hidden && sg__graph_view_of(src, self0) != SG_NOVAL &&
-                        src->vals[self0].u.t.requires_grad && nsto[src->vals[self0].u.t.storage];
+                        vnode != SG_NOVAL && src->nodes[vnode].kind == SG_N_CALL &&
+                        src->nodes[vnode].schema->op != SG_OP_detach &&
+                        (src->vals[self0].u.t.requires_grad ||
+                         (source != SG_NOVAL && src->vals[source].u.t.requires_grad));
+        if (set_view && !nsto[src->vals[self0].u.t.storage]) {
+            /* (the base takes that grad_fn and requires grad: the trace's flags do not say it, nor
+               whether the loss reaches it but through a program output on its storage) */
+            bool out = false;
+            for (uint32_t k = 0; k < on->nargs; k++)
+                out |= src->args[on->args + k].kind == SG_A_VALUE &&
+                       src->vals[src->args[on->args + k].u.v].kind == SG_V_TENSOR &&
+                       src->vals[src->args[on->args + k].u.v].u.t.storage == src->vals[self0].u.t.storage;
+            if (!out) {
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a set_ of a view with grad enabled (line %u), where "
+                            "the base takes its grad_fn: whether the backward reaches it is not known here",
+                            nd->line);
+                break;
+            }
+        }
         if (!needed[nd->out] && !set_view &&
             !(data && src->vals[nd->out].u.t.requires_grad && nsto[src->vals[nd->out].u.t.storage]))
             continue;

@@ -183,6 +183,11 @@ static sg_status catch_up(sg__xeager *e, uint32_t first_node, uint32_t first_val
     return SG_OK;
 }
 
+sg_status sg__xeager_catch_up(sg__xeager *e, uint32_t first_node, uint32_t first_val)
+{
+    return catch_up(e, first_node, first_val);
+}
+
 sg_status sg__xeager_call(sg__xeager *e, sg_value *out, const char *op, const sg__schema *sch, const sg_arg *args,
                           size_t n, unsigned line, uint8_t flags)
 {

@@ -244,6 +244,11 @@ sg_status sg__xeager_input(sg__xeager *e, sg_value *out, const char *name, sg__x
  * unchanged) and of sg__xrun_node (the nodes recorded stay, unrun). */
 sg_status sg__xeager_call(sg__xeager *e, sg_value *out, const char *op, const sg__schema *sch, const sg_arg *args,
                           size_t n, unsigned line, uint8_t flags);
+/* Run what the walker recorded through the tracer itself since node
+ * first_node and value first_val (a torch.cond its eager mode traces:
+ * branches as subgraphs, then the cond node, which this runs), as
+ * sg__xeager_call runs what it records. Errors: those of sg__xrun_node. */
+sg_status sg__xeager_catch_up(sg__xeager *e, uint32_t first_node, uint32_t first_val);
 
 /* Freeing dead values. Eager values live while the program refers to them
  * (a name, a tuple or list, a closure, a temporary of an expression under

@@ -4,57 +4,38 @@
 
 #include "front/walk_private.h"
 
-/* torch.cond(pred, true_fn, false_fn, operands). Eagerly, the predicate
- * picks the function to call (as the prelude of 1.13 and eager PyTorch
- * do); a constant predicate is that too in a trace (Dynamo inlines it).
- * Otherwise both functions are traced, each in a subgraph of its own
- * (cond_true_N, cond_false_N, N counting the torch.cond calls in the
- * order of the program text), and joined by a cond node (hop.h). */
-sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, const char **kwn, wv *kwv, size_t nkw,
-                           wv *out)
+/* Does a name n (a branch's body, or part of it) reads, not a parameter
+ * of def, name a tensor that requires grad in env, the frames def closes
+ * over (what Dynamo lifts as an operand)? A local of the branch of the
+ * same name counts too: the answer may be yes where the branch reads none. */
+static bool closes_over_rg(sg_walk *W, const sg__py *n, const sg__py *def, frame *env)
 {
-    static const char *const names[4] = {"pred", "true_fn", "false_fn", "operands"};
-    wv a[4] = {{.kind = W_NONE}, {.kind = W_NONE}, {.kind = W_NONE}, {.kind = W_TUPLE}};
-    bool given[4] = {false};
-    if (n > 4)
-        return sg__w_err(W, at, SG_ETYPE, "torch.cond() takes 4 arguments, %zu given", n);
-    for (size_t i = 0; i < n; i++)
-        a[i] = args[i], given[i] = true;
-    for (size_t k = 0; k < nkw; k++) {
-        size_t i = 0;
-        while (i < 4 && strcmp(kwn[k], names[i]))
-            i++;
-        if (i == 4 || given[i])
-            return sg__w_err(W, at, SG_ETYPE, "torch.cond(): an unexpected or repeated argument '%s'", kwn[k]);
-        a[i] = kwv[k];
-        given[i] = true;
+    if (!n)
+        return false;
+    if (n->kind == SG_PY_NAME && n->s) {
+        for (uint32_t i = 0; i < def->nnames; i++)
+            if (!strcmp(def->names[i], n->s))
+                return false;
+        for (frame *f = env; f; f = f->up) {
+            wv *v = frame_find(f, n->s);
+            if (v)
+                return v->kind == W_TENSOR && W->g->vals[v->u.t->v].u.t.requires_grad;
+        }
+        return false;
     }
-    if (!given[0] || !given[1] || !given[2])
-        return sg__w_err(W, at, SG_ETYPE, "torch.cond() needs pred, true_fn and false_fn");
-    if (a[1].kind != W_FUNC || a[2].kind != W_FUNC)
-        return sg__w_err(W, at, SG_EUNSUPPORTED,
-                         "unsupported: torch.cond branches that are not functions of the program");
-    if (a[3].kind != W_TUPLE && a[3].kind != W_LIST)
-        return sg__w_err(W, at, SG_ETYPE, "torch.cond: operands must be a tuple or a list");
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (closes_over_rg(W, n->kids[i], def, env))
+            return true;
+    return false;
+}
+
+/* The traced torch.cond of arguments a (checked): each branch in a
+ * subgraph, the cond node after them; *out its outputs. */
+static sg_status traced(sg_walk *W, const sg__py *at, wv *a, wv *out)
+{
     uint32_t nops = a[3].u.seq.n;
     wv *ops = a[3].u.seq.items;
-    for (uint32_t i = 0; i < nops; i++)
-        if (ops[i].kind != W_TENSOR && ops[i].kind != W_INT)
-            return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond operand that is a %s",
-                             sg__w_kind_name(&ops[i]));
     const wv *pred = &a[0];
-    bool constant =
-        pred->kind == W_BOOL && (sg_expr_op(pred->u.e) == SG_OP_TRUE || sg_expr_op(pred->u.e) == SG_OP_FALSE);
-    if (pred->kind != W_TENSOR && pred->kind != W_BOOL)
-        return sg__w_err(W, at, SG_ETYPE, "torch.cond: the predicate must be a boolean tensor or a bool, got %s",
-                         sg__w_kind_name(pred));
-    if (W->eager || constant) {
-        bool taken;
-        if (pred->kind == W_TENSOR && sg_tracer_dtype(W->t, pred->u.t->v) != SG_BOOL)
-            return sg__w_err(W, at, SG_ETYPE, "torch.cond: the predicate must be a boolean tensor or a bool");
-        CHAIN(sg__w_truthy(W, at, pred, &taken));
-        return sg__w_call_func(W, at, &a[taken ? 1 : 2], ops, nops, NULL, NULL, 0, out, NULL);
-    }
     bool two = pred->kind == W_TENSOR && sg__w_twin(W, pred->u.t->v) != SG_NOVAL;
     for (uint32_t i = 0; i < nops; i++)
         two |= ops[i].kind == W_TENSOR && sg__w_twin(W, ops[i].u.t->v) != SG_NOVAL;
@@ -142,4 +123,81 @@ sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, con
     else
         *out = (wv){.kind = W_TUPLE, .u.seq = l.u.seq};
     return SG_OK;
+}
+
+/* torch.cond(pred, true_fn, false_fn, operands). Eagerly, the predicate
+ * picks the function to call (as the prelude of 1.13 and eager PyTorch
+ * do), but for a tensor predicate under grad where an operand or a tensor
+ * a branch closes over requires grad: PyTorch's CondAutogradOp, traced as
+ * below and its node run by the eager executor; a constant predicate is
+ * a call in a trace too (Dynamo inlines it).
+ * Otherwise both functions are traced, each in a subgraph of its own
+ * (cond_true_N, cond_false_N, N counting the torch.cond calls in the
+ * order of the program text), and joined by a cond node (hop.h). */
+sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, const char **kwn, wv *kwv, size_t nkw,
+                           wv *out)
+{
+    static const char *const names[4] = {"pred", "true_fn", "false_fn", "operands"};
+    wv a[4] = {{.kind = W_NONE}, {.kind = W_NONE}, {.kind = W_NONE}, {.kind = W_TUPLE}};
+    bool given[4] = {false};
+    if (n > 4)
+        return sg__w_err(W, at, SG_ETYPE, "torch.cond() takes 4 arguments, %zu given", n);
+    for (size_t i = 0; i < n; i++)
+        a[i] = args[i], given[i] = true;
+    for (size_t k = 0; k < nkw; k++) {
+        size_t i = 0;
+        while (i < 4 && strcmp(kwn[k], names[i]))
+            i++;
+        if (i == 4 || given[i])
+            return sg__w_err(W, at, SG_ETYPE, "torch.cond(): an unexpected or repeated argument '%s'", kwn[k]);
+        a[i] = kwv[k];
+        given[i] = true;
+    }
+    if (!given[0] || !given[1] || !given[2])
+        return sg__w_err(W, at, SG_ETYPE, "torch.cond() needs pred, true_fn and false_fn");
+    if (a[1].kind != W_FUNC || a[2].kind != W_FUNC)
+        return sg__w_err(W, at, SG_EUNSUPPORTED,
+                         "unsupported: torch.cond branches that are not functions of the program");
+    if (a[3].kind != W_TUPLE && a[3].kind != W_LIST)
+        return sg__w_err(W, at, SG_ETYPE, "torch.cond: operands must be a tuple or a list");
+    uint32_t nops = a[3].u.seq.n;
+    wv *ops = a[3].u.seq.items;
+    for (uint32_t i = 0; i < nops; i++)
+        if (ops[i].kind != W_TENSOR && ops[i].kind != W_INT)
+            return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a torch.cond operand that is a %s",
+                             sg__w_kind_name(&ops[i]));
+    const wv *pred = &a[0];
+    bool constant =
+        pred->kind == W_BOOL && (sg_expr_op(pred->u.e) == SG_OP_TRUE || sg_expr_op(pred->u.e) == SG_OP_FALSE);
+    if (pred->kind != W_TENSOR && pred->kind != W_BOOL)
+        return sg__w_err(W, at, SG_ETYPE, "torch.cond: the predicate must be a boolean tensor or a bool, got %s",
+                         sg__w_kind_name(pred));
+    /* eager: the branch called, but for a tensor predicate under grad where an operand or a tensor the
+       branches close over requires grad (PyTorch's CondAutogradOp: both branches traced, the cond run) */
+    bool traced_eager = W->eager && !constant && pred->kind == W_TENSOR && W->grad;
+    if (traced_eager) {
+        bool rg = false;
+        for (uint32_t i = 0; i < nops; i++)
+            rg |= ops[i].kind == W_TENSOR && W->g->vals[ops[i].u.t->v].u.t.requires_grad;
+        for (int k = 1; k <= 2 && !rg; k++)
+            rg = closes_over_rg(W, a[k].u.fn.def, a[k].u.fn.def, a[k].u.fn.env);
+        traced_eager = rg;
+    }
+    if ((W->eager && !traced_eager) || constant) {
+        bool taken;
+        if (pred->kind == W_TENSOR && sg_tracer_dtype(W->t, pred->u.t->v) != SG_BOOL)
+            return sg__w_err(W, at, SG_ETYPE, "torch.cond: the predicate must be a boolean tensor or a bool");
+        CHAIN(sg__w_truthy(W, at, pred, &taken));
+        return sg__w_call_func(W, at, &a[taken ? 1 : 2], ops, nops, NULL, NULL, 0, out, NULL);
+    }
+    if (!traced_eager)
+        return traced(W, at, a, out);
+    /* (the eager graph records the cond: its branches are recorded, not run; the cond node runs) */
+    uint32_t node0 = (uint32_t)W->g->nnodes, val0 = (uint32_t)W->g->nvals;
+    W->eager = false;
+    sg_status s = traced(W, at, a, out);
+    W->eager = true;
+    if (!s && (s = sg__xeager_catch_up(W->ex, node0, val0)))
+        return sg__w_fail(W, at, s);
+    return s;
 }

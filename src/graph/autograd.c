@@ -16,6 +16,8 @@ typedef struct bw {
     uint32_t nvals; /* the values the forward had */
     unsigned line;
     sg__backward *spec; /* (its writes) */
+    uint32_t scope;     /* the scope differentiated (the root, or a cond branch's copy: cond_backward) */
+    uint32_t from;      /* its first node */
 } bw;
 
 /* A custom Function's backward write, noted in b->spec. */
@@ -87,9 +89,9 @@ static void forward_flags(bw *b, const sg__backward *spec, size_t nnodes)
     for (size_t k = 0; k < spec->nin; k++)
         if (spec->ins[k] < b->nvals)
             b->reach[spec->ins[k]] = 1;
-    for (size_t i = 0; i < nnodes; i++) {
+    for (size_t i = b->from; i < nnodes; i++) {
         const sg__gnode *nd = &g->nodes[i];
-        if (nd->scope != 0 || (nd->out == SG_NOVAL && nd->kind != SG_N_FUNCTION))
+        if (nd->scope != b->scope || (nd->out == SG_NOVAL && nd->kind != SG_N_FUNCTION))
             continue;
         if (nd->kind == SG_N_PLACEHOLDER) {
             if (is_tensor(g, nd->out))
@@ -97,9 +99,19 @@ static void forward_flags(bw *b, const sg__backward *spec, size_t nnodes)
             b->reach[nd->out] &= b->rg[nd->out];
             continue;
         }
-        if (nd->kind == SG_N_COND) {
-            mark_out(b, nd, b->rg, any_arg(b, nd, b->rg));
-            mark_out(b, nd, b->reach, any_arg(b, nd, b->reach));
+        if (nd->kind == SG_N_COND) { /* (PyTorch's CondAutogradOp: every floating output, where an operand
+                                        requires grad; a bool predicate: eager's call of the branch, the
+                                        outputs the trace flagged; none made under no_grad) */
+            bool on = !(nd->flags & SG_NODE_NO_GRAD), rg = on && any_arg(b, nd, b->rg);
+            bool reach = on && any_arg(b, nd, b->reach);
+            mark_out(b, nd, b->rg, rg);
+            mark_out(b, nd, b->reach, reach);
+            const sg__gval *l = &g->vals[nd->out];
+            for (uint32_t j = 0; g->args[nd->args].kind == SG_A_EXPR && l->kind == SG_V_LIST && j < l->u.list.n; j++) {
+                uint32_t e = g->ids[l->u.list.off + j];
+                if (e < b->nvals && is_tensor(g, e) && !g->vals[e].u.t.requires_grad)
+                    b->rg[e] = b->reach[e] = 0;
+            }
             continue;
         }
         if (nd->kind == SG_N_FUNCTION) { /* its outputs take their grad_fn: they require grad where an input does */
@@ -302,6 +314,50 @@ static sg_status node_backward(bw *b, uint32_t i)
     return s;
 }
 
+/* Call node n of g (a subgraph's) recorded again in g's current scope, its
+ * values through map (map[its value, a list's elements] the new ones);
+ * flags: its node flags too. */
+static sg_status record_mapped(sg__graph *g, uint32_t n, uint32_t *map, bool flags)
+{
+    sg_ctx *ctx = g->ctx;
+    const sg__gnode *nd = &g->nodes[n];
+    sg__garg args[SG_SCHEMA_ARGS] = {{0}};
+    uint32_t *lists[SG_SCHEMA_ARGS] = {NULL};
+    sg_status s = SG_OK;
+    for (uint32_t k = 0; k < nd->nargs && !s; k++) {
+        args[k] = g->args[nd->args + k];
+        if (args[k].kind == SG_A_VALUE && (args[k].u.v = map[args[k].u.v]) == SG_NOVAL)
+            s = sg__err(ctx, SG_EINTERNAL, "backward of %s: a value of no node", g->scopes[nd->scope].name);
+        if (args[k].kind == SG_A_VALUES && !s) {
+            uint32_t m = args[k].u.list.n, off;
+            if (!(lists[k] = sg__malloc(ctx, (m ? m : 1) * sizeof *lists[k]))) {
+                s = sg__nomem(ctx);
+                break;
+            }
+            for (uint32_t j = 0; j < m; j++)
+                lists[k][j] = map[g->ids[args[k].u.list.off + j]];
+            if (!(s = sg__graph_ids(g, &off, lists[k], m)))
+                args[k].u.list.off = off;
+        }
+    }
+    /* (recording moves g's arrays: what is read of the node is copied first) */
+    uint32_t v, out = nd->out, line = nd->line, nargs = nd->nargs;
+    uint8_t fl = flags ? nd->flags : 0;
+    const sg__schema *sch = nd->schema;
+    if (!s)
+        s = sg__graph_record(g, sch, args, nargs, line, NULL, &v);
+    for (uint32_t k = 0; k < nargs; k++)
+        sg_free(lists[k]);
+    if (s || out == SG_NOVAL)
+        return s;
+    g->nodes[g->vals[v].node].flags |= fl;
+    map[out] = v;
+    if (g->vals[out].kind == SG_V_LIST && g->vals[v].kind == SG_V_LIST) /* unbind's elements */
+        for (uint32_t j = 0; j < g->vals[out].u.list.n && j < g->vals[v].u.list.n; j++)
+            map[g->ids[g->vals[out].u.list.off + j]] = g->ids[g->vals[v].u.list.off + j];
+    return SG_OK;
+}
+
 /* The backward of custom Function node i (SG_N_FUNCTION): its backward
  * scope's calls recorded again in the root, its placeholders taking the
  * outputs' gradients (zeros where none reached one: materialize_grads)
@@ -375,36 +431,7 @@ static sg_status function_backward(bw *b, uint32_t i)
                         g->scopes[sc].name);
             continue;
         }
-        sg__garg args[SG_SCHEMA_ARGS];
-        uint32_t *lists[SG_SCHEMA_ARGS] = {NULL};
-        for (uint32_t k = 0; k < nd->nargs && !s; k++) {
-            args[k] = g->args[nd->args + k];
-            if (args[k].kind == SG_A_VALUE && (args[k].u.v = map[args[k].u.v]) == SG_NOVAL)
-                s = sg__err(ctx, SG_EINTERNAL, "backward of %s: a value of no node", g->scopes[sc].name);
-            if (args[k].kind == SG_A_VALUES && !s) {
-                uint32_t m = args[k].u.list.n, off;
-                if (!(lists[k] = sg__malloc(ctx, (m ? m : 1) * sizeof *lists[k]))) {
-                    s = sg__nomem(ctx);
-                    break;
-                }
-                for (uint32_t j = 0; j < m; j++)
-                    lists[k][j] = map[g->ids[args[k].u.list.off + j]];
-                if (!(s = sg__graph_ids(g, &off, lists[k], m)))
-                    args[k].u.list.off = off;
-            }
-        }
-        uint32_t v, out = nd->out, line = nd->line, nargs = nd->nargs;
-        const sg__schema *sch = nd->schema;
-        if (!s)
-            s = sg__graph_record(g, sch, args, nargs, line, NULL, &v);
-        for (uint32_t k = 0; k < nargs; k++)
-            sg_free(lists[k]);
-        if (s || out == SG_NOVAL)
-            continue;
-        map[out] = v;
-        if (g->vals[out].kind == SG_V_LIST && g->vals[v].kind == SG_V_LIST) /* unbind's elements */
-            for (uint32_t j = 0; j < g->vals[out].u.list.n && j < g->vals[v].u.list.n; j++)
-                map[g->ids[g->vals[out].u.list.off + j]] = g->ids[g->vals[v].u.list.off + j];
+        s = record_mapped(g, n, map, false);
     }
     /* what it writes of what it takes: a lifted tensor's new contents, a gradient it was given */
     for (uint32_t k = 0; k < nw && ng + k < nret && !s; k++) {
@@ -448,6 +475,227 @@ static sg_status function_backward(bw *b, uint32_t i)
     return s;
 }
 
+static sg_status backward_in(sg__graph *g, sg__backward *spec, uint32_t scope, uint32_t from);
+
+/* A value of g laid out as of (a tensor: its sizes, strides, offset and
+ * dtype on a storage of its own; an int or bool: its expression), not
+ * given by a node yet. */
+static sg_status value_as(sg__graph *g, uint32_t of, uint32_t *out)
+{
+    const sg__gval *x = &g->vals[of];
+    if (x->kind != SG_V_TENSOR)
+        return sg__graph_value(g, out, (sg__vkind)x->kind, x->u.e, 0);
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
+    for (uint32_t d = 0; d < x->u.t.ndim; d++) {
+        sizes[d] = sg__graph_size(g, of, d);
+        strides[d] = sg__graph_stride(g, of, d);
+    }
+    return sg__graph_tensor(g, out, (sg_dtype)x->u.t.dtype, x->u.t.ndim, sizes, strides, x->u.t.offset, SG_NOVAL);
+}
+
+/* Which operands of cond node i (its branch br) lead to the outputs whose
+ * gradient the backward gives (seed[j]): reach[k] per operand, through the
+ * calls autograd differentiates (not past a write hidden from it but to
+ * its first argument, not a detach or an operator without derivative).
+ * What PyTorch's eager torch.cond (the branch called) would differentiate. */
+static sg_status branch_reaches(const sg__graph *g, uint32_t br, const uint8_t *seed, uint8_t *reach)
+{
+    const sg__scope *sc = &g->scopes[br];
+    uint8_t *m = sg__calloc(g->ctx, g->nvals ? g->nvals : 1, 1);
+    if (!m)
+        return sg__nomem(g->ctx);
+    const sg__gnode *o = &g->nodes[sc->output];
+    for (uint32_t j = 0; j < o->nargs; j++)
+        if (seed[j] && g->args[o->args + j].kind == SG_A_VALUE)
+            m[g->args[o->args + j].u.v] = 1;
+    for (uint32_t i = sc->output; i-- > 0;) {
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->scope != br || nd->kind != SG_N_CALL || nd->out == SG_NOVAL)
+            continue;
+        bool on = m[nd->out];
+        for (uint32_t j = 0; g->vals[nd->out].kind == SG_V_LIST && j < g->vals[nd->out].u.list.n; j++)
+            on |= m[g->ids[g->vals[nd->out].u.list.off + j]] != 0;
+        const sg__opinfo *info = sg__op_info(nd->schema->op);
+        if (!on || nd->schema->op == SG_OP_detach || (info && (info->tags & SG_T_NODIFF)))
+            continue;
+        bool hidden = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
+        for (uint32_t k = 0; k < nd->nargs && !(hidden && k); k++) {
+            const sg__garg *a = &g->args[nd->args + k];
+            if (hidden && !(nd->flags & SG_NODE_WRITE))
+                break;
+            if (a->kind == SG_A_VALUE && is_tensor(g, a->u.v) && floating(g, a->u.v))
+                m[a->u.v] = 1;
+            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++)
+                m[g->ids[a->u.list.off + j]] = 1;
+        }
+    }
+    for (uint32_t k = 0; k < sc->nphs; k++)
+        reach[k] = m[g->nodes[sc->phs[k]].out];
+    sg_free(m);
+    return SG_OK;
+}
+
+/* The backward of torch.cond node i (SG_N_COND, made with grad enabled):
+ * a cond over the same predicate whose branches are the backwards of the
+ * forward's (PyTorch's CondAutogradOp, its create_bw_fn), each a subgraph
+ * taking the operands and the gradients of the outputs the backward
+ * reached, giving a gradient per operand that needs one; that cond's
+ * results are added to the operands'. Which operands take one: with a
+ * tensor predicate (CondAutogradOp) every one that requires grad, zeros
+ * where the branch that runs reaches none; with a bool over sizes,
+ * PyTorch's eager torch.cond calls the branch itself, whose gradient of an
+ * operand it does not reach is None: those both branches reach, where
+ * one branch alone does the answer is the predicate's (refused). Refused
+ * too: a cond binding unbacked sizes, a cond nested in a branch. */
+static sg_status cond_backward(bw *b, uint32_t i)
+{
+    sg__graph *g = b->g;
+    sg_ctx *ctx = g->ctx;
+    const sg__gnode *nd = &g->nodes[i];
+    const sg__garg *a = &g->args[nd->args];
+    sg__garg pred = a[0];
+    uint32_t br[2] = {a[1].u.v, a[2].u.v}, nops = a[3].u.list.n, ops_off = a[3].u.list.off, line = nd->line;
+    uint32_t list = nd->out, nout = g->vals[list].u.list.n, parent = nd->scope;
+    bool autograd_op = pred.kind == SG_A_VALUE;
+    if (nd->nbinds)
+        return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the derivative of a torch.cond whose outputs have sizes "
+                                             "of their own (line %u)", line);
+    for (int k = 0; k < 2; k++)
+        for (uint32_t j = 0; j < g->nnodes; j++)
+            if (g->nodes[j].kind == SG_N_COND && g->nodes[j].scope == br[k])
+                return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the derivative of a torch.cond nested in a branch "
+                                                     "(line %u)", line);
+    uint32_t *ops = sg__malloc(ctx, ((size_t)nops + nout + 1) * sizeof *ops);
+    uint8_t *seed = sg__calloc(ctx, (size_t)nout + 1, 1), *need = sg__calloc(ctx, (size_t)nops + 1, 1);
+    uint8_t *reach[2] = {sg__calloc(ctx, (size_t)nops + 1, 1), sg__calloc(ctx, (size_t)nops + 1, 1)};
+    uint32_t *outs = sg__malloc(ctx, ((size_t)nops + 1) * sizeof *outs), *elems = NULL, *phs = NULL;
+    sg_status s = ops && seed && need && reach[0] && reach[1] && outs ? SG_OK : sg__nomem(ctx);
+    uint32_t nin = 0, ng = 0, nneed = 0;
+    for (uint32_t k = 0; k < nops && !s; k++) { /* the operands; which need a gradient */
+        ops[nin++] = g->ids[ops_off + k];
+        need[k] = b->reach[ops[k]] && is_tensor(g, ops[k]) && floating(g, ops[k]);
+    }
+    for (uint32_t j = 0; j < nout && !s; j++) { /* the gradients of the outputs reached */
+        uint32_t e = g->ids[g->vals[list].u.list.off + j];
+        if (is_tensor(g, e) && b->gv[e] != SG_NOVAL) {
+            seed[j] = 1;
+            ops[nin + ng++] = b->gv[e];
+        }
+    }
+    for (int k = 0; k < 2 && !s; k++)
+        s = branch_reaches(g, br[k], seed, reach[k]);
+    for (uint32_t k = 0; k < nops && !s; k++) {
+        if (!need[k])
+            continue;
+        if (!autograd_op && reach[0][k] != reach[1][k])
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the gradient of torch.cond operand %u (line %u), which "
+                        "one branch reaches and the other does not: eager's (the branch called) is None or a "
+                        "tensor as the predicate says", k, line);
+        need[k] = autograd_op || reach[0][k];
+        nneed += need[k];
+    }
+    if (s || !nneed || !ng) {
+        sg_free(ops), sg_free(seed), sg_free(need), sg_free(reach[0]), sg_free(reach[1]), sg_free(outs);
+        return s;
+    }
+    uint32_t scope[2];
+    if (!(elems = sg__malloc(ctx, (size_t)nneed * sizeof *elems)) ||
+        !(phs = sg__malloc(ctx, ((size_t)nops + ng) * sizeof *phs)))
+        s = sg__nomem(ctx);
+    for (int k = 0; k < 2 && !s; k++) {
+        const sg__scope *sc = &g->scopes[br[k]];
+        char name[80];
+        snprintf(name, sizeof name, "%.60s_backward", sc->name);
+        uint32_t first = (uint32_t)g->nnodes, nvals = (uint32_t)g->nvals;
+        if ((s = sg__graph_scope_open(g, &scope[k], name)))
+            break;
+        uint32_t *map = sg__malloc(ctx, (size_t)nvals * sizeof *map);
+        if (!map) {
+            s = sg__nomem(ctx);
+            break;
+        }
+        memset(map, 0xff, (size_t)nvals * sizeof *map);
+        /* its inputs: the operands as the branch takes them, then the gradients */
+        for (uint32_t p = 0; p < nops + ng && !s; p++) {
+            uint32_t like = p < nops ? g->nodes[g->scopes[br[k]].phs[p]].out : ops[p];
+            const char *nm = p < nops ? g->vals[like].name : "grad";
+            if (!(s = value_as(g, like, &phs[p])) && !(s = sg__graph_placeholder_of(g, phs[p], nm, ops[p]))) {
+                if (is_tensor(g, phs[p]))
+                    g->vals[phs[p]].u.t.requires_grad = p < nops && need[p];
+                if (p < nops)
+                    map[like] = phs[p];
+            }
+        }
+        /* the branch's calls again */
+        for (uint32_t n = 0; n < sc->output && !s; n++) {
+            const sg__gnode *c = &g->nodes[n];
+            if (c->scope != br[k] || c->kind == SG_N_PLACEHOLDER)
+                continue;
+            if (c->kind == SG_N_ASSERT) {
+                s = sg__graph_assert(g, c->cond, c->line);
+                continue;
+            }
+            s = record_mapped(g, n, map, true); /* (no_grad, .data, hidden writes: as the branch had them) */
+        }
+        /* its backward: from the reached outputs, with their gradients, to the operands that need one */
+        uint32_t bo[64], bs[64], wanted[64], got[64], nbo = 0, nw = 0;
+        const sg__gnode *o = &g->nodes[sc->output];
+        if (!s && (ng > 64 || nops > 64))
+            s = sg__err(ctx, SG_ELIMIT, "the derivative of a torch.cond of more than 64 operands or outputs");
+        for (uint32_t j = 0, q = 0; j < nout && !s; j++)
+            if (seed[j]) {
+                uint32_t v = map[g->args[o->args + j].u.v];
+                if (is_tensor(g, v)) {
+                    bo[nbo] = v;
+                    bs[nbo++] = phs[nops + q];
+                }
+                q++;
+            }
+        for (uint32_t p = 0; p < nops && !s; p++)
+            if (need[p])
+                wanted[nw++] = phs[p];
+        if (!s) {
+            sg__backward sp = {.outs = bo, .seeds = bs, .nout = nbo, .ins = wanted, .nin = nw, .grads = got,
+                               .line = b->line};
+            s = backward_in(g, &sp, scope[k], first);
+            sg_free(sp.writes);
+        }
+        /* a gradient per operand that needs one (zeros where none reached it), contiguous */
+        sg__dctx d = {.g = g, .node = i, .s = sg__opreg_op(g->reg, SG_OP_clone), .list = -1, .line = b->line};
+        for (uint32_t p = 0, q = 0; p < nw && !s; p++) {
+            while (!need[q])
+                q++;
+            uint32_t x = got[p] != SG_NOVAL ? got[p] : sg__deriv_zeros(&d, phs[q]);
+            if (!autograd_op && (got[p] != SG_NOVAL) != (reach[k][q] != 0) && !d.st)
+                d.st = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the gradient of torch.cond operand %u (line %u): "
+                               "its branches' derivative formulas reach it otherwise than their flow says", q, line);
+            outs[p] = d.st ? SG_NOVAL : sg__deriv_contiguous(&d, x);
+            s = d.st;
+            q++;
+        }
+        if (!s)
+            s = sg__graph_output(g, outs, nw);
+        g->cur = parent;
+        sg_free(map);
+        if (!s && k == 0) /* the cond's results: as the true branch's gradients are laid out */
+            for (uint32_t p = 0; p < nw && !s; p++)
+                s = value_as(g, outs[p], &elems[p]);
+    }
+    uint32_t glist = SG_NOVAL;
+    if (!s)
+        s = sg__graph_list(g, &glist, elems, nneed);
+    if (!s)
+        s = sg__graph_cond(g, &pred, scope[0], scope[1], ops, nops + ng, glist, line);
+    for (uint32_t p = 0, q = 0; p < nneed && !s; p++, q++) {
+        while (!need[q])
+            q++;
+        s = accumulate(b, ops[q], elems[p]);
+    }
+    sg_free(ops), sg_free(seed), sg_free(need), sg_free(reach[0]), sg_free(reach[1]), sg_free(outs);
+    sg_free(elems), sg_free(phs);
+    return s;
+}
+
 sg_status sg__graph_requires_grad(sg__graph *g, uint8_t **out)
 {
     *out = NULL;
@@ -467,15 +715,12 @@ sg_status sg__graph_requires_grad(sg__graph *g, uint8_t **out)
     return SG_OK;
 }
 
-sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
+/* The backward of the nodes of scope (from node from on): sg__graph_backward's. */
+static sg_status backward_in(sg__graph *g, sg__backward *spec, uint32_t scope, uint32_t from)
 {
-    if (!g || !spec || (spec->nout && (!spec->outs || !spec->seeds)) || (spec->nin && (!spec->ins || !spec->grads)))
-        return g ? sg__err(g->ctx, SG_EINVAL, "backward: NULL argument") : SG_EINVAL;
-    if (!g->reg)
-        return sg__err(g->ctx, SG_EINVAL, "backward: a graph without its registry");
     spec->writes = NULL;
     spec->nwrites = 0;
-    bw b = {.g = g, .nvals = (uint32_t)g->nvals, .line = spec->line, .spec = spec};
+    bw b = {.g = g, .nvals = (uint32_t)g->nvals, .line = spec->line, .spec = spec, .scope = scope, .from = from};
     size_t nnodes = g->nnodes, n = b.nvals ? b.nvals : 1;
     b.rg = sg__calloc(g->ctx, n, 1);
     b.reach = sg__calloc(g->ctx, n, 1);
@@ -495,9 +740,9 @@ sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
     for (size_t k = 0; k < spec->nout && !s; k++)
         if (b.reach[spec->outs[k]])
             s = accumulate(&b, spec->outs[k], spec->seeds[k]);
-    for (size_t i = nnodes; i-- > 0 && !s;) {
+    for (size_t i = nnodes; i-- > from && !s;) {
         const sg__gnode *nd = &g->nodes[i];
-        if (nd->scope == 0 && nd->kind == SG_N_FUNCTION) {
+        if (nd->scope == scope && nd->kind == SG_N_FUNCTION) {
             const sg__garg *a = &g->args[nd->args];
             bool reached = false;
             for (uint32_t j = 0; j < a[1].u.list.n; j++)
@@ -506,7 +751,7 @@ sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
                 s = function_backward(&b, (uint32_t)i);
             continue;
         }
-        if (nd->scope != 0 || (nd->kind != SG_N_CALL && nd->kind != SG_N_COND) || nd->out == SG_NOVAL)
+        if (nd->scope != scope || (nd->kind != SG_N_CALL && nd->kind != SG_N_COND) || nd->out == SG_NOVAL)
             continue;
         uint32_t o = nd->out;
         bool reached = b.gv[o] != SG_NOVAL;
@@ -515,7 +760,7 @@ sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
         if (!reached)
             continue;
         if (nd->kind == SG_N_COND) {
-            s = sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the derivative of torch.cond");
+            s = (nd->flags & SG_NODE_NO_GRAD) ? SG_OK : cond_backward(&b, (uint32_t)i);
         } else if (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) { /* a hidden write: the gradient passes through */
             uint32_t self = first_tensor(g, nd);
             if ((nd->flags & SG_NODE_WRITE) && self != SG_NOVAL && b.reach[self] && b.gv[o] != SG_NOVAL)
@@ -539,4 +784,13 @@ sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
     sg_free(b.reach);
     sg_free(b.gv);
     return s;
+}
+
+sg_status sg__graph_backward(sg__graph *g, sg__backward *spec)
+{
+    if (!g || !spec || (spec->nout && (!spec->outs || !spec->seeds)) || (spec->nin && (!spec->ins || !spec->grads)))
+        return g ? sg__err(g->ctx, SG_EINVAL, "backward: NULL argument") : SG_EINVAL;
+    if (!g->reg)
+        return sg__err(g->ctx, SG_EINVAL, "backward: a graph without its registry");
+    return backward_in(g, spec, 0, 0);
 }

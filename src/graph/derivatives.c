@@ -311,6 +311,12 @@ uint32_t sg__deriv_zeros(sg__dctx *d, uint32_t like)
     return CALL(d, zeros, L(d, shape, n), DT(d, like));
 }
 
+uint32_t sg__deriv_contiguous(sg__dctx *d, uint32_t x)
+{
+    sg__garg fmt = {.kind = SG_A_MEMFMT, .kw = "memory_format", .u.dtype = SG_CONTIGUOUS_FORMAT};
+    return CALL(d, clone, V(x), fmt);
+}
+
 /* A list argument of the values v. */
 static sg__garg LV(sg__dctx *d, const uint32_t *v, size_t n)
 {

@@ -59,6 +59,10 @@ typedef struct sg__deriv {
  * a smaller rank; those of the calls); SG_NOVAL after one. */
 uint32_t sg__deriv_sum_to(sg__dctx *d, uint32_t x, uint32_t like);
 
+/* A contiguous copy of x (clone(memory_format=torch.contiguous_format)).
+ * Errors go to d->st; SG_NOVAL after one. */
+uint32_t sg__deriv_contiguous(sg__dctx *d, uint32_t x);
+
 /* at::zeros of like's sizes and dtype (a custom Function's gradient of an
  * output that none reached, as its materialize_grads gives it). Errors go
  * to d->st; SG_NOVAL after one. */

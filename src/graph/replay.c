@@ -301,8 +301,8 @@ static sg_status replay_cond(sg__replay *r, sg__replay_fn hook, void *ud)
         sg_free(ids);
         sg_free(sto);
     }
-    if (!st)
-        st = sg__graph_cond(d, &pred, ts, fs, ops, a[3].u.list.n, v, n->line);
+    if (!st && !(st = sg__graph_cond(d, &pred, ts, fs, ops, a[3].u.list.n, v, n->line)))
+        d->nodes[d->nnodes - 1].flags = n->flags; /* (made under no_grad) */
     sg_free(ops);
     if (!st && n->nbinds)
         st = sg__graph_bind(d, (uint32_t)d->nnodes - 1, s->exprs + n->binds, n->nbinds);

@@ -228,6 +228,10 @@ typedef struct merge {
     const sg_expr *fresh[64]; /* the unbacked symbols the cond binds */
     size_t nfresh;
     unsigned line;
+    bool rg;     /* an operand requires grad (with grad enabled) */
+    bool tensor; /* the predicate is a tensor: PyTorch's CondAutogradOp then makes every floating output
+                    require grad where rg; a bool over sizes is eager torch.cond's own call of the branch
+                    (an output requires grad where the branch's does) */
 } merge;
 
 /* A fresh unbacked symbol ranging over both a's and b's ranges; a size is
@@ -493,7 +497,8 @@ static sg_status merge_one(merge *M, size_t i, uint32_t a, uint32_t b, uint32_t 
     if (!s)
         s = sg__graph_tensor(g, out, (sg_dtype)A.dtype, n, sizes, strides, A.offset, SG_NOVAL);
     if (!s) {
-        g->vals[*out].u.t.requires_grad = !t->no_grad && (A.requires_grad || B.requires_grad);
+        g->vals[*out].u.t.requires_grad = M->rg && (M->tensor ? A.dtype == SG_FLOAT64 || A.dtype == SG_FLOAT32
+                                                              : A.requires_grad || B.requires_grad);
         g->vals[*out].u.t.leaf = !g->vals[*out].u.t.requires_grad;
     }
     return s;
@@ -551,7 +556,9 @@ sg_status sg_tracer_cond(sg_tracer *t, sg_value *out, const sg_arg *pred, uint32
     size_t nops = 0;
     if (!s)
         s = merge_inputs(t, tb, fb, &ops, &nops);
-    merge M = {.t = t, .line = line};
+    merge M = {.t = t, .line = line, .tensor = p.kind == SG_A_VALUE};
+    for (size_t k = 0; k < nops && !s && !t->no_grad; k++)
+        M.rg |= g->vals[ops[k]].kind == SG_V_TENSOR && g->vals[ops[k]].u.t.requires_grad;
     uint32_t nout = output_of(g, tb)->nargs;
     uint32_t *outs = sg__malloc(t->ctx, (nout + 1) * sizeof *outs);
     if (!s && !outs)
@@ -564,6 +571,8 @@ sg_status sg_tracer_cond(sg_tracer *t, sg_value *out, const sg_arg *pred, uint32
         s = sg__graph_list(g, &list, outs, nout);
     if (!s)
         s = sg__graph_cond(g, &p, tb, fb, ops, nops, list, line);
+    if (!s && t->no_grad) /* (autograd sees nothing of it) */
+        g->nodes[g->nnodes - 1].flags |= SG_NODE_NO_GRAD;
     if (!s && M.nfresh)
         s = sg__graph_bind(g, (uint32_t)g->nnodes - 1, M.fresh, M.nfresh);
     if (!s && M.nfresh)

@@ -57,8 +57,10 @@ runs: the eager runs of shapeguard have no autograd yet).  Then, unless
 TwoTensor); --cond-mutate adds torch.cond calls under no_grad whose branches
 write their operand; --functions adds custom autograd Functions (a class
 Fn(torch.autograd.Function) defined in the program, its backward what a
-user might write, not always the derivative) applied to float64 tensors.
-All three are off by default here; programs.test turns them on.
+user might write, not always the derivative) applied to float64 tensors;
+--cond-grad adds torch.cond calls with grad enabled whose branches neither
+write nor return their operands.  All four are off by default here;
+programs.test turns them on.
 
 The constructs this generator once left out because they hit known bugs of
 the compiled program (self_set_output_view, view_write_as_strided,
@@ -1251,6 +1253,61 @@ class CaseGen:
             self.pool.append(n)
         return code, post
 
+    # --cond-grad branch bodies: (expression over a (and b), bound of its
+    # values from the operands' bounds); elementwise, so both branches give
+    # the operands' shape
+    COND_GRAD_FORMS = [("a.sin()", lambda x, y: 1), ("a * 2", lambda x, y: 2 * x), ("a + 1", lambda x, y: x + 1),
+                       ("a.tanh() * 3", lambda x, y: 3), ("a * a", lambda x, y: x * x), ("(a * 3).cos()", lambda x, y: 1)]
+    COND_GRAD_FORMS2 = [("a * b", lambda x, y: x * y), ("a + b.sin()", lambda x, y: x + 1),
+                        ("b * 2", lambda x, y: 2 * y), ("a.sin() * b", lambda x, y: y)]
+
+    def b_cond_grad(self):
+        """--cond-grad: a torch.cond with grad enabled whose branches neither
+        write nor return their operands (PyTorch refuses both while grad is
+        enabled), over one or two float64 operands of one shape, a branch
+        sometimes closing over a third tensor; the predicate a tensor (today's
+        CondAutogradOp: every operand that requires grad takes a gradient,
+        zeros where the branch taken does not reach it) or a bool over sizes
+        (eager calls the branch: an operand one branch alone reaches is
+        refused as unsupported)."""
+        r = self.r
+        # (contiguous operands: elementwise branches of operands laid out otherwise order their
+        # outputs' strides differently, which the merge refuses as PyTorch 2's does)
+        plain = lambda t: not isinstance(t, prog_torch.TwoTensor) and \
+            list(t.stride()) == contiguous_strides(t.shape)  # noqa: E731
+        x = self.pick(self.tensors(lambda t, f: t.dtype == torch.float64 and t.dim() >= 1 and f.bound <= 100
+                                   and plain(t)))
+        if x is None:
+            return None
+        tx, fx = self.T(x), self.flags[x]
+        same = lambda t, f: t.dtype == torch.float64 and t.shape == tx.shape and f.bound <= 100 and plain(t)  # noqa: E731
+        y = self.pick(self.tensors(same)) if r.random() < 0.5 else None
+        by = self.flags[y].bound if y is not None else 0
+        forms = self.COND_GRAD_FORMS + (self.COND_GRAD_FORMS2 if y is not None else [])
+        (e1, b1), (e2, b2) = r.choice(forms), r.choice(forms)
+        w = self.pick(self.tensors(same)) if r.random() < 0.25 else None
+        if w is not None and w not in (x, y):  # a closure: the true branch reads it too
+            e1, b1 = "(%s) * %s" % (e1, w), (lambda f, bw: lambda p, q: f(p, q) * bw)(b1, self.flags[w].bound)
+        bound = max(b1(fx.bound, by), b2(fx.bound, by))
+        if bound > BIG:
+            return None
+        forms = ["%s.shape[0] > %d" % (x, r.randrange(0, 4))]
+        if fx.exact:  # (a sum of inexact values near 0 falls either side by the order of the additions)
+            forms.append("%s.sum() > 0" % x)
+        pred = r.choice(forms)
+        k = self.nlocal
+        params = "a, b" if y is not None else "a"
+        n = self.new_name()
+        code = ("def tb%d(%s):\n    return %s\n"
+                "def fb%d(%s):\n    return %s\n"
+                "%s = torch.cond(%s, tb%d, fb%d, (%s,))") % (
+                    k, params, e1, k, params, e2, n, pred, k, k, x if y is None else "%s, %s" % (x, y))
+
+        def post():
+            self.flags[n] = F(False, bound, 0)
+            self.pool.append(n)
+        return code, post
+
     # custom autograd Functions (--functions): (forward's return, backward's
     # return, what forward saves, two inputs, two outputs, the first output's
     # flags from the input's); the backward need not be the derivative (it is
@@ -1581,6 +1638,8 @@ class CaseGen:
             names, weights = names + ["b_cond"], weights + [4]
         if FUNCTIONS and not ctx["nograd"] and ctx["indent"] == 1:
             names, weights = names + ["b_function"], weights + [4]
+        if COND_GRAD and not ctx["nograd"] and ctx["indent"] == 1:
+            names, weights = names + ["b_cond_grad"], weights + [4]
         if self.want_error and self.errored is None and len(self.body) >= 2:
             names, weights = names + ["b_risky"], weights + [30]
         for _ in range(tries):
@@ -1930,6 +1989,8 @@ COND_MUTATE = False
 # --functions: custom autograd Functions (class Fn(torch.autograd.Function))
 # defined in the program and applied (b_function).
 FUNCTIONS = False
+# --cond-grad: torch.cond calls with grad enabled (b_cond_grad).
+COND_GRAD = False
 # --known-bugs: write the lines marked SKIPPED in CaseGen
 # (note_empty_layout: the empty_strides layouts), left out while they
 # differ from PyTorch.  The aot pipeline's bugs the
@@ -1999,6 +2060,9 @@ def main(argv):
         elif a == "--functions":
             global FUNCTIONS
             FUNCTIONS = True
+        elif a == "--cond-grad":
+            global COND_GRAD
+            COND_GRAD = True
         elif a == "--no-requires-grad":
             CaseGen.requires_grad_inputs = False
         elif a == "--errors":
@@ -2030,10 +2094,11 @@ def main(argv):
         if text is None:
             continue
         cases.append(text)
-    head = ["# Generated by tests/diff/prog_gen.py --seed %d --count %d%s%s%s%s%s%s: random programs" % (
+    head = ["# Generated by tests/diff/prog_gen.py --seed %d --count %d%s%s%s%s%s%s%s: random programs" % (
         seed, count, " --grad" if grad else "", "" if CAPTURE else " --eager-only",
         " --known-bugs" if KNOWN_BUGS else "", " --subclass" if SUBCLASS else "",
-        " --cond-mutate" if COND_MUTATE else "", " --functions" if FUNCTIONS else ""),
+        " --cond-mutate" if COND_MUTATE else "", " --functions" if FUNCTIONS else "",
+        " --cond-grad" if COND_GRAD else ""),
         "# whose eager results (and layouts) were computed by PyTorch %s (tests/diff/prog_torch.py)." % torch.__version__, ""]
     text = "\n".join(head) + "\n" + "\n\n".join(cases) + "\n"
     if out == "-":

@@ -121,12 +121,90 @@ def _cond(pred, true_fn, false_fn, operands=()):
     # them when compiled; eagerly (torch.compiler.is_compiling() false) it is
     # traced anyway by dynamo in 2.x, so a mutating branch raises there
     # (program.md's `aliasing` while grad is enabled) but not here.
-    if isinstance(pred, torch.Tensor):
+    tensor_pred = isinstance(pred, torch.Tensor)
+    if tensor_pred:
         if pred.numel() != 1:
             raise RuntimeError("cond: expected pred to be a one-element tensor")
         pred = bool(pred)
     ops = tuple(operands) if isinstance(operands, (list, tuple)) else (operands,)
-    return true_fn(*ops) if pred else false_fn(*ops)
+    fn = true_fn if pred else false_fn
+    # A tensor predicate under grad, where an operand requires grad (what the
+    # branches close over counts: dynamo lifts it as an operand): today's
+    # torch.cond runs CondAutogradOp (torch/_higher_order_ops/cond.py): every
+    # floating output requires grad; the operands are saved
+    # (save_for_backward: written since, the backward raises); the backward
+    # runs the taken branch's backward, whose gradient of an operand it does
+    # not reach is zeros (create_bw_fn), not None.  A Python bool predicate
+    # (sizes, eagerly) is today's eager torch.cond calling the branch itself.
+    cells = _closure_tensors(true_fn) + _closure_tensors(false_fn)
+    tens = [o for o in ops if isinstance(o, torch.Tensor)] + [c.cell_contents for c in cells]
+    if tensor_pred and torch.is_grad_enabled() and any(t.requires_grad for t in tens):
+        out = _CondAutograd.apply(fn, ops, cells, *tens)
+        return out[0] if len(out) == 1 and _COND_SINGLE[0] else out
+    return fn(*ops)
+
+
+_COND_SINGLE = [False]
+
+
+def _closure_tensors(fn):
+    """The closure cells of fn (a branch) that hold tensors, once each."""
+    seen, out = set(), []
+    for c in getattr(fn, "__closure__", None) or ():
+        try:
+            v = c.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if isinstance(v, torch.Tensor) and id(c) not in seen:
+            seen.add(id(c))
+            out.append(c)
+    return out
+
+
+class _CondAutograd(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, fn, ops, cells, *tens):
+        ctx.fn, ctx.ops, ctx.cells = fn, ops, cells
+        ctx.save_for_backward(*tens)
+        out = fn(*ops)
+        _COND_SINGLE[0] = isinstance(out, torch.Tensor)
+        outs = (out,) if _COND_SINGLE[0] else tuple(out)
+        # (a branch may not return an alias of an operand while grad is enabled; torch.cond
+        # raises, and so does the engine: `error aliasing`)
+        for o in outs:
+            for t in tens:
+                if isinstance(o, torch.Tensor) and o.storage().data_ptr() == t.storage().data_ptr() and o.numel():
+                    raise RuntimeError("torch.cond: a branch may not mutate or alias its inputs while grad "
+                                       "is enabled")
+        return outs
+
+    @staticmethod
+    def backward(ctx, *grads):
+        saved = ctx.saved_tensors
+        nops = sum(isinstance(o, torch.Tensor) for o in ctx.ops)
+        fresh = [t.detach().requires_grad_(t.requires_grad) for t in saved]
+        it = iter(fresh[:nops])
+        ops = tuple(next(it) if isinstance(o, torch.Tensor) else o for o in ctx.ops)
+        old = [c.cell_contents for c in ctx.cells]
+        try:
+            for c, t in zip(ctx.cells, fresh[nops:]):
+                c.cell_contents = t
+            with torch.enable_grad():
+                out = ctx.fn(*ops)
+            outs = (out,) if isinstance(out, torch.Tensor) else tuple(out)
+            pairs = [(o, g) for o, g in zip(outs, grads) if isinstance(o, torch.Tensor) and o.requires_grad]
+            want = [t for t in fresh if t.requires_grad]
+            got = torch.autograd.grad([o for o, _ in pairs], want, [g for _, g in pairs],
+                                      allow_unused=True) if pairs and want else [None] * len(want)
+        finally:
+            for c, v in zip(ctx.cells, old):
+                c.cell_contents = v
+        it = iter(got)
+        res = []
+        for t in fresh:
+            g = next(it) if t.requires_grad else None
+            res.append(torch.zeros_like(t) if t.requires_grad and g is None else g)
+        return (None, None, None) + tuple(res)
 
 
 torch.cond = _cond

@@ -681,6 +681,60 @@ static void test_backward_mutation(void **state)
     trace_close(&f);
 }
 
+/* torch.cond under grad (PyTorch's CondAutogradOp): f(x) = cond(x.sum() <
+ * 0, sin, a * 2, (x,)) * 3, whose backward is a cond of the branches'
+ * backwards (autograd.c cond_backward); the functional, joint-made
+ * backward and forward graphs lint (each cond's branches closed), the
+ * backward's op is that cond, and the gradient by hand: x = i / 8 - 0.7
+ * sums to -0.15, so the true branch runs: 3 cos(x). */
+static double grad_3cos(double v)
+{
+    return 3 * cos(v);
+}
+
+static void test_cond_backward(void **state)
+{
+    (void)state;
+    traced f;
+    trace_open_rg(&f, 3, 4, 1);
+    const char *program = "def f(x):\n"
+                          "    def tb(a):\n"
+                          "        return a.sin()\n"
+                          "    def fb(a):\n"
+                          "        return a * 2\n"
+                          "    return torch.cond(x.sum() < 0, tb, fb, (x,)) * 3\n";
+    sg_program *p;
+    sg_walk *w;
+    walk_program(&f, program, &p, &w);
+    const sg__graph *src = sg__tracer_graph(f.t);
+    for (int part = 0; part < 2; part++) {
+        sg__graph *fw;
+        sg__aot_meta m;
+        sg__aot_train *t = NULL;
+        assert_int_equal(sg__graph_new(src->env, &fw), SG_OK);
+        fw->reg = src->reg;
+        assert_int_equal(sg__aot_functionalize_meta(src, fw, true, &m), SG_OK);
+        if (sg__aot_train_build(fw, &m, part == 0, &t))
+            fail_msg("train: %s", sg_ctx_last_error_msg(C));
+        if (sg__graph_lint(fw) || sg__graph_lint(sg__aot_train_bw(t)))
+            fail_msg("lint: %s", sg_ctx_last_error_msg(C));
+        sg__aot_train_free(t);
+        sg__aot_meta_free(&m);
+        sg__graph_free(fw);
+    }
+    sg_aot *a = NULL;
+    assert_int_equal(sg_aot_compile(f.t, 1, &a), SG_OK);
+    char *ops = NULL;
+    assert_int_equal(sg_aot_backward_ops(a, &ops), SG_OK);
+    assert_string_equal(ops, "mul.Tensor cond");
+    sg_free(ops);
+    check_grad(&f, a, grad_3cos);
+    sg_aot_free(a);
+    sg_walk_free(w);
+    sg_program_free(p);
+    trace_close(&f);
+}
+
 /* ---- tensor-subclass inputs (kind two, PyTorch's TwoTensor) ---- */
 
 typedef struct twoobj {
@@ -834,6 +888,7 @@ int main(void)
         cmocka_unit_test(test_backward),
         cmocka_unit_test(test_custom_function),
         cmocka_unit_test(test_backward_mutation),
+        cmocka_unit_test(test_cond_backward),
         cmocka_unit_test(test_subclass),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
