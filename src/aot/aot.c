@@ -396,9 +396,11 @@ static sg_status user_signature(sg_aot *a)
         u->kind = first->kind;
         for (uint32_t j = 0; j < u->n && !s; j++) {
             const sg__aot_output *x = &m->out[u->idx[j]];
+            /* (an intermediate's alias names a base of the functional graph, no user input or output) */
             uint32_t base = x->base == SG_NOVAL ? SG_NOVAL
                             : x->kind == SG_AOT_ALIAS_OF_INTERMEDIATE_BASE_IS_USER_OUTPUT ? uout_of[x->base]
-                                                                                           : user_of[x->base];
+                            : x->kind == SG_AOT_IS_INPUT || x->kind == SG_AOT_ALIAS_OF_INPUT ? user_of[x->base]
+                                                                                              : SG_NOVAL;
             bool same = x->kind == first->kind && (j == 0 || base == u->base);
             if (same && base != SG_NOVAL && x->kind != SG_AOT_ALIAS_OF_INTERMEDIATE_BASE_IS_USER_OUTPUT)
                 same = a->uin[base].n == u->n && a->uin[base].idx[j] == x->base; /* inner j of that input */

@@ -124,7 +124,9 @@ typedef struct sg__aot_input {
 
 /* One user output: its alias kind (sg_aot_output_kind) and base (the input
  * index for is_input and alias_of_input, the user output for
- * alias_of_intermediate_base_is_user_output, else SG_NOVAL); chain: the
+ * alias_of_intermediate_base_is_user_output, the intermediate base (its
+ * index among the functional graph's) for alias_of_intermediate and
+ * alias_of_intermediate_save_as_output, else SG_NOVAL); chain: the
  * src value whose view chain regenerates it from its input after the call
  * (alias_of_input of a data-mutated input), else SG_NOVAL. */
 typedef struct sg__aot_output {

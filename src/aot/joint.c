@@ -951,6 +951,21 @@ static sg_status function_saved(const sg__graph *src, uint32_t i, const uint32_t
     return SG_OK;
 }
 
+/* Is input placeholder value v a view of another input (declared so: an
+ * earlier input on its storage)? */
+static bool input_view(const sg__graph *src, uint32_t v)
+{
+    if (src->vals[v].u.t.base != SG_NOVAL)
+        return true;
+    const sg__scope *root = &src->scopes[0];
+    for (uint32_t p = 0; p < root->nphs; p++) {
+        uint32_t w = src->nodes[root->phs[p]].out;
+        if (w < v && src->vals[w].kind == SG_V_TENSOR && src->vals[w].u.t.storage == src->vals[v].u.t.storage)
+            return true;
+    }
+    return false;
+}
+
 /* The checks of torch.cond node i (made with grad) whose outputs the
  * backward reaches: its operands that require grad are needed; with a
  * tensor predicate PyTorch's CondAutogradOp saved every tensor operand, so
@@ -1118,7 +1133,7 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
         const sg__gnode *nd = &src->nodes[i];
         if (nd->kind != SG_N_CALL || nd->scope != 0 || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != SG_NODE_NO_GRAD ||
             !(nd->schema->flags & SG_OPF_VIEW) || (nd->schema->flags & SG_OPF_INPLACE) || nd->out == SG_NOVAL ||
-            src->vals[nd->out].kind != SG_V_TENSOR)
+            src->vals[nd->out].kind != SG_V_TENSOR || nd->schema->op == SG_OP_detach) /* (detach: no grad) */
             continue;
         uint32_t self = arg_value(src, nd, 0), v = nd->out, st = src->vals[v].u.t.storage;
         uint8_t dt = src->vals[v].u.t.dtype;
@@ -1195,7 +1210,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         for (uint32_t j = 0; j < src->nnodes; j++) {
             const sg__gnode *w = &src->nodes[j];
             uint32_t vals[8];
-            if (w->kind != SG_N_CALL || !sg__op_bumps_version(w->schema) || w->schema->op == SG_OP_set__source_Tensor)
+            if (w->kind != SG_N_CALL || !sg__op_bumps_version(w->schema))
                 continue;
             size_t nw = sg__graph_node_writes(src, j, vals, 8);
             for (size_t q = 0; q < nw; q++) {
@@ -1269,9 +1284,10 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         uint32_t self0 = nd->schema->op == SG_OP_set__source_Tensor ? arg_value(src, nd, 0) : SG_NOVAL;
         uint32_t source = self0 != SG_NOVAL ? arg_value(src, nd, 1) : SG_NOVAL;
         uint32_t vnode = self0 != SG_NOVAL ? src->vals[self0].node : SG_NOVAL; /* (.data, detach: no view autograd sees) */
-        bool set_view = self0 != SG_NOVAL && !hidden && sg__graph_view_of(src, self0) != SG_NOVAL &&
-                        vnode != SG_NOVAL && src->nodes[vnode].kind == SG_N_CALL &&
-                        src->nodes[vnode].schema->op != SG_OP_detach &&
+        bool set_view = self0 != SG_NOVAL && !hidden && vnode != SG_NOVAL &&
+                        ((sg__graph_view_of(src, self0) != SG_NOVAL && src->nodes[vnode].kind == SG_N_CALL &&
+                          src->nodes[vnode].schema->op != SG_OP_detach) ||
+                         (src->nodes[vnode].kind == SG_N_PLACEHOLDER && input_view(src, self0))) &&
                         (src->vals[self0].u.t.requires_grad ||
                          (source != SG_NOVAL && src->vals[source].u.t.requires_grad));
         if (set_view && !nsto[src->vals[self0].u.t.storage]) {

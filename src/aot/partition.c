@@ -334,6 +334,14 @@ static sg_status liveness(part *P)
 static void classify(part *P)
 {
     const sg__graph *g = P->g;
+    const sg__gnode *on = &g->nodes[g->scopes[0].output];
+    for (uint32_t k = 0; k < P->ngrad && k < on->nargs; k++) { /* the gradients: the backward graph's outputs,
+                                                                   even one no tangent reaches (of an empty
+                                                                   tensor: zeros) */
+        uint32_t p = g->args[on->args + k].kind == SG_A_VALUE ? producer(P, g->args[on->args + k].u.v) : SG_NOVAL;
+        if (p != SG_NOVAL && p >= P->first && P->live[p])
+            P->rbw[p] = 1;
+    }
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const sg__gnode *nd = &g->nodes[i];
         if (!P->live[i] || nd->kind == SG_N_OUTPUT)
@@ -352,7 +360,6 @@ static void classify(part *P)
         }
     }
     /* required in the forward: the primals, what the forward's outputs and effects read */
-    const sg__gnode *on = &g->nodes[g->scopes[0].output];
     for (uint32_t k = P->ngrad; k < on->nargs; k++)
         if (g->args[on->args + k].kind == SG_A_VALUE)
             P->rfw[producer(P, g->args[on->args + k].u.v)] = 1;

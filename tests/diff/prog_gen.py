@@ -1271,9 +1271,10 @@ class CaseGen:
         (eager calls the branch: an operand one branch alone reaches is
         refused as unsupported)."""
         r = self.r
-        # (contiguous operands: elementwise branches of operands laid out otherwise order their
-        # outputs' strides differently, which the merge refuses as PyTorch 2's does)
-        plain = lambda t: not isinstance(t, prog_torch.TwoTensor) and \
+        # (contiguous operands with elements: elementwise branches of operands laid out otherwise,
+        # or empty, order their outputs' strides differently, which the merge refuses as PyTorch
+        # 2's does)
+        plain = lambda t: not isinstance(t, prog_torch.TwoTensor) and t.numel() > 0 and \
             list(t.stride()) == contiguous_strides(t.shape)  # noqa: E731
         x = self.pick(self.tensors(lambda t, f: t.dtype == torch.float64 and t.dim() >= 1 and f.bound <= 100
                                    and plain(t)))
