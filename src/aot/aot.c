@@ -663,12 +663,12 @@ sg_status sg_aot_call_backward(const sg_aot *a, sg_run *r, sg_tensor **grads, si
         return sg__err(a->ctx, SG_EINVAL, "sg_aot_call_backward: %zu gradients for %u inputs", n, a->nuin);
     for (size_t i = 0; i < n; i++)
         grads[i] = NULL;
-    if (!a->train)
-        return no_backward(a);
     for (uint32_t i = 0; i < a->nuin; i++) /* (a gradient through a TwoTensor is one: PyTorch's is a TwoTensor) */
         if (a->uin[i].n != 1)
             return sg__err(a->ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program with a tensor-subclass "
                                                     "input (%s)", a->uin[i].name);
+    if (!a->train)
+        return no_backward(a);
     sg_tensor **g = sg__calloc(a->ctx, a->m.nin ? a->m.nin : 1, sizeof *g);
     if (!g)
         return sg__nomem(a->ctx);

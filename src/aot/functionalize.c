@@ -102,6 +102,17 @@ static fstore *store_of(fz *z, uint32_t v)
     return v >= z->src->nvals ? &z->st[v - z->src->nvals] : &z->st[sid_of(z, v)];
 }
 
+/* Does the view chain of src value v pass a view made under no_grad (whose
+ * grad_fn PyTorch leaves empty: an as_strided of v gives nothing to the
+ * storage's history)? */
+static bool via_no_grad_view(const fz *z, uint32_t v)
+{
+    for (uint32_t c = v; c < z->src->nvals && z->v[c].parent != SG_NOVAL; c = z->v[c].parent)
+        if (z->v[c].vnode != SG_NOVAL && (z->src->nodes[z->v[c].vnode].flags & SG_NODE_NO_GRAD))
+            return true;
+    return false;
+}
+
 static bool is_asstrided(const sg__gnode *nd)
 {
     return nd->kind == SG_N_CALL && (nd->schema->op == SG_OP_as_strided || nd->schema->op == SG_OP_as_strided_);
@@ -493,6 +504,11 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         last = c;
         n++;
     }
+    if (hidden && n > 1 && is_tensor(z->src, self) && z->src->vals[self].u.t.requires_grad &&
+        z->src->vals[self].u.t.leaf == false && !(flags & SG_NODE_DATA))
+        /* x.data = y, y a view (of x's own base too), then x written: x keeps its history while its
+           values are y's chain's, which the gradient does not follow through the .data link */
+        return unsupported(z, "a write of a tensor that requires grad whose .data was set to a view", what);
     uint32_t root = n ? z->v[last].parent : self;
     if (root < z->src->nvals && z->src->vals[root].node != SG_NOVAL) {
         const sg__gnode *rn = &z->src->nodes[z->src->vals[root].node];
@@ -770,6 +786,11 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             bool rg = z->src->vals[self].u.t.requires_grad;
             CHAIN(current(z, r, parent, &cur));
             CHAIN(replay_view(z, r, node, cur, &v));
+            /* (as_strided_ of a view that does not cover its storage: as the out-of-place one below, its
+               gradient reaches the view's own elements only, refused where the backward reaches it) */
+            if (is_asstrided(nd) && parent != self && z->dst->vals[v].node != SG_NOVAL &&
+                (!covers_storage(z->src, self) || z->src->vals[self].u.t.custom_view || via_no_grad_view(z, self)))
+                z->dst->nodes[z->dst->vals[v].node].flags |= SG_NODE_STRIDED_BASE;
             if (hid == SG_NODE_NO_GRAD && rg && z->src->vals[self].u.t.base != SG_NOVAL) {
                 /* a view under no_grad: autograd makes its grad_fn again from its base with the new layout
                    (its version moved), so the gradient goes through this view as through any */
@@ -831,7 +852,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         uint32_t arg = z->src->args[nd->args].u.v;
         /* (its gradient reaches the view's own elements only, and a view of a custom Function's output
            has that Function between it and the base: refused where the backward reaches it) */
-        if (z->dst->vals[v].node != SG_NOVAL && (!covers_storage(z->src, arg) || z->src->vals[arg].u.t.custom_view))
+        if (z->dst->vals[v].node != SG_NOVAL &&
+            (!covers_storage(z->src, arg) || z->src->vals[arg].u.t.custom_view || via_no_grad_view(z, arg)))
             z->dst->nodes[z->dst->vals[v].node].flags |= SG_NODE_STRIDED_BASE;
         made(z, nd->out, z->src->args[nd->args].u.v, node, v); /* (its version counter the view's) */
         return SG_OK;

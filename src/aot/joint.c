@@ -1014,6 +1014,23 @@ static uint32_t arg_value(const sg__graph *src, const sg__gnode *nd, int i)
     return a[i].kind == SG_A_VALUE && src->vals[a[i].u.v].kind == SG_V_TENSOR ? a[i].u.v : SG_NOVAL;
 }
 
+/* Is call node nd (an out=) a factory's (no tensor argument but what it
+ * writes) into a tensor that requires grad? */
+static bool factory_out(const sg__graph *src, const sg__gnode *nd)
+{
+    bool inputs = false, rg = false;
+    for (int k = 0; k < nd->schema->nargs; k++) {
+        uint32_t v = arg_value(src, nd, k);
+        if (v == SG_NOVAL)
+            continue;
+        if ((nd->schema->written >> k) & 1)
+            rg |= src->vals[v].u.t.requires_grad;
+        else
+            inputs = true;
+    }
+    return rg && !inputs;
+}
+
 /* Does call node nd give a result autograd may differentiate (a floating
  * tensor, or a list with one, of an operator with derivatives; detach
  * gives none)? Only such a call asks its arguments for their grad_fn
@@ -1097,25 +1114,6 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
                                 nd->line, src->nodes[wnode[q]].schema->name, src->nodes[wnode[q]].line);
         }
     }
-    for (uint32_t i = 0; i < src->nnodes && !s; i++) { /* a factory's out= into what requires grad, read after */
-        const sg__gnode *nd = &src->nodes[i];
-        if (nd->kind != SG_N_CALL || nd->scope != 0 || !(nd->schema->flags & SG_OPF_OUT) || nd->out == SG_NOVAL ||
-            (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) || last[nd->out] == SG_NOVAL)
-            continue;
-        bool inputs = false, rg = false;
-        for (int k = 0; k < nd->schema->nargs; k++) {
-            uint32_t v = arg_value(src, nd, k);
-            if (v == SG_NOVAL)
-                continue;
-            if ((nd->schema->written >> k) & 1)
-                rg |= src->vals[v].u.t.requires_grad;
-            else
-                inputs = true;
-        }
-        if (rg && !inputs) /* (PyTorch's grad_fn of it: NotImplemented) */
-            s = sg__err(ctx, SG_EAUTOGRAD, "derivative for %s is not implemented (its out= into a tensor that "
-                        "requires grad, line %u)", nd->schema->name, nd->line);
-    }
     /* the first version of each tensor object, and the last read with grad of any of an object's versions
        (an in-place view op gives a new one: x.as_strided_ under no_grad, x returned) */
     uint32_t *obj = s ? NULL : sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *obj);
@@ -1155,6 +1153,25 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
                     s = sg__err(ctx, SG_EAUTOGRAD, "A view was created in no_grad mode and its base or another view "
                                 "of its base has been modified inplace (%s, line %u; the view: %s, line %u)",
                                 w->schema->name, w->line, nd->schema->name, nd->line);
+        }
+    }
+    /* an output of unbind made with grad (CreationMeta::MULTI_OUTPUT_NODE), written through its counter
+       since (under no_grad: with grad the write itself raises), then read with grad (its grad_fn asked) */
+    for (uint32_t i = 0; i < src->nnodes && !s; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind != SG_N_CALL || nd->scope != 0 || nd->schema->op != SG_OP_unbind_int || nd->out == SG_NOVAL ||
+            (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) || src->vals[nd->out].kind != SG_V_LIST)
+            continue;
+        const sg__gval *l = &src->vals[nd->out];
+        for (uint32_t k = 0; k < l->u.list.n && !s; k++) {
+            uint32_t e = src->ids[l->u.list.off + k], at;
+            if (src->vals[e].kind != SG_V_TENSOR || !src->vals[e].u.t.requires_grad || lastobj[e] == SG_NOVAL ||
+                !written_after(src, cnt, wfirst, wnode, src->vals[e].u.t.storage, cnt[e], i, lastobj[e], &at))
+                continue;
+            s = sg__err(ctx, SG_EAUTOGRAD, "Output %u of UnbindBackward0 is a view and its base or another view of "
+                        "its base has been modified inplace (%s, line %u). This view is the output of a function that "
+                        "returns multiple views. Such functions do not allow the output views to be modified inplace.",
+                        k, src->nodes[at].schema->name, src->nodes[at].line);
         }
     }
     /* a view a custom Function returned (or a view of one: CreationMeta::IN_CUSTOM_FUNCTION) that
@@ -1329,6 +1346,11 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             continue;
         if (nd->schema->op == SG_OP_set__source_Tensor) { /* with grad enabled, on what requires grad */
             s = sg__err(ctx, SG_EAUTOGRAD, "derivative for set_ is not implemented (line %u)", nd->line);
+            break;
+        }
+        if ((nd->schema->flags & SG_OPF_OUT) && factory_out(src, nd)) { /* (its grad_fn: NotImplemented) */
+            s = sg__err(ctx, SG_EAUTOGRAD, "derivative for %s is not implemented (its out= into a tensor that "
+                        "requires grad, line %u)", nd->schema->name, nd->line);
             break;
         }
         if (inplace && !s) { /* its backward (CopySlices) writes the gradient of a view that repeats elements */

@@ -80,6 +80,7 @@ typedef struct part {
     uint8_t *is_out;     /* per node: the joint's output reads it (1.13's output node is a user) */
     uint8_t *written;    /* per storage: a call writes it (the forward's input mutations, the
                             backward's writes into buffers it made) */
+    double *bytes;       /* per value: its tensor's bytes at the hints once asked (tensor_bytes), or -1 */
 } part;
 
 static uint32_t producer(const part *P, uint32_t v)
@@ -388,8 +389,11 @@ static void classify(part *P)
 
 /* A tensor value's bytes at the hints (1.13's _size_of); an unhinted size
  * counts as 8192 (PyTorch 2's size-hint fallback). */
-static double tensor_bytes(const sg__graph *g, uint32_t v)
+static double tensor_bytes(const part *P, uint32_t v)
 {
+    const sg__graph *g = P->g;
+    if (P->bytes[v] >= 0)
+        return P->bytes[v];
     const sg__fake_tensor *t = &g->vals[v].u.t;
     double n = 1;
     for (uint32_t d = 0; d < t->ndim; d++) {
@@ -399,7 +403,7 @@ static double tensor_bytes(const sg__graph *g, uint32_t v)
             x = 8192;
         n *= (double)x;
     }
-    return n * (t->dtype == SG_FLOAT32 ? 4 : t->dtype == SG_BOOL ? 1 : 8);
+    return P->bytes[v] = n * (t->dtype == SG_FLOAT32 ? 4 : t->dtype == SG_BOOL ? 1 : 8);
 }
 
 /* The bytes of what node i gives (tensors; a list's tensors; 8 for a
@@ -412,12 +416,12 @@ static double node_bytes(const part *P, uint32_t i)
         return -1;
     const sg__gval *x = &g->vals[v];
     if (x->kind == SG_V_TENSOR)
-        return tensor_bytes(g, v);
+        return tensor_bytes(P, v);
     if (x->kind == SG_V_LIST) {
         double b = 0;
         for (uint32_t j = 0; j < x->u.list.n; j++) {
             uint32_t e = g->ids[x->u.list.off + j];
-            b += g->vals[e].kind == SG_V_TENSOR ? tensor_bytes(g, e) : 8;
+            b += g->vals[e].kind == SG_V_TENSOR ? tensor_bytes(P, e) : 8;
         }
         return b;
     }
@@ -439,9 +443,9 @@ static bool banned(const part *P, uint32_t i)
     for (uint32_t k = 0; k < nd->nargs; k++) {
         const sg__garg *a = &g->args[nd->args + k];
         if (a->kind == SG_A_VALUE && g->vals[P->rep[a->u.v]].kind == SG_V_TENSOR)
-            in += tensor_bytes(g, P->rep[a->u.v]);
+            in += tensor_bytes(P, P->rep[a->u.v]);
     }
-    return tensor_bytes(g, nd->out) * 4 < in;
+    return tensor_bytes(P, nd->out) * 4 < in;
 }
 
 /* 1.13's joint reads a result its derivative saves through a detach (the
@@ -560,9 +564,13 @@ sg_status sg__aot_min_cut(const sg__graph *g, uint32_t first, uint32_t ngrad, ui
     P.recomp = sg__calloc(ctx, n, 1);
     P.is_out = sg__calloc(ctx, n, 1);
     P.written = sg__calloc(ctx, g->nstorages ? g->nstorages : 1, 1);
+    P.bytes = sg__malloc(ctx, (g->nvals ? g->nvals : 1) * sizeof *P.bytes);
+    for (size_t v = 0; P.bytes && v < g->nvals; v++)
+        P.bytes[v] = -1;
     P.dist = sg__malloc(ctx, n * sizeof *P.dist);
     P.ustart = sg__malloc(ctx, (n + 1) * sizeof *P.ustart);
-    sg_status s = P.live && P.rbw && P.rfw && P.recomp && P.is_out && P.written && P.dist && P.ustart ? SG_OK : sg__nomem(ctx);
+    sg_status s = P.live && P.rbw && P.rfw && P.recomp && P.is_out && P.written && P.bytes && P.dist && P.ustart
+                      ? SG_OK : sg__nomem(ctx);
     if (!s) {
         find_written(&P);
         s = merge_common(&P);
@@ -581,6 +589,7 @@ sg_status sg__aot_min_cut(const sg__graph *g, uint32_t first, uint32_t ngrad, ui
     sg_free(P.recomp);
     sg_free(P.is_out);
     sg_free(P.written);
+    sg_free(P.bytes);
     sg_free(P.dist);
     sg_free(P.ustart);
     sg_free(P.users);

@@ -1,5 +1,6 @@
 /* Battery commands over programs (doc/program.md): program blocks,
  * `input NAME = EXPR`, trace, ops, placeholders, shape, eager and run. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -1936,6 +1937,30 @@ static int64_t position(const sg_tensor *t, int64_t i)
  * as the view's backward scatters it. SG_EUNSUPPORTED where either is
  * mutated (autograd's view history then), or where the parameter reaches
  * a position twice. */
+/* Does an input view's expression apply as_strided together with another
+ * view (anything but NAME.as_strided(...) alone)? */
+static bool strided_chain(const char *ex)
+{
+    const char *as = strstr(ex, "as_strided");
+    if (!as)
+        return false;
+    if (as == ex || as[-1] != '.')
+        return true;
+    for (const char *c = ex; c < as - 1; c++) /* before it: a name alone */
+        if (!isalnum((unsigned char)*c) && *c != '_')
+            return true;
+    const char *q = as + strlen("as_strided");
+    if (*q != '(')
+        return true;
+    int depth = 0;
+    for (; *q; q++) { /* its call's end */
+        depth += (*q == '(' || *q == '[') - (*q == ')' || *q == ']');
+        if (!depth)
+            break;
+    }
+    return !*q || q[1] != '\0'; /* (something after it) */
+}
+
 static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete *c, const sg_aot *a,
                              sg_tensor **grads)
 {
@@ -1962,6 +1987,11 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
         if (sg_aot_input_mutation(a, (size_t)ik) || sg_aot_input_mutation(a, (size_t)ij))
             return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it, "
                                     "where either is written", sg_program_param(p->prog, j), nk);
+        if (strided_chain(find_alias(p, nk)->expr))
+            /* (PyTorch's gradient of as_strided reaches the elements of the view it was called on only, and
+               one of a view made after it goes through that one: not the storage positions the view reaches) */
+            return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it "
+                                    "made by as_strided and another view", sg_program_param(p->prog, j), nk);
         if (!grads[ik]) /* the view takes no gradient: the parameter's is its own */
             continue;
         const sg_tensor *tj = c->t[j], *tk = c->t[k];

@@ -709,15 +709,21 @@ FORMULA(unsqueeze, 0)
 }
 
 /* squeeze(self): grad unsqueezed at every dimension of self of size 1
- * (PyTorch's unsqueeze_to). */
+ * (PyTorch's unsqueeze_to; a size the guards made 1 is no constant: one
+ * the environment knows is 1). */
 FORMULA(squeeze, 0)
 {
     uint32_t self = d->a[0].u.v, g = d->grad;
     if (!WANT(d, 0))
         return;
-    for (size_t k = 0; k < ndim(d, self); k++)
-        if (is_one(size(d, self, k)))
+    for (size_t k = 0; k < ndim(d, self); k++) {
+        const sg_expr *sz = size(d, self, k);
+        bool one = is_one(sz);
+        if (!one && !d->st && ndim(d, d->out) < ndim(d, self))
+            d->st = sg__known_same(d->g->env, sz, d->g->ctx->one, &one);
+        if (one)
             g = CALL(d, unsqueeze, V(g), E(I(d, (int64_t)k)));
+    }
     d->gin[0] = g;
 }
 
