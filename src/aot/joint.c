@@ -1146,8 +1146,11 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
                 continue;
             size_t nw = sg__graph_node_writes(src, j, vals, 8);
             /* (asked where the base requires grad when the view is read: since it was made, or by the write) */
+            /* (the write makes it require grad where what it writes did not: a.copy_(t); a tensor
+               that required grad already, reached through a detach, is not the view's base) */
             bool base_rg = rg || (w->out != SG_NOVAL && src->vals[w->out].kind == SG_V_TENSOR &&
-                                  src->vals[w->out].u.t.requires_grad);
+                                  src->vals[w->out].u.t.requires_grad && nw &&
+                                  !src->vals[vals[0]].u.t.requires_grad);
             for (size_t k = 0; k < nw && !s && base_rg; k++)
                 if (cnt[vals[k]] == cnt[v])
                     s = sg__err(ctx, SG_EAUTOGRAD, "A view was created in no_grad mode and its base or another view "
@@ -1279,7 +1282,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 uint32_t v = src->ids[a[2].u.list.off + j];
                 if (src->vals[v].u.t.requires_grad) {
                     needed[v] = 1;
-                    nsto[src->vals[v].u.t.storage] = 1;
+                    nsto[src->vals[v].u.t.storage] |= !src->vals[v].u.t.leaf;
                 }
             }
             if (need)
@@ -1329,7 +1332,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             uint32_t v = arg_value(src, nd, k);
             if (v != SG_NOVAL && src->vals[v].u.t.requires_grad && (!hidden || (inplace && k == 0))) {
                 needed[v] = 1;
-                nsto[src->vals[v].u.t.storage] = 1;
+                nsto[src->vals[v].u.t.storage] |= !src->vals[v].u.t.leaf; /* (a leaf: no history its storage joins) */
             }
         }
         for (uint32_t k = 0; k < nd->nargs && !hidden; k++) { /* a list's tensors (cat, stack) */
@@ -1338,7 +1341,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 uint32_t v = src->ids[a->u.list.off + j];
                 if (src->vals[v].kind == SG_V_TENSOR && src->vals[v].u.t.requires_grad) {
                     needed[v] = 1;
-                    nsto[src->vals[v].u.t.storage] = 1;
+                    nsto[src->vals[v].u.t.storage] |= !src->vals[v].u.t.leaf;
                 }
             }
         }
