@@ -294,8 +294,17 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
                          {.kind = SG_A_MEMFMT, .kw = "memory_format", .u.dtype = SG_CONTIGUOUS_FORMAT}};
         CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_clone), c, 2, 0, NULL, &p));
     }
-    if (z->v[v].vnode != SG_NOVAL)
-        return replay_view(z, r, z->v[v].vnode, p, out);
+    if (z->v[v].vnode != SG_NOVAL) {
+        const sg__gnode *vn = &z->src->nodes[z->v[v].vnode];
+        const sg__opinfo *info = sg__op_info(vn->schema->op);
+        CHAIN(replay_view(z, r, z->v[v].vnode, p, out));
+        /* an in-place view op under no_grad of what requires grad keeps its history, as where it ran: made
+           again, its gradient passes to what it was called on (a hidden write, as there) */
+        if (info && (info->tags & SG_T_INPLACE_VIEW) && (vn->flags & SG_NODE_NO_GRAD) && is_tensor(z->src, v) &&
+            z->src->vals[v].u.t.requires_grad)
+            CHAIN(hidden_write(z, p, *out, vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA), true, out));
+        return SG_OK;
+    }
     sg__garg a[4];
     CHAIN(sg__aot_layout_args(z->dst, z->src, v, p, a));
     return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out);

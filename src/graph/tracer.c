@@ -689,8 +689,13 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
                        "associated with the custom Function, leading to incorrect gradients. This behavior is "
                        "forbidden. You can fix this by cloning the output of the custom Function.", m->op);
     uint32_t vn = g->vals[m->a[0].u.v].node;
+    bool other_rg = false; /* (the write makes the view require grad: its history rebased, as where its base does) */
+    for (int i = 1; i < m->s->nargs; i++)
+        other_rg |= m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR &&
+                    g->vals[m->a[i].u.v].u.t.requires_grad;
     if (vn != SG_NOVAL && g->nodes[vn].kind == SG_N_CALL && (g->nodes[vn].flags & SG_NODE_NO_GRAD) &&
-        (g->nodes[vn].schema->flags & SG_OPF_VIEW) && self->base != SG_NOVAL && g->vals[self->base].u.t.requires_grad)
+        (g->nodes[vn].schema->flags & SG_OPF_VIEW) && self->base != SG_NOVAL &&
+        (g->vals[self->base].u.t.requires_grad || other_rg))
         return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a view was created in no_grad mode and is being modified inplace "
                                              "with grad mode enabled", m->op);
     if (self->requires_grad && self->leaf)
