@@ -830,6 +830,12 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 /* x.data = y: x keeps its autograd history (its gradient passes to its old version) */
                 CHAIN(current(z, r, self, &old));
                 CHAIN(hidden_write(z, old, cur, SG_NODE_DATA, true, &cur));
+            } else if ((nd->flags & SG_NODE_NO_GRAD) && !(nd->flags & SG_NODE_DATA) &&
+                       !z->src->vals[self].u.t.requires_grad && z->src->vals[src_v].u.t.requires_grad) {
+                /* x.set_(y) under no_grad of an x that requires no grad: x keeps that (its values y's, not
+                   y's history): a detach of them */
+                sg__garg a = {.kind = SG_A_VALUE, .u.v = cur};
+                CHAIN(sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_detach), &a, 1, &cur));
             }
             fval *sv = &z->v[src_v], *sf = &z->v[self];
             z->v[nd->out] = (fval){.parent = sv->parent, .vnode = sv->vnode, .cur = cur, .gen = store_of(z, src_v)->gen,

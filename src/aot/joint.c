@@ -966,6 +966,39 @@ static bool input_view(const sg__graph *src, uint32_t v)
     return false;
 }
 
+/* Is value v of src a view (of a view ...) of the tensor t is a version of? */
+static bool views(const sg__graph *src, uint32_t v, uint32_t t)
+{
+    uint32_t obj = sg__graph_tensor_of(src, t);
+    for (uint32_t u = sg__graph_view_of(src, v); u != SG_NOVAL; u = sg__graph_view_of(src, u))
+        if (sg__graph_tensor_of(src, u) == obj)
+            return true;
+    return false;
+}
+
+/* Does some call of branch scope b read its placeholder k? */
+static bool branch_reads(const sg__graph *src, uint32_t b, uint32_t k)
+{
+    const sg__scope *sc = &src->scopes[b];
+    if (k >= sc->nphs)
+        return false;
+    uint32_t ph = src->nodes[sc->phs[k]].out;
+    for (uint32_t i = 0; i < src->nnodes; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->scope != b || (nd->kind != SG_N_CALL && nd->kind != SG_N_OUTPUT))
+            continue;
+        for (uint32_t q = 0; q < nd->nargs; q++) {
+            const sg__garg *x = &src->args[nd->args + q];
+            if (x->kind == SG_A_VALUE && x->u.v == ph)
+                return true;
+            for (uint32_t j = 0; x->kind == SG_A_VALUES && j < x->u.list.n; j++)
+                if (src->ids[x->u.list.off + j] == ph)
+                    return true;
+        }
+    }
+    return false;
+}
+
 /* The checks of torch.cond node i (made with grad) whose outputs the
  * backward reaches: its operands that require grad are needed; with a
  * tensor predicate PyTorch's CondAutogradOp saved every tensor operand, so
@@ -987,12 +1020,20 @@ static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cn
         uint32_t x = src->ids[a[3].u.list.off + k], at;
         if (src->vals[x].kind != SG_V_TENSOR)
             continue;
+        if (a[0].kind == SG_A_EXPR && !branch_reads(src, a[1].u.v, k) && !branch_reads(src, a[2].u.v, k))
+            continue; /* (eager's branch call: an operand neither branch reads is none of its backward's) */
         if (src->vals[x].u.t.requires_grad) {
             needed[x] = 1;
             nsto[src->vals[x].u.t.storage] = 1;
         }
         CHAIN(read_bw_written(src, bwst, x, i));
-        if (!written_after(src, cnt, wfirst, wnode, src->vals[x].u.t.storage, cnt[x], i, SG_NOVAL, &at))
+        uint32_t st = src->vals[x].u.t.storage;
+        for (uint32_t q = first_write_after(wfirst, wnode, st, i); a[0].kind == SG_A_VALUE && q < wfirst[st + 1]; q++)
+            if (src->nodes[wnode[q]].flags & SG_NODE_DATA) /* (no version moves: the backward reads the new values) */
+                return sg__err(src->ctx, SG_EUNSUPPORTED, "unsupported: an operand torch.cond saved (line %u) was "
+                               "written through .data by %s (line %u): PyTorch's backward reads the written values",
+                               nd->line, src->nodes[wnode[q]].schema->name, src->nodes[wnode[q]].line);
+        if (!written_after(src, cnt, wfirst, wnode, st, cnt[x], i, SG_NOVAL, &at))
             continue;
         if (a[0].kind == SG_A_VALUE)
             return sg__err(src->ctx, SG_EAUTOGRAD, "one of the variables needed for gradient computation has been "
@@ -1298,7 +1339,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         bool hidden = (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != 0, inplace = nd->schema->flags & SG_OPF_INPLACE;
         /* (an in-place write of data into a storage a needed value is on is part of its history: CopySlices) */
         const sg__opinfo *oi = sg__op_info(nd->schema->op);
-        bool data = inplace && nd->schema->op != SG_OP_set__source_Tensor && !(oi && (oi->tags & SG_T_INPLACE_VIEW));
+        bool data = (inplace || (nd->schema->flags & SG_OPF_OUT)) && nd->schema->op != SG_OP_set__source_Tensor &&
+                    !(oi && (oi->tags & SG_T_INPLACE_VIEW)); /* (an out= too: into a view of what is needed) */
         /* (a set_ of a view with grad: its NotImplemented grad_fn goes into its base's history, as any
            in-place call's through a view does: CopySlices) */
         uint32_t self0 = nd->schema->op == SG_OP_set__source_Tensor ? arg_value(src, nd, 0) : SG_NOVAL;
@@ -1322,6 +1364,20 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a set_ of a view with grad enabled (line %u), where "
                             "the base takes its grad_fn: whether the backward reaches it is not known here",
                             nd->line);
+                break;
+            }
+        }
+        if (self0 != SG_NOVAL && !hidden && !set_view && nsto[src->vals[self0].u.t.storage] &&
+            (src->vals[self0].u.t.requires_grad || (source != SG_NOVAL && src->vals[source].u.t.requires_grad))) {
+            /* (a view of self made before it, read with grad: its grad_fn made again from self's, the
+               set_'s NotImplemented) */
+            bool view_needed = false;
+            for (uint32_t v = 0; v < nd->out && !view_needed; v++)
+                view_needed = needed[v] && src->vals[v].kind == SG_V_TENSOR && v != self0 &&
+                              src->vals[v].u.t.storage == src->vals[self0].u.t.storage && views(src, v, self0);
+            if (view_needed) {
+                s = sg__err(ctx, SG_EAUTOGRAD, "derivative for set_ is not implemented (line %u: a view of what it "
+                            "sets is read with grad)", nd->line);
                 break;
             }
         }

@@ -1,6 +1,7 @@
 /* The tracer: inputs become placeholders (each preceded by its basic
  * symbols), calls are bound to their schema, run through their shape rule
  * (meta*.c) and recorded as nodes. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -698,10 +699,33 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
         (g->vals[self->base].u.t.requires_grad || other_rg))
         return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a view was created in no_grad mode and is being modified inplace "
                                              "with grad mode enabled", m->op);
+    if (self->requires_grad || other_rg) /* an output of unbind, or a view of one (CreationMeta::MULTI_OUTPUT_NODE) */
+        for (uint32_t v = m->a[0].u.v; v != SG_NOVAL; v = sg__graph_view_of(g, v)) {
+            uint32_t n = g->vals[v].node;
+            if (n != SG_NOVAL && g->nodes[n].kind == SG_N_CALL && g->nodes[n].schema->op == SG_OP_unbind_int &&
+                !(g->nodes[n].flags & SG_NODE_NO_GRAD) && g->vals[g->nodes[n].out].kind == SG_V_LIST) {
+                uint32_t k = 0, l = g->nodes[n].out, sn = g->vals[m->a[0].u.v].node;
+                while (k < g->vals[l].u.list.n && g->ids[g->vals[l].u.list.off + k] != v)
+                    k++;
+                /* (PyTorch names self's own grad_fn: PermuteBackward0 for a permute of the output) */
+                const char *fn = v == m->a[0].u.v || sn == SG_NOVAL || g->nodes[sn].kind != SG_N_CALL
+                                     ? "unbind" : g->nodes[sn].schema->name;
+                return sg__err(t->ctx, SG_EAUTOGRAD, "%s: Output %u of %c%sBackward0 is a view and is being "
+                               "modified inplace. This view is the output of a function that returns multiple "
+                               "views. Such functions do not allow the output views to be modified inplace.",
+                               m->op, v == m->a[0].u.v ? k : 0, toupper((unsigned char)fn[0]), fn + 1);
+            }
+        }
     if (self->requires_grad && self->leaf)
         return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a leaf Variable that requires grad is being used in an in-place "
                                              "operation", m->op);
-    if (self->base != SG_NOVAL && g->vals[self->base].u.t.requires_grad && g->vals[self->base].u.t.leaf)
+    bool of_leaf = self->base != SG_NOVAL && g->vals[self->base].u.t.requires_grad && g->vals[self->base].u.t.leaf;
+    for (uint32_t p = 0; !of_leaf && p < g->scopes[0].nphs; p++) { /* (an input declared as a view of a leaf) */
+        uint32_t ph = g->nodes[g->scopes[0].phs[p]].out;
+        of_leaf = ph != m->a[0].u.v && g->vals[ph].kind == SG_V_TENSOR && g->vals[ph].u.t.requires_grad &&
+                  g->vals[ph].u.t.leaf && g->vals[ph].u.t.storage == self->storage && !self->leaf;
+    }
+    if (of_leaf)
         return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a view of a leaf Variable that requires grad is being used in an "
                                              "in-place operation", m->op);
     return SG_OK;

@@ -1943,7 +1943,9 @@ def fill_case(g, rng, name, grad_items, overrides):
     case.decls = g.case.decls
     case.program = "\n".join(l[4:] for l in g.program_text()) + "\n"
     runs = ["", "1"]
-    if rng.random() < overrides:
+    # (no size override where a torch.cond runs with grad: eagerly it is traced, as today's torch traces
+    # it, and other sizes (empty, size 1) may lay its branches' outputs out in ways the merge refuses)
+    if rng.random() < overrides and not (COND_GRAD and "torch.cond(" in case.program):
         tens = [d for d in g.decls if d.startswith("tensor") and "strides=" not in d and d.split()[1] in g.params]
         if tens:
             d = rng.choice(tens)
