@@ -486,6 +486,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         return sg__err(z->dst->ctx, SG_EINTERNAL, "functionalize: a write into inputs that share a storage");
     uint32_t n = 0, last = self;
     bool hidden = false, repeats = false, rg = is_tensor(z->src, self) && z->src->vals[self].u.t.requires_grad;
+    bool stolen = false; /* (a link x.data = y made x's) */
     const uint8_t grad_off = SG_NODE_NO_GRAD | SG_NODE_DATA;
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
         uint32_t p = z->v[c].parent;
@@ -495,7 +496,11 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
             /* a view that may repeat positions (expand, as_strided), written in part: link by
                link, the repeats would not say which one was written (below: by positions) */
             repeats |= c != self && (vn->schema->op == SG_OP_expand || is_asstrided(vn));
-            hidden |= (vn->flags & SG_NODE_DATA) != 0; /* through x.data: autograd does not see it */
+            /* through x.data: autograd does not see it (not where x.data = y made the link x's: x's own
+               writes after it are autograd's) */
+            bool own = z->v[c].obj == SG_NOVAL || z->v[c].obj == vn->out;
+            hidden |= (vn->flags & SG_NODE_DATA) != 0 && own;
+            stolen |= (vn->flags & SG_NODE_DATA) != 0 && !own;
         } else if (c != self) { /* an input on a synthetic base: the same where its layout repeats (stride 0,
                                    or strides that meet at its hints: [2, 2] at strides [2, 2]) */
             const sg__fake_tensor *t = &z->src->vals[c].u.t;
@@ -513,7 +518,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         last = c;
         n++;
     }
-    if (hidden && n > 1 && is_tensor(z->src, self) && z->src->vals[self].u.t.requires_grad &&
+    if (stolen && n > 1 && is_tensor(z->src, self) && z->src->vals[self].u.t.requires_grad &&
         z->src->vals[self].u.t.leaf == false && !(flags & SG_NODE_DATA))
         /* x.data = y, y a view (of x's own base too), then x written: x keeps its history while its
            values are y's chain's, which the gradient does not follow through the .data link */

@@ -1028,11 +1028,17 @@ static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cn
         }
         CHAIN(read_bw_written(src, bwst, x, i));
         uint32_t st = src->vals[x].u.t.storage;
-        for (uint32_t q = first_write_after(wfirst, wnode, st, i); a[0].kind == SG_A_VALUE && q < wfirst[st + 1]; q++)
-            if (src->nodes[wnode[q]].flags & SG_NODE_DATA) /* (no version moves: the backward reads the new values) */
+        for (uint32_t q = first_write_after(wfirst, wnode, st, i); a[0].kind == SG_A_VALUE && q < wfirst[st + 1]; q++) {
+            uint32_t vals[8];
+            size_t nw = sg__graph_node_writes(src, wnode[q], vals, 8);
+            bool data = (src->nodes[wnode[q]].flags & SG_NODE_DATA) != 0; /* (.data: a counter of its own) */
+            for (size_t k = 0; k < nw; k++)
+                data |= src->vals[vals[k]].u.t.storage == st && cnt[vals[k]] != cnt[x];
+            if (data) /* (no version moves: the backward reads the new values) */
                 return sg__err(src->ctx, SG_EUNSUPPORTED, "unsupported: an operand torch.cond saved (line %u) was "
                                "written through .data by %s (line %u): PyTorch's backward reads the written values",
                                nd->line, src->nodes[wnode[q]].schema->name, src->nodes[wnode[q]].line);
+        }
         if (!written_after(src, cnt, wfirst, wnode, st, cnt[x], i, SG_NOVAL, &at))
             continue;
         if (a[0].kind == SG_A_VALUE)
@@ -1386,7 +1392,9 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             continue;
         for (int k = 0; k < nd->schema->nargs; k++) {
             uint32_t v = arg_value(src, nd, k);
-            if (v != SG_NOVAL && src->vals[v].u.t.requires_grad && (!hidden || (inplace && k == 0))) {
+            /* (hidden: the tensor written keeps its history, in place or out=) */
+            bool written = inplace ? k == 0 : (nd->schema->flags & SG_OPF_OUT) && ((nd->schema->written >> k) & 1);
+            if (v != SG_NOVAL && src->vals[v].u.t.requires_grad && (!hidden || written)) {
                 needed[v] = 1;
                 nsto[src->vals[v].u.t.storage] |= !src->vals[v].u.t.leaf; /* (a leaf: no history its storage joins) */
             }
