@@ -51,6 +51,8 @@ typedef struct fstore {
     uint32_t writes, writes_no_grad, writes_hidden; /* data mutations: all, under no_grad, through .data */
     bool written;    /* some call of src writes it */
     bool strided;    /* some as_strided of src views it */
+    bool grad;       /* a write with grad of a value that requires grad gave it a history (CopySlices: every
+                        alias requires grad since, whatever its traced flag says) */
     bool synth;      /* a synthetic base stands for it (see the head of the file) */
     uint32_t root;   /* the first src value that is its root (SG_NOVAL: none yet) */
     uint32_t sph;    /* synth: the dst placeholder of that base, once made */
@@ -486,6 +488,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         return sg__err(z->dst->ctx, SG_EINTERNAL, "functionalize: a write into inputs that share a storage");
     uint32_t n = 0, last = self;
     bool hidden = false, repeats = false, rg = is_tensor(z->src, self) && z->src->vals[self].u.t.requires_grad;
+    rg |= s->grad;
     bool stolen = false; /* (a link x.data = y made x's) */
     const uint8_t grad_off = SG_NODE_NO_GRAD | SG_NODE_DATA;
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
@@ -618,6 +621,8 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
     }
     CHAIN(store_value(z, r, nd->schema->name, nd->flags, self, f));
     uint32_t out = z->src->nodes[node].out;
+    if (!(nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) && is_tensor(z->src, out) && z->src->vals[out].u.t.requires_grad)
+        store_of(z, self)->grad = true;
     bump(z, nd, self);
     next_version(z, self, out, f);
     if (z->v[out].parent != SG_NOVAL && !laid_out_as(z, f, self))
