@@ -96,14 +96,8 @@ static bool gradient_own(const sg__graph *g, uint32_t x, uint32_t first, uint32_
     for (uint32_t i = g->vals[x].node + 1; i < g->nnodes; i++) {
         if (i >= first && i < end)
             continue;
-        const sg__gnode *nd = &g->nodes[i];
-        for (uint32_t k = 0; k < nd->nargs; k++) {
-            const sg__garg *a = &g->args[nd->args + k];
-            uint32_t n = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
-            for (uint32_t j = 0; j < n; j++)
-                if ((a->kind == SG_A_VALUE ? a->u.v : g->ids[a->u.list.off + j]) == x)
-                    return false;
-        }
+        if (sg__graph_node_reads(g, &g->nodes[i], x))
+            return false;
     }
     return true;
 }
@@ -985,16 +979,9 @@ static bool branch_reads(const sg__graph *src, uint32_t b, uint32_t k)
     uint32_t ph = src->nodes[sc->phs[k]].out;
     for (uint32_t i = 0; i < src->nnodes; i++) {
         const sg__gnode *nd = &src->nodes[i];
-        if (nd->scope != b || (nd->kind != SG_N_CALL && nd->kind != SG_N_OUTPUT))
-            continue;
-        for (uint32_t q = 0; q < nd->nargs; q++) {
-            const sg__garg *x = &src->args[nd->args + q];
-            if (x->kind == SG_A_VALUE && x->u.v == ph)
-                return true;
-            for (uint32_t j = 0; x->kind == SG_A_VALUES && j < x->u.list.n; j++)
-                if (src->ids[x->u.list.off + j] == ph)
-                    return true;
-        }
+        if (nd->scope == b && (nd->kind == SG_N_CALL || nd->kind == SG_N_OUTPUT) &&
+            sg__graph_node_reads(src, nd, ph))
+            return true;
     }
     return false;
 }

@@ -312,6 +312,21 @@ static inline uint32_t sg__graph_vscope(const sg__graph *g, uint32_t v)
     return g->vals[v].node == SG_NOVAL ? g->cur : g->nodes[g->vals[v].node].scope;
 }
 
+/* Whether node nd reads value v: as one of its value arguments or in one of
+ * its lists of values. */
+static inline bool sg__graph_node_reads(const sg__graph *g, const sg__gnode *nd, uint32_t v)
+{
+    for (uint32_t k = 0; k < nd->nargs; k++) {
+        const sg__garg *a = &g->args[nd->args + k];
+        if (a->kind == SG_A_VALUE && a->u.v == v)
+            return true;
+        for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++)
+            if (g->ids[a->u.list.off + j] == v)
+                return true;
+    }
+    return false;
+}
+
 static inline const sg_expr *sg__graph_size(const sg__graph *g, uint32_t v, size_t d)
 {
     return g->exprs[g->vals[v].u.t.dims + d];
