@@ -1060,14 +1060,14 @@ static sg_status function_writes(fz *z, uint32_t node)
         return sg__nomem(z->dst->ctx);
     z->nmk = s->nphs;
     for (uint32_t j = 0; j < s->nwrites; j++) {
+        const sg__gnode *w = &src->nodes[s->writes[j]];
+        const sg__opinfo *info = sg__op_info(w->schema->op);
+        bool meta = (info && (info->tags & SG_T_INPLACE_VIEW)) || w->schema->op == SG_OP_resize_ ||
+                    w->schema->op == SG_OP_set__source_Tensor;
         uint32_t vals[8];
         size_t nw = sg__graph_node_writes(src, s->writes[j], vals, 8);
         for (size_t q = 0; q < nw; q++) {
             uint32_t root = src_root(src, vals[q]);
-            const sg__gnode *w = &src->nodes[s->writes[j]];
-            const sg__opinfo *info = sg__op_info(w->schema->op);
-            bool meta = (info && (info->tags & SG_T_INPLACE_VIEW)) || w->schema->op == SG_OP_resize_ ||
-                        w->schema->op == SG_OP_set__source_Tensor;
             for (uint32_t k = 0; is_tensor(src, root) && k < s->nphs; k++)
                 if (s->phs[k] == src->vals[root].node && meta)
                     return sg__err(z->dst->ctx, SG_EALIASING, s->outer[k] == SG_NOVAL
