@@ -1059,7 +1059,7 @@ static sg_status function_writes(fz *z, uint32_t node)
     if (!(z->mk = sg__calloc(z->dst->ctx, s->nphs ? s->nphs : 1, sizeof *z->mk)))
         return sg__nomem(z->dst->ctx);
     z->nmk = s->nphs;
-    for (uint32_t j = 0; j < s->nwrites; j++) {
+    for (uint32_t j = 0; j < s->nwrites && !s->failed; j++) { /* (a failed one is replayed empty) */
         const sg__gnode *w = &src->nodes[s->writes[j]];
         const sg__opinfo *info = sg__op_info(w->schema->op);
         bool meta = (info && (info->tags & SG_T_INPLACE_VIEW)) || w->schema->op == SG_OP_resize_ ||

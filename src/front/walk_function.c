@@ -8,7 +8,9 @@
  * IN_CUSTOM_FUNCTION). backward(ctx, *grads) is traced at once into a
  * subgraph whose placeholders are the outputs' gradients (contiguous, as
  * the engine's zeros of an output no gradient reached are), closing over
- * what ctx holds; the graph's custom Function node (graph.h,
+ * what ctx holds (where that fails as the program's backward would, the
+ * error is kept for autograd to raise where it reaches the Function:
+ * trace_backward); the graph's custom Function node (graph.h,
  * SG_N_FUNCTION) names it, and autograd (graph/autograd.c) records it
  * again where the backward reaches the outputs; what the backward writes
  * of what it takes (PyTorch 2's input mutations in the backward) the aot
@@ -178,9 +180,9 @@ static sg_status forward_writes(sg_walk *W, const sg__py *at, const char *cls, u
 /* backward(ctx, *grads) traced into a new subgraph sc of the outputs'
  * gradients; *nbw tensors it returns (bw) and the index among the inputs'
  * tensors (tin) each is the gradient of (of). */
-static sg_status trace_backward(sg_walk *W, const sg__py *at, const wv *cls, wctx *c, const wv *outs,
-                                uint32_t nouts, const wv *args, size_t n, uint32_t *sc, sg_value *bw, uint32_t *of,
-                                uint32_t *nbw)
+static sg_status trace_backward_body(sg_walk *W, const sg__py *at, const wv *cls, wctx *c, const wv *outs,
+                                     uint32_t nouts, const wv *args, size_t n, uint32_t *sc, sg_value *bw,
+                                     uint32_t *of, uint32_t *nbw)
 {
     const char *name = cls->u.fn.def->s;
     const sg__py *def = method_of(cls->u.fn.def, "backward");
@@ -261,6 +263,38 @@ static sg_status trace_backward(sg_walk *W, const sg__py *at, const wv *cls, wct
     if ((s = sg_tracer_scope_close(W->t, bw, *nbw)))
         return sg__w_fail(W, at, s);
     return SG_OK;
+}
+
+/* Is error st one eager raises only as the backward runs (what the
+ * program asks for, not what the walker or memory fails at)? */
+static bool at_backward(sg_status st)
+{
+    return st == SG_ETYPE || st == SG_EZERODIV || st == SG_ENEGEXP || st == SG_EINEXACT || st == SG_EDATADEP ||
+           st == SG_EASSERT || st == SG_EUNSUPPORTED || st == SG_ESHAPE || st == SG_EALIASING ||
+           st == SG_EAUTOGRAD;
+}
+
+/* trace_backward_body; where the backward fails as eager's would as it
+ * runs, its subgraph is closed failed (sg__tracer_scope_fail: no
+ * gradients, *nbw 0) and autograd raises the error where it reaches the
+ * Function: eager raises none where no backward reaches it. */
+static sg_status trace_backward(sg_walk *W, const sg__py *at, const wv *cls, wctx *c, const wv *outs,
+                                uint32_t nouts, const wv *args, size_t n, uint32_t *sc, sg_value *bw, uint32_t *of,
+                                uint32_t *nbw)
+{
+    *sc = SG_NOVAL;
+    uint32_t scope = sg_tracer_scope(W->t);
+    sg_status s = trace_backward_body(W, at, cls, c, outs, nouts, args, n, sc, bw, of, nbw);
+    if (!s || !at_backward(s) || *sc == SG_NOVAL || sg_tracer_scope(W->t) != *sc)
+        return s;
+    W->line = at->line;
+    *nbw = 0;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", sg_ctx_last_error_msg(W->ctx));
+    s = sg__tracer_scope_fail(W->t, *sc, s, msg);
+    if (!s && sg_tracer_scope(W->t) != scope)
+        s = sg__w_err(W, at, SG_EINTERNAL, "a failed custom Function backward left another subgraph open");
+    return s ? sg__w_fail(W, at, s) : SG_OK;
 }
 
 sg_status sg__w_function_apply(sg_walk *W, const sg__py *at, const wv *cls, wv *args, size_t n, const char **kwn,

@@ -374,6 +374,8 @@ static sg_status function_backward(bw *b, uint32_t i)
     uint32_t sc = a[0].u.v, nouts = a[1].u.list.n, nins = a[2].u.list.n, ng = a[4].u.list.n, nw = a[5].u.list.n;
     uint32_t outs_off = a[1].u.list.off, ins_off = a[2].u.list.off, of_off = a[4].u.list.off, w_off = a[5].u.list.off;
     uint32_t fline = g->nodes[i].line;
+    if (g->scopes[sc].failed) /* (its tracing failed: eager raises that error as the backward runs it) */
+        return sg__err(ctx, g->scopes[sc].failed, "%s", g->scopes[sc].failed_msg);
     uint32_t nvals = (uint32_t)g->nvals, nnodes = (uint32_t)g->nnodes;
     uint32_t *map = sg__malloc(ctx, (size_t)(nvals ? nvals : 1) * sizeof *map);
     uint32_t *grads = sg__malloc(ctx, (size_t)(nouts ? nouts : 1) * sizeof *grads);

@@ -54,6 +54,7 @@ static void scope_free(sg__scope *sc)
     sg_free(sc->phs);
     sg_free(sc->outer);
     sg_free(sc->writes);
+    sg_free(sc->failed_msg);
     sg__idmap_free(&sc->bound);
     sg__idmap_free(&sc->lifted);
 }
@@ -362,6 +363,19 @@ sg_status sg__graph_scope_open(sg__graph *g, uint32_t *out, const char *name)
     sc->parent = g->nscopes ? g->cur : SG_NOVAL;
     sc->output = SG_NOVAL;
     *out = g->cur = g->nscopes++;
+    return SG_OK;
+}
+
+sg_status sg__graph_scope_fail(sg__graph *g, uint32_t sc, sg_status st, const char *msg)
+{
+    size_t n = strlen(msg ? msg : "") + 1;
+    char *copy = sg__malloc(g->ctx, n);
+    if (!copy)
+        return sg__nomem(g->ctx);
+    memcpy(copy, msg ? msg : "", n);
+    sg_free(g->scopes[sc].failed_msg);
+    g->scopes[sc].failed_msg = copy;
+    g->scopes[sc].failed = st;
     return SG_OK;
 }
 

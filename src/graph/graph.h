@@ -174,6 +174,10 @@ typedef struct sg__scope {
     uint32_t nwrites, capwrites;
     bool grads;         /* a custom Function's backward (SG_N_FUNCTION): its placeholders that
                            take nothing of the parent (outer SG_NOVAL) are its outputs' gradients */
+    sg_status failed;   /* a custom Function's backward whose tracing failed (SG_OK if not): the
+                           error, raised where autograd reaches the Function (as eager raises it
+                           when its backward runs, never if none does); its scope gives no values */
+    char *failed_msg;   /* that error's message (owned), or NULL */
 } sg__scope;
 
 /* A detach that stands for `.data`: its result has a version counter of
@@ -297,6 +301,9 @@ sg_status sg__graph_cond(sg__graph *g, const sg__garg *pred, uint32_t tscope, ui
 sg_status sg__graph_function(sg__graph *g, uint32_t bw, const uint32_t *outs, size_t nouts, const uint32_t *ins,
                              size_t nins, const uint32_t *saved, size_t nsaved, const uint32_t *grad_of,
                              size_t ngrad, const uint32_t *written, size_t nwritten, uint32_t line);
+/* Scope sc (a custom Function's backward) failed with error st and
+ * message msg (copied): see sg__scope.failed. Errors: SG_ENOMEM. */
+sg_status sg__graph_scope_fail(sg__graph *g, uint32_t sc, sg_status st, const char *msg);
 /* A new scope nested in the current one, named name; it becomes current.
  * Errors: SG_ELIMIT (more than 2**16 scopes), SG_ENOMEM. */
 sg_status sg__graph_scope_open(sg__graph *g, uint32_t *out, const char *name);
@@ -451,6 +458,12 @@ sg_status sg__tracer_call_node(sg_tracer *t, sg_value *out, const char *op, cons
  * becomes one: sg__scope.grads). Errors: SG_EINVAL (no subgraph open, like
  * no tensor), SG_ENOMEM, and lifting's. */
 sg_status sg__tracer_scope_grad(sg_tracer *t, sg_value *out, const char *name, sg_value like);
+/* The current scope, a custom Function's backward (sg__tracer_scope_grad)
+ * whose tracing failed with error st and message msg, closed with no
+ * values and marked failed (sg__scope.failed): autograd raises the error
+ * where it reaches the Function. Errors: SG_EINVAL (sc is not the current
+ * scope, an open backward), SG_ENOMEM. */
+sg_status sg__tracer_scope_fail(sg_tracer *t, uint32_t sc, sg_status st, const char *msg);
 /* A custom Function's node (SG_N_FUNCTION) in the current scope, its
  * backward the closed scope bw (sg__graph_function's arguments); under
  * grad mode, where an input requires grad, each floating output does, as

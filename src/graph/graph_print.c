@@ -366,6 +366,9 @@ static bool put_node(const sg__graph *g, const namer *N, sg__buf *b, const sg__g
         sg__buf_puts(b, ")\n");
         return ok;
     case SG_N_OUTPUT:
+        if (g->scopes[n->scope].failed) /* (a custom Function's backward whose tracing failed) */
+            sg__buf_printf(b, "%s# raises error %s: %s\n", ind, sg_status_kind(g->scopes[n->scope].failed),
+                           g->scopes[n->scope].failed_msg);
         sg__buf_printf(b, "%sreturn (", ind);
         for (uint32_t i = 0; i < n->nargs; i++)
             sg__buf_printf(b, "%s%s", i ? ", " : "", N->name[g->args[n->args + i].u.v]);

@@ -202,7 +202,7 @@ static sg_status replay_node(sg__replay *r, sg__replay_fn hook, void *ud);
 /* Subgraph s of src replayed as a new scope of dst, nested in the current
  * one (its placeholders first, in the order the scope takes them, which
  * may not be the order they were made in; then its other nodes and its
- * output);
+ * output; a failed one, sg__scope.failed, its placeholders and its error);
  * *out: the new scope. */
 static sg_status replay_scope(sg__replay *r, sg__replay_fn hook, void *ud, uint32_t s, uint32_t *out)
 {
@@ -214,6 +214,15 @@ static sg_status replay_scope(sg__replay *r, sg__replay_fn hook, void *ud, uint3
     for (uint32_t i = 0; i < sc->nphs && !st; i++) { /* its signature, in the order it takes them */
         r->node = sc->phs[i];
         st = placeholder(r, sc->phs[i]);
+    }
+    if (sc->failed) { /* (a custom Function's backward whose tracing failed: its signature and its error) */
+        if (!st)
+            st = sg__graph_output(d, NULL, 0);
+        if (!st)
+            st = sg__graph_scope_fail(d, *out, sc->failed, sc->failed_msg);
+        r->node = node;
+        d->cur = parent;
+        return st;
     }
     for (uint32_t i = 0; i < src->nnodes && !st; i++)
         if (src->nodes[i].scope == s && src->nodes[i].kind != SG_N_PLACEHOLDER) {

@@ -382,6 +382,18 @@ sg_status sg_tracer_scope_close(sg_tracer *t, const sg_value *outs, size_t n)
     return st;
 }
 
+sg_status sg__tracer_scope_fail(sg_tracer *t, uint32_t sc, sg_status st, const char *msg)
+{
+    sg__graph *g = t->g;
+    if (sc == 0 || sc >= g->nscopes || g->cur != sc || g->scopes[sc].output != SG_NOVAL)
+        return sg__err(t->ctx, SG_EINVAL, "sg__tracer_scope_fail: no custom Function backward is open");
+    CHAIN(sg__graph_scope_fail(g, sc, st, msg));
+    g->scopes[sc].grads = true;
+    CHAIN(sg__graph_output(g, NULL, 0));
+    g->cur = g->scopes[sc].parent;
+    return SG_OK;
+}
+
 uint32_t sg_tracer_scope(const sg_tracer *t)
 {
     return t->g->cur;
