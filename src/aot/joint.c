@@ -1085,6 +1085,79 @@ static bool differentiable_call(const sg__graph *src, const sg__gnode *nd)
     return false;
 }
 
+/* The value of the enclosing scope that branch scope sc's value x is (a
+ * view or a version of) a placeholder of, or SG_NOVAL. */
+static uint32_t branch_operand(const sg__graph *src, const sg__scope *sc, uint32_t x)
+{
+    for (uint32_t up; (up = sg__graph_view_of(src, x)) != SG_NOVAL || (up = sg__graph_updates(src, x)) != SG_NOVAL;)
+        x = up;
+    for (uint32_t k = 0; k < sc->nphs; k++)
+        if (sc->phs[k] == src->vals[x].node)
+            return sc->outer[k];
+    return SG_NOVAL;
+}
+
+/* Autograd's error of a view node nd made under no_grad, written by w. */
+static sg_status ngv_error(const sg__graph *src, const sg__gnode *w, const sg__gnode *nd)
+{
+    return sg__err(src->ctx, SG_EAUTOGRAD, "A view was created in no_grad mode and its base or another view of its "
+                   "base has been modified inplace (%s, line %u; the view: %s, line %u)", w->schema->name, w->line,
+                   nd->schema->name, nd->line);
+}
+
+/* View v that call node i made under no_grad (PyTorch's CreationMeta
+ * NO_GRAD_MODE; see no_grad_views): autograd's error where a write
+ * through its counter comes between it and its last read with grad
+ * (lastobj) and its base requires grad. ngv: such views (of such views
+ * too), v's flag set here. */
+static sg_status no_grad_view(const sg__graph *src, uint32_t i, uint32_t v, const uint32_t *cnt, const uint32_t *wfirst,
+                              const uint32_t *wnode, const uint32_t *lastobj, uint8_t *ngv)
+{
+    const sg__gnode *nd = &src->nodes[i];
+    uint32_t self = arg_value(src, nd, 0);
+    if (src->vals[v].kind != SG_V_TENSOR || self == SG_NOVAL)
+        return SG_OK;
+    uint32_t st = src->vals[v].u.t.storage;
+    uint8_t dt = src->vals[v].u.t.dtype;
+    if (dt != SG_FLOAT64 && dt != SG_FLOAT32) /* (no view meta of other dtypes) */
+        return SG_OK;
+    bool rg = src->vals[self].u.t.requires_grad || ngv[self];
+    ngv[v] = rg;
+    for (uint32_t q = wfirst[st]; q < wfirst[st + 1]; q++) { /* a write with grad enabled in between */
+        uint32_t j = wnode[q], vals[8];
+        const sg__gnode *w = &src->nodes[j];
+        if (j <= i || lastobj[v] == SG_NOVAL || j >= lastobj[v] || (w->flags & SG_NODE_DATA))
+            continue;
+        size_t nw = sg__graph_node_writes(src, j, vals, 8);
+        /* (asked where the base requires grad when the view is read: since it was made, or by the write) */
+        /* (the write makes it require grad where what it writes did not: a.copy_(t); a tensor
+           that required grad already, reached through a detach, is not the view's base) */
+        bool base_rg = rg || (w->out != SG_NOVAL && src->vals[w->out].kind == SG_V_TENSOR &&
+                              src->vals[w->out].u.t.requires_grad && nw && !src->vals[vals[0]].u.t.requires_grad);
+        for (size_t k = 0; k < nw && base_rg; k++)
+            if (cnt[vals[k]] == cnt[v])
+                return ngv_error(src, w, nd);
+    }
+    /* a torch.cond of the root in between whose branch writes an operand through its counter */
+    for (uint32_t c = i + 1; rg && lastobj[v] != SG_NOVAL && c < lastobj[v]; c++) {
+        if (src->nodes[c].kind != SG_N_COND || src->nodes[c].scope != 0)
+            continue;
+        for (int b = 1; b <= 2; b++) {
+            const sg__scope *sc = &src->scopes[src->args[src->nodes[c].args + b].u.v];
+            for (uint32_t j = 0; j < sc->nwrites; j++) {
+                uint32_t vals[8];
+                size_t nw = sg__graph_node_writes(src, sc->writes[j], vals, 8);
+                for (size_t k = 0; k < nw && k < 8; k++) {
+                    uint32_t o = branch_operand(src, sc, vals[k]);
+                    if (o != SG_NOVAL && src->vals[o].kind == SG_V_TENSOR && cnt[o] == cnt[v])
+                        return ngv_error(src, &src->nodes[sc->writes[j]], nd);
+                }
+            }
+        }
+    }
+    return SG_OK;
+}
+
 /* What autograd raises of tensors whose history a hidden call kept (and
  * ours cannot give yet). x.data = y of other sizes with x read afterwards
  * with grad: x keeps its grad_fn, whose gradient the engine sums to x's old
@@ -1124,6 +1197,8 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
             const sg__garg *a = &src->args[nd->args + k];
             if (a->kind == SG_A_VALUE)
                 last[a->u.v] = i;
+            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++) /* (cat's, stack's) */
+                last[src->ids[a->u.list.off + j]] = i;
         }
     }
     sg_status s = SG_OK;
@@ -1165,32 +1240,13 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
         const sg__gnode *nd = &src->nodes[i];
         if (nd->kind != SG_N_CALL || nd->scope != 0 || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != SG_NODE_NO_GRAD ||
             !(nd->schema->flags & SG_OPF_VIEW) || (nd->schema->flags & SG_OPF_INPLACE) || nd->out == SG_NOVAL ||
-            src->vals[nd->out].kind != SG_V_TENSOR || nd->schema->op == SG_OP_detach) /* (detach: no grad) */
+            nd->schema->op == SG_OP_detach) /* (detach: no grad) */
             continue;
-        uint32_t self = arg_value(src, nd, 0), v = nd->out, st = src->vals[v].u.t.storage;
-        uint8_t dt = src->vals[v].u.t.dtype;
-        if (self == SG_NOVAL || (dt != SG_FLOAT64 && dt != SG_FLOAT32)) /* (no view meta of other dtypes) */
-            continue;
-        bool rg = src->vals[self].u.t.requires_grad || ngv[self];
-        ngv[v] = rg;
-        for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && !s; q++) { /* a write with grad enabled in between */
-            uint32_t j = wnode[q], vals[8];
-            const sg__gnode *w = &src->nodes[j];
-            if (j <= i || lastobj[v] == SG_NOVAL || j >= lastobj[v] || (w->flags & SG_NODE_DATA))
-                continue;
-            size_t nw = sg__graph_node_writes(src, j, vals, 8);
-            /* (asked where the base requires grad when the view is read: since it was made, or by the write) */
-            /* (the write makes it require grad where what it writes did not: a.copy_(t); a tensor
-               that required grad already, reached through a detach, is not the view's base) */
-            bool base_rg = rg || (w->out != SG_NOVAL && src->vals[w->out].kind == SG_V_TENSOR &&
-                                  src->vals[w->out].u.t.requires_grad && nw &&
-                                  !src->vals[vals[0]].u.t.requires_grad);
-            for (size_t k = 0; k < nw && !s && base_rg; k++)
-                if (cnt[vals[k]] == cnt[v])
-                    s = sg__err(ctx, SG_EAUTOGRAD, "A view was created in no_grad mode and its base or another view "
-                                "of its base has been modified inplace (%s, line %u; the view: %s, line %u)",
-                                w->schema->name, w->line, nd->schema->name, nd->line);
-        }
+        const sg__gval *ov = &src->vals[nd->out];
+        uint32_t nv = ov->kind == SG_V_LIST ? ov->u.list.n : 1; /* (unbind's views, each) */
+        for (uint32_t e = 0; e < nv && !s; e++)
+            s = no_grad_view(src, i, ov->kind == SG_V_LIST ? src->ids[ov->u.list.off + e] : nd->out, cnt, wfirst,
+                             wnode, lastobj, ngv);
     }
     /* an output of unbind made with grad (CreationMeta::MULTI_OUTPUT_NODE), written through its counter
        since (under no_grad: with grad the write itself raises), then read with grad (its grad_fn asked) */
