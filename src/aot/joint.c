@@ -1085,6 +1085,23 @@ static bool differentiable_call(const sg__graph *src, const sg__gnode *nd)
     return false;
 }
 
+/* PyTorch's name of op's backward node, as "TBackward0" for "t" and
+ * "AsStridedBackward0" for "as_strided" (the overload's number 0). */
+static void backward_name(const char *op, char *out, size_t n)
+{
+    size_t k = 0;
+    bool up = true;
+    for (const char *p = op; *p && *p != '.' && k + 11 < n; p++) {
+        if (*p == '_') {
+            up = true;
+            continue;
+        }
+        out[k++] = up && *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p;
+        up = false;
+    }
+    snprintf(out + k, n - k, "Backward0");
+}
+
 /* The value of the enclosing scope that branch scope sc's value x is (a
  * view or a version of) a placeholder of, or SG_NOVAL. */
 static uint32_t branch_operand(const sg__graph *src, const sg__scope *sc, uint32_t x)
@@ -1248,23 +1265,35 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
             s = no_grad_view(src, i, ov->kind == SG_V_LIST ? src->ids[ov->u.list.off + e] : nd->out, cnt, wfirst,
                              wnode, lastobj, ngv);
     }
-    /* an output of unbind made with grad (CreationMeta::MULTI_OUTPUT_NODE), written through its counter
-       since (under no_grad: with grad the write itself raises), then read with grad (its grad_fn asked) */
+    /* an output of unbind made with grad (CreationMeta::MULTI_OUTPUT_NODE), or a view made with grad
+       of one (which inherits it), written through its counter since (under no_grad: with grad the
+       write itself raises), then read with grad (its grad_fn asked); mov: such views (ngv's block) */
+    uint8_t *mov = ngv;
+    memset(mov, 0, src->nvals ? src->nvals : 1);
     for (uint32_t i = 0; i < src->nnodes && !s; i++) {
         const sg__gnode *nd = &src->nodes[i];
-        if (nd->kind != SG_N_CALL || nd->scope != 0 || nd->schema->op != SG_OP_unbind_int || nd->out == SG_NOVAL ||
-            (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) || src->vals[nd->out].kind != SG_V_LIST)
+        if (nd->kind != SG_N_CALL || nd->scope != 0 || nd->out == SG_NOVAL || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
+            continue;
+        uint32_t self = arg_value(src, nd, 0);
+        bool unbind = nd->schema->op == SG_OP_unbind_int && src->vals[nd->out].kind == SG_V_LIST;
+        if (!unbind && (!(nd->schema->flags & SG_OPF_VIEW) || (nd->schema->flags & SG_OPF_INPLACE) ||
+                        nd->schema->op == SG_OP_detach || self == SG_NOVAL || !mov[self]))
             continue;
         const sg__gval *l = &src->vals[nd->out];
-        for (uint32_t k = 0; k < l->u.list.n && !s; k++) {
-            uint32_t e = src->ids[l->u.list.off + k], at;
-            if (src->vals[e].kind != SG_V_TENSOR || !src->vals[e].u.t.requires_grad || lastobj[e] == SG_NOVAL ||
+        for (uint32_t k = 0; k < (l->kind == SG_V_LIST ? l->u.list.n : 1) && !s; k++) {
+            uint32_t e = l->kind == SG_V_LIST ? src->ids[l->u.list.off + k] : nd->out, at;
+            if (src->vals[e].kind != SG_V_TENSOR)
+                continue;
+            mov[e] = 1;
+            if (!src->vals[e].u.t.requires_grad || lastobj[e] == SG_NOVAL ||
                 !written_after(src, cnt, wfirst, wnode, src->vals[e].u.t.storage, cnt[e], i, lastobj[e], &at))
                 continue;
-            s = sg__err(ctx, SG_EAUTOGRAD, "Output %u of UnbindBackward0 is a view and its base or another view of "
-                        "its base has been modified inplace (%s, line %u). This view is the output of a function that "
-                        "returns multiple views. Such functions do not allow the output views to be modified inplace.",
-                        k, src->nodes[at].schema->name, src->nodes[at].line);
+            char fn[64]; /* (PyTorch's node name: the op's, camel-cased, as TBackward0 and UnbindBackward0) */
+            backward_name(nd->schema->name, fn, sizeof fn);
+            s = sg__err(ctx, SG_EAUTOGRAD, "Output %u of %s is a view and its base or another view of its base has "
+                        "been modified inplace (%s, line %u). This view is the output of a function that returns "
+                        "multiple views. Such functions do not allow the output views to be modified inplace.",
+                        k, fn, src->nodes[at].schema->name, src->nodes[at].line);
         }
     }
     /* a view a custom Function returned (or a view of one: CreationMeta::IN_CUSTOM_FUNCTION) that
