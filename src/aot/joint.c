@@ -960,6 +960,71 @@ static bool input_view(const sg__graph *src, uint32_t v)
     return false;
 }
 
+/* The elements a layout of value v reaches from its offset (0 where a
+ * size is provably 0; 1 + the sum of (size - 1) * stride otherwise) into
+ * *out; *unknown set where such a size 0 is not known either way. */
+static sg_status layout_span(const sg__graph *src, uint32_t v, const sg_expr **out, bool *unknown)
+{
+    sg_ctx *ctx = src->ctx;
+    const sg_expr *acc = ctx->one, *t;
+    for (uint32_t d = 0; d < src->vals[v].u.t.ndim; d++) {
+        const sg_expr *z = sg__graph_size(src, v, d), *eq;
+        sg_truth k = SG_UNKNOWN;
+        CHAIN(sg_expr_rel(ctx, &eq, SG_REL_EQ, z, ctx->zero));
+        CHAIN(sg_env_known(src->env, &k, eq));
+        if (k == SG_TRUE) {
+            *out = ctx->zero;
+            return SG_OK;
+        }
+        *unknown |= k == SG_UNKNOWN;
+        CHAIN(sg_expr_sub(ctx, &t, z, ctx->one));
+        CHAIN(sg_expr_mul(ctx, &t, t, sg__graph_stride(src, v, d)));
+        CHAIN(sg_expr_add(ctx, &acc, acc, t));
+    }
+    *out = acc;
+    return SG_OK;
+}
+
+/* Set_ node nd of view self (with grad: its base takes the grad_fn,
+ * CopySlices): where the backward reaches it, PyTorch's CopySlices makes
+ * its base's gradient (laid out as the base) a strided view of self's new
+ * layout (nd's result) before it calls set_'s NotImplemented, and
+ * setStorage raises where that layout reaches past the base's elements:
+ * error shape. SG_OK where it provably fits; error unsupported where the
+ * environment cannot tell. */
+static sg_status set_view_fits(const sg__graph *src, const sg__gnode *nd, uint32_t self)
+{
+    sg_ctx *ctx = src->ctx;
+    uint32_t base = sg__graph_grad_base(src, self), v = nd->out;
+    /* (an input, or one declared a view of another: its base reaches its storage's end, as far as the
+       storage's elements from 0, the view's offset too) */
+    bool input = src->vals[base].node != SG_NOVAL && src->nodes[src->vals[base].node].kind == SG_N_PLACEHOLDER;
+    const sg_expr *need, *have, *off, *rel;
+    bool unknown = false;
+    sg_truth k = SG_UNKNOWN;
+    CHAIN(layout_span(src, v, &need, &unknown));
+    if (input)
+        have = sg__graph_storage_numel(src, src->vals[base].u.t.storage);
+    else
+        CHAIN(layout_span(src, base, &have, &unknown));
+    if (need != ctx->zero) {
+        off = src->vals[v].u.t.offset;
+        if (!input)
+            CHAIN(sg_expr_sub(ctx, &off, off, src->vals[base].u.t.offset));
+        CHAIN(sg_expr_add(ctx, &need, need, off));
+    }
+    CHAIN(sg_expr_rel(ctx, &rel, SG_REL_LE, need, have));
+    CHAIN(sg_env_known(src->env, &k, rel));
+    if (k == SG_TRUE)
+        return SG_OK;
+    if (k == SG_FALSE && !unknown)
+        return sg__err(ctx, SG_ESHAPE, "setStorage: the backward of set_ (line %u) lays its base's gradient out as the "
+                       "view's new layout, which reaches past the base's elements", nd->line);
+    return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the backward of set_ of a view (line %u): whether its new "
+                   "layout fits its base's gradient (PyTorch's setStorage check before set_'s NotImplemented) is "
+                   "not known for every size", nd->line);
+}
+
 /* Is value v of src a view (of a view ...) of the tensor t is a version of? */
 static bool views(const sg__graph *src, uint32_t v, uint32_t t)
 {
@@ -1484,7 +1549,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         if (hidden)
             continue;
         if (nd->schema->op == SG_OP_set__source_Tensor) { /* with grad enabled, on what requires grad */
-            s = sg__err(ctx, SG_EAUTOGRAD, "derivative for set_ is not implemented (line %u)", nd->line);
+            if (!set_view || !(s = set_view_fits(src, nd, self0)))
+                s = sg__err(ctx, SG_EAUTOGRAD, "derivative for set_ is not implemented (line %u)", nd->line);
             break;
         }
         if ((nd->schema->flags & SG_OPF_OUT) && factory_out(src, nd)) { /* (its grad_fn: NotImplemented) */

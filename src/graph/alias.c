@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "graph/ops.h"
 
 /* Calls f(u, v, node) for every value v that node takes. */
 static void each_use(const sg__graph *g, uint32_t node, void (*f)(void *, uint32_t, uint32_t), void *u)
@@ -119,6 +120,17 @@ static int aliased_arg(const sg__graph *g, uint32_t v, const sg__gnode **node)
     if (n->out != v && g->vals[n->out].kind != SG_V_LIST)
         return -1;
     return n->schema->nrets ? n->schema->ret_alias[0] : -1;
+}
+
+uint32_t sg__graph_grad_base(const sg__graph *g, uint32_t v)
+{
+    for (;;) {
+        uint32_t n = g->vals[v].node, up;
+        if (n == SG_NOVAL || g->nodes[n].kind != SG_N_CALL || g->nodes[n].schema->op == SG_OP_detach ||
+            (up = sg__graph_view_of(g, v)) == SG_NOVAL)
+            return v;
+        v = up;
+    }
 }
 
 uint32_t sg__graph_view_of(const sg__graph *g, uint32_t v)

@@ -404,6 +404,11 @@ size_t sg__graph_node_writes(const sg__graph *g, uint32_t node, uint32_t *vals, 
 /* The value v is a view of (its node returns an alias of that argument
  * without writing it: view, t, select, an element of unbind), or SG_NOVAL. */
 uint32_t sg__graph_view_of(const sg__graph *g, uint32_t v);
+/* The tensor autograd takes v for a view of: v's view chain (view_of)
+ * followed up to a detach's result, which starts a history of its own, or
+ * a value no call made a view (PyTorch's base of a differentiable view),
+ * or v itself. */
+uint32_t sg__graph_grad_base(const sg__graph *g, uint32_t v);
 /* The value whose tensor v is a later version of (v is an in-place or out=
  * result: the argument written and returned), or SG_NOVAL. */
 uint32_t sg__graph_updates(const sg__graph *g, uint32_t v);

@@ -745,24 +745,10 @@ static bool differentiable(const sg__fake_tensor *r, const sg__schema *s)
     return (r->dtype == SG_FLOAT64 || r->dtype == SG_FLOAT32) && !(tags_of(s) & SG_T_NODIFF);
 }
 
-/* The tensor autograd takes v for a view of (its view chain followed up
- * to a detach, which starts a history of its own, or a tensor that is no
- * view): PyTorch's base of a differentiable view, or v itself. */
-static uint32_t grad_base(const sg__graph *g, uint32_t v)
-{
-    for (;;) {
-        uint32_t n = g->vals[v].node, up;
-        if (n == SG_NOVAL || g->nodes[n].kind != SG_N_CALL || g->nodes[n].schema->op == SG_OP_detach ||
-            (up = sg__graph_view_of(g, v)) == SG_NOVAL)
-            return v;
-        v = up;
-    }
-}
-
 /* A write with grad enabled made the tensor it wrote require grad: PyTorch
  * gives its base a grad_fn (CopySlices) and every view of that base its
  * own again, so they all require grad from now on; so do the values of the
- * graph that stand for them (the base, grad_base's, a detach's result
+ * graph that stand for them (the base, sg__graph_grad_base's, a detach's result
  * too, and its views; but inputs, whose flag says the caller's tensor
  * requires grad, and another detach's result, a history of its own). */
 static void alias_grad(sg_tracer *t, const sg__mcall *m)
@@ -772,12 +758,12 @@ static void alias_grad(sg_tracer *t, const sg__mcall *m)
         const sg__garg *a = &m->a[i];
         if (!((m->s->written >> i) & 1) || a->kind != SG_A_VALUE || g->vals[a->u.v].kind != SG_V_TENSOR)
             continue;
-        uint32_t b = grad_base(g, a->u.v), st = g->vals[b].u.t.storage;
+        uint32_t b = sg__graph_grad_base(g, a->u.v), st = g->vals[b].u.t.storage;
         for (uint32_t v = b; v < g->nvals; v++) { /* (a view comes after its base) */
             sg__gval *x = &g->vals[v];
             if (x->kind != SG_V_TENSOR || x->u.t.requires_grad || x->u.t.storage != st || x->node == SG_NOVAL ||
                 g->nodes[x->node].kind != SG_N_CALL || (x->u.t.dtype != SG_FLOAT64 && x->u.t.dtype != SG_FLOAT32) ||
-                (v != b && grad_base(g, v) != b))
+                (v != b && sg__graph_grad_base(g, v) != b))
                 continue;
             x->u.t.requires_grad = true;
             x->u.t.leaf = false;
