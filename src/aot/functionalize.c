@@ -800,17 +800,23 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         }
         if (info && (info->tags & SG_T_INPLACE_VIEW) && op != SG_OP_resize_) {
             /* a metadata mutation: the new version views the old one (as_strided_: the storage) */
-            uint32_t obj = z->v[self].obj, parent = is_asstrided(nd) ? strided_parent(z, self, self) : self, v;
             uint8_t hid = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
             bool rg = z->src->vals[self].u.t.requires_grad;
+            uint32_t base = z->src->vals[self].u.t.base;
+            bool again = hid == SG_NODE_NO_GRAD && rg && base != SG_NOVAL; /* (its grad_fn made again: below) */
+            /* as_strided_ takes positions of the storage: made over its root, or over what autograd takes
+               it of (self; a view under no_grad: its base, whose as_strided its grad_fn is made again as) */
+            uint32_t of = again ? base : self;
+            uint32_t obj = z->v[self].obj, parent = is_asstrided(nd) ? strided_parent(z, self, of) : self, v;
+            of = parent == of ? of : self;
             CHAIN(current(z, r, parent, &cur));
             CHAIN(replay_view(z, r, node, cur, &v));
             /* (as_strided_ of a view that does not cover its storage: as the out-of-place one below, its
                gradient reaches the view's own elements only, refused where the backward reaches it) */
             if (is_asstrided(nd) && parent != self && z->dst->vals[v].node != SG_NOVAL &&
-                (!covers_storage(z->src, self) || z->src->vals[self].u.t.custom_view || via_no_grad_view(z, self)))
+                (!covers_storage(z->src, of) || z->src->vals[of].u.t.custom_view || via_no_grad_view(z, of)))
                 z->dst->nodes[z->dst->vals[v].node].flags |= SG_NODE_STRIDED_BASE;
-            if (hid == SG_NODE_NO_GRAD && rg && z->src->vals[self].u.t.base != SG_NOVAL) {
+            if (again) {
                 /* a view under no_grad: autograd makes its grad_fn again from its base with the new layout
                    (its version moved), so the gradient goes through this view as through any */
                 uint32_t vn = z->dst->vals[v].node;
