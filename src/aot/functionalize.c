@@ -120,6 +120,17 @@ static bool is_asstrided(const sg__gnode *nd)
     return nd->kind == SG_N_CALL && (nd->schema->op == SG_OP_as_strided || nd->schema->op == SG_OP_as_strided_);
 }
 
+/* Is src value v an as_strided made over its storage's base (strided_parent)
+ * of what autograd does not follow there from, a .data or detach of it: v
+ * requires no grad where its parent, the base, does? Its link hides then
+ * what the chain it was called on hid (the link of a .data it skips). */
+static bool strided_off_grad(const fz *z, uint32_t v)
+{
+    uint32_t n = z->v[v].vnode, p = z->v[v].parent;
+    return n != SG_NOVAL && is_asstrided(&z->src->nodes[n]) && p < z->src->nvals && is_tensor(z->src, p) &&
+           is_tensor(z->src, v) && !z->src->vals[v].u.t.requires_grad && z->src->vals[p].u.t.requires_grad;
+}
+
 /* The layout of src tensor value v under the environment's hints into *l;
  * false where a hint is missing or beyond int64. */
 static bool hinted_layout(const sg__graph *src, uint32_t v, sg__xlayout *l)
@@ -300,6 +311,8 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
         const sg__gnode *vn = &z->src->nodes[z->v[v].vnode];
         const sg__opinfo *info = sg__op_info(vn->schema->op);
         CHAIN(replay_view(z, r, z->v[v].vnode, p, out));
+        if (strided_off_grad(z, v))
+            hide(z, *out, SG_NODE_DATA);
         /* an in-place view op under no_grad of what requires grad keeps its history, as where it ran: made
            again, its gradient passes to what it was called on (a hidden write, as there) */
         if (info && (info->tags & SG_T_INPLACE_VIEW) && (vn->flags & SG_NODE_NO_GRAD) && is_tensor(z->src, v) &&
@@ -569,7 +582,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         uint32_t np, vn = z->v[chain[i]].vnode;
         if (vn != SG_NOVAL) /* past a view autograd does not follow (.data, detach, made under no_grad) */
             hid |= (z->src->nodes[vn].flags & grad_off) |
-                   (z->src->nodes[vn].schema->op == SG_OP_detach ? SG_NODE_DATA : 0);
+                   (z->src->nodes[vn].schema->op == SG_OP_detach || strided_off_grad(z, chain[i]) ? SG_NODE_DATA : 0);
         if (!(st = link_inverse(z, chain[i], tmp[i + 1], val, &np)) &&
             !(st = hidden_write(z, tmp[i + 1], np, hid, rg, &np))) {
             /* current once the generation moves, below; made again from the base where the new
@@ -832,6 +845,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             }
             z->v[nd->out] = (fval){.parent = parent, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
                                    .ver = z->v[self].ver};
+            if (strided_off_grad(z, nd->out))
+                hide(z, v, SG_NODE_DATA);
             if (obj != SG_NOVAL)
                 z->v[obj].meta = true;
             bump(z, nd, self);
@@ -887,6 +902,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             (!covers_storage(z->src, arg) || z->src->vals[arg].u.t.custom_view || via_no_grad_view(z, arg)))
             z->dst->nodes[z->dst->vals[v].node].flags |= SG_NODE_STRIDED_BASE;
         made(z, nd->out, z->src->args[nd->args].u.v, node, v); /* (its version counter the view's) */
+        if (strided_off_grad(z, nd->out))
+            hide(z, v, SG_NODE_DATA);
         return SG_OK;
     }
     sg__garg cur[SG_SCHEMA_ARGS];
