@@ -56,6 +56,10 @@ typedef struct fstore {
     bool synth;      /* a synthetic base stands for it (see the head of the file) */
     uint32_t root;   /* the first src value that is its root (SG_NOVAL: none yet) */
     uint32_t sph;    /* synth: the dst placeholder of that base, once made */
+    uint32_t regen;  /* the new version an as_strided_ with grad gave its root object, a base of views (SG_NOVAL:
+                        none), and its node: autograd makes the grad_fn of each view of it made before again as
+                        an as_strided of it (its layout now), so their gradient reaches what it takes only */
+    uint32_t regen_node;
 } fstore;
 
 typedef struct fz {
@@ -297,8 +301,42 @@ static bool element(const fz *z, uint32_t v)
     return n != SG_NOVAL && z->src->vals[z->src->nodes[n].out].kind == SG_V_LIST && z->v[v].elem != SG_NOVAL;
 }
 
+/* Is src value v a view made before the as_strided_ with grad of its base
+ * that fstore regen says (its grad_fn made again as an as_strided of the
+ * base's new version)? */
+static bool regenerated(fz *z, uint32_t v)
+{
+    const fstore *s = store_of(z, v);
+    return s->regen != SG_NOVAL && z->v[v].vnode != SG_NOVAL && z->v[v].vnode < s->regen_node &&
+           is_tensor(z->src, v) && z->src->vals[v].u.t.base != SG_NOVAL &&
+           z->src->vals[v].u.t.base == z->v[s->regen].obj;
+}
+
+static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_t *out);
+static sg_status current_root(fz *z, sg__replay *r, uint32_t v, uint32_t *out);
+
+/* View v (regenerated) made again: as_strided(the base's version now, v's
+ * layout), that version made again from the root where the storage moved. */
+static sg_status regenerated_view(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
+{
+    fstore *s = store_of(z, v);
+    fval *b = &z->v[s->regen];
+    uint32_t x = b->cur;
+    if (b->gen != s->gen || x == SG_NOVAL) { /* (its parent is the storage's root: no chain to walk) */
+        CHAIN(current_root(z, r, b->parent, &x));
+        CHAIN(link_view(z, r, s->regen, x, &x));
+        b->cur = x;
+        b->gen = s->gen;
+    }
+    sg__garg a[4];
+    CHAIN(sg__aot_layout_args(z->dst, z->src, v, x, a));
+    return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out);
+}
+
 static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_t *out)
 {
+    if (regenerated(z, v))
+        return regenerated_view(z, r, v, out);
     if (element(z, v))
         return sg__aot_unbind_element(z->dst, z->src, z->v[v].vnode, z->v[v].elem, p, out);
     if (z->v[v].vnode != SG_NOVAL && z->src->nodes[z->v[v].vnode].schema->op == SG_OP__unsafe_view) {
@@ -842,6 +880,16 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                     return unsupported(z, "as_strided_ under no_grad of a tensor that requires grad and is not "
                                           "its storage's first tensor", sch->name);
                 CHAIN(hidden_write(z, cur, v, hid, rg, &v));
+            }
+            if (is_asstrided(nd) && !hid && rg && base == SG_NOVAL && parent < z->src->nvals &&
+                z->v[parent].parent == SG_NOVAL && store_of(z, self)->input == SG_NOVAL) {
+                /* as_strided_ with grad of a base the program made (an input's metadata changed is no
+                   backward we give): the views made of it before are made again (its generation moves)
+                   as as_strided of its new version (regenerated_view) */
+                fstore *s = store_of(z, self);
+                s->regen = nd->out;
+                s->regen_node = node;
+                s->gen++;
             }
             z->v[nd->out] = (fval){.parent = parent, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
                                    .ver = z->v[self].ver};
@@ -1853,7 +1901,8 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
             z.v[i] = (fval){.parent = SG_NOVAL, .vnode = SG_NOVAL, .cur = SG_NOVAL, .obj = SG_NOVAL, .ver = SG_NOVAL,
                             .elem = SG_NOVAL};
         for (size_t i = 0; i < nst; i++)
-            z.st[i] = (fstore){.base = SG_NOVAL, .input = SG_NOVAL, .sph = SG_NOVAL, .root = SG_NOVAL};
+            z.st[i] = (fstore){.base = SG_NOVAL, .input = SG_NOVAL, .sph = SG_NOVAL, .root = SG_NOVAL,
+                               .regen = SG_NOVAL};
         /* the inputs: each the root of its storage (its dst value, the
            replay's placeholder, is taken by the first current() of it) */
         meta->nin = root->nphs;
