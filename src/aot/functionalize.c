@@ -56,6 +56,10 @@ typedef struct fstore {
     bool synth;      /* a synthetic base stands for it (see the head of the file) */
     uint32_t root;   /* the first src value that is its root (SG_NOVAL: none yet) */
     uint32_t sph;    /* synth: the dst placeholder of that base, once made */
+    uint32_t regen;  /* the new version an as_strided_ with grad gave its root object, a base of views (SG_NOVAL:
+                        none), and its node: autograd makes the grad_fn of each view of it made before again as
+                        an as_strided of it (its layout now), so their gradient reaches what it takes only */
+    uint32_t regen_node;
 } fstore;
 
 typedef struct fz {
@@ -118,6 +122,17 @@ static bool via_no_grad_view(const fz *z, uint32_t v)
 static bool is_asstrided(const sg__gnode *nd)
 {
     return nd->kind == SG_N_CALL && (nd->schema->op == SG_OP_as_strided || nd->schema->op == SG_OP_as_strided_);
+}
+
+/* Is src value v an as_strided made over its storage's base (strided_parent)
+ * of what autograd does not follow there from, a .data or detach of it: v
+ * requires no grad where its parent, the base, does? Its link hides then
+ * what the chain it was called on hid (the link of a .data it skips). */
+static bool strided_off_grad(const fz *z, uint32_t v)
+{
+    uint32_t n = z->v[v].vnode, p = z->v[v].parent;
+    return n != SG_NOVAL && is_asstrided(&z->src->nodes[n]) && p < z->src->nvals && is_tensor(z->src, p) &&
+           is_tensor(z->src, v) && !z->src->vals[v].u.t.requires_grad && z->src->vals[p].u.t.requires_grad;
 }
 
 /* The layout of src tensor value v under the environment's hints into *l;
@@ -286,8 +301,42 @@ static bool element(const fz *z, uint32_t v)
     return n != SG_NOVAL && z->src->vals[z->src->nodes[n].out].kind == SG_V_LIST && z->v[v].elem != SG_NOVAL;
 }
 
+/* Is src value v a view made before the as_strided_ with grad of its base
+ * that fstore regen says (its grad_fn made again as an as_strided of the
+ * base's new version)? */
+static bool regenerated(fz *z, uint32_t v)
+{
+    const fstore *s = store_of(z, v);
+    return s->regen != SG_NOVAL && z->v[v].vnode != SG_NOVAL && z->v[v].vnode < s->regen_node &&
+           is_tensor(z->src, v) && z->src->vals[v].u.t.base != SG_NOVAL &&
+           z->src->vals[v].u.t.base == z->v[s->regen].obj;
+}
+
+static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_t *out);
+static sg_status current_root(fz *z, sg__replay *r, uint32_t v, uint32_t *out);
+
+/* View v (regenerated) made again: as_strided(the base's version now, v's
+ * layout), that version made again from the root where the storage moved. */
+static sg_status regenerated_view(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
+{
+    fstore *s = store_of(z, v);
+    fval *b = &z->v[s->regen];
+    uint32_t x = b->cur;
+    if (b->gen != s->gen || x == SG_NOVAL) { /* (its parent is the storage's root: no chain to walk) */
+        CHAIN(current_root(z, r, b->parent, &x));
+        CHAIN(link_view(z, r, s->regen, x, &x));
+        b->cur = x;
+        b->gen = s->gen;
+    }
+    sg__garg a[4];
+    CHAIN(sg__aot_layout_args(z->dst, z->src, v, x, a));
+    return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out);
+}
+
 static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_t *out)
 {
+    if (regenerated(z, v))
+        return regenerated_view(z, r, v, out);
     if (element(z, v))
         return sg__aot_unbind_element(z->dst, z->src, z->v[v].vnode, z->v[v].elem, p, out);
     if (z->v[v].vnode != SG_NOVAL && z->src->nodes[z->v[v].vnode].schema->op == SG_OP__unsafe_view) {
@@ -300,6 +349,8 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
         const sg__gnode *vn = &z->src->nodes[z->v[v].vnode];
         const sg__opinfo *info = sg__op_info(vn->schema->op);
         CHAIN(replay_view(z, r, z->v[v].vnode, p, out));
+        if (strided_off_grad(z, v))
+            hide(z, *out, SG_NODE_DATA);
         /* an in-place view op under no_grad of what requires grad keeps its history, as where it ran: made
            again, its gradient passes to what it was called on (a hidden write, as there) */
         if (info && (info->tags & SG_T_INPLACE_VIEW) && (vn->flags & SG_NODE_NO_GRAD) && is_tensor(z->src, v) &&
@@ -569,7 +620,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         uint32_t np, vn = z->v[chain[i]].vnode;
         if (vn != SG_NOVAL) /* past a view autograd does not follow (.data, detach, made under no_grad) */
             hid |= (z->src->nodes[vn].flags & grad_off) |
-                   (z->src->nodes[vn].schema->op == SG_OP_detach ? SG_NODE_DATA : 0);
+                   (z->src->nodes[vn].schema->op == SG_OP_detach || strided_off_grad(z, chain[i]) ? SG_NODE_DATA : 0);
         if (!(st = link_inverse(z, chain[i], tmp[i + 1], val, &np)) &&
             !(st = hidden_write(z, tmp[i + 1], np, hid, rg, &np))) {
             /* current once the generation moves, below; made again from the base where the new
@@ -800,17 +851,23 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         }
         if (info && (info->tags & SG_T_INPLACE_VIEW) && op != SG_OP_resize_) {
             /* a metadata mutation: the new version views the old one (as_strided_: the storage) */
-            uint32_t obj = z->v[self].obj, parent = is_asstrided(nd) ? strided_parent(z, self, self) : self, v;
             uint8_t hid = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
             bool rg = z->src->vals[self].u.t.requires_grad;
+            uint32_t base = z->src->vals[self].u.t.base;
+            bool again = hid == SG_NODE_NO_GRAD && rg && base != SG_NOVAL; /* (its grad_fn made again: below) */
+            /* as_strided_ takes positions of the storage: made over its root, or over what autograd takes
+               it of (self; a view under no_grad: its base, whose as_strided its grad_fn is made again as) */
+            uint32_t of = again ? base : self;
+            uint32_t obj = z->v[self].obj, parent = is_asstrided(nd) ? strided_parent(z, self, of) : self, v;
+            of = parent == of ? of : self;
             CHAIN(current(z, r, parent, &cur));
             CHAIN(replay_view(z, r, node, cur, &v));
             /* (as_strided_ of a view that does not cover its storage: as the out-of-place one below, its
                gradient reaches the view's own elements only, refused where the backward reaches it) */
             if (is_asstrided(nd) && parent != self && z->dst->vals[v].node != SG_NOVAL &&
-                (!covers_storage(z->src, self) || z->src->vals[self].u.t.custom_view || via_no_grad_view(z, self)))
+                (!covers_storage(z->src, of) || z->src->vals[of].u.t.custom_view || via_no_grad_view(z, of)))
                 z->dst->nodes[z->dst->vals[v].node].flags |= SG_NODE_STRIDED_BASE;
-            if (hid == SG_NODE_NO_GRAD && rg && z->src->vals[self].u.t.base != SG_NOVAL) {
+            if (again) {
                 /* a view under no_grad: autograd makes its grad_fn again from its base with the new layout
                    (its version moved), so the gradient goes through this view as through any */
                 uint32_t vn = z->dst->vals[v].node;
@@ -824,8 +881,20 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                                           "its storage's first tensor", sch->name);
                 CHAIN(hidden_write(z, cur, v, hid, rg, &v));
             }
+            if (is_asstrided(nd) && !hid && rg && base == SG_NOVAL && parent < z->src->nvals &&
+                z->v[parent].parent == SG_NOVAL && store_of(z, self)->input == SG_NOVAL) {
+                /* as_strided_ with grad of a base the program made (an input's metadata changed is no
+                   backward we give): the views made of it before are made again (its generation moves)
+                   as as_strided of its new version (regenerated_view) */
+                fstore *s = store_of(z, self);
+                s->regen = nd->out;
+                s->regen_node = node;
+                s->gen++;
+            }
             z->v[nd->out] = (fval){.parent = parent, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
                                    .ver = z->v[self].ver};
+            if (strided_off_grad(z, nd->out))
+                hide(z, v, SG_NODE_DATA);
             if (obj != SG_NOVAL)
                 z->v[obj].meta = true;
             bump(z, nd, self);
@@ -881,6 +950,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             (!covers_storage(z->src, arg) || z->src->vals[arg].u.t.custom_view || via_no_grad_view(z, arg)))
             z->dst->nodes[z->dst->vals[v].node].flags |= SG_NODE_STRIDED_BASE;
         made(z, nd->out, z->src->args[nd->args].u.v, node, v); /* (its version counter the view's) */
+        if (strided_off_grad(z, nd->out))
+            hide(z, v, SG_NODE_DATA);
         return SG_OK;
     }
     sg__garg cur[SG_SCHEMA_ARGS];
@@ -1830,7 +1901,8 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
             z.v[i] = (fval){.parent = SG_NOVAL, .vnode = SG_NOVAL, .cur = SG_NOVAL, .obj = SG_NOVAL, .ver = SG_NOVAL,
                             .elem = SG_NOVAL};
         for (size_t i = 0; i < nst; i++)
-            z.st[i] = (fstore){.base = SG_NOVAL, .input = SG_NOVAL, .sph = SG_NOVAL, .root = SG_NOVAL};
+            z.st[i] = (fstore){.base = SG_NOVAL, .input = SG_NOVAL, .sph = SG_NOVAL, .root = SG_NOVAL,
+                               .regen = SG_NOVAL};
         /* the inputs: each the root of its storage (its dst value, the
            replay's placeholder, is taken by the first current() of it) */
         meta->nin = root->nphs;

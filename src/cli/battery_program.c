@@ -1961,6 +1961,38 @@ static bool strided_chain(const char *ex)
     return !*q || q[1] != '\0'; /* (something after it) */
 }
 
+/* The parameter input view k's as_strided is called on, where its
+ * expression is NAME.as_strided(...) alone and NAME another input view, or
+ * -1. PyTorch's gradient of that as_strided reaches the elements of NAME
+ * only (as_strided_backward scatters into NAME's geometry): the positions
+ * of the storage the view reaches that NAME does not take none. */
+static long strided_on(struct cli_program *p, const concrete *c, size_t k)
+{
+    const alias_decl *al = find_alias(p, sg_program_param(p->prog, k));
+    const char *as = al ? strstr(al->expr, ".as_strided(") : NULL;
+    if (!as || strided_chain(al->expr))
+        return -1;
+    for (size_t m = 0; m < c->n; m++) {
+        const char *nm = sg_program_param(p->prog, m);
+        if (m != k && strlen(nm) == (size_t)(as - al->expr) && !strncmp(nm, al->expr, (size_t)(as - al->expr)))
+            return find_alias(p, nm) && c->t[m] && c->same_as[m] < 0 ? (long)m : -1;
+    }
+    return -1;
+}
+
+/* hit[q] for each storage position q below span that t reaches (*twice:
+ * some position more than once); positions from span on are not marked. */
+static void mark_positions(const sg_tensor *t, uint8_t *hit, int64_t span, bool *twice)
+{
+    for (int64_t e = 0; e < sg_tensor_numel(t); e++) {
+        int64_t q = position(t, e);
+        if (q < span) {
+            *twice |= hit[q] != 0;
+            hit[q] = 1;
+        }
+    }
+}
+
 static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete *c, const sg_aot *a,
                              sg_tensor **grads)
 {
@@ -2016,14 +2048,35 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                              : sg_tensor_new(ctx, &g, SG_FLOAT64, nd, sz);
         for (int64_t e = 0; !st && grads[ij] && e < nj; e++) /* its own gradient */
             sg_tensor_set_f(g, e, sg_tensor_get_f(grads[ij], e));
+        /* (within: the positions of every view an as_strided of the chain was called on, where the
+           view's gradient goes; where such a view reaches a position twice, as_strided_backward divides
+           by the count there: refused) */
+        uint8_t *within = cli_xmalloc((size_t)span + 1), *hit = cli_xmalloc((size_t)span + 1);
+        memset(within, 1, (size_t)span + 1);
+        size_t chain = 0;
+        for (long m = strided_on(p, c, k); !st && m >= 0 && chain++ < c->n; m = strided_on(p, c, (size_t)m)) {
+            bool again = false;
+            memset(hit, 0, (size_t)span + 1);
+            mark_positions(c->t[m], hit, span, &again);
+            for (int64_t q = 0; q < span; q++)
+                within[q] &= hit[q];
+            if (again)
+                st = sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, an as_strided "
+                                      "of %s, which reaches a position twice", sg_program_param(p->prog, j), nk,
+                                      sg_program_param(p->prog, (size_t)m));
+        }
+        free(hit);
         for (int64_t e = 0; !st && grads[ik] && e < sg_tensor_numel(tk); e++) { /* and the view's, where it reaches */
             int64_t q = position(tk, e);
-            if (q < span && at[q] >= 0)
+            if (q < span && at[q] >= 0 && within[q])
                 sg_tensor_set_f(g, at[q], sg_tensor_get_f(g, at[q]) + sg_tensor_get_f(grads[ik], e));
         }
+        free(within);
         free(at);
-        if (st)
+        if (st) {
+            sg_tensor_unref(g);
             return st;
+        }
         sg_tensor_unref(grads[ij]);
         grads[ij] = g;
     }

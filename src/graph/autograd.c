@@ -121,6 +121,11 @@ static void forward_flags(bw *b, const sg__backward *spec, size_t nnodes)
                 rg |= b->rg[g->ids[a[2].u.list.off + j]] != 0;
                 reach |= b->reach[g->ids[a[2].u.list.off + j]] != 0;
             }
+            /* A backward that writes is wanted itself: the engine's backward() runs every node the
+               loss reaches (no input list to prune by), so it runs where no gradient it gives is
+               wanted, and its writes happen (the gradients it returns go no further: reach stays
+               the inputs'). */
+            reach |= a[5].u.list.n > 0;
             for (uint32_t j = 0; j < a[1].u.list.n; j++) {
                 uint32_t o = g->ids[a[1].u.list.off + j];
                 b->rg[o] = rg && is_tensor(g, o) && floating(g, o);
@@ -133,7 +138,12 @@ static void forward_flags(bw *b, const sg__backward *spec, size_t nnodes)
         if (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) { /* hidden from autograd: a write keeps self's history */
             uint32_t self = first_tensor(g, nd);
             bool w = (nd->flags & SG_NODE_WRITE) && self != SG_NOVAL;
-            mark_out(b, nd, b->rg, w && b->rg[self]);
+            /* a view made under no_grad of what requires grad requires grad itself, a leaf without a
+               grad_fn (CreationMeta::NO_GRAD_MODE; not .data's, nor a detach): what is computed from it
+               requires grad, its gradient going nowhere (reach stays off) */
+            bool leaf_view = !w && self != SG_NOVAL && b->rg[self] && !(nd->flags & SG_NODE_DATA) &&
+                             (nd->schema->flags & SG_OPF_VIEW) && nd->schema->op != SG_OP_detach;
+            mark_out(b, nd, b->rg, (w || leaf_view) && b->rg[self]);
             mark_out(b, nd, b->reach, w && b->reach[self]);
             continue;
         }
