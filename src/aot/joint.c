@@ -1421,7 +1421,9 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         const sg__opinfo *info = sg__op_info(nd->schema->op);
         if (info && inplace && info->functional != SG_OP_NONE) /* an in-place call: its functional row's formula */
             info = sg__op_info(info->functional);
-        uint16_t saves = info ? info->deriv->saves : 0;
+        /* (a call autograd did not record has no grad_fn and saved nothing, though what it read or
+           gave requires grad now: a write with grad since raised its flag) */
+        uint16_t saves = info && (nd->flags & SG_NODE_GRAD) ? info->deriv->saves : 0;
         /* PyTorch saves what the gradients of the arguments that require grad read: an argument
            read for the others' gradients (x * y saves y for x's), or for its own (the row's own) */
         int nt = 0, nrg = 0; /* the schema's tensor arguments; the node's that require grad */

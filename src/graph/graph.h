@@ -196,6 +196,12 @@ typedef struct sg__scope {
  * called on (functionalization): PyTorch's gradient goes to that view's
  * elements only, the base's would reach others; autograd refuses it. */
 #define SG_NODE_STRIDED_BASE 16u
+/* Recorded by autograd (the tracer's): grad mode on and a tensor argument
+ * required grad when the call ran, so PyTorch gave it a grad_fn, which
+ * saved what its formula reads. The trace's requires_grad flags say what
+ * requires grad at the end (a write with grad later raises its aliases'),
+ * not whether this call's result got a history. */
+#define SG_NODE_GRAD 32u
 
 typedef struct sg__graph {
     sg_ctx *ctx;

@@ -654,14 +654,26 @@ static void propagate_grad(void *ud, const sg__mcall *m, uint32_t v)
 
 /* What autograd refuses before running an operator under grad mode: an
  * in-place write into a leaf that requires grad or a view of one, and out=
- * with an argument that requires grad. */
+ * with an argument that requires grad. A call it records (grad mode on, an
+ * argument that requires grad) is marked SG_NODE_GRAD. */
 static sg_status autograd_check(void *ud, sg__mcall *m)
 {
     const sg_tracer *t = ud;
+    const sg__graph *g = t->g;
+    if (!t->no_grad && !(m->flags & SG_NODE_DATA)) /* (the arguments' flags now, before a write raises them) */
+        for (int i = 0; i < m->s->nargs && !(m->flags & SG_NODE_GRAD); i++) {
+            const sg__garg *a = &m->a[i];
+            bool rg = a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR &&
+                      g->vals[a->u.v].u.t.requires_grad;
+            for (uint32_t k = 0; a->kind == SG_A_VALUES && k < a->u.list.n; k++)
+                rg |= g->vals[g->ids[a->u.list.off + k]].kind == SG_V_TENSOR &&
+                      g->vals[g->ids[a->u.list.off + k]].u.t.requires_grad;
+            if (rg)
+                m->flags |= SG_NODE_GRAD;
+        }
     if (t->no_grad || !(m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) || m->s->op == SG_OP_detach_ ||
         m->s->op == SG_OP_requires_grad_ || (m->flags & SG_NODE_DATA)) /* (x.data = y: unseen by autograd) */
         return SG_OK;
-    const sg__graph *g = t->g;
     if (m->s->flags & SG_OPF_OUT) {
         const sg__opinfo *f = sg__op_info(m->s->op);
         f = f ? sg__op_info(f->functional) : NULL;
