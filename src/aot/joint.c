@@ -1066,17 +1066,18 @@ static bool factory_out(const sg__graph *src, const sg__gnode *nd)
     return rg && !inputs;
 }
 
-/* Does autograd's edge to tensor value v of src take a gradient? v
- * requires grad and is no view made under no_grad: such a view of what
- * requires grad (CreationMeta::NO_GRAD_MODE) requires grad with neither a
- * grad_fn nor an accumulator of its own, so a call that reads it computes
- * no gradient for it, and saves nothing only that gradient reads (the
- * should_compute_output guards of PyTorch's generated code). */
-static bool gives_edge(const sg__graph *src, uint32_t v)
+/* Does autograd's edge to tensor value v of src, an argument of a call
+ * when it required grad (rg: the call node's bit), take a gradient? It is
+ * no view made under no_grad: such a view of what requires grad
+ * (CreationMeta::NO_GRAD_MODE) requires grad with neither a grad_fn nor an
+ * accumulator of its own, so a call that reads it computes no gradient for
+ * it, and saves nothing only that gradient reads (the should_compute_output
+ * guards of PyTorch's generated code). */
+static bool gives_edge(const sg__graph *src, uint32_t v, bool rg)
 {
     const sg__fake_tensor *t = &src->vals[v].u.t;
     const sg__gnode *n = src->vals[v].node == SG_NOVAL ? NULL : &src->nodes[src->vals[v].node];
-    return t->requires_grad &&
+    return rg &&
            !(t->leaf && n && n->kind == SG_N_CALL && (n->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) &&
              (n->schema->flags & SG_OPF_VIEW) && !(n->schema->flags & (SG_OPF_INPLACE | SG_OPF_OUT)));
 }
@@ -1489,18 +1490,18 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         /* PyTorch saves what the gradients of the arguments that require grad read: an argument
            read for the others' gradients (x * y saves y for x's), or for its own (the row's own); of
            more than one tensor argument, only where that gradient's edge takes one (gives_edge) */
-        int nt = 0, nrg = 0; /* the schema's tensor arguments; the node's whose edges take a gradient */
+        int nt = 0, nrg = 0; /* the schema's tensor arguments; the node's whose edges took a gradient */
         for (int k = 0; k < nd->schema->nargs; k++) {
             uint32_t v = arg_value(src, nd, k);
             nt += nd->schema->args[k].type.base == SG_TY_TENSOR && !nd->schema->args[k].type.list;
-            nrg += v != SG_NOVAL && gives_edge(src, v);
+            nrg += v != SG_NOVAL && gives_edge(src, v, (nd->rg >> k) & 1);
         }
         for (int k = 0; k < 16 && saves && !s; k++) {
             uint32_t x = k == 15 ? ((saves & SG_DSAVE_RESULT) ? nd->out : SG_NOVAL)
                                  : ((saves >> k) & 1) && k < nd->schema->nargs ? arg_value(src, nd, k) : SG_NOVAL;
             if (x == SG_NOVAL || (inplace && k == 0)) /* (an in-place call saves self before it writes it) */
                 continue;
-            bool own = (info->deriv->own >> k) & 1, edge = gives_edge(src, x);
+            bool own = (info->deriv->own >> k) & 1, edge = gives_edge(src, x, (nd->rg >> k) & 1);
             if (k != 15 && nt > 1 && !(nrg - (edge ? 1 : 0) > 0 || (own && edge)))
                 continue; /* read for no gradient that is wanted: not saved */
             if ((s = read_bw_written(src, bwst, x, (uint32_t)i)))
