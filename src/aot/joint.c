@@ -1004,12 +1004,16 @@ static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cn
         need |= needed[src->ids[l->u.list.off + j]] != 0;
     if (!need)
         return SG_OK;
+    sg_truth known = SG_UNKNOWN; /* (a size predicate the guards decide: the branch every call takes) */
+    if (a[0].kind == SG_A_EXPR)
+        CHAIN(sg_env_known(src->env, &known, a[0].u.e));
     for (uint32_t k = 0; k < a[3].u.list.n; k++) {
         uint32_t x = src->ids[a[3].u.list.off + k], at;
         if (src->vals[x].kind != SG_V_TENSOR)
             continue;
-        if (a[0].kind == SG_A_EXPR && !branch_reads(src, a[1].u.v, k) && !branch_reads(src, a[2].u.v, k))
-            continue; /* (eager's branch call: an operand neither branch reads is none of its backward's) */
+        if (a[0].kind == SG_A_EXPR && !(known != SG_FALSE && branch_reads(src, a[1].u.v, k)) &&
+            !(known != SG_TRUE && branch_reads(src, a[2].u.v, k)))
+            continue; /* (eager's branch call: an operand no branch it may take reads is none of its backward's) */
         if (src->vals[x].u.t.requires_grad) {
             needed[x] = 1;
             nsto[ast[x]] = 1;
