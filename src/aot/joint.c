@@ -1058,7 +1058,8 @@ static bool branch_reads(const sg__graph *src, uint32_t b, uint32_t k)
  * branch, whose formulas saved what they read: an operand written since is
  * refused (whether eager raises is the formulas' to say). */
 static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cnt, const uint32_t *wfirst,
-                            const uint32_t *wnode, const uint32_t *bwst, uint8_t *needed, uint8_t *nsto)
+                            const uint32_t *wnode, const uint32_t *bwst, uint8_t *needed, uint8_t *nsto,
+                            const uint32_t *ast)
 {
     const sg__gnode *nd = &src->nodes[i];
     const sg__garg *a = &src->args[nd->args];
@@ -1068,15 +1069,19 @@ static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cn
         need |= needed[src->ids[l->u.list.off + j]] != 0;
     if (!need)
         return SG_OK;
+    sg_truth known = SG_UNKNOWN; /* (a size predicate the guards decide: the branch every call takes) */
+    if (a[0].kind == SG_A_EXPR)
+        CHAIN(sg_env_known(src->env, &known, a[0].u.e));
     for (uint32_t k = 0; k < a[3].u.list.n; k++) {
         uint32_t x = src->ids[a[3].u.list.off + k], at;
         if (src->vals[x].kind != SG_V_TENSOR)
             continue;
-        if (a[0].kind == SG_A_EXPR && !branch_reads(src, a[1].u.v, k) && !branch_reads(src, a[2].u.v, k))
-            continue; /* (eager's branch call: an operand neither branch reads is none of its backward's) */
+        if (a[0].kind == SG_A_EXPR && !(known != SG_FALSE && branch_reads(src, a[1].u.v, k)) &&
+            !(known != SG_TRUE && branch_reads(src, a[2].u.v, k)))
+            continue; /* (eager's branch call: an operand no branch it may take reads is none of its backward's) */
         if (src->vals[x].u.t.requires_grad) {
             needed[x] = 1;
-            nsto[src->vals[x].u.t.storage] = 1;
+            nsto[ast[x]] = 1;
         }
         CHAIN(read_bw_written(src, bwst, x, i));
         uint32_t st = src->vals[x].u.t.storage;
@@ -1128,6 +1133,22 @@ static bool factory_out(const sg__graph *src, const sg__gnode *nd)
             inputs = true;
     }
     return rg && !inputs;
+}
+
+/* Does autograd's edge to tensor value v of src, an argument of a call
+ * when it required grad (rg: the call node's bit), take a gradient? It is
+ * no view made under no_grad: such a view of what requires grad
+ * (CreationMeta::NO_GRAD_MODE) requires grad with neither a grad_fn nor an
+ * accumulator of its own, so a call that reads it computes no gradient for
+ * it, and saves nothing only that gradient reads (the should_compute_output
+ * guards of PyTorch's generated code). */
+static bool gives_edge(const sg__graph *src, uint32_t v, bool rg)
+{
+    const sg__fake_tensor *t = &src->vals[v].u.t;
+    const sg__gnode *n = src->vals[v].node == SG_NOVAL ? NULL : &src->nodes[src->vals[v].node];
+    return rg &&
+           !(t->leaf && n && n->kind == SG_N_CALL && (n->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) &&
+             (n->schema->flags & SG_OPF_VIEW) && !(n->schema->flags & (SG_OPF_INPLACE | SG_OPF_OUT)));
 }
 
 /* Does call node nd give a result autograd may differentiate (a floating
@@ -1387,14 +1408,47 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
     return s;
 }
 
+/* Per tensor value of src, the storage as autograd's view rules see it
+ * (ast): its storage, but a storage of its own (an id from
+ * src->nstorages on) for what a set_ gave, its later versions and its
+ * views: set_ (x.data = y too) puts a tensor on another's storage with no
+ * view relation to what is there, so a write through it joins its own
+ * history, not theirs (no CopySlices). Ids of other values: SG_NOVAL.
+ * *n: the number of ids. */
+static sg_status autograd_storages(const sg__graph *src, uint32_t **ast, uint32_t *n)
+{
+    *n = src->nstorages;
+    if (!(*ast = sg__malloc(src->ctx, (src->nvals ? src->nvals : 1) * sizeof **ast)))
+        return sg__nomem(src->ctx);
+    for (uint32_t v = 0; v < src->nvals; v++) {
+        const sg__gval *x = &src->vals[v];
+        const sg__gnode *nd = x->node == SG_NOVAL ? NULL : &src->nodes[x->node];
+        uint32_t up = x->kind == SG_V_TENSOR ? sg__graph_updates(src, v) : SG_NOVAL;
+        uint32_t of = x->kind == SG_V_TENSOR && up == SG_NOVAL ? sg__graph_view_of(src, v) : SG_NOVAL;
+        if (x->kind != SG_V_TENSOR)
+            (*ast)[v] = SG_NOVAL;
+        else if (nd && nd->kind == SG_N_CALL && nd->schema->op == SG_OP_set__source_Tensor && nd->out == v)
+            (*ast)[v] = (*n)++;
+        else if (up != SG_NOVAL && up < v)
+            (*ast)[v] = (*ast)[up];
+        else if (of != SG_NOVAL && of < v)
+            (*ast)[v] = (*ast)[of];
+        else
+            (*ast)[v] = x->u.t.storage;
+    }
+    return SG_OK;
+}
+
 sg_status sg__aot_saved_check(const sg__graph *src)
 {
     sg_ctx *ctx = src->ctx;
     const sg__scope *root = &src->scopes[0];
     if (root->output == SG_NOVAL)
         return SG_OK;
+    uint32_t *ast, nast;
+    CHAIN(autograd_storages(src, &ast, &nast));
     uint8_t *needed = sg__calloc(ctx, src->nvals ? src->nvals : 1, 1);
-    uint8_t *nsto = sg__calloc(ctx, src->nstorages ? src->nstorages : 1, 1); /* a needed value is on it */
+    uint8_t *nsto = sg__calloc(ctx, nast ? nast : 1, 1); /* a needed value is on it (autograd's storages) */
     uint32_t *cnt = sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *cnt);
     /* the data writes per storage, in node order: wfirst[st] .. wfirst[st + 1] of wnode (the node) */
     uint32_t *wfirst = sg__calloc(ctx, (size_t)src->nstorages + 1, sizeof *wfirst), *wnode = NULL;
@@ -1402,6 +1456,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     if (!needed || !nsto || !cnt || !wfirst || !bwst) {
         sg_free(needed);
         sg_free(nsto);
+        sg_free(ast);
         sg_free(cnt);
         sg_free(wfirst);
         sg_free(bwst);
@@ -1433,6 +1488,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             if (!(wnode = sg__malloc(ctx, (nwrites ? nwrites : 1) * sizeof *wnode))) {
                 sg_free(needed);
                 sg_free(nsto);
+                sg_free(ast);
                 sg_free(cnt);
                 sg_free(wfirst);
                 sg_free(bwst);
@@ -1450,9 +1506,10 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         if (a->kind == SG_A_VALUE && src->vals[a->u.v].kind == SG_V_TENSOR && src->vals[a->u.v].u.t.requires_grad) {
             needed[a->u.v] = 1;
             /* (a leaf, a view made under no_grad among them, has no history a write of its storage joins) */
-            nsto[src->vals[a->u.v].u.t.storage] |= !src->vals[a->u.v].u.t.leaf;
+            nsto[ast[a->u.v]] |= !src->vals[a->u.v].u.t.leaf;
         }
     }
+    uint32_t unseen = SG_NOVAL; /* a write with grad the history of what a set_ put on its storage does not see */
     /* the nodes the backward runs (from the loss through what requires grad), newest first; each
        one's saved values must not have been written since it ran */
     for (size_t i = src->nnodes; i-- > 0 && !s;) {
@@ -1466,7 +1523,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 uint32_t v = src->ids[a[2].u.list.off + j];
                 if (src->vals[v].u.t.requires_grad) {
                     needed[v] = 1;
-                    nsto[src->vals[v].u.t.storage] |= !src->vals[v].u.t.leaf;
+                    nsto[ast[v]] |= !src->vals[v].u.t.leaf;
                 }
             }
             if (need)
@@ -1474,7 +1531,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             continue;
         }
         if (nd->kind == SG_N_COND && nd->scope == 0 && !(nd->flags & SG_NODE_NO_GRAD)) {
-            s = cond_saved(src, (uint32_t)i, cnt, wfirst, wnode, bwst, needed, nsto);
+            s = cond_saved(src, (uint32_t)i, cnt, wfirst, wnode, bwst, needed, nsto, ast);
             continue;
         }
         if (nd->kind != SG_N_CALL || nd->scope != 0 || nd->out == SG_NOVAL || src->vals[nd->out].kind != SG_V_TENSOR)
@@ -1495,7 +1552,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                          (src->nodes[vnode].kind == SG_N_PLACEHOLDER && input_view(src, self0))) &&
                         (src->vals[self0].u.t.requires_grad ||
                          (source != SG_NOVAL && src->vals[source].u.t.requires_grad));
-        if (set_view && !nsto[src->vals[self0].u.t.storage]) {
+        if (set_view && !nsto[ast[self0]]) {
             /* (the base takes that grad_fn and requires grad: the trace's flags do not say it, nor
                whether the loss reaches it but through a program output on its storage) */
             bool out = false;
@@ -1510,7 +1567,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 break;
             }
         }
-        if (self0 != SG_NOVAL && !hidden && !set_view && nsto[src->vals[self0].u.t.storage] &&
+        if (self0 != SG_NOVAL && !hidden && !set_view && nsto[ast[self0]] &&
             (src->vals[self0].u.t.requires_grad || (source != SG_NOVAL && src->vals[source].u.t.requires_grad))) {
             /* (a view of self made before it, read with grad: its grad_fn made again from self's, the
                set_'s NotImplemented) */
@@ -1524,8 +1581,18 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 break;
             }
         }
+        if (data && !hidden && unseen == SG_NOVAL) {
+            /* a write with grad into what a needed tensor of another view family (set_ put one on
+               the other's storage) reads since: PyTorch's history of that tensor stays its own while
+               its values move; functionalization's takes the write (refused after the checks: an
+               error of autograd's that the backward meets comes first) */
+            uint32_t st = src->vals[nd->out].u.t.storage;
+            for (uint32_t v = 0; v < src->nvals && unseen == SG_NOVAL; v++)
+                if (needed[v] && ast[v] != SG_NOVAL && src->vals[v].u.t.storage == st && ast[v] != ast[nd->out])
+                    unseen = (uint32_t)i;
+        }
         if (!needed[nd->out] && !set_view &&
-            !(data && src->vals[nd->out].u.t.requires_grad && nsto[src->vals[nd->out].u.t.storage]))
+            !(data && src->vals[nd->out].u.t.requires_grad && nsto[ast[nd->out]]))
             continue;
         for (int k = 0; k < nd->schema->nargs; k++) {
             uint32_t v = arg_value(src, nd, k);
@@ -1533,7 +1600,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             bool written = inplace ? k == 0 : (nd->schema->flags & SG_OPF_OUT) && ((nd->schema->written >> k) & 1);
             if (v != SG_NOVAL && src->vals[v].u.t.requires_grad && (!hidden || written)) {
                 needed[v] = 1;
-                nsto[src->vals[v].u.t.storage] |= !src->vals[v].u.t.leaf; /* (a leaf: no history its storage joins) */
+                nsto[ast[v]] |= !src->vals[v].u.t.leaf; /* (a leaf: no history its storage joins) */
             }
         }
         for (uint32_t k = 0; k < nd->nargs && !hidden; k++) { /* a list's tensors (cat, stack) */
@@ -1542,7 +1609,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 uint32_t v = src->ids[a->u.list.off + j];
                 if (src->vals[v].kind == SG_V_TENSOR && src->vals[v].u.t.requires_grad) {
                     needed[v] = 1;
-                    nsto[src->vals[v].u.t.storage] |= !src->vals[v].u.t.leaf;
+                    nsto[ast[v]] |= !src->vals[v].u.t.leaf;
                 }
             }
         }
@@ -1572,23 +1639,25 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         const sg__opinfo *info = sg__op_info(nd->schema->op);
         if (info && inplace && info->functional != SG_OP_NONE) /* an in-place call: its functional row's formula */
             info = sg__op_info(info->functional);
-        uint16_t saves = info ? info->deriv->saves : 0;
+        /* (a call autograd did not record has no grad_fn and saved nothing, though what it read or
+           gave requires grad now: a write with grad since raised its flag) */
+        uint16_t saves = info && (nd->flags & SG_NODE_GRAD) ? info->deriv->saves : 0;
         /* PyTorch saves what the gradients of the arguments that require grad read: an argument
-           read for the others' gradients (x * y saves y for x's), or for its own (the row's own) */
-        int nt = 0, nrg = 0; /* the schema's tensor arguments; the node's that require grad */
+           read for the others' gradients (x * y saves y for x's), or for its own (the row's own); of
+           more than one tensor argument, only where that gradient's edge takes one (gives_edge) */
+        int nt = 0, nrg = 0; /* the schema's tensor arguments; the node's whose edges took a gradient */
         for (int k = 0; k < nd->schema->nargs; k++) {
             uint32_t v = arg_value(src, nd, k);
             nt += nd->schema->args[k].type.base == SG_TY_TENSOR && !nd->schema->args[k].type.list;
-            nrg += v != SG_NOVAL && src->vals[v].u.t.requires_grad;
+            nrg += v != SG_NOVAL && gives_edge(src, v, (nd->rg >> k) & 1);
         }
         for (int k = 0; k < 16 && saves && !s; k++) {
             uint32_t x = k == 15 ? ((saves & SG_DSAVE_RESULT) ? nd->out : SG_NOVAL)
                                  : ((saves >> k) & 1) && k < nd->schema->nargs ? arg_value(src, nd, k) : SG_NOVAL;
             if (x == SG_NOVAL || (inplace && k == 0)) /* (an in-place call saves self before it writes it) */
                 continue;
-            bool own = nt == 1 || k == 15 || ((info->deriv->own >> k) & 1);
-            if (k != 15 && !(nrg - (src->vals[x].u.t.requires_grad ? 1 : 0) > 0 ||
-                             (own && src->vals[x].u.t.requires_grad)))
+            bool own = (info->deriv->own >> k) & 1, edge = gives_edge(src, x, (nd->rg >> k) & 1);
+            if (k != 15 && nt > 1 && !(nrg - (edge ? 1 : 0) > 0 || (own && edge)))
                 continue; /* read for no gradient that is wanted: not saved */
             if ((s = read_bw_written(src, bwst, x, (uint32_t)i)))
                 break;
@@ -1625,8 +1694,13 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             }
         }
     }
+    if (!s && unseen != SG_NOVAL)
+        s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: %s (line %u) writes with grad enabled what a tensor set_ put "
+                    "on the same storage (no view of it) reads since: PyTorch's history of that tensor does not "
+                    "take the write", src->nodes[unseen].schema->name, src->nodes[unseen].line);
     sg_free(needed);
     sg_free(nsto);
+    sg_free(ast);
     sg_free(cnt);
     sg_free(wfirst);
     sg_free(wnode);

@@ -63,9 +63,8 @@ static sg_status dim_index(sg_walk *W, const sg__py *at, wobj *t, const wv *d, s
     return SG_OK;
 }
 
-/* x.tolist(): nested lists of the elements, each read by select and
- * _local_scalar_dense (unbacked symbols for ints and bools in a trace). */
-static sg_status tolist(sg_walk *W, const sg__py *at, wobj *t, wv *out)
+/* The rows of x.tolist() (below), read by select and _local_scalar_dense. */
+static sg_status tolist_rows(sg_walk *W, const sg__py *at, wobj *t, wv *out)
 {
     size_t n = sg_tracer_ndim(W->t, t->v);
     sg_arg a = {.kind = SG_ARG_VALUE, .u.v = t->v};
@@ -92,10 +91,24 @@ static sg_status tolist(sg_walk *W, const sg__py *at, wobj *t, wv *out)
                        {.kind = SG_ARG_INT, .u.e = W->ctx->zero},
                        {.kind = SG_ARG_INT, .u.e = sg__int_si(W->ctx, i)}};
         CHAIN(sg__w_op_call(W, at, "select.int", s, 3, NULL, &row));
-        CHAIN(tolist(W, at, row.u.t, &items[i]));
+        CHAIN(tolist_rows(W, at, row.u.t, &items[i]));
     }
     *out = (wv){.kind = W_LIST, .u.seq = {(uint32_t)len, items}};
     return SG_OK;
+}
+
+/* x.tolist(): nested lists of the elements, each read by select and
+ * _local_scalar_dense (unbacked symbols for ints and bools in a trace),
+ * under no_grad: PyTorch's tolist reads the data, its selects are no
+ * autograd calls (a view made under no_grad whose base was written since
+ * raises nothing there). */
+static sg_status tolist(sg_walk *W, const sg__py *at, wobj *t, wv *out)
+{
+    int grad = sg_tracer_grad_enabled(W->t);
+    CHAIN(sg_tracer_set_grad_enabled(W->t, 0));
+    sg_status s = tolist_rows(W, at, t, out);
+    sg_status s2 = sg_tracer_set_grad_enabled(W->t, grad);
+    return s ? s : s2;
 }
 
 sg_status sg__w_data_of(sg_walk *W, const sg__py *at, wobj *t, wv *out)

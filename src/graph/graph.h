@@ -145,6 +145,9 @@ typedef struct sg__gnode {
     uint8_t kind;              /* sg__nkind */
     uint8_t flags;             /* SG_NODE_* */
     uint32_t scope;            /* the scope (graph) it belongs to: 0 is the root */
+    uint16_t rg;               /* SG_N_CALL the tracer recorded: bit k, schema argument k (k < 16) a tensor
+                                  that required grad when the call ran (a write with grad raises its
+                                  aliases' flags since: SG_NODE_GRAD) */
 } sg__gnode;
 
 /* A scope: the root graph (0) or a subgraph (the branch of a cond), nested
@@ -200,6 +203,13 @@ typedef struct sg__scope {
  * called on (functionalization): PyTorch's gradient goes to that view's
  * elements only, the base's would reach others; autograd refuses it. */
 #define SG_NODE_STRIDED_BASE 16u
+/* Recorded by autograd (the tracer's): grad mode on and a tensor argument
+ * required grad when the call ran, so PyTorch gave it a grad_fn, which
+ * saved what its formula reads. The trace's requires_grad flags say what
+ * requires grad at the end (a write with grad later raises its aliases'),
+ * not whether this call's result got a history (nor which arguments
+ * required grad then: the node's rg). */
+#define SG_NODE_GRAD 32u
 
 typedef struct sg__graph {
     sg_ctx *ctx;

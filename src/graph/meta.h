@@ -23,6 +23,7 @@ typedef struct sg__mcall {
     const sg_expr *asserts[8];   /* runtime asserts due after the node */
     size_t nasserts;
     uint8_t flags;               /* SG_NODE_* the node gets (what the caller knows: `.data`) */
+    uint16_t rg;                 /* the node's rg (the tracer's: which arguments required grad) */
 } sg__mcall;
 
 /* The rules the operator table names (its RULE column: sg__meta_<RULE>). */

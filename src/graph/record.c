@@ -129,7 +129,7 @@ static sg_status record_node(sg__mcall *m, const sg__record_hooks *h, uint32_t o
     size_t n = node_args(m, args, &use);
     sg_status s = sg__graph_call(g, m->s, use, n, out, line);
     if (!s)
-        g->nodes[g->nnodes - 1].flags = m->flags;
+        g->nodes[g->nnodes - 1].flags = m->flags, g->nodes[g->nnodes - 1].rg = m->rg;
     if (!s && m->nbinds)
         s = sg__graph_bind(g, (uint32_t)g->nnodes - 1, m->binds, m->nbinds);
     if (!s && h && h->recorded)

@@ -654,14 +654,30 @@ static void propagate_grad(void *ud, const sg__mcall *m, uint32_t v)
 
 /* What autograd refuses before running an operator under grad mode: an
  * in-place write into a leaf that requires grad or a view of one, and out=
- * with an argument that requires grad. */
+ * with an argument that requires grad. A call it records (grad mode on, an
+ * argument that requires grad) is marked SG_NODE_GRAD. */
+_Static_assert(SG_SCHEMA_ARGS <= 16, "a node's rg has a bit per argument");
+
 static sg_status autograd_check(void *ud, sg__mcall *m)
 {
     const sg_tracer *t = ud;
+    const sg__graph *g = t->g;
+    if (!t->no_grad && !(m->flags & SG_NODE_DATA)) /* (the arguments' flags now, before a write raises them) */
+        for (int i = 0; i < m->s->nargs; i++) {
+            const sg__garg *a = &m->a[i];
+            bool rg = a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR &&
+                      g->vals[a->u.v].u.t.requires_grad;
+            if (rg)
+                m->rg |= (uint16_t)(1u << i);
+            for (uint32_t k = 0; a->kind == SG_A_VALUES && k < a->u.list.n; k++)
+                rg |= g->vals[g->ids[a->u.list.off + k]].kind == SG_V_TENSOR &&
+                      g->vals[g->ids[a->u.list.off + k]].u.t.requires_grad;
+            if (rg)
+                m->flags |= SG_NODE_GRAD;
+        }
     if (t->no_grad || !(m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) || m->s->op == SG_OP_detach_ ||
         m->s->op == SG_OP_requires_grad_ || (m->flags & SG_NODE_DATA)) /* (x.data = y: unseen by autograd) */
         return SG_OK;
-    const sg__graph *g = t->g;
     if (m->s->flags & SG_OPF_OUT) {
         const sg__opinfo *f = sg__op_info(m->s->op);
         f = f ? sg__op_info(f->functional) : NULL;
@@ -720,9 +736,15 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
         return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a leaf Variable that requires grad is being used in an in-place "
                                              "operation", m->op);
     bool of_leaf = self->base != SG_NOVAL && g->vals[self->base].u.t.requires_grad && g->vals[self->base].u.t.leaf;
-    for (uint32_t p = 0; !of_leaf && p < g->scopes[0].nphs; p++) { /* (an input declared as a view of a leaf) */
+    /* (an input declared as a view of a leaf: the first version of the root of self's views is an
+       input on the storage of another, a leaf that requires grad; what a detach gave is no view) */
+    uint32_t root = self->base != SG_NOVAL ? self->base : m->a[0].u.v;
+    for (uint32_t up = sg__graph_updates(g, root); up != SG_NOVAL && up < root; up = sg__graph_updates(g, root))
+        root = up;
+    bool input = g->vals[root].node != SG_NOVAL && g->nodes[g->vals[root].node].kind == SG_N_PLACEHOLDER;
+    for (uint32_t p = 0; !of_leaf && input && p < g->scopes[0].nphs; p++) {
         uint32_t ph = g->nodes[g->scopes[0].phs[p]].out;
-        of_leaf = ph != m->a[0].u.v && g->vals[ph].kind == SG_V_TENSOR && g->vals[ph].u.t.requires_grad &&
+        of_leaf = ph != root && g->vals[ph].kind == SG_V_TENSOR && g->vals[ph].u.t.requires_grad &&
                   g->vals[ph].u.t.leaf && g->vals[ph].u.t.storage == self->storage && !self->leaf;
     }
     if (of_leaf)
@@ -1245,6 +1267,7 @@ static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, cons
     m.env = t->env;
     m.s = sch;
     m.nbinds = m.nasserts = 0;
+    m.rg = 0;
     m.flags = (uint8_t)(flags | (t->no_grad ? SG_NODE_NO_GRAD : 0)); /* a composite's calls get none, but grad mode's */
     if (!info || (!info->rule && !comp))
         return sg__err(t->ctx, SG_EUNSUPPORTED, "unsupported: operator %s", sch ? op_name(op, sch, m.op) : op);
