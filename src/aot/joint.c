@@ -1051,6 +1051,18 @@ static bool branch_reads(const sg__graph *src, uint32_t b, uint32_t k)
     return false;
 }
 
+/* Value v, a tensor that requires grad, is one the backward reaches
+ * (needed); unless it is a leaf (a view made under no_grad among them),
+ * which has no history a write of its storage joins, its storage's writes
+ * join its history (nsto, by ast's keys). */
+static void mark_needed(const sg__graph *src, uint8_t *needed, uint8_t *nsto, const uint32_t *ast, uint32_t v)
+{
+    if (v == SG_NOVAL || src->vals[v].kind != SG_V_TENSOR || !src->vals[v].u.t.requires_grad)
+        return;
+    needed[v] = 1;
+    nsto[ast[v]] |= !src->vals[v].u.t.leaf;
+}
+
 /* The checks of torch.cond node i (made with grad) whose outputs the
  * backward reaches: its operands that require grad are needed; with a
  * tensor predicate PyTorch's CondAutogradOp saved every tensor operand, so
@@ -1079,10 +1091,7 @@ static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cn
         if (a[0].kind == SG_A_EXPR && !(known != SG_FALSE && branch_reads(src, a[1].u.v, k)) &&
             !(known != SG_TRUE && branch_reads(src, a[2].u.v, k)))
             continue; /* (eager's branch call: an operand no branch it may take reads is none of its backward's) */
-        if (src->vals[x].u.t.requires_grad) {
-            needed[x] = 1;
-            nsto[ast[x]] = 1;
-        }
+        mark_needed(src, needed, nsto, ast, x);
         CHAIN(read_bw_written(src, bwst, x, i));
         uint32_t st = src->vals[x].u.t.storage;
         for (uint32_t q = first_write_after(wfirst, wnode, st, i); a[0].kind == SG_A_VALUE && q < wfirst[st + 1]; q++) {
@@ -1503,11 +1512,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     const sg__gnode *on = &src->nodes[root->output];
     for (uint32_t k = 0; k < on->nargs; k++) { /* the loss: the outputs that require grad */
         const sg__garg *a = &src->args[on->args + k];
-        if (a->kind == SG_A_VALUE && src->vals[a->u.v].kind == SG_V_TENSOR && src->vals[a->u.v].u.t.requires_grad) {
-            needed[a->u.v] = 1;
-            /* (a leaf, a view made under no_grad among them, has no history a write of its storage joins) */
-            nsto[ast[a->u.v]] |= !src->vals[a->u.v].u.t.leaf;
-        }
+        if (a->kind == SG_A_VALUE)
+            mark_needed(src, needed, nsto, ast, a->u.v);
     }
     uint32_t unseen = SG_NOVAL; /* a write with grad the history of what a set_ put on its storage does not see */
     /* the nodes the backward runs (from the loss through what requires grad), newest first; each
@@ -1519,13 +1525,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             bool need = false;
             for (uint32_t j = 0; j < a[1].u.list.n; j++)
                 need |= needed[src->ids[a[1].u.list.off + j]] != 0;
-            for (uint32_t j = 0; j < a[2].u.list.n && need; j++) {
-                uint32_t v = src->ids[a[2].u.list.off + j];
-                if (src->vals[v].u.t.requires_grad) {
-                    needed[v] = 1;
-                    nsto[ast[v]] |= !src->vals[v].u.t.leaf;
-                }
-            }
+            for (uint32_t j = 0; j < a[2].u.list.n && need; j++)
+                mark_needed(src, needed, nsto, ast, src->ids[a[2].u.list.off + j]);
             if (need)
                 s = function_saved(src, (uint32_t)i, cnt, wfirst, wnode, bwst);
             continue;
@@ -1598,20 +1599,13 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             uint32_t v = arg_value(src, nd, k);
             /* (hidden: the tensor written keeps its history, in place or out=) */
             bool written = inplace ? k == 0 : (nd->schema->flags & SG_OPF_OUT) && ((nd->schema->written >> k) & 1);
-            if (v != SG_NOVAL && src->vals[v].u.t.requires_grad && (!hidden || written)) {
-                needed[v] = 1;
-                nsto[ast[v]] |= !src->vals[v].u.t.leaf; /* (a leaf: no history its storage joins) */
-            }
+            if (!hidden || written)
+                mark_needed(src, needed, nsto, ast, v);
         }
         for (uint32_t k = 0; k < nd->nargs && !hidden; k++) { /* a list's tensors (cat, stack) */
             const sg__garg *a = &src->args[nd->args + k];
-            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++) {
-                uint32_t v = src->ids[a->u.list.off + j];
-                if (src->vals[v].kind == SG_V_TENSOR && src->vals[v].u.t.requires_grad) {
-                    needed[v] = 1;
-                    nsto[ast[v]] |= !src->vals[v].u.t.leaf;
-                }
-            }
+            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++)
+                mark_needed(src, needed, nsto, ast, src->ids[a->u.list.off + j]);
         }
         if (hidden)
             continue;
