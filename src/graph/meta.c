@@ -141,8 +141,8 @@ sg_status sg__meta_contiguous(sg__mcall *m, const sg_expr **strides, const sg_ex
             if (fmpz_cmp_si(&sz->u.val, 1) < 0)
                 sz = ctx->one;
             pos = SG_TRUE;
-        } else {
-            const sg_expr *ge1 = sg__rel(ctx, SG_REL_GE, sz, ctx->one);
+        } else { /* the remembered constructor: each rule asks this of the same sizes again and again */
+            const sg_expr *ge1 = sg__meta_rel(m, SG_REL_GE, sz, ctx->one);
             if (!ge1 || sg_env_known(m->env, &pos, ge1))
                 return sg_ctx_last_error(ctx);
         }
