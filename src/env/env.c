@@ -615,10 +615,21 @@ static sg_status hint_value_mode(sg_env *env, const sg_expr *e, const sg_expr **
     return s;
 }
 
-/* Remembered per expression: a trace asks of the same sizes again and again. */
+/* Remembered per expression: a trace asks of the same sizes again and again.
+ * A leaf is answered at once: a constant is its own value, an integer
+ * symbol with a hint has that hint (an interned constant, what evaluating
+ * it gives); the others (no hint: SG_EDATADEP) take the general path. */
 static sg_status hint_value(sg_env *env, const sg_expr *e, const sg_expr **out)
 {
-    const sg_expr *v = e->nargs ? sg__nodememo_get(&env->hints, e) : NULL;
+    const sg_expr *v = NULL;
+    if (e->op == SG_OP_INT || e->op == SG_OP_TRUE || e->op == SG_OP_FALSE) {
+        v = e;
+    } else if (e->op == SG_OP_SYM && e->sort == SG_SORT_INT) {
+        const symrec *r = rec_of(env, e);
+        v = r ? r->hint : NULL;
+    } else if (e->nargs) {
+        v = sg__nodememo_get(&env->hints, e);
+    }
     if (v) {
         *out = v;
         return SG_OK;
