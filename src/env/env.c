@@ -54,6 +54,7 @@ struct sg_env {
     uint32_t nbacked, nunbacked;
     bool frozen;
     size_t ignored;
+    uint64_t restores; /* rollbacks (marks: a state seen again after one is another) */
     /* final answers of evaluate by condition id (answer + 1): knowledge only
      * grows, so an answer once given stays right; cleared by a mark restore */
     sg__idmap answers;
@@ -1199,6 +1200,15 @@ void sg_env_mark_take(const sg_env *env, sg_env_mark *m)
     m->nunbacked = env->nunbacked;
     m->ignored = env->ignored;
     m->frozen = env->frozen;
+    m->restores = env->restores;
+}
+
+int sg_env_mark_same(const sg_env_mark *a, const sg_env_mark *b)
+{
+    return a->nsyms == b->nsyms && a->ninputs == b->ninputs && a->nguards == b->nguards &&
+           a->nasserts == b->nasserts && a->nfacts == b->nfacts && a->nbindings == b->nbindings &&
+           a->nbacked == b->nbacked && a->nunbacked == b->nunbacked && a->ignored == b->ignored &&
+           a->frozen == b->frozen && a->restores == b->restores;
 }
 
 static void rollback(sg_env *env, const sg_env_mark *m)
@@ -1250,6 +1260,7 @@ static void rollback(sg_env *env, const sg_env_mark *m)
     }
     sg__facts_truncate(env->facts, m->nfacts);
     sg__idmap_reset(&env->answers);
+    env->restores++;
 }
 
 sg_status sg_env_mark_restore(sg_env *env, const sg_env_mark *m)
