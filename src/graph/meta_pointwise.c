@@ -378,8 +378,8 @@ static sg_status same_layout(sg__mcall *m, const operands *o, const sg_expr *con
  * dimensions (the operands' own order where they agree). Its fast setup
  * comes first: operands of one shape (a wrapped number is a 0-dim one), all
  * contiguous, give a contiguous result. */
-static sg_status result_strides(sg__mcall *m, const operands *o, const sg_expr *const *sizes, size_t n,
-                                const sg_expr **strides)
+static sg_status result_strides_asked(sg__mcall *m, const operands *o, const sg_expr *const *sizes, size_t n,
+                                      const sg_expr **strides)
 {
     bool all;
     sg_status s0 = same_shapes(m, o, sizes, n, &all);
@@ -398,6 +398,100 @@ static sg_status result_strides(sg__mcall *m, const operands *o, const sg_expr *
     if ((s0 = same_layout(m, o, sizes, n, strides)) || strides[0])
         return s0;
     return layout_strides(m, o, sizes, n, strides);
+}
+
+/* ---- the result's strides, remembered ----
+ *
+ * A trace, and each pass that records a graph again (functionalization, the
+ * joint's forward, the backward's calls), lays out many results over
+ * operands of the same few layouts (every pointwise call of a program over
+ * one shape), and result_strides_asked asks the environment the same
+ * questions each time. Its answer is a function of the operands' sizes and
+ * strides (those TensorIterator sees), whether a number takes part, the
+ * broadcast sizes, and what the environment knows. So it is remembered per
+ * graph with the environment's mark (sg_env_mark_take), and used again only
+ * while the mark is the same (no guard, assertion, fact, symbol or restore
+ * since: the questions would get the same answers and record nothing); an
+ * answer whose questions changed the environment (a guard) is not kept.
+ * Layouts of rank up to MEMO_DIMS; a direct-mapped table of MEMO_SLOTS. */
+
+#define MEMO_DIMS 4
+#define MEMO_SLOTS 64
+#define MEMO_KEY (MAX_OPS * 2 * MEMO_DIMS + MEMO_DIMS)
+
+typedef struct {
+    uint64_t hash;              /* 0: empty */
+    sg_env_mark mark;
+    uint8_t nops, n, scalar, nkey;
+    uint8_t ndim[MAX_OPS];
+    const sg_expr *key[MEMO_KEY]; /* each operand's sizes and strides, then the result's sizes */
+    const sg_expr *strides[MEMO_DIMS];
+} memo_ent;
+
+struct sg__strides_memo {
+    memo_ent e[MEMO_SLOTS];
+};
+
+/* The key of a call (false: a rank above MEMO_DIMS, not remembered). */
+static bool memo_key(sg__mcall *m, const operands *o, const sg_expr *const *sizes, size_t n, memo_ent *k)
+{
+    if (n > MEMO_DIMS)
+        return false;
+    k->nops = (uint8_t)o->n;
+    k->n = (uint8_t)n;
+    k->scalar = o->scalar;
+    k->nkey = 0;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (o->n << 8 | n << 1 | o->scalar);
+    for (size_t j = 0; j < o->n; j++) {
+        uint32_t nd = sg__mt(m, o->t[j])->ndim;
+        if (nd > MEMO_DIMS)
+            return false;
+        k->ndim[j] = (uint8_t)nd;
+        h = (h ^ nd) * 0x100000001b3ULL;
+        for (uint32_t d = 0; d < nd; d++)
+            k->key[k->nkey++] = sg__graph_size(m->g, o->t[j], d);
+        for (uint32_t d = 0; d < nd; d++)
+            k->key[k->nkey++] = ostride(m, o, j, d);
+    }
+    for (size_t d = 0; d < n; d++)
+        k->key[k->nkey++] = sizes[d];
+    for (size_t i = 0; i < k->nkey; i++)
+        h = (h ^ (uintptr_t)k->key[i]) * 0x100000001b3ULL;
+    k->hash = h | 1;
+    return true;
+}
+
+static bool memo_same(const memo_ent *a, const memo_ent *b)
+{
+    return a->hash == b->hash && a->nops == b->nops && a->n == b->n && a->scalar == b->scalar &&
+           a->nkey == b->nkey && !memcmp(a->ndim, b->ndim, a->nops) &&
+           !memcmp(a->key, b->key, a->nkey * sizeof *a->key);
+}
+
+static sg_status result_strides(sg__mcall *m, const operands *o, const sg_expr *const *sizes, size_t n,
+                                const sg_expr **strides)
+{
+    memo_ent k;
+    if (!memo_key(m, o, sizes, n, &k))
+        return result_strides_asked(m, o, sizes, n, strides);
+    sg_env_mark_take(m->env, &k.mark);
+    sg__graph *g = m->g;
+    memo_ent *e = g->strides_memo ? &g->strides_memo->e[(k.hash >> 20) % MEMO_SLOTS] : NULL;
+    if (e && memo_same(e, &k) && sg_env_mark_same(&e->mark, &k.mark)) {
+        memcpy(strides, e->strides, n * sizeof *strides);
+        return SG_OK;
+    }
+    sg_status s = result_strides_asked(m, o, sizes, n, strides);
+    sg_env_mark after;
+    sg_env_mark_take(m->env, &after);
+    if (s || !sg_env_mark_same(&after, &k.mark))
+        return s;
+    if (!g->strides_memo && !(g->strides_memo = sg__calloc(g->ctx, 1, sizeof *g->strides_memo)))
+        return SG_OK; /* a cache: without room, asked each time */
+    e = &g->strides_memo->e[(k.hash >> 20) % MEMO_SLOTS];
+    *e = k;
+    memcpy(e->strides, strides, n * sizeof *strides);
+    return SG_OK;
 }
 
 /* TensorIterator's order of the dimensions (reorder_dimensions), and the
