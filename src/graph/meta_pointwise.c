@@ -432,7 +432,7 @@ typedef struct {
     const sg_expr *val[MEMO_DIMS]; /* the broadcast sizes, or the result's strides */
 } memo_ent;
 
-struct sg__strides_memo {
+struct sg__pw_memo {
     memo_ent e[MEMO_SLOTS];
     bool second; /* where both places of a key hold others: the second is taken next */
 };
@@ -484,11 +484,11 @@ static bool memo_is(const memo_ent *e, const memo_ent *k)
 /* The entry that answers k, or NULL. */
 static const memo_ent *memo_find(sg__mcall *m, const memo_ent *k)
 {
-    if (!m->g->strides_memo)
+    if (!m->g->pw_memo)
         return NULL;
     size_t i = memo_at(k);
     for (size_t j = 0; j < 2; j++) {
-        const memo_ent *e = &m->g->strides_memo->e[(i + j) % MEMO_SLOTS];
+        const memo_ent *e = &m->g->pw_memo->e[(i + j) % MEMO_SLOTS];
         if (memo_is(e, k))
             return sg_env_mark_same(&e->mark, &k->mark) ? e : NULL;
     }
@@ -504,9 +504,9 @@ static void memo_keep(sg__mcall *m, const memo_ent *k, const sg_expr *const *val
     sg_env_mark_take(m->env, &now);
     if (!sg_env_mark_same(&now, &k->mark))
         return;
-    if (!g->strides_memo && !(g->strides_memo = sg__calloc(g->ctx, 1, sizeof *g->strides_memo)))
+    if (!g->pw_memo && !(g->pw_memo = sg__calloc(g->ctx, 1, sizeof *g->pw_memo)))
         return; /* a cache: without room, asked each time */
-    struct sg__strides_memo *t = g->strides_memo;
+    struct sg__pw_memo *t = g->pw_memo;
     size_t i = memo_at(k);
     memo_ent *e = &t->e[i], *f = &t->e[(i + 1) % MEMO_SLOTS];
     if (e->hash && !memo_is(e, k)) { /* the first place holds another key */
