@@ -202,15 +202,21 @@ SG_WARN_UNUSED sg_status sg_env_rename_unbacked(sg_env *env, const sg_expr *from
 /* A mark of the current state; restoring it forgets every symbol, guard and
  * assertion made since (speculative tracing of a branch). Taking a mark is
  * O(1); restoring re-derives the facts. Marks taken after the one restored
- * become invalid. */
+ * become invalid. restores counts the restores before the mark: two marks
+ * with equal fields saw the same knowledge (every change of what the
+ * environment knows grows a count, a restore the last), which a memo of
+ * answers may test (sg_env_mark_same). */
 typedef struct sg_env_mark {
     size_t nsyms, ninputs, nguards, nasserts, nfacts, nbindings;
     uint32_t nbacked, nunbacked;
     size_t ignored;
     int frozen;
+    uint64_t restores;
 } sg_env_mark;
 void sg_env_mark_take(const sg_env *env, sg_env_mark *mark);
 SG_WARN_UNUSED sg_status sg_env_mark_restore(sg_env *env, const sg_env_mark *mark);
+/* Do marks a and b (taken of one environment) see the same state? */
+int sg_env_mark_same(const sg_env_mark *a, const sg_env_mark *b);
 
 /* ---- what the environment recorded ------------------------------------ */
 

@@ -461,6 +461,7 @@ sg_status sg_aot_compile_with(const sg_tracer *t, const sg_aot_options *o, sg_ao
     sg_status s = sg__graph_new(src->env, &a->fw);
     if (!s) {
         a->fw->reg = src->reg;
+        sg__graph_reserve(a->fw, src->nnodes); /* about one node a node: room at once, not grown by copies */
         s = sg__aot_functionalize_meta(src, a->fw, keep_input_mutations != 0, &a->m);
     }
     if (!s)

@@ -648,6 +648,8 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, bool m
     sg_status s = sg__graph_new(fw->env, &t->joint);
     if (!s) {
         t->joint->reg = fw->reg;
+        sg__graph_reserve(t->joint, 3 * fw->nnodes); /* the forward and its backward (a call's derivative
+                                                         is about two): room at once, not grown by copies */
         s = sg__graph_new(fw->env, &t->bw);
     }
     if (!s) {

@@ -54,6 +54,7 @@ struct sg_env {
     uint32_t nbacked, nunbacked;
     bool frozen;
     size_t ignored;
+    uint64_t restores; /* rollbacks (marks: a state seen again after one is another) */
     /* final answers of evaluate by condition id (answer + 1): knowledge only
      * grows, so an answer once given stays right; cleared by a mark restore */
     sg__idmap answers;
@@ -615,10 +616,21 @@ static sg_status hint_value_mode(sg_env *env, const sg_expr *e, const sg_expr **
     return s;
 }
 
-/* Remembered per expression: a trace asks of the same sizes again and again. */
+/* Remembered per expression: a trace asks of the same sizes again and again.
+ * A leaf is answered at once: a constant is its own value, an integer
+ * symbol with a hint has that hint (an interned constant, what evaluating
+ * it gives); the others (no hint: SG_EDATADEP) take the general path. */
 static sg_status hint_value(sg_env *env, const sg_expr *e, const sg_expr **out)
 {
-    const sg_expr *v = e->nargs ? sg__nodememo_get(&env->hints, e) : NULL;
+    const sg_expr *v = NULL;
+    if (e->op == SG_OP_INT || e->op == SG_OP_TRUE || e->op == SG_OP_FALSE) {
+        v = e;
+    } else if (e->op == SG_OP_SYM && e->sort == SG_SORT_INT) {
+        const symrec *r = rec_of(env, e);
+        v = r ? r->hint : NULL;
+    } else if (e->nargs) {
+        v = sg__nodememo_get(&env->hints, e);
+    }
     if (v) {
         *out = v;
         return SG_OK;
@@ -1188,6 +1200,15 @@ void sg_env_mark_take(const sg_env *env, sg_env_mark *m)
     m->nunbacked = env->nunbacked;
     m->ignored = env->ignored;
     m->frozen = env->frozen;
+    m->restores = env->restores;
+}
+
+int sg_env_mark_same(const sg_env_mark *a, const sg_env_mark *b)
+{
+    return a->nsyms == b->nsyms && a->ninputs == b->ninputs && a->nguards == b->nguards &&
+           a->nasserts == b->nasserts && a->nfacts == b->nfacts && a->nbindings == b->nbindings &&
+           a->nbacked == b->nbacked && a->nunbacked == b->nunbacked && a->ignored == b->ignored &&
+           a->frozen == b->frozen && a->restores == b->restores;
 }
 
 static void rollback(sg_env *env, const sg_env_mark *m)
@@ -1239,6 +1260,7 @@ static void rollback(sg_env *env, const sg_env_mark *m)
     }
     sg__facts_truncate(env->facts, m->nfacts);
     sg__idmap_reset(&env->answers);
+    env->restores++;
 }
 
 sg_status sg_env_mark_restore(sg_env *env, const sg_env_mark *m)

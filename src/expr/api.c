@@ -29,13 +29,6 @@ static sg_status check_args(sg_ctx *ctx, const char *fn, const sg_expr **out, si
     return SG_OK;
 }
 
-/* Memo tags: one per remembered operation. */
-enum {
-    TAG_ADD = 1, TAG_SUB, TAG_MUL, TAG_POW, TAG_FLOORDIV, TAG_MOD, TAG_CEILDIV, TAG_CLEANDIV, TAG_TRUNCDIV,
-    TAG_TRUNCMOD, TAG_BAND, TAG_BOR, TAG_BXOR, TAG_SHL, TAG_SHR, TAG_MIN, TAG_MAX, TAG_AND, TAG_OR,
-    TAG_REL /* + sg_rel */
-};
-
 /* A binary integer operation, remembered: a trace asks the same questions
  * again and again, and a result is a canonical form that never changes. */
 #define SG_BINARY(NAME, TAG, CALL)                                                               \
@@ -58,19 +51,19 @@ enum {
         return finish(ctx, out, r);                                                              \
     }
 
-SG_BINARY(add, TAG_ADD, sg__add(ctx, a, b))
-SG_BINARY(sub, TAG_SUB, sg__sub(ctx, a, b))
-SG_BINARY(mul, TAG_MUL, sg__mul(ctx, a, b))
-SG_BINARY(pow, TAG_POW, sg__pow(ctx, a, b))
-SG_BINARY(floordiv, TAG_FLOORDIV, sg__floordiv(ctx, a, b))
-SG_BINARY(mod, TAG_MOD, sg__mod(ctx, a, b))
-SG_BINARY(ceildiv, TAG_CEILDIV, sg__ceildiv(ctx, a, b))
-SG_BINARY(cleandiv, TAG_CLEANDIV, sg__cleandiv(ctx, a, b))
-SG_BINARY(truncdiv, TAG_TRUNCDIV, sg__truncdiv(ctx, a, b))
-SG_BINARY(truncmod, TAG_TRUNCMOD, sg__truncmod(ctx, a, b))
-SG_BINARY(band, TAG_BAND, sg__bitop(ctx, SG_OP_BAND, a, b))
-SG_BINARY(bor, TAG_BOR, sg__bitop(ctx, SG_OP_BOR, a, b))
-SG_BINARY(bxor, TAG_BXOR, sg__bitop(ctx, SG_OP_BXOR, a, b))
+SG_BINARY(add, SG_MEMO_ADD, sg__add(ctx, a, b))
+SG_BINARY(sub, SG_MEMO_SUB, sg__sub(ctx, a, b))
+SG_BINARY(mul, SG_MEMO_MUL, sg__mul(ctx, a, b))
+SG_BINARY(pow, SG_MEMO_POW, sg__pow(ctx, a, b))
+SG_BINARY(floordiv, SG_MEMO_FLOORDIV, sg__floordiv(ctx, a, b))
+SG_BINARY(mod, SG_MEMO_MOD, sg__mod(ctx, a, b))
+SG_BINARY(ceildiv, SG_MEMO_CEILDIV, sg__ceildiv(ctx, a, b))
+SG_BINARY(cleandiv, SG_MEMO_CLEANDIV, sg__cleandiv(ctx, a, b))
+SG_BINARY(truncdiv, SG_MEMO_TRUNCDIV, sg__truncdiv(ctx, a, b))
+SG_BINARY(truncmod, SG_MEMO_TRUNCMOD, sg__truncmod(ctx, a, b))
+SG_BINARY(band, SG_MEMO_BAND, sg__bitop(ctx, SG_OP_BAND, a, b))
+SG_BINARY(bor, SG_MEMO_BOR, sg__bitop(ctx, SG_OP_BOR, a, b))
+SG_BINARY(bxor, SG_MEMO_BXOR, sg__bitop(ctx, SG_OP_BXOR, a, b))
 
 /* a << b = a * 2**b and a >> b = a // 2**b; a negative b gives an
  * unevaluated power whose evaluation raises negative-exponent. */
@@ -82,8 +75,8 @@ static const sg_expr *shift(sg_ctx *ctx, const sg_expr *a, const sg_expr *b, boo
     return left ? sg__mul(ctx, a, p) : sg__floordiv(ctx, a, p);
 }
 
-SG_BINARY(shl, TAG_SHL, shift(ctx, a, b, true))
-SG_BINARY(shr, TAG_SHR, shift(ctx, a, b, false))
+SG_BINARY(shl, SG_MEMO_SHL, shift(ctx, a, b, true))
+SG_BINARY(shr, SG_MEMO_SHR, shift(ctx, a, b, false))
 
 sg_status sg_expr_neg(sg_ctx *ctx, const sg_expr **out, const sg_expr *a)
 {
@@ -140,7 +133,7 @@ static sg_status nary(sg_ctx *ctx, const char *fn, const sg_expr **out, size_t n
     sg_status s = check_args(ctx, fn, out, n, args, sort);
     if (s)
         return s;
-    uint32_t tag = op == SG_OP_MIN ? TAG_MIN : op == SG_OP_MAX ? TAG_MAX : op == SG_OP_AND ? TAG_AND : TAG_OR;
+    uint32_t tag = op == SG_OP_MIN ? SG_MEMO_MIN : op == SG_OP_MAX ? SG_MEMO_MAX : op == SG_OP_AND ? SG_MEMO_AND : SG_MEMO_OR;
     const sg_expr *r = n == 2 ? sg__memo_get(ctx, tag, args[0], args[1]) : NULL;
     if (r) {
         *out = r;
@@ -212,14 +205,14 @@ sg_status sg_expr_rel(sg_ctx *ctx, const sg_expr **out, sg_rel rel, const sg_exp
         return sg__err(ctx, SG_ETYPE, "comparison of an integer with a boolean");
     if (a->sort == SG_SORT_BOOL && rel != SG_REL_EQ && rel != SG_REL_NE)
         return sg__err(ctx, SG_ETYPE, "booleans can only be compared with == and !=");
-    const sg_expr *r = sg__memo_get(ctx, TAG_REL + (uint32_t)rel, a, b);
+    const sg_expr *r = sg__memo_get(ctx, SG_MEMO_REL + (uint32_t)rel, a, b);
     if (r) {
         *out = r;
         return SG_OK;
     }
     r = sg__rel(ctx, rel, a, b);
     if (r)
-        sg__memo_put(ctx, TAG_REL + (uint32_t)rel, a, b, r);
+        sg__memo_put(ctx, SG_MEMO_REL + (uint32_t)rel, a, b, r);
     return finish(ctx, out, r);
 }
 

@@ -69,6 +69,15 @@ typedef struct sg__memo_ent {
 
 #define SG_MEMO_SIZE 4096 /* entries, a power of two */
 
+/* Memo tags: one per remembered operation (the public constructors', and
+ * sg__mul's, which they share). */
+enum {
+    SG_MEMO_ADD = 1, SG_MEMO_SUB, SG_MEMO_MUL, SG_MEMO_POW, SG_MEMO_FLOORDIV, SG_MEMO_MOD, SG_MEMO_CEILDIV,
+    SG_MEMO_CLEANDIV, SG_MEMO_TRUNCDIV, SG_MEMO_TRUNCMOD, SG_MEMO_BAND, SG_MEMO_BOR, SG_MEMO_BXOR, SG_MEMO_SHL,
+    SG_MEMO_SHR, SG_MEMO_MIN, SG_MEMO_MAX, SG_MEMO_AND, SG_MEMO_OR,
+    SG_MEMO_REL /* + sg_rel */
+};
+
 /* Look up or remember the result of a constructor call. */
 const sg_expr *sg__memo_get(sg_ctx *ctx, uint32_t tag, const sg_expr *a, const sg_expr *b);
 void sg__memo_put(sg_ctx *ctx, uint32_t tag, const sg_expr *a, const sg_expr *b, const sg_expr *r);

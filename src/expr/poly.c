@@ -562,12 +562,8 @@ static bool poly_mul_into(sg_ctx *ctx, sg__poly *r, const sg__poly *p, const sg_
     return ok;
 }
 
-const sg_expr *sg__mul(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
+static const sg_expr *mul_new(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
 {
-    if (a->op == SG_OP_INT)
-        return sg__scale(ctx, b, &a->u.val);
-    if (b->op == SG_OP_INT)
-        return sg__scale(ctx, a, &b->u.val);
     if (a->op != SG_OP_ADD && b->op != SG_OP_ADD)
         return sg__mono_mul(ctx, a, b);
     /* (k*m) * (j*n) = (k*j) * (m*n) for single terms without a constant */
@@ -598,6 +594,23 @@ const sg_expr *sg__mul(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
     sg__poly_clear(&q);
     sg__poly_clear(&r);
     return res;
+}
+
+/* A product by a constant at once; another remembered (the public
+ * constructor's memo: shape rules and the graph multiply the same sizes
+ * again and again, for strides and numbers of elements). */
+const sg_expr *sg__mul(sg_ctx *ctx, const sg_expr *a, const sg_expr *b)
+{
+    if (a->op == SG_OP_INT)
+        return sg__scale(ctx, b, &a->u.val);
+    if (b->op == SG_OP_INT)
+        return sg__scale(ctx, a, &b->u.val);
+    const sg_expr *r = sg__memo_get(ctx, SG_MEMO_MUL, a, b);
+    if (r)
+        return r;
+    if ((r = mul_new(ctx, a, b)))
+        sg__memo_put(ctx, SG_MEMO_MUL, a, b, r);
+    return r;
 }
 
 /* Number of terms of a polynomial with n terms (constant included) raised to

@@ -172,7 +172,12 @@ sg_status sg__graph_node_args(sg__graph *g, const sg__gnode *nd, sg__garg *a)
     uint32_t npos = 0;
     while (npos < nd->nargs && !g->args[nd->args + npos].kw)
         npos++;
-    sg__mcall m = {.g = g, .env = g->env, .s = s};
+    sg__mcall m; /* what sg__record_default reads (clearing the whole call, its arguments' room, cost more
+                    than the rest: the saved-value check reads every node's arguments) */
+    m.g = g;
+    m.env = g->env;
+    m.s = s;
+    m.op[0] = '\0';
     for (int i = 0; i < s->nargs; i++) {
         const sg__garg *x = (uint32_t)i < npos ? &g->args[nd->args + i] : NULL;
         for (uint32_t j = npos; j < nd->nargs && !x; j++)

@@ -77,6 +77,7 @@ void sg__graph_free(sg__graph *g)
     sg_free(g->scopes);
     sg_free(g->storage_numel);
     sg_free(g->hbases);
+    sg_free(g->pw_memo);
     free_names(g);
     sg_free(g->vals);
     sg_free(g->nodes);

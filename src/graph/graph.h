@@ -250,6 +250,8 @@ typedef struct sg__graph {
     size_t nhbases, caphbases;
     const sg__opreg *reg; /* the registry of its schemas (set by its maker; NULL: none), where a
                              rule finds another operator's schema (out='s functional one) */
+    struct sg__pw_memo *pw_memo; /* the pointwise rule's remembered broadcasts and result
+                                    strides (meta_pointwise.c; made at its first use, one block) */
 } sg__graph;
 
 /* An empty graph over env (borrowed: it must outlive the graph). Errors: SG_ENOMEM. */

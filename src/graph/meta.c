@@ -141,8 +141,8 @@ sg_status sg__meta_contiguous(sg__mcall *m, const sg_expr **strides, const sg_ex
             if (fmpz_cmp_si(&sz->u.val, 1) < 0)
                 sz = ctx->one;
             pos = SG_TRUE;
-        } else {
-            const sg_expr *ge1 = sg__rel(ctx, SG_REL_GE, sz, ctx->one);
+        } else { /* the remembered constructor: each rule asks this of the same sizes again and again */
+            const sg_expr *ge1 = sg__meta_rel(m, SG_REL_GE, sz, ctx->one);
             if (!ge1 || sg_env_known(m->env, &pos, ge1))
                 return sg_ctx_last_error(ctx);
         }
@@ -335,10 +335,31 @@ static bool composite(const sg_expr *const *e, size_t n)
     return false;
 }
 
-/* Fold exprs[0 .. n) in place. */
+/* Does fold_rec reach a foldable node in e (an integer node with
+ * arguments, through such nodes)? Where it does not, it gives e itself.
+ * *budget counts the nodes left to look at; past it, the answer is yes. */
+static bool reaches_foldable(const sg_expr *e, size_t *budget)
+{
+    if (!e->nargs || e->sort != SG_SORT_INT)
+        return false;
+    if (foldable(e) || !*budget)
+        return true;
+    --*budget;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (reaches_foldable(e->args[i], budget))
+            return true;
+    return false;
+}
+
+/* Fold exprs[0 .. n) in place (nothing to do, and no memo made, where no
+ * expression holds a foldable node: s0**2, s0*s1 + 1). */
 static sg_status fold_all(sg__mcall *m, const sg_expr **exprs, size_t n)
 {
-    if (!composite(exprs, n))
+    size_t budget = 64;
+    size_t i = 0;
+    while (i < n && !reaches_foldable(exprs[i], &budget))
+        i++;
+    if (i == n)
         return SG_OK;
     folder F = {.ctx = m->g->ctx, .f = sg_env_facts(m->env)};
     if (!F.f)

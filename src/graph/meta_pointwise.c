@@ -156,8 +156,8 @@ static sg_status same(sg__mcall *m, const sg_expr *a, const sg_expr *b, bool *ou
 
 /* ---- broadcasting ---- */
 
-/* PyTorch's _broadcast_shapes over the operands: out has *ndim sizes. */
-static sg_status broadcast(sg__mcall *m, const operands *o, const sg_expr **out, size_t *ndim)
+/* broadcast, asked of the environment. */
+static sg_status broadcast_asked(sg__mcall *m, const operands *o, const sg_expr **out, size_t *ndim)
 {
     sg_ctx *ctx = m->g->ctx;
     size_t n = 0;
@@ -378,8 +378,8 @@ static sg_status same_layout(sg__mcall *m, const operands *o, const sg_expr *con
  * dimensions (the operands' own order where they agree). Its fast setup
  * comes first: operands of one shape (a wrapped number is a 0-dim one), all
  * contiguous, give a contiguous result. */
-static sg_status result_strides(sg__mcall *m, const operands *o, const sg_expr *const *sizes, size_t n,
-                                const sg_expr **strides)
+static sg_status result_strides_asked(sg__mcall *m, const operands *o, const sg_expr *const *sizes, size_t n,
+                                      const sg_expr **strides)
 {
     bool all;
     sg_status s0 = same_shapes(m, o, sizes, n, &all);
@@ -398,6 +398,163 @@ static sg_status result_strides(sg__mcall *m, const operands *o, const sg_expr *
     if ((s0 = same_layout(m, o, sizes, n, strides)) || strides[0])
         return s0;
     return layout_strides(m, o, sizes, n, strides);
+}
+
+/* ---- answers remembered ----
+ *
+ * A trace, and each pass that records a graph again (functionalization, the
+ * joint's forward, the backward's calls), runs the rule over operands of the
+ * same few layouts many times (every pointwise call of a program over one
+ * shape), and broadcast and result_strides_asked ask the environment the
+ * same questions each time. What they give is a function of the operands'
+ * sizes (and, for the strides, the strides TensorIterator sees, whether a
+ * number takes part and the broadcast sizes) and of what the environment
+ * knows. So it is remembered per graph with the environment's mark
+ * (sg_env_mark_take), and used again only while the mark is the same (no
+ * guard, assertion, fact, symbol or rollback since: the questions would get
+ * the same answers and record nothing); an answer whose questions changed
+ * the environment (a guard, a runtime assert) is not kept. Layouts of rank
+ * up to MEMO_DIMS; a table of MEMO_SLOTS, two places a key (the second
+ * taken when the first holds another). */
+
+#define MEMO_DIMS 4
+#define MEMO_SLOTS 128
+#define MEMO_KEY (MAX_OPS * 2 * MEMO_DIMS + MEMO_DIMS)
+
+enum { MEMO_BROADCAST = 1, MEMO_STRIDES };
+
+typedef struct {
+    uint64_t hash;              /* 0: empty */
+    sg_env_mark mark;
+    uint8_t kind, nops, n, scalar, nkey, nval;
+    uint8_t ndim[MAX_OPS];
+    const sg_expr *key[MEMO_KEY]; /* each operand's sizes (and strides), then the result's sizes */
+    const sg_expr *val[MEMO_DIMS]; /* the broadcast sizes, or the result's strides */
+} memo_ent;
+
+struct sg__pw_memo {
+    memo_ent e[MEMO_SLOTS];
+    bool second; /* where both places of a key hold others: the second is taken next */
+};
+
+/* The key of a question of kind about o (MEMO_STRIDES: of the result of
+ * sizes[0 .. n)); false where a rank is above MEMO_DIMS (not remembered). */
+static bool memo_key(sg__mcall *m, const operands *o, int kind, const sg_expr *const *sizes, size_t n, memo_ent *k)
+{
+    if (n > MEMO_DIMS)
+        return false;
+    k->kind = (uint8_t)kind;
+    k->nops = (uint8_t)o->n;
+    k->n = (uint8_t)n;
+    k->scalar = kind == MEMO_STRIDES && o->scalar;
+    k->nkey = 0;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)kind << 16 | o->n << 8 | n << 1 | k->scalar);
+    for (size_t j = 0; j < o->n; j++) {
+        uint32_t nd = sg__mt(m, o->t[j])->ndim;
+        if (nd > MEMO_DIMS)
+            return false;
+        k->ndim[j] = (uint8_t)nd;
+        h = (h ^ nd) * 0x100000001b3ULL;
+        for (uint32_t d = 0; d < nd; d++)
+            k->key[k->nkey++] = sg__graph_size(m->g, o->t[j], d);
+        for (uint32_t d = 0; d < nd && kind == MEMO_STRIDES; d++)
+            k->key[k->nkey++] = ostride(m, o, j, d);
+    }
+    for (size_t d = 0; d < n; d++)
+        k->key[k->nkey++] = sizes[d];
+    for (size_t i = 0; i < k->nkey; i++)
+        h = (h ^ (uintptr_t)k->key[i]) * 0x100000001b3ULL;
+    k->hash = h | 1;
+    sg_env_mark_take(m->env, &k->mark);
+    return true;
+}
+
+/* The first of k's two places (the hash's top bits, which every bit of the key reaches). */
+static size_t memo_at(const memo_ent *k)
+{
+    return (size_t)(k->hash >> 57) % MEMO_SLOTS;
+}
+
+static bool memo_is(const memo_ent *e, const memo_ent *k)
+{
+    return e->hash == k->hash && e->kind == k->kind && e->nops == k->nops && e->n == k->n && e->scalar == k->scalar &&
+           e->nkey == k->nkey && !memcmp(e->ndim, k->ndim, k->nops) && !memcmp(e->key, k->key, k->nkey * sizeof *k->key);
+}
+
+/* The entry that answers k, or NULL. */
+static const memo_ent *memo_find(sg__mcall *m, const memo_ent *k)
+{
+    if (!m->g->pw_memo)
+        return NULL;
+    size_t i = memo_at(k);
+    for (size_t j = 0; j < 2; j++) {
+        const memo_ent *e = &m->g->pw_memo->e[(i + j) % MEMO_SLOTS];
+        if (memo_is(e, k))
+            return sg_env_mark_same(&e->mark, &k->mark) ? e : NULL;
+    }
+    return NULL;
+}
+
+/* Remember val[0 .. nval) for k, asked just now, if the asking changed
+ * nothing in the environment. */
+static void memo_keep(sg__mcall *m, const memo_ent *k, const sg_expr *const *val, size_t nval)
+{
+    sg__graph *g = m->g;
+    sg_env_mark now;
+    sg_env_mark_take(m->env, &now);
+    if (!sg_env_mark_same(&now, &k->mark))
+        return;
+    if (!g->pw_memo && !(g->pw_memo = sg__calloc(g->ctx, 1, sizeof *g->pw_memo)))
+        return; /* a cache: without room, asked each time */
+    struct sg__pw_memo *t = g->pw_memo;
+    size_t i = memo_at(k);
+    memo_ent *e = &t->e[i], *f = &t->e[(i + 1) % MEMO_SLOTS];
+    if (e->hash && !memo_is(e, k)) { /* the first place holds another key */
+        if (f->hash && !memo_is(f, k)) { /* and the second: each in turn */
+            e = t->second ? f : e;
+            t->second = !t->second;
+        } else {
+            e = f;
+        }
+    }
+    *e = *k;
+    e->nval = (uint8_t)nval;
+    memcpy(e->val, val, nval * sizeof *val);
+}
+
+static sg_status result_strides(sg__mcall *m, const operands *o, const sg_expr *const *sizes, size_t n,
+                                const sg_expr **strides)
+{
+    memo_ent k;
+    if (!memo_key(m, o, MEMO_STRIDES, sizes, n, &k))
+        return result_strides_asked(m, o, sizes, n, strides);
+    const memo_ent *e = memo_find(m, &k);
+    if (e) {
+        memcpy(strides, e->val, n * sizeof *strides);
+        return SG_OK;
+    }
+    sg_status s = result_strides_asked(m, o, sizes, n, strides);
+    if (!s)
+        memo_keep(m, &k, strides, n);
+    return s;
+}
+
+/* PyTorch's _broadcast_shapes over the operands: out has *ndim sizes. */
+static sg_status broadcast(sg__mcall *m, const operands *o, const sg_expr **out, size_t *ndim)
+{
+    memo_ent k;
+    if (!memo_key(m, o, MEMO_BROADCAST, NULL, 0, &k))
+        return broadcast_asked(m, o, out, ndim);
+    const memo_ent *e = memo_find(m, &k);
+    if (e) {
+        memcpy(out, e->val, e->nval * sizeof *out);
+        *ndim = e->nval;
+        return SG_OK;
+    }
+    sg_status s = broadcast_asked(m, o, out, ndim);
+    if (!s)
+        memo_keep(m, &k, out, *ndim);
+    return s;
 }
 
 /* TensorIterator's order of the dimensions (reorder_dimensions), and the
