@@ -40,6 +40,10 @@ typedef struct fval {
     uint32_t ver;    /* the input placeholder whose version counter it shares (SG_NOVAL: none) */
     uint32_t bumps;  /* (an input placeholder) how often eager execution bumps its version counter */
     uint32_t writes, writes_no_grad, writes_hidden; /* (an object's first version) data mutations through it */
+    uint32_t hist;   /* (a detach's first version, an autograd base of its own) the dst value holding the history
+                        a write with grad through it gave it (PyTorch's CopySlices on the detach), laid out as
+                        it; SG_NOVAL: none (made again from the storage, it is a detach of it: no gradient
+                        goes past it). With one, what is made again is a hidden write over it (link_view) */
     bool meta;       /* (an object's first version) sizes, strides or offset changed in place */
 } fval;
 
@@ -333,6 +337,28 @@ static sg_status regenerated_view(fz *z, sg__replay *r, uint32_t v, uint32_t *ou
     return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out);
 }
 
+/* The object whose own link src value v is, where that link is a detach (or
+ * .data: an autograd base of its own, sg__graph_grad_base), else SG_NOVAL
+ * (not where set_ gave another object the link). */
+static uint32_t detach_obj(const fz *z, uint32_t v)
+{
+    uint32_t n = z->v[v].vnode;
+    if (n == SG_NOVAL || z->src->nodes[n].schema->op != SG_OP_detach || z->v[v].obj != z->src->nodes[n].out)
+        return SG_NOVAL;
+    return z->v[v].obj;
+}
+
+/* What autograd does not see past link v of a chain (SG_NODE_NO_GRAD,
+ * SG_NODE_DATA: .data, a detach, an as_strided_off_grad; 0: nothing). */
+static uint8_t link_hides(const fz *z, uint32_t v)
+{
+    uint32_t vn = z->v[v].vnode;
+    if (vn == SG_NOVAL)
+        return 0;
+    return (uint8_t)((z->src->nodes[vn].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) |
+                     (z->src->nodes[vn].schema->op == SG_OP_detach || strided_off_grad(z, v) ? SG_NODE_DATA : 0));
+}
+
 static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_t *out)
 {
     if (regenerated(z, v))
@@ -356,6 +382,11 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
         if (info && (info->tags & SG_T_INPLACE_VIEW) && (vn->flags & SG_NODE_NO_GRAD) && is_tensor(z->src, v) &&
             z->src->vals[v].u.t.requires_grad)
             CHAIN(hidden_write(z, p, *out, vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA), true, out));
+        /* a detach a write with grad gave a history: its values the storage's now, its gradient that
+           history's (what wrote the storage since, not through it, autograd did not see from it) */
+        uint32_t o = detach_obj(z, v);
+        if (o != SG_NOVAL && z->v[o].hist != SG_NOVAL)
+            CHAIN(hidden_write(z, z->v[o].hist, *out, SG_NODE_DATA, true, out));
         return SG_OK;
     }
     sg__garg a[4];
@@ -479,7 +510,8 @@ static void made(fz *z, uint32_t v, uint32_t parent, uint32_t vnode, uint32_t cu
     uint32_t ver = parent != SG_NOVAL && !(z->src->nodes[vnode].flags & SG_NODE_DATA) ? z->v[parent].ver : SG_NOVAL;
     if (parent != SG_NOVAL && is_asstrided(&z->src->nodes[vnode])) /* positions of the storage itself */
         parent = strided_parent(z, v, parent);
-    z->v[v] = (fval){.parent = parent, .vnode = vnode, .cur = cur, .gen = s->gen, .obj = v, .ver = ver, .elem = v};
+    z->v[v] = (fval){.parent = parent, .vnode = vnode, .cur = cur, .gen = s->gen, .obj = v, .ver = ver, .elem = v,
+                       .hist = SG_NOVAL};
 }
 
 /* Value out of src: the next version of object self, the same link of the
@@ -488,7 +520,7 @@ static void next_version(fz *z, uint32_t self, uint32_t out, uint32_t cur)
 {
     fval *sf = &z->v[self];
     z->v[out] = (fval){.parent = sf->parent, .vnode = sf->vnode, .cur = cur, .gen = store_of(z, self)->gen,
-                       .obj = sf->obj, .ver = sf->ver, .elem = sf->elem};
+                       .obj = sf->obj, .ver = sf->ver, .elem = sf->elem, .hist = SG_NOVAL};
 }
 
 /* Call node nd writes src value v (in place or out=): eager execution bumps
@@ -532,7 +564,11 @@ static sg_status copy_as(fz *z, sg__replay *r, uint32_t like, uint32_t val, uint
     return sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_copy), a, 2, out);
 }
 
-static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t flags, uint32_t self, uint32_t f)
+/* grad: autograd records the write (with grad, its result requiring grad):
+ * a detach it passes, with nothing autograd does not see below, gets the
+ * new contents for its history (fval hist). */
+static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t flags, bool grad, uint32_t self,
+                             uint32_t f)
 {
     fstore *s = store_of(z, self);
     if (s->inputs > 1 && !s->synth)
@@ -542,8 +578,12 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
     rg |= s->grad;
     bool stolen = false; /* (a link x.data = y made x's) */
     const uint8_t grad_off = SG_NODE_NO_GRAD | SG_NODE_DATA;
+    uint8_t seen = flags & grad_off; /* (what autograd does not see of the write below link c) */
+    bool history = false;            /* it gives a detach on the chain a history */
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
         uint32_t p = z->v[c].parent;
+        history |= grad && !seen && detach_obj(z, c) != SG_NOVAL;
+        seen |= link_hides(z, c);
         rg |= p < z->src->nvals && is_tensor(z->src, p) && z->src->vals[p].u.t.requires_grad;
         if (z->v[c].vnode != SG_NOVAL) { /* (else an input on a synthetic base) */
             const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
@@ -585,6 +625,8 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         if (repeats && rn->kind == SG_N_PLACEHOLDER && rn->scope != 0)
             return unsupported(z, "a write through a view of a view that may repeat elements, in a cond branch", what);
     }
+    if (repeats && history) /* (by positions below: no detach's new contents to keep) */
+        return unsupported(z, "a write with grad through a view that may repeat elements of a detach", what);
     if (repeats) { /* by positions: f stored into the storage as one dimension, by self's own layout */
         uint32_t obj = root < z->src->nvals ? z->v[root].obj : z->v[last].obj, slot, b, flat;
         CHAIN(make_synthetic(z, r, self));
@@ -617,15 +659,20 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
     uint32_t val = f;
     uint8_t hid = flags & grad_off; /* what autograd does not see of the write, link by link */
     for (uint32_t i = 0; i < n && !st; i++) {
-        uint32_t np, vn = z->v[chain[i]].vnode;
-        if (vn != SG_NOVAL) /* past a view autograd does not follow (.data, detach, made under no_grad) */
-            hid |= (z->src->nodes[vn].flags & grad_off) |
-                   (z->src->nodes[vn].schema->op == SG_OP_detach || strided_off_grad(z, chain[i]) ? SG_NODE_DATA : 0);
+        uint32_t np, o = detach_obj(z, chain[i]);
+        /* a detach autograd sees the write through: PyTorch's CopySlices gives it a history, the new
+           contents (laid out as it: what is made of it later is made from that) */
+        bool gives = grad && !hid && o != SG_NOVAL;
+        hid |= link_hides(z, chain[i]); /* past a view autograd does not follow (.data, detach, under no_grad) */
         if (!(st = link_inverse(z, chain[i], tmp[i + 1], val, &np)) &&
             !(st = hidden_write(z, tmp[i + 1], np, hid, rg, &np))) {
             /* current once the generation moves, below; made again from the base where the new
                contents are laid out otherwise (an expanded view written: its repeats) */
             z->v[chain[i]].cur = laid_out_as(z, val, chain[i]) ? val : SG_NOVAL;
+            if (gives && z->v[chain[i]].cur == SG_NOVAL)
+                st = copy_as(z, r, tmp[i], val, &z->v[chain[i]].cur);
+            if (gives && !st)
+                z->v[o].hist = z->v[chain[i]].cur;
             val = np;
         }
     }
@@ -670,9 +717,11 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
         CHAIN(current(z, r, self, &now));
         CHAIN(copy_as(z, r, now, f, &f));
     }
-    CHAIN(store_value(z, r, nd->schema->name, nd->flags, self, f));
     uint32_t out = z->src->nodes[node].out;
-    if (!(nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) && is_tensor(z->src, out) && z->src->vals[out].u.t.requires_grad)
+    bool grad = !(nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) && is_tensor(z->src, out) &&
+                z->src->vals[out].u.t.requires_grad;
+    CHAIN(store_value(z, r, nd->schema->name, nd->flags, grad, self, f));
+    if (grad)
         store_of(z, self)->grad = true;
     bump(z, nd, self);
     next_version(z, self, out, f);
@@ -748,7 +797,7 @@ static sg_status resized(fz *z, sg__replay *r, uint32_t o, uint32_t out)
     CHAIN(make_synthetic(z, r, o));
     const fval *of = &z->v[o];
     z->v[out] = (fval){.parent = (uint32_t)z->src->nvals + sid_of(z, o), .vnode = SG_NOVAL,
-                       .cur = SG_NOVAL, .obj = of->obj, .ver = of->ver};
+                       .cur = SG_NOVAL, .obj = of->obj, .ver = of->ver, .hist = SG_NOVAL};
     if (of->obj != SG_NOVAL)
         z->v[of->obj].meta = true;
     return SG_OK;
@@ -892,7 +941,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 s->gen++;
             }
             z->v[nd->out] = (fval){.parent = parent, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
-                                   .ver = z->v[self].ver};
+                                   .ver = z->v[self].ver, .hist = SG_NOVAL};
             if (strided_off_grad(z, nd->out))
                 hide(z, v, SG_NODE_DATA);
             if (obj != SG_NOVAL)
@@ -918,7 +967,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             }
             fval *sv = &z->v[src_v], *sf = &z->v[self];
             z->v[nd->out] = (fval){.parent = sv->parent, .vnode = sv->vnode, .cur = cur, .gen = store_of(z, src_v)->gen,
-                                   .obj = sf->obj, .ver = sf->ver, .elem = sv->elem};
+                                   .obj = sf->obj, .ver = sf->ver, .elem = sv->elem, .hist = SG_NOVAL};
             if (sf->obj != SG_NOVAL)
                 z->v[sf->obj].meta = true;
             bump(z, nd, self);
@@ -1078,7 +1127,7 @@ static sg_status cond_done(sg__replay *r, void *ud, uint32_t node, uint32_t list
         if (!s)
             s = hidden_write(z, old, e, SG_NODE_NO_GRAD, z->src->vals[op].u.t.requires_grad, &e);
         if (!s)
-            s = store_value(z, r, "cond", SG_NODE_NO_GRAD, op, e);
+            s = store_value(z, r, "cond", SG_NODE_NO_GRAD, false, op, e);
         uint32_t owner = z->v[op].ver;
         sg__aot_meta *m = z->meta;
         for (uint32_t i = 0; i < m->nin && !s && owner != SG_NOVAL; i++)
@@ -1899,7 +1948,7 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
     if (!s) {
         for (size_t i = 0; i < src->nvals + nst; i++)
             z.v[i] = (fval){.parent = SG_NOVAL, .vnode = SG_NOVAL, .cur = SG_NOVAL, .obj = SG_NOVAL, .ver = SG_NOVAL,
-                            .elem = SG_NOVAL};
+                            .elem = SG_NOVAL, .hist = SG_NOVAL};
         for (size_t i = 0; i < nst; i++)
             z.st[i] = (fstore){.base = SG_NOVAL, .input = SG_NOVAL, .sph = SG_NOVAL, .root = SG_NOVAL,
                                .regen = SG_NOVAL};

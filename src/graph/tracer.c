@@ -60,6 +60,8 @@ void sg_tracer_free(sg_tracer *t)
     sg_free(t->subin);
     sg_free(t->subout);
     sg_free(t->dups);
+    sg_free(t->ver);
+    sg_free(t->clast);
     sg_free(t);
 }
 
@@ -76,6 +78,7 @@ sg_status sg_tracer_reset(sg_tracer *t)
     for (size_t i = 0; i < t->nsubin; i++)
         sg_free(t->subin[i].name);
     t->nsubin = t->nsubout = t->ndups = 0;
+    t->nver = t->nclast = 0;
     t->called = t->no_grad = t->done = false;
     return SG_OK;
 }
@@ -652,10 +655,140 @@ static void propagate_grad(void *ud, const sg__mcall *m, uint32_t v)
     g->vals[v].u.t.leaf = !g->vals[v].u.t.requires_grad;
 }
 
-/* What autograd refuses before running an operator under grad mode: an
- * in-place write into a leaf that requires grad or a view of one, and out=
- * with an argument that requires grad. A call it records (grad mode on, an
- * argument that requires grad) is marked SG_NODE_GRAD. */
+/* ---- views made under no_grad whose version moved (CreationMeta::NO_GRAD_MODE) ---- */
+
+/* Value v's entry, if the tracer noted it (else NULL). */
+static const sg__tver *tver(const sg_tracer *t, uint32_t v)
+{
+    return v < t->nver && t->ver[v].node == t->g->vals[v].node ? &t->ver[v] : NULL;
+}
+
+/* The key of the version counter tensor value v counts its writes on: a
+ * .data's of its own (2 * v + 1), else its storage's (2 * storage): what
+ * the checks after tracing number so (joint.c, counters). */
+static uint32_t ctr_key(const sg_tracer *t, uint32_t v)
+{
+    const sg__tver *e = tver(t, v);
+    return e && e->ctr != SG_NOVAL ? e->ctr : 2 * t->g->vals[v].u.t.storage;
+}
+
+/* Grow the n used uint32_t-sized fields of *a (each entry elem bytes) to
+ * need, the new ones all SG_NOVAL. */
+static bool grow_novals(sg_ctx *ctx, void **a, size_t *cap, size_t *n, size_t need, size_t elem)
+{
+    if (need <= *n)
+        return true;
+    if (!sg__grow(ctx, a, cap, need, elem))
+        return false;
+    memset((char *)*a + *n * elem, 0xff, (need - *n) * elem);
+    *n = need;
+    return true;
+}
+
+/* Note tensor value v that call node n of the root scope gave: the counter
+ * it counts on (what it views or is a new version of: theirs; a .data: its
+ * own) and the view made under no_grad it is (or a version of). */
+static sg_status note_value(sg_tracer *t, uint32_t n, uint32_t v)
+{
+    sg__graph *g = t->g;
+    if (g->vals[v].kind != SG_V_TENSOR)
+        return SG_OK;
+    if (!grow_novals(t->ctx, (void **)&t->ver, &t->capver, &t->nver, (size_t)v + 1, sizeof *t->ver))
+        return sg__nomem(t->ctx);
+    const sg__gnode *nd = &g->nodes[n];
+    uint32_t up = sg__graph_view_of(g, v), old = sg__graph_updates(g, v);
+    const sg__tver *o = old != SG_NOVAL ? tver(t, old) : NULL;
+    uint8_t dt = g->vals[v].u.t.dtype;
+    sg__tver e = {.node = n, .ctr = SG_NOVAL, .ngv = o ? o->ngv : SG_NOVAL};
+    if ((nd->flags & SG_NODE_DATA) && nd->schema->op == SG_OP_detach)
+        e.ctr = 2 * v + 1;
+    else if (up != SG_NOVAL || old != SG_NOVAL)
+        e.ctr = ctr_key(t, up != SG_NOVAL ? up : old);
+    if (up != SG_NOVAL && (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) == SG_NODE_NO_GRAD &&
+        nd->schema->op != SG_OP_detach && (dt == SG_FLOAT64 || dt == SG_FLOAT32)) /* (views of other dtypes: no
+                                                                                     view meta) */
+        e.ngv = v;
+    t->ver[v] = e;
+    return SG_OK;
+}
+
+/* Note call node n of the root scope, just recorded: its values, and the
+ * counters its writes move (not through .data). */
+static sg_status note_versions(sg_tracer *t, uint32_t n)
+{
+    sg__graph *g = t->g;
+    const sg__gnode *nd = &g->nodes[n];
+    if (nd->scope != 0 || nd->kind != SG_N_CALL)
+        return SG_OK;
+    if (nd->out != SG_NOVAL && g->vals[nd->out].kind == SG_V_LIST) {
+        for (uint32_t k = 0; k < g->vals[nd->out].u.list.n; k++)
+            CHAIN(note_value(t, n, g->ids[g->vals[nd->out].u.list.off + k]));
+    } else if (nd->out != SG_NOVAL) {
+        CHAIN(note_value(t, n, nd->out));
+    }
+    if ((nd->flags & SG_NODE_DATA) || !sg__op_bumps_version(nd->schema))
+        return SG_OK;
+    uint32_t vals[8];
+    size_t nw = sg__graph_node_writes(g, n, vals, 8);
+    for (size_t k = 0; k < nw && k < 8; k++) {
+        if (g->vals[vals[k]].kind != SG_V_TENSOR)
+            continue;
+        uint32_t key = ctr_key(t, vals[k]);
+        if (!grow_novals(t->ctx, (void **)&t->clast, &t->capclast, &t->nclast, (size_t)key + 1, sizeof *t->clast))
+            return sg__nomem(t->ctx);
+        t->clast[key] = n;
+    }
+    return SG_OK;
+}
+
+/* Does a call of m ask its tensor arguments for their grad_fn, as the
+ * checks after tracing take it (joint.c, differentiable_call: a derivative,
+ * a floating result)? Asked before its rule: a dtype= argument of another
+ * dtype says no (its result's dtype is not known yet); so does out=, whose
+ * own error comes first. */
+static bool asks_grad_fn(const sg__mcall *m)
+{
+    const sg__opinfo *f = sg__op_info(m->s->op);
+    if (m->s->flags & SG_OPF_OUT)
+        return false;
+    if (f && (m->s->flags & SG_OPF_INPLACE) && f->functional != SG_OP_NONE)
+        f = sg__op_info(f->functional);
+    if (!f || !f->deriv->fn || (f->tags & SG_T_NODIFF) || m->s->op == SG_OP_detach)
+        return false;
+    for (int i = 0; i < m->s->nargs; i++)
+        if (m->a[i].kind == SG_A_DTYPE && m->a[i].u.dtype != SG_FLOAT64 && m->a[i].u.dtype != SG_FLOAT32)
+            return false;
+    return true;
+}
+
+/* Tensor value a, an argument of a call with grad of the root scope that
+ * asks it for its grad_fn: PyTorch raises there, before the operator's
+ * own checks, where a is (a version of) a view made under no_grad whose
+ * base requires grad and whose version counter a write moved since
+ * (handle_view_on_rebase). The checks after tracing (joint.c,
+ * no_grad_views) see the rest (the outputs, a torch.cond's writes). */
+static sg_status moved_no_grad_view(const sg_tracer *t, const sg__mcall *m, uint32_t a)
+{
+    const sg__graph *g = t->g;
+    const sg__tver *e = g->vals[a].kind == SG_V_TENSOR ? tver(t, a) : NULL;
+    uint32_t v = e ? e->ngv : SG_NOVAL;
+    if (v == SG_NOVAL || !g->vals[v].u.t.requires_grad)
+        return SG_OK;
+    uint32_t key = ctr_key(t, v), w = key < t->nclast ? t->clast[key] : SG_NOVAL, made = g->vals[v].node;
+    if (w == SG_NOVAL || w >= g->nnodes || w <= made)
+        return SG_OK;
+    return sg__err(t->ctx, SG_EAUTOGRAD, "%s: A view was created in no_grad mode and its base or another view of "
+                   "its base has been modified inplace with grad mode enabled (%s, line %u; the view: %s, line %u)",
+                   m->op, g->nodes[w].schema->name, g->nodes[w].line, g->nodes[made].schema->name,
+                   g->nodes[made].line);
+}
+
+static sg_status inplace_check(const sg_tracer *t, sg__mcall *m);
+
+/* What autograd refuses before running an operator under grad mode:
+ * inplace_check's, then the views made under no_grad whose version moved
+ * that a call it records reads (moved_no_grad_view). A call it records
+ * (grad mode on, an argument that requires grad) is marked SG_NODE_GRAD. */
 _Static_assert(SG_SCHEMA_ARGS <= 16, "a node's rg has a bit per argument");
 
 static sg_status autograd_check(void *ud, sg__mcall *m)
@@ -675,6 +808,25 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
             if (rg)
                 m->flags |= SG_NODE_GRAD;
         }
+    CHAIN(inplace_check(t, m));
+    if (!(m->flags & SG_NODE_GRAD) || g->cur != 0 || !asks_grad_fn(m))
+        return SG_OK;
+    for (int i = 0; i < m->s->nargs; i++) {
+        const sg__garg *a = &m->a[i];
+        if (a->kind == SG_A_VALUE)
+            CHAIN(moved_no_grad_view(t, m, a->u.v));
+        for (uint32_t k = 0; a->kind == SG_A_VALUES && k < a->u.list.n; k++)
+            CHAIN(moved_no_grad_view(t, m, g->ids[a->u.list.off + k]));
+    }
+    return SG_OK;
+}
+
+/* What autograd refuses of a write under grad mode: an in-place write into
+ * a leaf that requires grad or a view of one, and out= with an argument
+ * that requires grad. */
+static sg_status inplace_check(const sg_tracer *t, sg__mcall *m)
+{
+    const sg__graph *g = t->g;
     if (t->no_grad || !(m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) || m->s->op == SG_OP_detach_ ||
         m->s->op == SG_OP_requires_grad_ || (m->flags & SG_NODE_DATA)) /* (x.data = y: unseen by autograd) */
         return SG_OK;
@@ -1232,9 +1384,12 @@ sg_status sg__tracer_call_node(sg_tracer *t, sg_value *out, const char *op, cons
     return tracer_call(t, out, op, sch, args, nargs, line, flags);
 }
 
-/* A recorded node's unbacked symbols, noted as bound in its scope. */
-static sg_status note_binds(void *ud, const sg__mcall *m, uint32_t v)
+/* A recorded node: its versions noted (note_versions), its unbacked
+ * symbols as bound in its scope. */
+static sg_status recorded(void *ud, const sg__mcall *m, uint32_t v)
 {
+    sg_tracer *t = ud;
+    CHAIN(note_versions(t, (uint32_t)t->g->nnodes - 1));
     return m->nbinds ? sg__tracer_note_binds(ud, v, m->binds, m->nbinds) : SG_OK;
 }
 
@@ -1283,7 +1438,7 @@ static sg_status call_in_scope(sg_tracer *t, sg_value *out, const char *op, cons
     } else if (s) {
         sg__graph_restore(t->g, k);
     } else {
-        const sg__record_hooks hooks = {t, autograd_check, propagate_grad, note_binds};
+        const sg__record_hooks hooks = {t, autograd_check, propagate_grad, recorded};
         s = sg__record_bound(&m, k, &hooks, line, &v);
     }
     if (s) {

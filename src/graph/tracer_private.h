@@ -15,6 +15,15 @@ sg_status sg__composite_contiguous(sg_tracer *t, sg__mcall *m, sg_value *out, un
 sg_status sg__composite_matmul(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
 sg_status sg__composite_matmul_out(sg_tracer *t, sg__mcall *m, sg_value *out, unsigned line);
 
+/* A tensor value's version counter and view made under no_grad, as the
+ * tracer noted them when a call of the root scope made it. */
+typedef struct sg__tver {
+    uint32_t node; /* the node that gave the value when noted (the entry holds while the value's is it) */
+    uint32_t ctr;  /* the key of the counter it counts on: 2 * v + 1 for .data's v (a counter of its own),
+                      SG_NOVAL: its storage's (2 * storage) */
+    uint32_t ngv;  /* the view made under no_grad it is (or a later version of), or SG_NOVAL */
+} sg__tver;
+
 struct sg_tracer {
     sg_ctx *ctx;
     sg_env *env;
@@ -35,6 +44,13 @@ struct sg_tracer {
     size_t nsubin, capsubin, nsubout, capsubout;
     uint32_t *dups;
     size_t ndups, capdups;
+    /* autograd's version counters as the root scope's calls move them, for the views made under no_grad a
+       call with grad reads (tracer.c, moved_no_grad_view): per value (an entry holds where its node is
+       the value's: a value the graph dropped and made again has none) */
+    sg__tver *ver;
+    size_t nver, capver;
+    uint32_t *clast; /* per counter key (tver): the last call that wrote through it, or SG_NOVAL */
+    size_t nclast, capclast;
 };
 
 /* The order of symbol placeholders: backed (s) before unbacked (u), then
