@@ -126,7 +126,12 @@ sg_aot_output_kind sg_aot_output(const sg_aot *a, size_t k, size_t *base);
 
 /* The functional graph as Python text (sg_tracer_print's form), and its
  * operator names separated by blanks (sg_tracer_graph_ops's form); *out
- * freed with sg_free. Errors: SG_EINVAL (NULL), SG_ENOMEM. */
+ * freed with sg_free. sg_aot_ops of a training program with a backward
+ * names the partitioned forward's instead, as PyTorch 1.13's partition
+ * extracts it from the joint graph: no dead code, under the min-cut its
+ * common subexpressions merged, and the tail that computes saved values of
+ * the backward part (doc/program.md, "Gradients"). Errors: SG_EINVAL
+ * (NULL), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_aot_print(const sg_aot *a, sg_give char **out);
 SG_WARN_UNUSED sg_status sg_aot_ops(const sg_aot *a, sg_give char **out);
 /* The operators of the backward graph of a training program (as

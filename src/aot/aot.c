@@ -547,31 +547,9 @@ sg_status sg_aot_ops(const sg_aot *a, char **out)
     if (!a || !out)
         return SG_EINVAL;
     *out = NULL;
-    const sg__graph *tail = a->train ? sg__aot_train_tail(a->train) : NULL;
-    char *fw = NULL, *tl = NULL;
-    sg_status s = sg__graph_ops(a->fw, &fw);
-    if (!s && tail) /* the forward's tail after the functional graph (1.13's forward interleaves them) */
-        s = sg__graph_ops(tail, &tl);
-    if (!s && tl) {
-        size_t n = strlen(fw), m = strlen(tl);
-        char *both = sg__malloc(a->ctx, n + m + 2);
-        if (!both) {
-            s = sg__nomem(a->ctx);
-        } else {
-            memcpy(both, fw, n);
-            both[n] = n && m ? ' ' : '\0';
-            memcpy(both + n + (n && m), tl, m + 1);
-            sg_free(fw);
-            fw = both;
-        }
-    }
-    sg_free(tl);
-    if (s) {
-        sg_free(fw);
-        return s;
-    }
-    *out = fw;
-    return SG_OK;
+    /* training: the partitioned forward (joint.c), as 1.13's partition extracts it: its tail among it, merged
+       subexpressions and dead code gone; else (inference, or no backward) the functional graph */
+    return a->train ? sg__aot_train_fw_ops(a->train, out) : sg__graph_ops(a->fw, out);
 }
 
 /* Why a training program has no backward (its error and message again). */

@@ -206,9 +206,10 @@ struct sg_tensor;
 /* Build it (*out, freed with sg__aot_train_free): a tangent per user
  * output that requires grad, the backward of fw's nodes to every input
  * that requires grad (graph/derivatives.h), and the partition: the forward
- * as fw is, the backward over the values the forward saves, which are
- * min_cut's (partition.c; the backward recomputes cheap forward ops from
- * them) or else the default partition's (every forward value the
+ * as fw is (it runs so; the partitioned forward's form is listed apart:
+ * sg__aot_train_fw_ops), the backward over the values the forward saves,
+ * which are min_cut's (partition.c; the backward recomputes cheap forward
+ * ops from them) or else the default partition's (every forward value the
  * backward reads).
  * Errors: SG_EUNSUPPORTED (an input that requires grad mutated, a node
  * without a derivative formula on the way), those of the backward and of
@@ -220,11 +221,11 @@ const sg__graph *sg__aot_train_bw(const sg__aot_train *t);
 /* Does a custom Function's backward write input i (of the meta): a copy_
  * into it at the backward graph's end? */
 bool sg__aot_train_bw_writes(const sg__aot_train *t, uint32_t i);
-/* The forward's tail: what the forward computes for the backward beyond
- * the functional graph (values of the joint's backward part no tangent
- * reaches that the min-cut saves: 1.13's forward graph computes them), or
- * NULL (none). It runs after the forward, before the backward. */
-const sg__graph *sg__aot_train_tail(const sg__aot_train *t);
+/* The operators of the partitioned forward (*out, freed with sg_free), as
+ * sg__graph_ops lists them: PyTorch's forward module, extracted from the
+ * joint over the primals for the forward's outputs and the saved values
+ * (its merged subexpressions, the tail, no dead code). Errors: SG_ENOMEM. */
+sg_status sg__aot_train_fw_ops(const sg__aot_train *t, char **out);
 /* How many values the forward saves for the backward (*n), and their bytes
  * at the environment's hints (*bytes; PyTorch's _size_of). Errors:
  * SG_EUNBOUND (a size without a hint: an unbacked one). */
@@ -251,6 +252,10 @@ sg_status sg__aot_train_run(const sg__aot_train *t, struct sg__xrun *fx, const u
 sg_status sg__aot_saved_check(const sg__graph *src);
 
 /* ---- the min-cut partition (partition.c) ---- */
+
+/* Does node nd have an effect no partition drops (a write, an assert, a
+ * cond), whatever reads its value? */
+bool sg__aot_effect(const sg__gnode *nd);
 
 /* Partition joint graph g (its backward part from node first on; its
  * output ngrad gradients, then the forward's outputs) as PyTorch 1.13's

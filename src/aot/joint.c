@@ -32,6 +32,7 @@ struct sg__aot_train {
     uint32_t *grad_in; /* per output of bw: the input (m.in) whose gradient it is */
     uint8_t *bw_written; /* per input (m.in): a custom Function's backward writes it (a copy_ at the
                             backward graph's end) */
+    uint8_t *fw_keep;  /* per joint node: in the partitioned forward (extract_fw) */
 };
 
 #define SG__TAIL 0x80000000u
@@ -48,6 +49,7 @@ void sg__aot_train_free(sg__aot_train *t)
     sg_free(t->tan_out);
     sg_free(t->grad_in);
     sg_free(t->bw_written);
+    sg_free(t->fw_keep);
     sg_free(t);
 }
 
@@ -308,6 +310,17 @@ static bool gives_needed(const sg__graph *g, const sg__gnode *nd, const uint8_t 
     return gives_needed_unsaved(g, nd, need, NULL);
 }
 
+/* need[rep[v]] set for every value v node nd reads (a value, each of a list's). */
+static void need_args(const sg__graph *g, const sg__gnode *nd, const uint32_t *rep, uint8_t *need)
+{
+    for (uint32_t k = 0; k < nd->nargs; k++) {
+        const sg__garg *a = &g->args[nd->args + k];
+        uint32_t n = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
+        for (uint32_t j = 0; j < n; j++)
+            need[rep[a->kind == SG_A_VALUE ? a->u.v : g->ids[a->u.list.off + j]]] = 1;
+    }
+}
+
 /* Node i of g recorded again into d, its value arguments through map
  * (after rep); map[its value] (a list's elements too) what d gives. */
 static sg_status record_again(sg__graph *d, const sg__graph *g, const uint32_t *rep, uint32_t *map, uint32_t i)
@@ -448,14 +461,8 @@ static sg_status extract_tail(jctx *J, const sg__graph *g, const uint32_t *rep, 
             sto[k] = SG_NOVAL;
         for (size_t i = g->nnodes; i-- > J->first;) { /* what the saved ones read */
             const sg__gnode *nd = &g->nodes[i];
-            if (nd->kind != SG_N_CALL || rep[nd->out] != nd->out || !gives_needed(g, nd, need))
-                continue;
-            for (uint32_t k = 0; k < nd->nargs; k++) {
-                const sg__garg *a = &g->args[nd->args + k];
-                uint32_t n = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
-                for (uint32_t j = 0; j < n; j++)
-                    need[rep[a->kind == SG_A_VALUE ? a->u.v : g->ids[a->u.list.off + j]]] = 1;
-            }
+            if (nd->kind == SG_N_CALL && rep[nd->out] == nd->out && gives_needed(g, nd, need))
+                need_args(g, nd, rep, need);
         }
     }
     for (uint32_t v = 0; v < g->nvals && !s; v++) { /* its inputs: the forward values it reads */
@@ -489,9 +496,9 @@ static sg_status extract_tail(jctx *J, const sg__graph *g, const uint32_t *rep, 
  * the saved values and tangents compute (nodes of the forward too: they
  * are recomputed), recorded again over them; the gradients its outputs.
  * rep[v]: the value v stands for (merged subexpressions); saved: per
- * value. */
-static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, const uint8_t *saved,
-                            const uint32_t *xidx)
+ * value, left set for those the backward reads only (1.13 drops the
+ * others from the forward's outputs). */
+static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, uint8_t *saved, const uint32_t *xidx)
 {
     sg__aot_train *t = J->t;
     sg__graph *bw = t->bw;
@@ -581,8 +588,10 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, co
                 lastw[g->vals[vals[k]].u.t.storage] = i;
     }
     for (uint32_t v = 0; v < g->nvals && !s; v++) { /* the saved values it reads, in the joint's order */
-        if (!saved[v] || !need[v])
+        if (!saved[v] || !need[v]) {
+            saved[v] = 0;
             continue;
+        }
         if ((need[v] & 1) && xidx[v] == SG_NOVAL && g->vals[v].kind == SG_V_TENSOR &&
             lastw[g->vals[v].u.t.storage] != SG_NOVAL &&
             lastw[g->vals[v].u.t.storage] > g->vals[v].node) {
@@ -625,6 +634,46 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, co
     sg_free(need);
     sg_free(avail);
     return s;
+}
+
+/* The partitioned forward (t->fw_keep), as 1.13's partitions extract it
+ * from the joint (_extract_graph_with_inputs_outputs over the primals, for
+ * the forward's outputs and the saved values, then dead code eliminated):
+ * the calls those need, their subexpressions merged as rep says (min_cut's
+ * CSE; the default partition merges none), the tail's nodes of the
+ * backward part among them; beyond 1.13's, what has an effect (an input's
+ * mutation kept in the graph, a cond, an assert) and what binds a symbol
+ * (a guard may read it). A listing: the runtime runs the functional
+ * forward and the tail, which compute the same values, and every call of
+ * the program, so that a dead call raises where eager raises. */
+static sg_status extract_fw(jctx *J, const sg__graph *g, const uint32_t *rep, const uint8_t *saved)
+{
+    sg_ctx *ctx = g->ctx;
+    uint8_t *need = sg__calloc(ctx, g->nvals ? g->nvals : 1, 1);
+    if (!need || !(J->t->fw_keep = sg__calloc(ctx, g->nnodes ? g->nnodes : 1, 1))) {
+        sg_free(need);
+        return sg__nomem(ctx);
+    }
+    const sg__gnode *on = &g->nodes[g->scopes[0].output];
+    for (uint32_t k = J->t->ngrad; k < on->nargs; k++) /* the forward's outputs, after the gradients */
+        if (g->args[on->args + k].kind == SG_A_VALUE)
+            need[rep[g->args[on->args + k].u.v]] = 1;
+    for (uint32_t v = 0; v < g->nvals; v++)
+        need[v] |= saved[v];
+    for (uint32_t i = (uint32_t)g->nnodes; i-- > 0;) {
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->scope != 0 || (nd->out != SG_NOVAL && rep[nd->out] != nd->out))
+            continue; /* (a merged call: its users read the one it stands for) */
+        bool keep = i < J->first ? (nd->kind != SG_N_PLACEHOLDER && nd->kind != SG_N_OUTPUT &&
+                                    (sg__aot_effect(nd) || nd->nbinds || gives_needed(g, nd, need)))
+                                 : nd->kind == SG_N_CALL && gives_needed(g, nd, need); /* (the tail's) */
+        if (keep) {
+            J->t->fw_keep[i] = 1;
+            need_args(g, nd, rep, need);
+        }
+    }
+    sg_free(need);
+    return SG_OK;
 }
 
 sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, bool min_cut, sg__aot_train **out)
@@ -683,6 +732,8 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, bool m
         s = extract_tail(&J, t->joint, rep, saved, xidx);
     if (!s)
         s = extract_bw(&J, t->joint, rep, saved, xidx);
+    if (!s)
+        s = extract_fw(&J, t->joint, rep, saved);
     sg_free(xidx);
     sg_free(saved);
     sg_free(rep);
@@ -700,6 +751,11 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, bool m
 const sg__graph *sg__aot_train_bw(const sg__aot_train *t)
 {
     return t->bw;
+}
+
+sg_status sg__aot_train_fw_ops(const sg__aot_train *t, char **out)
+{
+    return sg__graph_ops_kept(t->joint, t->fw_keep, out);
 }
 
 bool sg__aot_train_bw_writes(const sg__aot_train *t, uint32_t i)
@@ -741,11 +797,6 @@ sg_status sg__aot_train_pin(const sg__aot_train *t, sg__xrun *fx)
     for (uint32_t k = 0; k < t->ntail_in; k++)
         CHAIN(sg__xrun_pin(fx, t->tail_in[k]));
     return SG_OK;
-}
-
-const sg__graph *sg__aot_train_tail(const sg__aot_train *t)
-{
-    return t->tail;
 }
 
 sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t *fw_outs, struct sg_tensor **grads,

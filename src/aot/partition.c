@@ -111,7 +111,7 @@ static uint32_t producer(const part *P, uint32_t v)
         }                                                                                                         \
     }
 
-static bool effect(const sg__gnode *nd)
+bool sg__aot_effect(const sg__gnode *nd)
 {
     return nd->kind == SG_N_ASSERT || nd->kind == SG_N_COND ||
            (nd->kind == SG_N_CALL && (nd->schema->flags & (SG_OPF_MUTATES | SG_OPF_INPLACE | SG_OPF_OUT)));
@@ -141,7 +141,7 @@ static void find_written(part *P)
     const sg__graph *g = P->g;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const sg__gnode *nd = &g->nodes[i];
-        if (!effect(nd) || nd->kind != SG_N_CALL || sg__aot_bw_copy(g, P->first, i))
+        if (!sg__aot_effect(nd) || nd->kind != SG_N_CALL || sg__aot_bw_copy(g, P->first, i))
             continue; /* (a backward's write of an input comes after every read of it) */
         for (uint32_t k = 0; k < nd->nargs && k < 32; k++) {
             const sg__garg *a = &g->args[nd->args + k];
@@ -160,7 +160,7 @@ static void find_written(part *P)
  * between the two (a buffer the backward fills in place). */
 static bool cse_candidate(const part *P, const sg__gnode *nd)
 {
-    return nd->kind == SG_N_CALL && nd->out != SG_NOVAL && !effect(nd) && !(nd->flags & SG_NODE_WRITE) &&
+    return nd->kind == SG_N_CALL && nd->out != SG_NOVAL && !sg__aot_effect(nd) && !(nd->flags & SG_NODE_WRITE) &&
            !nd->nbinds && !listed(nd->schema->name, random_ops, sizeof random_ops / sizeof *random_ops) &&
            !touches_written(P, nd);
 }
@@ -310,7 +310,7 @@ static sg_status liveness(part *P)
         if (nd->kind == SG_N_OUTPUT || nd->scope != 0 || (nd->out != SG_NOVAL && P->rep[nd->out] != nd->out))
             continue; /* (a merged call: its users read the one it stands for; a cond's branch: the cond
                          node stands for it, a forward node never recomputed) */
-        if (effect(nd))
+        if (sg__aot_effect(nd))
             P->live[i] = 1;
         if (!P->live[i])
             continue;
@@ -380,7 +380,7 @@ static void classify(part *P)
         const sg__gnode *nd = &g->nodes[i];
         if (!P->live[i] || nd->kind == SG_N_OUTPUT)
             continue;
-        if (nd->kind == SG_N_PLACEHOLDER || effect(nd))
+        if (nd->kind == SG_N_PLACEHOLDER || sg__aot_effect(nd))
             P->rfw[i] = 1;
         if (P->rfw[i])
             FOR_ARG_VALUES(P, nd, v, { P->rfw[producer(P, v)] = 1; })

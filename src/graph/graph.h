@@ -386,6 +386,8 @@ sg_status sg__graph_dot(const sg__graph *g, char **out);
 /* The operator names of the calls, in order, separated by spaces
  * ("view mul.Tensor copy_"; a cond node is "cond"). Errors: SG_ENOMEM. */
 sg_status sg__graph_ops(const sg__graph *g, char **out);
+/* The same, of the calls i of the root scope whose keep[i] (per node) is set. */
+sg_status sg__graph_ops_kept(const sg__graph *g, const uint8_t *keep, char **out);
 /* The same, and the names of the placeholders separated by ", ", of one scope. */
 sg_status sg__graph_scope_ops(const sg__graph *g, uint32_t scope, char **out);
 sg_status sg__graph_scope_placeholders(const sg__graph *g, uint32_t scope, char **out);

@@ -455,13 +455,15 @@ sg_status sg__graph_print(const sg__graph *g, char **out)
     return *out ? SG_OK : sg__nomem(g->ctx);
 }
 
-sg_status sg__graph_scope_ops(const sg__graph *g, uint32_t scope, char **out)
+/* The calls of scope whose keep[i] is set (keep NULL: all of them). */
+static sg_status ops_of(const sg__graph *g, uint32_t scope, const uint8_t *keep, char **out)
 {
     sg_ctx *ctx = g->ctx;
     sg__buf b = {.ctx = ctx};
     sg__buf_puts(&b, "");
     for (uint32_t i = 0; i < g->nnodes; i++) {
-        if (g->nodes[i].scope != scope || (g->nodes[i].kind != SG_N_CALL && g->nodes[i].kind != SG_N_COND))
+        if (g->nodes[i].scope != scope || (g->nodes[i].kind != SG_N_CALL && g->nodes[i].kind != SG_N_COND) ||
+            (keep && !keep[i]))
             continue;
         char name[2 * SG_SCHEMA_NAME] = "cond";
         if (g->nodes[i].kind == SG_N_CALL)
@@ -472,9 +474,19 @@ sg_status sg__graph_scope_ops(const sg__graph *g, uint32_t scope, char **out)
     return *out ? SG_OK : sg__nomem(g->ctx);
 }
 
+sg_status sg__graph_scope_ops(const sg__graph *g, uint32_t scope, char **out)
+{
+    return ops_of(g, scope, NULL, out);
+}
+
 sg_status sg__graph_ops(const sg__graph *g, char **out)
 {
-    return sg__graph_scope_ops(g, 0, out);
+    return ops_of(g, 0, NULL, out);
+}
+
+sg_status sg__graph_ops_kept(const sg__graph *g, const uint8_t *keep, char **out)
+{
+    return ops_of(g, 0, keep, out);
 }
 
 sg_status sg__graph_scope_placeholders(const sg__graph *g, uint32_t scope, char **out)

@@ -548,6 +548,51 @@ static void test_backward(void **state)
     trace_close(&f);
 }
 
+static double grad_cos_squared(double v)
+{
+    return -2 * sin(v) * cos(v);
+}
+
+/* The partitioned forward's form (sg_aot_ops in training mode): f(x) =
+ * x.cos() * x.cos(), with x.exp().sum() computed and unused. torch 1.13's
+ * aot_function lists cos mul.Tensor with min_cut_rematerialization_partition
+ * (fx_graph_cse merges the two cos, the sum is dead code) and cos cos
+ * mul.Tensor with default_partition (dead code dropped, nothing merged); the
+ * gradient, -2 sin(x) cos(x), is the same under both. */
+static void test_forward_form(void **state)
+{
+    (void)state;
+    traced f;
+    trace_open_rg(&f, 3, 4, 1);
+    const char *program = "def f(x):\n    unused = x.exp().sum()\n    return x.cos() * x.cos()\n";
+    sg_program *p;
+    sg_walk *w;
+    walk_program(&f, program, &p, &w);
+    static const struct {
+        sg_aot_partition partition;
+        const char *fw, *bw;
+    } want[] = {{SG_AOT_MIN_CUT, "cos mul.Tensor", "cos mul.Tensor sin neg mul.Tensor add.Tensor"},
+                {SG_AOT_DEFAULT_PARTITION, "cos cos mul.Tensor",
+                 "mul.Tensor mul.Tensor sin neg mul.Tensor sin neg mul.Tensor add.Tensor"}};
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        sg_aot_options o = {.keep_input_mutations = 1, .partition = want[k].partition};
+        sg_aot *a = NULL;
+        assert_int_equal(sg_aot_compile_with(f.t, &o, &a), SG_OK);
+        char *ops = NULL;
+        assert_int_equal(sg_aot_ops(a, &ops), SG_OK);
+        assert_string_equal(ops, want[k].fw);
+        sg_free(ops);
+        assert_int_equal(sg_aot_backward_ops(a, &ops), SG_OK);
+        assert_string_equal(ops, want[k].bw);
+        sg_free(ops);
+        check_grad(&f, a, grad_cos_squared);
+        sg_aot_free(a);
+    }
+    sg_walk_free(w);
+    sg_program_free(p);
+    trace_close(&f);
+}
+
 /* A custom autograd Function through the API: Twice.forward saves x and
  * gives x * 2, its backward g * x.cos() (not the derivative: what the user
  * wrote), f(x) = Twice.apply(x).sin(). The traced graph names the Function
@@ -886,6 +931,7 @@ int main(void)
         cmocka_unit_test(test_functionalize),
         cmocka_unit_test(test_api),
         cmocka_unit_test(test_backward),
+        cmocka_unit_test(test_forward_form),
         cmocka_unit_test(test_custom_function),
         cmocka_unit_test(test_backward_mutation),
         cmocka_unit_test(test_cond_backward),
