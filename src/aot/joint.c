@@ -1588,7 +1588,18 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             s = cond_saved(src, (uint32_t)i, cnt, wfirst, wnode, bwst, needed, nsto, ast);
             continue;
         }
-        if (nd->kind != SG_N_CALL || nd->scope != 0 || nd->out == SG_NOVAL || src->vals[nd->out].kind != SG_V_TENSOR)
+        if (nd->kind != SG_N_CALL || nd->scope != 0 || nd->out == SG_NOVAL)
+            continue;
+        if (src->vals[nd->out].kind == SG_V_LIST) { /* unbind: self is needed where an element is (it saves nothing) */
+            const sg__gval *l = &src->vals[nd->out];
+            bool need = false;
+            for (uint32_t j = 0; j < l->u.list.n; j++)
+                need |= needed[src->ids[l->u.list.off + j]] != 0;
+            if (need && !(nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
+                mark_needed(src, needed, nsto, ast, arg_value(src, nd, 0));
+            continue;
+        }
+        if (src->vals[nd->out].kind != SG_V_TENSOR)
             continue;
         bool hidden = (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != 0, inplace = nd->schema->flags & SG_OPF_INPLACE;
         /* (an in-place write of data into a storage a needed value is on is part of its history: CopySlices) */
