@@ -407,7 +407,9 @@ static sg_status merge_strides(merge *M, size_t i, const sg_expr *const *as, con
  * symbols, else fresh. */
 static sg_status merge_int(merge *M, const sg_expr *a, const sg_expr *b, const sg_expr **out)
 {
-    sg_status s = SG_OK;
+    sg_status s = sg_env_replace(M->t->env, &a, a);
+    if (s || (s = sg_env_replace(M->t->env, &b, b)))
+        return s;
     *out = a;
     if (a != b || has_unbacked(M->t->ctx, a, &s) || has_unbacked(M->t->ctx, b, &s))
         if (!s)
@@ -417,11 +419,19 @@ static sg_status merge_int(merge *M, const sg_expr *a, const sg_expr *b, const s
 
 /* The layout of output i: sizes equal and free of unbacked symbols kept,
  * else fresh; then the strides (hop_private.h). */
-static sg_status merge_layout(merge *M, size_t i, size_t n, const sg_expr *const *asz, const sg_expr *const *ast,
-                              const sg_expr *const *bsz, const sg_expr *const *bst, const sg_expr **sizes,
+static sg_status merge_layout(merge *M, size_t i, size_t n, const sg_expr *const *asz0, const sg_expr *const *ast0,
+                              const sg_expr *const *bsz0, const sg_expr *const *bst0, const sg_expr **sizes,
                               const sg_expr **strides)
 {
+    /* (compared as PyTorch's SymIntEqByExpr does: the expressions with the environment's replacements,
+       so a size a guard made a constant in one branch equals that constant in the other) */
+    const sg_expr *asz[SG_MAX_DIMS], *ast[SG_MAX_DIMS], *bsz[SG_MAX_DIMS], *bst[SG_MAX_DIMS];
+    const sg_expr *const *from[4] = {asz0, ast0, bsz0, bst0};
+    const sg_expr **to[4] = {asz, ast, bsz, bst};
     sg_status s = SG_OK;
+    for (int k = 0; k < 4 && !s; k++)
+        for (size_t d = 0; d < n && !s; d++)
+            s = sg_env_replace(M->t->env, &to[k][d], from[k][d]);
     for (size_t d = 0; d < n && !s; d++) { /* equal and free of unbacked symbols: kept; else fresh */
         bool keep = asz[d] == bsz[d] && !has_unbacked(M->t->ctx, asz[d], &s);
         if (!s)
