@@ -889,7 +889,8 @@ static sg_status inplace_check(const sg_tracer *t, sg__mcall *m)
                                              "operation", m->op);
     bool of_leaf = self->base != SG_NOVAL && g->vals[self->base].u.t.requires_grad && g->vals[self->base].u.t.leaf;
     /* (an input declared as a view of a leaf: the first version of the root of self's views is an
-       input on the storage of another, a leaf that requires grad; what a detach gave is no view) */
+       input on the storage of another, a leaf that requires grad; what a detach gave is no view, nor
+       what a set_ moved onto a leaf's storage: the input's own storage decides, not self's now) */
     uint32_t root = self->base != SG_NOVAL ? self->base : m->a[0].u.v;
     for (uint32_t up = sg__graph_updates(g, root); up != SG_NOVAL && up < root; up = sg__graph_updates(g, root))
         root = up;
@@ -897,7 +898,7 @@ static sg_status inplace_check(const sg_tracer *t, sg__mcall *m)
     for (uint32_t p = 0; !of_leaf && input && p < g->scopes[0].nphs; p++) {
         uint32_t ph = g->nodes[g->scopes[0].phs[p]].out;
         of_leaf = ph != root && g->vals[ph].kind == SG_V_TENSOR && g->vals[ph].u.t.requires_grad &&
-                  g->vals[ph].u.t.leaf && g->vals[ph].u.t.storage == self->storage && !self->leaf;
+                  g->vals[ph].u.t.leaf && g->vals[ph].u.t.storage == g->vals[root].u.t.storage && !self->leaf;
     }
     if (of_leaf)
         return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a view of a leaf Variable that requires grad is being used in an "
