@@ -668,7 +668,8 @@ def call_watching(fn, args, frames):
 # TEXT` holds where the kind is torch's and TEXT is in torch's message.
 LAST_ERROR = [""]
 # the line of the program (its `def` line 1) where the last run that failed
-# failed, the innermost frame of the program's code (0: not known)
+# failed, the innermost frame of the program's code (0: not known, or an error
+# of the backward, a custom Function's included: no trace meets it)
 LAST_ERROR_LINE = [0]
 
 
@@ -683,6 +684,7 @@ def run_case(case, args_text, items, want="result"):
     torch.set_grad_enabled(True)
     torch.manual_seed(0)
     frames = [None]
+    in_backward = False
     try:
         args, env, leaves = build_inputs(case, params, seed, over)
         ns = {"torch": torch, "__name__": "program"}
@@ -694,6 +696,7 @@ def run_case(case, args_text, items, want="result"):
         forward_inputs = [fmt(a) if isinstance(a, torch.Tensor) else None for a in args]
         forward_outputs = [fmt(o) for o in outs]  # (as the call left them: a backward may write what they view)
         backward_ran = False
+        in_backward = True  # (from here on an error is the backward's: LAST_ERROR_LINE 0)
         losses = [o.sum() for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
         if leaves and losses:
             loss = losses[0]
@@ -707,7 +710,7 @@ def run_case(case, args_text, items, want="result"):
         LAST_ERROR[0] = str(e)
         LAST_ERROR_LINE[0] = 0
         tb = e.__traceback__
-        while tb is not None:
+        while tb is not None and not in_backward:  # (a custom Function's backward is program text too)
             if tb.tb_frame.f_code.co_filename.startswith("<program "):
                 LAST_ERROR_LINE[0] = tb.tb_lineno
             tb = tb.tb_next
