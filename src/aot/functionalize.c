@@ -954,10 +954,13 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                is source's link of source's chain (PyTorch: it steals the view chain) */
             uint32_t src_v = z->src->args[nd->args + 1].u.v, old;
             CHAIN(current(z, r, src_v, &cur));
-            if ((nd->flags & SG_NODE_DATA) && z->src->vals[self].u.t.requires_grad && same_sizes(z->src, self, src_v)) {
-                /* x.data = y: x keeps its autograd history (its gradient passes to its old version) */
+            uint8_t hid = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
+            if (hid && z->src->vals[self].u.t.requires_grad && same_sizes(z->src, self, src_v)) {
+                /* x.data = y, or x.set_(y) under no_grad: x keeps its autograd history (its gradient passes
+                   to its old version; of other sizes, refused where the backward reaches it: joint.c) */
                 CHAIN(current(z, r, self, &old));
-                CHAIN(hidden_write(z, old, cur, SG_NODE_DATA, true, &cur));
+                CHAIN(hidden_write(z, old, cur, (nd->flags & SG_NODE_DATA) ? SG_NODE_DATA : SG_NODE_NO_GRAD, true,
+                                   &cur));
             } else if ((nd->flags & SG_NODE_NO_GRAD) && !(nd->flags & SG_NODE_DATA) &&
                        !z->src->vals[self].u.t.requires_grad && z->src->vals[src_v].u.t.requires_grad) {
                 /* x.set_(y) under no_grad of an x that requires no grad: x keeps that (its values y's, not

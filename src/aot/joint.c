@@ -1369,23 +1369,25 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
     sg_status s = SG_OK;
     for (uint32_t i = 0; i < src->nnodes && !s; i++) { /* x.data = y of other sizes, then x read with grad */
         const sg__gnode *nd = &src->nodes[i];
-        if (nd->kind == SG_N_CALL && nd->scope == 0 && (nd->flags & SG_NODE_DATA) &&
+        if (nd->kind == SG_N_CALL && nd->scope == 0 && (nd->flags & (SG_NODE_DATA | SG_NODE_NO_GRAD)) &&
             nd->schema->op == SG_OP_set__source_Tensor && nd->out != SG_NOVAL && last[nd->out] != SG_NOVAL) {
+            /* (x.set_(y) under no_grad likewise: x keeps its grad_fn, its metadata y's) */
+            const char *what = (nd->flags & SG_NODE_DATA) ? "x.data = y" : "x.set_(y) under no_grad";
             uint32_t self = arg_value(src, nd, 0), y = arg_value(src, nd, 1);
             bool same = self != SG_NOVAL && y != SG_NOVAL && src->vals[self].u.t.ndim == src->vals[y].u.t.ndim;
             for (uint32_t d = 0; same && d < src->vals[self].u.t.ndim; d++)
                 same = sg__graph_size(src, self, d) == sg__graph_size(src, y, d);
             if (self != SG_NOVAL && src->vals[self].u.t.requires_grad && !same)
-                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through x.data = y of other sizes (line %u: "
-                            "x keeps its history, whose gradient PyTorch sums to x's old sizes)", nd->line);
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u: x "
+                            "keeps its history, whose gradient PyTorch sums to x's old sizes)", what, nd->line);
             /* y's storage written before x is read: x's values move, its history (PyTorch's) does not */
             uint32_t st = src->vals[nd->out].u.t.storage;
             for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && !s && self != SG_NOVAL &&
                                           src->vals[self].u.t.requires_grad; q++)
                 if (wnode[q] > i && wnode[q] < last[nd->out])
-                    s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of x after x.data = y (line %u) and a "
-                                "write of y's storage (%s, line %u): x's values move, not its history",
-                                nd->line, src->nodes[wnode[q]].schema->name, src->nodes[wnode[q]].line);
+                    s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of x after %s (line %u) and a write of "
+                                "y's storage (%s, line %u): x's values move, not its history", what, nd->line,
+                                src->nodes[wnode[q]].schema->name, src->nodes[wnode[q]].line);
         }
     }
     /* the first version of each tensor object, and the last read with grad of any of an object's versions
