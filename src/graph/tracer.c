@@ -745,7 +745,8 @@ static sg_status note_versions(sg_tracer *t, uint32_t n)
  * checks after tracing take it (joint.c, differentiable_call: a derivative,
  * a floating result)? Asked before its rule: a dtype= argument of another
  * dtype says no (its result's dtype is not known yet); so does out=, whose
- * own error comes first. */
+ * own error comes first, and an in-place call into a tensor that is no
+ * float. */
 static bool asks_grad_fn(const sg__mcall *m)
 {
     const sg__opinfo *f = sg__op_info(m->s->op);
@@ -758,6 +759,13 @@ static bool asks_grad_fn(const sg__mcall *m)
     for (int i = 0; i < m->s->nargs; i++)
         if (m->a[i].kind == SG_A_DTYPE && m->a[i].u.dtype != SG_FLOAT64 && m->a[i].u.dtype != SG_FLOAT32)
             return false;
+    /* (an in-place call's result is self, of self's dtype: into an int or bool tensor PyTorch records no
+       grad_fn, copy_'s isDifferentiableType(self), and the kernel's own error comes first) */
+    if ((m->s->flags & SG_OPF_INPLACE) && m->s->nargs && m->a[0].kind == SG_A_VALUE) {
+        const sg__gval *x = &m->g->vals[m->a[0].u.v];
+        if (x->kind == SG_V_TENSOR && x->u.t.dtype != SG_FLOAT64 && x->u.t.dtype != SG_FLOAT32)
+            return false;
+    }
     return true;
 }
 
