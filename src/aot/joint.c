@@ -968,6 +968,57 @@ static sg_status read_bw_written(const sg__graph *src, const uint32_t *bwst, uin
                    src->nodes[i].line, src->nodes[f - 1].line);
 }
 
+/* Custom Function node i, whose outputs the backward reaches (in the
+ * engine's order: after the nodes made since, before those made earlier):
+ * where its backward writes in place the gradient of an output that the
+ * program returns once and nothing else reads, that gradient is the
+ * loss's scalar expanded (a stride 0), and eager's write raises the
+ * internal-overlap error as the engine runs this backward, before what
+ * the backward of an earlier node would raise (the joint's own check,
+ * backward_writes, sees the same where no earlier error comes first). */
+static sg_status function_written_tangent(const sg__graph *src, uint32_t i)
+{
+    const sg__garg *a = &src->args[src->nodes[i].args];
+    const sg__scope *sc = &src->scopes[a[0].u.v];
+    if (sc->failed)
+        return SG_OK;
+    const sg__gnode *on = &src->nodes[src->scopes[0].output];
+    for (uint32_t w = 0; w < sc->nwrites; w++) {
+        uint32_t vals[8];
+        size_t nw = sg__graph_node_writes(src, sc->writes[w], vals, 8);
+        for (size_t q = 0; q < nw && q < 8; q++) {
+            uint32_t x = vals[q];
+            for (uint32_t up; (up = sg__graph_view_of(src, x)) != SG_NOVAL || (up = sg__graph_updates(src, x)) != SG_NOVAL;)
+                x = up;
+            uint32_t j = 0, k = 0;
+            while (k < sc->nphs && sc->phs[k] != src->vals[x].node)
+                j += sc->outer[k++] == SG_NOVAL;
+            if (k == sc->nphs || sc->outer[k] != SG_NOVAL || j >= a[1].u.list.n)
+                continue; /* (no gradient it is given) */
+            uint32_t o = src->ids[a[1].u.list.off + j], returned = 0;
+            for (uint32_t r = 0; r < on->nargs; r++)
+                returned += src->args[on->args + r].kind == SG_A_VALUE && src->args[on->args + r].u.v == o;
+            bool read = false;
+            for (uint32_t n = i + 1; n < src->nnodes && !read; n++)
+                read = src->nodes[n].kind != SG_N_OUTPUT && sg__graph_node_reads(src, &src->nodes[n], o);
+            bool repeats = false;
+            for (uint32_t d = 0; returned == 1 && !read && d < src->vals[o].u.t.ndim && !repeats; d++) {
+                const sg_expr *gt;
+                sg_truth known = SG_UNKNOWN;
+                CHAIN(sg_expr_rel(src->ctx, &gt, SG_REL_GT, sg__graph_size(src, o, d), src->ctx->one));
+                CHAIN(sg_env_known(src->env, &known, gt));
+                repeats = known == SG_TRUE;
+            }
+            if (repeats)
+                return sg__err(src->ctx, SG_EALIASING, "unsupported operation: more than one element of the "
+                               "written-to tensor refers to a single memory location. Please clone() the tensor "
+                               "before performing the operation (a custom Function's backward writes the gradient "
+                               "it is given, line %u)", src->nodes[sc->writes[w]].line);
+        }
+    }
+    return SG_OK;
+}
+
 /* The checks of custom Function node i (graph.h SG_N_FUNCTION) whose
  * outputs the backward reaches: what it saved (save_for_backward) written
  * since is autograd's error; another tensor its backward reads (a ctx
@@ -1583,6 +1634,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             for (uint32_t j = 0; j < a[2].u.list.n && need; j++)
                 mark_needed(src, needed, nsto, ast, src->ids[a[2].u.list.off + j]);
             if (need)
+                s = function_written_tangent(src, (uint32_t)i);
+            if (need && !s)
                 s = function_saved(src, (uint32_t)i, cnt, wfirst, wnode, bwst);
             continue;
         }
