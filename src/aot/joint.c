@@ -968,6 +968,26 @@ static sg_status read_bw_written(const sg__graph *src, const uint32_t *bwst, uin
                    src->nodes[i].line, src->nodes[f - 1].line);
 }
 
+/* The index among subgraph sc's placeholders of the one whose tensor its
+ * value x is (a view or a version of), or sc->nphs. */
+static uint32_t scope_placeholder(const sg__graph *src, const sg__scope *sc, uint32_t x)
+{
+    for (uint32_t up; (up = sg__graph_view_of(src, x)) != SG_NOVAL || (up = sg__graph_updates(src, x)) != SG_NOVAL;)
+        x = up;
+    uint32_t k = 0;
+    while (k < sc->nphs && sc->phs[k] != src->vals[x].node)
+        k++;
+    return k;
+}
+
+/* The value of the enclosing scope that branch scope sc's value x is (a
+ * view or a version of) a placeholder of, or SG_NOVAL. */
+static uint32_t branch_operand(const sg__graph *src, const sg__scope *sc, uint32_t x)
+{
+    uint32_t k = scope_placeholder(src, sc, x);
+    return k < sc->nphs ? sc->outer[k] : SG_NOVAL;
+}
+
 /* Custom Function node i, whose outputs the backward reaches (in the
  * engine's order: after the nodes made since, before those made earlier):
  * where its backward writes in place the gradient of an output that the
@@ -987,14 +1007,13 @@ static sg_status function_written_tangent(const sg__graph *src, uint32_t i)
         uint32_t vals[8];
         size_t nw = sg__graph_node_writes(src, sc->writes[w], vals, 8);
         for (size_t q = 0; q < nw && q < 8; q++) {
-            uint32_t x = vals[q];
-            for (uint32_t up; (up = sg__graph_view_of(src, x)) != SG_NOVAL || (up = sg__graph_updates(src, x)) != SG_NOVAL;)
-                x = up;
-            uint32_t j = 0, k = 0;
-            while (k < sc->nphs && sc->phs[k] != src->vals[x].node)
-                j += sc->outer[k++] == SG_NOVAL;
-            if (k == sc->nphs || sc->outer[k] != SG_NOVAL || j >= a[1].u.list.n)
+            uint32_t k = scope_placeholder(src, sc, vals[q]), j = 0;
+            if (k == sc->nphs || sc->outer[k] != SG_NOVAL)
                 continue; /* (no gradient it is given) */
+            for (uint32_t p = 0; p < k; p++) /* (the gradients: its placeholders that lift nothing, in order) */
+                j += sc->outer[p] == SG_NOVAL;
+            if (j >= a[1].u.list.n)
+                continue;
             uint32_t o = src->ids[a[1].u.list.off + j], returned = 0;
             for (uint32_t r = 0; r < on->nargs; r++)
                 returned += src->args[on->args + r].kind == SG_A_VALUE && src->args[on->args + r].u.v == o;
@@ -1301,17 +1320,6 @@ static void backward_name(const char *op, char *out, size_t n)
     snprintf(out + k, n - k, "Backward0");
 }
 
-/* The value of the enclosing scope that branch scope sc's value x is (a
- * view or a version of) a placeholder of, or SG_NOVAL. */
-static uint32_t branch_operand(const sg__graph *src, const sg__scope *sc, uint32_t x)
-{
-    for (uint32_t up; (up = sg__graph_view_of(src, x)) != SG_NOVAL || (up = sg__graph_updates(src, x)) != SG_NOVAL;)
-        x = up;
-    for (uint32_t k = 0; k < sc->nphs; k++)
-        if (sc->phs[k] == src->vals[x].node)
-            return sc->outer[k];
-    return SG_NOVAL;
-}
 
 /* Autograd's error of a view node nd made under no_grad, written by w. */
 static sg_status ngv_error(const sg__graph *src, const sg__gnode *w, const sg__gnode *nd)
