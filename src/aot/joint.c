@@ -1320,7 +1320,6 @@ static void backward_name(const char *op, char *out, size_t n)
     snprintf(out + k, n - k, "Backward0");
 }
 
-
 /* Autograd's error of a view node nd made under no_grad, written by w. */
 static sg_status ngv_error(const sg__graph *src, const sg__gnode *w, const sg__gnode *nd)
 {
