@@ -1049,10 +1049,22 @@ static sg_status function_saved(const sg__graph *src, uint32_t i, const uint32_t
     const sg__scope *sc = &src->scopes[a[0].u.v];
     for (uint32_t p = 0; p < sc->nphs; p++) {
         uint32_t x = sc->outer[p], at;
-        if (x != SG_NOVAL && src->vals[x].kind == SG_V_TENSOR)
-            CHAIN(read_bw_written(src, bwst, x, i));
-        if (x == SG_NOVAL || src->vals[x].kind != SG_V_TENSOR ||
-            !written_after(src, cnt, wfirst, wnode, src->vals[x].u.t.storage, cnt[x], i, SG_NOVAL, &at))
+        if (x == SG_NOVAL || src->vals[x].kind != SG_V_TENSOR)
+            continue;
+        CHAIN(read_bw_written(src, bwst, x, i));
+        uint32_t st = src->vals[x].u.t.storage;
+        for (uint32_t q = first_write_after(wfirst, wnode, st, i); q < wfirst[st + 1]; q++) {
+            uint32_t vals[8];
+            size_t nw = sg__graph_node_writes(src, wnode[q], vals, 8);
+            for (size_t k = 0; k < nw && k < 8; k++)
+                if (src->vals[vals[k]].u.t.storage == st &&
+                    ((src->nodes[wnode[q]].flags & SG_NODE_DATA) || cnt[vals[k]] != cnt[x]))
+                    return sg__err(src->ctx, SG_EUNSUPPORTED, "unsupported: a tensor %s reads (line %u) was written "
+                                   "through .data by %s (line %u): PyTorch's backward reads the written values",
+                                   sc->name, src->nodes[i].line, src->nodes[wnode[q]].schema->name,
+                                   src->nodes[wnode[q]].line);
+        }
+        if (!written_after(src, cnt, wfirst, wnode, st, cnt[x], i, SG_NOVAL, &at))
             continue;
         bool saved = false;
         for (uint32_t j = 0; j < a[3].u.list.n; j++)
