@@ -1733,6 +1733,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         if (!needed[nd->out] && !set_view &&
             !(data && src->vals[nd->out].u.t.requires_grad && nsto[ast[nd->out]]))
             continue;
+        if (nd->schema->op == SG_OP_detach) /* (a view autograd does not see: no edge to what it views) */
+            continue;
         for (int k = 0; k < nd->schema->nargs; k++) {
             uint32_t v = arg_value(src, nd, k);
             /* (hidden: the tensor written keeps its history, in place or out=) */
