@@ -1683,15 +1683,20 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         /* (a set_ of a view with grad: its NotImplemented grad_fn goes into its base's history, as any
            in-place call's through a view does: CopySlices) */
         uint32_t self0 = nd->schema->op == SG_OP_set__source_Tensor ? arg_value(src, nd, 0) : SG_NOVAL;
-        uint32_t source = self0 != SG_NOVAL ? arg_value(src, nd, 1) : SG_NOVAL;
-        uint32_t vnode = self0 != SG_NOVAL ? src->vals[self0].node : SG_NOVAL; /* (.data, detach: no view autograd sees) */
+        /* (the version an in-place call's write or metadata change came from: e.squeeze_(0) of a view e
+           keeps it a view; not past a set_) */
+        uint32_t vself = self0;
+        for (uint32_t u; vself != SG_NOVAL && (u = sg__graph_updates(src, vself)) != SG_NOVAL &&
+                         src->nodes[src->vals[vself].node].kind == SG_N_CALL &&
+                         src->nodes[src->vals[vself].node].schema->op != SG_OP_set__source_Tensor;)
+            vself = u;
+        uint32_t vnode = vself != SG_NOVAL ? src->vals[vself].node : SG_NOVAL; /* (.data, detach: no view autograd sees) */
         bool set_view = self0 != SG_NOVAL && !hidden && vnode != SG_NOVAL &&
-                        ((sg__graph_view_of(src, self0) != SG_NOVAL && src->nodes[vnode].kind == SG_N_CALL &&
+                        ((sg__graph_view_of(src, vself) != SG_NOVAL && src->nodes[vnode].kind == SG_N_CALL &&
                           src->nodes[vnode].schema->op != SG_OP_detach) ||
-                         (src->nodes[vnode].kind == SG_N_PLACEHOLDER && input_view(src, self0))) &&
-                        (src->vals[self0].u.t.requires_grad ||
-                         (source != SG_NOVAL && src->vals[source].u.t.requires_grad));
-        if (set_view && !nsto[ast[self0]]) {
+                         (src->nodes[vnode].kind == SG_N_PLACEHOLDER && input_view(src, vself))) &&
+                        (nd->flags & SG_NODE_GRAD);
+        if (set_view && !nsto[ast[self0]] && !needed[nd->out]) { /* (read since with grad: reached) */
             /* (the base takes that grad_fn and requires grad: the trace's flags do not say it, nor
                whether the loss reaches it but through a program output on its storage) */
             bool out = false;
@@ -1706,8 +1711,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 break;
             }
         }
-        if (self0 != SG_NOVAL && !hidden && !set_view && nsto[ast[self0]] &&
-            (src->vals[self0].u.t.requires_grad || (source != SG_NOVAL && src->vals[source].u.t.requires_grad))) {
+        if (self0 != SG_NOVAL && !hidden && !set_view && nsto[ast[self0]] && (nd->flags & SG_NODE_GRAD)) {
             /* (a view of self made before it, read with grad: its grad_fn made again from self's, the
                set_'s NotImplemented) */
             bool view_needed = false;
@@ -1733,6 +1737,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         if (!needed[nd->out] && !set_view &&
             !(data && src->vals[nd->out].u.t.requires_grad && nsto[ast[nd->out]]))
             continue;
+        if (nd->schema->op == SG_OP_detach) /* (a view autograd does not see: no edge to what it views) */
+            continue;
         for (int k = 0; k < nd->schema->nargs; k++) {
             uint32_t v = arg_value(src, nd, k);
             /* (hidden: the tensor written keeps its history, in place or out=) */
@@ -1747,8 +1753,10 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         }
         if (hidden)
             continue;
-        if (nd->schema->op == SG_OP_set__source_Tensor) { /* with grad enabled, on what requires grad */
-            if (!set_view || !(s = set_view_fits(src, nd, self0)))
+        if (nd->schema->op == SG_OP_set__source_Tensor && (nd->flags & SG_NODE_GRAD)) {
+            /* with grad enabled, on what required grad then (a flag a write with grad raised since
+               does not count: that set_ got no grad_fn) */
+            if (!set_view || !(s = set_view_fits(src, nd, vself)))
                 s = sg__err(ctx, SG_EAUTOGRAD, "derivative for set_ is not implemented (line %u)", nd->line);
             break;
         }

@@ -255,6 +255,51 @@ static sg_status pass_hidden(bw *b, uint32_t i, uint32_t self, uint32_t grad)
     return d.st ? d.st : accumulate(b, self, x);
 }
 
+/* The value whose sizes autograd's grad_fn recorded for v: v, or where v is
+ * the new version of hidden writes (under no_grad, through .data: a
+ * metadata change such as transpose_ keeps the grad_fn, and its input
+ * metadata, of the tensor before it), the version before them, when that
+ * has a grad_fn (a call autograd recorded made it: no leaf). */
+static uint32_t hidden_root(const bw *b, uint32_t v)
+{
+    const sg__graph *g = b->g;
+    uint32_t r = v;
+    for (;;) {
+        uint32_t n = g->vals[r].node;
+        if (n == SG_NOVAL || g->nodes[n].kind != SG_N_CALL || g->nodes[n].out != r ||
+            !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) || !(g->nodes[n].flags & SG_NODE_WRITE))
+            break;
+        uint32_t self = first_tensor(g, &g->nodes[n]);
+        if (self == SG_NOVAL || !b->reach[self])
+            break;
+        r = self;
+    }
+    uint32_t n = g->vals[r].node; /* (a grad_fn: made by a call autograd recorded) */
+    return r != v && n != SG_NOVAL && g->nodes[n].kind == SG_N_CALL &&
+                   !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) ? r : v;
+}
+
+/* The engine's validate_outputs of gradient *x given to argument v: against
+ * the sizes of the grad_fn's input metadata (hidden_root's), so where v's
+ * sizes changed under no_grad and *x is not of them, *x is summed to (or
+ * refused by) the sizes before: *v becomes that version. */
+static void validate_hidden(bw *b, sg__dctx *d, uint32_t *v, uint32_t *x)
+{
+    sg__graph *g = b->g;
+    uint32_t r = hidden_root(b, *v);
+    if (r == *v || d->st || same_sizes(g, *v, *x) || same_sizes(g, *v, r))
+        return;
+    if (!same_sizes(g, r, *x) && !expandable(g, r, *x)) {
+        d->st = sg__err(g->ctx, SG_EAUTOGRAD, "invalid gradient at index 0 - got a gradient of sizes not "
+                        "compatible with the tensor's before a metadata change under no_grad (%s's argument; "
+                        "PyTorch's validate_outputs)", d->s->name);
+        return;
+    }
+    if (!same_sizes(g, r, *x))
+        *x = sg__deriv_sum_to(d, *x, r);
+    *v = r;
+}
+
 /* The backward of call node i: its formula, the gradients it gives added in. */
 static sg_status node_backward(bw *b, uint32_t i)
 {
@@ -309,12 +354,18 @@ static sg_status node_backward(bw *b, uint32_t i)
     }
     info->deriv->fn(&d);
     /* the engine's validate_outputs: each gradient summed to its argument's sizes, in order */
-    for (int k = 0; k < d.s->nargs && !d.st; k++)
-        if (d.need[k] && d.gin[k] != SG_NOVAL && !same_sizes(g, d.a[k].u.v, d.gin[k]))
+    for (int k = 0; k < d.s->nargs && !d.st; k++) {
+        if (d.need[k] && d.gin[k] != SG_NOVAL)
+            validate_hidden(b, &d, &d.a[k].u.v, &d.gin[k]);
+        if (d.need[k] && d.gin[k] != SG_NOVAL && !d.st && !same_sizes(g, d.a[k].u.v, d.gin[k]))
             d.gin[k] = sg__deriv_sum_to(&d, d.gin[k], d.a[k].u.v);
-    for (uint32_t j = 0; d.list >= 0 && j < d.nl && !d.st; j++)
-        if (lneed[j] && lgin[j] != SG_NOVAL && !same_sizes(g, lv[j], lgin[j]))
+    }
+    for (uint32_t j = 0; d.list >= 0 && j < d.nl && !d.st; j++) {
+        if (lneed[j] && lgin[j] != SG_NOVAL)
+            validate_hidden(b, &d, &lv[j], &lgin[j]);
+        if (lneed[j] && lgin[j] != SG_NOVAL && !d.st && !same_sizes(g, lv[j], lgin[j]))
             lgin[j] = sg__deriv_sum_to(&d, lgin[j], lv[j]);
+    }
     sg_status s = d.st;
     for (int k = 0; k < d.s->nargs && !s; k++)
         if (d.need[k] && d.gin[k] != SG_NOVAL)
