@@ -941,11 +941,17 @@ static void alias_grad(sg_tracer *t, const sg__mcall *m)
         if (!((m->s->written >> i) & 1) || a->kind != SG_A_VALUE || g->vals[a->u.v].kind != SG_V_TENSOR)
             continue;
         uint32_t b = sg__graph_grad_base(g, a->u.v), st = g->vals[b].u.t.storage;
-        for (uint32_t v = b; v < g->nvals; v++) { /* (a view comes after its base) */
+        /* (inputs on one storage are views of one tensor, the caller's base of them all: a write through
+           one gives that base a history, and every input on it, and every view of one, requires grad) */
+        bool input = g->vals[b].node != SG_NOVAL && g->nodes[g->vals[b].node].kind == SG_N_PLACEHOLDER;
+        for (uint32_t v = input ? 0 : b; v < g->nvals; v++) { /* (a view comes after its base) */
             sg__gval *x = &g->vals[v];
             if (x->kind != SG_V_TENSOR || x->u.t.requires_grad || x->u.t.storage != st || x->node == SG_NOVAL ||
-                (x->u.t.dtype != SG_FLOAT64 && x->u.t.dtype != SG_FLOAT32) ||
-                (v != b && sg__graph_grad_base(g, v) != b))
+                (x->u.t.dtype != SG_FLOAT64 && x->u.t.dtype != SG_FLOAT32))
+                continue;
+            uint32_t xb = v == b ? b : sg__graph_grad_base(g, v);
+            if (xb != b && !(input && g->vals[xb].node != SG_NOVAL &&
+                             g->nodes[g->vals[xb].node].kind == SG_N_PLACEHOLDER && g->nodes[g->vals[xb].node].scope == 0))
                 continue;
             if (g->nodes[x->node].kind == SG_N_PLACEHOLDER) { /* an input: requires grad from now on, its
                                                                  flag kept (written_rg) */
