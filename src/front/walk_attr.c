@@ -182,7 +182,7 @@ sg_status sg__w_getattr(sg_walk *W, const sg__py *at, const wv *obj, const char 
             return sg__w_data_of(W, at, t, out);
         if (is(name, "requires_grad")) {
             const sg__gval *g = &W->g->vals[t->v];
-            *out = (wv){.kind = W_BOOL, .u.e = g->u.t.requires_grad ? W->ctx->t : W->ctx->f};
+            *out = (wv){.kind = W_BOOL, .u.e = (g->u.t.requires_grad || g->u.t.written_rg) ? W->ctx->t : W->ctx->f};
             return SG_OK;
         }
         if (is(name, "ndim"))

@@ -328,7 +328,7 @@ sg_status sg__w_function_apply(sg_walk *W, const sg__py *at, const wv *cls, wv *
                 return sg__w_err(W, at, SG_EUNSUPPORTED, "unsupported: a tensor subclass (TwoTensor) argument of a "
                                  "custom Function");
             ins[nins++] = args[i].u.t->v;
-            rg = W->grad && W->g->vals[args[i].u.t->v].u.t.requires_grad;
+            rg = W->grad && sg__graph_rg_now(W->g, args[i].u.t->v);
         }
         any |= rg;
         c->needs[i] = (wv){.kind = W_BOOL, .u.e = rg ? W->ctx->t : W->ctx->f};
@@ -378,7 +378,7 @@ sg_status sg__w_function_apply(sg_walk *W, const sg__py *at, const wv *cls, wv *
                           "took", name);
             break;
         }
-        if (!grad && W->g->vals[v].u.t.requires_grad) { /* (applied under no_grad, an input that requires grad:
+        if (!grad && sg__graph_rg_now(W->g, v)) { /* (applied under no_grad, an input that requires grad:
                                                             PyTorch returns a detach of it, its layout kept) */
             sg_arg d = {.kind = SG_ARG_VALUE, .u.v = v};
             s = sg__w_op_call(W, at, "detach", &d, 1, NULL, &outs[j]);

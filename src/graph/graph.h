@@ -64,6 +64,9 @@ typedef struct sg__fake_tensor {
                               not require grad, detach) */
     bool custom_view : 1;  /* a view a custom Function returned, or a view of one (PyTorch's
                               CreationMeta::IN_CUSTOM_FUNCTION): no in-place write with grad */
+    bool written_rg : 1;   /* an input (whose requires_grad says the caller's tensor's) that a write with
+                              grad through an alias gave a history while tracing (CopySlices): it requires
+                              grad from then on, as the tracer and the walker ask (sg__graph_rg_now) */
 } sg__fake_tensor;
 
 typedef struct sg__gval {
@@ -344,6 +347,13 @@ static inline bool sg__graph_node_reads(const sg__graph *g, const sg__gnode *nd,
                 return true;
     }
     return false;
+}
+
+/* Does tensor value v require grad at this point of the trace (its flag, or
+ * an input's that a write with grad through an alias gave a history)? */
+static inline bool sg__graph_rg_now(const sg__graph *g, uint32_t v)
+{
+    return g->vals[v].u.t.requires_grad || g->vals[v].u.t.written_rg;
 }
 
 static inline const sg_expr *sg__graph_size(const sg__graph *g, uint32_t v, size_t d)

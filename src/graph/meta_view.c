@@ -48,7 +48,7 @@ static sg_status view_make(view *V, uint32_t *out)
         base = SG_NOVAL;
     else if (V->m->s->flags & SG_OPF_INPLACE)
         base = t->base;
-    bool rg = t->requires_grad; /* t points into the values, which the new one may move */
+    bool rg = t->requires_grad || t->written_rg; /* t points into the values, which the new one may move */
     sg_status s = sg__meta_tensor(V->m, out, (sg_dtype)t->dtype, V->n, V->sizes, V->strides, V->offset, t->storage);
     if (!s) {
         V->m->g->vals[*out].u.t.base = base;

@@ -806,13 +806,12 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
     if (!t->no_grad && !(m->flags & SG_NODE_DATA)) /* (the arguments' flags now, before a write raises them) */
         for (int i = 0; i < m->s->nargs; i++) {
             const sg__garg *a = &m->a[i];
-            bool rg = a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR &&
-                      g->vals[a->u.v].u.t.requires_grad;
+            bool rg = a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR && sg__graph_rg_now(g, a->u.v);
             if (rg)
                 m->rg |= (uint16_t)(1u << i);
             for (uint32_t k = 0; a->kind == SG_A_VALUES && k < a->u.list.n; k++)
                 rg |= g->vals[g->ids[a->u.list.off + k]].kind == SG_V_TENSOR &&
-                      g->vals[g->ids[a->u.list.off + k]].u.t.requires_grad;
+                      sg__graph_rg_now(g, g->ids[a->u.list.off + k]);
             if (rg)
                 m->flags |= SG_NODE_GRAD;
         }
@@ -942,11 +941,24 @@ static void alias_grad(sg_tracer *t, const sg__mcall *m)
         if (!((m->s->written >> i) & 1) || a->kind != SG_A_VALUE || g->vals[a->u.v].kind != SG_V_TENSOR)
             continue;
         uint32_t b = sg__graph_grad_base(g, a->u.v), st = g->vals[b].u.t.storage;
-        for (uint32_t v = b; v < g->nvals; v++) { /* (a view comes after its base) */
+        /* (inputs on one storage are views of one tensor, the caller's base of them all: a write through
+           one gives that base a history, and every input on it, and every view of one, requires grad) */
+        bool input = g->vals[b].node != SG_NOVAL && g->nodes[g->vals[b].node].kind == SG_N_PLACEHOLDER;
+        for (uint32_t v = input ? 0 : b; v < g->nvals; v++) { /* (a view comes after its base) */
             sg__gval *x = &g->vals[v];
             if (x->kind != SG_V_TENSOR || x->u.t.requires_grad || x->u.t.storage != st || x->node == SG_NOVAL ||
-                g->nodes[x->node].kind != SG_N_CALL || (x->u.t.dtype != SG_FLOAT64 && x->u.t.dtype != SG_FLOAT32) ||
-                (v != b && sg__graph_grad_base(g, v) != b))
+                (x->u.t.dtype != SG_FLOAT64 && x->u.t.dtype != SG_FLOAT32))
+                continue;
+            uint32_t xb = v == b ? b : sg__graph_grad_base(g, v);
+            if (xb != b && !(input && g->vals[xb].node != SG_NOVAL &&
+                             g->nodes[g->vals[xb].node].kind == SG_N_PLACEHOLDER && g->nodes[g->vals[xb].node].scope == 0))
+                continue;
+            if (g->nodes[x->node].kind == SG_N_PLACEHOLDER) { /* an input: requires grad from now on, its
+                                                                 flag kept (written_rg) */
+                x->u.t.written_rg = true;
+                continue;
+            }
+            if (g->nodes[x->node].kind != SG_N_CALL)
                 continue;
             x->u.t.requires_grad = true;
             x->u.t.leaf = false;
@@ -965,14 +977,14 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
         const sg__garg *a = &m->a[i];
         bool written = (m->s->written >> i) & 1;
         if (a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR) {
-            bool rg = g->vals[a->u.v].u.t.requires_grad;
+            bool rg = sg__graph_rg_now(g, a->u.v);
             if (written)
                 written_rg = rg;
             else
                 any |= rg;
         } else if (a->kind == SG_A_VALUES) {
             for (uint32_t k = 0; k < a->u.list.n; k++)
-                any |= g->vals[g->ids[a->u.list.off + k]].u.t.requires_grad;
+                any |= sg__graph_rg_now(g, g->ids[a->u.list.off + k]);
         }
     }
     if (m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) {
@@ -1011,7 +1023,7 @@ sg_status sg__tracer_function(sg_tracer *t, uint32_t bw, const sg_value *outs, s
         return sg__err(t->ctx, SG_EINVAL, "sg__tracer_function: no closed custom Function backward of this scope");
     bool any = false;
     for (size_t k = 0; k < nins; k++)
-        any |= ins[k] < g->nvals && g->vals[ins[k]].kind == SG_V_TENSOR && g->vals[ins[k]].u.t.requires_grad;
+        any |= ins[k] < g->nvals && g->vals[ins[k]].kind == SG_V_TENSOR && sg__graph_rg_now(g, ins[k]);
     CHAIN(sg__graph_function(g, bw, outs, nouts, ins, nins, saved, nsaved, grad_of, ngrad, NULL, 0, line));
     for (size_t k = 0; k < nouts; k++) {
         sg__fake_tensor *r = &g->vals[outs[k]].u.t;
