@@ -828,6 +828,35 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
     return SG_OK;
 }
 
+/* Autograd's check of a write with grad into tensor value v (self of an
+ * in-place call, out of a factory's out=): a leaf that requires grad, or
+ * a view of one, is refused. */
+static sg_status leaf_check(const sg_tracer *t, const sg__mcall *m, uint32_t v)
+{
+    const sg__graph *g = t->g;
+    const sg__fake_tensor *self = &g->vals[v].u.t;
+    if (self->requires_grad && self->leaf)
+        return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a leaf Variable that requires grad is being used in an in-place "
+                                             "operation", m->op);
+    bool of_leaf = self->base != SG_NOVAL && g->vals[self->base].u.t.requires_grad && g->vals[self->base].u.t.leaf;
+    /* (an input declared as a view of a leaf: the first version of the root of self's views is an
+       input on the storage of another, a leaf that requires grad; what a detach gave is no view, nor
+       what a set_ moved onto a leaf's storage: the input's own storage decides, not self's now) */
+    uint32_t root = self->base != SG_NOVAL ? self->base : v;
+    for (uint32_t up = sg__graph_updates(g, root); up != SG_NOVAL && up < root; up = sg__graph_updates(g, root))
+        root = up;
+    bool input = g->vals[root].node != SG_NOVAL && g->nodes[g->vals[root].node].kind == SG_N_PLACEHOLDER;
+    for (uint32_t p = 0; !of_leaf && input && p < g->scopes[0].nphs; p++) {
+        uint32_t ph = g->nodes[g->scopes[0].phs[p]].out;
+        of_leaf = ph != root && g->vals[ph].kind == SG_V_TENSOR && g->vals[ph].u.t.requires_grad &&
+                  g->vals[ph].u.t.leaf && g->vals[ph].u.t.storage == g->vals[root].u.t.storage && !self->leaf;
+    }
+    if (of_leaf)
+        return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a view of a leaf Variable that requires grad is being used in an "
+                                             "in-place operation", m->op);
+    return SG_OK;
+}
+
 /* What autograd refuses of a write under grad mode: an in-place write into
  * a leaf that requires grad or a view of one, and out= with an argument
  * that requires grad. */
@@ -838,16 +867,20 @@ static sg_status inplace_check(const sg_tracer *t, sg__mcall *m)
         m->s->op == SG_OP_requires_grad_ || (m->flags & SG_NODE_DATA)) /* (x.data = y: unseen by autograd) */
         return SG_OK;
     if (m->s->flags & SG_OPF_OUT) {
+        bool inputs = false; /* a factory's out= (zeros, arange): autograd checks out as an in-place
+                                 call's self (check_inplace: a leaf or a view of one), nothing more */
+        uint32_t out = SG_NOVAL;
+        for (int i = 0; i < m->s->nargs; i++)
+            if (m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR) {
+                inputs |= !((m->s->written >> i) & 1);
+                out = ((m->s->written >> i) & 1) ? m->a[i].u.v : out;
+            }
+        if (!inputs)
+            return out != SG_NOVAL && g->vals[out].u.t.requires_grad ? leaf_check(t, m, out) : SG_OK;
         const sg__opinfo *f = sg__op_info(m->s->op);
         f = f ? sg__op_info(f->functional) : NULL;
         if (f && ((f->tags & SG_T_NODIFF) || !f->deriv->fn)) /* (nonzero's, ge's out=: no derivative, nothing
                                                                  refused) */
-            return SG_OK;
-        bool inputs = false; /* a factory's out= (zeros, arange): autograd checks nothing */
-        for (int i = 0; i < m->s->nargs; i++)
-            inputs |= m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR &&
-                      !((m->s->written >> i) & 1);
-        if (!inputs)
             return SG_OK;
         for (int i = 0; i < m->s->nargs; i++)
             if (m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR &&
@@ -891,26 +924,7 @@ static sg_status inplace_check(const sg_tracer *t, sg__mcall *m)
                                m->op, v == m->a[0].u.v ? k : 0, toupper((unsigned char)fn[0]), fn + 1);
             }
         }
-    if (self->requires_grad && self->leaf)
-        return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a leaf Variable that requires grad is being used in an in-place "
-                                             "operation", m->op);
-    bool of_leaf = self->base != SG_NOVAL && g->vals[self->base].u.t.requires_grad && g->vals[self->base].u.t.leaf;
-    /* (an input declared as a view of a leaf: the first version of the root of self's views is an
-       input on the storage of another, a leaf that requires grad; what a detach gave is no view, nor
-       what a set_ moved onto a leaf's storage: the input's own storage decides, not self's now) */
-    uint32_t root = self->base != SG_NOVAL ? self->base : m->a[0].u.v;
-    for (uint32_t up = sg__graph_updates(g, root); up != SG_NOVAL && up < root; up = sg__graph_updates(g, root))
-        root = up;
-    bool input = g->vals[root].node != SG_NOVAL && g->nodes[g->vals[root].node].kind == SG_N_PLACEHOLDER;
-    for (uint32_t p = 0; !of_leaf && input && p < g->scopes[0].nphs; p++) {
-        uint32_t ph = g->nodes[g->scopes[0].phs[p]].out;
-        of_leaf = ph != root && g->vals[ph].kind == SG_V_TENSOR && g->vals[ph].u.t.requires_grad &&
-                  g->vals[ph].u.t.leaf && g->vals[ph].u.t.storage == g->vals[root].u.t.storage && !self->leaf;
-    }
-    if (of_leaf)
-        return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a view of a leaf Variable that requires grad is being used in an "
-                                             "in-place operation", m->op);
-    return SG_OK;
+    return leaf_check(t, m, m->a[0].u.v);
 }
 
 /* The TAGS of schema s's row (0 outside the table). */
