@@ -215,7 +215,9 @@ typedef struct sg_env_mark {
 } sg_env_mark;
 void sg_env_mark_take(const sg_env *env, sg_env_mark *mark);
 SG_WARN_UNUSED sg_status sg_env_mark_restore(sg_env *env, const sg_env_mark *mark);
-/* Do marks a and b (taken of one environment) see the same state? */
+/* Do marks a and b (taken of one environment) see the same state? 1 if
+ * nothing the environment knows changed between them (no symbol, guard,
+ * assertion, fact, binding or restore), else 0; 0 where either is NULL. */
 int sg_env_mark_same(const sg_env_mark *a, const sg_env_mark *b);
 
 /* ---- what the environment recorded ------------------------------------ */

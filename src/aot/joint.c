@@ -104,6 +104,30 @@ static bool gradient_own(const sg__graph *g, uint32_t x, uint32_t first, uint32_
     return true;
 }
 
+/* A custom Function's backward (line) writes in place the gradient it is
+ * given, of the sizes of value v: where that gradient repeats an element
+ * along a dimension provably above 1 (every dimension of the loss's scalar
+ * expanded: all; else a dimension a view made stride 0: view), eager's
+ * write raises the internal-overlap error. */
+static sg_status gradient_write_check(const sg__graph *g, uint32_t v, bool all, bool view, uint32_t line)
+{
+    sg_ctx *ctx = g->ctx;
+    for (uint32_t d = 0; d < g->vals[v].u.t.ndim; d++) {
+        const sg_expr *gt;
+        sg_truth known = SG_UNKNOWN;
+        if (!all && !(view && sg__graph_stride(g, v, d) == ctx->zero))
+            continue;
+        CHAIN(sg_expr_rel(ctx, &gt, SG_REL_GT, sg__graph_size(g, v, d), ctx->one));
+        CHAIN(sg_env_known(g->env, &known, gt));
+        if (known == SG_TRUE)
+            return sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the tensor before "
+                           "performing the operation (a custom Function's backward writes the gradient it is "
+                           "given, line %u)", line);
+    }
+    return SG_OK;
+}
+
 /* The writes of the custom Functions' backwards (issue 21's mutations in
  * the backward, PyTorch's joint after tracing it): a gradient written in
  * place must be the Function's own (gradient_own; eager's gradient of an
@@ -124,25 +148,12 @@ static sg_status backward_writes(jctx *J, sg__replay *r, const sg__backward *b)
     for (size_t k = 0; k < b->nwrites; k++) {
         const sg__bwrite *w = &b->writes[k];
         if (w->now == SG_NOVAL) { /* a gradient */
-            bool tangent = false, repeats = false;
+            bool tangent = false;
             for (uint32_t q = 0; q < J->t->ntan; q++)
                 tangent |= J->tangents[q] == w->value;
             const sg__gnode *p = &g->nodes[g->vals[w->value].node];
             bool view = p->kind == SG_N_CALL && (p->schema->flags & SG_OPF_VIEW);
-            for (uint32_t d = 0; d < g->vals[w->value].u.t.ndim && !repeats; d++) {
-                const sg_expr *gt;
-                sg_truth known = SG_UNKNOWN;
-                if (!tangent && !(view && sg__graph_stride(g, w->value, d) == ctx->zero))
-                    continue;
-                CHAIN(sg_expr_rel(ctx, &gt, SG_REL_GT, sg__graph_size(g, w->value, d), ctx->one));
-                CHAIN(sg_env_known(g->env, &known, gt));
-                repeats = known == SG_TRUE;
-            }
-            if (repeats)
-                return sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
-                               "tensor refers to a single memory location. Please clone() the tensor before "
-                               "performing the operation (a custom Function's backward writes the gradient it is "
-                               "given, line %u)", w->line);
+            CHAIN(gradient_write_check(g, w->value, tangent, view, w->line));
             if (tangent || !gradient_own(g, w->value, w->first, w->end, J->grads, J->t->ngrad))
                 return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a custom Function's backward writes the gradient "
                                "it is given (line %u), which other backward formulas read too: eager's result "
@@ -1020,19 +1031,8 @@ static sg_status function_written_tangent(const sg__graph *src, uint32_t i)
             bool read = false;
             for (uint32_t n = i + 1; n < src->nnodes && !read; n++)
                 read = src->nodes[n].kind != SG_N_OUTPUT && sg__graph_node_reads(src, &src->nodes[n], o);
-            bool repeats = false;
-            for (uint32_t d = 0; returned == 1 && !read && d < src->vals[o].u.t.ndim && !repeats; d++) {
-                const sg_expr *gt;
-                sg_truth known = SG_UNKNOWN;
-                CHAIN(sg_expr_rel(src->ctx, &gt, SG_REL_GT, sg__graph_size(src, o, d), src->ctx->one));
-                CHAIN(sg_env_known(src->env, &known, gt));
-                repeats = known == SG_TRUE;
-            }
-            if (repeats)
-                return sg__err(src->ctx, SG_EALIASING, "unsupported operation: more than one element of the "
-                               "written-to tensor refers to a single memory location. Please clone() the tensor "
-                               "before performing the operation (a custom Function's backward writes the gradient "
-                               "it is given, line %u)", src->nodes[sc->writes[w]].line);
+            if (returned == 1 && !read)
+                CHAIN(gradient_write_check(src, o, true, false, src->nodes[sc->writes[w]].line));
         }
     }
     return SG_OK;

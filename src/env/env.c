@@ -1205,6 +1205,8 @@ void sg_env_mark_take(const sg_env *env, sg_env_mark *m)
 
 int sg_env_mark_same(const sg_env_mark *a, const sg_env_mark *b)
 {
+    if (!a || !b)
+        return 0;
     return a->nsyms == b->nsyms && a->ninputs == b->ninputs && a->nguards == b->nguards &&
            a->nasserts == b->nasserts && a->nfacts == b->nfacts && a->nbindings == b->nbindings &&
            a->nbacked == b->nbacked && a->nunbacked == b->nunbacked && a->ignored == b->ignored &&

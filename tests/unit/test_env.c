@@ -1252,10 +1252,18 @@ static void test_marks(void **state)
     assert_int_equal(KN(env, "s0 > 5"), SG_TRUE);
     assert_int_equal(sg_env_nguards(env), 3);
     assert_int_equal(sg_env_nasserts(env), 1);
-    sg_env_mark later;
+    sg_env_mark later, again;
     sg_env_mark_take(env, &later);
+    sg_env_mark_take(env, &again);
+    assert_int_equal(sg_env_mark_same(&later, &again), 1); /* nothing learned between them */
+    assert_int_equal(sg_env_mark_same(&m, &later), 0);
+    assert_int_equal(sg_env_mark_same(NULL, &later), 0);
+    assert_int_equal(sg_env_mark_same(&later, NULL), 0);
 
     assert_int_equal(sg_env_mark_restore(env, &m), SG_OK);
+    sg_env_mark back;
+    sg_env_mark_take(env, &back); /* the state at m again, but after a restore: not m's */
+    assert_int_equal(sg_env_mark_same(&m, &back), 0);
     expect_state(env, at_mark);
     assert_ptr_equal(sg_env_pending(env, 0), p); /* unbound again */
     assert_null(sg_env_symbol(env, "s1"));
