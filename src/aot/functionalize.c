@@ -931,10 +931,10 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 CHAIN(hidden_write(z, cur, v, hid, rg, &v));
             }
             if (is_asstrided(nd) && !hid && rg && base == SG_NOVAL && parent < z->src->nvals &&
-                z->v[parent].parent == SG_NOVAL && store_of(z, self)->input == SG_NOVAL) {
-                /* as_strided_ with grad of a base the program made (an input's metadata changed is no
-                   backward we give): the views made of it before are made again (its generation moves)
-                   as as_strided of its new version (regenerated_view) */
+                z->v[parent].parent == SG_NOVAL && !store_of(z, self)->synth && store_of(z, self)->inputs <= 1) {
+                /* as_strided_ with grad of a storage's root (one the program made, or an input alone on
+                   its storage): the views made of it before are made again (its generation moves) as
+                   as_strided of its new version (regenerated_view) */
                 fstore *s = store_of(z, self);
                 s->regen = nd->out;
                 s->regen_node = node;

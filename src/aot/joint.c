@@ -242,6 +242,16 @@ static sg_status joint_end(sg__replay *r, void *ud)
             J->grads[t->ngrad] = J->grads[k];
             t->grad_in[t->ngrad++] = t->grad_in[k];
         }
+    for (uint32_t k = 0; k < t->ngrad && !s; k++) {
+        /* a leaf whose layout the program changed (under no_grad or through .data: with grad, eager raises
+           first): AccumulateGrad checks its gradient against the sizes the leaf had when its accumulator was
+           made and then copies it into the leaf's layout now, or keeps it, as the gradient's own strides say */
+        const sg__aot_input *in = &m->in[t->grad_in[k]];
+        if (in->leaf && in->metadata)
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the gradient of a leaf whose layout the program "
+                        "changes (input %s): AccumulateGrad lays it out by the leaf's layout now",
+                        fw->vals[in->dph].name);
+    }
     if (!s)
         s = backward_writes(J, r, &b);
     sg_free(b.writes);
@@ -696,10 +706,11 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, bool m
             return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of an input that requires grad on a "
                                                  "storage other inputs view and the program writes (input %s)",
                            fw->vals[m->in[i].dph].name);
-    for (uint32_t i = 0; i < m->nin; i++) /* (a data mutation is the functional graph's: its gradient flows) */
-        if (m->in[i].tensor && m->in[i].requires_grad && (m->in[i].metadata || m->in[i].storage))
-            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that changes the metadata of "
-                                                 "an input that requires grad (input %s)",
+    for (uint32_t i = 0; i < m->nin; i++) /* (a data or layout mutation is the functional graph's: its gradient
+                                              flows; a leaf's new layout is refused below) */
+        if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].storage)
+            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that sets the storage of an "
+                                                 "input that requires grad (set_ or .data =; input %s)",
                            fw->vals[m->in[i].dph].name);
     sg__aot_train *t = sg__calloc(ctx, 1, sizeof *t);
     if (!t)

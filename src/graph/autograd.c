@@ -235,48 +235,114 @@ static bool expandable(const sg__graph *g, uint32_t v, uint32_t x)
     return true;
 }
 
+/* The first version of v's hidden writes (walked back through the hidden
+ * writes that made it, under no_grad or through .data, while the backward
+ * reaches their self): v where none made it. */
+static uint32_t hidden_first(const bw *b, uint32_t v)
+{
+    const sg__graph *g = b->g;
+    for (;;) {
+        uint32_t n = g->vals[v].node;
+        if (n == SG_NOVAL || g->nodes[n].kind != SG_N_CALL || g->nodes[n].out != v ||
+            !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) || !(g->nodes[n].flags & SG_NODE_WRITE))
+            return v;
+        uint32_t self = first_tensor(g, &g->nodes[n]);
+        if (self == SG_NOVAL || !b->reach[self])
+            return v;
+        v = self;
+    }
+}
+
+/* Whose sizes autograd checks a gradient of a version of r (hidden_first's)
+ * against: 1 where r's (r has a grad_fn: a call autograd recorded made it,
+ * or an input given as a non-leaf; or r is a leaf whose AccumulateGrad was
+ * made while it had r's sizes: the first call autograd recorded of any
+ * version of r read one of r's sizes), 0 where r's grad_fn keeps none
+ * (what no call autograd recorded made, no input), -1 where r is a leaf
+ * whose AccumulateGrad was made after a version of other sizes. */
+static int hidden_checked(const bw *b, uint32_t r)
+{
+    const sg__graph *g = b->g;
+    uint32_t n = g->vals[r].node;
+    if (n == SG_NOVAL)
+        return 0;
+    if (g->nodes[n].kind == SG_N_CALL)
+        return !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
+    if (g->nodes[n].kind != SG_N_PLACEHOLDER || !g->vals[r].u.t.requires_grad)
+        return 0;
+    if (!g->vals[r].u.t.leaf)
+        return 1;
+    for (uint32_t j = n + 1; j < g->nnodes; j++) { /* the first call autograd recorded of a version of r */
+        const sg__gnode *nd = &g->nodes[j];
+        if ((nd->kind != SG_N_CALL && nd->kind != SG_N_COND) || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) ||
+            nd->scope != g->nodes[n].scope || (nd->out != SG_NOVAL && g->vals[nd->out].kind == SG_V_TENSOR &&
+                                               !floating(g, nd->out))) /* (no grad_fn: gt, nonzero) */
+            continue;
+        for (uint32_t k = 0; k < nd->nargs; k++) {
+            const sg__garg *a = &g->args[nd->args + k];
+            uint32_t m = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
+            for (uint32_t e = 0; e < m; e++) {
+                uint32_t x = a->kind == SG_A_VALUE ? a->u.v : g->ids[a->u.list.off + e];
+                if (is_tensor(g, x) && hidden_first(b, x) == r)
+                    return same_sizes(g, x, r) ? 1 : -1;
+            }
+        }
+    }
+    for (size_t k = 0; b->spec && k < b->spec->nout; k++) /* else the loss's sum of the first output of them */
+        if (hidden_first(b, b->spec->outs[k]) == r)
+            return same_sizes(g, b->spec->outs[k], r) ? 1 : -1;
+    return 1;
+}
+
+static sg_status leaf_sizes_unknown(const sg__graph *g, uint32_t r)
+{
+    return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the gradient of a leaf whose sizes changed under no_grad "
+                   "before autograd recorded a call of it (%s: its AccumulateGrad checks gradients against the "
+                   "sizes it had then)", g->vals[r].name && g->vals[r].name[0] ? g->vals[r].name : "a leaf");
+}
+
 /* The gradient grad of a hidden write's new version (node i, SG_NODE_WRITE)
- * passed to self, its old version: autograd keeps self's history, so the
- * engine hands grad to self's grad_fn as its validate_outputs does, summed
- * to self's sizes where those expand to grad's (x.unsqueeze_(0) under
+ * passed to self, its old version: autograd keeps the history of the
+ * first version r (hidden_first), so the engine hands grad to r's grad_fn
+ * as its validate_outputs does: as it is where of self's sizes or of r's,
+ * summed to r's where those expand to grad's (x.unsqueeze_(0) under
  * no_grad), else SG_EAUTOGRAD, as it raises (x.squeeze_() of a [1, 3]). */
 static sg_status pass_hidden(bw *b, uint32_t i, uint32_t self, uint32_t grad)
 {
     sg__graph *g = b->g;
     if (same_sizes(g, self, grad))
         return accumulate(b, self, grad);
-    if (!expandable(g, self, grad))
+    uint32_t r = hidden_first(b, self);
+    int checked = hidden_checked(b, r);
+    if (checked < 0)
+        return leaf_sizes_unknown(g, r);
+    if (!checked)
+        r = self;
+    if (same_sizes(g, r, grad))
+        return accumulate(b, r, grad);
+    if (!expandable(g, r, grad))
         return sg__err(g->ctx, SG_EAUTOGRAD, "invalid gradient at index 0 - got a gradient of the sizes after %s_ "
                        "under no_grad, not compatible with the tensor's before it (PyTorch's validate_outputs)",
                        g->nodes[i].schema->name);
     sg__dctx d = {.g = g, .node = i, .s = g->nodes[i].schema, .out = g->nodes[i].out, .grad = grad, .list = -1,
                   .line = b->line};
-    uint32_t x = sg__deriv_sum_to(&d, grad, self);
-    return d.st ? d.st : accumulate(b, self, x);
+    uint32_t x = sg__deriv_sum_to(&d, grad, r);
+    return d.st ? d.st : accumulate(b, r, x);
 }
 
 /* The value whose sizes autograd's grad_fn recorded for v: v, or where v is
  * the new version of hidden writes (under no_grad, through .data: a
  * metadata change such as transpose_ keeps the grad_fn, and its input
- * metadata, of the tensor before it), the version before them, when that
- * has a grad_fn (a call autograd recorded made it: no leaf). */
+ * metadata, of the tensor before it), their first version, when autograd
+ * checks against its sizes (hidden_checked); SG_NOVAL for a leaf whose
+ * AccumulateGrad took other sizes. */
 static uint32_t hidden_root(const bw *b, uint32_t v)
 {
-    const sg__graph *g = b->g;
-    uint32_t r = v;
-    for (;;) {
-        uint32_t n = g->vals[r].node;
-        if (n == SG_NOVAL || g->nodes[n].kind != SG_N_CALL || g->nodes[n].out != r ||
-            !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) || !(g->nodes[n].flags & SG_NODE_WRITE))
-            break;
-        uint32_t self = first_tensor(g, &g->nodes[n]);
-        if (self == SG_NOVAL || !b->reach[self])
-            break;
-        r = self;
-    }
-    uint32_t n = g->vals[r].node; /* (a grad_fn: made by a call autograd recorded) */
-    return r != v && n != SG_NOVAL && g->nodes[n].kind == SG_N_CALL &&
-                   !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) ? r : v;
+    uint32_t r = hidden_first(b, v);
+    if (r == v)
+        return v;
+    int checked = hidden_checked(b, r);
+    return checked > 0 ? r : checked < 0 ? SG_NOVAL : v;
 }
 
 /* The engine's validate_outputs of gradient *x given to argument v: against
@@ -287,7 +353,9 @@ static void validate_hidden(bw *b, sg__dctx *d, uint32_t *v, uint32_t *x)
 {
     sg__graph *g = b->g;
     uint32_t r = hidden_root(b, *v);
-    if (r == *v || d->st || same_sizes(g, *v, *x) || same_sizes(g, *v, r))
+    if (r == SG_NOVAL && !d->st && !same_sizes(g, *v, hidden_first(b, *v)))
+        d->st = leaf_sizes_unknown(g, hidden_first(b, *v));
+    if (r == SG_NOVAL || r == *v || d->st || same_sizes(g, *v, *x) || same_sizes(g, *v, r))
         return;
     if (!same_sizes(g, r, *x) && !expandable(g, r, *x)) {
         d->st = sg__err(g->ctx, SG_EAUTOGRAD, "invalid gradient at index 0 - got a gradient of sizes not "
