@@ -52,7 +52,8 @@ typedef struct fstore {
     uint32_t gen;
     uint32_t input;  /* the src placeholder whose storage it is (SG_NOVAL: none) */
     uint32_t inputs; /* how many placeholders share it */
-    uint32_t writes, writes_no_grad, writes_hidden; /* data mutations: all, under no_grad, through .data */
+    uint32_t writes, writes_no_grad, writes_hidden; /* data mutations: all, under no_grad (not through .data:
+                                                    each write counted once), through .data */
     bool written;    /* some call of src writes it */
     bool strided;    /* some as_strided of src views it */
     bool grad;       /* a write with grad of a value that requires grad gave it a history (CopySlices: every
@@ -637,11 +638,11 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         s->base = flat;
         s->gen++;
         s->writes++;
-        s->writes_no_grad += (flags & SG_NODE_NO_GRAD) != 0;
+        s->writes_no_grad += (flags & SG_NODE_NO_GRAD) && !hidden;
         s->writes_hidden += hidden;
         if (obj != SG_NOVAL) {
             z->v[obj].writes++;
-            z->v[obj].writes_no_grad += (flags & SG_NODE_NO_GRAD) != 0;
+            z->v[obj].writes_no_grad += (flags & SG_NODE_NO_GRAD) && !hidden;
             z->v[obj].writes_hidden += hidden;
         }
         return SG_OK;
@@ -686,13 +687,13 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         s->base = val;
         s->gen++;
         s->writes++;
-        s->writes_no_grad += (flags & SG_NODE_NO_GRAD) != 0;
+        s->writes_no_grad += (flags & SG_NODE_NO_GRAD) && !hidden;
         s->writes_hidden += hidden;
         /* the object written through: the root's, or (a synthetic base) the input's on it */
         uint32_t obj = root < z->src->nvals ? z->v[root].obj : z->v[chain[n - 1]].obj;
         if (obj != SG_NOVAL) {
             z->v[obj].writes++;
-            z->v[obj].writes_no_grad += (flags & SG_NODE_NO_GRAD) != 0;
+            z->v[obj].writes_no_grad += (flags & SG_NODE_NO_GRAD) && !hidden;
             z->v[obj].writes_hidden += hidden;
         }
         for (uint32_t i = 0; i < n; i++) /* the values written along the chain are current */

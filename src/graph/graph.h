@@ -493,6 +493,12 @@ sg_status sg__tracer_scope_grad(sg_tracer *t, sg_value *out, const char *name, s
  * where it reaches the Function. Errors: SG_EINVAL (sc is not the current
  * scope, an open backward), SG_ENOMEM. */
 sg_status sg__tracer_scope_fail(sg_tracer *t, uint32_t sc, sg_status st, const char *msg);
+/* Before a custom Function's forward runs, its tensor arguments ins as
+ * autograd takes them where grad mode is on and one requires grad
+ * (collect_next_edges asks each for its grad_fn): SG_EAUTOGRAD where one
+ * is a view made under no_grad whose version a write moved since, as
+ * PyTorch raises there (name: the Function's, for the message). */
+sg_status sg__tracer_function_inputs(const sg_tracer *t, const sg_value *ins, size_t nins, const char *name);
 /* A custom Function's node (SG_N_FUNCTION) in the current scope, its
  * backward the closed scope bw (sg__graph_function's arguments); under
  * grad mode, where an input requires grad, each floating output does, as

@@ -775,7 +775,7 @@ static bool asks_grad_fn(const sg__mcall *m)
  * base requires grad and whose version counter a write moved since
  * (handle_view_on_rebase). The checks after tracing (joint.c,
  * no_grad_views) see the rest (the outputs, a torch.cond's writes). */
-static sg_status moved_no_grad_view(const sg_tracer *t, const sg__mcall *m, uint32_t a)
+static sg_status moved_no_grad_view(const sg_tracer *t, const char *op, uint32_t a)
 {
     const sg__graph *g = t->g;
     const sg__tver *e = g->vals[a].kind == SG_V_TENSOR ? tver(t, a) : NULL;
@@ -787,7 +787,7 @@ static sg_status moved_no_grad_view(const sg_tracer *t, const sg__mcall *m, uint
         return SG_OK;
     return sg__err(t->ctx, SG_EAUTOGRAD, "%s: A view was created in no_grad mode and its base or another view of "
                    "its base has been modified inplace with grad mode enabled (%s, line %u; the view: %s, line %u)",
-                   m->op, g->nodes[w].schema->name, g->nodes[w].line, g->nodes[made].schema->name,
+                   op, g->nodes[w].schema->name, g->nodes[w].line, g->nodes[made].schema->name,
                    g->nodes[made].line);
 }
 
@@ -821,9 +821,9 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
     for (int i = 0; i < m->s->nargs; i++) {
         const sg__garg *a = &m->a[i];
         if (a->kind == SG_A_VALUE)
-            CHAIN(moved_no_grad_view(t, m, a->u.v));
+            CHAIN(moved_no_grad_view(t, m->op, a->u.v));
         for (uint32_t k = 0; a->kind == SG_A_VALUES && k < a->u.list.n; k++)
-            CHAIN(moved_no_grad_view(t, m, g->ids[a->u.list.off + k]));
+            CHAIN(moved_no_grad_view(t, m->op, g->ids[a->u.list.off + k]));
     }
     return SG_OK;
 }
@@ -1025,6 +1025,19 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
         return;
     }
     r->requires_grad = !t->no_grad && any && differentiable(r, m->s);
+}
+
+sg_status sg__tracer_function_inputs(const sg_tracer *t, const sg_value *ins, size_t nins, const char *name)
+{
+    bool any = false;
+    for (size_t k = 0; k < nins; k++)
+        any |= ins[k] < t->g->nvals && t->g->vals[ins[k]].kind == SG_V_TENSOR && sg__graph_rg_now(t->g, ins[k]);
+    if (t->no_grad || !any || t->g->cur != 0)
+        return SG_OK;
+    for (size_t k = 0; k < nins; k++)
+        if (ins[k] < t->g->nvals)
+            CHAIN(moved_no_grad_view(t, name, ins[k]));
+    return SG_OK;
 }
 
 sg_status sg__tracer_function(sg_tracer *t, uint32_t bw, const sg_value *outs, size_t nouts, const sg_value *ins,
