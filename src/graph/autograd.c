@@ -254,7 +254,8 @@ static uint32_t hidden_first(const bw *b, uint32_t v)
 }
 
 /* Whose sizes autograd checks a gradient of a version of r (hidden_first's)
- * against: 1 where r's (r has a grad_fn: a call autograd recorded made it,
+ * against: 1 where r's (r has a grad_fn: a call or cond autograd recorded
+ * made it, or a custom Function applied with grad returned it,
  * or an input given as a non-leaf; or r is a leaf whose AccumulateGrad was
  * made while it had r's sizes: the first call autograd recorded of any
  * version of r read one of r's sizes), 0 where r's grad_fn keeps none
@@ -266,7 +267,16 @@ static int hidden_checked(const bw *b, uint32_t r)
     uint32_t n = g->vals[r].node;
     if (n == SG_NOVAL)
         return 0;
-    if (g->nodes[n].kind == SG_N_CALL)
+    for (uint32_t j = n + 1; j < g->nnodes; j++) { /* an output of a custom Function: its grad_fn the Function's */
+        const sg__gnode *f = &g->nodes[j];
+        if (f->kind != SG_N_FUNCTION || (f->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
+            continue;
+        const sg__garg *o = &g->args[f->args + 1];
+        for (uint32_t k = 0; o->kind == SG_A_VALUES && k < o->u.list.n; k++)
+            if (g->ids[o->u.list.off + k] == r)
+                return 1;
+    }
+    if (g->nodes[n].kind == SG_N_CALL || g->nodes[n].kind == SG_N_COND)
         return !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
     if (g->nodes[n].kind != SG_N_PLACEHOLDER || !g->vals[r].u.t.requires_grad)
         return 0;
