@@ -854,7 +854,9 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
     CHAIN(sg__replay_call(r, fs, in, n, &f));
     uint8_t hid = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
     hide(z, f, hid);
-    if (hid && z->src->vals[o].u.t.requires_grad && same_sizes(z->src, o, nd->out)) {
+    /* (a factory's out= into a leaf that required grad: out requires none, its history cut) */
+    bool keeps = hid && z->src->vals[o].u.t.requires_grad && !(nd->flags & SG_NODE_CUT);
+    if (keeps && same_sizes(z->src, o, nd->out)) {
         uint32_t old; /* an out= autograd does not see: o keeps its history */
         CHAIN(current(z, r, o, &old));
         CHAIN(hidden_write(z, old, f, hid, true, &f));
@@ -874,8 +876,7 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
     }
     /* resized (resize_output): out takes the result's layout over its
        storage (grown), then the result */
-    if (hid && z->src->vals[o].u.t.requires_grad) /* (autograd passes its gradient to its old sizes: summed to
-                                                      them, or validate_outputs raises) */
+    if (keeps) /* (autograd passes its gradient to its old sizes: summed to them, or validate_outputs raises) */
         return unsupported(z, "an out= autograd does not see that resizes a tensor that requires grad", sch->name);
     CHAIN(resized(z, r, o, nd->out));
     return write_through(z, r, node, nd, nd->out, f);
@@ -1359,6 +1360,8 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
         in->no_grad = (in->data || in->storage) && fs->writes <= fs->writes_no_grad + fs->writes_hidden;
         in->requires_grad = src->vals[in->final].u.t.requires_grad;
         in->leaf = src->vals[ph].u.t.leaf;
+        in->cleared = in->leaf && src->vals[ph].u.t.requires_grad && !in->requires_grad;
+        in->moved = in->leaf && src->vals[ph].u.t.requires_grad && in->requires_grad && !src->vals[in->final].u.t.leaf;
         bool in_graph = z->keep && (in->data || in->storage) &&
                         ((!in->metadata && !in->requires_grad) || in->hidden || in->no_grad);
         if (st->synth) { /* its synthetic base's place (1.9: data only; requires grad if any input on it does) */
@@ -1646,8 +1649,10 @@ static sg_status end(sg__replay *r, void *ud)
                 sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = in->dph}, {.kind = SG_A_VALUE, .u.v = st->base}};
                 size_t at = dst->nnodes;
                 if (!(s = sg__replay_call(r, copy, a, 2, &c)))
-                    /* autograd sees it as eager did: through .data not at all (the version counter kept) */
-                    dst->nodes[at].flags = in->hidden      ? SG_NODE_DATA | SG_NODE_WRITE
+                    /* autograd sees it as eager did: through .data not at all (the version counter kept);
+                       into an input whose flag was cleared, as a write that keeps no history */
+                    dst->nodes[at].flags = in->cleared     ? SG_NODE_NO_GRAD
+                                           : in->hidden    ? SG_NODE_DATA | SG_NODE_WRITE
                                            : in->no_grad ? SG_NODE_NO_GRAD | SG_NODE_WRITE
                                                          : 0;
             }

@@ -228,7 +228,7 @@ static sg_status joint_end(sg__replay *r, void *ud)
     uint32_t nin = 0;
     for (uint32_t i = 0; i < m->nin && !s; i++) {
         uint32_t jv = m->in[i].tensor ? sg__replay_mapped(r, m->in[i].dph) : SG_NOVAL;
-        if (jv != SG_NOVAL && rg[jv]) {
+        if (jv != SG_NOVAL && rg[jv] && !m->in[i].cleared) { /* (cleared: its gradient None) */
             t->grad_in[nin] = i;
             ins[nin++] = jv;
         }
@@ -238,7 +238,10 @@ static sg_status joint_end(sg__replay *r, void *ud)
     if (!s)
         s = sg__graph_backward(g, &b);
     for (uint32_t k = 0; k < nin && !s; k++) /* only the gradients that exist are outputs */
-        if (J->grads[k] != SG_NOVAL) {
+        if (J->grads[k] != SG_NOVAL && m->in[t->grad_in[k]].moved) /* (AccumulateGrad's check) */
+            s = sg__err(ctx, SG_EAUTOGRAD, "leaf variable has been moved into the graph interior (input %s)",
+                        fw->vals[m->in[t->grad_in[k]].dph].name);
+        else if (J->grads[k] != SG_NOVAL) {
             J->grads[t->ngrad] = J->grads[k];
             t->grad_in[t->ngrad++] = t->grad_in[k];
         }

@@ -816,7 +816,9 @@ static bool factory_call(const sg__graph *g, const sg__mcall *m, uint32_t *out)
 /* What autograd refuses before running an operator under grad mode:
  * inplace_check's, then the views made under no_grad whose version moved
  * that a call it records reads (moved_no_grad_view). A call it records
- * (grad mode on, an argument that requires grad) is marked SG_NODE_GRAD. */
+ * (grad mode on, an argument that requires grad) is marked SG_NODE_GRAD; a
+ * factory's out= into a leaf that requires grad (under no_grad) is marked
+ * SG_NODE_CUT. */
 _Static_assert(SG_SCHEMA_ARGS <= 16, "a node's rg has a bit per argument");
 
 static sg_status autograd_check(void *ud, sg__mcall *m)
@@ -835,7 +837,15 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
             if (rg)
                 m->flags |= SG_NODE_GRAD;
         }
+    uint32_t out;
+    bool factory = factory_call(g, m, &out) && out != SG_NOVAL;
     CHAIN(inplace_check(t, m));
+    if (factory && g->vals[out].u.t.requires_grad && g->vals[out].u.t.leaf && g->vals[out].u.t.base == SG_NOVAL &&
+        !g->vals[out].u.t.written_rg)
+        /* 1.13's Python binding sets requires_grad=False (the call's default) on out after the call, which
+           a leaf takes (with grad enabled, inplace_check refused one that requires grad; a view keeps its
+           grad_fn): its gradient is None from now on, and what reads it requires none */
+        m->flags |= SG_NODE_CUT;
     if (!(m->flags & SG_NODE_GRAD) || g->cur != 0 || !asks_grad_fn(m))
         return SG_OK;
     for (int i = 0; i < m->s->nargs; i++) {
@@ -1019,6 +1029,10 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
             for (uint32_t k = 0; k < a->u.list.n; k++)
                 any |= sg__graph_rg_now(g, g->ids[a->u.list.off + k]);
         }
+    }
+    if (m->flags & SG_NODE_CUT) { /* (autograd_check) */
+        r->requires_grad = false;
+        return;
     }
     if (m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) {
         if (m->s->op == SG_OP_set__source_Tensor) { /* the set_ rule keeps self's flag; with grad enabled a source

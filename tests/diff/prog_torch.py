@@ -241,6 +241,7 @@ ERROR_PATTERNS = [
                  r"you can only change requires_grad flags of leaf variables|"
                  r"data set to a tensor that requires gradients must be floating point|"
                  r"cannot resize variables that require grad|"
+                 r"leaf variable has been moved into the graph interior|"
                  r"Can't detach views in-place|returned an invalid gradient|"
                  r"view.*is being (used|modified) in an in-?place"),
     ("aliasing", r"more than one element of the written-to tensor refers to a single memory location|"
