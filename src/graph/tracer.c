@@ -839,6 +839,10 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
         }
     uint32_t out;
     bool factory = factory_call(g, m, &out) && out != SG_NOVAL;
+    if (factory && m->s->op == SG_OP_empty_out && sg__graph_rg_now(g, out)) /* (1.13's empty.out is a composite:
+                                                                                its resize_ is autograd's, which
+                                                                                refuses in any grad mode) */
+        return sg__err(t->ctx, SG_EAUTOGRAD, "%s: cannot resize variables that require grad", m->op);
     CHAIN(inplace_check(t, m));
     if (factory && g->vals[out].u.t.requires_grad && g->vals[out].u.t.leaf && g->vals[out].u.t.base == SG_NOVAL &&
         !g->vals[out].u.t.written_rg)
