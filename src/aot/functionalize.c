@@ -882,6 +882,35 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
     return write_through(z, r, node, nd, nd->out, f);
 }
 
+/* requires_grad_ (node nd) of src value self, *cur its current dst value.
+ * Clearing the flag of a tensor that requires grad (a leaf: the rule
+ * refuses others) cuts its history: *cur becomes a detach of it (stored as
+ * its storage's contents where they were written, which current_root
+ * reads then). Setting it again on a version of an input that required
+ * grad is refused: its gradient would join the input's own. */
+static sg_status flag_change(fz *z, const sg__gnode *nd, uint32_t self, uint32_t *cur)
+{
+    const sg__garg *a = nd->nargs > 1 ? &z->src->args[nd->args + 1] : NULL;
+    bool on = !a || a->kind != SG_A_BOOL || a->u.b, rg = z->src->vals[self].u.t.requires_grad;
+    if (on == rg)
+        return SG_OK;
+    if (on) {
+        uint32_t obj = z->v[self].obj, n = obj != SG_NOVAL ? z->src->vals[obj].node : SG_NOVAL;
+        if (n != SG_NOVAL && z->src->nodes[n].kind == SG_N_PLACEHOLDER && z->src->vals[obj].u.t.requires_grad)
+            return unsupported(z, "requires_grad_(True) of an input that required grad, after its flag was cleared",
+                               nd->schema->name);
+        return SG_OK;
+    }
+    if (z->v[self].parent != SG_NOVAL)
+        return unsupported(z, "requires_grad_(False) of a view", nd->schema->name);
+    sg__garg x = {.kind = SG_A_VALUE, .u.v = *cur};
+    CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_detach), &x, 1, 0, NULL, cur));
+    fstore *s = store_of(z, self);
+    if (s->gen)
+        s->base = *cur;
+    return SG_OK;
+}
+
 static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *args, size_t nargs)
 {
     fz *z = ud;
@@ -896,6 +925,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         uint32_t self = z->src->args[nd->args].u.v, cur;
         if (op == SG_OP_detach_ || op == SG_OP_requires_grad_) { /* autograd's flags only: the same value */
             CHAIN(current(z, r, self, &cur));
+            if (op == SG_OP_requires_grad_)
+                CHAIN(flag_change(z, nd, self, &cur));
             next_version(z, self, nd->out, cur);
             return sg__replay_map(r, nd->out, cur);
         }
