@@ -1283,13 +1283,16 @@ static bool factory_out(const sg__graph *src, const sg__gnode *nd)
 }
 
 /* Does tensor value v of src repeat an element (a stride 0 of a size other
- * than 1)? */
+ * than 1, and no size 0: no element)? */
 static bool repeats(const sg__graph *src, uint32_t v)
 {
-    for (uint32_t d = 0; d < src->vals[v].u.t.ndim; d++)
-        if (sg__graph_stride(src, v, d) == src->ctx->zero && sg__graph_size(src, v, d) != src->ctx->one)
-            return true;
-    return false;
+    bool rep = false;
+    for (uint32_t d = 0; d < src->vals[v].u.t.ndim; d++) {
+        if (sg__graph_size(src, v, d) == src->ctx->zero)
+            return false;
+        rep |= sg__graph_stride(src, v, d) == src->ctx->zero && sg__graph_size(src, v, d) != src->ctx->one;
+    }
+    return rep;
 }
 
 /* The autograd base of view v of src (the tensor its views root at, past

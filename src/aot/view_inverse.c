@@ -234,6 +234,12 @@ sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t no
                             every write that would give repeats different values */
         const sg__fake_tensor *b = &dst->vals[base].u.t;
         uint32_t val = mutated, lead = dst->vals[mutated].u.t.ndim - b->ndim;
+        for (uint32_t d = 0; d < dst->vals[mutated].u.t.ndim; d++)
+            if (sg__graph_size(dst, mutated, d) == ctx->zero) { /* (no element: nothing written, and a leading
+                                                                    dimension of size 0 has no first index) */
+                *out = base;
+                return SG_OK;
+            }
         for (uint32_t k = 0; k < lead; k++) { /* the new leading dimensions: their first index */
             a[0] = value(val);
             CHAIN(int_garg(dst, 0, &a[1]));
