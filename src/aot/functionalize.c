@@ -305,7 +305,7 @@ static bool element(const fz *z, uint32_t v)
     return n != SG_NOVAL && z->src->vals[z->src->nodes[n].out].kind == SG_V_LIST && z->v[v].elem != SG_NOVAL;
 }
 
-/* Is src value v a view made before the as_strided_ with grad of its base
+/* Is src value v a view made before the in-place layout change of its base
  * that fstore regen says (its grad_fn made again as an as_strided of the
  * base's new version)? */
 static bool regenerated(fz *z, uint32_t v)
@@ -319,19 +319,15 @@ static bool regenerated(fz *z, uint32_t v)
 static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_t *out);
 static sg_status current_root(fz *z, sg__replay *r, uint32_t v, uint32_t *out);
 
+static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out);
+
 /* View v (regenerated) made again: as_strided(the base's version now, v's
- * layout), that version made again from the root where the storage moved. */
+ * layout), that version made again (its chain: the versions of the root's
+ * object) where the storage moved. */
 static sg_status regenerated_view(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
 {
-    fstore *s = store_of(z, v);
-    fval *b = &z->v[s->regen];
-    uint32_t x = b->cur;
-    if (b->gen != s->gen || x == SG_NOVAL) { /* (its parent is the storage's root: no chain to walk) */
-        CHAIN(current_root(z, r, b->parent, &x));
-        CHAIN(link_view(z, r, s->regen, x, &x));
-        b->cur = x;
-        b->gen = s->gen;
-    }
+    uint32_t x;
+    CHAIN(current(z, r, store_of(z, v)->regen, &x));
     sg__garg a[4];
     CHAIN(sg__aot_layout_args(z->dst, z->src, v, x, a));
     return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out);
@@ -582,6 +578,9 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
     bool history = false;            /* it gives a detach on the chain a history */
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
         uint32_t p = z->v[c].parent;
+        if (grad && regenerated(z, c)) /* (its gradient: CopySlices over the base's new layout) */
+            return unsupported(z, "a write with grad through a view made before its base was laid out anew in "
+                                  "place", what);
         history |= grad && !seen && detach_obj(z, c) != SG_NOVAL;
         seen |= link_hides(z, c);
         rg |= p < z->src->nvals && is_tensor(z->src, p) && z->src->vals[p].u.t.requires_grad;
@@ -962,12 +961,18 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                                           "its storage's first tensor", sch->name);
                 CHAIN(hidden_write(z, cur, v, hid, rg, &v));
             }
-            if (is_asstrided(nd) && !hid && rg && base == SG_NOVAL && parent < z->src->nvals &&
-                z->v[parent].parent == SG_NOVAL && store_of(z, self)->input == SG_NOVAL) {
-                /* as_strided_ with grad of a base the program made (an input's metadata changed is no
-                   backward we give): the views made of it before are made again (its generation moves)
-                   as as_strided of its new version (regenerated_view) */
-                fstore *s = store_of(z, self);
+            fstore *rs = store_of(z, self);
+            bool relaid = !is_asstrided(nd) && rg && base == SG_NOVAL && !rs->synth && obj != SG_NOVAL &&
+                          z->v[obj].parent == SG_NOVAL;
+            if (relaid || (is_asstrided(nd) && !hid && rg && base == SG_NOVAL && parent < z->src->nvals &&
+                           z->v[parent].parent == SG_NOVAL && rs->input == SG_NOVAL)) {
+                /* a base of views that requires grad laid out anew in place (t_, squeeze_ ..., under no_grad
+                   too; as_strided_ with grad of a base the program made: an input's metadata changed is no
+                   backward we give): PyTorch makes the grad_fn of each view made of it before again when
+                   it is used (the base's version moved), as an as_strided over the base as it is now, so
+                   the gradient reaches the base's new layout. The views made before are made again (its
+                   generation moves) as as_strided of its new version (regenerated_view) */
+                fstore *s = rs;
                 s->regen = nd->out;
                 s->regen_node = node;
                 s->gen++;
