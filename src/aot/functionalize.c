@@ -330,7 +330,11 @@ static sg_status regenerated_view(fz *z, sg__replay *r, uint32_t v, uint32_t *ou
     CHAIN(current(z, r, store_of(z, v)->regen, &x));
     sg__garg a[4];
     CHAIN(sg__aot_layout_args(z->dst, z->src, v, x, a));
-    return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out);
+    CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out));
+    const sg__gnode *vn = &z->src->nodes[z->v[v].vnode]; /* (a view autograd does not see stays one) */
+    if (!(vn->schema->flags & SG_OPF_INPLACE))
+        hide(z, *out, vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
+    return SG_OK;
 }
 
 /* The object whose own link src value v is, where that link is a detach (or

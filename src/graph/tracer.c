@@ -1019,6 +1019,10 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
     if (m->s->op == SG_OP_detach_)
         return;
     sg__fake_tensor *r = &g->vals[v].u.t;
+    if (m->flags & SG_NODE_CUT) { /* (autograd_check) */
+        r->requires_grad = false;
+        return;
+    }
     bool any = false, written_rg = false;
     for (int i = 0; i < m->s->nargs; i++) {
         const sg__garg *a = &m->a[i];
@@ -1033,10 +1037,6 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
             for (uint32_t k = 0; k < a->u.list.n; k++)
                 any |= sg__graph_rg_now(g, g->ids[a->u.list.off + k]);
         }
-    }
-    if (m->flags & SG_NODE_CUT) { /* (autograd_check) */
-        r->requires_grad = false;
-        return;
     }
     if (m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) {
         if (m->s->op == SG_OP_set__source_Tensor) { /* the set_ rule keeps self's flag; with grad enabled a source
