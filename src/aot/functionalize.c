@@ -966,8 +966,12 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 CHAIN(hidden_write(z, cur, v, hid, rg, &v));
             }
             fstore *rs = store_of(z, self);
-            bool relaid = !is_asstrided(nd) && rg && base == SG_NOVAL && !rs->synth && obj != SG_NOVAL &&
-                          z->v[obj].parent == SG_NOVAL;
+            /* (a layout that changed: squeeze_ of a size other than 1 changes none; a storage of one input
+               or none: the roots of inputs sharing one without a synthetic base take their own values, not
+               the storage's, which a moved generation would give them) */
+            bool relaid = !is_asstrided(nd) && rg && base == SG_NOVAL && !rs->synth && rs->inputs < 2 &&
+                          obj != SG_NOVAL && z->v[obj].parent == SG_NOVAL &&
+                          !sg__aot_same_layout(z->src, self, nd->out);
             if (relaid || (is_asstrided(nd) && !hid && rg && base == SG_NOVAL && parent < z->src->nvals &&
                            z->v[parent].parent == SG_NOVAL && rs->input == SG_NOVAL)) {
                 /* a base of views that requires grad laid out anew in place (t_, squeeze_ ..., under no_grad
