@@ -119,6 +119,11 @@ typedef struct sg__aot_input {
     bool hidden;         /* every data mutation through .data (not seen by autograd) */
     bool requires_grad;  /* after the call */
     bool leaf;           /* as given */
+    bool cleared;        /* a leaf that required grad and requires none after the call (a factory's out=,
+                            requires_grad_(False)): its gradient is None, as AccumulateGrad checks the flag
+                            when the backward runs, and the graph's copy into it has no history */
+    bool moved;          /* a leaf that required grad, cleared, then given a history (an in-place call with
+                            grad): a gradient that reaches it raises (AccumulateGrad) */
     uint8_t where;       /* SG__AOT_NOT_MUTATED, _IN_GRAPH, _OUT_GRAPH */
 } sg__aot_input;
 

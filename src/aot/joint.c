@@ -228,7 +228,7 @@ static sg_status joint_end(sg__replay *r, void *ud)
     uint32_t nin = 0;
     for (uint32_t i = 0; i < m->nin && !s; i++) {
         uint32_t jv = m->in[i].tensor ? sg__replay_mapped(r, m->in[i].dph) : SG_NOVAL;
-        if (jv != SG_NOVAL && rg[jv]) {
+        if (jv != SG_NOVAL && rg[jv] && !m->in[i].cleared) { /* (cleared: its gradient None) */
             t->grad_in[nin] = i;
             ins[nin++] = jv;
         }
@@ -238,7 +238,10 @@ static sg_status joint_end(sg__replay *r, void *ud)
     if (!s)
         s = sg__graph_backward(g, &b);
     for (uint32_t k = 0; k < nin && !s; k++) /* only the gradients that exist are outputs */
-        if (J->grads[k] != SG_NOVAL) {
+        if (J->grads[k] != SG_NOVAL && m->in[t->grad_in[k]].moved) /* (AccumulateGrad's check) */
+            s = sg__err(ctx, SG_EAUTOGRAD, "leaf variable has been moved into the graph interior (input %s)",
+                        fw->vals[m->in[t->grad_in[k]].dph].name);
+        else if (J->grads[k] != SG_NOVAL) {
             J->grads[t->ngrad] = J->grads[k];
             t->grad_in[t->ngrad++] = t->grad_in[k];
         }
@@ -1290,6 +1293,36 @@ static bool factory_out(const sg__graph *src, const sg__gnode *nd)
     return rg && !inputs;
 }
 
+/* Does tensor value v of src repeat an element (a stride 0 of a size other
+ * than 1, and no size 0: no element)? */
+static bool repeats(const sg__graph *src, uint32_t v)
+{
+    bool rep = false;
+    for (uint32_t d = 0; d < src->vals[v].u.t.ndim; d++) {
+        if (sg__graph_size(src, v, d) == src->ctx->zero)
+            return false;
+        rep |= sg__graph_stride(src, v, d) == src->ctx->zero && sg__graph_size(src, v, d) != src->ctx->one;
+    }
+    return rep;
+}
+
+/* The autograd base of view v of src (the tensor its views root at, past
+ * no detach) as it is when node i runs: its last version before it (where
+ * relayout: some call changes a tensor's layout in place, set_ or t_; else
+ * every version has the first one's); or SG_NOVAL where v is no view. */
+static uint32_t base_now(const sg__graph *src, uint32_t v, uint32_t i, bool relayout)
+{
+    uint32_t b = sg__graph_grad_base(src, v);
+    if (b == v || !relayout)
+        return b == v ? SG_NOVAL : b;
+    uint32_t obj = sg__graph_tensor_of(src, b), now = b;
+    for (uint32_t w = b + 1; w < src->nvals && w < src->nodes[i].out; w++)
+        if (src->vals[w].kind == SG_V_TENSOR && src->vals[w].node != SG_NOVAL && src->vals[w].node < i &&
+            sg__graph_tensor_of(src, w) == obj)
+            now = w;
+    return now;
+}
+
 /* Does autograd's edge to tensor value v of src, an argument of a call
  * when it required grad (rg: the call node's bit), take a gradient? It is
  * no view made under no_grad: such a view of what requires grad
@@ -1609,6 +1642,13 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     }
     counters(src, cnt);
     backward_written(src, bwst);
+    bool relayout = false; /* (base_now) */
+    for (uint32_t j = 0; j < src->nnodes && !relayout; j++) {
+        const sg__gnode *w = &src->nodes[j];
+        const sg__opinfo *oi = w->kind == SG_N_CALL ? sg__op_info(w->schema->op) : NULL;
+        relayout = w->kind == SG_N_CALL && (w->schema->op == SG_OP_set__source_Tensor ||
+                                            (oi && (oi->tags & SG_T_INPLACE_VIEW)));
+    }
     size_t nwrites = 0;
     for (int pass = 0; pass < 2; pass++) { /* count, then place */
         for (uint32_t j = 0; j < src->nnodes; j++) {
@@ -1776,14 +1816,18 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                         "requires grad, line %u)", nd->schema->name, nd->line);
             break;
         }
-        if (inplace && !s) { /* its backward (CopySlices) writes the gradient of a view that repeats elements */
+        if (inplace && !s) {
+            /* its backward (CopySlices) writes the gradient of a view that repeats elements, or copies it
+               into a tensor laid out as the view's base is when the call runs (a set_ may have given it a
+               layout that repeats) */
             uint32_t self = arg_value(src, nd, 0);
-            for (uint32_t d = 0; self != SG_NOVAL && d < src->vals[self].u.t.ndim && !s; d++)
-                if (sg__graph_stride(src, self, d) == ctx->zero && sg__graph_size(src, self, d) != ctx->one)
-                    s = sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
-                                                   "tensor refers to a single memory location. Please clone() the "
-                                                   "tensor before performing the operation (the backward of %s, line "
-                                                   "%u)", nd->schema->name, nd->line);
+            uint32_t b = self != SG_NOVAL && (nd->flags & SG_NODE_GRAD) ? base_now(src, self, (uint32_t)i, relayout)
+                                                                        : SG_NOVAL;
+            if (self != SG_NOVAL && (repeats(src, self) || (b != SG_NOVAL && repeats(src, b))))
+                s = sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
+                                               "tensor refers to a single memory location. Please clone() the "
+                                               "tensor before performing the operation (the backward of %s, line "
+                                               "%u)", nd->schema->name, nd->line);
             if (s)
                 break;
         }

@@ -213,6 +213,11 @@ typedef struct sg__scope {
  * not whether this call's result got a history (nor which arguments
  * required grad then: the node's rg). */
 #define SG_NODE_GRAD 32u
+/* A factory's out= (arange, zeros) into a leaf that required grad (no
+ * view): 1.13's Python binding then sets requires_grad=False on out, so
+ * its new version is a leaf that requires none, its history cut (not kept
+ * as a write under no_grad keeps it). */
+#define SG_NODE_CUT 64u
 
 typedef struct sg__graph {
     sg_ctx *ctx;

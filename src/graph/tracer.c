@@ -793,10 +793,32 @@ static sg_status moved_no_grad_view(const sg_tracer *t, const char *op, uint32_t
 
 static sg_status inplace_check(const sg_tracer *t, sg__mcall *m);
 
+/* Is call m a factory's out= (arange, zeros: no tensor argument, nor a
+ * list of them, but the one it writes, *out: that one, or SG_NOVAL)? */
+static bool factory_call(const sg__graph *g, const sg__mcall *m, uint32_t *out)
+{
+    *out = SG_NOVAL;
+    if (!(m->s->flags & SG_OPF_OUT))
+        return false;
+    for (int i = 0; i < m->s->nargs; i++) {
+        const sg__garg *a = &m->a[i];
+        if (a->kind == SG_A_VALUES)
+            return false;
+        if (a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR) {
+            if (!((m->s->written >> i) & 1))
+                return false;
+            *out = a->u.v;
+        }
+    }
+    return true;
+}
+
 /* What autograd refuses before running an operator under grad mode:
  * inplace_check's, then the views made under no_grad whose version moved
  * that a call it records reads (moved_no_grad_view). A call it records
- * (grad mode on, an argument that requires grad) is marked SG_NODE_GRAD. */
+ * (grad mode on, an argument that requires grad) is marked SG_NODE_GRAD; a
+ * factory's out= into a leaf that requires grad (under no_grad) is marked
+ * SG_NODE_CUT. */
 _Static_assert(SG_SCHEMA_ARGS <= 16, "a node's rg has a bit per argument");
 
 static sg_status autograd_check(void *ud, sg__mcall *m)
@@ -815,7 +837,19 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
             if (rg)
                 m->flags |= SG_NODE_GRAD;
         }
+    uint32_t out;
+    bool factory = factory_call(g, m, &out) && out != SG_NOVAL;
+    if (factory && m->s->op == SG_OP_empty_out && sg__graph_rg_now(g, out)) /* (1.13's empty.out is a composite:
+                                                                                its resize_ is autograd's, which
+                                                                                refuses in any grad mode) */
+        return sg__err(t->ctx, SG_EAUTOGRAD, "%s: cannot resize variables that require grad", m->op);
     CHAIN(inplace_check(t, m));
+    if (factory && g->vals[out].u.t.requires_grad && g->vals[out].u.t.leaf && g->vals[out].u.t.base == SG_NOVAL &&
+        !g->vals[out].u.t.written_rg)
+        /* 1.13's Python binding sets requires_grad=False (the call's default) on out after the call, which
+           a leaf takes (with grad enabled, inplace_check refused one that requires grad; a view keeps its
+           grad_fn): its gradient is None from now on, and what reads it requires none */
+        m->flags |= SG_NODE_CUT;
     if (!(m->flags & SG_NODE_GRAD) || g->cur != 0 || !asks_grad_fn(m))
         return SG_OK;
     for (int i = 0; i < m->s->nargs; i++) {
@@ -867,27 +901,26 @@ static sg_status inplace_check(const sg_tracer *t, sg__mcall *m)
         m->s->op == SG_OP_requires_grad_ || (m->flags & SG_NODE_DATA)) /* (x.data = y: unseen by autograd) */
         return SG_OK;
     if (m->s->flags & SG_OPF_OUT) {
-        bool inputs = false; /* a factory's out= (zeros, arange): autograd checks out as an in-place
-                                 call's self (check_inplace: a leaf or a view of one), nothing more */
-        uint32_t out = SG_NOVAL;
-        for (int i = 0; i < m->s->nargs; i++)
-            if (m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR) {
-                inputs |= !((m->s->written >> i) & 1);
-                out = ((m->s->written >> i) & 1) ? m->a[i].u.v : out;
-            }
-        if (!inputs)
+        uint32_t out;
+        if (factory_call(g, m, &out)) /* autograd checks a factory's out as an in-place call's self
+                                          (check_inplace: a leaf or a view of one), nothing more */
             return out != SG_NOVAL && g->vals[out].u.t.requires_grad ? leaf_check(t, m, out) : SG_OK;
         const sg__opinfo *f = sg__op_info(m->s->op);
         f = f ? sg__op_info(f->functional) : NULL;
         if (f && ((f->tags & SG_T_NODIFF) || !f->deriv->fn)) /* (nonzero's, ge's out=: no derivative, nothing
                                                                  refused) */
             return SG_OK;
-        for (int i = 0; i < m->s->nargs; i++)
-            if (m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR &&
-                g->vals[m->a[i].u.v].u.t.requires_grad)
-                return sg__err(t->ctx, SG_EAUTOGRAD, "%s: functions with out=... arguments don't support automatic "
-                                                     "differentiation, but one of the arguments requires grad",
-                               m->op);
+        bool rg = false; /* (a list's tensors count: cat's, stack's) */
+        for (int i = 0; i < m->s->nargs; i++) {
+            const sg__garg *a = &m->a[i];
+            rg |= a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR && g->vals[a->u.v].u.t.requires_grad;
+            for (uint32_t k = 0; a->kind == SG_A_VALUES && k < a->u.list.n; k++)
+                rg |= g->vals[g->ids[a->u.list.off + k]].kind == SG_V_TENSOR &&
+                      g->vals[g->ids[a->u.list.off + k]].u.t.requires_grad;
+        }
+        if (rg)
+            return sg__err(t->ctx, SG_EAUTOGRAD, "%s: functions with out=... arguments don't support automatic "
+                                                 "differentiation, but one of the arguments requires grad", m->op);
         return SG_OK;
     }
     const sg__fake_tensor *self = &g->vals[m->a[0].u.v].u.t;
@@ -986,6 +1019,10 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
     if (m->s->op == SG_OP_detach_)
         return;
     sg__fake_tensor *r = &g->vals[v].u.t;
+    if (m->flags & SG_NODE_CUT) { /* (autograd_check) */
+        r->requires_grad = false;
+        return;
+    }
     bool any = false, written_rg = false;
     for (int i = 0; i < m->s->nargs; i++) {
         const sg__garg *a = &m->a[i];
