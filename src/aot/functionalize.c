@@ -379,9 +379,15 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
         if (strided_off_grad(z, v))
             hide(z, *out, SG_NODE_DATA);
         /* an in-place view op under no_grad of what requires grad keeps its history, as where it ran: made
-           again, its gradient passes to what it was called on (a hidden write, as there) */
-        if (info && (info->tags & SG_T_INPLACE_VIEW) && (vn->flags & SG_NODE_NO_GRAD) && is_tensor(z->src, v) &&
-            z->src->vals[v].u.t.requires_grad)
+           again, its gradient passes to what it was called on (a hidden write, as there); of a view, as where
+           it ran (the hook's `again`), its grad_fn is made again from its base: a view as any */
+        uint32_t self = z->src->args[vn->args].u.v;
+        bool again = (vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) == SG_NODE_NO_GRAD && is_tensor(z->src, self) &&
+                     z->src->vals[self].u.t.requires_grad && z->src->vals[self].u.t.base != SG_NOVAL;
+        if (info && (info->tags & SG_T_INPLACE_VIEW) && again && z->dst->vals[*out].node != SG_NOVAL)
+            z->dst->nodes[z->dst->vals[*out].node].flags &= (uint8_t)~SG_NODE_NO_GRAD;
+        else if (info && (info->tags & SG_T_INPLACE_VIEW) && (vn->flags & SG_NODE_NO_GRAD) && is_tensor(z->src, v) &&
+                 z->src->vals[v].u.t.requires_grad)
             CHAIN(hidden_write(z, p, *out, vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA), true, out));
         /* a detach a write with grad gave a history: its values the storage's now, its gradient that
            history's (what wrote the storage since, not through it, autograd did not see from it) */
