@@ -1930,13 +1930,6 @@ static int64_t position(const sg_tensor *t, int64_t i)
     return pos;
 }
 
-/* The gradients of the declared tensors, as the oracle reports them: an
- * `input` that views a parameter that requires grad (`input e = a[1::3]`)
- * is a view of it for autograd too, so its gradient (grads, per input of
- * a, in place) is added into the parameter's at the positions it views,
- * as the view's backward scatters it. SG_EUNSUPPORTED where either is
- * mutated (autograd's view history then), or where the parameter reaches
- * a position twice. */
 /* Does an input view's expression apply as_strided together with another
  * view (anything but NAME.as_strided(...) alone)? */
 static bool strided_chain(const char *ex)
@@ -1993,6 +1986,17 @@ static void mark_positions(const sg_tensor *t, uint8_t *hit, int64_t span, bool 
     }
 }
 
+/* The gradients of the declared tensors, as the oracle reports them: an
+ * `input` that views a parameter that requires grad (`input e = a[1::3]`)
+ * is a view of it for autograd too, so its gradient (grads, per input of
+ * a, in place) is added into the parameter's at the positions it views,
+ * as the view's backward scatters it. On a synthetic base (the program
+ * writes their storage: sg_aot_input_synthetic) the parameter's gradient
+ * is the storage's already, the view's part in it. SG_EUNSUPPORTED where
+ * either is mutated but no synthetic base joins them (an empty one
+ * excepted: it adds nothing), where the parameter reaches a position
+ * twice, and for an as_strided view that reaches past the view it was
+ * called on (where written, or made with another view in one expression). */
 static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete *c, const sg_aot *a,
                              sg_tensor **grads)
 {
@@ -2016,7 +2020,12 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                 ij = (long)i;
         if (ij < 0)
             continue;
-        if (sg_aot_input_mutation(a, (size_t)ik) || sg_aot_input_mutation(a, (size_t)ij))
+        /* (on a synthetic base, the program writing their storage: the library's gradient of the
+           parameter is already the storage's, the view's part in it) */
+        bool synth = sg_aot_input_synthetic(a, (size_t)ik) && sg_aot_input_synthetic(a, (size_t)ij);
+        /* (an empty view adds nothing, nor to an empty parameter: no synthetic base joins them) */
+        bool empty = !sg_tensor_numel(c->t[k]) || !sg_tensor_numel(c->t[j]);
+        if (!synth && !empty && (sg_aot_input_mutation(a, (size_t)ik) || sg_aot_input_mutation(a, (size_t)ij)))
             return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it, "
                                     "where either is written", sg_program_param(p->prog, j), nk);
         if (strided_chain(find_alias(p, nk)->expr))
@@ -2024,7 +2033,7 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                one of a view made after it goes through that one: not the storage positions the view reaches) */
             return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it "
                                     "made by as_strided and another view", sg_program_param(p->prog, j), nk);
-        if (!grads[ik]) /* the view takes no gradient: the parameter's is its own */
+        if (synth ? !grads[ij] : !grads[ik]) /* the view takes no gradient: the parameter's is its own */
             continue;
         const sg_tensor *tj = c->t[j], *tk = c->t[k];
         int64_t nj = sg_tensor_numel(tj), span = 0;
@@ -2066,7 +2075,16 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                                       sg_program_param(p->prog, (size_t)m));
         }
         free(hit);
-        for (int64_t e = 0; !st && grads[ik] && e < sg_tensor_numel(tk); e++) { /* and the view's, where it reaches */
+        for (int64_t e = 0; !st && synth && e < sg_tensor_numel(tk); e++) {
+            /* (the storage's gradient has the view's at every position it reaches: refused where
+               autograd's stops at the geometry its as_strided was called on) */
+            int64_t q = position(tk, e);
+            if (q < span && at[q] >= 0 && !within[q])
+                st = sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, an "
+                                      "as_strided reaching beyond the view it was called on, where the program "
+                                      "writes their storage", sg_program_param(p->prog, j), nk);
+        }
+        for (int64_t e = 0; !st && !synth && grads[ik] && e < sg_tensor_numel(tk); e++) { /* and the view's, where it reaches */
             int64_t q = position(tk, e);
             if (q < span && at[q] >= 0 && within[q])
                 sg_tensor_set_f(g, at[q], sg_tensor_get_f(g, at[q]) + sg_tensor_get_f(grads[ik], e));
