@@ -175,15 +175,16 @@ SG_WARN_UNUSED sg_status sg_aot_call(const sg_aot *a, sg_run *r);
  * the storage's positions gathered by input i's layout (as the caller gave
  * it), the gradient i takes as the autograd base of the other inputs on
  * the storage, each a view of it (autograd routes a view's gradient to
- * its base). The backward graph reads what the forward saved; the
+ * its base); where input i reaches a position twice, each of its elements
+ * there takes the position's gradient (not autograd's gradient of such a
+ * tensor, whose elements it tells apart: the caller refuses or sums as its
+ * meaning asks). The backward graph reads what the forward saved; the
  * caller's tensors are mutated as by sg_aot_call, and then by the
  * backward where a custom Function's backward writes an input
  * (SG_AOT_BACKWARD: its copy_ ends the backward graph). Errors: those of
  * sg_aot_call, SG_EINVAL (n not the number of inputs, an inference
- * program), SG_EUNSUPPORTED (a subclass input; an input on a synthetic
- * base that requires grad and reaches a storage position twice, whose
- * elements autograd tells apart; and the error that stopped the
- * backward's making, as sg_aot_backward_ops says). On an error every
+ * program), SG_EUNSUPPORTED (a subclass input; and the error that stopped
+ * the backward's making, as sg_aot_backward_ops says). On an error every
  * grads[i] is NULL. */
 SG_WARN_UNUSED sg_status sg_aot_call_backward(const sg_aot *a, sg_run *r, sg_give sg_tensor **grads, size_t n);
 

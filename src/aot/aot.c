@@ -637,9 +637,9 @@ static sg_status still_disjoint(const sg_aot *a, sg__xrun *rx, uint32_t i, uint3
  * requires grad takes that sum gathered by its layout, the gradient it
  * takes as the autograd base of the others, which view it (autograd
  * routes a view's gradient to its base). As the caller gave the inputs:
- * before the epilogue. SG_EUNSUPPORTED where an input that requires grad
- * reaches a position twice (autograd's gradient of each of its elements
- * is that element's own, not the position's). */
+ * before the epilogue. (An input that reaches a position twice takes the
+ * position's gradient at each element there: not autograd's gradient of
+ * a tensor whose elements it tells apart, aot.h says so.) */
 static sg_status base_grads(const sg_aot *a, sg__xrun *rx, uint32_t b, const sg__xtensor *g, int64_t numel,
                             sg_tensor **grads)
 {
@@ -661,9 +661,6 @@ static sg_status base_grads(const sg_aot *a, sg__xrun *rx, uint32_t b, const sg_
                 sg__xt_set_f(sum, q, sg__xt_get_f(sum, q) + sg__xt_get_f(grads[i], e));
         }
     }
-    uint8_t *hit = sum ? sg__calloc(a->ctx, (size_t)numel + 1, 1) : NULL;
-    if (sum && !hit)
-        s = sg__nomem(a->ctx);
     for (uint32_t i = 0; i < m->nin && sum && !s; i++) {
         if (m->in[i].base != b || !a->fw->vals[m->in[i].dph].u.t.requires_grad)
             continue;
@@ -671,23 +668,13 @@ static sg_status base_grads(const sg_aot *a, sg__xrun *rx, uint32_t b, const sg_
         sg__xtensor *t = NULL;
         if ((s = sg__xt_new(a->ctx, &t, (sg_dtype)sum->dtype, x->ndim, x->sizes)))
             break;
-        memset(hit, 0, (size_t)numel + 1);
-        for (int64_t e = 0; e < sg__xt_numel(t) && !s; e++) {
+        for (int64_t e = 0; e < sg__xt_numel(t); e++) {
             int64_t q = sg__xt_pos(x, e);
-            if (q >= 0 && q < numel && hit[q]++) /* (autograd's elements are its own, not the position's) */
-                s = sg__err(a->ctx, SG_EUNSUPPORTED, "unsupported: gradients of input %s, which reaches a storage "
-                            "position twice, on a synthetic base (autograd's gradient of each of its elements is "
-                            "the element's own, the graph's the position's)", a->src->vals[m->in[i].ph].name);
             sg__xt_set_f(t, e, q >= 0 && q < numel ? sg__xt_get_f(sum, q) : 0.0);
-        }
-        if (s) {
-            sg__xt_unref(t);
-            break;
         }
         sg__xt_unref(grads[i]);
         grads[i] = t;
     }
-    sg_free(hit);
     sg__xt_unref(sum);
     return s;
 }

@@ -2001,6 +2001,26 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                              sg_tensor **grads)
 {
     size_t n = sg_aot_ninputs(a);
+    for (size_t j = 0; j < c->n; j++) { /* a parameter on a synthetic base: its elements must be positions */
+        const char *nj = sg_program_param(p->prog, j);
+        if (!find_decl(p, nj) || !c->t[j] || !c->rg[j] || c->same_as[j] >= 0)
+            continue;
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(sg_aot_input_name(a, i), nj) && sg_aot_input_synthetic(a, i) && grads[i]) {
+                int64_t span = sg_tensor_offset(c->t[j]) + 1;
+                for (size_t d = 0; d < sg_tensor_ndim(c->t[j]); d++)
+                    span += sg_tensor_size(c->t[j], d) > 0 ? (sg_tensor_size(c->t[j], d) - 1) * sg_tensor_stride(c->t[j], d) : 0;
+                uint8_t *hit = cli_xmalloc((size_t)span + 1);
+                memset(hit, 0, (size_t)span + 1);
+                bool twice = false;
+                mark_positions(c->t[j], hit, span + 1, &twice);
+                free(hit);
+                if (twice) /* (autograd's gradient of each of its elements is that element's own, the
+                              library's the position's: sg_aot_call_backward) */
+                    return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s, which reaches a "
+                                            "storage position twice, on a synthetic base", nj);
+            }
+    }
     for (size_t k = 0; k < c->n; k++) {
         long ik = -1, ij = -1;
         const char *nk = sg_program_param(p->prog, k);
