@@ -240,9 +240,13 @@ sg_status sg__aot_train_pin(const sg__aot_train *t, struct sg__xrun *fx);
 /* The backward after forward run fx (fw_outs: the forward's output values),
  * the tangents ones (the loss of program.md: every output summed): grads[i]
  * per input of the meta (nin of them) its gradient, a reference the caller
- * drops, or NULL (none). Errors: those of the run. */
+ * drops, or NULL (none), and bgrads[b] per synthetic base of the meta
+ * (nbases) the gradient of its storage's positions likewise (the joint
+ * differentiates with respect to the base, of which the graph views each
+ * input on it; an input on it read before the storage took its base has
+ * a gradient of its own too). Errors: those of the run. */
 sg_status sg__aot_train_run(const sg__aot_train *t, struct sg__xrun *fx, const uint32_t *fw_outs,
-                            struct sg_tensor **grads, uint32_t nin);
+                            struct sg_tensor **grads, uint32_t nin, struct sg_tensor **bgrads, uint32_t nbases);
 
 /* PyTorch's saved-tensor check, before the backward runs: a node the
  * backward of src's loss (its outputs that require grad) runs whose

@@ -350,13 +350,18 @@ static uint32_t detach_obj(const fz *z, uint32_t v)
 }
 
 /* What autograd does not see past link v of a chain (SG_NODE_NO_GRAD,
- * SG_NODE_DATA: .data, a detach, an as_strided_off_grad; 0: nothing). */
+ * SG_NODE_DATA: .data, a detach, an as_strided_off_grad; 0: nothing). An
+ * in-place view op under no_grad (x.t_()) hides nothing: the object keeps
+ * its history, and a write through it with grad is that history's (its
+ * gradient goes back through the link's inverse to what it was called on). */
 static uint8_t link_hides(const fz *z, uint32_t v)
 {
     uint32_t vn = z->v[v].vnode;
     if (vn == SG_NOVAL)
         return 0;
-    return (uint8_t)((z->src->nodes[vn].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) |
+    const sg__opinfo *info = sg__op_info(z->src->nodes[vn].schema->op);
+    uint8_t off = info && (info->tags & SG_T_INPLACE_VIEW) ? SG_NODE_DATA : SG_NODE_NO_GRAD | SG_NODE_DATA;
+    return (uint8_t)((z->src->nodes[vn].flags & off) |
                      (z->src->nodes[vn].schema->op == SG_OP_detach || strided_off_grad(z, v) ? SG_NODE_DATA : 0));
 }
 
@@ -1671,6 +1676,9 @@ static sg_status end(sg__replay *r, void *ud)
         bool rg = false, ng = st->writes <= st->writes_no_grad + st->writes_hidden, hid = st->writes <= st->writes_hidden;
         for (uint32_t j = 0; j < m->nin; j++)
             rg |= m->in[j].tensor && store_of(z, m->in[j].ph) == st && m->in[j].requires_grad;
+        /* (the joint differentiates with respect to the base where a member requires grad) */
+        if (st->sph != SG_NOVAL)
+            dst->vals[st->sph].u.t.requires_grad = rg;
         sg__aot_base *b = &m->bases[m->nbases++];
         *b = (sg__aot_base){.dph = st->sph, .member = i, .numel = sg__graph_storage_numel(src, src->vals[m->in[i].ph].u.t.storage),
                             .lead = SG_NOVAL, .hidden = hid};

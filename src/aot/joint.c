@@ -29,13 +29,15 @@ struct sg__aot_train {
     uint32_t ntan;
     uint32_t *tan_out; /* per tangent: the forward's output (its index among the graph's outputs) */
     uint32_t ngrad;
-    uint32_t *grad_in; /* per output of bw: the input (m.in) whose gradient it is */
+    uint32_t *grad_in; /* per output of bw: the input (m.in) whose gradient it is, or (SG__BASE | b) the
+                          synthetic base b's (m.bases: the gradient of its storage's positions) */
     uint8_t *bw_written; /* per input (m.in): a custom Function's backward writes it (a copy_ at the
                             backward graph's end) */
     uint8_t *fw_keep;  /* per joint node: in the partitioned forward (extract_fw) */
 };
 
 #define SG__TAIL 0x80000000u
+#define SG__BASE 0x80000000u
 
 void sg__aot_train_free(sg__aot_train *t)
 {
@@ -203,11 +205,12 @@ static sg_status joint_end(sg__replay *r, void *ud)
     uint8_t *rg = NULL;
     CHAIN(sg__graph_requires_grad(g, &rg));
     uint32_t nout = m->nout, *outs = sg__malloc(ctx, (nout ? nout : 1) * sizeof *outs);
-    uint32_t *ins = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *ins);
+    size_t nwant = (size_t)m->nin + m->nbases + 1; /* (an input or a synthetic base each) */
+    uint32_t *ins = sg__malloc(ctx, nwant * sizeof *ins);
     J->tangents = sg__malloc(ctx, (nout ? nout : 1) * sizeof *J->tangents);
-    J->grads = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *J->grads);
+    J->grads = sg__malloc(ctx, nwant * sizeof *J->grads);
     t->tan_out = sg__malloc(ctx, (nout ? nout : 1) * sizeof *t->tan_out);
-    t->grad_in = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *t->grad_in);
+    t->grad_in = sg__malloc(ctx, nwant * sizeof *t->grad_in);
     t->bw_written = sg__calloc(ctx, m->nin ? m->nin : 1, 1);
     sg_status s = outs && ins && J->tangents && J->grads && t->tan_out && t->grad_in && t->bw_written
                       ? SG_OK : sg__nomem(ctx);
@@ -224,7 +227,9 @@ static sg_status joint_end(sg__replay *r, void *ud)
             t->tan_out[t->ntan++] = m->nlead + k;
         }
     }
-    /* the backward, to the inputs that require grad */
+    /* the backward, to the inputs that require grad, and to each synthetic base one of its inputs
+       requires grad for (the graph reads their data as views of it, but where the storage took its
+       base after a read of the input: the input itself): the gradient of its storage's positions */
     uint32_t nin = 0;
     for (uint32_t i = 0; i < m->nin && !s; i++) {
         uint32_t jv = m->in[i].tensor ? sg__replay_mapped(r, m->in[i].dph) : SG_NOVAL;
@@ -233,12 +238,20 @@ static sg_status joint_end(sg__replay *r, void *ud)
             ins[nin++] = jv;
         }
     }
+    for (uint32_t b = 0; b < m->nbases && !s; b++) {
+        uint32_t jv = sg__replay_mapped(r, m->bases[b].dph);
+        if (jv != SG_NOVAL && rg[jv]) {
+            t->grad_in[nin] = SG__BASE | b;
+            ins[nin++] = jv;
+        }
+    }
     sg__backward b = {.outs = outs, .seeds = J->tangents, .nout = t->ntan, .ins = ins, .nin = nin,
                       .grads = J->grads};
     if (!s)
         s = sg__graph_backward(g, &b);
     for (uint32_t k = 0; k < nin && !s; k++) /* only the gradients that exist are outputs */
-        if (J->grads[k] != SG_NOVAL && m->in[t->grad_in[k]].moved) /* (AccumulateGrad's check) */
+        if (J->grads[k] != SG_NOVAL && !(t->grad_in[k] & SG__BASE) &&
+            m->in[t->grad_in[k]].moved) /* (AccumulateGrad's check) */
             s = sg__err(ctx, SG_EAUTOGRAD, "leaf variable has been moved into the graph interior (input %s)",
                         fw->vals[m->in[t->grad_in[k]].dph].name);
         else if (J->grads[k] != SG_NOVAL) {
@@ -249,8 +262,8 @@ static sg_status joint_end(sg__replay *r, void *ud)
         /* a leaf whose layout the program changed (under no_grad or through .data: with grad, eager raises
            first): AccumulateGrad checks its gradient against the sizes the leaf had when its accumulator was
            made and then copies it into the leaf's layout now, or keeps it, as the gradient's own strides say */
-        const sg__aot_input *in = &m->in[t->grad_in[k]];
-        if (in->leaf && in->metadata)
+        const sg__aot_input *in = t->grad_in[k] & SG__BASE ? NULL : &m->in[t->grad_in[k]];
+        if (in && in->leaf && in->metadata)
             s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the gradient of a leaf whose layout the program "
                         "changes (input %s): AccumulateGrad lays it out by the leaf's layout now",
                         fw->vals[in->dph].name);
@@ -704,13 +717,13 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, bool m
 {
     *out = NULL;
     sg_ctx *ctx = fw->ctx;
-    for (uint32_t i = 0; i < m->nin; i++)
-        if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].base != SG_NOVAL)
-            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of an input that requires grad on a "
-                                                 "storage other inputs view and the program writes (input %s)",
-                           fw->vals[m->in[i].dph].name);
     for (uint32_t i = 0; i < m->nin; i++) /* (a data or layout mutation is the functional graph's: its gradient
                                               flows; a leaf's new layout is refused below) */
+        if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].metadata && m->in[i].base != SG_NOVAL)
+            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that changes the layout of an "
+                                                 "input that requires grad on a storage other inputs view (input %s)",
+                           fw->vals[m->in[i].dph].name);
+    for (uint32_t i = 0; i < m->nin; i++)
         if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].storage)
             return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that sets the storage of an "
                                                  "input that requires grad (set_ or .data =; input %s)",
@@ -825,11 +838,13 @@ sg_status sg__aot_train_pin(const sg__aot_train *t, sg__xrun *fx)
 }
 
 sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t *fw_outs, struct sg_tensor **grads,
-                            uint32_t nin)
+                            uint32_t nin, struct sg_tensor **bgrads, uint32_t nbases)
 {
     sg_ctx *ctx = t->bw->ctx;
     for (uint32_t i = 0; i < nin; i++)
         grads[i] = NULL;
+    for (uint32_t b = 0; b < nbases; b++)
+        bgrads[b] = NULL;
     sg__xrun *bx = NULL, *tx = NULL;
     sg_status s = SG_OK;
     if (t->tail) { /* the forward's tail, over the forward's values */
@@ -877,18 +892,27 @@ sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t
     const sg__gnode *bo = &t->bw->nodes[root->output];
     for (uint32_t k = 0; k < t->ngrad && !s; k++) {
         const sg__xval *x = sg__xrun_value(bx, t->bw->args[bo->args + k].u.v);
-        if (x->kind != SG_XV_TENSOR || t->grad_in[k] >= nin) {
+        uint32_t to = t->grad_in[k];
+        if (x->kind != SG_XV_TENSOR || (to & SG__BASE ? (to & ~SG__BASE) >= nbases : to >= nin)) {
             s = sg__err(ctx, SG_EINTERNAL, "aot: a gradient that is not a tensor");
             break;
         }
         sg__xt_ref(x->u.t);
-        grads[t->grad_in[k]] = x->u.t;
+        if (to & SG__BASE)
+            bgrads[to & ~SG__BASE] = x->u.t;
+        else
+            grads[to] = x->u.t;
     }
-    if (s)
+    if (s) {
         for (uint32_t i = 0; i < nin; i++) {
             sg__xt_unref(grads[i]);
             grads[i] = NULL;
         }
+        for (uint32_t b = 0; b < nbases; b++) {
+            sg__xt_unref(bgrads[b]);
+            bgrads[b] = NULL;
+        }
+    }
     sg__xrun_free(bx);
     sg__xrun_free(tx);
     return s;
@@ -1863,6 +1887,14 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 s = sg__err(ctx, SG_EAUTOGRAD, "one of the variables needed for gradient computation has been "
                                                "modified by an inplace operation: the argument %s saved (line %u) is "
                                                "the tensor it writes", nd->schema->name, nd->line);
+                break;
+            }
+            if (self != SG_NOVAL && k != 15 && cnt[self] != cx && src->vals[self].u.t.storage == st &&
+                sg__op_bumps_version(nd->schema)) {
+                /* (it writes the storage of what it saved, whose counter is another: t.data = a; a.mul_(t)) */
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the argument %s saved (line %u) shares its storage, "
+                            "through .data, with the tensor it writes: PyTorch's backward reads the written values",
+                            nd->schema->name, nd->line);
                 break;
             }
             lo = first_write_after(wfirst, wnode, st, (uint32_t)i);

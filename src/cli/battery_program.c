@@ -1930,13 +1930,6 @@ static int64_t position(const sg_tensor *t, int64_t i)
     return pos;
 }
 
-/* The gradients of the declared tensors, as the oracle reports them: an
- * `input` that views a parameter that requires grad (`input e = a[1::3]`)
- * is a view of it for autograd too, so its gradient (grads, per input of
- * a, in place) is added into the parameter's at the positions it views,
- * as the view's backward scatters it. SG_EUNSUPPORTED where either is
- * mutated (autograd's view history then), or where the parameter reaches
- * a position twice. */
 /* Does an input view's expression apply as_strided together with another
  * view (anything but NAME.as_strided(...) alone)? */
 static bool strided_chain(const char *ex)
@@ -1993,10 +1986,41 @@ static void mark_positions(const sg_tensor *t, uint8_t *hit, int64_t span, bool 
     }
 }
 
+/* The gradients of the declared tensors, as the oracle reports them: an
+ * `input` that views a parameter that requires grad (`input e = a[1::3]`)
+ * is a view of it for autograd too, so its gradient (grads, per input of
+ * a, in place) is added into the parameter's at the positions it views,
+ * as the view's backward scatters it. On a synthetic base (the program
+ * writes their storage: sg_aot_input_synthetic) the parameter's gradient
+ * is the storage's already, the view's part in it. SG_EUNSUPPORTED where
+ * either is mutated but no synthetic base joins them (an empty one
+ * excepted: it adds nothing), where the parameter reaches a position
+ * twice, and for an as_strided view that reaches past the view it was
+ * called on (where written, or made with another view in one expression). */
 static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete *c, const sg_aot *a,
                              sg_tensor **grads)
 {
     size_t n = sg_aot_ninputs(a);
+    for (size_t j = 0; j < c->n; j++) { /* a parameter on a synthetic base: its elements must be positions */
+        const char *nj = sg_program_param(p->prog, j);
+        if (!find_decl(p, nj) || !c->t[j] || !c->rg[j] || c->same_as[j] >= 0)
+            continue;
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(sg_aot_input_name(a, i), nj) && sg_aot_input_synthetic(a, i) && grads[i]) {
+                int64_t span = sg_tensor_offset(c->t[j]) + 1;
+                for (size_t d = 0; d < sg_tensor_ndim(c->t[j]); d++)
+                    span += sg_tensor_size(c->t[j], d) > 0 ? (sg_tensor_size(c->t[j], d) - 1) * sg_tensor_stride(c->t[j], d) : 0;
+                uint8_t *hit = cli_xmalloc((size_t)span + 1);
+                memset(hit, 0, (size_t)span + 1);
+                bool twice = false;
+                mark_positions(c->t[j], hit, span + 1, &twice);
+                free(hit);
+                if (twice) /* (autograd's gradient of each of its elements is that element's own, the
+                              library's the position's: sg_aot_call_backward) */
+                    return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s, which reaches a "
+                                            "storage position twice, on a synthetic base", nj);
+            }
+    }
     for (size_t k = 0; k < c->n; k++) {
         long ik = -1, ij = -1;
         const char *nk = sg_program_param(p->prog, k);
@@ -2016,7 +2040,12 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                 ij = (long)i;
         if (ij < 0)
             continue;
-        if (sg_aot_input_mutation(a, (size_t)ik) || sg_aot_input_mutation(a, (size_t)ij))
+        /* (on a synthetic base, the program writing their storage: the library's gradient of the
+           parameter is already the storage's, the view's part in it) */
+        bool synth = sg_aot_input_synthetic(a, (size_t)ik) && sg_aot_input_synthetic(a, (size_t)ij);
+        /* (an empty view adds nothing, nor to an empty parameter: no synthetic base joins them) */
+        bool empty = !sg_tensor_numel(c->t[k]) || !sg_tensor_numel(c->t[j]);
+        if (!synth && !empty && (sg_aot_input_mutation(a, (size_t)ik) || sg_aot_input_mutation(a, (size_t)ij)))
             return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it, "
                                     "where either is written", sg_program_param(p->prog, j), nk);
         if (strided_chain(find_alias(p, nk)->expr))
@@ -2024,8 +2053,12 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                one of a view made after it goes through that one: not the storage positions the view reaches) */
             return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it "
                                     "made by as_strided and another view", sg_program_param(p->prog, j), nk);
-        if (!grads[ik]) /* the view takes no gradient: the parameter's is its own */
+        if (synth ? !grads[ij] : !grads[ik]) /* the view takes no gradient: the parameter's is its own */
             continue;
+        if ((sg_aot_input_mutation(a, (size_t)ik) | sg_aot_input_mutation(a, (size_t)ij)) & SG_AOT_METADATA)
+            /* (their layouts after the call are not those the gradients take positions by) */
+            return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it, "
+                                    "where either's layout changes", sg_program_param(p->prog, j), nk);
         const sg_tensor *tj = c->t[j], *tk = c->t[k];
         int64_t nj = sg_tensor_numel(tj), span = 0;
         for (int64_t e = 0; e < nj; e++)
@@ -2066,7 +2099,16 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                                       sg_program_param(p->prog, (size_t)m));
         }
         free(hit);
-        for (int64_t e = 0; !st && grads[ik] && e < sg_tensor_numel(tk); e++) { /* and the view's, where it reaches */
+        for (int64_t e = 0; !st && synth && e < sg_tensor_numel(tk); e++) {
+            /* (the storage's gradient has the view's at every position it reaches: refused where
+               autograd's stops at the geometry its as_strided was called on) */
+            int64_t q = position(tk, e);
+            if (q < span && at[q] >= 0 && !within[q])
+                st = sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, an "
+                                      "as_strided reaching beyond the view it was called on, where the program "
+                                      "writes their storage", sg_program_param(p->prog, j), nk);
+        }
+        for (int64_t e = 0; !st && !synth && grads[ik] && e < sg_tensor_numel(tk); e++) { /* and the view's, where it reaches */
             int64_t q = position(tk, e);
             if (q < span && at[q] >= 0 && within[q])
                 sg_tensor_set_f(g, at[q], sg_tensor_get_f(g, at[q]) + sg_tensor_get_f(grads[ik], e));
