@@ -78,6 +78,7 @@ void sg__graph_free(sg__graph *g)
     sg_free(g->storage_numel);
     sg_free(g->hbases);
     sg_free(g->pw_memo);
+    sg_free(g->rule_memo);
     free_names(g);
     sg_free(g->vals);
     sg_free(g->nodes);
@@ -189,10 +190,20 @@ static sg_status new_value(sg__graph *g, uint32_t *out, sg__vkind kind)
 sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
                            const sg_expr *const *strides, const sg_expr *offset, uint32_t storage)
 {
+    return sg__graph_tensor_numel(g, out, dtype, ndim, sizes, strides, offset, storage, NULL);
+}
+
+sg_status sg__graph_tensor_numel(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim,
+                                 const sg_expr *const *sizes, const sg_expr *const *strides, const sg_expr *offset,
+                                 uint32_t storage, const sg_expr *numel)
+{
     if (dtype >= SG_NDTYPE || ndim > SG_MAX_DIMS || (storage != SG_NOVAL && storage >= g->nstorages) || !offset)
         return sg__err(g->ctx, SG_EINVAL, "graph: bad tensor value");
-    const sg_expr *numel = g->ctx->one; /* a storage of its own: of its number of elements */
-    if (storage == SG_NOVAL) {
+    if (storage == SG_NOVAL && numel) {
+        if (!sg__grow(g->ctx, (void **)&g->storage_numel, &g->capstorage, g->nstorages + 1, sizeof *g->storage_numel))
+            return sg__nomem(g->ctx);
+    } else if (storage == SG_NOVAL) { /* a storage of its own: of its number of elements */
+        numel = g->ctx->one;
         /* sizes that are small constants (every eager tensor): their product in int64, interned (the very
            expression sg__mul makes of them) */
         int64_t k = 1;
