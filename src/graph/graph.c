@@ -78,7 +78,7 @@ void sg__graph_free(sg__graph *g)
     sg_free(g->storage_numel);
     sg_free(g->hbases);
     sg_free(g->pw_memo);
-    sg_free(g->rule_memo);
+    sg__rmemo_free(g->rule_memo);
     free_names(g);
     sg_free(g->vals);
     sg_free(g->nodes);

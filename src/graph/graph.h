@@ -259,6 +259,9 @@ typedef struct sg__graph {
                                         use, one block) */
 } sg__graph;
 
+/* The rules' memo's blocks (rule_memo.c), freed with its graph. */
+void sg__rmemo_free(struct sg__rule_memo *m);
+
 /* An empty graph over env (borrowed: it must outlive the graph). Errors: SG_ENOMEM. */
 sg_status sg__graph_new(sg_env *env, sg__graph **out);
 void sg__graph_free(sg__graph *g);

@@ -51,9 +51,24 @@ enum { NEW_STORAGE = 0xff };
 enum { BASE_NONE, BASE_ARG, BASE_ARGS_BASE };
 
 struct sg__rule_memo {
-    entry e[SLOTS];
-    bool second; /* where both places of a key hold others: the second is taken next */
+    uint16_t slot[SLOTS]; /* 1 + the entry a place holds, or 0 */
+    entry *e;             /* the entries, in the order they were made (at most SLOTS) */
+    size_t n, cap;
+    bool second;          /* where both places of a key hold others: the second is taken next */
 };
+
+void sg__rmemo_free(struct sg__rule_memo *m)
+{
+    if (m)
+        sg_free(m->e);
+    sg_free(m);
+}
+
+/* The entry place i holds, or NULL. */
+static entry *at(const struct sg__rule_memo *m, size_t i)
+{
+    return m->slot[i % SLOTS] ? &m->e[m->slot[i % SLOTS] - 1] : NULL;
+}
 
 /* Is a call of s recorded through a rule whose result may be remembered? */
 static bool memo_rule(const sg__schema *s)
@@ -186,7 +201,7 @@ static size_t place(uint64_t hash)
 
 static bool is(const entry *e, const sg__rmemo_key *k)
 {
-    return e->hash == k->hash && e->nkey == k->nkey && !memcmp(e->key, k->key, k->nkey * sizeof *k->key);
+    return e && e->hash == k->hash && e->nkey == k->nkey && !memcmp(e->key, k->key, k->nkey * sizeof *k->key);
 }
 
 sg_status sg__rmemo_use(sg__graph *g, const sg__rmemo_key *k, const sg__garg *a, uint32_t *out)
@@ -194,12 +209,11 @@ sg_status sg__rmemo_use(sg__graph *g, const sg__rmemo_key *k, const sg__garg *a,
     *out = SG_NOVAL;
     if (!g->rule_memo)
         return SG_OK;
-    const entry *e = NULL;
     size_t i = place(k->hash);
-    for (size_t j = 0; j < 2 && !e; j++)
-        if (is(&g->rule_memo->e[(i + j) % SLOTS], k))
-            e = &g->rule_memo->e[(i + j) % SLOTS];
-    if (!e || !sg_env_mark_same(&e->mark, &k->mark))
+    const entry *e = at(g->rule_memo, i);
+    if (!is(e, k) && !is(e = at(g->rule_memo, i + 1), k))
+        return SG_OK;
+    if (!sg_env_mark_same(&e->mark, &k->mark))
         return SG_OK;
     uint32_t storage = e->storage == NEW_STORAGE ? SG_NOVAL : g->vals[a[e->storage].u.v].u.t.storage;
     uint32_t base = e->base_kind == BASE_NONE  ? SG_NOVAL
@@ -269,15 +283,21 @@ void sg__rmemo_keep(sg__graph *g, const sg__rmemo_key *k, const sg__garg *a, con
     n.numel = g->storage_numel[t->storage];
     memcpy(n.key, k->key, k->nkey * sizeof *k->key);
     struct sg__rule_memo *m = g->rule_memo;
-    size_t i = place(k->hash);
-    entry *e = &m->e[i], *f = &m->e[(i + 1) % SLOTS];
-    if (e->hash && !is(e, k)) { /* the first place holds another key */
-        if (f->hash && !is(f, k)) { /* and the second: each in turn */
+    size_t i = place(k->hash), p = i % SLOTS;
+    entry *e = at(m, i), *f = at(m, i + 1);
+    if (e && !is(e, k)) { /* the first place holds another key */
+        if (f && !is(f, k)) { /* and the second: each in turn (its entry taken over) */
             e = m->second ? f : e;
             m->second = !m->second;
         } else {
-            e = f;
+            e = f, p = (i + 1) % SLOTS;
         }
+    }
+    if (!e) { /* a new entry */
+        if (!sg__grow(g->ctx, (void **)&m->e, &m->cap, m->n + 1, sizeof *m->e))
+            return; /* a cache: without room, asked each time */
+        e = &m->e[m->n++];
+        m->slot[p] = (uint16_t)m->n;
     }
     memcpy(e, &n, offsetof(entry, key) + k->nkey * sizeof *k->key);
 }
