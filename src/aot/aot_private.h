@@ -280,6 +280,10 @@ void sg__flow_free(sg__flow *f);
  * (a node out of range, a capacity outside 0 .. SG__FLOW_INF), SG_ELIMIT,
  * SG_ENOMEM. */
 sg_status sg__flow_edge(sg__flow *f, uint32_t u, uint32_t v, int64_t cap);
+/* Room for about edges more edges, so that adding them copies nothing.
+ * Best effort: where memory runs out nothing is reserved (sg__flow_edge
+ * grows as it goes). */
+void sg__flow_reserve(sg__flow *f, size_t edges);
 /* The maximum flow from s to t, which is the capacity of a minimum cut
  * (*value), and that cut's source side (source_side[v] 0 for the nodes
  * that reach t in the residual network, 1 for the others, as networkx's

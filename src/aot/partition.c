@@ -92,8 +92,30 @@ typedef struct part {
     uint8_t *is_out;     /* per node: the joint's output reads it (1.13's output node is a user) */
     uint8_t *written;    /* per storage: a call writes it (the forward's input mutations, the
                             backward's writes into buffers it made) */
+    bool any_written;    /* some storage is */
     double *bytes;       /* per value: its tensor's bytes at the hints once asked (tensor_bytes), or -1 */
+    uint8_t *ops;        /* per operator (SG_OP_*): 1 + its lists (OP_*) once asked (op_lists), or 0 */
+    struct {             /* the last sizes whose hints were asked (tensor_bytes), by the expression's address */
+        const sg_expr *e;
+        int64_t x;
+    } hints[64];
+    double grow[101];    /* 1.1^d once asked (weight), or 0 */
 } part;
+
+enum { OP_RECOMPUTABLE = 1, OP_RANDOM = 2 };
+
+/* Which of 1.13's lists operator s's overload packet is on (OP_*): asked
+ * of every call, searched once per operator. */
+static unsigned op_lists(part *P, const sg__schema *s)
+{
+    if (P->ops && s->op < SG_OP_COUNT && P->ops[s->op])
+        return P->ops[s->op] - 1u;
+    unsigned l = (listed(s->name, recomputable, sizeof recomputable / sizeof *recomputable) ? OP_RECOMPUTABLE : 0) |
+                 (listed(s->name, random_ops, sizeof random_ops / sizeof *random_ops) ? OP_RANDOM : 0);
+    if (P->ops && s->op < SG_OP_COUNT)
+        P->ops[s->op] = (uint8_t)(1 + l);
+    return l;
+}
 
 static uint32_t producer(const part *P, uint32_t v)
 {
@@ -119,6 +141,8 @@ bool sg__aot_effect(const sg__gnode *nd)
 
 static bool tensor_in_written(const part *P, uint32_t v)
 {
+    if (!P->any_written)
+        return false;
     const sg__gval *x = &P->g->vals[v];
     return x->kind == SG_V_TENSOR && x->u.t.storage < P->g->nstorages && P->written[x->u.t.storage];
 }
@@ -126,6 +150,8 @@ static bool tensor_in_written(const part *P, uint32_t v)
 /* Does node nd read or give a tensor of a storage that a call writes? */
 static bool touches_written(const part *P, const sg__gnode *nd)
 {
+    if (!P->any_written)
+        return false;
     if (nd->out != SG_NOVAL && tensor_in_written(P, nd->out))
         return true;
     FOR_ARG_VALUES(P, nd, v, {
@@ -148,7 +174,7 @@ static void find_written(part *P)
             if (a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR &&
                 g->vals[a->u.v].u.t.storage < g->nstorages &&
                 ((nd->schema->written >> k) & 1 || (nd->schema->flags & SG_OPF_OUT && a->kw)))
-                P->written[g->vals[a->u.v].u.t.storage] = 1;
+                P->written[g->vals[a->u.v].u.t.storage] = 1, P->any_written = true;
         }
     }
 }
@@ -158,11 +184,10 @@ static void find_written(part *P)
 /* A call that may stand for an equal later one: no effect, no unbacked
  * symbol bound, nothing random, and no tensor that a write may change
  * between the two (a buffer the backward fills in place). */
-static bool cse_candidate(const part *P, const sg__gnode *nd)
+static bool cse_candidate(part *P, const sg__gnode *nd)
 {
     return nd->kind == SG_N_CALL && nd->out != SG_NOVAL && !sg__aot_effect(nd) && !(nd->flags & SG_NODE_WRITE) &&
-           !nd->nbinds && !listed(nd->schema->name, random_ops, sizeof random_ops / sizeof *random_ops) &&
-           !touches_written(P, nd);
+           !nd->nbinds && !(op_lists(P, nd->schema) & OP_RANDOM) && !touches_written(P, nd);
 }
 
 static uint64_t mix(uint64_t h, uint64_t x)
@@ -366,10 +391,8 @@ static void classify(part *P)
                 P->rbw[i] = 1;
         })
         if (nd->kind == SG_N_CALL) {
-            const char *name = nd->schema->name;
-            P->recomp[i] = listed(name, recomputable, sizeof recomputable / sizeof *recomputable)   ? 3
-                           : listed(name, random_ops, sizeof random_ops / sizeof *random_ops) ? 2
-                                                                                               : 0;
+            unsigned l = op_lists(P, nd->schema);
+            P->recomp[i] = l & OP_RECOMPUTABLE ? 3 : l & OP_RANDOM ? 2 : 0;
         }
     }
     /* required in the forward: the primals, what the forward's outputs and effects read */
@@ -401,7 +424,7 @@ static void classify(part *P)
 
 /* A tensor value's bytes at the hints (1.13's _size_of); an unhinted size
  * counts as 8192 (PyTorch 2's size-hint fallback). */
-static double tensor_bytes(const part *P, uint32_t v)
+static double tensor_bytes(part *P, uint32_t v)
 {
     const sg__graph *g = P->g;
     if (P->bytes[v] >= 0)
@@ -409,10 +432,17 @@ static double tensor_bytes(const part *P, uint32_t v)
     const sg__fake_tensor *t = &g->vals[v].u.t;
     double n = 1;
     for (uint32_t d = 0; d < t->ndim; d++) {
-        const sg_expr *h;
+        const sg_expr *h, *e = sg__graph_size(g, v, d);
+        size_t c = ((uintptr_t)e >> 4) % (sizeof P->hints / sizeof *P->hints);
         int64_t x;
-        if (sg_env_hint(g->env, &h, sg__graph_size(g, v, d)) || !sg_expr_get_si(h, &x))
+        if (P->hints[c].e == e) { /* (the environment does not change during the partition) */
+            x = P->hints[c].x;
+        } else if (sg_env_hint(g->env, &h, e) || !sg_expr_get_si(h, &x)) {
             x = 8192;
+        } else {
+            P->hints[c].e = e;
+            P->hints[c].x = x;
+        }
         n *= (double)x;
     }
     return P->bytes[v] = n * (t->dtype == SG_FLOAT32 ? 4 : t->dtype == SG_BOOL ? 1 : 8);
@@ -420,7 +450,7 @@ static double tensor_bytes(const part *P, uint32_t v)
 
 /* The bytes of what node i gives (tensors; a list's tensors; 8 for a
  * scalar), or -1 for nothing to save. */
-static double node_bytes(const part *P, uint32_t i)
+static double node_bytes(part *P, uint32_t i)
 {
     const sg__graph *g = P->g;
     uint32_t v = g->nodes[i].out;
@@ -441,7 +471,7 @@ static double node_bytes(const part *P, uint32_t i)
 }
 
 /* 1.13's ban_recomputation, asked of a node required in the forward. */
-static bool banned(const part *P, uint32_t i)
+static bool banned(part *P, uint32_t i)
 {
     const sg__graph *g = P->g;
     const sg__gnode *nd = &g->nodes[i];
@@ -485,7 +515,7 @@ static bool materialized(const part *P, uint32_t i)
     return false;
 }
 
-static int64_t weight(const part *P, uint32_t i)
+static int64_t weight(part *P, uint32_t i)
 {
     uint32_t v = P->g->nodes[i].out;
     if (v != SG_NOVAL && tensor_in_written(P, v))
@@ -494,7 +524,9 @@ static int64_t weight(const part *P, uint32_t i)
     if (b < 0)
         return SG__FLOW_INF;
     uint32_t d = P->dist[i] > 100 ? 100 : P->dist[i] < 1 ? 1 : P->dist[i];
-    double w = floor(b * pow(1.1, (double)d)); /* int() of 1.13's float */
+    if (!P->grow[d])
+        P->grow[d] = pow(1.1, (double)d);
+    double w = floor(b * P->grow[d]); /* int() of 1.13's float */
     if (!materialized(P, i))
         w *= 2;
     return w >= (double)SG__FLOW_INF ? SG__FLOW_INF - 1 : (int64_t)w;
@@ -519,6 +551,7 @@ static sg_status cut(part *P, uint8_t *saved)
     uint32_t n = (uint32_t)g->nnodes, src = 2 * n, sink = 2 * n + 1;
     sg__flow *f;
     CHAIN(sg__flow_new(ctx, 2 * n + 2, &f));
+    sg__flow_reserve(f, 3 * (size_t)n + P->ustart[n]); /* (per node: at most 3 edges and one per user) */
     uint8_t *side = NULL;
     sg_status s = SG_OK;
     for (uint32_t i = 0; i < n && !s; i++) {
@@ -580,6 +613,7 @@ sg_status sg__aot_min_cut(const sg__graph *g, uint32_t first, uint32_t ngrad, ui
     for (size_t v = 0; P.bytes && v < g->nvals; v++)
         P.bytes[v] = -1;
     P.dist = sg__malloc(ctx, n * sizeof *P.dist);
+    P.ops = sg__calloc(ctx, SG_OP_COUNT, 1); /* (a cache: NULL, asked each time) */
     P.ustart = sg__malloc(ctx, (n + 1) * sizeof *P.ustart);
     sg_status s = P.live && P.rbw && P.rfw && P.recomp && P.is_out && P.written && P.bytes && P.dist && P.ustart
                       ? SG_OK : sg__nomem(ctx);
@@ -605,5 +639,6 @@ sg_status sg__aot_min_cut(const sg__graph *g, uint32_t first, uint32_t ngrad, ui
     sg_free(P.dist);
     sg_free(P.ustart);
     sg_free(P.users);
+    sg_free(P.ops);
     return s;
 }
