@@ -1253,13 +1253,32 @@ static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cn
     return SG_OK;
 }
 
+/* A call node's arguments by schema position (sg__graph_node_args), bound
+ * once for the node and read as often as its checks ask. */
+typedef struct bound_args {
+    const sg__gnode *nd; /* the node they are of, or NULL */
+    bool ok;             /* they bind */
+    sg__garg a[SG_SCHEMA_ARGS];
+} bound_args;
+
+/* Argument i (schema position) of call node nd of src: a tensor value, or
+ * SG_NOVAL. b: nd's arguments, bound here first if b holds another's. */
+static uint32_t arg_of(const sg__graph *src, bound_args *b, const sg__gnode *nd, int i)
+{
+    if (b->nd != nd) {
+        b->nd = nd; /* (defaults are read, the graph is not written) */
+        b->ok = !sg__graph_node_args((sg__graph *)src, nd, b->a);
+    }
+    if (!b->ok)
+        return SG_NOVAL;
+    return b->a[i].kind == SG_A_VALUE && src->vals[b->a[i].u.v].kind == SG_V_TENSOR ? b->a[i].u.v : SG_NOVAL;
+}
+
 /* Argument i (schema position) of call node nd of src: a tensor value, or SG_NOVAL. */
 static uint32_t arg_value(const sg__graph *src, const sg__gnode *nd, int i)
 {
-    sg__garg a[SG_SCHEMA_ARGS];
-    if (sg__graph_node_args((sg__graph *)src, nd, a)) /* (defaults are read, the graph is not written) */
-        return SG_NOVAL;
-    return a[i].kind == SG_A_VALUE && src->vals[a[i].u.v].kind == SG_V_TENSOR ? a[i].u.v : SG_NOVAL;
+    bound_args b = {.nd = NULL};
+    return arg_of(src, &b, nd, i);
 }
 
 /* Is call node nd (an out=) a factory's (no tensor argument but what it
@@ -1641,6 +1660,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             mark_needed(src, needed, nsto, ast, a->u.v);
     }
     uint32_t unseen = SG_NOVAL; /* a write with grad the history of what a set_ put on its storage does not see */
+    bound_args na = {.nd = NULL}; /* the arguments of the node the checks read */
     /* the nodes the backward runs (from the loss through what requires grad), newest first; each
        one's saved values must not have been written since it ran */
     for (size_t i = src->nnodes; i-- > 0 && !s;) {
@@ -1670,7 +1690,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             for (uint32_t j = 0; j < l->u.list.n; j++)
                 need |= needed[src->ids[l->u.list.off + j]] != 0;
             if (need && !(nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
-                mark_needed(src, needed, nsto, ast, arg_value(src, nd, 0));
+                mark_needed(src, needed, nsto, ast, arg_of(src, &na, nd, 0));
             continue;
         }
         if (src->vals[nd->out].kind != SG_V_TENSOR)
@@ -1682,7 +1702,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                     !(oi && (oi->tags & SG_T_INPLACE_VIEW)); /* (an out= too: into a view of what is needed) */
         /* (a set_ of a view with grad: its NotImplemented grad_fn goes into its base's history, as any
            in-place call's through a view does: CopySlices) */
-        uint32_t self0 = nd->schema->op == SG_OP_set__source_Tensor ? arg_value(src, nd, 0) : SG_NOVAL;
+        uint32_t self0 = nd->schema->op == SG_OP_set__source_Tensor ? arg_of(src, &na, nd, 0) : SG_NOVAL;
         /* (the version an in-place call's write or metadata change came from: e.squeeze_(0) of a view e
            keeps it a view; not past a set_) */
         uint32_t vself = self0;
@@ -1740,7 +1760,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         if (nd->schema->op == SG_OP_detach) /* (a view autograd does not see: no edge to what it views) */
             continue;
         for (int k = 0; k < nd->schema->nargs; k++) {
-            uint32_t v = arg_value(src, nd, k);
+            uint32_t v = arg_of(src, &na, nd, k);
             /* (hidden: the tensor written keeps its history, in place or out=) */
             bool written = inplace ? k == 0 : (nd->schema->flags & SG_OPF_OUT) && ((nd->schema->written >> k) & 1);
             if (!hidden || written)
@@ -1766,7 +1786,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             break;
         }
         if (inplace && !s) { /* its backward (CopySlices) writes the gradient of a view that repeats elements */
-            uint32_t self = arg_value(src, nd, 0);
+            uint32_t self = arg_of(src, &na, nd, 0);
             for (uint32_t d = 0; self != SG_NOVAL && d < src->vals[self].u.t.ndim && !s; d++)
                 if (sg__graph_stride(src, self, d) == ctx->zero && sg__graph_size(src, self, d) != ctx->one)
                     s = sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
@@ -1787,13 +1807,13 @@ sg_status sg__aot_saved_check(const sg__graph *src)
            more than one tensor argument, only where that gradient's edge takes one (gives_edge) */
         int nt = 0, nrg = 0; /* the schema's tensor arguments; the node's whose edges took a gradient */
         for (int k = 0; k < nd->schema->nargs; k++) {
-            uint32_t v = arg_value(src, nd, k);
+            uint32_t v = arg_of(src, &na, nd, k);
             nt += nd->schema->args[k].type.base == SG_TY_TENSOR && !nd->schema->args[k].type.list;
             nrg += v != SG_NOVAL && gives_edge(src, v, (nd->rg >> k) & 1);
         }
         for (int k = 0; k < 16 && saves && !s; k++) {
             uint32_t x = k == 15 ? ((saves & SG_DSAVE_RESULT) ? nd->out : SG_NOVAL)
-                                 : ((saves >> k) & 1) && k < nd->schema->nargs ? arg_value(src, nd, k) : SG_NOVAL;
+                                 : ((saves >> k) & 1) && k < nd->schema->nargs ? arg_of(src, &na, nd, k) : SG_NOVAL;
             if (x == SG_NOVAL || (inplace && k == 0)) /* (an in-place call saves self before it writes it) */
                 continue;
             bool own = (info->deriv->own >> k) & 1, edge = gives_edge(src, x, (nd->rg >> k) & 1);
@@ -1802,7 +1822,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             if ((s = read_bw_written(src, bwst, x, (uint32_t)i)))
                 break;
             uint32_t cx = cnt[x], st = src->vals[x].u.t.storage, lo;
-            uint32_t self = inplace ? arg_value(src, nd, 0) : SG_NOVAL;
+            uint32_t self = inplace ? arg_of(src, &na, nd, 0) : SG_NOVAL;
             if (self != SG_NOVAL && k != 15 && cnt[self] == cx && sg__op_bumps_version(nd->schema)) {
                 /* (the call writes what it saved: a.mul_(a)) */
                 s = sg__err(ctx, SG_EAUTOGRAD, "one of the variables needed for gradient computation has been "
