@@ -190,17 +190,31 @@ static sg_status new_value(sg__graph *g, uint32_t *out, sg__vkind kind)
 sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
                            const sg_expr *const *strides, const sg_expr *offset, uint32_t storage)
 {
-    return sg__graph_tensor_numel(g, out, dtype, ndim, sizes, strides, offset, storage, NULL);
+    return sg__graph_tensor_numel(g, out, dtype, ndim, sizes, strides, offset, storage, NULL, NULL);
+}
+
+/* Does the run of exprs at off (2 ndim of them, within g's) hold sizes then strides? */
+static bool run_is(const sg__graph *g, uint32_t off, size_t ndim, const sg_expr *const *sizes,
+                   const sg_expr *const *strides)
+{
+    if (off == SG_NOVAL || off + 2 * ndim > g->nexprs)
+        return false;
+    const sg_expr *const *run = g->exprs + off;
+    size_t d = 0;
+    while (d < ndim && run[d] == sizes[d] && run[ndim + d] == strides[d])
+        d++;
+    return d == ndim;
 }
 
 sg_status sg__graph_tensor_numel(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim,
                                  const sg_expr *const *sizes, const sg_expr *const *strides, const sg_expr *offset,
-                                 uint32_t storage, const sg_expr *numel)
+                                 uint32_t storage, const sg_expr *numel, uint32_t *run)
 {
     if (dtype >= SG_NDTYPE || ndim > SG_MAX_DIMS || (storage != SG_NOVAL && storage >= g->nstorages) || !offset)
         return sg__err(g->ctx, SG_EINVAL, "graph: bad tensor value");
     if (storage == SG_NOVAL && numel) {
-        if (!sg__grow(g->ctx, (void **)&g->storage_numel, &g->capstorage, g->nstorages + 1, sizeof *g->storage_numel))
+        if (g->nstorages + (size_t)1 > g->capstorage && /* (the common case, room: no call) */
+            !sg__grow(g->ctx, (void **)&g->storage_numel, &g->capstorage, g->nstorages + 1, sizeof *g->storage_numel))
             return sg__nomem(g->ctx);
     } else if (storage == SG_NOVAL) { /* a storage of its own: of its number of elements */
         numel = g->ctx->one;
@@ -225,17 +239,13 @@ sg_status sg__graph_tensor_numel(sg__graph *g, uint32_t *out, sg_dtype dtype, si
     size_t mark = g->nexprs;
     uint32_t dims = SG_NOVAL, tail;
     sg_status s = SG_OK;
+    if (run && run_is(g, *run, ndim, sizes, strides)) /* the run the caller knows, still there */
+        dims = *run;
     /* a recent layout, if equal and still there (the tracer truncates the arrays when a call fails);
        compared pointer by pointer (a few dimensions: a call of memcmp costs more), the latest first */
     for (unsigned j = 0, i; j < g->nrecent && dims == SG_NOVAL; j++) {
         i = (g->recent_next + SG_GRAPH_RECENT - 1 - j) % SG_GRAPH_RECENT;
-        if (g->recent_ndim[i] != ndim || g->recent[i] + 2 * ndim > g->nexprs)
-            continue;
-        const sg_expr *const *run = ndim ? g->exprs + g->recent[i] : NULL;
-        size_t d = 0;
-        while (d < ndim && run[d] == sizes[d] && run[ndim + d] == strides[d])
-            d++;
-        if (d == ndim)
+        if (g->recent_ndim[i] == ndim && run_is(g, g->recent[i], ndim, sizes, strides))
             dims = g->recent[i];
     }
     if (dims == SG_NOVAL) {
@@ -266,6 +276,8 @@ sg_status sg__graph_tensor_numel(sg__graph *g, uint32_t *out, sg_dtype dtype, si
     t->storage = storage != SG_NOVAL ? storage : g->nstorages++;
     t->base = SG_NOVAL;
     t->leaf = true;
+    if (run)
+        *run = dims;
     return SG_OK;
 }
 

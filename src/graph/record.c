@@ -212,8 +212,8 @@ static bool remembered(sg__graph *g, const sg__schema *s, const sg__garg *args, 
 {
     if (nargs > (size_t)s->nargs)
         return false;
-    for (size_t i = 0; i < nargs; i++)
-        if (args[i].kw || s->args[i].kwonly || !arg_in(g, &args[i]))
+    for (size_t i = 0; i < nargs; i++) /* (the key checks that each is of g: arg_in) */
+        if (args[i].kw || s->args[i].kwonly)
             return false;
     sg__rmemo_key key;
     uint32_t v;

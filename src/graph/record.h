@@ -101,11 +101,14 @@ typedef struct sg__rmemo_key {
     uint64_t key[SG__RMEMO_KEY_WORDS];
 } sg__rmemo_key;
 
+/* Whether the results of rule, schema s's, may be remembered: the
+ * families above, s writing no argument (the registry sets s->memo). */
+bool sg__rmemo_rule(const sg__schema *s, sg__meta_fn rule);
 /* The key of a call of s into g with arguments a by schema position (given
  * NULL: the first n given, the others their defaults), the node's flags
- * and rg; false where the call's result is not remembered (its rule's
- * family, a writing schema, an eager graph, a list of values, a key too
- * long). */
+ * and rg; false where the call's result is not remembered (not s->memo,
+ * an eager graph, a list of values, a key too long) or an argument is no
+ * value or list of g's (a value no node gave yet, an index out of range). */
 bool sg__rmemo_key_of(const sg__graph *g, const sg__schema *s, uint8_t flags, uint16_t rg, const sg__garg *a,
                       const bool *given, size_t n, sg__rmemo_key *k);
 /* The value the rule would make for k (arguments a, as keyed), made in g

@@ -41,6 +41,7 @@ typedef struct {
     uint8_t nkey;
     uint8_t dtype, ndim, storage; /* storage: NEW_STORAGE, or the schema position of the argument whose */
     uint8_t base_kind, base_arg;  /* BASE_*: none, the argument itself, or its _base */
+    uint32_t run;                 /* where the graph's exprs held dims last (sg__graph_tensor_numel) */
     bool requires_grad, leaf, custom_view, written_rg;
     const sg_expr *dims[2 * MAX_RANK]; /* sizes, then strides */
     const sg_expr *offset, *numel;     /* numel: a new storage's size */
@@ -70,15 +71,10 @@ static entry *at(const struct sg__rule_memo *m, size_t i)
     return m->slot[i % SLOTS] ? &m->e[m->slot[i % SLOTS] - 1] : NULL;
 }
 
-/* Is a call of s recorded through a rule whose result may be remembered? */
-static bool memo_rule(const sg__schema *s)
+bool sg__rmemo_rule(const sg__schema *s, sg__meta_fn r)
 {
     if (s->written || (s->flags & (SG_OPF_MUTATES | SG_OPF_INPLACE | SG_OPF_OUT)))
         return false;
-    const sg__opinfo *info = sg__op_info(s->op);
-    if (!info)
-        return false;
-    sg__meta_fn r = info->rule;
     return r == sg__meta_pointwise || r == sg__meta_view || r == sg__meta_reduce || r == sg__meta_matmul ||
            r == sg__meta_like || r == sg__meta_unsafe_view;
 }
@@ -88,49 +84,59 @@ static inline uint64_t pw(const void *p)
     return (uint64_t)(uintptr_t)p;
 }
 
+/* A word of the key, into the hash as it goes. */
+#define PUT(x)                                                                                                     \
+    do {                                                                                                           \
+        uint64_t x_ = (x);                                                                                         \
+        w[nk++] = x_;                                                                                              \
+        h = (h ^ x_) * 0x100000001b3ULL;                                                                           \
+    } while (0)
+
 bool sg__rmemo_key_of(const sg__graph *g, const sg__schema *s, uint8_t flags, uint16_t rg, const sg__garg *a,
                       const bool *given, size_t n, sg__rmemo_key *k)
 {
-    if (g->eager || !memo_rule(s))
+    if (!s->memo || g->eager || s->nargs > SG_SCHEMA_ARGS)
         return false;
-    uint64_t *w = k->key;
+    uint64_t *w = k->key, h = 0x9e3779b97f4a7c15ULL;
     size_t nk = 0;
     uint32_t sto[SG_SCHEMA_ARGS]; /* the storages of the tensor arguments so far, by position */
-    if (s->nargs > SG_SCHEMA_ARGS)
-        return false;
-    w[nk++] = pw(s);
-    w[nk++] = (uint64_t)flags | (uint64_t)rg << 8 | (uint64_t)g->general_rules << 24 | (uint64_t)g->lint_sizes << 25;
+    PUT(pw(s));
+    PUT((uint64_t)flags | (uint64_t)rg << 8 | (uint64_t)g->general_rules << 24 | (uint64_t)g->lint_sizes << 25);
     for (int i = 0; i < s->nargs; i++) {
         sto[i] = SG_NOVAL;
         k->tensor[i] = false;
-        bool gv = given ? given[i] : (size_t)i < n;
-        if (!gv) { /* its default, which the schema decides */
-            w[nk++] = 1;
+        if (nk + 2 > SG__RMEMO_KEY_WORDS)
+            return false;
+        if (given ? !given[i] : (size_t)i >= n) { /* its default, which the schema decides */
+            PUT(1);
             continue;
         }
         const sg__garg *x = &a[i];
         uint64_t tag = 2 | (uint64_t)x->kind << 2;
         switch ((sg__akind)x->kind) {
         case SG_A_VALUE: {
+            if (x->u.v >= g->nvals || g->vals[x->u.v].node == SG_NOVAL)
+                return false;
             const sg__gval *v = &g->vals[x->u.v];
             tag |= (uint64_t)v->kind << 8;
             if (v->kind == SG_V_SYMINT || v->kind == SG_V_SYMBOOL) {
-                w[nk++] = tag;
-                w[nk++] = pw(v->u.e);
+                PUT(tag);
+                PUT(pw(v->u.e));
                 break;
             }
             if (v->kind == SG_V_FLOAT || v->kind == SG_V_NONE) {
                 uint64_t bits = 0;
                 if (v->kind == SG_V_FLOAT)
                     memcpy(&bits, &v->u.f, sizeof bits);
-                w[nk++] = tag;
-                w[nk++] = bits;
+                PUT(tag);
+                PUT(bits);
                 break;
             }
             if (v->kind != SG_V_TENSOR)
                 return false;
             const sg__fake_tensor *t = &v->u.t;
-            if (nk + 4 + 2 * (size_t)t->ndim > SG__RMEMO_KEY_WORDS)
+            uint32_t nd2 = 2u * t->ndim;
+            if (nk + 3 + nd2 > SG__RMEMO_KEY_WORDS)
                 return false;
             int same = 0x1f; /* the first argument before it on its storage */
             for (int j = 0; j < i && same == 0x1f; j++)
@@ -140,58 +146,57 @@ bool sg__rmemo_key_of(const sg__graph *g, const sg__schema *s, uint8_t flags, ui
             tag |= (uint64_t)t->dtype << 12 | (uint64_t)t->ndim << 16 | (uint64_t)same << 24 |
                    (uint64_t)t->requires_grad << 29 | (uint64_t)t->leaf << 30 | (uint64_t)t->custom_view << 31 |
                    (uint64_t)t->written_rg << 32 | (uint64_t)(t->base == SG_NOVAL) << 33;
-            w[nk++] = tag;
+            PUT(tag);
             const sg_expr *const *e = g->exprs + t->dims;
-            for (uint32_t d = 0; d < 2u * t->ndim; d++)
-                w[nk++] = pw(e[d]);
-            w[nk++] = pw(t->offset);
+            for (uint32_t d = 0; d < nd2; d++)
+                PUT(pw(e[d]));
+            PUT(pw(t->offset));
             k->numel[i] = g->storage_numel[t->storage];
             k->tensor[i] = true;
-            w[nk++] = pw(k->numel[i]);
+            PUT(pw(k->numel[i]));
             break;
         }
         case SG_A_EXPR:
-            w[nk++] = tag;
-            w[nk++] = pw(x->u.e);
+            if (!x->u.e)
+                return false;
+            PUT(tag);
+            PUT(pw(x->u.e));
             break;
         case SG_A_FLOAT: {
             uint64_t bits;
             memcpy(&bits, &x->u.f, sizeof bits);
-            w[nk++] = tag;
-            w[nk++] = bits;
+            PUT(tag);
+            PUT(bits);
             break;
         }
         case SG_A_BOOL:
-            w[nk++] = tag | (uint64_t)x->u.b << 8;
+            PUT(tag | (uint64_t)x->u.b << 8);
             break;
         case SG_A_NONE:
-            w[nk++] = tag;
+            PUT(tag);
             break;
         case SG_A_DTYPE:
         case SG_A_MEMFMT:
-            w[nk++] = tag | (uint64_t)x->u.dtype << 8;
+            PUT(tag | (uint64_t)x->u.dtype << 8);
             break;
         case SG_A_EXPRS:
-            if (nk + 1 + x->u.list.n > SG__RMEMO_KEY_WORDS)
+            if (nk + 1 + x->u.list.n > SG__RMEMO_KEY_WORDS || (size_t)x->u.list.off + x->u.list.n > g->nexprs)
                 return false;
-            w[nk++] = tag | (uint64_t)x->u.list.n << 8;
+            PUT(tag | (uint64_t)x->u.list.n << 8);
             for (uint32_t j = 0; j < x->u.list.n; j++)
-                w[nk++] = pw(g->exprs[x->u.list.off + j]);
+                PUT(pw(g->exprs[x->u.list.off + j]));
             break;
         default: /* lists of values, subgraphs */
             return false;
         }
-        if (nk + 2 > SG__RMEMO_KEY_WORDS)
-            return false;
     }
-    uint64_t h = 0x9e3779b97f4a7c15ULL;
-    for (size_t i = 0; i < nk; i++)
-        h = (h ^ w[i]) * 0x100000001b3ULL;
     k->hash = h | 1;
     k->nkey = (uint8_t)nk;
     sg_env_mark_take(g->env, &k->mark);
     return true;
 }
+
+#undef PUT
 
 /* The first of k's two places (the hash's top bits, which every word of the key reaches). */
 static size_t place(uint64_t hash)
@@ -210,7 +215,7 @@ sg_status sg__rmemo_use(sg__graph *g, const sg__rmemo_key *k, const sg__garg *a,
     if (!g->rule_memo)
         return SG_OK;
     size_t i = place(k->hash);
-    const entry *e = at(g->rule_memo, i);
+    entry *e = at(g->rule_memo, i);
     if (!is(e, k) && !is(e = at(g->rule_memo, i + 1), k))
         return SG_OK;
     if (!sg_env_mark_same(&e->mark, &k->mark))
@@ -221,7 +226,7 @@ sg_status sg__rmemo_use(sg__graph *g, const sg__rmemo_key *k, const sg__garg *a,
                                                : g->vals[a[e->base_arg].u.v].u.t.base;
     uint32_t v;
     CHAIN(sg__graph_tensor_numel(g, &v, (sg_dtype)e->dtype, e->ndim, e->dims, e->dims + e->ndim, e->offset, storage,
-                                 e->numel));
+                                 e->numel, &e->run));
     sg__fake_tensor *t = &g->vals[v].u.t;
     t->base = base;
     t->requires_grad = e->requires_grad;
@@ -280,6 +285,7 @@ void sg__rmemo_keep(sg__graph *g, const sg__rmemo_key *k, const sg__garg *a, con
     n.written_rg = t->written_rg;
     memcpy(n.dims, g->exprs + t->dims, 2 * (size_t)t->ndim * sizeof *n.dims);
     n.offset = t->offset;
+    n.run = t->dims;
     n.numel = g->storage_numel[t->storage];
     memcpy(n.key, k->key, k->nkey * sizeof *k->key);
     struct sg__rule_memo *m = g->rule_memo;
