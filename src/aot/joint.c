@@ -621,6 +621,13 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, ui
         if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])) && !(s = sg__graph_placeholder(bw, map[v], nm)))
             t->saved[t->nsaved++] = from;
     }
+    size_t nrun = t->nsaved + t->ntan; /* its nodes: room at once, not grown by copies */
+    for (size_t i = 0; i < g->nnodes && !s; i++) {
+        const sg__gnode *nd = &g->nodes[i];
+        nrun += (nd->kind == SG_N_CALL || (nd->kind == SG_N_COND && !nd->scope)) && rep[nd->out] == nd->out &&
+                gives_needed_unsaved(g, nd, need, saved);
+    }
+    sg__graph_reserve(bw, nrun + 1);
     for (uint32_t k = 0; k < t->ntan && !s; k++) {
         uint32_t v = J->tangents[k];
         if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])))
@@ -1253,25 +1260,33 @@ static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cn
     return SG_OK;
 }
 
-/* A call node's arguments by schema position (sg__graph_node_args), bound
- * once for the node and read as often as its checks ask. */
+/* The tensor arguments of a call node by schema position, found once for
+ * the node and read as often as its checks ask. */
 typedef struct bound_args {
     const sg__gnode *nd; /* the node they are of, or NULL */
-    bool ok;             /* they bind */
-    sg__garg a[SG_SCHEMA_ARGS];
+    uint32_t v[SG_SCHEMA_ARGS]; /* a tensor value, or SG_NOVAL */
 } bound_args;
 
 /* Argument i (schema position) of call node nd of src: a tensor value, or
- * SG_NOVAL. b: nd's arguments, bound here first if b holds another's. */
+ * SG_NOVAL. b: nd's tensor arguments, found here first if b holds another's:
+ * its positional arguments, then its keyword ones by name (an argument not
+ * given is its default, never a tensor: the binding sg__graph_node_args
+ * does, without making the defaults). */
 static uint32_t arg_of(const sg__graph *src, bound_args *b, const sg__gnode *nd, int i)
 {
     if (b->nd != nd) {
-        b->nd = nd; /* (defaults are read, the graph is not written) */
-        b->ok = !sg__graph_node_args((sg__graph *)src, nd, b->a);
+        const sg__schema *s = nd->schema;
+        b->nd = nd;
+        for (int k = 0; k < SG_SCHEMA_ARGS; k++)
+            b->v[k] = SG_NOVAL;
+        for (uint32_t k = 0; k < nd->nargs; k++) {
+            const sg__garg *a = &src->args[nd->args + k];
+            int at = a->kw ? sg__schema_arg(s, a->kw) : (int)k;
+            if (at >= 0 && at < s->nargs && a->kind == SG_A_VALUE && src->vals[a->u.v].kind == SG_V_TENSOR)
+                b->v[at] = a->u.v;
+        }
     }
-    if (!b->ok)
-        return SG_NOVAL;
-    return b->a[i].kind == SG_A_VALUE && src->vals[b->a[i].u.v].kind == SG_V_TENSOR ? b->a[i].u.v : SG_NOVAL;
+    return i >= 0 && i < SG_SCHEMA_ARGS ? b->v[i] : SG_NOVAL;
 }
 
 /* Argument i (schema position) of call node nd of src: a tensor value, or SG_NOVAL. */
