@@ -562,11 +562,13 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, ui
     for (uint32_t i = J->first; i < g->nnodes; i++) /* the backward's writes of inputs, at its end */
         if (sg__aot_bw_copy(g, J->first, i))
             need[g->nodes[i].out] = 1;
+    size_t nrun = 0; /* the nodes it runs (at most): room at once, not grown by copies */
     for (size_t i = g->nnodes; i-- > 0 && !s;) {
         const sg__gnode *nd = &g->nodes[i];
         if ((nd->kind != SG_N_CALL && (nd->kind != SG_N_COND || nd->scope)) || rep[nd->out] != nd->out ||
             !gives_needed_unsaved(g, nd, need, saved))
             continue;
+        nrun++;
         bool target = sg__aot_bw_copy(g, J->first, (uint32_t)i); /* (its primal: written, not read: 2) */
         for (uint32_t k = 0; k < nd->nargs && !s; k++) {
             const sg__garg *a = &g->args[nd->args + k];
@@ -621,13 +623,7 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, ui
         if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])) && !(s = sg__graph_placeholder(bw, map[v], nm)))
             t->saved[t->nsaved++] = from;
     }
-    size_t nrun = t->nsaved + t->ntan; /* its nodes: room at once, not grown by copies */
-    for (size_t i = 0; i < g->nnodes && !s; i++) {
-        const sg__gnode *nd = &g->nodes[i];
-        nrun += (nd->kind == SG_N_CALL || (nd->kind == SG_N_COND && !nd->scope)) && rep[nd->out] == nd->out &&
-                gives_needed_unsaved(g, nd, need, saved);
-    }
-    sg__graph_reserve(bw, nrun + 1);
+    sg__graph_reserve(bw, nrun + t->nsaved + t->ntan + 1);
     for (uint32_t k = 0; k < t->ntan && !s; k++) {
         uint32_t v = J->tangents[k];
         if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])))

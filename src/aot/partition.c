@@ -89,10 +89,15 @@ typedef struct part {
     uint32_t *dist;      /* per node: its distance from the backward */
     uint32_t *ustart;    /* per node: its users, users[ustart[i] .. ustart[i + 1]) */
     uint32_t *users;
+    uint32_t *pbeg, *pcnt; /* per live node: the nodes that give what it reads (a value, each of a list's; as
+                              merged), prods[pbeg[i] .. pbeg[i] + pcnt[i]) */
+    uint32_t *prods;
     uint8_t *is_out;     /* per node: the joint's output reads it (1.13's output node is a user) */
     uint8_t *written;    /* per storage: a call writes it (the forward's input mutations, the
                             backward's writes into buffers it made) */
     bool any_written;    /* some storage is */
+    uint8_t *bwc;        /* per node: a backward's write of an input (sg__aot_bw_copy) */
+    bool any_bwc;        /* some node is */
     double *bytes;       /* per value: its tensor's bytes at the hints once asked (tensor_bytes), or -1 */
     uint8_t *ops;        /* per operator (SG_OP_*): 1 + its lists (OP_*) once asked (op_lists), or 0 */
     struct {             /* the last sizes whose hints were asked (tensor_bytes), by the expression's address */
@@ -106,7 +111,7 @@ enum { OP_RECOMPUTABLE = 1, OP_RANDOM = 2 };
 
 /* Which of 1.13's lists operator s's overload packet is on (OP_*): asked
  * of every call, searched once per operator. */
-static unsigned op_lists(part *P, const sg__schema *s)
+static inline unsigned op_lists(part *P, const sg__schema *s)
 {
     if (P->ops && s->op < SG_OP_COUNT && P->ops[s->op])
         return P->ops[s->op] - 1u;
@@ -161,14 +166,19 @@ static bool touches_written(const part *P, const sg__gnode *nd)
     return false;
 }
 
-/* written: the storages of the arguments the calls write. */
+/* written: the storages of the arguments the calls write; bwc: the
+ * backward's writes of inputs. */
 static void find_written(part *P)
 {
     const sg__graph *g = P->g;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const sg__gnode *nd = &g->nodes[i];
-        if (!sg__aot_effect(nd) || nd->kind != SG_N_CALL || sg__aot_bw_copy(g, P->first, i))
-            continue; /* (a backward's write of an input comes after every read of it) */
+        if (!sg__aot_effect(nd) || nd->kind != SG_N_CALL)
+            continue;
+        if (sg__aot_bw_copy(g, P->first, i)) { /* (it comes after every read of what it writes) */
+            P->bwc[i] = 1, P->any_bwc = true;
+            continue;
+        }
         for (uint32_t k = 0; k < nd->nargs && k < 32; k++) {
             const sg__garg *a = &g->args[nd->args + k];
             if (a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR &&
@@ -330,6 +340,10 @@ static sg_status liveness(part *P)
         if (g->args[on->args + k].kind == SG_A_VALUE)
             P->live[producer(P, g->args[on->args + k].u.v)] = P->is_out[producer(P, g->args[on->args + k].u.v)] = 1;
     size_t nuse = 0;
+    /* (every value a node reads is in args or ids: room for all of them) */
+    if (!(P->prods = sg__malloc(ctx, (g->nargs + g->nids + 1) * sizeof *P->prods)))
+        return sg__nomem(ctx);
+    memset(P->pcnt, 0, g->nnodes * sizeof *P->pcnt);
     for (uint32_t i = (uint32_t)g->nnodes; i-- > 0;) {
         const sg__gnode *nd = &g->nodes[i];
         if (nd->kind == SG_N_OUTPUT || nd->scope != 0 || (nd->out != SG_NOVAL && P->rep[nd->out] != nd->out))
@@ -338,32 +352,31 @@ static sg_status liveness(part *P)
         if (sg__aot_effect(nd))
             P->live[i] = 1;
         if (!P->live[i])
-            continue;
+            continue; /* (its users all came before: live as it will stay) */
+        P->pbeg[i] = (uint32_t)nuse;
         FOR_ARG_VALUES(P, nd, v, {
-            P->live[producer(P, v)] = 1;
-            nuse++;
+            uint32_t p = producer(P, v);
+            P->live[p] = 1;
+            P->prods[nuse++] = p;
         })
+        P->pcnt[i] = (uint32_t)nuse - P->pbeg[i];
     }
     P->users = sg__malloc(ctx, (nuse ? nuse : 1) * sizeof *P->users);
     if (!P->users)
         return sg__nomem(ctx);
     memset(P->ustart, 0, (g->nnodes + 1) * sizeof *P->ustart);
-    for (uint32_t i = 0; i < g->nnodes; i++) {
-        const sg__gnode *nd = &g->nodes[i];
-        if (P->live[i] && nd->kind != SG_N_OUTPUT)
-            FOR_ARG_VALUES(P, nd, v, { P->ustart[producer(P, v) + 1]++; })
-    }
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        for (uint32_t k = 0; k < P->pcnt[i]; k++)
+            P->ustart[P->prods[P->pbeg[i] + k] + 1]++;
     for (uint32_t i = 0; i < g->nnodes; i++)
         P->ustart[i + 1] += P->ustart[i];
     uint32_t *fill = sg__malloc(ctx, (g->nnodes ? g->nnodes : 1) * sizeof *fill);
     if (!fill)
         return sg__nomem(ctx);
     memcpy(fill, P->ustart, g->nnodes * sizeof *fill);
-    for (uint32_t i = 0; i < g->nnodes; i++) {
-        const sg__gnode *nd = &g->nodes[i];
-        if (P->live[i] && nd->kind != SG_N_OUTPUT)
-            FOR_ARG_VALUES(P, nd, v, { P->users[fill[producer(P, v)]++] = i; })
-    }
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        for (uint32_t k = 0; k < P->pcnt[i]; k++)
+            P->users[fill[P->prods[P->pbeg[i] + k]]++] = i;
     sg_free(fill);
     return SG_OK;
 }
@@ -384,12 +397,10 @@ static void classify(part *P)
         const sg__gnode *nd = &g->nodes[i];
         if (!P->live[i] || nd->kind == SG_N_OUTPUT)
             continue;
-        if ((nd->kind == SG_N_PLACEHOLDER && i >= P->first) || sg__aot_bw_copy(g, P->first, i))
+        if ((nd->kind == SG_N_PLACEHOLDER && i >= P->first) || P->bwc[i])
             P->rbw[i] = 1; /* a tangent, a backward's write of an input (must_be_in_backward) */
-        FOR_ARG_VALUES(P, nd, v, {
-            if (P->rbw[producer(P, v)])
-                P->rbw[i] = 1;
-        })
+        for (uint32_t k = 0; k < P->pcnt[i] && !P->rbw[i]; k++)
+            P->rbw[i] = P->rbw[P->prods[P->pbeg[i] + k]];
         if (nd->kind == SG_N_CALL) {
             unsigned l = op_lists(P, nd->schema);
             P->recomp[i] = l & OP_RECOMPUTABLE ? 3 : l & OP_RANDOM ? 2 : 0;
@@ -405,8 +416,8 @@ static void classify(part *P)
             continue;
         if (nd->kind == SG_N_PLACEHOLDER || sg__aot_effect(nd))
             P->rfw[i] = 1;
-        if (P->rfw[i])
-            FOR_ARG_VALUES(P, nd, v, { P->rfw[producer(P, v)] = 1; })
+        for (uint32_t k = 0; P->rfw[i] && k < P->pcnt[i]; k++)
+            P->rfw[P->prods[P->pbeg[i] + k]] = 1;
     }
     for (uint32_t i = (uint32_t)g->nnodes; i-- > 0;) {
         P->dist[i] = 0;
@@ -539,7 +550,7 @@ static int64_t weight(part *P, uint32_t i)
 static bool bw_copy_target(const part *P, uint32_t i, uint32_t u)
 {
     const sg__graph *g = P->g;
-    return sg__aot_bw_copy(g, P->first, u) && P->rep[g->args[g->nodes[u].args].u.v] == P->rep[g->nodes[i].out] &&
+    return P->bwc[u] && P->rep[g->args[g->nodes[u].args].u.v] == P->rep[g->nodes[i].out] &&
            g->nodes[i].kind == SG_N_PLACEHOLDER;
 }
 
@@ -554,25 +565,29 @@ static sg_status cut(part *P, uint8_t *saved)
     sg__flow_reserve(f, 3 * (size_t)n + P->ustart[n]); /* (per node: at most 3 edges and one per user) */
     uint8_t *side = NULL;
     sg_status s = SG_OK;
+    /* A node required in the backward is the sink's side of every finite cut (its in -> sink is
+       infinite): it is the sink itself here, its users' edges going there, which leaves the finite cuts,
+       their capacities and the sides of the other nodes as they are, and the network smaller. */
     for (uint32_t i = 0; i < n && !s; i++) {
         const sg__gnode *nd = &g->nodes[i];
-        if (!P->live[i] || nd->kind == SG_N_OUTPUT)
+        if (!P->live[i] || nd->kind == SG_N_OUTPUT || P->rbw[i])
             continue;
-        if (P->rbw[i]) {
-            s = sg__flow_edge(f, 2 * i, sink, SG__FLOW_INF);
-            continue;
-        }
         if (nd->kind == SG_N_PLACEHOLDER && i < P->first)
             s = sg__flow_edge(f, src, 2 * i, SG__FLOW_INF);
         if (!s && P->rfw[i] && (banned(P, i) || (i < P->first && touches_written(P, nd))))
             s = sg__flow_edge(f, src, 2 * i, SG__FLOW_INF);
         if (!s)
             s = sg__flow_edge(f, 2 * i, 2 * i + 1, weight(P, i));
-        for (uint32_t u = P->ustart[i]; u < P->ustart[i + 1] && !s; u++)
-            if (!bw_copy_target(P, i, P->users[u]))
-                s = sg__flow_edge(f, 2 * i + 1, 2 * P->users[u], SG__FLOW_INF);
-            else if (!tensor_in_written(P, nd->out)) /* (saved whatever the cut: the backward may read it too) */
-                s = sg__flow_edge(f, 2 * i + 1, sink, SG__FLOW_INF);
+        bool to_sink = false; /* (one infinite edge to the sink is as many) */
+        for (uint32_t u = P->ustart[i]; u < P->ustart[i + 1] && !s; u++) {
+            uint32_t w = P->users[u];
+            if (bw_copy_target(P, i, w) && tensor_in_written(P, nd->out))
+                continue;
+            if (!bw_copy_target(P, i, w) && !P->rbw[w])
+                s = sg__flow_edge(f, 2 * i + 1, 2 * w, SG__FLOW_INF);
+            else if (!to_sink) /* (a backward's write of it: saved whatever the cut, the backward may read it too) */
+                s = sg__flow_edge(f, 2 * i + 1, sink, SG__FLOW_INF), to_sink = true;
+        }
     }
     int64_t value;
     if (!s && !(side = sg__malloc(ctx, 2 * (size_t)n + 2)))
@@ -589,7 +604,8 @@ static sg_status cut(part *P, uint8_t *saved)
         else
             saved[g->nodes[i].out] = 1;
     }
-    for (uint32_t i = 0; i < n && !s; i++) /* what a backward's write writes: given to the backward as it is */
+    for (uint32_t i = 0; i < n && !s && P->any_bwc; i++) /* what a backward's write writes: given to the backward
+                                                              as it is */
         for (uint32_t u = P->ustart[i]; P->live[i] && u < P->ustart[i + 1]; u++)
             if (bw_copy_target(P, i, P->users[u]))
                 saved[g->nodes[i].out] = 1;
@@ -608,6 +624,7 @@ sg_status sg__aot_min_cut(const sg__graph *g, uint32_t first, uint32_t ngrad, ui
     P.rfw = sg__calloc(ctx, n, 1);
     P.recomp = sg__calloc(ctx, n, 1);
     P.is_out = sg__calloc(ctx, n, 1);
+    P.bwc = sg__calloc(ctx, n, 1);
     P.written = sg__calloc(ctx, g->nstorages ? g->nstorages : 1, 1);
     P.bytes = sg__malloc(ctx, (g->nvals ? g->nvals : 1) * sizeof *P.bytes);
     for (size_t v = 0; P.bytes && v < g->nvals; v++)
@@ -615,8 +632,10 @@ sg_status sg__aot_min_cut(const sg__graph *g, uint32_t first, uint32_t ngrad, ui
     P.dist = sg__malloc(ctx, n * sizeof *P.dist);
     P.ops = sg__calloc(ctx, SG_OP_COUNT, 1); /* (a cache: NULL, asked each time) */
     P.ustart = sg__malloc(ctx, (n + 1) * sizeof *P.ustart);
-    sg_status s = P.live && P.rbw && P.rfw && P.recomp && P.is_out && P.written && P.bytes && P.dist && P.ustart
-                      ? SG_OK : sg__nomem(ctx);
+    P.pbeg = sg__malloc(ctx, n * sizeof *P.pbeg);
+    P.pcnt = sg__malloc(ctx, n * sizeof *P.pcnt);
+    sg_status s = P.live && P.rbw && P.rfw && P.recomp && P.is_out && P.bwc && P.written && P.bytes && P.dist &&
+                          P.ustart && P.pbeg && P.pcnt ? SG_OK : sg__nomem(ctx);
     if (!s) {
         find_written(&P);
         s = merge_common(&P);
@@ -634,11 +653,15 @@ sg_status sg__aot_min_cut(const sg__graph *g, uint32_t first, uint32_t ngrad, ui
     sg_free(P.rfw);
     sg_free(P.recomp);
     sg_free(P.is_out);
+    sg_free(P.bwc);
     sg_free(P.written);
     sg_free(P.bytes);
     sg_free(P.dist);
     sg_free(P.ustart);
     sg_free(P.users);
+    sg_free(P.pbeg);
+    sg_free(P.pcnt);
+    sg_free(P.prods);
     sg_free(P.ops);
     return s;
 }
