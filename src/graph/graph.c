@@ -212,6 +212,27 @@ sg_status sg__graph_tensor_numel(sg__graph *g, uint32_t *out, sg_dtype dtype, si
 {
     if (dtype >= SG_NDTYPE || ndim > SG_MAX_DIMS || (storage != SG_NOVAL && storage >= g->nstorages) || !offset)
         return sg__err(g->ctx, SG_EINVAL, "graph: bad tensor value");
+    if (run && g->nvals < g->capvals && g->nvals + 1 <= UINT32_MAX - 1 &&
+        (storage != SG_NOVAL || (numel && g->nstorages < g->capstorage)) && run_is(g, *run, ndim, sizes, strides)) {
+        /* the common case of a remembered result (its run there, room made before): no search, no call */
+        sg__gval *v = &g->vals[g->nvals];
+        memset(v, 0, sizeof *v);
+        v->name = no_name;
+        v->kind = SG_V_TENSOR;
+        v->node = SG_NOVAL;
+        sg__fake_tensor *t = &v->u.t;
+        t->dtype = (uint8_t)dtype;
+        t->ndim = (uint8_t)ndim;
+        t->dims = *run;
+        t->offset = offset;
+        if (storage == SG_NOVAL)
+            g->storage_numel[g->nstorages] = numel;
+        t->storage = storage != SG_NOVAL ? storage : g->nstorages++;
+        t->base = SG_NOVAL;
+        t->leaf = true;
+        *out = (uint32_t)g->nvals++;
+        return SG_OK;
+    }
     if (storage == SG_NOVAL && numel) {
         if (g->nstorages + (size_t)1 > g->capstorage && /* (the common case, room: no call) */
             !sg__grow(g->ctx, (void **)&g->storage_numel, &g->capstorage, g->nstorages + 1, sizeof *g->storage_numel))
@@ -476,9 +497,27 @@ sg_status sg__graph_call(sg__graph *g, const sg__schema *sch, const sg__garg *ar
         return sg__err(g->ctx, SG_EINVAL, "graph: a call without a schema");
     sg__gnode *n;
     uint32_t off;
-    sg_status s = new_node(g, &n, SG_N_CALL, out);
-    if (!s)
-        s = push_args(g, &off, args, nargs);
+    sg_status s;
+    if (g->nnodes < g->capnodes && g->nargs + nargs <= g->capargs && g->nargs + nargs <= UINT32_MAX - 1 &&
+        g->nnodes + 1 <= UINT32_MAX - 1 && out < g->nvals &&
+        g->vals[out].node == SG_NOVAL && g->scopes[g->cur].output == SG_NOVAL) {
+        /* the common case (a value made for it, room reserved or grown before): new_node and push_args
+           without their calls */
+        n = &g->nodes[g->nnodes];
+        memset(n, 0, sizeof *n);
+        n->kind = SG_N_CALL;
+        n->out = out;
+        n->scope = g->cur;
+        off = (uint32_t)g->nargs;
+        for (size_t k = 0; k < nargs; k++)
+            g->args[off + k] = args[k];
+        g->nargs += nargs;
+        s = SG_OK;
+    } else {
+        s = new_node(g, &n, SG_N_CALL, out);
+        if (!s)
+            s = push_args(g, &off, args, nargs);
+    }
     sg__scope *sc = &g->scopes[g->cur];
     if (!s && sch->written && g->cur) {
         size_t cap = sc->capwrites;
