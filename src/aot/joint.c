@@ -1603,11 +1603,28 @@ static sg_status autograd_storages(const sg__graph *src, uint32_t **ast, uint32_
     return SG_OK;
 }
 
+/* Does graph src hold what the saved-value check can refuse: a call that
+ * writes (in place, out=, set_, a write through a view: every error below
+ * is of a write since, or of such a call itself), a torch.cond or a custom
+ * Function (their own checks)? Where it holds none, the check finds
+ * nothing (no write moves a version; no backward writes) and is not run. */
+static bool saved_check_needed(const sg__graph *src)
+{
+    for (uint32_t i = 0; i < src->nnodes; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind == SG_N_COND || nd->kind == SG_N_FUNCTION ||
+            (nd->kind == SG_N_CALL &&
+             (nd->schema->written || (nd->schema->flags & (SG_OPF_MUTATES | SG_OPF_INPLACE | SG_OPF_OUT)))))
+            return true;
+    }
+    return false;
+}
+
 sg_status sg__aot_saved_check(const sg__graph *src)
 {
     sg_ctx *ctx = src->ctx;
     const sg__scope *root = &src->scopes[0];
-    if (root->output == SG_NOVAL)
+    if (root->output == SG_NOVAL || !saved_check_needed(src))
         return SG_OK;
     uint32_t *ast, nast;
     CHAIN(autograd_storages(src, &ast, &nast));
