@@ -559,43 +559,54 @@ static sg_status cut(part *P, uint8_t *saved)
 {
     const sg__graph *g = P->g;
     sg_ctx *ctx = g->ctx;
-    uint32_t n = (uint32_t)g->nnodes, src = 2 * n, sink = 2 * n + 1;
-    sg__flow *f;
-    CHAIN(sg__flow_new(ctx, 2 * n + 2, &f));
-    sg__flow_reserve(f, 3 * (size_t)n + P->ustart[n]); /* (per node: at most 3 edges and one per user) */
-    uint8_t *side = NULL;
-    sg_status s = SG_OK;
+    uint32_t n = (uint32_t)g->nnodes, m = 0;
     /* A node required in the backward is the sink's side of every finite cut (its in -> sink is
        infinite): it is the sink itself here, its users' edges going there, which leaves the finite cuts,
-       their capacities and the sides of the other nodes as they are, and the network smaller. */
+       their capacities and the sides of the other nodes as they are, and the network smaller. The
+       others, in order, are numbered 0 .. m - 1 (id): in 2 id, out 2 id + 1. */
+    uint32_t *id = sg__malloc(ctx, (n ? n : 1) * sizeof *id);
+    if (!id)
+        return sg__nomem(ctx);
+    for (uint32_t i = 0; i < n; i++)
+        id[i] = !P->live[i] || g->nodes[i].kind == SG_N_OUTPUT || P->rbw[i] ? SG_NOVAL : m++;
+    uint32_t src = 2 * m, sink = 2 * m + 1;
+    sg__flow *f;
+    sg_status s = sg__flow_new(ctx, 2 * m + 2, &f);
+    if (s) {
+        sg_free(id);
+        return s;
+    }
+    sg__flow_reserve(f, 3 * (size_t)m + P->ustart[n]); /* (per node: at most 3 edges and one per user) */
+    uint8_t *side = NULL;
     for (uint32_t i = 0; i < n && !s; i++) {
         const sg__gnode *nd = &g->nodes[i];
-        if (!P->live[i] || nd->kind == SG_N_OUTPUT || P->rbw[i])
+        uint32_t in = 2 * id[i];
+        if (id[i] == SG_NOVAL)
             continue;
         if (nd->kind == SG_N_PLACEHOLDER && i < P->first)
-            s = sg__flow_edge(f, src, 2 * i, SG__FLOW_INF);
+            s = sg__flow_edge(f, src, in, SG__FLOW_INF);
         if (!s && P->rfw[i] && (banned(P, i) || (i < P->first && touches_written(P, nd))))
-            s = sg__flow_edge(f, src, 2 * i, SG__FLOW_INF);
+            s = sg__flow_edge(f, src, in, SG__FLOW_INF);
         if (!s)
-            s = sg__flow_edge(f, 2 * i, 2 * i + 1, weight(P, i));
+            s = sg__flow_edge(f, in, in + 1, weight(P, i));
         bool to_sink = false; /* (one infinite edge to the sink is as many) */
         for (uint32_t u = P->ustart[i]; u < P->ustart[i + 1] && !s; u++) {
             uint32_t w = P->users[u];
             if (bw_copy_target(P, i, w) && tensor_in_written(P, nd->out))
                 continue;
             if (!bw_copy_target(P, i, w) && !P->rbw[w])
-                s = sg__flow_edge(f, 2 * i + 1, 2 * w, SG__FLOW_INF);
+                s = sg__flow_edge(f, in + 1, 2 * id[w], SG__FLOW_INF);
             else if (!to_sink) /* (a backward's write of it: saved whatever the cut, the backward may read it too) */
-                s = sg__flow_edge(f, 2 * i + 1, sink, SG__FLOW_INF), to_sink = true;
+                s = sg__flow_edge(f, in + 1, sink, SG__FLOW_INF), to_sink = true;
         }
     }
     int64_t value;
-    if (!s && !(side = sg__malloc(ctx, 2 * (size_t)n + 2)))
+    if (!s && !(side = sg__malloc(ctx, 2 * (size_t)m + 2)))
         s = sg__nomem(ctx);
     if (!s)
         s = sg__flow_mincut(f, src, sink, &value, side);
     for (uint32_t i = 0; i < n && !s; i++) {
-        if (!P->live[i] || g->nodes[i].kind == SG_N_OUTPUT || P->rbw[i] || !side[2 * i] || side[2 * i + 1])
+        if (id[i] == SG_NOVAL || !side[2 * id[i]] || side[2 * id[i] + 1])
             continue;
         const sg__gval *x = &g->vals[g->nodes[i].out];
         if (x->kind == SG_V_LIST)
@@ -610,6 +621,7 @@ static sg_status cut(part *P, uint8_t *saved)
             if (bw_copy_target(P, i, P->users[u]))
                 saved[g->nodes[i].out] = 1;
     sg_free(side);
+    sg_free(id);
     sg__flow_free(f);
     return s;
 }
