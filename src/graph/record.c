@@ -200,27 +200,54 @@ static bool arg_in(const sg__graph *g, const sg__garg *a)
     }
 }
 
-/* A call of s with positional arguments only (args, as a node holds them)
- * whose rule's result the graph's memo has (rule_memo.c): the value made
- * and the node recorded as binding and sg__record_bound would (the node's
- * arguments are args, as they are: positional, none after the last given;
- * no flags, no binds, no asserts, which a remembered result never has);
- * true. false: nothing done (not remembered, or memory ran out: the caller
- * records it in full, and meets the error again). */
+/* A call of s with arguments in a node's order (args: positional ones, none
+ * of them keyword-only, then keyword-only ones in the schema's order) whose
+ * rule's result the graph's memo has (rule_memo.c): the value made and the
+ * node recorded as binding and sg__record_bound would (node_args gives such
+ * arguments back as they are, each keyword the schema's own name; no flags,
+ * no binds, no asserts, which a remembered result never has); true. false:
+ * nothing done (not in that form, not remembered, or memory ran out: the
+ * caller records it in full, and meets the error again). */
 static bool remembered(sg__graph *g, const sg__schema *s, const sg__garg *args, size_t nargs, unsigned line,
                        uint32_t *out)
 {
     if (nargs > (size_t)s->nargs)
         return false;
-    for (size_t i = 0; i < nargs; i++) /* (the key checks that each is of g: arg_in) */
-        if (args[i].kw || s->args[i].kwonly)
+    size_t npos = 0;
+    while (npos < nargs && !args[npos].kw) {
+        if (s->args[npos].kwonly)
             return false;
+        npos++;
+    }
+    const sg__garg *a = args; /* by schema position (the key checks that each is of g: arg_in) */
+    sg__garg byname[SG_SCHEMA_ARGS], node[SG_SCHEMA_ARGS];
+    bool given[SG_SCHEMA_ARGS];
+    if (npos < nargs) { /* keyword-only ones: each at its position, named as node_args names it */
+        size_t at = npos;
+        for (size_t i = 0; i < (size_t)s->nargs; i++)
+            given[i] = i < npos;
+        memcpy(byname, args, npos * sizeof *args);
+        memcpy(node, args, nargs * sizeof *args);
+        for (size_t k = npos; k < nargs; k++, at++) {
+            const char *kw = args[k].kw;
+            while (at < (size_t)s->nargs && s->args[at].name != kw &&
+                   (s->args[at].name[0] != kw[0] || strcmp(s->args[at].name, kw)))
+                at++;
+            if (at == (size_t)s->nargs || !s->args[at].kwonly)
+                return false;
+            byname[at] = args[k];
+            given[at] = true;
+            node[k].kw = s->args[at].name;
+        }
+        a = byname;
+        args = node;
+    }
     sg__rmemo_key key;
     uint32_t v;
-    if (!sg__rmemo_key_of(g, s, 0, 0, args, NULL, nargs, &key))
+    if (!sg__rmemo_key_of(g, s, 0, 0, a, npos < nargs ? given : NULL, nargs, &key))
         return false;
     sg__graph_mark k = sg__graph_mark_take(g);
-    if (sg__rmemo_use(g, &key, args, &v) || v == SG_NOVAL)
+    if (sg__rmemo_use(g, &key, a, &v) || v == SG_NOVAL)
         return false;
     if (sg__graph_call(g, s, args, nargs, v, line)) {
         sg__graph_restore(g, k);
