@@ -534,7 +534,10 @@ sg_status sg__graph_call(sg__graph *g, const sg__schema *sch, const sg__garg *ar
     n->args = off;
     n->nargs = (uint32_t)nargs;
     n->line = line;
-    give(g, out, (uint32_t)g->nnodes++);
+    if (out != SG_NOVAL && g->vals[out].kind != SG_V_LIST) /* (give's common case) */
+        g->vals[out].node = (uint32_t)g->nnodes++;
+    else
+        give(g, out, (uint32_t)g->nnodes++);
     return SG_OK;
 }
 

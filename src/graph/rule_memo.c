@@ -148,8 +148,10 @@ bool sg__rmemo_key_of(const sg__graph *g, const sg__schema *s, uint8_t flags, ui
                    (uint64_t)t->written_rg << 32 | (uint64_t)(t->base == SG_NOVAL) << 33;
             PUT(tag);
             const sg_expr *const *e = g->exprs + t->dims;
-            for (uint32_t d = 0; d < nd2; d++)
+            for (uint32_t d = 0; d < nd2; d += 2) { /* (sizes and strides: two at a time) */
                 PUT(pw(e[d]));
+                PUT(pw(e[d + 1]));
+            }
             PUT(pw(t->offset));
             k->numel[i] = g->storage_numel[t->storage];
             k->tensor[i] = true;
