@@ -254,8 +254,13 @@ sg_status sg__aot_saved_check(const sg__graph *src);
 /* ---- the min-cut partition (partition.c) ---- */
 
 /* Does node nd have an effect no partition drops (a write, an assert, a
- * cond), whatever reads its value? */
-bool sg__aot_effect(const sg__gnode *nd);
+ * cond), whatever reads its value? (Asked of every node, several times:
+ * inline.) */
+static inline bool sg__aot_effect(const sg__gnode *nd)
+{
+    return nd->kind == SG_N_ASSERT || nd->kind == SG_N_COND ||
+           (nd->kind == SG_N_CALL && (nd->schema->flags & (SG_OPF_MUTATES | SG_OPF_INPLACE | SG_OPF_OUT)));
+}
 
 /* Partition joint graph g (its backward part from node first on; its
  * output ngrad gradients, then the forward's outputs) as PyTorch 1.13's

@@ -138,12 +138,6 @@ static uint32_t producer(const part *P, uint32_t v)
         }                                                                                                         \
     }
 
-bool sg__aot_effect(const sg__gnode *nd)
-{
-    return nd->kind == SG_N_ASSERT || nd->kind == SG_N_COND ||
-           (nd->kind == SG_N_CALL && (nd->schema->flags & (SG_OPF_MUTATES | SG_OPF_INPLACE | SG_OPF_OUT)));
-}
-
 static bool tensor_in_written(const part *P, uint32_t v)
 {
     if (!P->any_written)

@@ -421,6 +421,24 @@ static void test_rule_memo(void **state)
     /* a call that writes an argument is never remembered */
     sg__rmemo_key k;
     assert_false(sg__rmemo_key_of(g, add_, 0, 0, axy, NULL, 2, &k));
+    /* a keyword-only argument (named by a string of the caller's, as the formulas name it): answered the
+       second time, the node holding it as binding records it (named by the schema's own string) */
+    const sg__schema *clone = sg__opreg_op(reg, SG_OP_clone);
+    char kw[] = "memory_format";
+    sg__garg cx[2] = {tx, {.kind = SG_A_MEMFMT, .kw = kw, .u.dtype = SG_CONTIGUOUS_FORMAT}}, cy[2] = {ty, cx[1]};
+    uint32_t c1, c2;
+    assert_int_equal(sg__graph_record(g, clone, cx, 2, 0, NULL, &c1), SG_OK);
+    assert_true(memo_has(g, clone, cy, 2));
+    size_t before = g->nvals;
+    assert_int_equal(sg__graph_record(g, clone, cy, 2, 0, NULL, &c2), SG_OK);
+    assert_int_equal(g->nvals, before + 1);
+    same_value(g, c1, g, c2, SG_NOVAL, SG_NOVAL);
+    const sg__gnode *n1 = &g->nodes[g->vals[c1].node], *n2 = &g->nodes[g->vals[c2].node];
+    assert_int_equal(n1->nargs, 2);
+    assert_int_equal(n2->nargs, 2);
+    assert_ptr_equal(g->args[n1->args + 1].kw, clone->args[1].name);
+    assert_ptr_equal(g->args[n2->args + 1].kw, clone->args[1].name);
+    assert_int_equal(g->args[n2->args + 1].kind, SG_A_MEMFMT);
     /* the environment learns u1 >= 1: nothing is answered; the rule folds the stride Max(1, u1) to u1 */
     assert_int_equal(sg_expr_rel(C, &ge, SG_REL_GE, u1, one), SG_OK);
     assert_int_equal(sg_env_check(f.env, ge, NULL), SG_OK);
