@@ -211,7 +211,7 @@ static bool arg_in(const sg__graph *g, const sg__garg *a)
 static bool remembered(sg__graph *g, const sg__schema *s, const sg__garg *args, size_t nargs, unsigned line,
                        uint32_t *out)
 {
-    if (nargs > (size_t)s->nargs)
+    if (!s->memo || nargs > (size_t)s->nargs)
         return false;
     size_t npos = 0;
     while (npos < nargs && !args[npos].kw) {
@@ -230,6 +230,8 @@ static bool remembered(sg__graph *g, const sg__schema *s, const sg__garg *args, 
         memcpy(node, args, nargs * sizeof *args);
         for (size_t k = npos; k < nargs; k++, at++) {
             const char *kw = args[k].kw;
+            if (!kw) /* (a positional one after a named one: binding's error) */
+                return false;
             while (at < (size_t)s->nargs && s->args[at].name != kw &&
                    (s->args[at].name[0] != kw[0] || strcmp(s->args[at].name, kw)))
                 at++;

@@ -297,6 +297,10 @@ static void test_record_errors(void **state)
     assert_int_equal(sg__graph_record(g, add, two, 2, 0, NULL, &v), SG_EINVAL); /* not a value of g */
     sg__garg three[3] = {one, one, alpha};
     assert_int_equal(sg__graph_record(g, add, three, 3, 0, NULL, &v), SG_EINVAL); /* no such name */
+    /* (a positional argument after a named one: empty_like's rule is remembered, its keyword-only ones looked
+       up before binding) */
+    sg__garg named[3] = {one, {.kind = SG_A_DTYPE, .kw = "dtype", .u.dtype = SG_FLOAT64}, one};
+    assert_int_equal(sg__graph_record(g, sg__opreg_op(reg, SG_OP_empty_like), named, 3, 0, NULL, &v), SG_EINVAL);
     assert_int_equal(sg__graph_record(g, sg__opreg_op(reg, SG_OP_reshape), two, 1, 0, NULL, &v), SG_EUNSUPPORTED);
     assert_int_equal(g->nvals, before); /* nothing left behind */
     untrace(&f);
