@@ -206,6 +206,22 @@ static bool run_is(const sg__graph *g, uint32_t off, size_t ndim, const sg_expr 
     return d == ndim;
 }
 
+/* The fields of tensor value t of g, made just now: its layout the run dims, on storage (SG_NOVAL: a
+ * new one of numel elements, room made for it). */
+static inline void fill_tensor(sg__graph *g, sg__fake_tensor *t, sg_dtype dtype, size_t ndim, uint32_t dims,
+                               const sg_expr *offset, uint32_t storage, const sg_expr *numel)
+{
+    t->dtype = (uint8_t)dtype;
+    t->ndim = (uint8_t)ndim;
+    t->dims = dims;
+    t->offset = offset;
+    if (storage == SG_NOVAL)
+        g->storage_numel[g->nstorages] = numel;
+    t->storage = storage != SG_NOVAL ? storage : g->nstorages++;
+    t->base = SG_NOVAL;
+    t->leaf = true;
+}
+
 sg_status sg__graph_tensor_numel(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim,
                                  const sg_expr *const *sizes, const sg_expr *const *strides, const sg_expr *offset,
                                  uint32_t storage, const sg_expr *numel, uint32_t *run)
@@ -220,16 +236,7 @@ sg_status sg__graph_tensor_numel(sg__graph *g, uint32_t *out, sg_dtype dtype, si
         v->name = no_name;
         v->kind = SG_V_TENSOR;
         v->node = SG_NOVAL;
-        sg__fake_tensor *t = &v->u.t;
-        t->dtype = (uint8_t)dtype;
-        t->ndim = (uint8_t)ndim;
-        t->dims = *run;
-        t->offset = offset;
-        if (storage == SG_NOVAL)
-            g->storage_numel[g->nstorages] = numel;
-        t->storage = storage != SG_NOVAL ? storage : g->nstorages++;
-        t->base = SG_NOVAL;
-        t->leaf = true;
+        fill_tensor(g, &v->u.t, dtype, ndim, *run, offset, storage, numel);
         *out = (uint32_t)g->nvals++;
         return SG_OK;
     }
@@ -287,16 +294,7 @@ sg_status sg__graph_tensor_numel(sg__graph *g, uint32_t *out, sg_dtype dtype, si
         if (g->nrecent < SG_GRAPH_RECENT)
             g->nrecent++;
     }
-    sg__fake_tensor *t = &g->vals[*out].u.t;
-    t->dtype = (uint8_t)dtype;
-    t->ndim = (uint8_t)ndim;
-    t->dims = dims;
-    t->offset = offset;
-    if (storage == SG_NOVAL)
-        g->storage_numel[g->nstorages] = numel;
-    t->storage = storage != SG_NOVAL ? storage : g->nstorages++;
-    t->base = SG_NOVAL;
-    t->leaf = true;
+    fill_tensor(g, &g->vals[*out].u.t, dtype, ndim, dims, offset, storage, numel);
     if (run)
         *run = dims;
     return SG_OK;
