@@ -333,9 +333,12 @@ static sg_status liveness(part *P)
     for (uint32_t k = 0; k < on->nargs; k++)
         if (g->args[on->args + k].kind == SG_A_VALUE)
             P->live[producer(P, g->args[on->args + k].u.v)] = P->is_out[producer(P, g->args[on->args + k].u.v)] = 1;
-    size_t nuse = 0;
-    /* (every value a node reads is in args or ids: room for all of them) */
-    if (!(P->prods = sg__malloc(ctx, (g->nargs + g->nids + 1) * sizeof *P->prods)))
+    /* room for every value a node reads: each node's arguments are a run of args of its own (a list of
+       values among them counting its elements, which another list may share) */
+    size_t nuse = 0, cap = 1;
+    for (size_t k = 0; k < g->nargs; k++)
+        cap += g->args[k].kind == SG_A_VALUE ? 1 : g->args[k].kind == SG_A_VALUES ? g->args[k].u.list.n : 0;
+    if (!(P->prods = sg__malloc(ctx, cap * sizeof *P->prods)))
         return sg__nomem(ctx);
     memset(P->pcnt, 0, g->nnodes * sizeof *P->pcnt);
     for (uint32_t i = (uint32_t)g->nnodes; i-- > 0;) {

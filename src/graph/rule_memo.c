@@ -24,7 +24,7 @@
  * rules, over schemas that write no argument (in-place and out= calls
  * change their arguments' storages and versions: always asked). Not in an
  * eager graph (constant sizes: nothing to fold, every layout its own).
- * Keys of at most KEY_WORDS words (about three tensors of rank 4);
+ * Keys of at most SG__RMEMO_KEY_WORDS words (about three tensors of rank 4);
  * results of rank up to MAX_RANK; a table of SLOTS, two places a key (the
  * second taken when the first holds another). */
 #include <string.h>
