@@ -152,6 +152,7 @@ typedef struct sg__aot_base {
     uint32_t lead;       /* OUT_GRAPH: its leading output */
     uint8_t where;       /* SG__AOT_IN_GRAPH or _OUT_GRAPH */
     bool hidden;         /* every write through .data */
+    bool detached;       /* a write autograd records through a detach (or .data) of it: the detach's */
 } sg__aot_base;
 
 /* A root cond whose branches write an operand that shares input's
@@ -263,8 +264,13 @@ sg_status sg__aot_saved_check(const sg__graph *src);
 /* ---- the min-cut partition (partition.c) ---- */
 
 /* Does node nd have an effect no partition drops (a write, an assert, a
- * cond), whatever reads its value? */
-bool sg__aot_effect(const sg__gnode *nd);
+ * cond), whatever reads its value? (Asked of every node, several times:
+ * inline.) */
+static inline bool sg__aot_effect(const sg__gnode *nd)
+{
+    return nd->kind == SG_N_ASSERT || nd->kind == SG_N_COND ||
+           (nd->kind == SG_N_CALL && (nd->schema->flags & (SG_OPF_MUTATES | SG_OPF_INPLACE | SG_OPF_OUT)));
+}
 
 /* Partition joint graph g (its backward part from node first on; its
  * output ngrad gradients, then the forward's outputs) as PyTorch 1.13's
@@ -289,6 +295,10 @@ void sg__flow_free(sg__flow *f);
  * (a node out of range, a capacity outside 0 .. SG__FLOW_INF), SG_ELIMIT,
  * SG_ENOMEM. */
 sg_status sg__flow_edge(sg__flow *f, uint32_t u, uint32_t v, int64_t cap);
+/* Room for about edges more edges, so that adding them copies nothing.
+ * Best effort: where memory runs out nothing is reserved (sg__flow_edge
+ * grows as it goes). */
+void sg__flow_reserve(sg__flow *f, size_t edges);
 /* The maximum flow from s to t, which is the capacity of a minimum cut
  * (*value), and that cut's source side (source_side[v] 0 for the nodes
  * that reach t in the residual network, 1 for the others, as networkx's

@@ -59,6 +59,8 @@ typedef struct fstore {
     bool grad;       /* a write with grad of a value that requires grad gave it a history (CopySlices: every
                         alias requires grad since, whatever its traced flag says) */
     bool synth;      /* a synthetic base stands for it (see the head of the file) */
+    bool detached;   /* a write autograd records through a link it does not follow (a detach, .data), or an
+                        as_strided made over the storage past one: the detach's history, not the storage's */
     uint32_t root;   /* the first src value that is its root (SG_NOVAL: none yet) */
     uint32_t sph;    /* synth: the dst placeholder of that base, once made */
     uint32_t regen;  /* the new version an as_strided_ with grad gave its root object, a base of views (SG_NOVAL:
@@ -520,8 +522,11 @@ static void made(fz *z, uint32_t v, uint32_t parent, uint32_t vnode, uint32_t cu
         s->root = v;
     /* a view shares its source's version counter, but for .data (a flagged detach) */
     uint32_t ver = parent != SG_NOVAL && !(z->src->nodes[vnode].flags & SG_NODE_DATA) ? z->v[parent].ver : SG_NOVAL;
-    if (parent != SG_NOVAL && is_asstrided(&z->src->nodes[vnode])) /* positions of the storage itself */
+    if (parent != SG_NOVAL && is_asstrided(&z->src->nodes[vnode])) { /* positions of the storage itself */
+        for (uint32_t c = parent; c != SG_NOVAL && !s->detached; c = z->v[c].parent)
+            s->detached = (link_hides(z, c) & SG_NODE_DATA) != 0; /* (made over the storage, past a detach) */
         parent = strided_parent(z, v, parent);
+    }
     z->v[v] = (fval){.parent = parent, .vnode = vnode, .cur = cur, .gen = s->gen, .obj = v, .ver = ver, .elem = v,
                        .hist = SG_NOVAL};
 }
@@ -640,6 +645,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         if (repeats && rn->kind == SG_N_PLACEHOLDER && rn->scope != 0)
             return unsupported(z, "a write through a view of a view that may repeat elements, in a cond branch", what);
     }
+    s->detached |= grad && (seen & SG_NODE_DATA);
     if (repeats && history) /* (by positions below: no detach's new contents to keep) */
         return unsupported(z, "a write with grad through a view that may repeat elements of a detach", what);
     if (repeats) { /* by positions: f stored into the storage as one dimension, by self's own layout */
@@ -1681,7 +1687,7 @@ static sg_status end(sg__replay *r, void *ud)
             dst->vals[st->sph].u.t.requires_grad = rg;
         sg__aot_base *b = &m->bases[m->nbases++];
         *b = (sg__aot_base){.dph = st->sph, .member = i, .numel = sg__graph_storage_numel(src, src->vals[m->in[i].ph].u.t.storage),
-                            .lead = SG_NOVAL, .hidden = hid};
+                            .lead = SG_NOVAL, .hidden = hid, .detached = st->detached};
         b->where = z->keep && (!rg || ng || hid) ? SG__AOT_IN_GRAPH : SG__AOT_OUT_GRAPH;
         for (uint32_t j = 0; j < m->nin; j++)
             if (m->in[j].tensor && store_of(z, m->in[j].ph) == st)

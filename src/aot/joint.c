@@ -263,7 +263,12 @@ static sg_status joint_end(sg__replay *r, void *ud)
            first): AccumulateGrad checks its gradient against the sizes the leaf had when its accumulator was
            made and then copies it into the leaf's layout now, or keeps it, as the gradient's own strides say */
         const sg__aot_input *in = t->grad_in[k] & SG__BASE ? NULL : &m->in[t->grad_in[k]];
-        if (in && in->leaf && in->metadata)
+        uint32_t sb = in ? in->base : t->grad_in[k] & ~SG__BASE;
+        if (sb != SG_NOVAL && m->bases[sb].detached) /* (the storage's gradient would take that write for its own) */
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of inputs on a storage other inputs view, "
+                        "written with grad through a detach of it (input %s)",
+                        fw->vals[m->in[in ? t->grad_in[k] : m->bases[sb].member].dph].name);
+        else if (in && in->leaf && in->metadata)
             s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the gradient of a leaf whose layout the program "
                         "changes (input %s): AccumulateGrad lays it out by the leaf's layout now",
                         fw->vals[in->dph].name);
@@ -588,11 +593,13 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, ui
     for (uint32_t i = J->first; i < g->nnodes; i++) /* the backward's writes of inputs, at its end */
         if (sg__aot_bw_copy(g, J->first, i))
             need[g->nodes[i].out] = 1;
+    size_t nrun = 0; /* the nodes it runs (at most): room at once, not grown by copies */
     for (size_t i = g->nnodes; i-- > 0 && !s;) {
         const sg__gnode *nd = &g->nodes[i];
         if ((nd->kind != SG_N_CALL && (nd->kind != SG_N_COND || nd->scope)) || rep[nd->out] != nd->out ||
             !gives_needed_unsaved(g, nd, need, saved))
             continue;
+        nrun++;
         bool target = sg__aot_bw_copy(g, J->first, (uint32_t)i); /* (its primal: written, not read: 2) */
         for (uint32_t k = 0; k < nd->nargs && !s; k++) {
             const sg__garg *a = &g->args[nd->args + k];
@@ -647,6 +654,7 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, ui
         if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])) && !(s = sg__graph_placeholder(bw, map[v], nm)))
             t->saved[t->nsaved++] = from;
     }
+    sg__graph_reserve(bw, nrun + t->nsaved + t->ntan + 1);
     for (uint32_t k = 0; k < t->ntan && !s; k++) {
         uint32_t v = J->tangents[k];
         if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])))
@@ -1291,13 +1299,40 @@ static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cn
     return SG_OK;
 }
 
+/* The tensor arguments of a call node by schema position, found once for
+ * the node and read as often as its checks ask. */
+typedef struct bound_args {
+    const sg__gnode *nd; /* the node they are of, or NULL */
+    uint32_t v[SG_SCHEMA_ARGS]; /* a tensor value, or SG_NOVAL */
+} bound_args;
+
+/* Argument i (schema position) of call node nd of src: a tensor value, or
+ * SG_NOVAL. b: nd's tensor arguments, found here first if b holds another's:
+ * its positional arguments, then its keyword ones by name (an argument not
+ * given is its default, never a tensor: the binding sg__graph_node_args
+ * does, without making the defaults). */
+static uint32_t arg_of(const sg__graph *src, bound_args *b, const sg__gnode *nd, int i)
+{
+    if (b->nd != nd) {
+        const sg__schema *s = nd->schema;
+        b->nd = nd;
+        for (int k = 0; k < SG_SCHEMA_ARGS; k++)
+            b->v[k] = SG_NOVAL;
+        for (uint32_t k = 0; k < nd->nargs; k++) {
+            const sg__garg *a = &src->args[nd->args + k];
+            int at = a->kw ? sg__schema_arg(s, a->kw) : (int)k;
+            if (at >= 0 && at < s->nargs && a->kind == SG_A_VALUE && src->vals[a->u.v].kind == SG_V_TENSOR)
+                b->v[at] = a->u.v;
+        }
+    }
+    return i >= 0 && i < SG_SCHEMA_ARGS ? b->v[i] : SG_NOVAL;
+}
+
 /* Argument i (schema position) of call node nd of src: a tensor value, or SG_NOVAL. */
 static uint32_t arg_value(const sg__graph *src, const sg__gnode *nd, int i)
 {
-    sg__garg a[SG_SCHEMA_ARGS];
-    if (sg__graph_node_args((sg__graph *)src, nd, a)) /* (defaults are read, the graph is not written) */
-        return SG_NOVAL;
-    return a[i].kind == SG_A_VALUE && src->vals[a[i].u.v].kind == SG_V_TENSOR ? a[i].u.v : SG_NOVAL;
+    bound_args b = {.nd = NULL};
+    return arg_of(src, &b, nd, i);
 }
 
 /* Is call node nd (an out=) a factory's (no tensor argument but what it
@@ -1641,11 +1676,28 @@ static sg_status autograd_storages(const sg__graph *src, uint32_t **ast, uint32_
     return SG_OK;
 }
 
+/* Does graph src hold what the saved-value check can refuse: a call that
+ * writes (in place, out=, set_, a write through a view: every error below
+ * is of a write since, or of such a call itself), a torch.cond or a custom
+ * Function (their own checks)? Where it holds none, the check finds
+ * nothing (no write moves a version; no backward writes) and is not run. */
+static bool saved_check_needed(const sg__graph *src)
+{
+    for (uint32_t i = 0; i < src->nnodes; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind == SG_N_COND || nd->kind == SG_N_FUNCTION ||
+            (nd->kind == SG_N_CALL &&
+             (nd->schema->written || (nd->schema->flags & (SG_OPF_MUTATES | SG_OPF_INPLACE | SG_OPF_OUT)))))
+            return true;
+    }
+    return false;
+}
+
 sg_status sg__aot_saved_check(const sg__graph *src)
 {
     sg_ctx *ctx = src->ctx;
     const sg__scope *root = &src->scopes[0];
-    if (root->output == SG_NOVAL)
+    if (root->output == SG_NOVAL || !saved_check_needed(src))
         return SG_OK;
     uint32_t *ast, nast;
     CHAIN(autograd_storages(src, &ast, &nast));
@@ -1716,6 +1768,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             mark_needed(src, needed, nsto, ast, a->u.v);
     }
     uint32_t unseen = SG_NOVAL; /* a write with grad the history of what a set_ put on its storage does not see */
+    bound_args na = {.nd = NULL}; /* the arguments of the node the checks read */
     /* the nodes the backward runs (from the loss through what requires grad), newest first; each
        one's saved values must not have been written since it ran */
     for (size_t i = src->nnodes; i-- > 0 && !s;) {
@@ -1745,7 +1798,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             for (uint32_t j = 0; j < l->u.list.n; j++)
                 need |= needed[src->ids[l->u.list.off + j]] != 0;
             if (need && !(nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
-                mark_needed(src, needed, nsto, ast, arg_value(src, nd, 0));
+                mark_needed(src, needed, nsto, ast, arg_of(src, &na, nd, 0));
             continue;
         }
         if (src->vals[nd->out].kind != SG_V_TENSOR)
@@ -1757,7 +1810,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                     !(oi && (oi->tags & SG_T_INPLACE_VIEW)); /* (an out= too: into a view of what is needed) */
         /* (a set_ of a view with grad: its NotImplemented grad_fn goes into its base's history, as any
            in-place call's through a view does: CopySlices) */
-        uint32_t self0 = nd->schema->op == SG_OP_set__source_Tensor ? arg_value(src, nd, 0) : SG_NOVAL;
+        uint32_t self0 = nd->schema->op == SG_OP_set__source_Tensor ? arg_of(src, &na, nd, 0) : SG_NOVAL;
         /* (the version an in-place call's write or metadata change came from: e.squeeze_(0) of a view e
            keeps it a view; not past a set_) */
         uint32_t vself = self0;
@@ -1815,7 +1868,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         if (nd->schema->op == SG_OP_detach) /* (a view autograd does not see: no edge to what it views) */
             continue;
         for (int k = 0; k < nd->schema->nargs; k++) {
-            uint32_t v = arg_value(src, nd, k);
+            uint32_t v = arg_of(src, &na, nd, k);
             /* (hidden: the tensor written keeps its history, in place or out=) */
             bool written = inplace ? k == 0 : (nd->schema->flags & SG_OPF_OUT) && ((nd->schema->written >> k) & 1);
             if (!hidden || written)
@@ -1844,7 +1897,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             /* its backward (CopySlices) writes the gradient of a view that repeats elements, or copies it
                into a tensor laid out as the view's base is when the call runs (a set_ may have given it a
                layout that repeats) */
-            uint32_t self = arg_value(src, nd, 0);
+            uint32_t self = arg_of(src, &na, nd, 0);
             uint32_t b = self != SG_NOVAL && (nd->flags & SG_NODE_GRAD) ? base_now(src, self, (uint32_t)i, relayout)
                                                                         : SG_NOVAL;
             if (self != SG_NOVAL && (repeats(src, self) || (b != SG_NOVAL && repeats(src, b))))
@@ -1866,13 +1919,13 @@ sg_status sg__aot_saved_check(const sg__graph *src)
            more than one tensor argument, only where that gradient's edge takes one (gives_edge) */
         int nt = 0, nrg = 0; /* the schema's tensor arguments; the node's whose edges took a gradient */
         for (int k = 0; k < nd->schema->nargs; k++) {
-            uint32_t v = arg_value(src, nd, k);
+            uint32_t v = arg_of(src, &na, nd, k);
             nt += nd->schema->args[k].type.base == SG_TY_TENSOR && !nd->schema->args[k].type.list;
             nrg += v != SG_NOVAL && gives_edge(src, v, (nd->rg >> k) & 1);
         }
         for (int k = 0; k < 16 && saves && !s; k++) {
             uint32_t x = k == 15 ? ((saves & SG_DSAVE_RESULT) ? nd->out : SG_NOVAL)
-                                 : ((saves >> k) & 1) && k < nd->schema->nargs ? arg_value(src, nd, k) : SG_NOVAL;
+                                 : ((saves >> k) & 1) && k < nd->schema->nargs ? arg_of(src, &na, nd, k) : SG_NOVAL;
             if (x == SG_NOVAL || (inplace && k == 0)) /* (an in-place call saves self before it writes it) */
                 continue;
             bool own = (info->deriv->own >> k) & 1, edge = gives_edge(src, x, (nd->rg >> k) & 1);
@@ -1881,7 +1934,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             if ((s = read_bw_written(src, bwst, x, (uint32_t)i)))
                 break;
             uint32_t cx = cnt[x], st = src->vals[x].u.t.storage, lo;
-            uint32_t self = inplace ? arg_value(src, nd, 0) : SG_NOVAL;
+            uint32_t self = inplace ? arg_of(src, &na, nd, 0) : SG_NOVAL;
             if (self != SG_NOVAL && k != 15 && cnt[self] == cx && sg__op_bumps_version(nd->schema)) {
                 /* (the call writes what it saved: a.mul_(a)) */
                 s = sg__err(ctx, SG_EAUTOGRAD, "one of the variables needed for gradient computation has been "

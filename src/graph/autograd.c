@@ -18,6 +18,7 @@ typedef struct bw {
     sg__backward *spec; /* (its writes) */
     uint32_t scope;     /* the scope differentiated (the root, or a cond branch's copy: cond_backward) */
     uint32_t from;      /* its first node */
+    bool rg_only;       /* forward_flags sets rg alone (reach unused: sg__graph_requires_grad) */
 } bw;
 
 /* A custom Function's backward write, noted in b->spec. */
@@ -150,7 +151,8 @@ static void forward_flags(bw *b, const sg__backward *spec, size_t nnodes)
         const sg__opinfo *info = sg__op_info(nd->schema->op);
         bool diff = nd->schema->op != SG_OP_detach && !(info && (info->tags & SG_T_NODIFF));
         mark_out(b, nd, b->rg, diff && any_arg(b, nd, b->rg));
-        mark_out(b, nd, b->reach, diff && any_arg(b, nd, b->reach));
+        if (!b->rg_only)
+            mark_out(b, nd, b->reach, diff && any_arg(b, nd, b->reach));
     }
 }
 
@@ -846,7 +848,7 @@ sg_status sg__graph_requires_grad(sg__graph *g, uint8_t **out)
 {
     *out = NULL;
     size_t n = g->nvals ? g->nvals : 1;
-    bw b = {.g = g, .nvals = (uint32_t)g->nvals};
+    bw b = {.g = g, .nvals = (uint32_t)g->nvals, .rg_only = true};
     b.rg = sg__calloc(g->ctx, n, 1);
     b.reach = sg__calloc(g->ctx, n, 1);
     if (!b.rg || !b.reach) {

@@ -260,7 +260,12 @@ typedef struct sg__graph {
                              rule finds another operator's schema (out='s functional one) */
     struct sg__pw_memo *pw_memo; /* the pointwise rule's remembered broadcasts and result
                                     strides (meta_pointwise.c; made at its first use, one block) */
+    struct sg__rule_memo *rule_memo; /* the rules' results remembered (rule_memo.c; made at its first
+                                        use, one block) */
 } sg__graph;
+
+/* The rules' memo's blocks (rule_memo.c), freed with its graph. */
+void sg__rmemo_free(struct sg__rule_memo *m);
 
 /* An empty graph over env (borrowed: it must outlive the graph). Errors: SG_ENOMEM. */
 sg_status sg__graph_new(sg_env *env, sg__graph **out);
@@ -285,6 +290,14 @@ sg_status sg__graph_ids(sg__graph *g, uint32_t *off, const uint32_t *ids, size_t
  * entries; storage is an existing storage id, or SG_NOVAL for a new one. */
 sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
                            const sg_expr *const *strides, const sg_expr *offset, uint32_t storage);
+/* The same, a new storage (storage SG_NOVAL) of numel elements as given
+ * (NULL: its number of elements, as sg__graph_tensor computes it); run
+ * (NULL: none) the offset of a run of g's exprs that may hold the sizes
+ * and strides already (SG_NOVAL: none), shared where it does, and set to
+ * the run the new value reads. */
+sg_status sg__graph_tensor_numel(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim,
+                                 const sg_expr *const *sizes, const sg_expr *const *strides, const sg_expr *offset,
+                                 uint32_t storage, const sg_expr *numel, uint32_t *run);
 /* The number of elements of storage id (made with a tensor of it: that
  * tensor's numel; an input's: what its layout reaches; set_storage_numel
  * changes it, as an out= resize grows it). */
