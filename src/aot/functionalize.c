@@ -42,6 +42,7 @@ typedef struct fval {
     uint32_t writes, writes_no_grad, writes_hidden; /* (an object's first version) data mutations through it */
     uint32_t hist;   /* (a detach's first version, an autograd base of its own) the dst value holding the history
                         a write with grad through it gave it (PyTorch's CopySlices on the detach), laid out as
+                        it; (a custom Function's output that views its input) the output as the Function gave
                         it; SG_NOVAL: none (made again from the storage, it is a detach of it: no gradient
                         goes past it). With one, what is made again is a hidden write over it (link_view) */
     bool meta;       /* (an object's first version) sizes, strides or offset changed in place */
@@ -399,6 +400,8 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
         /* a detach a write with grad gave a history: its values the storage's now, its gradient that
            history's (what wrote the storage since, not through it, autograd did not see from it) */
         uint32_t o = detach_obj(z, v);
+        if (o == SG_NOVAL && z->v[v].hist != SG_NOVAL) /* (a custom Function's output: before_function) */
+            o = v;
         if (o != SG_NOVAL && z->v[o].hist != SG_NOVAL)
             CHAIN(hidden_write(z, z->v[o].hist, *out, SG_NODE_DATA, true, out));
         return SG_OK;
@@ -1285,6 +1288,11 @@ static sg_status before_function(sg__replay *r, void *ud, uint32_t node)
             uint32_t v = src->ids[a[k].u.list.off + j];
             CHAIN(current(z, r, v, &now));
             CHAIN(sg__replay_map(r, v, now));
+            /* an output that views what the Function took (an input returned as it is): made again from
+               the storage after a write autograd does not see, it keeps the Function's grad_fn (link_view) */
+            if (k == 1 && src->nodes[node].scope == 0 && is_tensor(src, v) && z->v[v].parent != SG_NOVAL &&
+                detach_obj(z, v) == SG_NOVAL)
+                z->v[v].hist = now;
         }
     CHAIN(lifted_current(z, r, a[0].u.v));
     return src->nodes[node].scope == 0 ? function_writes(z, node) : SG_OK;
