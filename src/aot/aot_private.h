@@ -119,6 +119,7 @@ typedef struct sg__aot_input {
     bool hidden;         /* every data mutation through .data (not seen by autograd) */
     bool requires_grad;  /* after the call */
     bool leaf;           /* as given */
+    bool shared;         /* another input is on its storage (the caller's views of one tensor) */
     bool cleared;        /* a leaf that required grad and requires none after the call (a factory's out=,
                             requires_grad_(False)): its gradient is None, as AccumulateGrad checks the flag
                             when the backward runs, and the graph's copy into it has no history */

@@ -1430,6 +1430,7 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
         in->no_grad = (in->data || in->storage) && fs->writes <= fs->writes_no_grad + fs->writes_hidden;
         in->requires_grad = src->vals[in->final].u.t.requires_grad;
         in->leaf = src->vals[ph].u.t.leaf;
+        in->shared = st->inputs > 1;
         in->cleared = in->leaf && src->vals[ph].u.t.requires_grad && !in->requires_grad;
         in->moved = in->leaf && src->vals[ph].u.t.requires_grad && in->requires_grad && !src->vals[in->final].u.t.leaf;
         bool in_graph = z->keep && (in->data || in->storage) &&
