@@ -1873,6 +1873,8 @@ void sg__aot_meta_free(sg__aot_meta *m)
     sg_free(m->bases);
     sg_free(m->conds);
     sg_free(m->bwrites);
+    sg_free(m->in_inner);
+    sg_free(m->out_inner);
     *m = (sg__aot_meta){0};
 }
 

@@ -30,6 +30,8 @@ struct sg__aot_train {
     uint32_t *tan_out; /* per tangent: the forward's output (its index among the graph's outputs) */
     uint32_t ngrad;
     uint32_t *grad_in; /* per output of bw: the input (m.in) whose gradient it is */
+    uint8_t *grad_inner; /* per output of bw: 0 (the gradient, or inner tensor 0 of one that is a
+                            tensor subclass), j (its inner tensor j) */
     uint8_t *bw_written; /* per input (m.in): a custom Function's backward writes it (a copy_ at the
                             backward graph's end) */
     uint8_t *fw_keep;  /* per joint node: in the partitioned forward (extract_fw) */
@@ -48,6 +50,7 @@ void sg__aot_train_free(sg__aot_train *t)
     sg_free(t->saved);
     sg_free(t->tan_out);
     sg_free(t->grad_in);
+    sg_free(t->grad_inner);
     sg_free(t->bw_written);
     sg_free(t->fw_keep);
     sg_free(t);
@@ -187,9 +190,61 @@ static sg_status backward_writes(jctx *J, sg__replay *r, const sg__backward *b)
     return SG_OK;
 }
 
+/* Which values of joint g are tensor subclasses in eager's backward
+ * (two[v]): an inner tensor of a subclass input, a tangent where the loss
+ * is a subclass (every one: backward()'s ones_like of a TwoTensor loss is
+ * one, and so are the gradients it reaches through sums and expands),
+ * and every value computed from one (the subclass's dispatch wraps every
+ * tensor result of an operator one of whose arguments is one); a factory
+ * (zeros of a gradient's sizes, a custom Function's own tensor) is
+ * plain. */
+static sg_status subclass_values(const jctx *J, const sg__replay *r, uint8_t **out)
+{
+    const sg__aot_meta *m = J->m;
+    const sg__graph *g = sg__replay_dst((sg__replay *)r);
+    uint8_t *two = *out = sg__calloc(g->ctx, g->nvals ? g->nvals : 1, 1);
+    if (!two)
+        return sg__nomem(g->ctx);
+    for (uint32_t k = 0; k < J->t->ntan; k++)
+        two[J->tangents[k]] = 1;
+    for (uint32_t q = 0; q < m->nin; q++) {
+        uint32_t jv = m->in_inner && m->in_inner[q] ? sg__replay_mapped(r, m->in[q].dph) : SG_NOVAL;
+        if (jv != SG_NOVAL)
+            two[jv] = 1;
+    }
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->out == SG_NOVAL || (nd->kind != SG_N_CALL && nd->kind != SG_N_COND))
+            continue;
+        bool any = false;
+        for (uint32_t k = 0; k < nd->nargs && !any; k++) {
+            const sg__garg *a = &g->args[nd->args + k];
+            any = a->kind == SG_A_VALUE && two[a->u.v];
+            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n && !any; j++)
+                any = two[g->ids[a->u.list.off + j]] != 0;
+        }
+        if (!any)
+            continue;
+        two[nd->out] = 1;
+        const sg__gval *x = &g->vals[nd->out];
+        for (uint32_t j = 0; x->kind == SG_V_LIST && j < x->u.list.n; j++)
+            two[g->ids[x->u.list.off + j]] = 1;
+    }
+    return SG_OK;
+}
+
 /* Before the joint's output: a tangent per user output that requires grad,
  * the backward to every input that requires grad (the gradients lead the
- * joint's output), and which forward value each joint value stands for. */
+ * joint's output), and which forward value each joint value stands for.
+ * Where an output that requires grad is a tensor subclass (a TwoTensor),
+ * so is eager's loss, and its backward runs every formula on each inner
+ * tensor of the gradients it is given: the backward is taken once per
+ * inner tensor j, from the plain outputs' tangents and the tangents of
+ * the inner tensors j of the subclass outputs (the others' formulas are
+ * not run: a zero gradient through them could meet an infinity), and an
+ * input's gradient is a subclass where it reads a subclass value
+ * (subclass_values): one output per inner tensor, else the first
+ * backward's alone. */
 static sg_status joint_end(sg__replay *r, void *ud)
 {
     jctx *J = ud;
@@ -204,14 +259,18 @@ static sg_status joint_end(sg__replay *r, void *ud)
     CHAIN(sg__graph_requires_grad(g, &rg));
     uint32_t nout = m->nout, *outs = sg__malloc(ctx, (nout ? nout : 1) * sizeof *outs);
     uint32_t *ins = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *ins);
+    uint8_t *tan_inner = sg__calloc(ctx, nout ? nout : 1, 1);
     J->tangents = sg__malloc(ctx, (nout ? nout : 1) * sizeof *J->tangents);
-    J->grads = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *J->grads);
+    /* (room for a gradient per input and inner tensor) */
+    J->grads = sg__malloc(ctx, (m->nin ? m->nin : 1) * SG__TSUB_MAX * sizeof *J->grads);
     t->tan_out = sg__malloc(ctx, (nout ? nout : 1) * sizeof *t->tan_out);
-    t->grad_in = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *t->grad_in);
+    t->grad_in = sg__malloc(ctx, (m->nin ? m->nin : 1) * SG__TSUB_MAX * sizeof *t->grad_in);
+    t->grad_inner = sg__calloc(ctx, (m->nin ? m->nin : 1) * SG__TSUB_MAX, 1);
     t->bw_written = sg__calloc(ctx, m->nin ? m->nin : 1, 1);
-    sg_status s = outs && ins && J->tangents && J->grads && t->tan_out && t->grad_in && t->bw_written
-                      ? SG_OK : sg__nomem(ctx);
+    sg_status s = outs && ins && tan_inner && J->tangents && J->grads && t->tan_out && t->grad_in &&
+                  t->grad_inner && t->bw_written ? SG_OK : sg__nomem(ctx);
     /* the tangents: one per user output that requires grad (PyTorch's tangents_1 ...) */
+    uint32_t npass = 1; /* the backwards: one, or one per inner tensor of a subclass loss */
     for (uint32_t k = 0; k < nout && !s; k++) {
         const sg__garg *a = &fw->args[fo->args + m->nlead + k];
         uint32_t jv = a->kind == SG_A_VALUE ? sg__replay_mapped(r, a->u.v) : SG_NOVAL;
@@ -220,6 +279,8 @@ static sg_status joint_end(sg__replay *r, void *ud)
         char name[32];
         snprintf(name, sizeof name, "tangents_%u", t->ntan + 1);
         if (!(s = contiguous_placeholder(g, jv, name, &J->tangents[t->ntan]))) {
+            tan_inner[t->ntan] = m->out_inner ? m->out_inner[k] : 0;
+            npass = tan_inner[t->ntan] > npass ? tan_inner[t->ntan] : npass;
             outs[t->ntan] = jv;
             t->tan_out[t->ntan++] = m->nlead + k;
         }
@@ -233,18 +294,60 @@ static sg_status joint_end(sg__replay *r, void *ud)
             ins[nin++] = jv;
         }
     }
-    sg__backward b = {.outs = outs, .seeds = J->tangents, .nout = t->ntan, .ins = ins, .nin = nin,
-                      .grads = J->grads};
-    if (!s)
+    uint32_t *pouts = npass > 1 ? sg__malloc(ctx, (nout ? nout : 1) * sizeof *pouts) : outs;
+    uint32_t *pseeds = npass > 1 ? sg__malloc(ctx, (nout ? nout : 1) * sizeof *pseeds) : J->tangents;
+    if (!s && (!pouts || !pseeds))
+        s = sg__nomem(ctx);
+    sg__backward b = {.grads = J->grads};
+    for (uint32_t p = 1; p <= npass && !s; p++) { /* (the gradients of backward p at J->grads[(p - 1) * nin ...]) */
+        uint32_t np = 0;
+        for (uint32_t k = 0; k < t->ntan; k++)
+            if (npass == 1 || !tan_inner[k] || tan_inner[k] == p) {
+                pouts[np] = outs[k];
+                pseeds[np++] = J->tangents[k];
+            }
+        sg_free(b.writes);
+        b = (sg__backward){.outs = pouts, .seeds = pseeds, .nout = np, .ins = ins, .nin = nin,
+                           .grads = J->grads + (size_t)(p - 1) * nin, .nnodes = J->first};
         s = sg__graph_backward(g, &b);
-    for (uint32_t k = 0; k < nin && !s; k++) /* only the gradients that exist are outputs */
-        if (J->grads[k] != SG_NOVAL) {
-            J->grads[t->ngrad] = J->grads[k];
-            t->grad_in[t->ngrad++] = t->grad_in[k];
+        if (!s && npass > 1 && b.nwrites)
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a custom Function's backward that writes (line %u), "
+                        "where the loss is a tensor subclass (a TwoTensor output requires grad): eager's write "
+                        "takes every inner tensor of its gradients", b.writes[0].line);
+    }
+    uint8_t *two = NULL;
+    if (!s && npass > 1)
+        s = subclass_values(J, r, &two);
+    /* only the gradients that exist are outputs: per input, the first backward's (a plain tensor), or
+       where it is a subclass, every backward's (its inner tensors, in order) */
+    uint32_t *got = s ? NULL : sg__malloc(ctx, (size_t)nin * (npass + 1) * sizeof *got + 1);
+    if (!s && !got)
+        s = sg__nomem(ctx);
+    if (got) { /* (the gradients, then their inputs: the outputs are written over both) */
+        memcpy(got, J->grads, (size_t)nin * npass * sizeof *got);
+        memcpy(got + (size_t)nin * npass, t->grad_in, (size_t)nin * sizeof *got);
+    }
+    for (uint32_t k = 0; k < nin && !s; k++) {
+        uint32_t in = got[(size_t)nin * npass + k], none = 0;
+        bool sub = false;
+        for (uint32_t p = 0; p < npass; p++) {
+            uint32_t v = got[(size_t)p * nin + k];
+            none += v == SG_NOVAL;
+            sub |= v != SG_NOVAL && two && two[v];
         }
+        if (none == npass)
+            continue;
+        if (none)
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the gradient of input %s reaches it through some inner "
+                        "tensors of a tensor subclass only", fw->vals[m->in[in].dph].name);
+        for (uint32_t p = 0; p < (sub ? npass : 1) && !s; p++) {
+            J->grads[t->ngrad] = got[(size_t)p * nin + k];
+            t->grad_inner[t->ngrad] = (uint8_t)p;
+            t->grad_in[t->ngrad++] = in;
+        }
+    }
     if (!s)
         s = backward_writes(J, r, &b);
-    sg_free(b.writes);
     /* the forward's values, as the joint has them */
     if (!s && !(J->j2f = sg__malloc(ctx, (g->nvals ? g->nvals : 1) * sizeof *J->j2f)))
         s = sg__nomem(ctx);
@@ -258,6 +361,14 @@ static sg_status joint_end(sg__replay *r, void *ud)
         }
         sg__replay_lead(r, J->grads, t->ngrad);
     }
+    sg_free(b.writes);
+    sg_free(got);
+    sg_free(two);
+    if (pouts != outs)
+        sg_free(pouts);
+    if (pseeds != J->tangents)
+        sg_free(pseeds);
+    sg_free(tan_inner);
     sg_free(rg);
     sg_free(outs);
     sg_free(ins);
@@ -810,11 +921,19 @@ sg_status sg__aot_train_pin(const sg__aot_train *t, sg__xrun *fx)
     return SG_OK;
 }
 
+uint32_t sg__aot_train_inner(const sg__aot_train *t)
+{
+    uint32_t n = 1;
+    for (uint32_t k = 0; t && k < t->ngrad; k++)
+        n = t->grad_inner[k] + 1u > n ? t->grad_inner[k] + 1u : n;
+    return n;
+}
+
 sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t *fw_outs, struct sg_tensor **grads,
-                            uint32_t nin)
+                            uint32_t nin, uint32_t ninner)
 {
     sg_ctx *ctx = t->bw->ctx;
-    for (uint32_t i = 0; i < nin; i++)
+    for (uint32_t i = 0; i < nin * ninner; i++)
         grads[i] = NULL;
     sg__xrun *bx = NULL, *tx = NULL;
     sg_status s = SG_OK;
@@ -863,15 +982,15 @@ sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t
     const sg__gnode *bo = &t->bw->nodes[root->output];
     for (uint32_t k = 0; k < t->ngrad && !s; k++) {
         const sg__xval *x = sg__xrun_value(bx, t->bw->args[bo->args + k].u.v);
-        if (x->kind != SG_XV_TENSOR || t->grad_in[k] >= nin) {
+        if (x->kind != SG_XV_TENSOR || t->grad_in[k] >= nin || t->grad_inner[k] >= ninner) {
             s = sg__err(ctx, SG_EINTERNAL, "aot: a gradient that is not a tensor");
             break;
         }
         sg__xt_ref(x->u.t);
-        grads[t->grad_in[k]] = x->u.t;
+        grads[(size_t)t->grad_inner[k] * nin + t->grad_in[k]] = x->u.t;
     }
     if (s)
-        for (uint32_t i = 0; i < nin; i++) {
+        for (uint32_t i = 0; i < nin * ninner; i++) {
             sg__xt_unref(grads[i]);
             grads[i] = NULL;
         }

@@ -789,7 +789,7 @@ static sg_status backward_in(sg__graph *g, sg__backward *spec, uint32_t scope, u
     spec->writes = NULL;
     spec->nwrites = 0;
     bw b = {.g = g, .nvals = (uint32_t)g->nvals, .line = spec->line, .spec = spec, .scope = scope, .from = from};
-    size_t nnodes = g->nnodes, n = b.nvals ? b.nvals : 1;
+    size_t nnodes = spec->nnodes && spec->nnodes < g->nnodes ? spec->nnodes : g->nnodes, n = b.nvals ? b.nvals : 1;
     b.rg = sg__calloc(g->ctx, n, 1);
     b.reach = sg__calloc(g->ctx, n, 1);
     b.gv = sg__malloc(g->ctx, n * sizeof *b.gv);

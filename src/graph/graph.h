@@ -461,6 +461,13 @@ typedef struct sg__tsig {
     size_t ndups;
 } sg__tsig;
 sg__tsig sg__tracer_signature(const sg_tracer *t);
+/* Note inputs inner[0 .. n) of t (placeholders made already: an eager
+ * run's concrete inner tensors) as the inner tensors of subclass input
+ * name of kind kind ("two"), as sg_tracer_input_subclass notes those it
+ * makes. Errors: SG_EINVAL (an unknown kind, n out of 1 ..
+ * SG__TSUB_MAX, a value that is no input), SG_ENOMEM. */
+sg_status sg__tracer_note_subclass_input(sg_tracer *t, const char *name, const char *kind, const sg_value *inner,
+                                         size_t n);
 
 
 /* Are a and b the same integer or boolean (*out): one expression, proved

@@ -305,6 +305,29 @@ sg_status sg_tracer_input_subclass(sg_tracer *t, sg_value *inner, size_t max, co
     return s;
 }
 
+sg_status sg__tracer_note_subclass_input(sg_tracer *t, const char *name, const char *kind, const sg_value *inner,
+                                         size_t n)
+{
+    const char *k = traced_kind(kind);
+    if (!k || !n || n > SG__TSUB_MAX)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input %s: no kind of subclass, or %zu inner tensors",
+                       name ? name : "", n);
+    sg__tsub sub = {.n = (uint32_t)n, .kind = k};
+    for (size_t j = 0; j < n; j++) {
+        if (inner[j] >= t->g->nvals || t->g->vals[inner[j]].node == SG_NOVAL ||
+            t->g->nodes[t->g->vals[inner[j]].node].kind != SG_N_PLACEHOLDER)
+            return sg__err(t->ctx, SG_EINVAL, "tracer input %s: inner tensor %zu is not an input", name ? name : "",
+                           j);
+        sub.v[j] = inner[j];
+    }
+    if (!(sub.name = sg__strdup(t->ctx, name ? name : "")))
+        return sg__nomem(t->ctx);
+    sg_status s = add_sub(t, &t->subin, &t->nsubin, &t->capsubin, sub);
+    if (s)
+        sg_free(sub.name);
+    return s;
+}
+
 sg_status sg_tracer_input_again(sg_tracer *t, sg_value v)
 {
     if (!t)

@@ -915,12 +915,105 @@ static void test_subclass(void **state)
                      SG_EALIASING);
     assert_null(a);
     assert_non_null(strstr(sg_ctx_last_error_msg(C), "Metadata mutations are currently not allowed on tensor subclasses"));
+    /* compiled as an eager run's record (sg_aot_options.eager), for eager's gradients: PyTorch's AOT
+       refusal is not made */
+    const sg_aot_options eo = {.keep_input_mutations = 1, .eager = 1};
+    assert_int_equal(sg_aot_compile_with(f.t, &eo, &a), SG_OK);
+    sg_aot_free(a);
     sg_walk_free(w);
     sg_program_free(p);
     trace_close(&f);
     /* another kind: not traced */
     assert_int_equal(compile_two(&f, &double_kind, "def f(x):\n    return x\n", xv, &p, &w, &a), SG_EUNSUPPORTED);
     trace_close(&f);
+}
+
+/* Gradients with a TwoTensor input (issue 21): x a TwoTensor (inner a and
+ * b, f64[2, 3]: a[i] = i, b[i] = 10 + i), y f64[2, 3] (y[i] = i / 4) a leaf
+ * that requires grad. f(x, y) = (x * y, y * 2): the loss is a TwoTensor,
+ * and so is y's gradient, its inner tensors x.a + 2 and x.b + 2 (torch
+ * 1.13 through the oracle's TwoTensor: grad y=two(a=..., b=...)), which
+ * sg_aot_call_backward refuses (SG_EUNSUPPORTED) and
+ * sg_aot_call_backward_two gives. g(x, y) = (x + 1, y * 3): no output that
+ * requires grad is a TwoTensor, y's gradient 3 is plain (grads_b NULL). */
+static void test_subclass_backward(void **state)
+{
+    (void)state;
+    static const char *const programs[2] = {"def f(x, y):\n    return x * y, y * 2\n",
+                                            "def f(x, y):\n    return x + 1, y * 3\n"};
+    for (int k = 0; k < 2; k++) {
+        traced f;
+        sg_value xv[2], y;
+        assert_int_equal(sg_env_new(C, NULL, &f.env), SG_OK);
+        assert_int_equal(sg_inputs_new(f.env, NULL, &f.in), SG_OK);
+        assert_int_equal(sg_tracer_new(f.env, &f.t), SG_OK);
+        int64_t sizes[2] = {2, 3};
+        twoobj o = {{{.ndim = 2, .sizes = sizes}, {.ndim = 2, .sizes = sizes}}};
+        sg_tensor_value ex = {.ndim = 2, .sizes = sizes, .kind = &two_kind, .obj = &o}, ey = {.ndim = 2, .sizes = sizes};
+        const sg_source *sx, *sy;
+        const sg_fake *fx, *fy;
+        assert_int_equal(sg_source_local(C, &sx, "x"), SG_OK);
+        assert_int_equal(sg_source_local(C, &sy, "y"), SG_OK);
+        assert_int_equal(sg_inputs_tensor(f.in, sx, &ex, NULL, &fx), SG_OK);
+        assert_int_equal(sg_inputs_tensor(f.in, sy, &ey, NULL, &fy), SG_OK);
+        assert_int_equal(sg_tracer_input_subclass(f.t, xv, 2, "x", fx, SG_FLOAT64, 0, NULL), SG_OK);
+        assert_int_equal(sg_tracer_input_tensor(f.t, &y, "y", fy, SG_FLOAT64, 1), SG_OK);
+        sg_program *p;
+        sg_walk *w;
+        assert_int_equal(sg_program_new(C, &p, programs[k], strlen(programs[k]), 1), SG_OK);
+        assert_int_equal(sg_walk_trace(p, f.t, &w), SG_OK);
+        assert_int_equal(sg_walk_input_subclass(w, "x", "two", xv, 2), SG_OK);
+        assert_int_equal(sg_walk_input_value(w, "y", y), SG_OK);
+        if (sg_walk_run(w) || sg_walk_finish(w))
+            fail_msg("trace: %s", sg_ctx_last_error_msg(C));
+        sg_aot *a = NULL;
+        assert_int_equal(sg_aot_compile(f.t, 1, &a), SG_OK);
+        sg_tensor *xt[2], *yt, *grads[4] = {NULL}, *gb[4] = {NULL};
+        sg_run *r;
+        assert_int_equal(sg_run_new(f.t, NULL, &r), SG_OK);
+        for (int j = 0; j < 2; j++) {
+            assert_int_equal(sg_tensor_new(C, &xt[j], SG_FLOAT64, 2, sizes), SG_OK);
+            for (int64_t i = 0; i < 6; i++)
+                sg_tensor_set_f(xt[j], i, (double)(i + 10 * j));
+            assert_int_equal(sg_run_set_tensor(r, xv[j], xt[j]), SG_OK);
+        }
+        assert_int_equal(sg_tensor_new(C, &yt, SG_FLOAT64, 2, sizes), SG_OK);
+        for (int64_t i = 0; i < 6; i++)
+            sg_tensor_set_f(yt, i, (double)i / 4);
+        sg_tensor_set_requires_grad(yt, 1);
+        assert_int_equal(sg_run_set_tensor(r, y, yt), SG_OK);
+        size_t ni = sg_aot_ninputs(a), yi = SIZE_MAX;
+        assert_true(ni <= 4);
+        for (size_t i = 0; i < ni; i++)
+            if (!strcmp(sg_aot_input_name(a, i), "y"))
+                yi = i;
+        assert_true(yi != SIZE_MAX);
+        if (k == 0) /* (refused before anything runs: r is still unrun) */
+            assert_int_equal(sg_aot_call_backward(a, r, grads, ni), SG_EUNSUPPORTED);
+        assert_int_equal(sg_aot_call_backward_two(a, r, grads, gb, ni), SG_OK);
+        assert_non_null(grads[yi]);
+        if (k == 0)
+            assert_non_null(gb[yi]);
+        else
+            assert_null(gb[yi]);
+        for (int64_t i = 0; i < 6; i++) {
+            assert_float_equal(sg_tensor_get_f(grads[yi], i), k == 0 ? (double)i + 2 : 3.0, 1e-12);
+            if (k == 0)
+                assert_float_equal(sg_tensor_get_f(gb[yi], i), (double)i + 12, 1e-12);
+        }
+        for (size_t i = 0; i < ni; i++) {
+            sg_tensor_unref(grads[i]);
+            sg_tensor_unref(gb[i]);
+        }
+        sg_run_free(r);
+        sg_tensor_unref(xt[0]);
+        sg_tensor_unref(xt[1]);
+        sg_tensor_unref(yt);
+        sg_aot_free(a);
+        sg_walk_free(w);
+        sg_program_free(p);
+        trace_close(&f);
+    }
 }
 
 int main(void)
@@ -936,6 +1029,7 @@ int main(void)
         cmocka_unit_test(test_backward_mutation),
         cmocka_unit_test(test_cond_backward),
         cmocka_unit_test(test_subclass),
+        cmocka_unit_test(test_subclass_backward),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
