@@ -449,6 +449,7 @@ static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
     while (n-- > 0) {
         uint32_t w = z->stack[n];
         CHAIN(link_view(z, r, w, p, &p));
+        hide(z, p, SG_NODE_REGEN); /* (its grad_fn made again: a view's own flag) */
         z->v[w].cur = p;
         z->v[w].gen = store_of(z, w)->gen;
     }
@@ -744,6 +745,8 @@ static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd,
     CHAIN(sg__replay_call(r, fs, cur, nd->nargs, &f));
     uint32_t self = z->src->args[nd->args].u.v;
     hide(z, f, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)); /* (its other arguments may require grad) */
+    if (z->v[self].parent != SG_NOVAL) /* a view written: its grad_fn made again (rebase_history) */
+        hide(z, f, SG_NODE_REGEN);
     CHAIN(hidden_write(z, cur[0].u.v, f, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA),
                        z->src->vals[self].u.t.requires_grad, &f));
     return write_through(z, r, node, nd, self, f);

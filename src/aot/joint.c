@@ -315,6 +315,41 @@ static sg_status joint_end(sg__replay *r, void *ud)
                         "where the loss is a tensor subclass (a TwoTensor output requires grad): eager's write "
                         "takes every inner tensor of its gradients", b.writes[0].line);
     }
+    for (uint32_t i = 0; i < m->nin && !s && npass > 1; i++) {
+        /* an input view written (PyTorch's inputs on one storage are views of the caller's base): its
+           grad_fn made again, as SG_NODE_REGEN says of the program's own views, which an empty one's
+           gradient type reads; functionalization writes an input itself, no view of it */
+        const sg__fake_tensor *x = m->in[i].tensor && m->in[i].data ? &fw->vals[m->in[i].dph].u.t : NULL;
+        bool empty = false, shared = x && m->in[i].base != SG_NOVAL;
+        for (uint32_t d = 0; x && d < x->ndim; d++)
+            empty |= sg__graph_size(fw, m->in[i].dph, d) == ctx->zero;
+        for (uint32_t j = 0; x && empty && j < m->nin && !shared; j++)
+            shared = j != i && m->in[j].tensor && fw->vals[m->in[j].dph].u.t.storage == x->storage;
+        if (empty && shared)
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: an empty input written where other inputs view its "
+                        "storage and the loss is a tensor subclass (input %s): the grad_fn PyTorch makes again for "
+                        "an input view gives a plain gradient there, and which input views which is the caller's",
+                        fw->vals[m->in[i].dph].name);
+    }
+    for (uint32_t i = 0; i < J->first && !s && npass > 1; i++) {
+        /* an empty view written with grad, and read (beyond the write carried back to its base: its
+           first reader): PyTorch's gradient through its grad_fn made again is plain, through its base's
+           CopySlices a TwoTensor, where ours meet in one value */
+        const sg__gnode *nd = &g->nodes[i];
+        bool empty = false;
+        for (uint32_t d = 0; nd->kind == SG_N_CALL && (nd->flags & SG_NODE_REGEN) && !(nd->schema->flags & SG_OPF_VIEW) &&
+                             nd->out != SG_NOVAL && rg[nd->out] && d < g->vals[nd->out].u.t.ndim; d++)
+            empty |= sg__graph_size(g, nd->out, d) == ctx->zero;
+        uint32_t readers = 0;
+        for (uint32_t k = 0; empty && k < t->ntan; k++)
+            readers += outs[k] == nd->out;
+        for (uint32_t j = i + 1; empty && j < J->first && readers < 2; j++)
+            readers += sg__graph_node_reads(g, &g->nodes[j], nd->out);
+        if (readers > 1)
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: an empty view written in place with grad (%s, line %u), "
+                        "where the loss is a tensor subclass: PyTorch's gradient through the view is a plain "
+                        "tensor, through its base a TwoTensor", nd->schema->name, nd->line);
+    }
     uint8_t *two = NULL;
     if (!s && npass > 1)
         s = subclass_values(J, r, &two);
@@ -1884,9 +1919,13 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                         "requires grad, line %u)", nd->schema->name, nd->line);
             break;
         }
-        if (inplace && !s) { /* its backward (CopySlices) writes the gradient of a view that repeats elements */
+        if (inplace && !s) { /* its backward (CopySlices) writes the gradient of a view that repeats elements
+                                (not an empty one: PyTorch's is contiguous, so it overlaps nothing) */
             uint32_t self = arg_value(src, nd, 0);
-            for (uint32_t d = 0; self != SG_NOVAL && d < src->vals[self].u.t.ndim && !s; d++)
+            bool empty = false;
+            for (uint32_t d = 0; self != SG_NOVAL && d < src->vals[self].u.t.ndim; d++)
+                empty |= sg__graph_size(src, self, d) == ctx->zero;
+            for (uint32_t d = 0; self != SG_NOVAL && !empty && d < src->vals[self].u.t.ndim && !s; d++)
                 if (sg__graph_stride(src, self, d) == ctx->zero && sg__graph_size(src, self, d) != ctx->one)
                     s = sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
                                                    "tensor refers to a single memory location. Please clone() the "

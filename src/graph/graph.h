@@ -213,6 +213,17 @@ typedef struct sg__scope {
  * not whether this call's result got a history (nor which arguments
  * required grad then: the node's rg). */
 #define SG_NODE_GRAD 32u
+/* A view's value whose grad_fn PyTorch made again as an as_strided of its
+ * base (AsStridedBackward0): the view made again from what it views after
+ * a write moved its storage's version since it was made, or the view's new
+ * contents where an in-place call wrote it (functionalization's). Where the
+ * view is empty, that backward (as_strided_backward) gives a factory's
+ * zeros of the base's sizes (a plain tensor where the gradient is a
+ * TwoTensor): autograd.c gives a view node's formula zeros as its
+ * gradient; a write's value is also carried back to the base, whose
+ * gradient reaches it otherwise (joint.c refuses an empty one under a
+ * TwoTensor loss). */
+#define SG_NODE_REGEN 64u
 
 typedef struct sg__graph {
     sg_ctx *ctx;
