@@ -233,6 +233,92 @@ static sg_status subclass_values(const jctx *J, const sg__replay *r, uint8_t **o
     return SG_OK;
 }
 
+/* What joint g (its forward part, before its backward's nodes) cannot
+ * give of a tensor-subclass loss: the empty views whose gradient's type
+ * PyTorch's grad_fn made again decides (SG_NODE_REGEN) where the
+ * functional graph cannot tell it. rg: which values require grad; outs:
+ * the outputs with a tangent. */
+static sg_status subclass_refusals(const jctx *J, const sg__graph *g, const uint8_t *rg, const uint32_t *outs)
+{
+    const sg__aot_meta *m = J->m;
+    const sg__graph *fw = J->fw;
+    for (uint32_t i = 0; i < m->nin; i++) {
+        /* an input view written with grad (PyTorch's inputs on one storage are views of the caller's
+           base): its grad_fn made again, as SG_NODE_REGEN says of the program's own views;
+           functionalization writes an input itself, no view of it */
+        const sg__aot_input *in = &m->in[i];
+        if (!in->tensor || !in->data || !in->requires_grad || !sg__graph_empty(fw, in->dph))
+            continue;
+        bool shared = in->base != SG_NOVAL;
+        for (uint32_t j = 0; j < m->nin && !shared; j++)
+            shared = j != i && m->in[j].tensor && fw->vals[m->in[j].dph].u.t.storage == fw->vals[in->dph].u.t.storage;
+        if (shared)
+            return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: an empty input written where other inputs view its "
+                           "storage and the loss is a tensor subclass (input %s): the grad_fn PyTorch makes again "
+                           "for an input view gives a plain gradient there, and which input views which is the "
+                           "caller's", fw->vals[in->dph].name);
+    }
+    for (uint32_t i = 0; i < J->first; i++) {
+        /* an empty view written with grad, and read (beyond the write carried back to its base: its
+           first reader): PyTorch's gradient through its grad_fn made again is plain, through its base's
+           CopySlices a TwoTensor, where ours meet in one value */
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->kind != SG_N_CALL || !(nd->flags & SG_NODE_REGEN) || (nd->schema->flags & SG_OPF_VIEW) ||
+            nd->out == SG_NOVAL || !rg[nd->out] || !sg__graph_empty(g, nd->out))
+            continue;
+        uint32_t readers = 0;
+        for (uint32_t k = 0; k < J->t->ntan; k++)
+            readers += outs[k] == nd->out;
+        for (uint32_t j = i + 1; j < J->first && readers < 2; j++)
+            readers += sg__graph_node_reads(g, &g->nodes[j], nd->out);
+        if (readers > 1)
+            return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: an empty view written in place with grad (%s, line "
+                           "%u), where the loss is a tensor subclass: PyTorch's gradient through the view is a plain "
+                           "tensor, through its base a TwoTensor", nd->schema->name, nd->line);
+    }
+    return SG_OK;
+}
+
+/* The joint's gradient outputs, those that exist (J->grads, t->grad_in and
+ * t->grad_inner from 0 on, t->ngrad of them), from the npass backwards'
+ * gradients of the nin inputs that require grad (backward p's at
+ * J->grads[p * nin ...], t->grad_in[0 .. nin) their inputs): per input the
+ * first backward's, a plain tensor, or where it reads a subclass value
+ * (two, NULL: none does), every backward's, its inner tensors in order. */
+static sg_status gradient_outputs(jctx *J, uint32_t nin, uint32_t npass, const uint8_t *two)
+{
+    sg__aot_train *t = J->t;
+    sg_ctx *ctx = J->fw->ctx;
+    uint32_t *got = sg__malloc(ctx, (size_t)nin * (npass + 1) * sizeof *got + 1);
+    if (!got)
+        return sg__nomem(ctx);
+    /* (the gradients, then their inputs: the outputs are written over both) */
+    memcpy(got, J->grads, (size_t)nin * npass * sizeof *got);
+    memcpy(got + (size_t)nin * npass, t->grad_in, (size_t)nin * sizeof *got);
+    sg_status s = SG_OK;
+    for (uint32_t k = 0; k < nin && !s; k++) {
+        uint32_t in = got[(size_t)nin * npass + k], none = 0;
+        bool sub = false;
+        for (uint32_t p = 0; p < npass; p++) {
+            uint32_t v = got[(size_t)p * nin + k];
+            none += v == SG_NOVAL;
+            sub |= v != SG_NOVAL && two && two[v];
+        }
+        if (none == npass)
+            continue;
+        if (none)
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the gradient of input %s reaches it through some inner "
+                        "tensors of a tensor subclass only", J->fw->vals[J->m->in[in].dph].name);
+        for (uint32_t p = 0; p < (sub ? npass : 1) && !s; p++) {
+            J->grads[t->ngrad] = got[(size_t)p * nin + k];
+            t->grad_inner[t->ngrad] = (uint8_t)p;
+            t->grad_in[t->ngrad++] = in;
+        }
+    }
+    sg_free(got);
+    return s;
+}
+
 /* Before the joint's output: a tangent per user output that requires grad,
  * the backward to every input that requires grad (the gradients lead the
  * joint's output), and which forward value each joint value stands for.
@@ -315,72 +401,13 @@ static sg_status joint_end(sg__replay *r, void *ud)
                         "where the loss is a tensor subclass (a TwoTensor output requires grad): eager's write "
                         "takes every inner tensor of its gradients", b.writes[0].line);
     }
-    for (uint32_t i = 0; i < m->nin && !s && npass > 1; i++) {
-        /* an input view written (PyTorch's inputs on one storage are views of the caller's base): its
-           grad_fn made again, as SG_NODE_REGEN says of the program's own views, which an empty one's
-           gradient type reads; functionalization writes an input itself, no view of it */
-        const sg__fake_tensor *x = m->in[i].tensor && m->in[i].data ? &fw->vals[m->in[i].dph].u.t : NULL;
-        bool empty = false, shared = x && m->in[i].base != SG_NOVAL;
-        for (uint32_t d = 0; x && d < x->ndim; d++)
-            empty |= sg__graph_size(fw, m->in[i].dph, d) == ctx->zero;
-        for (uint32_t j = 0; x && empty && j < m->nin && !shared; j++)
-            shared = j != i && m->in[j].tensor && fw->vals[m->in[j].dph].u.t.storage == x->storage;
-        if (empty && shared)
-            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: an empty input written where other inputs view its "
-                        "storage and the loss is a tensor subclass (input %s): the grad_fn PyTorch makes again for "
-                        "an input view gives a plain gradient there, and which input views which is the caller's",
-                        fw->vals[m->in[i].dph].name);
-    }
-    for (uint32_t i = 0; i < J->first && !s && npass > 1; i++) {
-        /* an empty view written with grad, and read (beyond the write carried back to its base: its
-           first reader): PyTorch's gradient through its grad_fn made again is plain, through its base's
-           CopySlices a TwoTensor, where ours meet in one value */
-        const sg__gnode *nd = &g->nodes[i];
-        bool empty = false;
-        for (uint32_t d = 0; nd->kind == SG_N_CALL && (nd->flags & SG_NODE_REGEN) && !(nd->schema->flags & SG_OPF_VIEW) &&
-                             nd->out != SG_NOVAL && rg[nd->out] && d < g->vals[nd->out].u.t.ndim; d++)
-            empty |= sg__graph_size(g, nd->out, d) == ctx->zero;
-        uint32_t readers = 0;
-        for (uint32_t k = 0; empty && k < t->ntan; k++)
-            readers += outs[k] == nd->out;
-        for (uint32_t j = i + 1; empty && j < J->first && readers < 2; j++)
-            readers += sg__graph_node_reads(g, &g->nodes[j], nd->out);
-        if (readers > 1)
-            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: an empty view written in place with grad (%s, line %u), "
-                        "where the loss is a tensor subclass: PyTorch's gradient through the view is a plain "
-                        "tensor, through its base a TwoTensor", nd->schema->name, nd->line);
-    }
+    if (!s && npass > 1)
+        s = subclass_refusals(J, g, rg, outs);
     uint8_t *two = NULL;
     if (!s && npass > 1)
         s = subclass_values(J, r, &two);
-    /* only the gradients that exist are outputs: per input, the first backward's (a plain tensor), or
-       where it is a subclass, every backward's (its inner tensors, in order) */
-    uint32_t *got = s ? NULL : sg__malloc(ctx, (size_t)nin * (npass + 1) * sizeof *got + 1);
-    if (!s && !got)
-        s = sg__nomem(ctx);
-    if (got) { /* (the gradients, then their inputs: the outputs are written over both) */
-        memcpy(got, J->grads, (size_t)nin * npass * sizeof *got);
-        memcpy(got + (size_t)nin * npass, t->grad_in, (size_t)nin * sizeof *got);
-    }
-    for (uint32_t k = 0; k < nin && !s; k++) {
-        uint32_t in = got[(size_t)nin * npass + k], none = 0;
-        bool sub = false;
-        for (uint32_t p = 0; p < npass; p++) {
-            uint32_t v = got[(size_t)p * nin + k];
-            none += v == SG_NOVAL;
-            sub |= v != SG_NOVAL && two && two[v];
-        }
-        if (none == npass)
-            continue;
-        if (none)
-            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the gradient of input %s reaches it through some inner "
-                        "tensors of a tensor subclass only", fw->vals[m->in[in].dph].name);
-        for (uint32_t p = 0; p < (sub ? npass : 1) && !s; p++) {
-            J->grads[t->ngrad] = got[(size_t)p * nin + k];
-            t->grad_inner[t->ngrad] = (uint8_t)p;
-            t->grad_in[t->ngrad++] = in;
-        }
-    }
+    if (!s)
+        s = gradient_outputs(J, nin, npass, two);
     if (!s)
         s = backward_writes(J, r, &b);
     /* the forward's values, as the joint has them */
@@ -397,7 +424,6 @@ static sg_status joint_end(sg__replay *r, void *ud)
         sg__replay_lead(r, J->grads, t->ngrad);
     }
     sg_free(b.writes);
-    sg_free(got);
     sg_free(two);
     if (pouts != outs)
         sg_free(pouts);
@@ -1922,9 +1948,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         if (inplace && !s) { /* its backward (CopySlices) writes the gradient of a view that repeats elements
                                 (not an empty one: PyTorch's is contiguous, so it overlaps nothing) */
             uint32_t self = arg_value(src, nd, 0);
-            bool empty = false;
-            for (uint32_t d = 0; self != SG_NOVAL && d < src->vals[self].u.t.ndim; d++)
-                empty |= sg__graph_size(src, self, d) == ctx->zero;
+            bool empty = self != SG_NOVAL && sg__graph_empty(src, self);
             for (uint32_t d = 0; self != SG_NOVAL && !empty && d < src->vals[self].u.t.ndim && !s; d++)
                 if (sg__graph_stride(src, self, d) == ctx->zero && sg__graph_size(src, self, d) != ctx->one)
                     s = sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "

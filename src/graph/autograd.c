@@ -352,11 +352,10 @@ static sg_status node_backward(bw *b, uint32_t i)
         d.lgin = lgin;
         d.lneed = lneed;
     }
-    bool empty = false; /* (a view with no element whose grad_fn PyTorch made again: SG_NODE_REGEN) */
-    for (uint32_t k = 0; (nd->flags & SG_NODE_REGEN) && (nd->schema->flags & SG_OPF_VIEW) && is_tensor(g, nd->out) &&
-                         k < g->vals[nd->out].u.t.ndim; k++)
-        empty |= sg__graph_size(g, nd->out, k) == g->ctx->zero;
-    if (empty) /* its gradient: what as_strided_backward gives such a view, a factory's zeros */
+    /* a view with no element whose grad_fn PyTorch made again (SG_NODE_REGEN): its gradient what
+       as_strided_backward gives it, a factory's zeros */
+    if ((nd->flags & SG_NODE_REGEN) && (nd->schema->flags & SG_OPF_VIEW) && is_tensor(g, nd->out) &&
+        sg__graph_empty(g, nd->out))
         d.grad = sg__deriv_zeros(&d, nd->out);
     if (!d.st)
         info->deriv->fn(&d);

@@ -375,6 +375,14 @@ static inline const sg_expr *sg__graph_stride(const sg__graph *g, uint32_t v, si
 {
     return g->exprs[g->vals[v].u.t.dims + g->vals[v].u.t.ndim + d];
 }
+/* Has tensor value v no element (a size that is the constant 0)? */
+static inline bool sg__graph_empty(const sg__graph *g, uint32_t v)
+{
+    for (uint32_t d = 0; d < g->vals[v].u.t.ndim; d++)
+        if (sg__graph_size(g, v, d) == g->ctx->zero)
+            return true;
+    return false;
+}
 
 /* Replace, in the values from first on (their sizes, strides, offsets and
  * expressions; the values of lists are the values they hold), each symbol
