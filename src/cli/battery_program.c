@@ -1627,20 +1627,11 @@ static void print_two(sg_ctx *ctx, const sg_tensor *x, const sg_tensor *b, cli_s
 static void print_value(sg_ctx *ctx, const outcome *o, uint32_t v, cli_str *out)
 {
     sg_value b = sg_walk_inner(o->w, v, 1);
-    for (int j = 0; j < 1 + (b != NOVAL); j++) {
-        const sg_tensor *x = sg_run_tensor(o->x, j ? b : v);
-        char *s = NULL;
-        sg_status st = x ? sg_tensor_print(ctx, &s, x) : SG_EINTERNAL;
-        if (b != NOVAL)
-            cli_str_adds(out, j ? ", b=" : "two(a=");
-        if (st)
-            cli_str_add_error(out, ctx, st);
-        else
-            cli_str_adds(out, s);
-        sg_free(s);
-    }
-    if (b != NOVAL)
-        cli_str_adds(out, ")");
+    const sg_tensor *x = sg_run_tensor(o->x, v), *xb = b != NOVAL ? sg_run_tensor(o->x, b) : NULL;
+    if (!x || (b != NOVAL && !xb))
+        cli_str_add_error(out, ctx, SG_EINTERNAL);
+    else
+        print_two(ctx, x, xb, out);
 }
 
 /* "oK" in the n bytes at s: 1 with *k set (a K past SIZE_MAX is SIZE_MAX,

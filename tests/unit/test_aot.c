@@ -61,6 +61,17 @@ static void trace_open_rg(traced *f, int64_t rows, int64_t cols, int requires_gr
     assert_int_equal(sg_tracer_input_tensor(f->t, &f->x, "x", fake, SG_FLOAT64, requires_grad), SG_OK);
 }
 
+/* The index of compiled program a's input name (one there is). */
+static size_t input_named(const sg_aot *a, const char *name)
+{
+    size_t k = SIZE_MAX;
+    for (size_t i = 0; i < sg_aot_ninputs(a); i++)
+        if (!strcmp(sg_aot_input_name(a, i), name))
+            k = i;
+    assert_true(k != SIZE_MAX);
+    return k;
+}
+
 static void trace_close(traced *f)
 {
     sg_tracer_free(f->t);
@@ -399,11 +410,7 @@ static void test_api(void **state)
     assert_int_equal(sg_aot_compile(f.t, 1, NULL), SG_EINVAL);
     assert_int_equal(sg_aot_compile(f.t, 1, &a), SG_OK);
     assert_int_equal(sg_aot_get_mode(a), SG_AOT_INFERENCE);
-    size_t xi = SIZE_MAX;
-    for (size_t i = 0; i < sg_aot_ninputs(a); i++)
-        if (!strcmp(sg_aot_input_name(a, i), "x"))
-            xi = i;
-    assert_true(xi != SIZE_MAX);
+    size_t xi = input_named(a, "x");
     /* data and metadata: the rule keeps a data mutation with a metadata one out of the graph */
     assert_int_equal(sg_aot_input_mutation(a, xi), SG_AOT_DATA | SG_AOT_METADATA | SG_AOT_EPILOGUE);
     assert_int_equal(sg_aot_noutputs(a), 2);
@@ -471,14 +478,10 @@ static void check_grad(traced *f, sg_aot *a, double (*expect)(double))
     sg_run *r;
     assert_int_equal(sg_run_new(f->t, NULL, &r), SG_OK);
     assert_int_equal(sg_run_set_tensor(r, f->x, x), SG_OK);
-    size_t ni = sg_aot_ninputs(a), xi = SIZE_MAX;
+    size_t ni = sg_aot_ninputs(a), xi = input_named(a, "x");
     assert_true(ni <= 4);
     assert_int_equal(sg_aot_call_backward(a, r, grads, ni + 1), SG_EINVAL);
     assert_int_equal(sg_aot_call_backward(a, r, grads, ni), SG_OK);
-    for (size_t i = 0; i < ni; i++)
-        if (!strcmp(sg_aot_input_name(a, i), "x"))
-            xi = i;
-    assert_true(xi != SIZE_MAX);
     assert_non_null(grads[xi]);
     for (int64_t i = 0; i < 12; i++)
         assert_float_equal(sg_tensor_get_f(grads[xi], i), expect((double)i / 8 - 0.7), 1e-12);
@@ -674,12 +677,8 @@ static void test_backward_mutation(void **state)
         const sg_aot_options o = {.keep_input_mutations = 1, .partition = part ? SG_AOT_DEFAULT_PARTITION : SG_AOT_MIN_CUT};
         sg_aot *a = NULL;
         assert_int_equal(sg_aot_compile_with(f.t, &o, &a), SG_OK);
-        size_t ni = sg_aot_ninputs(a), xi = SIZE_MAX;
+        size_t ni = sg_aot_ninputs(a), xi = input_named(a, "x");
         assert_true(ni <= 4);
-        for (size_t i = 0; i < ni; i++)
-            if (!strcmp(sg_aot_input_name(a, i), "x"))
-                xi = i;
-        assert_true(xi != SIZE_MAX);
         assert_int_equal(sg_aot_input_mutation(a, xi), SG_AOT_DATA | SG_AOT_BACKWARD);
         char *ops = NULL;
         assert_int_equal(sg_aot_print(a, &ops), SG_OK); /* the functional backward gives x's new contents */
@@ -847,6 +846,19 @@ static sg_status compile_two(traced *f, sg_subclass_kind *k, const char *program
     return sg_aot_compile(f->t, 1, a);
 }
 
+/* Run r's TwoTensor input (its inner tensors' values xv): new f64[2, 3]
+ * inner tensors x[j], x[j][i] = i + 10 j (the caller drops them). */
+static void set_two(sg_run *r, const sg_value xv[2], sg_tensor *x[2])
+{
+    int64_t sizes[2] = {2, 3};
+    for (int j = 0; j < 2; j++) {
+        assert_int_equal(sg_tensor_new(C, &x[j], SG_FLOAT64, 2, sizes), SG_OK);
+        for (int64_t i = 0; i < 6; i++)
+            sg_tensor_set_f(x[j], i, (double)(i + 10 * j));
+        assert_int_equal(sg_run_set_tensor(r, xv[j], x[j]), SG_OK);
+    }
+}
+
 static void test_subclass(void **state)
 {
     (void)state;
@@ -874,16 +886,10 @@ static void test_subclass(void **state)
     assert_int_equal(base, xi);
     /* the call: each inner tensor doubled in place, its version bumped once;
        the graph's outputs are the inner tensors (o0.a, o0.b, o1.a, o1.b) */
-    int64_t sizes[2] = {2, 3};
     sg_tensor *x[2];
     sg_run *r;
     assert_int_equal(sg_run_new(f.t, NULL, &r), SG_OK);
-    for (int j = 0; j < 2; j++) {
-        assert_int_equal(sg_tensor_new(C, &x[j], SG_FLOAT64, 2, sizes), SG_OK);
-        for (int64_t i = 0; i < 6; i++)
-            sg_tensor_set_f(x[j], i, (double)(i + 10 * j));
-        assert_int_equal(sg_run_set_tensor(r, xv[j], x[j]), SG_OK);
-    }
+    set_two(r, xv, x);
     assert_int_equal(sg_aot_call(a, r), SG_OK);
     for (int j = 0; j < 2; j++) {
         assert_int_equal(sg_tensor_version(x[j]), 1);
@@ -971,23 +977,14 @@ static void test_subclass_backward(void **state)
         sg_tensor *xt[2], *yt, *grads[4] = {NULL}, *gb[4] = {NULL};
         sg_run *r;
         assert_int_equal(sg_run_new(f.t, NULL, &r), SG_OK);
-        for (int j = 0; j < 2; j++) {
-            assert_int_equal(sg_tensor_new(C, &xt[j], SG_FLOAT64, 2, sizes), SG_OK);
-            for (int64_t i = 0; i < 6; i++)
-                sg_tensor_set_f(xt[j], i, (double)(i + 10 * j));
-            assert_int_equal(sg_run_set_tensor(r, xv[j], xt[j]), SG_OK);
-        }
+        set_two(r, xv, xt);
         assert_int_equal(sg_tensor_new(C, &yt, SG_FLOAT64, 2, sizes), SG_OK);
         for (int64_t i = 0; i < 6; i++)
             sg_tensor_set_f(yt, i, (double)i / 4);
         sg_tensor_set_requires_grad(yt, 1);
         assert_int_equal(sg_run_set_tensor(r, y, yt), SG_OK);
-        size_t ni = sg_aot_ninputs(a), yi = SIZE_MAX;
+        size_t ni = sg_aot_ninputs(a), yi = input_named(a, "y");
         assert_true(ni <= 4);
-        for (size_t i = 0; i < ni; i++)
-            if (!strcmp(sg_aot_input_name(a, i), "y"))
-                yi = i;
-        assert_true(yi != SIZE_MAX);
         if (k == 0) /* (refused before anything runs: r is still unrun) */
             assert_int_equal(sg_aot_call_backward(a, r, grads, ni), SG_EUNSUPPORTED);
         assert_int_equal(sg_aot_call_backward_two(a, r, grads, gb, ni), SG_OK);
