@@ -235,14 +235,20 @@ static bool expandable(const sg__graph *g, uint32_t v, uint32_t x)
     return true;
 }
 
+static uint32_t hidden_root(const bw *b, uint32_t v);
+
 /* The gradient grad of a hidden write's new version (node i, SG_NODE_WRITE)
  * passed to self, its old version: autograd keeps self's history, so the
  * engine hands grad to self's grad_fn as its validate_outputs does, summed
  * to self's sizes where those expand to grad's (x.unsqueeze_(0) under
- * no_grad), else SG_EAUTOGRAD, as it raises (x.squeeze_() of a [1, 3]). */
+ * no_grad), else SG_EAUTOGRAD, as it raises (x.squeeze_() of a [1, 3]).
+ * Where self is itself the new version of hidden writes, the grad_fn is
+ * the one before them (hidden_root's), whose sizes count: x.t_() twice
+ * under no_grad gives x's sizes back. */
 static sg_status pass_hidden(bw *b, uint32_t i, uint32_t self, uint32_t grad)
 {
     sg__graph *g = b->g;
+    self = hidden_root(b, self);
     if (same_sizes(g, self, grad))
         return accumulate(b, self, grad);
     if (!expandable(g, self, grad))
@@ -259,7 +265,8 @@ static sg_status pass_hidden(bw *b, uint32_t i, uint32_t self, uint32_t grad)
  * the new version of hidden writes (under no_grad, through .data: a
  * metadata change such as transpose_ keeps the grad_fn, and its input
  * metadata, of the tensor before it), the version before them, when that
- * has a grad_fn (a call autograd recorded made it: no leaf). */
+ * has a grad_fn (a call autograd recorded made it, or it is an input that
+ * requires grad and is no leaf: the caller's clone; not a leaf). */
 static uint32_t hidden_root(const bw *b, uint32_t v)
 {
     const sg__graph *g = b->g;
@@ -274,9 +281,11 @@ static uint32_t hidden_root(const bw *b, uint32_t v)
             break;
         r = self;
     }
-    uint32_t n = g->vals[r].node; /* (a grad_fn: made by a call autograd recorded) */
-    return r != v && n != SG_NOVAL && g->nodes[n].kind == SG_N_CALL &&
-                   !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) ? r : v;
+    uint32_t n = g->vals[r].node; /* (a grad_fn: made by a call autograd recorded, or the caller's) */
+    bool fn = n != SG_NOVAL && ((g->nodes[n].kind == SG_N_CALL && !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA))) ||
+                                (g->nodes[n].kind == SG_N_PLACEHOLDER && g->vals[r].u.t.requires_grad &&
+                                 !g->vals[r].u.t.leaf));
+    return r != v && fn ? r : v;
 }
 
 /* The engine's validate_outputs of gradient *x given to argument v: against
