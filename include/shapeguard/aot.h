@@ -118,6 +118,12 @@ size_t sg_aot_ninputs(const sg_aot *a);
 unsigned sg_aot_input_mutation(const sg_aot *a, size_t i);
 /* Input i's name (a tensor's program name, a symbol's "s0"; borrowed). */
 const char *sg_aot_input_name(const sg_aot *a, size_t i);
+/* Is input i on a synthetic base (PyTorch's): a tensor whose storage
+ * other inputs view too and the program writes, so that the functional
+ * graph takes that storage as one input and views input i on it? 1 or 0
+ * (an int, a subclass input: 0). Its gradient (sg_aot_call_backward) is
+ * then the storage's, gathered by its layout. i < sg_aot_ninputs. */
+int sg_aot_input_synthetic(const sg_aot *a, size_t i);
 
 /* The user outputs (the traced graph's, in order; a subclass output,
  * sg_tracer_output_subclass, is one for its inner tensors, whose kinds and
@@ -167,7 +173,16 @@ SG_WARN_UNUSED sg_status sg_aot_call(const sg_aot *a, sg_run *r);
  * program.md (every output that requires grad summed: the tangents are
  * ones): grads[i] (n = sg_aot_ninputs) the gradient of input i, a tensor
  * the caller owns (sg_tensor_unref), or NULL where none reaches the input
- * (PyTorch's None). The backward graph reads what the forward saved; the
+ * (PyTorch's None). For an input on a synthetic base
+ * (sg_aot_input_synthetic) that requires grad, the joint graph
+ * differentiates with respect to the storage: grads[i] is the gradient of
+ * the storage's positions gathered by input i's layout (as the caller gave
+ * it), the gradient i takes as the autograd base of the other inputs on
+ * the storage, each a view of it (autograd routes a view's gradient to
+ * its base); where input i reaches a position twice, each of its elements
+ * there takes the position's gradient (not autograd's gradient of such a
+ * tensor, whose elements it tells apart: the caller refuses or sums as its
+ * meaning asks). The backward graph reads what the forward saved; the
  * caller's tensors are mutated as by sg_aot_call, and then by the
  * backward where a custom Function's backward writes an input
  * (SG_AOT_BACKWARD: its copy_ ends the backward graph). Errors: those of
@@ -184,7 +199,8 @@ SG_WARN_UNUSED sg_status sg_aot_call_backward(const sg_aot *a, sg_run *r, sg_giv
  * tensor b; grads_b[i] is NULL where input i's gradient is a plain tensor
  * or None. grads_b (n entries) may be NULL where no gradient is a
  * TwoTensor. Errors: those of sg_aot_call_backward (SG_EUNSUPPORTED: a
- * custom Function's backward that writes, where the loss is a TwoTensor);
+ * custom Function's backward that writes, or gradients of inputs on a
+ * synthetic base, where the loss is a TwoTensor);
  * on an error every grads[i] and grads_b[i] is NULL. */
 SG_WARN_UNUSED sg_status sg_aot_call_backward_two(const sg_aot *a, sg_run *r, sg_give sg_tensor **grads,
                                                   sg_give sg_tensor **grads_b, size_t n);

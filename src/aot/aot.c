@@ -531,6 +531,11 @@ unsigned sg_aot_input_mutation(const sg_aot *a, size_t i)
     return f;
 }
 
+int sg_aot_input_synthetic(const sg_aot *a, size_t i)
+{
+    return a->uin[i].n == 1 && a->m.in[a->uin[i].idx[0]].tensor && a->m.in[a->uin[i].idx[0]].base != SG_NOVAL;
+}
+
 const char *sg_aot_input_name(const sg_aot *a, size_t i)
 {
     return a->uin[i].name;
@@ -636,6 +641,56 @@ static sg_status still_disjoint(const sg_aot *a, sg__xrun *rx, uint32_t i, uint3
                        "compiled for them as disjoint views of one storage (compile it again for these inputs)",
                        a->src->vals[a->m.in[i].ph].name, a->src->vals[a->m.in[j].ph].name);
     return SG_OK;
+}
+
+/* The gradients of the inputs on synthetic base b: the gradient of its
+ * storage's positions (g, one dimension over numel positions; NULL: none
+ * reached the base) plus what each input on it has of its own (where the
+ * storage took its base after reading it), added at the positions its
+ * layout in the caller's run rx reaches; then each input on it that
+ * requires grad takes that sum gathered by its layout, the gradient it
+ * takes as the autograd base of the others, which view it (autograd
+ * routes a view's gradient to its base). As the caller gave the inputs:
+ * before the epilogue. (An input that reaches a position twice takes the
+ * position's gradient at each element there: not autograd's gradient of
+ * a tensor whose elements it tells apart, aot.h says so.) */
+static sg_status base_grads(const sg_aot *a, sg__xrun *rx, uint32_t b, const sg__xtensor *g, int64_t numel,
+                            sg_tensor **grads)
+{
+    const sg__aot_meta *m = &a->m;
+    sg__xtensor *sum = NULL;
+    sg_status s = SG_OK;
+    for (uint32_t i = 0; i < m->nin && !s; i++) {
+        if (m->in[i].base != b || (!g && !grads[i]))
+            continue;
+        if (!sum && !(s = sg__xt_new(a->ctx, &sum, g ? (sg_dtype)g->dtype : (sg_dtype)grads[i]->dtype, 1, &numel)))
+            for (int64_t q = 0; g && q < numel && q < sg__xt_numel(g); q++)
+                sg__xt_set_f(sum, q, sg__xt_get_f(g, q));
+        const sg__xval *x = sg__xrun_value(rx, m->in[i].ph);
+        if (!s && x->kind != SG_XV_TENSOR)
+            s = sg__err(a->ctx, SG_EINTERNAL, "aot: an input on a synthetic base that is no tensor");
+        for (int64_t e = 0; !s && grads[i] && e < sg__xt_numel(grads[i]); e++) {
+            int64_t q = sg__xt_pos(x->u.t, e);
+            if (q >= 0 && q < numel)
+                sg__xt_set_f(sum, q, sg__xt_get_f(sum, q) + sg__xt_get_f(grads[i], e));
+        }
+    }
+    for (uint32_t i = 0; i < m->nin && sum && !s; i++) {
+        if (m->in[i].base != b || !a->fw->vals[m->in[i].dph].u.t.requires_grad)
+            continue;
+        const sg__xtensor *x = sg__xrun_value(rx, m->in[i].ph)->u.t;
+        sg__xtensor *t = NULL;
+        if ((s = sg__xt_new(a->ctx, &t, (sg_dtype)sum->dtype, x->ndim, x->sizes)))
+            break;
+        for (int64_t e = 0; e < sg__xt_numel(t); e++) {
+            int64_t q = sg__xt_pos(x, e);
+            sg__xt_set_f(t, e, q >= 0 && q < numel ? sg__xt_get_f(sum, q) : 0.0);
+        }
+        sg__xt_unref(grads[i]);
+        grads[i] = t;
+    }
+    sg__xt_unref(sum);
+    return s;
 }
 
 /* sg_aot_call, and the backward after it where grads is given: per graph
@@ -781,8 +836,17 @@ static sg_status call(const sg_aot *a, sg_run *r, sg_tensor **grads, uint32_t ni
             s = sg__nomem(ctx);
         for (uint32_t k = 0; fouts && k < fo->nargs; k++)
             fouts[k] = a->fw->args[fo->args + k].kind == SG_A_VALUE ? a->fw->args[fo->args + k].u.v : SG_NOVAL;
+        sg__xtensor **bg = sg__calloc(ctx, m->nbases ? m->nbases : 1, sizeof *bg);
+        if (!s && !bg)
+            s = sg__nomem(ctx);
         if (!s)
-            s = sg__aot_train_run(a->train, fx, fouts, grads, m->nin, ninner);
+            s = sg__aot_train_run(a->train, fx, fouts, grads, m->nin, ninner, bg, m->nbases);
+        /* (a base's gradient is plain: where the loss is a tensor subclass, the joint refuses one) */
+        for (uint32_t b = 0; b < m->nbases && !s; b++)
+            s = base_grads(a, rx, b, bg[b], bt[b]->sizes[0], grads);
+        for (uint32_t b = 0; bg && b < m->nbases; b++)
+            sg__xt_unref(bg[b]);
+        sg_free(bg);
         sg_free(fouts);
     }
     if (!s && a->epi) { /* the epilogue: updated inputs copied in, views of them made again */

@@ -119,6 +119,11 @@ typedef struct sg__aot_input {
     bool hidden;         /* every data mutation through .data (not seen by autograd) */
     bool requires_grad;  /* after the call */
     bool leaf;           /* as given */
+    bool cleared;        /* a leaf that required grad and requires none after the call (a factory's out=,
+                            requires_grad_(False)): its gradient is None, as AccumulateGrad checks the flag
+                            when the backward runs, and the graph's copy into it has no history */
+    bool moved;          /* a leaf that required grad, cleared, then given a history (an in-place call with
+                            grad): a gradient that reaches it raises (AccumulateGrad) */
     uint8_t where;       /* SG__AOT_NOT_MUTATED, _IN_GRAPH, _OUT_GRAPH */
 } sg__aot_input;
 
@@ -147,6 +152,7 @@ typedef struct sg__aot_base {
     uint32_t lead;       /* OUT_GRAPH: its leading output */
     uint8_t where;       /* SG__AOT_IN_GRAPH or _OUT_GRAPH */
     bool hidden;         /* every write through .data */
+    bool detached;       /* a write autograd records through a detach (or .data) of it: the detach's */
 } sg__aot_base;
 
 /* A root cond whose branches write an operand that shares input's
@@ -244,10 +250,16 @@ uint32_t sg__aot_train_inner(const sg__aot_train *t);
  * per input of the meta (nin of them) its gradient, a reference the caller
  * drops, or NULL (none); where it is a tensor subclass, grads[i] its inner
  * tensor 0 and grads[j * nin + i] its inner tensor j (grads holds nin *
- * ninner entries, ninner at least sg__aot_train_inner). Errors: those of
- * the run. */
+ * ninner entries, ninner at least sg__aot_train_inner); and bgrads[b] per
+ * synthetic base of the meta (nbases) the gradient of its storage's
+ * positions likewise, always plain (the joint differentiates with respect
+ * to the base, of which the graph views each input on it; an input on it
+ * read before the storage took its base has a gradient of its own too;
+ * where the loss is a tensor subclass, the joint refuses a base's
+ * gradient). Errors: those of the run. */
 sg_status sg__aot_train_run(const sg__aot_train *t, struct sg__xrun *fx, const uint32_t *fw_outs,
-                            struct sg_tensor **grads, uint32_t nin, uint32_t ninner);
+                            struct sg_tensor **grads, uint32_t nin, uint32_t ninner, struct sg_tensor **bgrads,
+                            uint32_t nbases);
 
 /* PyTorch's saved-tensor check, before the backward runs: a node the
  * backward of src's loss (its outputs that require grad) runs whose
@@ -264,8 +276,13 @@ sg_status sg__aot_saved_check(const sg__graph *src);
 /* ---- the min-cut partition (partition.c) ---- */
 
 /* Does node nd have an effect no partition drops (a write, an assert, a
- * cond), whatever reads its value? */
-bool sg__aot_effect(const sg__gnode *nd);
+ * cond), whatever reads its value? (Asked of every node, several times:
+ * inline.) */
+static inline bool sg__aot_effect(const sg__gnode *nd)
+{
+    return nd->kind == SG_N_ASSERT || nd->kind == SG_N_COND ||
+           (nd->kind == SG_N_CALL && (nd->schema->flags & (SG_OPF_MUTATES | SG_OPF_INPLACE | SG_OPF_OUT)));
+}
 
 /* Partition joint graph g (its backward part from node first on; its
  * output ngrad gradients, then the forward's outputs) as PyTorch 1.13's
@@ -290,6 +307,10 @@ void sg__flow_free(sg__flow *f);
  * (a node out of range, a capacity outside 0 .. SG__FLOW_INF), SG_ELIMIT,
  * SG_ENOMEM. */
 sg_status sg__flow_edge(sg__flow *f, uint32_t u, uint32_t v, int64_t cap);
+/* Room for about edges more edges, so that adding them copies nothing.
+ * Best effort: where memory runs out nothing is reserved (sg__flow_edge
+ * grows as it goes). */
+void sg__flow_reserve(sg__flow *f, size_t edges);
 /* The maximum flow from s to t, which is the capacity of a minimum cut
  * (*value), and that cut's source side (source_side[v] 0 for the nodes
  * that reach t in the residual network, 1 for the others, as networkx's

@@ -52,12 +52,15 @@ typedef struct fstore {
     uint32_t gen;
     uint32_t input;  /* the src placeholder whose storage it is (SG_NOVAL: none) */
     uint32_t inputs; /* how many placeholders share it */
-    uint32_t writes, writes_no_grad, writes_hidden; /* data mutations: all, under no_grad, through .data */
+    uint32_t writes, writes_no_grad, writes_hidden; /* data mutations: all, under no_grad (not through .data:
+                                                    each write counted once), through .data */
     bool written;    /* some call of src writes it */
     bool strided;    /* some as_strided of src views it */
     bool grad;       /* a write with grad of a value that requires grad gave it a history (CopySlices: every
                         alias requires grad since, whatever its traced flag says) */
     bool synth;      /* a synthetic base stands for it (see the head of the file) */
+    bool detached;   /* a write autograd records through a link it does not follow (a detach, .data), or an
+                        as_strided made over the storage past one: the detach's history, not the storage's */
     uint32_t root;   /* the first src value that is its root (SG_NOVAL: none yet) */
     uint32_t sph;    /* synth: the dst placeholder of that base, once made */
     uint32_t regen;  /* the new version an as_strided_ with grad gave its root object, a base of views (SG_NOVAL:
@@ -305,7 +308,7 @@ static bool element(const fz *z, uint32_t v)
     return n != SG_NOVAL && z->src->vals[z->src->nodes[n].out].kind == SG_V_LIST && z->v[v].elem != SG_NOVAL;
 }
 
-/* Is src value v a view made before the as_strided_ with grad of its base
+/* Is src value v a view made before the in-place layout change of its base
  * that fstore regen says (its grad_fn made again as an as_strided of the
  * base's new version)? */
 static bool regenerated(fz *z, uint32_t v)
@@ -319,22 +322,22 @@ static bool regenerated(fz *z, uint32_t v)
 static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_t *out);
 static sg_status current_root(fz *z, sg__replay *r, uint32_t v, uint32_t *out);
 
+static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out);
+
 /* View v (regenerated) made again: as_strided(the base's version now, v's
- * layout), that version made again from the root where the storage moved. */
+ * layout), that version made again (its chain: the versions of the root's
+ * object) where the storage moved. */
 static sg_status regenerated_view(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
 {
-    fstore *s = store_of(z, v);
-    fval *b = &z->v[s->regen];
-    uint32_t x = b->cur;
-    if (b->gen != s->gen || x == SG_NOVAL) { /* (its parent is the storage's root: no chain to walk) */
-        CHAIN(current_root(z, r, b->parent, &x));
-        CHAIN(link_view(z, r, s->regen, x, &x));
-        b->cur = x;
-        b->gen = s->gen;
-    }
+    uint32_t x;
+    CHAIN(current(z, r, store_of(z, v)->regen, &x));
     sg__garg a[4];
     CHAIN(sg__aot_layout_args(z->dst, z->src, v, x, a));
-    return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out);
+    CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out));
+    const sg__gnode *vn = &z->src->nodes[z->v[v].vnode]; /* (a view autograd does not see stays one) */
+    if (!(vn->schema->flags & SG_OPF_INPLACE))
+        hide(z, *out, vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
+    return SG_OK;
 }
 
 /* The object whose own link src value v is, where that link is a detach (or
@@ -349,13 +352,18 @@ static uint32_t detach_obj(const fz *z, uint32_t v)
 }
 
 /* What autograd does not see past link v of a chain (SG_NODE_NO_GRAD,
- * SG_NODE_DATA: .data, a detach, an as_strided_off_grad; 0: nothing). */
+ * SG_NODE_DATA: .data, a detach, an as_strided_off_grad; 0: nothing). An
+ * in-place view op under no_grad (x.t_()) hides nothing: the object keeps
+ * its history, and a write through it with grad is that history's (its
+ * gradient goes back through the link's inverse to what it was called on). */
 static uint8_t link_hides(const fz *z, uint32_t v)
 {
     uint32_t vn = z->v[v].vnode;
     if (vn == SG_NOVAL)
         return 0;
-    return (uint8_t)((z->src->nodes[vn].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) |
+    const sg__opinfo *info = sg__op_info(z->src->nodes[vn].schema->op);
+    uint8_t off = info && (info->tags & SG_T_INPLACE_VIEW) ? SG_NODE_DATA : SG_NODE_NO_GRAD | SG_NODE_DATA;
+    return (uint8_t)((z->src->nodes[vn].flags & off) |
                      (z->src->nodes[vn].schema->op == SG_OP_detach || strided_off_grad(z, v) ? SG_NODE_DATA : 0));
 }
 
@@ -378,9 +386,15 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
         if (strided_off_grad(z, v))
             hide(z, *out, SG_NODE_DATA);
         /* an in-place view op under no_grad of what requires grad keeps its history, as where it ran: made
-           again, its gradient passes to what it was called on (a hidden write, as there) */
-        if (info && (info->tags & SG_T_INPLACE_VIEW) && (vn->flags & SG_NODE_NO_GRAD) && is_tensor(z->src, v) &&
-            z->src->vals[v].u.t.requires_grad)
+           again, its gradient passes to what it was called on (a hidden write, as there); of a view, as where
+           it ran (the hook's `again`), its grad_fn is made again from its base: a view as any */
+        uint32_t self = z->src->args[vn->args].u.v;
+        bool again = (vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) == SG_NODE_NO_GRAD && is_tensor(z->src, self) &&
+                     z->src->vals[self].u.t.requires_grad && z->src->vals[self].u.t.base != SG_NOVAL;
+        if (info && (info->tags & SG_T_INPLACE_VIEW) && again && z->dst->vals[*out].node != SG_NOVAL)
+            z->dst->nodes[z->dst->vals[*out].node].flags &= (uint8_t)~SG_NODE_NO_GRAD;
+        else if (info && (info->tags & SG_T_INPLACE_VIEW) && (vn->flags & SG_NODE_NO_GRAD) && is_tensor(z->src, v) &&
+                 z->src->vals[v].u.t.requires_grad)
             CHAIN(hidden_write(z, p, *out, vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA), true, out));
         /* a detach a write with grad gave a history: its values the storage's now, its gradient that
            history's (what wrote the storage since, not through it, autograd did not see from it) */
@@ -509,8 +523,11 @@ static void made(fz *z, uint32_t v, uint32_t parent, uint32_t vnode, uint32_t cu
         s->root = v;
     /* a view shares its source's version counter, but for .data (a flagged detach) */
     uint32_t ver = parent != SG_NOVAL && !(z->src->nodes[vnode].flags & SG_NODE_DATA) ? z->v[parent].ver : SG_NOVAL;
-    if (parent != SG_NOVAL && is_asstrided(&z->src->nodes[vnode])) /* positions of the storage itself */
+    if (parent != SG_NOVAL && is_asstrided(&z->src->nodes[vnode])) { /* positions of the storage itself */
+        for (uint32_t c = parent; c != SG_NOVAL && !s->detached; c = z->v[c].parent)
+            s->detached = (link_hides(z, c) & SG_NODE_DATA) != 0; /* (made over the storage, past a detach) */
         parent = strided_parent(z, v, parent);
+    }
     z->v[v] = (fval){.parent = parent, .vnode = vnode, .cur = cur, .gen = s->gen, .obj = v, .ver = ver, .elem = v,
                        .hist = SG_NOVAL};
 }
@@ -583,6 +600,9 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
     bool history = false;            /* it gives a detach on the chain a history */
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
         uint32_t p = z->v[c].parent;
+        if (grad && regenerated(z, c)) /* (its gradient: CopySlices over the base's new layout) */
+            return unsupported(z, "a write with grad through a view made before its base was laid out anew in "
+                                  "place", what);
         history |= grad && !seen && detach_obj(z, c) != SG_NOVAL;
         seen |= link_hides(z, c);
         rg |= p < z->src->nvals && is_tensor(z->src, p) && z->src->vals[p].u.t.requires_grad;
@@ -626,6 +646,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         if (repeats && rn->kind == SG_N_PLACEHOLDER && rn->scope != 0)
             return unsupported(z, "a write through a view of a view that may repeat elements, in a cond branch", what);
     }
+    s->detached |= grad && (seen & SG_NODE_DATA);
     if (repeats && history) /* (by positions below: no detach's new contents to keep) */
         return unsupported(z, "a write with grad through a view that may repeat elements of a detach", what);
     if (repeats) { /* by positions: f stored into the storage as one dimension, by self's own layout */
@@ -638,11 +659,11 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         s->base = flat;
         s->gen++;
         s->writes++;
-        s->writes_no_grad += (flags & SG_NODE_NO_GRAD) != 0;
+        s->writes_no_grad += (flags & SG_NODE_NO_GRAD) && !hidden;
         s->writes_hidden += hidden;
         if (obj != SG_NOVAL) {
             z->v[obj].writes++;
-            z->v[obj].writes_no_grad += (flags & SG_NODE_NO_GRAD) != 0;
+            z->v[obj].writes_no_grad += (flags & SG_NODE_NO_GRAD) && !hidden;
             z->v[obj].writes_hidden += hidden;
         }
         return SG_OK;
@@ -687,13 +708,13 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         s->base = val;
         s->gen++;
         s->writes++;
-        s->writes_no_grad += (flags & SG_NODE_NO_GRAD) != 0;
+        s->writes_no_grad += (flags & SG_NODE_NO_GRAD) && !hidden;
         s->writes_hidden += hidden;
         /* the object written through: the root's, or (a synthetic base) the input's on it */
         uint32_t obj = root < z->src->nvals ? z->v[root].obj : z->v[chain[n - 1]].obj;
         if (obj != SG_NOVAL) {
             z->v[obj].writes++;
-            z->v[obj].writes_no_grad += (flags & SG_NODE_NO_GRAD) != 0;
+            z->v[obj].writes_no_grad += (flags & SG_NODE_NO_GRAD) && !hidden;
             z->v[obj].writes_hidden += hidden;
         }
         for (uint32_t i = 0; i < n; i++) /* the values written along the chain are current */
@@ -857,7 +878,9 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
     CHAIN(sg__replay_call(r, fs, in, n, &f));
     uint8_t hid = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
     hide(z, f, hid);
-    if (hid && z->src->vals[o].u.t.requires_grad && same_sizes(z->src, o, nd->out)) {
+    /* (a factory's out= into a leaf that required grad: out requires none, its history cut) */
+    bool keeps = hid && z->src->vals[o].u.t.requires_grad && !(nd->flags & SG_NODE_CUT);
+    if (keeps && same_sizes(z->src, o, nd->out)) {
         uint32_t old; /* an out= autograd does not see: o keeps its history */
         CHAIN(current(z, r, o, &old));
         CHAIN(hidden_write(z, old, f, hid, true, &f));
@@ -877,11 +900,39 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
     }
     /* resized (resize_output): out takes the result's layout over its
        storage (grown), then the result */
-    if (hid && z->src->vals[o].u.t.requires_grad) /* (autograd passes its gradient to its old sizes: summed to
-                                                      them, or validate_outputs raises) */
+    if (keeps) /* (autograd passes its gradient to its old sizes: summed to them, or validate_outputs raises) */
         return unsupported(z, "an out= autograd does not see that resizes a tensor that requires grad", sch->name);
     CHAIN(resized(z, r, o, nd->out));
     return write_through(z, r, node, nd, nd->out, f);
+}
+
+/* requires_grad_ (node nd) of src value self, *cur its current dst value.
+ * Clearing the flag of a tensor that requires grad (a leaf: the rule
+ * refuses others) cuts its history: *cur becomes a detach of it (stored as
+ * its storage's contents where they were written, which current_root
+ * reads then). Setting it again on a version of an input that required
+ * grad is refused: its gradient would join the input's own. */
+static sg_status flag_change(fz *z, const sg__gnode *nd, uint32_t self, uint32_t *cur)
+{
+    const sg__garg *a = nd->nargs > 1 ? &z->src->args[nd->args + 1] : NULL;
+    bool on = !a || a->kind != SG_A_BOOL || a->u.b, rg = z->src->vals[self].u.t.requires_grad;
+    if (on == rg)
+        return SG_OK;
+    if (on) {
+        uint32_t obj = z->v[self].obj, n = obj != SG_NOVAL ? z->src->vals[obj].node : SG_NOVAL;
+        if (n != SG_NOVAL && z->src->nodes[n].kind == SG_N_PLACEHOLDER && z->src->vals[obj].u.t.requires_grad)
+            return unsupported(z, "requires_grad_(True) of an input that required grad, after its flag was cleared",
+                               nd->schema->name);
+        return SG_OK;
+    }
+    if (z->v[self].parent != SG_NOVAL)
+        return unsupported(z, "requires_grad_(False) of a view", nd->schema->name);
+    sg__garg x = {.kind = SG_A_VALUE, .u.v = *cur};
+    CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_detach), &x, 1, 0, NULL, cur));
+    fstore *s = store_of(z, self);
+    if (s->gen)
+        s->base = *cur;
+    return SG_OK;
 }
 
 static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *args, size_t nargs)
@@ -898,6 +949,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         uint32_t self = z->src->args[nd->args].u.v, cur;
         if (op == SG_OP_detach_ || op == SG_OP_requires_grad_) { /* autograd's flags only: the same value */
             CHAIN(current(z, r, self, &cur));
+            if (op == SG_OP_requires_grad_)
+                CHAIN(flag_change(z, nd, self, &cur));
             next_version(z, self, nd->out, cur);
             return sg__replay_map(r, nd->out, cur);
         }
@@ -933,12 +986,22 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                                           "its storage's first tensor", sch->name);
                 CHAIN(hidden_write(z, cur, v, hid, rg, &v));
             }
-            if (is_asstrided(nd) && !hid && rg && base == SG_NOVAL && parent < z->src->nvals &&
-                z->v[parent].parent == SG_NOVAL && store_of(z, self)->input == SG_NOVAL) {
-                /* as_strided_ with grad of a base the program made (an input's metadata changed is no
-                   backward we give): the views made of it before are made again (its generation moves)
-                   as as_strided of its new version (regenerated_view) */
-                fstore *s = store_of(z, self);
+            fstore *rs = store_of(z, self);
+            /* (a layout that changed: squeeze_ of a size other than 1 changes none; a storage of one input
+               or none: the roots of inputs sharing one without a synthetic base take their own values, not
+               the storage's, which a moved generation would give them) */
+            bool relaid = !is_asstrided(nd) && rg && base == SG_NOVAL && !rs->synth && rs->inputs < 2 &&
+                          obj != SG_NOVAL && z->v[obj].parent == SG_NOVAL &&
+                          !sg__aot_same_layout(z->src, self, nd->out);
+            if (relaid || (is_asstrided(nd) && !hid && rg && base == SG_NOVAL && parent < z->src->nvals &&
+                           z->v[parent].parent == SG_NOVAL && !rs->synth && rs->inputs < 2)) {
+                /* a base of views that requires grad laid out anew in place (t_, squeeze_ ..., under no_grad
+                   too; as_strided_ with grad of a storage's root: one the program made, or an input alone on
+                   its storage): PyTorch makes the grad_fn of each view made of it before again when it is
+                   used (the base's version moved), as an as_strided over the base as it is now, so the
+                   gradient reaches the base's new layout. The views made before are made again (its
+                   generation moves) as as_strided of its new version (regenerated_view) */
+                fstore *s = rs;
                 s->regen = nd->out;
                 s->regen_node = node;
                 s->gen++;
@@ -1362,6 +1425,8 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
         in->no_grad = (in->data || in->storage) && fs->writes <= fs->writes_no_grad + fs->writes_hidden;
         in->requires_grad = src->vals[in->final].u.t.requires_grad;
         in->leaf = src->vals[ph].u.t.leaf;
+        in->cleared = in->leaf && src->vals[ph].u.t.requires_grad && !in->requires_grad;
+        in->moved = in->leaf && src->vals[ph].u.t.requires_grad && in->requires_grad && !src->vals[in->final].u.t.leaf;
         bool in_graph = z->keep && (in->data || in->storage) &&
                         ((!in->metadata && !in->requires_grad) || in->hidden || in->no_grad);
         if (st->synth) { /* its synthetic base's place (1.9: data only; requires grad if any input on it does) */
@@ -1620,9 +1685,12 @@ static sg_status end(sg__replay *r, void *ud)
         bool rg = false, ng = st->writes <= st->writes_no_grad + st->writes_hidden, hid = st->writes <= st->writes_hidden;
         for (uint32_t j = 0; j < m->nin; j++)
             rg |= m->in[j].tensor && store_of(z, m->in[j].ph) == st && m->in[j].requires_grad;
+        /* (the joint differentiates with respect to the base where a member requires grad) */
+        if (st->sph != SG_NOVAL)
+            dst->vals[st->sph].u.t.requires_grad = rg;
         sg__aot_base *b = &m->bases[m->nbases++];
         *b = (sg__aot_base){.dph = st->sph, .member = i, .numel = sg__graph_storage_numel(src, src->vals[m->in[i].ph].u.t.storage),
-                            .lead = SG_NOVAL, .hidden = hid};
+                            .lead = SG_NOVAL, .hidden = hid, .detached = st->detached};
         b->where = z->keep && (!rg || ng || hid) ? SG__AOT_IN_GRAPH : SG__AOT_OUT_GRAPH;
         for (uint32_t j = 0; j < m->nin; j++)
             if (m->in[j].tensor && store_of(z, m->in[j].ph) == st)
@@ -1649,8 +1717,10 @@ static sg_status end(sg__replay *r, void *ud)
                 sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = in->dph}, {.kind = SG_A_VALUE, .u.v = st->base}};
                 size_t at = dst->nnodes;
                 if (!(s = sg__replay_call(r, copy, a, 2, &c)))
-                    /* autograd sees it as eager did: through .data not at all (the version counter kept) */
-                    dst->nodes[at].flags = in->hidden      ? SG_NODE_DATA | SG_NODE_WRITE
+                    /* autograd sees it as eager did: through .data not at all (the version counter kept);
+                       into an input whose flag was cleared, as a write that keeps no history */
+                    dst->nodes[at].flags = in->cleared     ? SG_NODE_NO_GRAD
+                                           : in->hidden    ? SG_NODE_DATA | SG_NODE_WRITE
                                            : in->no_grad ? SG_NODE_NO_GRAD | SG_NODE_WRITE
                                                          : 0;
             }

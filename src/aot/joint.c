@@ -29,15 +29,17 @@ struct sg__aot_train {
     uint32_t ntan;
     uint32_t *tan_out; /* per tangent: the forward's output (its index among the graph's outputs) */
     uint32_t ngrad;
-    uint32_t *grad_in; /* per output of bw: the input (m.in) whose gradient it is */
+    uint32_t *grad_in; /* per output of bw: the input (m.in) whose gradient it is, or (SG__BASE | b) the
+                          synthetic base b's (m.bases: the gradient of its storage's positions) */
     uint8_t *grad_inner; /* per output of bw: 0 (the gradient, or inner tensor 0 of one that is a
-                            tensor subclass), j (its inner tensor j) */
+                            tensor subclass; a synthetic base's), j (its inner tensor j) */
     uint8_t *bw_written; /* per input (m.in): a custom Function's backward writes it (a copy_ at the
                             backward graph's end) */
     uint8_t *fw_keep;  /* per joint node: in the partitioned forward (extract_fw) */
 };
 
 #define SG__TAIL 0x80000000u
+#define SG__BASE 0x80000000u
 
 void sg__aot_train_free(sg__aot_train *t)
 {
@@ -281,10 +283,12 @@ static sg_status subclass_refusals(const jctx *J, const sg__graph *g, const uint
 
 /* The joint's gradient outputs, those that exist (J->grads, t->grad_in and
  * t->grad_inner from 0 on, t->ngrad of them), from the npass backwards'
- * gradients of the nin inputs that require grad (backward p's at
- * J->grads[p * nin ...], t->grad_in[0 .. nin) their inputs): per input the
- * first backward's, a plain tensor, or where it reads a subclass value
- * (two, NULL: none does), every backward's, its inner tensors in order. */
+ * gradients of the nin inputs (or synthetic bases, with one backward) that
+ * require grad (backward p's at J->grads[p * nin ...], t->grad_in[0 .. nin)
+ * their inputs): per input the first backward's, a plain tensor, or where
+ * it reads a subclass value (two, NULL: none does), every backward's, its
+ * inner tensors in order. A leaf moved into the graph interior is
+ * AccumulateGrad's error. */
 static sg_status gradient_outputs(jctx *J, uint32_t nin, uint32_t npass, const uint8_t *two)
 {
     sg__aot_train *t = J->t;
@@ -306,9 +310,12 @@ static sg_status gradient_outputs(jctx *J, uint32_t nin, uint32_t npass, const u
         }
         if (none == npass)
             continue;
-        if (none)
+        const char *name = J->fw->vals[J->m->in[in & SG__BASE ? J->m->bases[in & ~SG__BASE].member : in].dph].name;
+        if (!(in & SG__BASE) && J->m->in[in].moved) /* (AccumulateGrad's check) */
+            s = sg__err(ctx, SG_EAUTOGRAD, "leaf variable has been moved into the graph interior (input %s)", name);
+        else if (none)
             s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the gradient of input %s reaches it through some inner "
-                        "tensors of a tensor subclass only", J->fw->vals[J->m->in[in].dph].name);
+                        "tensors of a tensor subclass only", name);
         for (uint32_t p = 0; p < (sub ? npass : 1) && !s; p++) {
             J->grads[t->ngrad] = got[(size_t)p * nin + k];
             t->grad_inner[t->ngrad] = (uint8_t)p;
@@ -344,14 +351,15 @@ static sg_status joint_end(sg__replay *r, void *ud)
     uint8_t *rg = NULL;
     CHAIN(sg__graph_requires_grad(g, &rg));
     uint32_t nout = m->nout, *outs = sg__malloc(ctx, (nout ? nout : 1) * sizeof *outs);
-    uint32_t *ins = sg__malloc(ctx, (m->nin ? m->nin : 1) * sizeof *ins);
+    size_t nwant = (size_t)m->nin + m->nbases + 1; /* (an input or a synthetic base each) */
+    uint32_t *ins = sg__malloc(ctx, nwant * sizeof *ins);
     uint8_t *tan_inner = sg__calloc(ctx, nout ? nout : 1, 1);
     J->tangents = sg__malloc(ctx, (nout ? nout : 1) * sizeof *J->tangents);
-    /* (room for a gradient per input and inner tensor) */
-    J->grads = sg__malloc(ctx, (m->nin ? m->nin : 1) * SG__TSUB_MAX * sizeof *J->grads);
+    /* (room for a gradient per input or synthetic base and inner tensor) */
+    J->grads = sg__malloc(ctx, nwant * SG__TSUB_MAX * sizeof *J->grads);
     t->tan_out = sg__malloc(ctx, (nout ? nout : 1) * sizeof *t->tan_out);
-    t->grad_in = sg__malloc(ctx, (m->nin ? m->nin : 1) * SG__TSUB_MAX * sizeof *t->grad_in);
-    t->grad_inner = sg__calloc(ctx, (m->nin ? m->nin : 1) * SG__TSUB_MAX, 1);
+    t->grad_in = sg__malloc(ctx, nwant * SG__TSUB_MAX * sizeof *t->grad_in);
+    t->grad_inner = sg__calloc(ctx, nwant * SG__TSUB_MAX, 1);
     t->bw_written = sg__calloc(ctx, m->nin ? m->nin : 1, 1);
     sg_status s = outs && ins && tan_inner && J->tangents && J->grads && t->tan_out && t->grad_in &&
                   t->grad_inner && t->bw_written ? SG_OK : sg__nomem(ctx);
@@ -371,12 +379,25 @@ static sg_status joint_end(sg__replay *r, void *ud)
             t->tan_out[t->ntan++] = m->nlead + k;
         }
     }
-    /* the backward, to the inputs that require grad */
+    /* the backward, to the inputs that require grad, and to each synthetic base one of its inputs
+       requires grad for (the graph reads their data as views of it, but where the storage took its
+       base after a read of the input: the input itself): the gradient of its storage's positions */
     uint32_t nin = 0;
     for (uint32_t i = 0; i < m->nin && !s; i++) {
         uint32_t jv = m->in[i].tensor ? sg__replay_mapped(r, m->in[i].dph) : SG_NOVAL;
-        if (jv != SG_NOVAL && rg[jv]) {
+        if (jv != SG_NOVAL && rg[jv] && !m->in[i].cleared) { /* (cleared: its gradient None) */
             t->grad_in[nin] = i;
+            ins[nin++] = jv;
+        }
+    }
+    for (uint32_t b = 0; b < m->nbases && !s; b++) {
+        uint32_t jv = sg__replay_mapped(r, m->bases[b].dph);
+        if (jv != SG_NOVAL && rg[jv] && npass > 1) /* (PyTorch's AOT refuses aliased inputs mutated there) */
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of inputs on a storage other inputs view "
+                        "(input %s), where the loss is a tensor subclass (a TwoTensor output requires grad)",
+                        fw->vals[m->in[m->bases[b].member].dph].name);
+        else if (jv != SG_NOVAL && rg[jv]) {
+            t->grad_in[nin] = SG__BASE | b;
             ins[nin++] = jv;
         }
     }
@@ -408,6 +429,21 @@ static sg_status joint_end(sg__replay *r, void *ud)
         s = subclass_values(J, r, &two);
     if (!s)
         s = gradient_outputs(J, nin, npass, two);
+    for (uint32_t k = 0; k < t->ngrad && !s; k++) {
+        /* a leaf whose layout the program changed (under no_grad or through .data: with grad, eager raises
+           first): AccumulateGrad checks its gradient against the sizes the leaf had when its accumulator was
+           made and then copies it into the leaf's layout now, or keeps it, as the gradient's own strides say */
+        const sg__aot_input *in = t->grad_in[k] & SG__BASE ? NULL : &m->in[t->grad_in[k]];
+        uint32_t sb = in ? in->base : t->grad_in[k] & ~SG__BASE;
+        if (sb != SG_NOVAL && m->bases[sb].detached) /* (the storage's gradient would take that write for its own) */
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of inputs on a storage other inputs view, "
+                        "written with grad through a detach of it (input %s)",
+                        fw->vals[m->in[in ? t->grad_in[k] : m->bases[sb].member].dph].name);
+        else if (in && in->leaf && in->metadata)
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the gradient of a leaf whose layout the program "
+                        "changes (input %s): AccumulateGrad lays it out by the leaf's layout now",
+                        fw->vals[in->dph].name);
+    }
     if (!s)
         s = backward_writes(J, r, &b);
     /* the forward's values, as the joint has them */
@@ -734,11 +770,13 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, ui
     for (uint32_t i = J->first; i < g->nnodes; i++) /* the backward's writes of inputs, at its end */
         if (sg__aot_bw_copy(g, J->first, i))
             need[g->nodes[i].out] = 1;
+    size_t nrun = 0; /* the nodes it runs (at most): room at once, not grown by copies */
     for (size_t i = g->nnodes; i-- > 0 && !s;) {
         const sg__gnode *nd = &g->nodes[i];
         if ((nd->kind != SG_N_CALL && (nd->kind != SG_N_COND || nd->scope)) || rep[nd->out] != nd->out ||
             !gives_needed_unsaved(g, nd, need, saved))
             continue;
+        nrun++;
         bool target = sg__aot_bw_copy(g, J->first, (uint32_t)i); /* (its primal: written, not read: 2) */
         for (uint32_t k = 0; k < nd->nargs && !s; k++) {
             const sg__garg *a = &g->args[nd->args + k];
@@ -793,6 +831,7 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, ui
         if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])) && !(s = sg__graph_placeholder(bw, map[v], nm)))
             t->saved[t->nsaved++] = from;
     }
+    sg__graph_reserve(bw, nrun + t->nsaved + t->ntan + 1);
     for (uint32_t k = 0; k < t->ntan && !s; k++) {
         uint32_t v = J->tangents[k];
         if (!(s = sg__graph_value_like(bw, g, v, sto, &map[v])))
@@ -863,15 +902,16 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, bool m
 {
     *out = NULL;
     sg_ctx *ctx = fw->ctx;
-    for (uint32_t i = 0; i < m->nin; i++)
-        if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].base != SG_NOVAL)
-            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of an input that requires grad on a "
-                                                 "storage other inputs view and the program writes (input %s)",
+    for (uint32_t i = 0; i < m->nin; i++) /* (a data or layout mutation is the functional graph's: its gradient
+                                              flows; a leaf's new layout is refused below) */
+        if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].metadata && m->in[i].base != SG_NOVAL)
+            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that changes the layout of an "
+                                                 "input that requires grad on a storage other inputs view (input %s)",
                            fw->vals[m->in[i].dph].name);
-    for (uint32_t i = 0; i < m->nin; i++) /* (a data mutation is the functional graph's: its gradient flows) */
-        if (m->in[i].tensor && m->in[i].requires_grad && (m->in[i].metadata || m->in[i].storage))
-            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that changes the metadata of "
-                                                 "an input that requires grad (input %s)",
+    for (uint32_t i = 0; i < m->nin; i++)
+        if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].storage)
+            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that sets the storage of an "
+                                                 "input that requires grad (set_ or .data =; input %s)",
                            fw->vals[m->in[i].dph].name);
     sg__aot_train *t = sg__calloc(ctx, 1, sizeof *t);
     if (!t)
@@ -991,11 +1031,13 @@ uint32_t sg__aot_train_inner(const sg__aot_train *t)
 }
 
 sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t *fw_outs, struct sg_tensor **grads,
-                            uint32_t nin, uint32_t ninner)
+                            uint32_t nin, uint32_t ninner, struct sg_tensor **bgrads, uint32_t nbases)
 {
     sg_ctx *ctx = t->bw->ctx;
     for (uint32_t i = 0; i < nin * ninner; i++)
         grads[i] = NULL;
+    for (uint32_t b = 0; b < nbases; b++)
+        bgrads[b] = NULL;
     sg__xrun *bx = NULL, *tx = NULL;
     sg_status s = SG_OK;
     if (t->tail) { /* the forward's tail, over the forward's values */
@@ -1043,18 +1085,28 @@ sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t
     const sg__gnode *bo = &t->bw->nodes[root->output];
     for (uint32_t k = 0; k < t->ngrad && !s; k++) {
         const sg__xval *x = sg__xrun_value(bx, t->bw->args[bo->args + k].u.v);
-        if (x->kind != SG_XV_TENSOR || t->grad_in[k] >= nin || t->grad_inner[k] >= ninner) {
+        uint32_t to = t->grad_in[k];
+        if (x->kind != SG_XV_TENSOR || (to & SG__BASE ? (to & ~SG__BASE) >= nbases || t->grad_inner[k]
+                                                      : to >= nin || t->grad_inner[k] >= ninner)) {
             s = sg__err(ctx, SG_EINTERNAL, "aot: a gradient that is not a tensor");
             break;
         }
         sg__xt_ref(x->u.t);
-        grads[(size_t)t->grad_inner[k] * nin + t->grad_in[k]] = x->u.t;
+        if (to & SG__BASE)
+            bgrads[to & ~SG__BASE] = x->u.t;
+        else
+            grads[(size_t)t->grad_inner[k] * nin + to] = x->u.t;
     }
-    if (s)
+    if (s) {
         for (uint32_t i = 0; i < nin * ninner; i++) {
             sg__xt_unref(grads[i]);
             grads[i] = NULL;
         }
+        for (uint32_t b = 0; b < nbases; b++) {
+            sg__xt_unref(bgrads[b]);
+            bgrads[b] = NULL;
+        }
+    }
     sg__xrun_free(bx);
     sg__xrun_free(tx);
     return s;
@@ -1433,13 +1485,40 @@ static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cn
     return SG_OK;
 }
 
+/* The tensor arguments of a call node by schema position, found once for
+ * the node and read as often as its checks ask. */
+typedef struct bound_args {
+    const sg__gnode *nd; /* the node they are of, or NULL */
+    uint32_t v[SG_SCHEMA_ARGS]; /* a tensor value, or SG_NOVAL */
+} bound_args;
+
+/* Argument i (schema position) of call node nd of src: a tensor value, or
+ * SG_NOVAL. b: nd's tensor arguments, found here first if b holds another's:
+ * its positional arguments, then its keyword ones by name (an argument not
+ * given is its default, never a tensor: the binding sg__graph_node_args
+ * does, without making the defaults). */
+static uint32_t arg_of(const sg__graph *src, bound_args *b, const sg__gnode *nd, int i)
+{
+    if (b->nd != nd) {
+        const sg__schema *s = nd->schema;
+        b->nd = nd;
+        for (int k = 0; k < SG_SCHEMA_ARGS; k++)
+            b->v[k] = SG_NOVAL;
+        for (uint32_t k = 0; k < nd->nargs; k++) {
+            const sg__garg *a = &src->args[nd->args + k];
+            int at = a->kw ? sg__schema_arg(s, a->kw) : (int)k;
+            if (at >= 0 && at < s->nargs && a->kind == SG_A_VALUE && src->vals[a->u.v].kind == SG_V_TENSOR)
+                b->v[at] = a->u.v;
+        }
+    }
+    return i >= 0 && i < SG_SCHEMA_ARGS ? b->v[i] : SG_NOVAL;
+}
+
 /* Argument i (schema position) of call node nd of src: a tensor value, or SG_NOVAL. */
 static uint32_t arg_value(const sg__graph *src, const sg__gnode *nd, int i)
 {
-    sg__garg a[SG_SCHEMA_ARGS];
-    if (sg__graph_node_args((sg__graph *)src, nd, a)) /* (defaults are read, the graph is not written) */
-        return SG_NOVAL;
-    return a[i].kind == SG_A_VALUE && src->vals[a[i].u.v].kind == SG_V_TENSOR ? a[i].u.v : SG_NOVAL;
+    bound_args b = {.nd = NULL};
+    return arg_of(src, &b, nd, i);
 }
 
 /* Is call node nd (an out=) a factory's (no tensor argument but what it
@@ -1457,6 +1536,36 @@ static bool factory_out(const sg__graph *src, const sg__gnode *nd)
             inputs = true;
     }
     return rg && !inputs;
+}
+
+/* Does tensor value v of src repeat an element (a stride 0 of a size other
+ * than 1, and no size 0: no element)? */
+static bool repeats(const sg__graph *src, uint32_t v)
+{
+    bool rep = false;
+    for (uint32_t d = 0; d < src->vals[v].u.t.ndim; d++) {
+        if (sg__graph_size(src, v, d) == src->ctx->zero)
+            return false;
+        rep |= sg__graph_stride(src, v, d) == src->ctx->zero && sg__graph_size(src, v, d) != src->ctx->one;
+    }
+    return rep;
+}
+
+/* The autograd base of view v of src (the tensor its views root at, past
+ * no detach) as it is when node i runs: its last version before it (where
+ * relayout: some call changes a tensor's layout in place, set_ or t_; else
+ * every version has the first one's); or SG_NOVAL where v is no view. */
+static uint32_t base_now(const sg__graph *src, uint32_t v, uint32_t i, bool relayout)
+{
+    uint32_t b = sg__graph_grad_base(src, v);
+    if (b == v || !relayout)
+        return b == v ? SG_NOVAL : b;
+    uint32_t obj = sg__graph_tensor_of(src, b), now = b;
+    for (uint32_t w = b + 1; w < src->nvals && w < src->nodes[i].out; w++)
+        if (src->vals[w].kind == SG_V_TENSOR && src->vals[w].node != SG_NOVAL && src->vals[w].node < i &&
+            sg__graph_tensor_of(src, w) == obj)
+            now = w;
+    return now;
 }
 
 /* Does autograd's edge to tensor value v of src, an argument of a call
@@ -1753,11 +1862,28 @@ static sg_status autograd_storages(const sg__graph *src, uint32_t **ast, uint32_
     return SG_OK;
 }
 
+/* Does graph src hold what the saved-value check can refuse: a call that
+ * writes (in place, out=, set_, a write through a view: every error below
+ * is of a write since, or of such a call itself), a torch.cond or a custom
+ * Function (their own checks)? Where it holds none, the check finds
+ * nothing (no write moves a version; no backward writes) and is not run. */
+static bool saved_check_needed(const sg__graph *src)
+{
+    for (uint32_t i = 0; i < src->nnodes; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind == SG_N_COND || nd->kind == SG_N_FUNCTION ||
+            (nd->kind == SG_N_CALL &&
+             (nd->schema->written || (nd->schema->flags & (SG_OPF_MUTATES | SG_OPF_INPLACE | SG_OPF_OUT)))))
+            return true;
+    }
+    return false;
+}
+
 sg_status sg__aot_saved_check(const sg__graph *src)
 {
     sg_ctx *ctx = src->ctx;
     const sg__scope *root = &src->scopes[0];
-    if (root->output == SG_NOVAL)
+    if (root->output == SG_NOVAL || !saved_check_needed(src))
         return SG_OK;
     uint32_t *ast, nast;
     CHAIN(autograd_storages(src, &ast, &nast));
@@ -1778,6 +1904,13 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     }
     counters(src, cnt);
     backward_written(src, bwst);
+    bool relayout = false; /* (base_now) */
+    for (uint32_t j = 0; j < src->nnodes && !relayout; j++) {
+        const sg__gnode *w = &src->nodes[j];
+        const sg__opinfo *oi = w->kind == SG_N_CALL ? sg__op_info(w->schema->op) : NULL;
+        relayout = w->kind == SG_N_CALL && (w->schema->op == SG_OP_set__source_Tensor ||
+                                            (oi && (oi->tags & SG_T_INPLACE_VIEW)));
+    }
     size_t nwrites = 0;
     for (int pass = 0; pass < 2; pass++) { /* count, then place */
         for (uint32_t j = 0; j < src->nnodes; j++) {
@@ -1821,6 +1954,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             mark_needed(src, needed, nsto, ast, a->u.v);
     }
     uint32_t unseen = SG_NOVAL; /* a write with grad the history of what a set_ put on its storage does not see */
+    bound_args na = {.nd = NULL}; /* the arguments of the node the checks read */
     /* the nodes the backward runs (from the loss through what requires grad), newest first; each
        one's saved values must not have been written since it ran */
     for (size_t i = src->nnodes; i-- > 0 && !s;) {
@@ -1850,7 +1984,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             for (uint32_t j = 0; j < l->u.list.n; j++)
                 need |= needed[src->ids[l->u.list.off + j]] != 0;
             if (need && !(nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
-                mark_needed(src, needed, nsto, ast, arg_value(src, nd, 0));
+                mark_needed(src, needed, nsto, ast, arg_of(src, &na, nd, 0));
             continue;
         }
         if (src->vals[nd->out].kind != SG_V_TENSOR)
@@ -1862,7 +1996,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                     !(oi && (oi->tags & SG_T_INPLACE_VIEW)); /* (an out= too: into a view of what is needed) */
         /* (a set_ of a view with grad: its NotImplemented grad_fn goes into its base's history, as any
            in-place call's through a view does: CopySlices) */
-        uint32_t self0 = nd->schema->op == SG_OP_set__source_Tensor ? arg_value(src, nd, 0) : SG_NOVAL;
+        uint32_t self0 = nd->schema->op == SG_OP_set__source_Tensor ? arg_of(src, &na, nd, 0) : SG_NOVAL;
         /* (the version an in-place call's write or metadata change came from: e.squeeze_(0) of a view e
            keeps it a view; not past a set_) */
         uint32_t vself = self0;
@@ -1920,7 +2054,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         if (nd->schema->op == SG_OP_detach) /* (a view autograd does not see: no edge to what it views) */
             continue;
         for (int k = 0; k < nd->schema->nargs; k++) {
-            uint32_t v = arg_value(src, nd, k);
+            uint32_t v = arg_of(src, &na, nd, k);
             /* (hidden: the tensor written keeps its history, in place or out=) */
             bool written = inplace ? k == 0 : (nd->schema->flags & SG_OPF_OUT) && ((nd->schema->written >> k) & 1);
             if (!hidden || written)
@@ -1945,16 +2079,18 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                         "requires grad, line %u)", nd->schema->name, nd->line);
             break;
         }
-        if (inplace && !s) { /* its backward (CopySlices) writes the gradient of a view that repeats elements
-                                (not an empty one: PyTorch's is contiguous, so it overlaps nothing) */
-            uint32_t self = arg_value(src, nd, 0);
-            bool empty = self != SG_NOVAL && sg__graph_empty(src, self);
-            for (uint32_t d = 0; self != SG_NOVAL && !empty && d < src->vals[self].u.t.ndim && !s; d++)
-                if (sg__graph_stride(src, self, d) == ctx->zero && sg__graph_size(src, self, d) != ctx->one)
-                    s = sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
-                                                   "tensor refers to a single memory location. Please clone() the "
-                                                   "tensor before performing the operation (the backward of %s, line "
-                                                   "%u)", nd->schema->name, nd->line);
+        if (inplace && !s) {
+            /* its backward (CopySlices) writes the gradient of a view that repeats elements, or copies it
+               into a tensor laid out as the view's base is when the call runs (a set_ may have given it a
+               layout that repeats) */
+            uint32_t self = arg_of(src, &na, nd, 0);
+            uint32_t b = self != SG_NOVAL && (nd->flags & SG_NODE_GRAD) ? base_now(src, self, (uint32_t)i, relayout)
+                                                                        : SG_NOVAL;
+            if (self != SG_NOVAL && (repeats(src, self) || (b != SG_NOVAL && repeats(src, b))))
+                s = sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
+                                               "tensor refers to a single memory location. Please clone() the "
+                                               "tensor before performing the operation (the backward of %s, line "
+                                               "%u)", nd->schema->name, nd->line);
             if (s)
                 break;
         }
@@ -1969,13 +2105,13 @@ sg_status sg__aot_saved_check(const sg__graph *src)
            more than one tensor argument, only where that gradient's edge takes one (gives_edge) */
         int nt = 0, nrg = 0; /* the schema's tensor arguments; the node's whose edges took a gradient */
         for (int k = 0; k < nd->schema->nargs; k++) {
-            uint32_t v = arg_value(src, nd, k);
+            uint32_t v = arg_of(src, &na, nd, k);
             nt += nd->schema->args[k].type.base == SG_TY_TENSOR && !nd->schema->args[k].type.list;
             nrg += v != SG_NOVAL && gives_edge(src, v, (nd->rg >> k) & 1);
         }
         for (int k = 0; k < 16 && saves && !s; k++) {
             uint32_t x = k == 15 ? ((saves & SG_DSAVE_RESULT) ? nd->out : SG_NOVAL)
-                                 : ((saves >> k) & 1) && k < nd->schema->nargs ? arg_value(src, nd, k) : SG_NOVAL;
+                                 : ((saves >> k) & 1) && k < nd->schema->nargs ? arg_of(src, &na, nd, k) : SG_NOVAL;
             if (x == SG_NOVAL || (inplace && k == 0)) /* (an in-place call saves self before it writes it) */
                 continue;
             bool own = (info->deriv->own >> k) & 1, edge = gives_edge(src, x, (nd->rg >> k) & 1);
@@ -1984,12 +2120,20 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             if ((s = read_bw_written(src, bwst, x, (uint32_t)i)))
                 break;
             uint32_t cx = cnt[x], st = src->vals[x].u.t.storage, lo;
-            uint32_t self = inplace ? arg_value(src, nd, 0) : SG_NOVAL;
+            uint32_t self = inplace ? arg_of(src, &na, nd, 0) : SG_NOVAL;
             if (self != SG_NOVAL && k != 15 && cnt[self] == cx && sg__op_bumps_version(nd->schema)) {
                 /* (the call writes what it saved: a.mul_(a)) */
                 s = sg__err(ctx, SG_EAUTOGRAD, "one of the variables needed for gradient computation has been "
                                                "modified by an inplace operation: the argument %s saved (line %u) is "
                                                "the tensor it writes", nd->schema->name, nd->line);
+                break;
+            }
+            if (self != SG_NOVAL && k != 15 && cnt[self] != cx && src->vals[self].u.t.storage == st &&
+                sg__op_bumps_version(nd->schema)) {
+                /* (it writes the storage of what it saved, whose counter is another: t.data = a; a.mul_(t)) */
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the argument %s saved (line %u) shares its storage, "
+                            "through .data, with the tensor it writes: PyTorch's backward reads the written values",
+                            nd->schema->name, nd->line);
                 break;
             }
             lo = first_write_after(wfirst, wnode, st, (uint32_t)i);

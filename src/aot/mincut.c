@@ -48,6 +48,16 @@ void sg__flow_free(sg__flow *f)
     sg_free(f);
 }
 
+void sg__flow_reserve(sg__flow *f, size_t edges)
+{
+    if (edges > (size_t)UINT32_MAX / 2)
+        return;
+    size_t cap2 = f->capm;
+    if (sg__grow(f->ctx, (void **)&f->to, &f->capm, f->m + 2 * edges, sizeof *f->to))
+        (void)sg__grow(f->ctx, (void **)&f->cap, &cap2, f->m + 2 * edges, sizeof *f->cap);
+    f->capm = f->capm < cap2 ? f->capm : cap2;
+}
+
 sg_status sg__flow_edge(sg__flow *f, uint32_t u, uint32_t v, int64_t cap)
 {
     if (u >= f->n || v >= f->n || cap < 0 || cap > SG__FLOW_INF)
@@ -55,11 +65,13 @@ sg_status sg__flow_edge(sg__flow *f, uint32_t u, uint32_t v, int64_t cap)
                        "to SG__FLOW_INF)", u, v, (long long)cap, f->n ? f->n - 1 : 0);
     if (f->m >= (size_t)UINT32_MAX - 2)
         return sg__err(f->ctx, SG_ELIMIT, "flow: more than %u edges", UINT32_MAX / 2 - 1);
-    size_t cap2 = f->capm;
-    if (!sg__grow(f->ctx, (void **)&f->to, &f->capm, f->m + 2, sizeof *f->to) ||
-        !sg__grow(f->ctx, (void **)&f->cap, &cap2, f->m + 2, sizeof *f->cap))
-        return sg__nomem(f->ctx);
-    f->capm = f->capm < cap2 ? f->capm : cap2;
+    if (f->m + 2 > f->capm) { /* (room reserved: no call) */
+        size_t cap2 = f->capm;
+        if (!sg__grow(f->ctx, (void **)&f->to, &f->capm, f->m + 2, sizeof *f->to) ||
+            !sg__grow(f->ctx, (void **)&f->cap, &cap2, f->m + 2, sizeof *f->cap))
+            return sg__nomem(f->ctx);
+        f->capm = f->capm < cap2 ? f->capm : cap2;
+    }
     f->to[f->m] = v;
     f->cap[f->m++] = cap;
     f->to[f->m] = u; /* the residual edge: none to begin with */

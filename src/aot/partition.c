@@ -89,11 +89,38 @@ typedef struct part {
     uint32_t *dist;      /* per node: its distance from the backward */
     uint32_t *ustart;    /* per node: its users, users[ustart[i] .. ustart[i + 1]) */
     uint32_t *users;
+    uint32_t *pbeg, *pcnt; /* per live node: the nodes that give what it reads (a value, each of a list's; as
+                              merged), prods[pbeg[i] .. pbeg[i] + pcnt[i]) */
+    uint32_t *prods;
     uint8_t *is_out;     /* per node: the joint's output reads it (1.13's output node is a user) */
     uint8_t *written;    /* per storage: a call writes it (the forward's input mutations, the
                             backward's writes into buffers it made) */
+    bool any_written;    /* some storage is */
+    uint8_t *bwc;        /* per node: a backward's write of an input (sg__aot_bw_copy) */
+    bool any_bwc;        /* some node is */
     double *bytes;       /* per value: its tensor's bytes at the hints once asked (tensor_bytes), or -1 */
+    uint8_t *ops;        /* per operator (SG_OP_*): 1 + its lists (OP_*) once asked (op_lists), or 0 */
+    struct {             /* the last sizes whose hints were asked (tensor_bytes), by the expression's address */
+        const sg_expr *e;
+        int64_t x;
+    } hints[64];
+    double grow[101];    /* 1.1^d once asked (weight), or 0 */
 } part;
+
+enum { OP_RECOMPUTABLE = 1, OP_RANDOM = 2 };
+
+/* Which of 1.13's lists operator s's overload packet is on (OP_*): asked
+ * of every call, searched once per operator. */
+static inline unsigned op_lists(part *P, const sg__schema *s)
+{
+    if (P->ops && s->op < SG_OP_COUNT && P->ops[s->op])
+        return P->ops[s->op] - 1u;
+    unsigned l = (listed(s->name, recomputable, sizeof recomputable / sizeof *recomputable) ? OP_RECOMPUTABLE : 0) |
+                 (listed(s->name, random_ops, sizeof random_ops / sizeof *random_ops) ? OP_RANDOM : 0);
+    if (P->ops && s->op < SG_OP_COUNT)
+        P->ops[s->op] = (uint8_t)(1 + l);
+    return l;
+}
 
 static uint32_t producer(const part *P, uint32_t v)
 {
@@ -111,14 +138,10 @@ static uint32_t producer(const part *P, uint32_t v)
         }                                                                                                         \
     }
 
-bool sg__aot_effect(const sg__gnode *nd)
-{
-    return nd->kind == SG_N_ASSERT || nd->kind == SG_N_COND ||
-           (nd->kind == SG_N_CALL && (nd->schema->flags & (SG_OPF_MUTATES | SG_OPF_INPLACE | SG_OPF_OUT)));
-}
-
 static bool tensor_in_written(const part *P, uint32_t v)
 {
+    if (!P->any_written)
+        return false;
     const sg__gval *x = &P->g->vals[v];
     return x->kind == SG_V_TENSOR && x->u.t.storage < P->g->nstorages && P->written[x->u.t.storage];
 }
@@ -126,6 +149,8 @@ static bool tensor_in_written(const part *P, uint32_t v)
 /* Does node nd read or give a tensor of a storage that a call writes? */
 static bool touches_written(const part *P, const sg__gnode *nd)
 {
+    if (!P->any_written)
+        return false;
     if (nd->out != SG_NOVAL && tensor_in_written(P, nd->out))
         return true;
     FOR_ARG_VALUES(P, nd, v, {
@@ -135,20 +160,25 @@ static bool touches_written(const part *P, const sg__gnode *nd)
     return false;
 }
 
-/* written: the storages of the arguments the calls write. */
+/* written: the storages of the arguments the calls write; bwc: the
+ * backward's writes of inputs. */
 static void find_written(part *P)
 {
     const sg__graph *g = P->g;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const sg__gnode *nd = &g->nodes[i];
-        if (!sg__aot_effect(nd) || nd->kind != SG_N_CALL || sg__aot_bw_copy(g, P->first, i))
-            continue; /* (a backward's write of an input comes after every read of it) */
+        if (!sg__aot_effect(nd) || nd->kind != SG_N_CALL)
+            continue;
+        if (sg__aot_bw_copy(g, P->first, i)) { /* (it comes after every read of what it writes) */
+            P->bwc[i] = 1, P->any_bwc = true;
+            continue;
+        }
         for (uint32_t k = 0; k < nd->nargs && k < 32; k++) {
             const sg__garg *a = &g->args[nd->args + k];
             if (a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR &&
                 g->vals[a->u.v].u.t.storage < g->nstorages &&
                 ((nd->schema->written >> k) & 1 || (nd->schema->flags & SG_OPF_OUT && a->kw)))
-                P->written[g->vals[a->u.v].u.t.storage] = 1;
+                P->written[g->vals[a->u.v].u.t.storage] = 1, P->any_written = true;
         }
     }
 }
@@ -158,11 +188,10 @@ static void find_written(part *P)
 /* A call that may stand for an equal later one: no effect, no unbacked
  * symbol bound, nothing random, and no tensor that a write may change
  * between the two (a buffer the backward fills in place). */
-static bool cse_candidate(const part *P, const sg__gnode *nd)
+static bool cse_candidate(part *P, const sg__gnode *nd)
 {
     return nd->kind == SG_N_CALL && nd->out != SG_NOVAL && !sg__aot_effect(nd) && !(nd->flags & SG_NODE_WRITE) &&
-           !nd->nbinds && !listed(nd->schema->name, random_ops, sizeof random_ops / sizeof *random_ops) &&
-           !touches_written(P, nd);
+           !nd->nbinds && !(op_lists(P, nd->schema) & OP_RANDOM) && !touches_written(P, nd);
 }
 
 static uint64_t mix(uint64_t h, uint64_t x)
@@ -304,7 +333,14 @@ static sg_status liveness(part *P)
     for (uint32_t k = 0; k < on->nargs; k++)
         if (g->args[on->args + k].kind == SG_A_VALUE)
             P->live[producer(P, g->args[on->args + k].u.v)] = P->is_out[producer(P, g->args[on->args + k].u.v)] = 1;
-    size_t nuse = 0;
+    /* room for every value a node reads: each node's arguments are a run of args of its own (a list of
+       values among them counting its elements, which another list may share) */
+    size_t nuse = 0, cap = 1;
+    for (size_t k = 0; k < g->nargs; k++)
+        cap += g->args[k].kind == SG_A_VALUE ? 1 : g->args[k].kind == SG_A_VALUES ? g->args[k].u.list.n : 0;
+    if (!(P->prods = sg__malloc(ctx, cap * sizeof *P->prods)))
+        return sg__nomem(ctx);
+    memset(P->pcnt, 0, g->nnodes * sizeof *P->pcnt);
     for (uint32_t i = (uint32_t)g->nnodes; i-- > 0;) {
         const sg__gnode *nd = &g->nodes[i];
         if (nd->kind == SG_N_OUTPUT || nd->scope != 0 || (nd->out != SG_NOVAL && P->rep[nd->out] != nd->out))
@@ -313,32 +349,31 @@ static sg_status liveness(part *P)
         if (sg__aot_effect(nd))
             P->live[i] = 1;
         if (!P->live[i])
-            continue;
+            continue; /* (its users all came before: live as it will stay) */
+        P->pbeg[i] = (uint32_t)nuse;
         FOR_ARG_VALUES(P, nd, v, {
-            P->live[producer(P, v)] = 1;
-            nuse++;
+            uint32_t p = producer(P, v);
+            P->live[p] = 1;
+            P->prods[nuse++] = p;
         })
+        P->pcnt[i] = (uint32_t)nuse - P->pbeg[i];
     }
     P->users = sg__malloc(ctx, (nuse ? nuse : 1) * sizeof *P->users);
     if (!P->users)
         return sg__nomem(ctx);
     memset(P->ustart, 0, (g->nnodes + 1) * sizeof *P->ustart);
-    for (uint32_t i = 0; i < g->nnodes; i++) {
-        const sg__gnode *nd = &g->nodes[i];
-        if (P->live[i] && nd->kind != SG_N_OUTPUT)
-            FOR_ARG_VALUES(P, nd, v, { P->ustart[producer(P, v) + 1]++; })
-    }
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        for (uint32_t k = 0; k < P->pcnt[i]; k++)
+            P->ustart[P->prods[P->pbeg[i] + k] + 1]++;
     for (uint32_t i = 0; i < g->nnodes; i++)
         P->ustart[i + 1] += P->ustart[i];
     uint32_t *fill = sg__malloc(ctx, (g->nnodes ? g->nnodes : 1) * sizeof *fill);
     if (!fill)
         return sg__nomem(ctx);
     memcpy(fill, P->ustart, g->nnodes * sizeof *fill);
-    for (uint32_t i = 0; i < g->nnodes; i++) {
-        const sg__gnode *nd = &g->nodes[i];
-        if (P->live[i] && nd->kind != SG_N_OUTPUT)
-            FOR_ARG_VALUES(P, nd, v, { P->users[fill[producer(P, v)]++] = i; })
-    }
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        for (uint32_t k = 0; k < P->pcnt[i]; k++)
+            P->users[fill[P->prods[P->pbeg[i] + k]]++] = i;
     sg_free(fill);
     return SG_OK;
 }
@@ -359,17 +394,13 @@ static void classify(part *P)
         const sg__gnode *nd = &g->nodes[i];
         if (!P->live[i] || nd->kind == SG_N_OUTPUT)
             continue;
-        if ((nd->kind == SG_N_PLACEHOLDER && i >= P->first) || sg__aot_bw_copy(g, P->first, i))
+        if ((nd->kind == SG_N_PLACEHOLDER && i >= P->first) || P->bwc[i])
             P->rbw[i] = 1; /* a tangent, a backward's write of an input (must_be_in_backward) */
-        FOR_ARG_VALUES(P, nd, v, {
-            if (P->rbw[producer(P, v)])
-                P->rbw[i] = 1;
-        })
+        for (uint32_t k = 0; k < P->pcnt[i] && !P->rbw[i]; k++)
+            P->rbw[i] = P->rbw[P->prods[P->pbeg[i] + k]];
         if (nd->kind == SG_N_CALL) {
-            const char *name = nd->schema->name;
-            P->recomp[i] = listed(name, recomputable, sizeof recomputable / sizeof *recomputable)   ? 3
-                           : listed(name, random_ops, sizeof random_ops / sizeof *random_ops) ? 2
-                                                                                               : 0;
+            unsigned l = op_lists(P, nd->schema);
+            P->recomp[i] = l & OP_RECOMPUTABLE ? 3 : l & OP_RANDOM ? 2 : 0;
         }
     }
     /* required in the forward: the primals, what the forward's outputs and effects read */
@@ -382,8 +413,8 @@ static void classify(part *P)
             continue;
         if (nd->kind == SG_N_PLACEHOLDER || sg__aot_effect(nd))
             P->rfw[i] = 1;
-        if (P->rfw[i])
-            FOR_ARG_VALUES(P, nd, v, { P->rfw[producer(P, v)] = 1; })
+        for (uint32_t k = 0; P->rfw[i] && k < P->pcnt[i]; k++)
+            P->rfw[P->prods[P->pbeg[i] + k]] = 1;
     }
     for (uint32_t i = (uint32_t)g->nnodes; i-- > 0;) {
         P->dist[i] = 0;
@@ -401,7 +432,7 @@ static void classify(part *P)
 
 /* A tensor value's bytes at the hints (1.13's _size_of); an unhinted size
  * counts as 8192 (PyTorch 2's size-hint fallback). */
-static double tensor_bytes(const part *P, uint32_t v)
+static double tensor_bytes(part *P, uint32_t v)
 {
     const sg__graph *g = P->g;
     if (P->bytes[v] >= 0)
@@ -409,10 +440,17 @@ static double tensor_bytes(const part *P, uint32_t v)
     const sg__fake_tensor *t = &g->vals[v].u.t;
     double n = 1;
     for (uint32_t d = 0; d < t->ndim; d++) {
-        const sg_expr *h;
+        const sg_expr *h, *e = sg__graph_size(g, v, d);
+        size_t c = ((uintptr_t)e >> 4) % (sizeof P->hints / sizeof *P->hints);
         int64_t x;
-        if (sg_env_hint(g->env, &h, sg__graph_size(g, v, d)) || !sg_expr_get_si(h, &x))
+        if (P->hints[c].e == e) { /* (the environment does not change during the partition) */
+            x = P->hints[c].x;
+        } else if (sg_env_hint(g->env, &h, e) || !sg_expr_get_si(h, &x)) {
             x = 8192;
+        } else {
+            P->hints[c].e = e;
+            P->hints[c].x = x;
+        }
         n *= (double)x;
     }
     return P->bytes[v] = n * (t->dtype == SG_FLOAT32 ? 4 : t->dtype == SG_BOOL ? 1 : 8);
@@ -420,7 +458,7 @@ static double tensor_bytes(const part *P, uint32_t v)
 
 /* The bytes of what node i gives (tensors; a list's tensors; 8 for a
  * scalar), or -1 for nothing to save. */
-static double node_bytes(const part *P, uint32_t i)
+static double node_bytes(part *P, uint32_t i)
 {
     const sg__graph *g = P->g;
     uint32_t v = g->nodes[i].out;
@@ -441,7 +479,7 @@ static double node_bytes(const part *P, uint32_t i)
 }
 
 /* 1.13's ban_recomputation, asked of a node required in the forward. */
-static bool banned(const part *P, uint32_t i)
+static bool banned(part *P, uint32_t i)
 {
     const sg__graph *g = P->g;
     const sg__gnode *nd = &g->nodes[i];
@@ -485,7 +523,7 @@ static bool materialized(const part *P, uint32_t i)
     return false;
 }
 
-static int64_t weight(const part *P, uint32_t i)
+static int64_t weight(part *P, uint32_t i)
 {
     uint32_t v = P->g->nodes[i].out;
     if (v != SG_NOVAL && tensor_in_written(P, v))
@@ -494,7 +532,9 @@ static int64_t weight(const part *P, uint32_t i)
     if (b < 0)
         return SG__FLOW_INF;
     uint32_t d = P->dist[i] > 100 ? 100 : P->dist[i] < 1 ? 1 : P->dist[i];
-    double w = floor(b * pow(1.1, (double)d)); /* int() of 1.13's float */
+    if (!P->grow[d])
+        P->grow[d] = pow(1.1, (double)d);
+    double w = floor(b * P->grow[d]); /* int() of 1.13's float */
     if (!materialized(P, i))
         w *= 2;
     return w >= (double)SG__FLOW_INF ? SG__FLOW_INF - 1 : (int64_t)w;
@@ -507,7 +547,7 @@ static int64_t weight(const part *P, uint32_t i)
 static bool bw_copy_target(const part *P, uint32_t i, uint32_t u)
 {
     const sg__graph *g = P->g;
-    return sg__aot_bw_copy(g, P->first, u) && P->rep[g->args[g->nodes[u].args].u.v] == P->rep[g->nodes[i].out] &&
+    return P->bwc[u] && P->rep[g->args[g->nodes[u].args].u.v] == P->rep[g->nodes[i].out] &&
            g->nodes[i].kind == SG_N_PLACEHOLDER;
 }
 
@@ -516,38 +556,54 @@ static sg_status cut(part *P, uint8_t *saved)
 {
     const sg__graph *g = P->g;
     sg_ctx *ctx = g->ctx;
-    uint32_t n = (uint32_t)g->nnodes, src = 2 * n, sink = 2 * n + 1;
+    uint32_t n = (uint32_t)g->nnodes, m = 0;
+    /* A node required in the backward is the sink's side of every finite cut (its in -> sink is
+       infinite): it is the sink itself here, its users' edges going there, which leaves the finite cuts,
+       their capacities and the sides of the other nodes as they are, and the network smaller. The
+       others, in order, are numbered 0 .. m - 1 (id): in 2 id, out 2 id + 1. */
+    uint32_t *id = sg__malloc(ctx, (n ? n : 1) * sizeof *id);
+    if (!id)
+        return sg__nomem(ctx);
+    for (uint32_t i = 0; i < n; i++)
+        id[i] = !P->live[i] || g->nodes[i].kind == SG_N_OUTPUT || P->rbw[i] ? SG_NOVAL : m++;
+    uint32_t src = 2 * m, sink = 2 * m + 1;
     sg__flow *f;
-    CHAIN(sg__flow_new(ctx, 2 * n + 2, &f));
+    sg_status s = sg__flow_new(ctx, 2 * m + 2, &f);
+    if (s) {
+        sg_free(id);
+        return s;
+    }
+    sg__flow_reserve(f, 3 * (size_t)m + P->ustart[n]); /* (per node: at most 3 edges and one per user) */
     uint8_t *side = NULL;
-    sg_status s = SG_OK;
     for (uint32_t i = 0; i < n && !s; i++) {
         const sg__gnode *nd = &g->nodes[i];
-        if (!P->live[i] || nd->kind == SG_N_OUTPUT)
+        uint32_t in = 2 * id[i];
+        if (id[i] == SG_NOVAL)
             continue;
-        if (P->rbw[i]) {
-            s = sg__flow_edge(f, 2 * i, sink, SG__FLOW_INF);
-            continue;
-        }
         if (nd->kind == SG_N_PLACEHOLDER && i < P->first)
-            s = sg__flow_edge(f, src, 2 * i, SG__FLOW_INF);
+            s = sg__flow_edge(f, src, in, SG__FLOW_INF);
         if (!s && P->rfw[i] && (banned(P, i) || (i < P->first && touches_written(P, nd))))
-            s = sg__flow_edge(f, src, 2 * i, SG__FLOW_INF);
+            s = sg__flow_edge(f, src, in, SG__FLOW_INF);
         if (!s)
-            s = sg__flow_edge(f, 2 * i, 2 * i + 1, weight(P, i));
-        for (uint32_t u = P->ustart[i]; u < P->ustart[i + 1] && !s; u++)
-            if (!bw_copy_target(P, i, P->users[u]))
-                s = sg__flow_edge(f, 2 * i + 1, 2 * P->users[u], SG__FLOW_INF);
-            else if (!tensor_in_written(P, nd->out)) /* (saved whatever the cut: the backward may read it too) */
-                s = sg__flow_edge(f, 2 * i + 1, sink, SG__FLOW_INF);
+            s = sg__flow_edge(f, in, in + 1, weight(P, i));
+        bool to_sink = false; /* (one infinite edge to the sink is as many) */
+        for (uint32_t u = P->ustart[i]; u < P->ustart[i + 1] && !s; u++) {
+            uint32_t w = P->users[u];
+            if (bw_copy_target(P, i, w) && tensor_in_written(P, nd->out))
+                continue;
+            if (!bw_copy_target(P, i, w) && !P->rbw[w])
+                s = sg__flow_edge(f, in + 1, 2 * id[w], SG__FLOW_INF);
+            else if (!to_sink) /* (a backward's write of it: saved whatever the cut, the backward may read it too) */
+                s = sg__flow_edge(f, in + 1, sink, SG__FLOW_INF), to_sink = true;
+        }
     }
     int64_t value;
-    if (!s && !(side = sg__malloc(ctx, 2 * (size_t)n + 2)))
+    if (!s && !(side = sg__malloc(ctx, 2 * (size_t)m + 2)))
         s = sg__nomem(ctx);
     if (!s)
         s = sg__flow_mincut(f, src, sink, &value, side);
     for (uint32_t i = 0; i < n && !s; i++) {
-        if (!P->live[i] || g->nodes[i].kind == SG_N_OUTPUT || P->rbw[i] || !side[2 * i] || side[2 * i + 1])
+        if (id[i] == SG_NOVAL || !side[2 * id[i]] || side[2 * id[i] + 1])
             continue;
         const sg__gval *x = &g->vals[g->nodes[i].out];
         if (x->kind == SG_V_LIST)
@@ -556,11 +612,13 @@ static sg_status cut(part *P, uint8_t *saved)
         else
             saved[g->nodes[i].out] = 1;
     }
-    for (uint32_t i = 0; i < n && !s; i++) /* what a backward's write writes: given to the backward as it is */
+    for (uint32_t i = 0; i < n && !s && P->any_bwc; i++) /* what a backward's write writes: given to the backward
+                                                              as it is */
         for (uint32_t u = P->ustart[i]; P->live[i] && u < P->ustart[i + 1]; u++)
             if (bw_copy_target(P, i, P->users[u]))
                 saved[g->nodes[i].out] = 1;
     sg_free(side);
+    sg_free(id);
     sg__flow_free(f);
     return s;
 }
@@ -575,14 +633,18 @@ sg_status sg__aot_min_cut(const sg__graph *g, uint32_t first, uint32_t ngrad, ui
     P.rfw = sg__calloc(ctx, n, 1);
     P.recomp = sg__calloc(ctx, n, 1);
     P.is_out = sg__calloc(ctx, n, 1);
+    P.bwc = sg__calloc(ctx, n, 1);
     P.written = sg__calloc(ctx, g->nstorages ? g->nstorages : 1, 1);
     P.bytes = sg__malloc(ctx, (g->nvals ? g->nvals : 1) * sizeof *P.bytes);
     for (size_t v = 0; P.bytes && v < g->nvals; v++)
         P.bytes[v] = -1;
     P.dist = sg__malloc(ctx, n * sizeof *P.dist);
+    P.ops = sg__calloc(ctx, SG_OP_COUNT, 1); /* (a cache: NULL, asked each time) */
     P.ustart = sg__malloc(ctx, (n + 1) * sizeof *P.ustart);
-    sg_status s = P.live && P.rbw && P.rfw && P.recomp && P.is_out && P.written && P.bytes && P.dist && P.ustart
-                      ? SG_OK : sg__nomem(ctx);
+    P.pbeg = sg__malloc(ctx, n * sizeof *P.pbeg);
+    P.pcnt = sg__malloc(ctx, n * sizeof *P.pcnt);
+    sg_status s = P.live && P.rbw && P.rfw && P.recomp && P.is_out && P.bwc && P.written && P.bytes && P.dist &&
+                          P.ustart && P.pbeg && P.pcnt ? SG_OK : sg__nomem(ctx);
     if (!s) {
         find_written(&P);
         s = merge_common(&P);
@@ -600,10 +662,15 @@ sg_status sg__aot_min_cut(const sg__graph *g, uint32_t first, uint32_t ngrad, ui
     sg_free(P.rfw);
     sg_free(P.recomp);
     sg_free(P.is_out);
+    sg_free(P.bwc);
     sg_free(P.written);
     sg_free(P.bytes);
     sg_free(P.dist);
     sg_free(P.ustart);
     sg_free(P.users);
+    sg_free(P.pbeg);
+    sg_free(P.pcnt);
+    sg_free(P.prods);
+    sg_free(P.ops);
     return s;
 }

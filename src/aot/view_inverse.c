@@ -42,6 +42,28 @@ static sg_status int_garg(sg__graph *g, int64_t x, sg__garg *out)
     return SG_OK;
 }
 
+/* Base as it was, for a write of no element through a view of it: base +
+ * 0 * sum(mutated), so that the values written (none) still reach the
+ * new version, as PyTorch's CopySlices gives what they depend on a zero
+ * gradient, not None. */
+static sg_status unchanged(sg__graph *dst, uint32_t base, uint32_t mutated, unsigned line, uint32_t *out)
+{
+    uint8_t dt = dst->vals[base].u.t.dtype;
+    if (dt != SG_FLOAT64 && dt != SG_FLOAT32) { /* (no gradient; a sum would promote the dtype) */
+        *out = base;
+        return SG_OK;
+    }
+    sg__garg a[2] = {value(mutated)};
+    uint32_t s;
+    CHAIN(call(dst, SG_OP_sum, a, 1, line, &s));
+    a[0] = value(s);
+    CHAIN(int_garg(dst, 0, &a[1]));
+    CHAIN(call(dst, SG_OP_mul_Scalar, a, 2, line, &s));
+    a[0] = value(base);
+    a[1] = value(s);
+    return call(dst, SG_OP_add_Tensor, a, 2, line, out);
+}
+
 /* view(mutated, base's sizes). */
 static sg_status view_back(sg__graph *dst, uint32_t base, uint32_t mutated, unsigned line, uint32_t *out)
 {
@@ -234,6 +256,10 @@ sg_status sg__aot_view_inverse(sg__graph *dst, const sg__graph *src, uint32_t no
                             every write that would give repeats different values */
         const sg__fake_tensor *b = &dst->vals[base].u.t;
         uint32_t val = mutated, lead = dst->vals[mutated].u.t.ndim - b->ndim;
+        for (uint32_t d = 0; d < dst->vals[mutated].u.t.ndim; d++)
+            if (sg__graph_size(dst, mutated, d) == ctx->zero) /* (no element: nothing written, and a leading
+                                                                  dimension of size 0 has no first index) */
+                return unchanged(dst, base, mutated, line, out);
         for (uint32_t k = 0; k < lead; k++) { /* the new leading dimensions: their first index */
             a[0] = value(val);
             CHAIN(int_garg(dst, 0, &a[1]));

@@ -1949,14 +1949,6 @@ static int64_t position(const sg_tensor *t, int64_t i)
     return pos;
 }
 
-/* The gradients of the declared tensors, as the oracle reports them: an
- * `input` that views a parameter that requires grad (`input e = a[1::3]`)
- * is a view of it for autograd too, so its gradient (grads, per input of
- * a as grads_new holds them, in place) is added into the parameter's at
- * the positions it views, as the view's backward scatters it (inner tensor
- * by inner tensor where either is a TwoTensor). SG_EUNSUPPORTED where either is
- * mutated (autograd's view history then), or where the parameter reaches
- * a position twice. */
 /* Does an input view's expression apply as_strided together with another
  * view (anything but NAME.as_strided(...) alone)? */
 static bool strided_chain(const char *ex)
@@ -2013,10 +2005,42 @@ static void mark_positions(const sg_tensor *t, uint8_t *hit, int64_t span, bool 
     }
 }
 
+/* The gradients of the declared tensors, as the oracle reports them: an
+ * `input` that views a parameter that requires grad (`input e = a[1::3]`)
+ * is a view of it for autograd too, so its gradient (grads, per input of
+ * a as grads_new holds them, in place) is added into the parameter's at
+ * the positions it views, as the view's backward scatters it (inner tensor
+ * by inner tensor where either is a TwoTensor). On a synthetic base (the program
+ * writes their storage: sg_aot_input_synthetic) the parameter's gradient
+ * is the storage's already, the view's part in it. SG_EUNSUPPORTED where
+ * either is mutated but no synthetic base joins them (an empty one
+ * excepted: it adds nothing), where the parameter reaches a position
+ * twice, and for an as_strided view that reaches past the view it was
+ * called on (where written, or made with another view in one expression). */
 static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete *c, const sg_aot *a,
                              sg_tensor **grads)
 {
     size_t n = sg_aot_ninputs(a);
+    for (size_t j = 0; j < c->n; j++) { /* a parameter on a synthetic base: its elements must be positions */
+        const char *nj = sg_program_param(p->prog, j);
+        if (!find_decl(p, nj) || !c->t[j] || !c->rg[j] || c->same_as[j] >= 0)
+            continue;
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(sg_aot_input_name(a, i), nj) && sg_aot_input_synthetic(a, i) && grads[i]) {
+                int64_t span = sg_tensor_offset(c->t[j]) + 1;
+                for (size_t d = 0; d < sg_tensor_ndim(c->t[j]); d++)
+                    span += sg_tensor_size(c->t[j], d) > 0 ? (sg_tensor_size(c->t[j], d) - 1) * sg_tensor_stride(c->t[j], d) : 0;
+                uint8_t *hit = cli_xmalloc((size_t)span + 1);
+                memset(hit, 0, (size_t)span + 1);
+                bool twice = false;
+                mark_positions(c->t[j], hit, span + 1, &twice);
+                free(hit);
+                if (twice) /* (autograd's gradient of each of its elements is that element's own, the
+                              library's the position's: sg_aot_call_backward) */
+                    return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s, which reaches a "
+                                            "storage position twice, on a synthetic base", nj);
+            }
+    }
     for (size_t k = 0; k < c->n; k++) {
         long ik = -1, ij = -1;
         const char *nk = sg_program_param(p->prog, k);
@@ -2036,7 +2060,12 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                 ij = (long)i;
         if (ij < 0)
             continue;
-        if (sg_aot_input_mutation(a, (size_t)ik) || sg_aot_input_mutation(a, (size_t)ij))
+        /* (on a synthetic base, the program writing their storage: the library's gradient of the
+           parameter is already the storage's, the view's part in it) */
+        bool synth = sg_aot_input_synthetic(a, (size_t)ik) && sg_aot_input_synthetic(a, (size_t)ij);
+        /* (an empty view adds nothing, nor to an empty parameter: no synthetic base joins them) */
+        bool empty = !sg_tensor_numel(c->t[k]) || !sg_tensor_numel(c->t[j]);
+        if (!synth && !empty && (sg_aot_input_mutation(a, (size_t)ik) || sg_aot_input_mutation(a, (size_t)ij)))
             return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it, "
                                     "where either is written", sg_program_param(p->prog, j), nk);
         if (strided_chain(find_alias(p, nk)->expr))
@@ -2044,8 +2073,12 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                one of a view made after it goes through that one: not the storage positions the view reaches) */
             return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it "
                                     "made by as_strided and another view", sg_program_param(p->prog, j), nk);
-        if (!grads[ik]) /* the view takes no gradient: the parameter's is its own */
+        if (synth ? !grads[ij] : !grads[ik]) /* the view takes no gradient: the parameter's is its own */
             continue;
+        if ((sg_aot_input_mutation(a, (size_t)ik) | sg_aot_input_mutation(a, (size_t)ij)) & SG_AOT_METADATA)
+            /* (their layouts after the call are not those the gradients take positions by) */
+            return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it, "
+                                    "where either's layout changes", sg_program_param(p->prog, j), nk);
         const sg_tensor *tj = c->t[j], *tk = c->t[k];
         int64_t nj = sg_tensor_numel(tj), span = 0;
         for (int64_t e = 0; e < nj; e++)
@@ -2079,7 +2112,17 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                                       sg_program_param(p->prog, (size_t)m));
         }
         free(hit);
-        /* the sum, a TwoTensor's inner tensors one by one where either is one (a plain one added to each) */
+        for (int64_t e = 0; !st && synth && e < sg_tensor_numel(tk); e++) {
+            /* (the storage's gradient has the view's at every position it reaches: refused where
+               autograd's stops at the geometry its as_strided was called on) */
+            int64_t q = position(tk, e);
+            if (q < span && at[q] >= 0 && !within[q])
+                st = sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, an "
+                                      "as_strided reaching beyond the view it was called on, where the program "
+                                      "writes their storage", sg_program_param(p->prog, j), nk);
+        }
+        /* the sum, a TwoTensor's inner tensors one by one where either is one (a plain one added to each;
+           never on a synthetic base: PyTorch refuses aliased inputs mutated with a subclass) */
         sg_tensor *g[2] = {NULL, NULL};
         int parts = grads[n + ij] || grads[n + ik] ? 2 : 1;
         size_t nd = sg_tensor_ndim(tj);
@@ -2092,7 +2135,7 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
             st = sg_tensor_new(ctx, &g[q], SG_FLOAT64, nd, sz);
             for (int64_t e = 0; !st && own && e < nj; e++) /* its own gradient */
                 sg_tensor_set_f(g[q], e, sg_tensor_get_f(own, e));
-            for (int64_t e = 0; !st && e < sg_tensor_numel(tk); e++) { /* and the view's, where it reaches */
+            for (int64_t e = 0; !st && !synth && view && e < sg_tensor_numel(tk); e++) { /* and the view's, where it reaches */
                 int64_t x = position(tk, e);
                 if (x < span && at[x] >= 0 && within[x])
                     sg_tensor_set_f(g[q], at[x], sg_tensor_get_f(g[q], at[x]) + sg_tensor_get_f(view, e));

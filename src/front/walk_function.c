@@ -336,6 +336,9 @@ sg_status sg__w_function_apply(sg_walk *W, const sg__py *at, const wv *cls, wv *
     fargs[0] = (wv){.kind = W_CTX, .u.ctx = {c, NULL}};
     if (n)
         memcpy(fargs + 1, args, n * sizeof *args);
+    sg_status s0 = W->grad ? sg__tracer_function_inputs(W->t, ins, nins, name) : SG_OK;
+    if (s0)
+        return sg__w_fail(W, at, s0);
     /* the forward, under no_grad */
     uint32_t node0 = (uint32_t)W->g->nnodes, storage0 = W->g->nstorages, val0 = (uint32_t)W->g->nvals;
     bool grad = W->grad;

@@ -18,6 +18,7 @@ typedef struct bw {
     sg__backward *spec; /* (its writes) */
     uint32_t scope;     /* the scope differentiated (the root, or a cond branch's copy: cond_backward) */
     uint32_t from;      /* its first node */
+    bool rg_only;       /* forward_flags sets rg alone (reach unused: sg__graph_requires_grad) */
 } bw;
 
 /* A custom Function's backward write, noted in b->spec. */
@@ -150,7 +151,8 @@ static void forward_flags(bw *b, const sg__backward *spec, size_t nnodes)
         const sg__opinfo *info = sg__op_info(nd->schema->op);
         bool diff = nd->schema->op != SG_OP_detach && !(info && (info->tags & SG_T_NODIFF));
         mark_out(b, nd, b->rg, diff && any_arg(b, nd, b->rg));
-        mark_out(b, nd, b->reach, diff && any_arg(b, nd, b->reach));
+        if (!b->rg_only)
+            mark_out(b, nd, b->reach, diff && any_arg(b, nd, b->reach));
     }
 }
 
@@ -235,57 +237,124 @@ static bool expandable(const sg__graph *g, uint32_t v, uint32_t x)
     return true;
 }
 
-static uint32_t hidden_root(const bw *b, uint32_t v);
+/* The first version of v's hidden writes (walked back through the hidden
+ * writes that made it, under no_grad or through .data, while the backward
+ * reaches their self): v where none made it. */
+static uint32_t hidden_first(const bw *b, uint32_t v)
+{
+    const sg__graph *g = b->g;
+    for (;;) {
+        uint32_t n = g->vals[v].node;
+        if (n == SG_NOVAL || g->nodes[n].kind != SG_N_CALL || g->nodes[n].out != v ||
+            !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) || !(g->nodes[n].flags & SG_NODE_WRITE))
+            return v;
+        uint32_t self = first_tensor(g, &g->nodes[n]);
+        if (self == SG_NOVAL || !b->reach[self])
+            return v;
+        v = self;
+    }
+}
+
+/* Whose sizes autograd checks a gradient of a version of r (hidden_first's)
+ * against: 1 where r's (r has a grad_fn: a call or cond autograd recorded
+ * made it, or a custom Function applied with grad returned it,
+ * or an input given as a non-leaf; or r is a leaf whose AccumulateGrad was
+ * made while it had r's sizes: the first call autograd recorded of any
+ * version of r read one of r's sizes), 0 where r's grad_fn keeps none
+ * (what no call autograd recorded made, no input), -1 where r is a leaf
+ * whose AccumulateGrad was made after a version of other sizes. */
+static int hidden_checked(const bw *b, uint32_t r)
+{
+    const sg__graph *g = b->g;
+    uint32_t n = g->vals[r].node;
+    if (n == SG_NOVAL)
+        return 0;
+    for (uint32_t j = n + 1; j < g->nnodes; j++) { /* an output of a custom Function: its grad_fn the Function's */
+        const sg__gnode *f = &g->nodes[j];
+        if (f->kind != SG_N_FUNCTION || (f->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
+            continue;
+        const sg__garg *o = &g->args[f->args + 1];
+        for (uint32_t k = 0; o->kind == SG_A_VALUES && k < o->u.list.n; k++)
+            if (g->ids[o->u.list.off + k] == r)
+                return 1;
+    }
+    if (g->nodes[n].kind == SG_N_CALL || g->nodes[n].kind == SG_N_COND)
+        return !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
+    if (g->nodes[n].kind != SG_N_PLACEHOLDER || !g->vals[r].u.t.requires_grad)
+        return 0;
+    if (!g->vals[r].u.t.leaf)
+        return 1;
+    for (uint32_t j = n + 1; j < g->nnodes; j++) { /* the first call autograd recorded of a version of r */
+        const sg__gnode *nd = &g->nodes[j];
+        if ((nd->kind != SG_N_CALL && nd->kind != SG_N_COND) || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) ||
+            nd->scope != g->nodes[n].scope || (nd->out != SG_NOVAL && g->vals[nd->out].kind == SG_V_TENSOR &&
+                                               !floating(g, nd->out))) /* (no grad_fn: gt, nonzero) */
+            continue;
+        for (uint32_t k = 0; k < nd->nargs; k++) {
+            const sg__garg *a = &g->args[nd->args + k];
+            uint32_t m = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
+            for (uint32_t e = 0; e < m; e++) {
+                uint32_t x = a->kind == SG_A_VALUE ? a->u.v : g->ids[a->u.list.off + e];
+                if (is_tensor(g, x) && hidden_first(b, x) == r)
+                    return same_sizes(g, x, r) ? 1 : -1;
+            }
+        }
+    }
+    for (size_t k = 0; b->spec && k < b->spec->nout; k++) /* else the loss's sum of the first output of them */
+        if (hidden_first(b, b->spec->outs[k]) == r)
+            return same_sizes(g, b->spec->outs[k], r) ? 1 : -1;
+    return 1;
+}
+
+static sg_status leaf_sizes_unknown(const sg__graph *g, uint32_t r)
+{
+    return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the gradient of a leaf whose sizes changed under no_grad "
+                   "before autograd recorded a call of it (%s: its AccumulateGrad checks gradients against the "
+                   "sizes it had then)", g->vals[r].name && g->vals[r].name[0] ? g->vals[r].name : "a leaf");
+}
 
 /* The gradient grad of a hidden write's new version (node i, SG_NODE_WRITE)
- * passed to self, its old version: autograd keeps self's history, so the
- * engine hands grad to self's grad_fn as its validate_outputs does, summed
- * to self's sizes where those expand to grad's (x.unsqueeze_(0) under
- * no_grad), else SG_EAUTOGRAD, as it raises (x.squeeze_() of a [1, 3]).
- * Where self is itself the new version of hidden writes, the grad_fn is
- * the one before them (hidden_root's), whose sizes count: x.t_() twice
- * under no_grad gives x's sizes back. */
+ * passed to self, its old version: autograd keeps the history of the
+ * first version r (hidden_first), so the engine hands grad to r's grad_fn
+ * as its validate_outputs does: as it is where of self's sizes or of r's,
+ * summed to r's where those expand to grad's (x.unsqueeze_(0) under
+ * no_grad), else SG_EAUTOGRAD, as it raises (x.squeeze_() of a [1, 3]). */
 static sg_status pass_hidden(bw *b, uint32_t i, uint32_t self, uint32_t grad)
 {
     sg__graph *g = b->g;
-    self = hidden_root(b, self);
     if (same_sizes(g, self, grad))
         return accumulate(b, self, grad);
-    if (!expandable(g, self, grad))
+    uint32_t r = hidden_first(b, self);
+    int checked = hidden_checked(b, r);
+    if (checked < 0)
+        return leaf_sizes_unknown(g, r);
+    if (!checked)
+        r = self;
+    if (same_sizes(g, r, grad))
+        return accumulate(b, r, grad);
+    if (!expandable(g, r, grad))
         return sg__err(g->ctx, SG_EAUTOGRAD, "invalid gradient at index 0 - got a gradient of the sizes after %s_ "
                        "under no_grad, not compatible with the tensor's before it (PyTorch's validate_outputs)",
                        g->nodes[i].schema->name);
     sg__dctx d = {.g = g, .node = i, .s = g->nodes[i].schema, .out = g->nodes[i].out, .grad = grad, .list = -1,
                   .line = b->line};
-    uint32_t x = sg__deriv_sum_to(&d, grad, self);
-    return d.st ? d.st : accumulate(b, self, x);
+    uint32_t x = sg__deriv_sum_to(&d, grad, r);
+    return d.st ? d.st : accumulate(b, r, x);
 }
 
 /* The value whose sizes autograd's grad_fn recorded for v: v, or where v is
  * the new version of hidden writes (under no_grad, through .data: a
  * metadata change such as transpose_ keeps the grad_fn, and its input
- * metadata, of the tensor before it), the version before them, when that
- * has a grad_fn (a call autograd recorded made it, or it is an input that
- * requires grad and is no leaf: the caller's clone; not a leaf). */
+ * metadata, of the tensor before it), their first version, when autograd
+ * checks against its sizes (hidden_checked); SG_NOVAL for a leaf whose
+ * AccumulateGrad took other sizes. */
 static uint32_t hidden_root(const bw *b, uint32_t v)
 {
-    const sg__graph *g = b->g;
-    uint32_t r = v;
-    for (;;) {
-        uint32_t n = g->vals[r].node;
-        if (n == SG_NOVAL || g->nodes[n].kind != SG_N_CALL || g->nodes[n].out != r ||
-            !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) || !(g->nodes[n].flags & SG_NODE_WRITE))
-            break;
-        uint32_t self = first_tensor(g, &g->nodes[n]);
-        if (self == SG_NOVAL || !b->reach[self])
-            break;
-        r = self;
-    }
-    uint32_t n = g->vals[r].node; /* (a grad_fn: made by a call autograd recorded, or the caller's) */
-    bool fn = n != SG_NOVAL && ((g->nodes[n].kind == SG_N_CALL && !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA))) ||
-                                (g->nodes[n].kind == SG_N_PLACEHOLDER && g->vals[r].u.t.requires_grad &&
-                                 !g->vals[r].u.t.leaf));
-    return r != v && fn ? r : v;
+    uint32_t r = hidden_first(b, v);
+    if (r == v)
+        return v;
+    int checked = hidden_checked(b, r);
+    return checked > 0 ? r : checked < 0 ? SG_NOVAL : v;
 }
 
 /* The engine's validate_outputs of gradient *x given to argument v: against
@@ -296,7 +365,9 @@ static void validate_hidden(bw *b, sg__dctx *d, uint32_t *v, uint32_t *x)
 {
     sg__graph *g = b->g;
     uint32_t r = hidden_root(b, *v);
-    if (r == *v || d->st || same_sizes(g, *v, *x) || same_sizes(g, *v, r))
+    if (r == SG_NOVAL && !d->st && !same_sizes(g, *v, hidden_first(b, *v)))
+        d->st = leaf_sizes_unknown(g, hidden_first(b, *v));
+    if (r == SG_NOVAL || r == *v || d->st || same_sizes(g, *v, *x) || same_sizes(g, *v, r))
         return;
     if (!same_sizes(g, r, *x) && !expandable(g, r, *x)) {
         d->st = sg__err(g->ctx, SG_EAUTOGRAD, "invalid gradient at index 0 - got a gradient of sizes not "
@@ -783,7 +854,7 @@ sg_status sg__graph_requires_grad(sg__graph *g, uint8_t **out)
 {
     *out = NULL;
     size_t n = g->nvals ? g->nvals : 1;
-    bw b = {.g = g, .nvals = (uint32_t)g->nvals};
+    bw b = {.g = g, .nvals = (uint32_t)g->nvals, .rg_only = true};
     b.rg = sg__calloc(g->ctx, n, 1);
     b.reach = sg__calloc(g->ctx, n, 1);
     if (!b.rg || !b.reach) {

@@ -78,6 +78,7 @@ void sg__graph_free(sg__graph *g)
     sg_free(g->storage_numel);
     sg_free(g->hbases);
     sg_free(g->pw_memo);
+    sg__rmemo_free(g->rule_memo);
     free_names(g);
     sg_free(g->vals);
     sg_free(g->nodes);
@@ -189,10 +190,62 @@ static sg_status new_value(sg__graph *g, uint32_t *out, sg__vkind kind)
 sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
                            const sg_expr *const *strides, const sg_expr *offset, uint32_t storage)
 {
+    return sg__graph_tensor_numel(g, out, dtype, ndim, sizes, strides, offset, storage, NULL, NULL);
+}
+
+/* Does the run of exprs at off (2 ndim of them, within g's) hold sizes then strides? */
+static bool run_is(const sg__graph *g, uint32_t off, size_t ndim, const sg_expr *const *sizes,
+                   const sg_expr *const *strides)
+{
+    if (off == SG_NOVAL || off + 2 * ndim > g->nexprs)
+        return false;
+    const sg_expr *const *run = g->exprs + off;
+    size_t d = 0;
+    while (d < ndim && run[d] == sizes[d] && run[ndim + d] == strides[d])
+        d++;
+    return d == ndim;
+}
+
+/* The fields of tensor value t of g, made just now: its layout the run dims, on storage (SG_NOVAL: a
+ * new one of numel elements, room made for it). */
+static inline void fill_tensor(sg__graph *g, sg__fake_tensor *t, sg_dtype dtype, size_t ndim, uint32_t dims,
+                               const sg_expr *offset, uint32_t storage, const sg_expr *numel)
+{
+    t->dtype = (uint8_t)dtype;
+    t->ndim = (uint8_t)ndim;
+    t->dims = dims;
+    t->offset = offset;
+    if (storage == SG_NOVAL)
+        g->storage_numel[g->nstorages] = numel;
+    t->storage = storage != SG_NOVAL ? storage : g->nstorages++;
+    t->base = SG_NOVAL;
+    t->leaf = true;
+}
+
+sg_status sg__graph_tensor_numel(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim,
+                                 const sg_expr *const *sizes, const sg_expr *const *strides, const sg_expr *offset,
+                                 uint32_t storage, const sg_expr *numel, uint32_t *run)
+{
     if (dtype >= SG_NDTYPE || ndim > SG_MAX_DIMS || (storage != SG_NOVAL && storage >= g->nstorages) || !offset)
         return sg__err(g->ctx, SG_EINVAL, "graph: bad tensor value");
-    const sg_expr *numel = g->ctx->one; /* a storage of its own: of its number of elements */
-    if (storage == SG_NOVAL) {
+    if (run && g->nvals < g->capvals && g->nvals + 1 <= UINT32_MAX - 1 &&
+        (storage != SG_NOVAL || (numel && g->nstorages < g->capstorage)) && run_is(g, *run, ndim, sizes, strides)) {
+        /* the common case of a remembered result (its run there, room made before): no search, no call */
+        sg__gval *v = &g->vals[g->nvals];
+        memset(v, 0, sizeof *v);
+        v->name = no_name;
+        v->kind = SG_V_TENSOR;
+        v->node = SG_NOVAL;
+        fill_tensor(g, &v->u.t, dtype, ndim, *run, offset, storage, numel);
+        *out = (uint32_t)g->nvals++;
+        return SG_OK;
+    }
+    if (storage == SG_NOVAL && numel) {
+        if (g->nstorages + (size_t)1 > g->capstorage && /* (the common case, room: no call) */
+            !sg__grow(g->ctx, (void **)&g->storage_numel, &g->capstorage, g->nstorages + 1, sizeof *g->storage_numel))
+            return sg__nomem(g->ctx);
+    } else if (storage == SG_NOVAL) { /* a storage of its own: of its number of elements */
+        numel = g->ctx->one;
         /* sizes that are small constants (every eager tensor): their product in int64, interned (the very
            expression sg__mul makes of them) */
         int64_t k = 1;
@@ -214,17 +267,13 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
     size_t mark = g->nexprs;
     uint32_t dims = SG_NOVAL, tail;
     sg_status s = SG_OK;
+    if (run && run_is(g, *run, ndim, sizes, strides)) /* the run the caller knows, still there */
+        dims = *run;
     /* a recent layout, if equal and still there (the tracer truncates the arrays when a call fails);
        compared pointer by pointer (a few dimensions: a call of memcmp costs more), the latest first */
     for (unsigned j = 0, i; j < g->nrecent && dims == SG_NOVAL; j++) {
         i = (g->recent_next + SG_GRAPH_RECENT - 1 - j) % SG_GRAPH_RECENT;
-        if (g->recent_ndim[i] != ndim || g->recent[i] + 2 * ndim > g->nexprs)
-            continue;
-        const sg_expr *const *run = ndim ? g->exprs + g->recent[i] : NULL;
-        size_t d = 0;
-        while (d < ndim && run[d] == sizes[d] && run[ndim + d] == strides[d])
-            d++;
-        if (d == ndim)
+        if (g->recent_ndim[i] == ndim && run_is(g, g->recent[i], ndim, sizes, strides))
             dims = g->recent[i];
     }
     if (dims == SG_NOVAL) {
@@ -245,16 +294,9 @@ sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t n
         if (g->nrecent < SG_GRAPH_RECENT)
             g->nrecent++;
     }
-    sg__fake_tensor *t = &g->vals[*out].u.t;
-    t->dtype = (uint8_t)dtype;
-    t->ndim = (uint8_t)ndim;
-    t->dims = dims;
-    t->offset = offset;
-    if (storage == SG_NOVAL)
-        g->storage_numel[g->nstorages] = numel;
-    t->storage = storage != SG_NOVAL ? storage : g->nstorages++;
-    t->base = SG_NOVAL;
-    t->leaf = true;
+    fill_tensor(g, &g->vals[*out].u.t, dtype, ndim, dims, offset, storage, numel);
+    if (run)
+        *run = dims;
     return SG_OK;
 }
 
@@ -453,9 +495,27 @@ sg_status sg__graph_call(sg__graph *g, const sg__schema *sch, const sg__garg *ar
         return sg__err(g->ctx, SG_EINVAL, "graph: a call without a schema");
     sg__gnode *n;
     uint32_t off;
-    sg_status s = new_node(g, &n, SG_N_CALL, out);
-    if (!s)
-        s = push_args(g, &off, args, nargs);
+    sg_status s;
+    if (g->nnodes < g->capnodes && g->nargs + nargs <= g->capargs && g->nargs + nargs <= UINT32_MAX - 1 &&
+        g->nnodes + 1 <= UINT32_MAX - 1 && out < g->nvals &&
+        g->vals[out].node == SG_NOVAL && g->scopes[g->cur].output == SG_NOVAL) {
+        /* the common case (a value made for it, room reserved or grown before): new_node and push_args
+           without their calls */
+        n = &g->nodes[g->nnodes];
+        memset(n, 0, sizeof *n);
+        n->kind = SG_N_CALL;
+        n->out = out;
+        n->scope = g->cur;
+        off = (uint32_t)g->nargs;
+        for (size_t k = 0; k < nargs; k++)
+            g->args[off + k] = args[k];
+        g->nargs += nargs;
+        s = SG_OK;
+    } else {
+        s = new_node(g, &n, SG_N_CALL, out);
+        if (!s)
+            s = push_args(g, &off, args, nargs);
+    }
     sg__scope *sc = &g->scopes[g->cur];
     if (!s && sch->written && g->cur) {
         size_t cap = sc->capwrites;
@@ -472,7 +532,10 @@ sg_status sg__graph_call(sg__graph *g, const sg__schema *sch, const sg__garg *ar
     n->args = off;
     n->nargs = (uint32_t)nargs;
     n->line = line;
-    give(g, out, (uint32_t)g->nnodes++);
+    if (out != SG_NOVAL && g->vals[out].kind != SG_V_LIST) /* (give's common case) */
+        g->vals[out].node = (uint32_t)g->nnodes++;
+    else
+        give(g, out, (uint32_t)g->nnodes++);
     return SG_OK;
 }
 

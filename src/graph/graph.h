@@ -213,6 +213,11 @@ typedef struct sg__scope {
  * not whether this call's result got a history (nor which arguments
  * required grad then: the node's rg). */
 #define SG_NODE_GRAD 32u
+/* A factory's out= (arange, zeros) into a leaf that required grad (no
+ * view): 1.13's Python binding then sets requires_grad=False on out, so
+ * its new version is a leaf that requires none, its history cut (not kept
+ * as a write under no_grad keeps it). */
+#define SG_NODE_CUT 64u
 /* A view's value whose grad_fn PyTorch made again as an as_strided of its
  * base (AsStridedBackward0): the view made again from what it views after
  * a write moved its storage's version since it was made, or the view's new
@@ -223,7 +228,7 @@ typedef struct sg__scope {
  * gradient; a write's value is also carried back to the base, whose
  * gradient reaches it otherwise (joint.c refuses an empty one under a
  * TwoTensor loss). */
-#define SG_NODE_REGEN 64u
+#define SG_NODE_REGEN 128u
 
 typedef struct sg__graph {
     sg_ctx *ctx;
@@ -266,7 +271,12 @@ typedef struct sg__graph {
                              rule finds another operator's schema (out='s functional one) */
     struct sg__pw_memo *pw_memo; /* the pointwise rule's remembered broadcasts and result
                                     strides (meta_pointwise.c; made at its first use, one block) */
+    struct sg__rule_memo *rule_memo; /* the rules' results remembered (rule_memo.c; made at its first
+                                        use, one block) */
 } sg__graph;
+
+/* The rules' memo's blocks (rule_memo.c), freed with its graph. */
+void sg__rmemo_free(struct sg__rule_memo *m);
 
 /* An empty graph over env (borrowed: it must outlive the graph). Errors: SG_ENOMEM. */
 sg_status sg__graph_new(sg_env *env, sg__graph **out);
@@ -291,6 +301,14 @@ sg_status sg__graph_ids(sg__graph *g, uint32_t *off, const uint32_t *ids, size_t
  * entries; storage is an existing storage id, or SG_NOVAL for a new one. */
 sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
                            const sg_expr *const *strides, const sg_expr *offset, uint32_t storage);
+/* The same, a new storage (storage SG_NOVAL) of numel elements as given
+ * (NULL: its number of elements, as sg__graph_tensor computes it); run
+ * (NULL: none) the offset of a run of g's exprs that may hold the sizes
+ * and strides already (SG_NOVAL: none), shared where it does, and set to
+ * the run the new value reads. */
+sg_status sg__graph_tensor_numel(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim,
+                                 const sg_expr *const *sizes, const sg_expr *const *strides, const sg_expr *offset,
+                                 uint32_t storage, const sg_expr *numel, uint32_t *run);
 /* The number of elements of storage id (made with a tensor of it: that
  * tensor's numel; an input's: what its layout reaches; set_storage_numel
  * changes it, as an out= resize grows it). */
@@ -519,6 +537,12 @@ sg_status sg__tracer_scope_grad(sg_tracer *t, sg_value *out, const char *name, s
  * where it reaches the Function. Errors: SG_EINVAL (sc is not the current
  * scope, an open backward), SG_ENOMEM. */
 sg_status sg__tracer_scope_fail(sg_tracer *t, uint32_t sc, sg_status st, const char *msg);
+/* Before a custom Function's forward runs, its tensor arguments ins as
+ * autograd takes them where grad mode is on and one requires grad
+ * (collect_next_edges asks each for its grad_fn): SG_EAUTOGRAD where one
+ * is a view made under no_grad whose version a write moved since, as
+ * PyTorch raises there (name: the Function's, for the message). */
+sg_status sg__tracer_function_inputs(const sg_tracer *t, const sg_value *ins, size_t nins, const char *name);
 /* A custom Function's node (SG_N_FUNCTION) in the current scope, its
  * backward the closed scope bw (sg__graph_function's arguments); under
  * grad mode, where an input requires grad, each floating output does, as

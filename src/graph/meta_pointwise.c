@@ -504,8 +504,13 @@ static void memo_keep(sg__mcall *m, const memo_ent *k, const sg_expr *const *val
     sg_env_mark_take(m->env, &now);
     if (!sg_env_mark_same(&now, &k->mark))
         return;
-    if (!g->pw_memo && !(g->pw_memo = sg__calloc(g->ctx, 1, sizeof *g->pw_memo)))
-        return; /* a cache: without room, asked each time */
+    if (!g->pw_memo) { /* its places emptied (a hash of 0), not its 57 KB cleared */
+        if (!(g->pw_memo = sg__malloc(g->ctx, sizeof *g->pw_memo)))
+            return; /* a cache: without room, asked each time */
+        for (size_t j = 0; j < MEMO_SLOTS; j++)
+            g->pw_memo->e[j].hash = 0;
+        g->pw_memo->second = false;
+    }
     struct sg__pw_memo *t = g->pw_memo;
     size_t i = memo_at(k);
     memo_ent *e = &t->e[i], *f = &t->e[(i + 1) % MEMO_SLOTS];

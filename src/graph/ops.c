@@ -11,6 +11,7 @@
 #include "expr/expr_private.h"
 #include "graph/derivatives.h"
 #include "graph/ops.h"
+#include "graph/record.h"
 #include "graph/tracer_private.h"
 
 /* The graph layer's columns of every row; a rule, composite or row named
@@ -126,6 +127,7 @@ sg_status sg__opreg_new(sg_ctx *ctx, sg__opreg **out)
             return sg__err(ctx, SG_EINTERNAL, "operator table: %s", why);
         }
         r->s[i].op = (uint16_t)i;
+        r->s[i].memo = sg__rmemo_rule(&r->s[i], info[i].rule);
         sg__schema_full_name(&r->s[i], r->names[i]);
     }
     memset(r->by_name, 0, sizeof r->by_name);

@@ -150,8 +150,17 @@ sg_status sg__record_bound(sg__mcall *m, sg__graph_mark k, const sg__record_hook
     }
     uint32_t v = SG_NOVAL;
     sg_status s = h && h->before ? h->before(h->ud, m) : SG_OK;
-    if (!s)
+    sg__rmemo_key key;
+    bool keyed = !s && sg__rmemo_key_of(m->g, m->s, m->flags, m->rg, m->a, m->given, 0, &key);
+    if (keyed) /* the rule's result remembered (rule_memo.c) */
+        s = sg__rmemo_use(m->g, &key, m->a, &v);
+    if (!s && v == SG_NOVAL) {
+        sg__graph_mark before = sg__graph_mark_take(m->g);
+        uint8_t flags = m->flags;
         s = info->rule(m, &v);
+        if (!s && keyed && v != SG_NOVAL && !m->nbinds && !m->nasserts && m->flags == flags)
+            sg__rmemo_keep(m->g, &key, m->a, &before, v);
+    }
     if (!s && v != SG_NOVAL && h && h->made)
         h->made(h->ud, m, v);
     bool itself = !s && v != SG_NOVAL && m->g->vals[v].node != SG_NOVAL; /* the rule gave an argument back */
@@ -191,6 +200,67 @@ static bool arg_in(const sg__graph *g, const sg__garg *a)
     }
 }
 
+/* A call of s with arguments in a node's order (args: positional ones, none
+ * of them keyword-only, then keyword-only ones in the schema's order) whose
+ * rule's result the graph's memo has (rule_memo.c): the value made and the
+ * node recorded as binding and sg__record_bound would (node_args gives such
+ * arguments back as they are, each keyword the schema's own name; no flags,
+ * no binds, no asserts, which a remembered result never has); true. false:
+ * nothing done (not in that form, not remembered, or memory ran out: the
+ * caller records it in full, and meets the error again). */
+static bool remembered(sg__graph *g, const sg__schema *s, const sg__garg *args, size_t nargs, unsigned line,
+                       uint32_t *out)
+{
+    if (!s->memo || nargs > (size_t)s->nargs)
+        return false;
+    size_t npos = 0;
+    while (npos < nargs && !args[npos].kw) {
+        if (s->args[npos].kwonly)
+            return false;
+        npos++;
+    }
+    const sg__garg *a = args; /* by schema position (the key checks that each is of g: arg_in) */
+    sg__garg byname[SG_SCHEMA_ARGS], node[SG_SCHEMA_ARGS];
+    bool given[SG_SCHEMA_ARGS];
+    if (npos < nargs) { /* keyword-only ones: each at its position, named as node_args names it */
+        size_t at = npos;
+        for (size_t i = 0; i < (size_t)s->nargs; i++)
+            given[i] = i < npos;
+        memcpy(byname, args, npos * sizeof *args);
+        memcpy(node, args, nargs * sizeof *args);
+        for (size_t k = npos; k < nargs; k++, at++) {
+            const char *kw = args[k].kw;
+            if (!kw) /* (a positional one after a named one: binding's error) */
+                return false;
+            while (at < (size_t)s->nargs && s->args[at].name != kw &&
+                   (s->args[at].name[0] != kw[0] || strcmp(s->args[at].name, kw)))
+                at++;
+            if (at == (size_t)s->nargs || !s->args[at].kwonly)
+                return false;
+            byname[at] = args[k];
+            given[at] = true;
+            node[k].kw = s->args[at].name;
+        }
+        a = byname;
+        args = node;
+    }
+    sg__rmemo_key key;
+    uint32_t v;
+    if (!sg__rmemo_key_of(g, s, 0, 0, a, npos < nargs ? given : NULL, nargs, &key))
+        return false;
+    sg__graph_mark k = sg__graph_mark_take(g);
+    if (sg__rmemo_use(g, &key, a, &v) || v == SG_NOVAL)
+        return false;
+    if (sg__graph_call(g, s, args, nargs, v, line)) {
+        sg__graph_restore(g, k);
+        return false;
+    }
+    g->nodes[g->nnodes - 1].flags = 0;
+    g->nodes[g->nnodes - 1].rg = 0;
+    *out = v;
+    return true;
+}
+
 sg_status sg__graph_record(sg__graph *g, const sg__schema *s, const sg__garg *args, size_t nargs, unsigned line,
                            const sg__record_hooks *h, uint32_t *out)
 {
@@ -199,6 +269,8 @@ sg_status sg__graph_record(sg__graph *g, const sg__schema *s, const sg__garg *ar
     *out = SG_NOVAL;
     if (!g || !s || (nargs && !args))
         return g ? sg__err(g->ctx, SG_EINVAL, "sg__graph_record: NULL argument") : SG_EINVAL;
+    if (!h && remembered(g, s, args, nargs, line, out)) /* the rule's result remembered */
+        return SG_OK;
     sg__mcall m = {.g = g, .env = g->env, .s = s};
     sg__schema_full_name(s, m.op);
     const sg__opinfo *info = sg__op_info(s->op);

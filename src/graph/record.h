@@ -79,6 +79,48 @@ sg_status sg__record_bound(sg__mcall *m, sg__graph_mark k, const sg__record_hook
 sg_status sg__graph_record(sg__graph *g, const sg__schema *s, const sg__garg *args, size_t nargs, unsigned line,
                            const sg__record_hooks *h, uint32_t *out);
 
+/* ---- the rules' results remembered (rule_memo.c) ----
+ *
+ * sg__record_bound and sg__graph_record ask the graph's memo before running
+ * a rule of the families it keeps (pointwise, view, reduce, matmul, like,
+ * unsafe_view; no call that writes an argument; no eager graph): a hit
+ * makes the value the rule would make, from a result kept under the same
+ * environment mark for the same schema and arguments (each tensor's
+ * layout, dtype, grad flags, whether it has a _base, its storage's size and
+ * which arguments share a storage). See rule_memo.c. */
+
+#define SG__RMEMO_KEY_WORDS 48
+
+/* A call's key: what the rule's result is a function of. */
+typedef struct sg__rmemo_key {
+    uint64_t hash;
+    sg_env_mark mark;
+    uint8_t nkey;
+    bool tensor[SG_SCHEMA_ARGS];             /* per schema position: a tensor argument */
+    const sg_expr *numel[SG_SCHEMA_ARGS];    /* its storage's size then */
+    uint64_t key[SG__RMEMO_KEY_WORDS];
+} sg__rmemo_key;
+
+/* Whether the results of rule, schema s's, may be remembered: the
+ * families above, s writing no argument (the registry sets s->memo). */
+bool sg__rmemo_rule(const sg__schema *s, sg__meta_fn rule);
+/* The key of a call of s into g with arguments a by schema position (given
+ * NULL: the first n given, the others their defaults), the node's flags
+ * and rg; false where the call's result is not remembered (not s->memo,
+ * an eager graph, a list of values, a key too long) or an argument is no
+ * value or list of g's (a value no node gave yet, an index out of range). */
+bool sg__rmemo_key_of(const sg__graph *g, const sg__schema *s, uint8_t flags, uint16_t rg, const sg__garg *a,
+                      const bool *given, size_t n, sg__rmemo_key *k);
+/* The value the rule would make for k (arguments a, as keyed), made in g
+ * (*out), or SG_NOVAL in *out where none is remembered for it under the
+ * current mark. Errors: SG_ENOMEM, SG_ELIMIT (sg__graph_tensor's). */
+sg_status sg__rmemo_use(sg__graph *g, const sg__rmemo_key *k, const sg__garg *a, uint32_t *out);
+/* The rule of k's call, run just now from where g stood (before), made
+ * value v: remember it if running the rule changed nothing else (the
+ * environment, other values, nodes, storages). */
+void sg__rmemo_keep(sg__graph *g, const sg__rmemo_key *k, const sg__garg *a, const sg__graph_mark *before,
+                    uint32_t v);
+
 /* ---- replay: a pass reads graph src and writes graph dst ---- */
 
 typedef struct sg__replay sg__replay;

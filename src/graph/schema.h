@@ -81,6 +81,8 @@ typedef struct sg__schema {
     int8_t ret_alias[SG_SCHEMA_RETS]; /* the argument return i aliases, or -1 */
     uint16_t op;                   /* its row of the operator table (graph/ops.h: SG_OP_*); UINT16_MAX
                                       for a schema parsed outside the registry */
+    bool memo;                     /* its rule's results may be remembered (graph/rule_memo.c; set by
+                                      the registry) */
 } sg__schema;
 
 /* Parse a schema string (an optional "aten::" prefix is dropped) into *out

@@ -792,7 +792,7 @@ static bool asks_grad_fn(const sg__mcall *m)
  * base requires grad and whose version counter a write moved since
  * (handle_view_on_rebase). The checks after tracing (joint.c,
  * no_grad_views) see the rest (the outputs, a torch.cond's writes). */
-static sg_status moved_no_grad_view(const sg_tracer *t, const sg__mcall *m, uint32_t a)
+static sg_status moved_no_grad_view(const sg_tracer *t, const char *op, uint32_t a)
 {
     const sg__graph *g = t->g;
     const sg__tver *e = g->vals[a].kind == SG_V_TENSOR ? tver(t, a) : NULL;
@@ -804,16 +804,38 @@ static sg_status moved_no_grad_view(const sg_tracer *t, const sg__mcall *m, uint
         return SG_OK;
     return sg__err(t->ctx, SG_EAUTOGRAD, "%s: A view was created in no_grad mode and its base or another view of "
                    "its base has been modified inplace with grad mode enabled (%s, line %u; the view: %s, line %u)",
-                   m->op, g->nodes[w].schema->name, g->nodes[w].line, g->nodes[made].schema->name,
+                   op, g->nodes[w].schema->name, g->nodes[w].line, g->nodes[made].schema->name,
                    g->nodes[made].line);
 }
 
 static sg_status inplace_check(const sg_tracer *t, sg__mcall *m);
 
+/* Is call m a factory's out= (arange, zeros: no tensor argument, nor a
+ * list of them, but the one it writes, *out: that one, or SG_NOVAL)? */
+static bool factory_call(const sg__graph *g, const sg__mcall *m, uint32_t *out)
+{
+    *out = SG_NOVAL;
+    if (!(m->s->flags & SG_OPF_OUT))
+        return false;
+    for (int i = 0; i < m->s->nargs; i++) {
+        const sg__garg *a = &m->a[i];
+        if (a->kind == SG_A_VALUES)
+            return false;
+        if (a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR) {
+            if (!((m->s->written >> i) & 1))
+                return false;
+            *out = a->u.v;
+        }
+    }
+    return true;
+}
+
 /* What autograd refuses before running an operator under grad mode:
  * inplace_check's, then the views made under no_grad whose version moved
  * that a call it records reads (moved_no_grad_view). A call it records
- * (grad mode on, an argument that requires grad) is marked SG_NODE_GRAD. */
+ * (grad mode on, an argument that requires grad) is marked SG_NODE_GRAD; a
+ * factory's out= into a leaf that requires grad (under no_grad) is marked
+ * SG_NODE_CUT. */
 _Static_assert(SG_SCHEMA_ARGS <= 16, "a node's rg has a bit per argument");
 
 static sg_status autograd_check(void *ud, sg__mcall *m)
@@ -832,15 +854,27 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
             if (rg)
                 m->flags |= SG_NODE_GRAD;
         }
+    uint32_t out;
+    bool factory = factory_call(g, m, &out) && out != SG_NOVAL;
+    if (factory && m->s->op == SG_OP_empty_out && sg__graph_rg_now(g, out)) /* (1.13's empty.out is a composite:
+                                                                                its resize_ is autograd's, which
+                                                                                refuses in any grad mode) */
+        return sg__err(t->ctx, SG_EAUTOGRAD, "%s: cannot resize variables that require grad", m->op);
     CHAIN(inplace_check(t, m));
+    if (factory && g->vals[out].u.t.requires_grad && g->vals[out].u.t.leaf && g->vals[out].u.t.base == SG_NOVAL &&
+        !g->vals[out].u.t.written_rg)
+        /* 1.13's Python binding sets requires_grad=False (the call's default) on out after the call, which
+           a leaf takes (with grad enabled, inplace_check refused one that requires grad; a view keeps its
+           grad_fn): its gradient is None from now on, and what reads it requires none */
+        m->flags |= SG_NODE_CUT;
     if (!(m->flags & SG_NODE_GRAD) || g->cur != 0 || !asks_grad_fn(m))
         return SG_OK;
     for (int i = 0; i < m->s->nargs; i++) {
         const sg__garg *a = &m->a[i];
         if (a->kind == SG_A_VALUE)
-            CHAIN(moved_no_grad_view(t, m, a->u.v));
+            CHAIN(moved_no_grad_view(t, m->op, a->u.v));
         for (uint32_t k = 0; a->kind == SG_A_VALUES && k < a->u.list.n; k++)
-            CHAIN(moved_no_grad_view(t, m, g->ids[a->u.list.off + k]));
+            CHAIN(moved_no_grad_view(t, m->op, g->ids[a->u.list.off + k]));
     }
     return SG_OK;
 }
@@ -884,27 +918,26 @@ static sg_status inplace_check(const sg_tracer *t, sg__mcall *m)
         m->s->op == SG_OP_requires_grad_ || (m->flags & SG_NODE_DATA)) /* (x.data = y: unseen by autograd) */
         return SG_OK;
     if (m->s->flags & SG_OPF_OUT) {
-        bool inputs = false; /* a factory's out= (zeros, arange): autograd checks out as an in-place
-                                 call's self (check_inplace: a leaf or a view of one), nothing more */
-        uint32_t out = SG_NOVAL;
-        for (int i = 0; i < m->s->nargs; i++)
-            if (m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR) {
-                inputs |= !((m->s->written >> i) & 1);
-                out = ((m->s->written >> i) & 1) ? m->a[i].u.v : out;
-            }
-        if (!inputs)
+        uint32_t out;
+        if (factory_call(g, m, &out)) /* autograd checks a factory's out as an in-place call's self
+                                          (check_inplace: a leaf or a view of one), nothing more */
             return out != SG_NOVAL && g->vals[out].u.t.requires_grad ? leaf_check(t, m, out) : SG_OK;
         const sg__opinfo *f = sg__op_info(m->s->op);
         f = f ? sg__op_info(f->functional) : NULL;
         if (f && ((f->tags & SG_T_NODIFF) || !f->deriv->fn)) /* (nonzero's, ge's out=: no derivative, nothing
                                                                  refused) */
             return SG_OK;
-        for (int i = 0; i < m->s->nargs; i++)
-            if (m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR &&
-                g->vals[m->a[i].u.v].u.t.requires_grad)
-                return sg__err(t->ctx, SG_EAUTOGRAD, "%s: functions with out=... arguments don't support automatic "
-                                                     "differentiation, but one of the arguments requires grad",
-                               m->op);
+        bool rg = false; /* (a list's tensors count: cat's, stack's) */
+        for (int i = 0; i < m->s->nargs; i++) {
+            const sg__garg *a = &m->a[i];
+            rg |= a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR && g->vals[a->u.v].u.t.requires_grad;
+            for (uint32_t k = 0; a->kind == SG_A_VALUES && k < a->u.list.n; k++)
+                rg |= g->vals[g->ids[a->u.list.off + k]].kind == SG_V_TENSOR &&
+                      g->vals[g->ids[a->u.list.off + k]].u.t.requires_grad;
+        }
+        if (rg)
+            return sg__err(t->ctx, SG_EAUTOGRAD, "%s: functions with out=... arguments don't support automatic "
+                                                 "differentiation, but one of the arguments requires grad", m->op);
         return SG_OK;
     }
     const sg__fake_tensor *self = &g->vals[m->a[0].u.v].u.t;
@@ -1003,6 +1036,10 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
     if (m->s->op == SG_OP_detach_)
         return;
     sg__fake_tensor *r = &g->vals[v].u.t;
+    if (m->flags & SG_NODE_CUT) { /* (autograd_check) */
+        r->requires_grad = false;
+        return;
+    }
     bool any = false, written_rg = false;
     for (int i = 0; i < m->s->nargs; i++) {
         const sg__garg *a = &m->a[i];
@@ -1042,6 +1079,19 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
         return;
     }
     r->requires_grad = !t->no_grad && any && differentiable(r, m->s);
+}
+
+sg_status sg__tracer_function_inputs(const sg_tracer *t, const sg_value *ins, size_t nins, const char *name)
+{
+    bool any = false;
+    for (size_t k = 0; k < nins; k++)
+        any |= ins[k] < t->g->nvals && t->g->vals[ins[k]].kind == SG_V_TENSOR && sg__graph_rg_now(t->g, ins[k]);
+    if (t->no_grad || !any || t->g->cur != 0)
+        return SG_OK;
+    for (size_t k = 0; k < nins; k++)
+        if (ins[k] < t->g->nvals)
+            CHAIN(moved_no_grad_view(t, name, ins[k]));
+    return SG_OK;
 }
 
 sg_status sg__tracer_function(sg_tracer *t, uint32_t bw, const sg_value *outs, size_t nouts, const sg_value *ins,

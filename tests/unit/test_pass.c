@@ -297,8 +297,169 @@ static void test_record_errors(void **state)
     assert_int_equal(sg__graph_record(g, add, two, 2, 0, NULL, &v), SG_EINVAL); /* not a value of g */
     sg__garg three[3] = {one, one, alpha};
     assert_int_equal(sg__graph_record(g, add, three, 3, 0, NULL, &v), SG_EINVAL); /* no such name */
+    /* (a positional argument after a named one: empty_like's rule is remembered, its keyword-only ones looked
+       up before binding) */
+    sg__garg named[3] = {one, {.kind = SG_A_DTYPE, .kw = "dtype", .u.dtype = SG_FLOAT64}, one};
+    assert_int_equal(sg__graph_record(g, sg__opreg_op(reg, SG_OP_empty_like), named, 3, 0, NULL, &v), SG_EINVAL);
     assert_int_equal(sg__graph_record(g, sg__opreg_op(reg, SG_OP_reshape), two, 1, 0, NULL, &v), SG_EUNSUPPORTED);
     assert_int_equal(g->nvals, before); /* nothing left behind */
+    untrace(&f);
+}
+
+/* ---- the rules' results remembered (rule_memo.c) ---- */
+
+/* A tensor placeholder of g: f64, sizes sz, strides st, offset 0, on a new
+ * storage (storage SG_NOVAL) or on storage. */
+static uint32_t memo_input(sg__graph *g, const sg_expr *const *sz, const sg_expr *const *st, uint32_t storage,
+                           const char *name)
+{
+    uint32_t v;
+    const sg_expr *zero;
+    assert_int_equal(sg_expr_int(C, &zero, 0), SG_OK);
+    assert_int_equal(sg__graph_tensor(g, &v, SG_FLOAT64, 2, sz, st, zero, storage), SG_OK);
+    assert_int_equal(sg__graph_placeholder(g, v, name), SG_OK);
+    return v;
+}
+
+/* Value a of g and value b of h: the same layout, dtype and flags, b on
+ * h's storage hs (SG_NOVAL: a new one, of a's storage's size), b's _base
+ * hb. */
+static void same_value(const sg__graph *g, uint32_t a, const sg__graph *h, uint32_t b, uint32_t hs, uint32_t hb)
+{
+    const sg__fake_tensor *x = &g->vals[a].u.t, *y = &h->vals[b].u.t;
+    assert_int_equal(x->dtype, y->dtype);
+    assert_int_equal(x->ndim, y->ndim);
+    for (uint32_t d = 0; d < x->ndim; d++) {
+        assert_ptr_equal(sg__graph_size(g, a, d), sg__graph_size(h, b, d));
+        assert_ptr_equal(sg__graph_stride(g, a, d), sg__graph_stride(h, b, d));
+    }
+    assert_ptr_equal(x->offset, y->offset);
+    assert_int_equal(x->requires_grad, y->requires_grad);
+    assert_int_equal(x->leaf, y->leaf);
+    if (hs == SG_NOVAL) {
+        assert_int_equal(y->storage, h->nstorages - 1);
+        assert_ptr_equal(sg__graph_storage_numel(g, x->storage), sg__graph_storage_numel(h, y->storage));
+    } else {
+        assert_int_equal(y->storage, hs);
+    }
+    assert_int_equal(y->base, hb);
+}
+
+/* A call of op with args (by schema position) into g: whether the memo
+ * answers it now. */
+static bool memo_has(sg__graph *g, const sg__schema *op, const sg__garg *args, size_t n)
+{
+    sg__rmemo_key k;
+    uint32_t v;
+    if (!sg__rmemo_key_of(g, op, 0, 0, args, NULL, n, &k))
+        return false;
+    size_t before = g->nvals;
+    assert_int_equal(sg__rmemo_use(g, &k, args, &v), SG_OK);
+    g->nvals = before; /* (a value of no node: dropped) */
+    return v != SG_NOVAL;
+}
+
+/* A result the memo gives is the one the rule gives: for another input of
+ * the same layout (its storage, its _base), in the same graph and against
+ * a fresh graph that runs the rule; after the environment learns something
+ * the memo answers nothing, and the rule's new answer (a stride folded by
+ * the new fact) is the one recorded. */
+static void test_rule_memo(void **state)
+{
+    (void)state;
+    fixture f;
+    trace(&f, false);
+    const sg__opreg *reg = sg__tracer_reg(f.t);
+    const sg__schema *mul = sg__opreg_op(reg, SG_OP_mul_Tensor), *tr = sg__opreg_op(reg, SG_OP_t);
+    const sg__schema *add_ = sg__opreg_op(reg, SG_OP_add__Tensor);
+    const sg_expr *u0, *u1, *mx, *one, *two, *ge;
+    assert_int_equal(sg_env_create_unbacked(f.env, &u0, NULL, 1, NULL), SG_OK);
+    assert_int_equal(sg_env_create_unbacked(f.env, &u1, NULL, 1, NULL), SG_OK);
+    assert_int_equal(sg_expr_int(C, &one, 1) | sg_expr_int(C, &two, 2), SG_OK);
+    const sg_expr *m_args[2] = {u1, one};
+    assert_int_equal(sg_expr_max(C, &mx, 2, m_args), SG_OK);
+    const sg_expr *sz[2] = {u0, u1}, *st[2] = {mx, one};
+    sg__graph *g, *h;
+    assert_int_equal(sg__graph_new(f.env, &g), SG_OK);
+    assert_int_equal(sg__graph_new(f.env, &h), SG_OK);
+    g->reg = h->reg = reg;
+    uint32_t x = memo_input(g, sz, st, SG_NOVAL, "x"), y = memo_input(g, sz, st, SG_NOVAL, "y");
+    uint32_t hx = memo_input(h, sz, st, SG_NOVAL, "x");
+    sg__garg ax[2] = {{.kind = SG_A_VALUE, .u.v = x}, {.kind = SG_A_EXPR, .u.e = two}}, ay[2] = {ax[0], ax[1]};
+    ay[0].u.v = y;
+    sg__garg ahx[2] = {{.kind = SG_A_VALUE, .u.v = hx}, ax[1]};
+    /* mul(x, 2): the rule runs, and its result is kept; mul(y, 2) is answered, as the rule in h answers */
+    uint32_t m1, m2, hm;
+    assert_false(memo_has(g, mul, ax, 2));
+    assert_int_equal(sg__graph_record(g, mul, ax, 2, 0, NULL, &m1), SG_OK);
+    assert_true(memo_has(g, mul, ay, 2));
+    assert_int_equal(sg__graph_record(g, mul, ay, 2, 0, NULL, &m2), SG_OK);
+    assert_int_equal(sg__graph_record(h, mul, ahx, 2, 0, NULL, &hm), SG_OK);
+    same_value(h, hm, g, m2, SG_NOVAL, SG_NOVAL);
+    assert_int_equal(g->nodes[g->vals[m2].node].nargs, 2);
+    assert_int_equal(g->nodes[g->vals[m2].node].flags, 0);
+    /* a view: on its argument's storage, with it as its _base; a view of that view: the same _base */
+    uint32_t t1, t2, ht, tt, htt;
+    sg__garg tx = {.kind = SG_A_VALUE, .u.v = x}, ty = {.kind = SG_A_VALUE, .u.v = y};
+    sg__garg thx = {.kind = SG_A_VALUE, .u.v = hx};
+    assert_int_equal(sg__graph_record(g, tr, &tx, 1, 0, NULL, &t1), SG_OK);
+    assert_true(memo_has(g, tr, &ty, 1));
+    assert_int_equal(sg__graph_record(g, tr, &ty, 1, 0, NULL, &t2), SG_OK);
+    assert_int_equal(sg__graph_record(h, tr, &thx, 1, 0, NULL, &ht), SG_OK);
+    same_value(h, ht, g, t2, g->vals[y].u.t.storage, y);
+    sg__garg at1 = {.kind = SG_A_VALUE, .u.v = t1}, at2 = {.kind = SG_A_VALUE, .u.v = t2};
+    sg__garg aht = {.kind = SG_A_VALUE, .u.v = ht};
+    assert_false(memo_has(g, tr, &at2, 1)); /* t of a view: another key (its argument has a _base) */
+    assert_int_equal(sg__graph_record(g, tr, &at1, 1, 0, NULL, &tt), SG_OK);
+    assert_int_equal(g->vals[tt].u.t.base, x);
+    assert_true(memo_has(g, tr, &at2, 1));
+    assert_int_equal(sg__graph_record(g, tr, &at2, 1, 0, NULL, &tt), SG_OK);
+    assert_int_equal(sg__graph_record(h, tr, &aht, 1, 0, NULL, &htt), SG_OK);
+    same_value(h, htt, g, tt, g->vals[y].u.t.storage, y);
+    /* two arguments on one storage are another key: mul(x, x) is not mul(x, y) */
+    sg__garg axx[2] = {ax[0], ax[0]}, axy[2] = {ax[0], ay[0]};
+    uint32_t v;
+    assert_int_equal(sg__graph_record(g, mul, axy, 2, 0, NULL, &v), SG_OK);
+    assert_true(memo_has(g, mul, axy, 2));
+    assert_false(memo_has(g, mul, axx, 2));
+    /* a call that writes an argument is never remembered */
+    sg__rmemo_key k;
+    assert_false(sg__rmemo_key_of(g, add_, 0, 0, axy, NULL, 2, &k));
+    /* a keyword-only argument (named by a string of the caller's, as the formulas name it): answered the
+       second time, the node holding it as binding records it (named by the schema's own string) */
+    const sg__schema *clone = sg__opreg_op(reg, SG_OP_clone);
+    char kw[] = "memory_format";
+    sg__garg cx[2] = {tx, {.kind = SG_A_MEMFMT, .kw = kw, .u.dtype = SG_CONTIGUOUS_FORMAT}}, cy[2] = {ty, cx[1]};
+    uint32_t c1, c2;
+    assert_int_equal(sg__graph_record(g, clone, cx, 2, 0, NULL, &c1), SG_OK);
+    assert_true(memo_has(g, clone, cy, 2));
+    size_t before = g->nvals;
+    assert_int_equal(sg__graph_record(g, clone, cy, 2, 0, NULL, &c2), SG_OK);
+    assert_int_equal(g->nvals, before + 1);
+    same_value(g, c1, g, c2, SG_NOVAL, SG_NOVAL);
+    const sg__gnode *n1 = &g->nodes[g->vals[c1].node], *n2 = &g->nodes[g->vals[c2].node];
+    assert_int_equal(n1->nargs, 2);
+    assert_int_equal(n2->nargs, 2);
+    assert_ptr_equal(g->args[n1->args + 1].kw, clone->args[1].name);
+    assert_ptr_equal(g->args[n2->args + 1].kw, clone->args[1].name);
+    assert_int_equal(g->args[n2->args + 1].kind, SG_A_MEMFMT);
+    /* the environment learns u1 >= 1: nothing is answered; the rule folds the stride Max(1, u1) to u1 */
+    assert_int_equal(sg_expr_rel(C, &ge, SG_REL_GE, u1, one), SG_OK);
+    assert_int_equal(sg_env_check(f.env, ge, NULL), SG_OK);
+    assert_false(memo_has(g, mul, ay, 2));
+    uint32_t m3, hm3;
+    assert_int_equal(sg__graph_record(g, mul, ay, 2, 0, NULL, &m3), SG_OK);
+    assert_ptr_equal(sg__graph_stride(g, m3, 0), u1);
+    assert_ptr_equal(sg__graph_stride(g, m2, 0), mx);
+    sg__graph *h2;
+    assert_int_equal(sg__graph_new(f.env, &h2), SG_OK);
+    h2->reg = reg;
+    ahx[0].u.v = memo_input(h2, sz, st, SG_NOVAL, "x");
+    assert_int_equal(sg__graph_record(h2, mul, ahx, 2, 0, NULL, &hm3), SG_OK);
+    same_value(h2, hm3, g, m3, SG_NOVAL, SG_NOVAL);
+    sg__graph_free(h2);
+    sg__graph_free(g);
+    sg__graph_free(h);
     untrace(&f);
 }
 
@@ -307,7 +468,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uses),          cmocka_unit_test(test_aliasing), cmocka_unit_test(test_pass),
         cmocka_unit_test(test_identity),      cmocka_unit_test(test_record_errors),
-        cmocka_unit_test(test_replay_cond),
+        cmocka_unit_test(test_replay_cond),   cmocka_unit_test(test_rule_memo),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
