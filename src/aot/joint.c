@@ -1879,12 +1879,44 @@ static bool saved_check_needed(const sg__graph *src)
     return false;
 }
 
+/* A set_ with grad of an input (or its version) whose storage another
+ * input shares, that input read after it: PyTorch makes that input's
+ * grad_fn again from the set_'s (a view of it the caller made: its base's
+ * version moved), NotImplemented, where the backward reaches the read; the
+ * functional graph reads the other input as given. Refused by name. */
+static sg_status set_shared_input(const sg__graph *src)
+{
+    for (uint32_t j = 0; j < src->nnodes; j++) {
+        const sg__gnode *nd = &src->nodes[j];
+        if (nd->kind != SG_N_CALL || nd->schema->op != SG_OP_set__source_Tensor || !(nd->flags & SG_NODE_GRAD))
+            continue;
+        uint32_t self = arg_value(src, nd, 0);
+        uint32_t p = self == SG_NOVAL ? SG_NOVAL : sg__graph_grad_base(src, self);
+        if (p == SG_NOVAL || src->vals[p].node == SG_NOVAL || src->nodes[src->vals[p].node].kind != SG_N_PLACEHOLDER)
+            continue;
+        for (uint32_t q = 0; q < src->nvals; q++) {
+            const sg__gnode *qn = src->vals[q].node == SG_NOVAL ? NULL : &src->nodes[src->vals[q].node];
+            if (q == p || !qn || qn->kind != SG_N_PLACEHOLDER || src->vals[q].kind != SG_V_TENSOR ||
+                src->vals[q].u.t.storage != src->vals[p].u.t.storage || !src->vals[q].u.t.requires_grad)
+                continue;
+            for (uint32_t k = j + 1; k < src->nnodes; k++)
+                if (sg__graph_node_reads(src, &src->nodes[k], q))
+                    return sg__err(src->ctx, SG_EUNSUPPORTED, "unsupported: input %s, which shares the storage of "
+                                   "input %s, read after a set_ with grad of it (line %u): PyTorch makes its "
+                                   "grad_fn again from the set_'s", src->vals[q].name ? src->vals[q].name : "?",
+                                   src->vals[p].name ? src->vals[p].name : "?", nd->line);
+        }
+    }
+    return SG_OK;
+}
+
 sg_status sg__aot_saved_check(const sg__graph *src)
 {
     sg_ctx *ctx = src->ctx;
     const sg__scope *root = &src->scopes[0];
     if (root->output == SG_NOVAL || !saved_check_needed(src))
         return SG_OK;
+    CHAIN(set_shared_input(src));
     uint32_t *ast, nast;
     CHAIN(autograd_storages(src, &ast, &nast));
     uint8_t *needed = sg__calloc(ctx, src->nvals ? src->nvals : 1, 1);
