@@ -1916,7 +1916,6 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     const sg__scope *root = &src->scopes[0];
     if (root->output == SG_NOVAL || !saved_check_needed(src))
         return SG_OK;
-    CHAIN(set_shared_input(src));
     uint32_t *ast, nast;
     CHAIN(autograd_storages(src, &ast, &nast));
     uint8_t *needed = sg__calloc(ctx, src->nvals ? src->nvals : 1, 1);
@@ -2196,6 +2195,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: %s (line %u) writes with grad enabled what a tensor set_ put "
                     "on the same storage (no view of it) reads since: PyTorch's history of that tensor does not "
                     "take the write", src->nodes[unseen].schema->name, src->nodes[unseen].line);
+    if (!s) /* (after the errors the backward meets: a set_ it reaches raises first) */
+        s = set_shared_input(src);
     sg_free(needed);
     sg_free(nsto);
     sg_free(ast);
