@@ -95,6 +95,10 @@ typedef enum sg_aot_partition { SG_AOT_MIN_CUT, SG_AOT_DEFAULT_PARTITION } sg_ao
 typedef struct sg_aot_options {
     int keep_input_mutations;   /* as sg_aot_compile's */
     sg_aot_partition partition; /* SG_AOT_MIN_CUT by default */
+    int eager;                  /* nonzero: t is an eager run's record (sg_walk_tracer of an eager walk),
+                                   compiled for the gradients eager autograd gives: PyTorch's AOT
+                                   refusals of mutations with tensor subclasses (SG_EALIASING) are not
+                                   made, eager makes none */
 } sg_aot_options;
 
 /* As sg_aot_compile, with the choices *o (borrowed, read during the call).
@@ -183,10 +187,23 @@ SG_WARN_UNUSED sg_status sg_aot_call(const sg_aot *a, sg_run *r);
  * backward where a custom Function's backward writes an input
  * (SG_AOT_BACKWARD: its copy_ ends the backward graph). Errors: those of
  * sg_aot_call, SG_EINVAL (n not the number of inputs, an inference
- * program), SG_EUNSUPPORTED (a subclass input; and the error that stopped
- * the backward's making, as sg_aot_backward_ops says). On an error every
- * grads[i] is NULL. */
+ * program), SG_EUNSUPPORTED (the error that stopped the backward's making,
+ * as sg_aot_backward_ops says; gradients that are TwoTensors, which
+ * sg_aot_call_backward_two gives). On an error every grads[i] is NULL. */
 SG_WARN_UNUSED sg_status sg_aot_call_backward(const sg_aot *a, sg_run *r, sg_give sg_tensor **grads, size_t n);
+/* sg_aot_call_backward where the loss may be a tensor subclass: where an
+ * output that requires grad is a TwoTensor (sg_tracer_output_subclass),
+ * PyTorch's loss is one, and so is the gradient of an input that reads it
+ * or a TwoTensor value on the way (a custom Function's backward may give a
+ * plain one): grads[i] is then its inner tensor a and grads_b[i] its inner
+ * tensor b; grads_b[i] is NULL where input i's gradient is a plain tensor
+ * or None. grads_b (n entries) may be NULL where no gradient is a
+ * TwoTensor. Errors: those of sg_aot_call_backward (SG_EUNSUPPORTED: a
+ * custom Function's backward that writes, or gradients of inputs on a
+ * synthetic base, where the loss is a TwoTensor);
+ * on an error every grads[i] and grads_b[i] is NULL. */
+SG_WARN_UNUSED sg_status sg_aot_call_backward_two(const sg_aot *a, sg_run *r, sg_give sg_tensor **grads,
+                                                  sg_give sg_tensor **grads_b, size_t n);
 
 #ifdef __cplusplus
 }

@@ -41,6 +41,7 @@ struct sg_aot {
         uint32_t base;              /* an output's base: a user input or output, or SG_NOVAL */
     } *uin, *uout;
     uint32_t nuin, nuout;
+    bool eager; /* sg_aot_options.eager */
 };
 
 const char *sg_aot_output_kind_name(sg_aot_output_kind k)
@@ -348,14 +349,14 @@ static sg_status user_signature(sg_aot *a)
                 u->idx[j] = k;
                 user_of[k] = a->nuin;
             }
-            for (uint32_t j = 0; j < sub->n && !s; j++)
+            for (uint32_t j = 0; j < sub->n && !s && !a->eager; j++)
                 if (m->in[u->idx[j]].metadata)
                     s = sg__err(ctx, SG_EALIASING, "aot: input %s: Metadata mutations are currently not allowed on "
                                 "tensor subclasses", sub->name);
         }
         user_of[i] = a->nuin++;
     }
-    if (!s && (sig.nin || sig.nout)) { /* a subclass somewhere: no aliased or duplicate input mutated */
+    if (!s && (sig.nin || sig.nout) && !a->eager) { /* a subclass somewhere: no aliased or duplicate input mutated */
         for (uint32_t b = 0; b < m->nbases && !s; b++) {
             uint32_t members = 0;
             for (uint32_t i = 0; i < m->nin; i++)
@@ -410,6 +411,18 @@ static sg_status user_signature(sg_aot *a)
             u->base = base;
         }
     }
+    if (!s && (sig.nin || sig.nout)) { /* which graph inputs and outputs are inner tensors (the backward's) */
+        a->m.in_inner = sg__calloc(ctx, m->nin ? m->nin : 1, 1);
+        a->m.out_inner = sg__calloc(ctx, m->nout ? m->nout : 1, 1);
+        if (!a->m.in_inner || !a->m.out_inner)
+            s = sg__nomem(ctx);
+        for (uint32_t i = 0; i < a->nuin && !s; i++)
+            for (uint32_t j = 0; j < a->uin[i].n && a->uin[i].n > 1; j++)
+                a->m.in_inner[a->uin[i].idx[j]] = (uint8_t)(j + 1);
+        for (uint32_t o = 0; o < a->nuout && !s; o++)
+            for (uint32_t j = 0; j < a->uout[o].n && a->uout[o].n > 1; j++)
+                a->m.out_inner[a->uout[o].idx[j]] = (uint8_t)(j + 1);
+    }
     sg_free(uout_of);
     sg_free(user_of);
     return s;
@@ -458,6 +471,7 @@ sg_status sg_aot_compile_with(const sg_tracer *t, const sg_aot_options *o, sg_ao
     a->ctx = ctx;
     a->t = t;
     a->src = src;
+    a->eager = o->eager != 0;
     sg_status s = sg__graph_new(src->env, &a->fw);
     if (!s) {
         a->fw->reg = src->reg;
@@ -679,50 +693,78 @@ static sg_status base_grads(const sg_aot *a, sg__xrun *rx, uint32_t b, const sg_
     return s;
 }
 
-/* sg_aot_call, and the backward after it where grads (per graph input) is given. */
-static sg_status call(const sg_aot *a, sg_run *r, sg_tensor **grads);
+/* sg_aot_call, and the backward after it where grads is given: per graph
+ * input, ninner entries (its gradient's inner tensor j at grads[j * nin + i]). */
+static sg_status call(const sg_aot *a, sg_run *r, sg_tensor **grads, uint32_t ninner);
 
 sg_status sg_aot_call(const sg_aot *a, sg_run *r)
 {
     if (!a || !r)
         return SG_EINVAL;
-    return call(a, r, NULL);
+    return call(a, r, NULL, 0);
 }
 
 sg_status sg_aot_call_backward(const sg_aot *a, sg_run *r, sg_tensor **grads, size_t n)
 {
     if (!a || !r || (n && !grads))
         return SG_EINVAL;
-    if (n != a->nuin)
-        return sg__err(a->ctx, SG_EINVAL, "sg_aot_call_backward: %zu gradients for %u inputs", n, a->nuin);
     for (size_t i = 0; i < n; i++)
         grads[i] = NULL;
-    for (uint32_t i = 0; i < a->nuin; i++) /* (a gradient through a TwoTensor is one: PyTorch's is a TwoTensor) */
-        if (a->uin[i].n != 1)
-            return sg__err(a->ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program with a tensor-subclass "
-                                                    "input (%s)", a->uin[i].name);
+    if (a->train && sg__aot_train_inner(a->train) > 1)
+        return sg__err(a->ctx, SG_EUNSUPPORTED, "unsupported: the gradients are TwoTensors (an output that requires "
+                                                "grad is one): sg_aot_call_backward_two gives them");
+    return sg_aot_call_backward_two(a, r, grads, NULL, n);
+}
+
+sg_status sg_aot_call_backward_two(const sg_aot *a, sg_run *r, sg_tensor **grads, sg_tensor **grads_b, size_t n)
+{
+    if (!a || !r || (n && !grads))
+        return SG_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        grads[i] = NULL;
+        if (grads_b)
+            grads_b[i] = NULL;
+    }
+    if (n != a->nuin)
+        return sg__err(a->ctx, SG_EINVAL, "sg_aot_call_backward: %zu gradients for %u inputs", n, a->nuin);
     if (!a->train)
         return no_backward(a);
-    sg_tensor **g = sg__calloc(a->ctx, a->m.nin ? a->m.nin : 1, sizeof *g);
+    uint32_t ninner = sg__aot_train_inner(a->train), nin = a->m.nin;
+    if (ninner > 2 || (ninner > 1 && !grads_b))
+        return sg__err(a->ctx, SG_EUNSUPPORTED, "unsupported: gradients that are tensor subclasses of %u inner "
+                                                "tensors", ninner);
+    sg_tensor **g = sg__calloc(a->ctx, nin ? (size_t)nin * ninner : 1, sizeof *g);
     if (!g)
         return sg__nomem(a->ctx);
-    sg_status s = call(a, r, g);
-    for (uint32_t i = 0; i < a->nuin; i++) { /* the program's inputs: one graph input each */
-        grads[i] = g[a->uin[i].idx[0]];
-        g[a->uin[i].idx[0]] = NULL;
+    sg_status s = call(a, r, g, ninner);
+    for (uint32_t i = 0; i < a->nuin; i++) { /* the program's inputs that take gradients: plain ones, one graph
+                                                input each (a subclass input requires no grad) */
+        if (a->uin[i].n != 1)
+            continue;
+        uint32_t x = a->uin[i].idx[0];
+        grads[i] = g[x];
+        g[x] = NULL;
+        if (ninner > 1) {
+            grads_b[i] = g[nin + x];
+            g[nin + x] = NULL;
+        }
     }
-    for (uint32_t i = 0; i < a->m.nin; i++)
+    for (uint32_t i = 0; i < nin * ninner; i++)
         sg__xt_unref(g[i]);
     sg_free(g);
     if (s)
         for (size_t i = 0; i < n; i++) {
             sg_tensor_unref(grads[i]);
             grads[i] = NULL;
+            if (grads_b) {
+                sg_tensor_unref(grads_b[i]);
+                grads_b[i] = NULL;
+            }
         }
     return s;
 }
 
-static sg_status call(const sg_aot *a, sg_run *r, sg_tensor **grads)
+static sg_status call(const sg_aot *a, sg_run *r, sg_tensor **grads, uint32_t ninner)
 {
     sg_ctx *ctx = a->ctx;
     sg__xrun *rx = sg__run_xrun(r);
@@ -798,7 +840,8 @@ static sg_status call(const sg_aot *a, sg_run *r, sg_tensor **grads)
         if (!s && !bg)
             s = sg__nomem(ctx);
         if (!s)
-            s = sg__aot_train_run(a->train, fx, fouts, grads, m->nin, bg, m->nbases);
+            s = sg__aot_train_run(a->train, fx, fouts, grads, m->nin, ninner, bg, m->nbases);
+        /* (a base's gradient is plain: where the loss is a tensor subclass, the joint refuses one) */
         for (uint32_t b = 0; b < m->nbases && !s; b++)
             s = base_grads(a, rx, b, bg[b], bt[b]->sizes[0], grads);
         for (uint32_t b = 0; bg && b < m->nbases; b++)

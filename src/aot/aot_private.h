@@ -192,6 +192,10 @@ typedef struct sg__aot_meta {
     uint32_t ndisjoint;
     sg__aot_bwrite *bwrites; /* the program inputs the custom Functions' backwards write, in order */
     uint32_t nbwrites;
+    /* the tensor subclasses of the program's signature (aot.c, from the tracer's): per input (in_inner)
+       and per user output (out_inner) 0 for a plain tensor, j + 1 for inner tensor j of a subclass;
+       NULL where the signature has none */
+    uint8_t *in_inner, *out_inner;
 } sg__aot_meta;
 
 /* sg__aot_functionalize that also analyses: keep says whether mutations
@@ -239,16 +243,24 @@ sg_status sg__aot_train_fw_ops(const sg__aot_train *t, char **out);
 sg_status sg__aot_train_saved(const sg__aot_train *t, size_t *n, int64_t *bytes);
 /* Keep what the backward reads alive in the forward's run fx (before it runs). */
 sg_status sg__aot_train_pin(const sg__aot_train *t, struct sg__xrun *fx);
+/* How many tensors a gradient of the backward is at most: 1, or the
+ * inner tensors of a tensor subclass (the loss is a TwoTensor: 2). */
+uint32_t sg__aot_train_inner(const sg__aot_train *t);
 /* The backward after forward run fx (fw_outs: the forward's output values),
  * the tangents ones (the loss of program.md: every output summed): grads[i]
  * per input of the meta (nin of them) its gradient, a reference the caller
- * drops, or NULL (none), and bgrads[b] per synthetic base of the meta
- * (nbases) the gradient of its storage's positions likewise (the joint
- * differentiates with respect to the base, of which the graph views each
- * input on it; an input on it read before the storage took its base has
- * a gradient of its own too). Errors: those of the run. */
+ * drops, or NULL (none); where it is a tensor subclass, grads[i] its inner
+ * tensor 0 and grads[j * nin + i] its inner tensor j (grads holds nin *
+ * ninner entries, ninner at least sg__aot_train_inner); and bgrads[b] per
+ * synthetic base of the meta (nbases) the gradient of its storage's
+ * positions likewise, always plain (the joint differentiates with respect
+ * to the base, of which the graph views each input on it; an input on it
+ * read before the storage took its base has a gradient of its own too;
+ * where the loss is a tensor subclass, the joint refuses a base's
+ * gradient). Errors: those of the run. */
 sg_status sg__aot_train_run(const sg__aot_train *t, struct sg__xrun *fx, const uint32_t *fw_outs,
-                            struct sg_tensor **grads, uint32_t nin, struct sg_tensor **bgrads, uint32_t nbases);
+                            struct sg_tensor **grads, uint32_t nin, uint32_t ninner, struct sg_tensor **bgrads,
+                            uint32_t nbases);
 
 /* PyTorch's saved-tensor check, before the backward runs: a node the
  * backward of src's loss (its outputs that require grad) runs whose

@@ -82,6 +82,7 @@ typedef struct fz {
     sg__aot_meta *meta; /* filled at the end */
     uint32_t *lead;     /* the leading outputs */
     uint32_t *stack, cap; /* the links current() makes again */
+    uint32_t top;         /* stack[0 .. top): the links of the current() calls a call of it runs within */
     bool branch_writes;   /* writes of what a root cond's branch takes are functionalized (before_cond) */
     uint32_t *extra, nextra, capextra; /* a branch's extra outputs (branch_end) */
     uint8_t *mk;          /* the root cond being replayed: its operands the branches write; the custom
@@ -444,8 +445,10 @@ static sg_status current_root(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
 static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
 {
     /* up to the first link that is current (or the root), then the links
-       below it made again, top down: a loop, for chains of any length */
-    uint32_t n = 0, u = v, p;
+       below it made again, top down: a loop, for chains of any length; above
+       the links of the calls it runs within (a view made again as an
+       as_strided of its base's version now makes that version current) */
+    uint32_t base = z->top, n = base, u = v, p = SG_NOVAL;
     for (;; u = z->v[u].parent) {
         const fval *f = &z->v[u];
         if (f->parent == SG_NOVAL || (f->gen == store_of(z, u)->gen && f->cur != SG_NOVAL))
@@ -459,18 +462,24 @@ static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
         }
         z->stack[n++] = u;
     }
+    sg_status s = SG_OK;
+    z->top = n;
     if (z->v[u].parent == SG_NOVAL)
-        CHAIN(current_root(z, r, u, &p));
+        s = current_root(z, r, u, &p);
     else
         p = z->v[u].cur;
-    while (n-- > 0) {
+    while (!s && n-- > base) {
         uint32_t w = z->stack[n];
-        CHAIN(link_view(z, r, w, p, &p));
+        z->top = n; /* (stack[base .. n) still to make) */
+        if ((s = link_view(z, r, w, p, &p)))
+            break;
+        hide(z, p, SG_NODE_REGEN); /* (its grad_fn made again: a view's own flag) */
         z->v[w].cur = p;
         z->v[w].gen = store_of(z, w)->gen;
     }
+    z->top = base;
     *out = p;
-    return SG_OK;
+    return s;
 }
 
 /* The arguments of src node nd as dst values: mapped as the replay maps
@@ -768,6 +777,8 @@ static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd,
     CHAIN(sg__replay_call(r, fs, cur, nd->nargs, &f));
     uint32_t self = z->src->args[nd->args].u.v;
     hide(z, f, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)); /* (its other arguments may require grad) */
+    if (z->v[self].parent != SG_NOVAL) /* a view written: its grad_fn made again (rebase_history) */
+        hide(z, f, SG_NODE_REGEN);
     CHAIN(hidden_write(z, cur[0].u.v, f, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA),
                        z->src->vals[self].u.t.requires_grad, &f));
     return write_through(z, r, node, nd, self, f);
@@ -1952,6 +1963,8 @@ void sg__aot_meta_free(sg__aot_meta *m)
     sg_free(m->bases);
     sg_free(m->conds);
     sg_free(m->bwrites);
+    sg_free(m->in_inner);
+    sg_free(m->out_inner);
     *m = (sg__aot_meta){0};
 }
 

@@ -31,6 +31,8 @@ struct sg__aot_train {
     uint32_t ngrad;
     uint32_t *grad_in; /* per output of bw: the input (m.in) whose gradient it is, or (SG__BASE | b) the
                           synthetic base b's (m.bases: the gradient of its storage's positions) */
+    uint8_t *grad_inner; /* per output of bw: 0 (the gradient, or inner tensor 0 of one that is a
+                            tensor subclass; a synthetic base's), j (its inner tensor j) */
     uint8_t *bw_written; /* per input (m.in): a custom Function's backward writes it (a copy_ at the
                             backward graph's end) */
     uint8_t *fw_keep;  /* per joint node: in the partitioned forward (extract_fw) */
@@ -50,6 +52,7 @@ void sg__aot_train_free(sg__aot_train *t)
     sg_free(t->saved);
     sg_free(t->tan_out);
     sg_free(t->grad_in);
+    sg_free(t->grad_inner);
     sg_free(t->bw_written);
     sg_free(t->fw_keep);
     sg_free(t);
@@ -189,9 +192,152 @@ static sg_status backward_writes(jctx *J, sg__replay *r, const sg__backward *b)
     return SG_OK;
 }
 
+/* Which values of joint g are tensor subclasses in eager's backward
+ * (two[v]): an inner tensor of a subclass input, a tangent where the loss
+ * is a subclass (every one: backward()'s ones_like of a TwoTensor loss is
+ * one, and so are the gradients it reaches through sums and expands),
+ * and every value computed from one (the subclass's dispatch wraps every
+ * tensor result of an operator one of whose arguments is one); a factory
+ * (zeros of a gradient's sizes, a custom Function's own tensor) is
+ * plain. */
+static sg_status subclass_values(const jctx *J, const sg__replay *r, uint8_t **out)
+{
+    const sg__aot_meta *m = J->m;
+    const sg__graph *g = sg__replay_dst((sg__replay *)r);
+    uint8_t *two = *out = sg__calloc(g->ctx, g->nvals ? g->nvals : 1, 1);
+    if (!two)
+        return sg__nomem(g->ctx);
+    for (uint32_t k = 0; k < J->t->ntan; k++)
+        two[J->tangents[k]] = 1;
+    for (uint32_t q = 0; q < m->nin; q++) {
+        uint32_t jv = m->in_inner && m->in_inner[q] ? sg__replay_mapped(r, m->in[q].dph) : SG_NOVAL;
+        if (jv != SG_NOVAL)
+            two[jv] = 1;
+    }
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->out == SG_NOVAL || (nd->kind != SG_N_CALL && nd->kind != SG_N_COND))
+            continue;
+        bool any = false;
+        for (uint32_t k = 0; k < nd->nargs && !any; k++) {
+            const sg__garg *a = &g->args[nd->args + k];
+            any = a->kind == SG_A_VALUE && two[a->u.v];
+            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n && !any; j++)
+                any = two[g->ids[a->u.list.off + j]] != 0;
+        }
+        if (!any)
+            continue;
+        two[nd->out] = 1;
+        const sg__gval *x = &g->vals[nd->out];
+        for (uint32_t j = 0; x->kind == SG_V_LIST && j < x->u.list.n; j++)
+            two[g->ids[x->u.list.off + j]] = 1;
+    }
+    return SG_OK;
+}
+
+/* What joint g (its forward part, before its backward's nodes) cannot
+ * give of a tensor-subclass loss: the empty views whose gradient's type
+ * PyTorch's grad_fn made again decides (SG_NODE_REGEN) where the
+ * functional graph cannot tell it. rg: which values require grad; outs:
+ * the outputs with a tangent. */
+static sg_status subclass_refusals(const jctx *J, const sg__graph *g, const uint8_t *rg, const uint32_t *outs)
+{
+    const sg__aot_meta *m = J->m;
+    const sg__graph *fw = J->fw;
+    for (uint32_t i = 0; i < m->nin; i++) {
+        /* an input view written with grad (PyTorch's inputs on one storage are views of the caller's
+           base): its grad_fn made again, as SG_NODE_REGEN says of the program's own views;
+           functionalization writes an input itself, no view of it */
+        const sg__aot_input *in = &m->in[i];
+        if (!in->tensor || !in->data || !in->requires_grad || !sg__graph_empty(fw, in->dph))
+            continue;
+        bool shared = in->base != SG_NOVAL;
+        for (uint32_t j = 0; j < m->nin && !shared; j++)
+            shared = j != i && m->in[j].tensor && fw->vals[m->in[j].dph].u.t.storage == fw->vals[in->dph].u.t.storage;
+        if (shared)
+            return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: an empty input written where other inputs view its "
+                           "storage and the loss is a tensor subclass (input %s): the grad_fn PyTorch makes again "
+                           "for an input view gives a plain gradient there, and which input views which is the "
+                           "caller's", fw->vals[in->dph].name);
+    }
+    for (uint32_t i = 0; i < J->first; i++) {
+        /* an empty view written with grad, and read (beyond the write carried back to its base: its
+           first reader): PyTorch's gradient through its grad_fn made again is plain, through its base's
+           CopySlices a TwoTensor, where ours meet in one value */
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->kind != SG_N_CALL || !(nd->flags & SG_NODE_REGEN) || (nd->schema->flags & SG_OPF_VIEW) ||
+            nd->out == SG_NOVAL || !rg[nd->out] || !sg__graph_empty(g, nd->out))
+            continue;
+        uint32_t readers = 0;
+        for (uint32_t k = 0; k < J->t->ntan; k++)
+            readers += outs[k] == nd->out;
+        for (uint32_t j = i + 1; j < J->first && readers < 2; j++)
+            readers += sg__graph_node_reads(g, &g->nodes[j], nd->out);
+        if (readers > 1)
+            return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: an empty view written in place with grad (%s, line "
+                           "%u), where the loss is a tensor subclass: PyTorch's gradient through the view is a plain "
+                           "tensor, through its base a TwoTensor", nd->schema->name, nd->line);
+    }
+    return SG_OK;
+}
+
+/* The joint's gradient outputs, those that exist (J->grads, t->grad_in and
+ * t->grad_inner from 0 on, t->ngrad of them), from the npass backwards'
+ * gradients of the nin inputs (or synthetic bases, with one backward) that
+ * require grad (backward p's at J->grads[p * nin ...], t->grad_in[0 .. nin)
+ * their inputs): per input the first backward's, a plain tensor, or where
+ * it reads a subclass value (two, NULL: none does), every backward's, its
+ * inner tensors in order. A leaf moved into the graph interior is
+ * AccumulateGrad's error. */
+static sg_status gradient_outputs(jctx *J, uint32_t nin, uint32_t npass, const uint8_t *two)
+{
+    sg__aot_train *t = J->t;
+    sg_ctx *ctx = J->fw->ctx;
+    uint32_t *got = sg__malloc(ctx, (size_t)nin * (npass + 1) * sizeof *got + 1);
+    if (!got)
+        return sg__nomem(ctx);
+    /* (the gradients, then their inputs: the outputs are written over both) */
+    memcpy(got, J->grads, (size_t)nin * npass * sizeof *got);
+    memcpy(got + (size_t)nin * npass, t->grad_in, (size_t)nin * sizeof *got);
+    sg_status s = SG_OK;
+    for (uint32_t k = 0; k < nin && !s; k++) {
+        uint32_t in = got[(size_t)nin * npass + k], none = 0;
+        bool sub = false;
+        for (uint32_t p = 0; p < npass; p++) {
+            uint32_t v = got[(size_t)p * nin + k];
+            none += v == SG_NOVAL;
+            sub |= v != SG_NOVAL && two && two[v];
+        }
+        if (none == npass)
+            continue;
+        const char *name = J->fw->vals[J->m->in[in & SG__BASE ? J->m->bases[in & ~SG__BASE].member : in].dph].name;
+        if (!(in & SG__BASE) && J->m->in[in].moved) /* (AccumulateGrad's check) */
+            s = sg__err(ctx, SG_EAUTOGRAD, "leaf variable has been moved into the graph interior (input %s)", name);
+        else if (none)
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the gradient of input %s reaches it through some inner "
+                        "tensors of a tensor subclass only", name);
+        for (uint32_t p = 0; p < (sub ? npass : 1) && !s; p++) {
+            J->grads[t->ngrad] = got[(size_t)p * nin + k];
+            t->grad_inner[t->ngrad] = (uint8_t)p;
+            t->grad_in[t->ngrad++] = in;
+        }
+    }
+    sg_free(got);
+    return s;
+}
+
 /* Before the joint's output: a tangent per user output that requires grad,
  * the backward to every input that requires grad (the gradients lead the
- * joint's output), and which forward value each joint value stands for. */
+ * joint's output), and which forward value each joint value stands for.
+ * Where an output that requires grad is a tensor subclass (a TwoTensor),
+ * so is eager's loss, and its backward runs every formula on each inner
+ * tensor of the gradients it is given: the backward is taken once per
+ * inner tensor j, from the plain outputs' tangents and the tangents of
+ * the inner tensors j of the subclass outputs (the others' formulas are
+ * not run: a zero gradient through them could meet an infinity), and an
+ * input's gradient is a subclass where it reads a subclass value
+ * (subclass_values): one output per inner tensor, else the first
+ * backward's alone. */
 static sg_status joint_end(sg__replay *r, void *ud)
 {
     jctx *J = ud;
@@ -207,14 +353,18 @@ static sg_status joint_end(sg__replay *r, void *ud)
     uint32_t nout = m->nout, *outs = sg__malloc(ctx, (nout ? nout : 1) * sizeof *outs);
     size_t nwant = (size_t)m->nin + m->nbases + 1; /* (an input or a synthetic base each) */
     uint32_t *ins = sg__malloc(ctx, nwant * sizeof *ins);
+    uint8_t *tan_inner = sg__calloc(ctx, nout ? nout : 1, 1);
     J->tangents = sg__malloc(ctx, (nout ? nout : 1) * sizeof *J->tangents);
-    J->grads = sg__malloc(ctx, nwant * sizeof *J->grads);
+    /* (room for a gradient per input or synthetic base and inner tensor) */
+    J->grads = sg__malloc(ctx, nwant * SG__TSUB_MAX * sizeof *J->grads);
     t->tan_out = sg__malloc(ctx, (nout ? nout : 1) * sizeof *t->tan_out);
-    t->grad_in = sg__malloc(ctx, nwant * sizeof *t->grad_in);
+    t->grad_in = sg__malloc(ctx, nwant * SG__TSUB_MAX * sizeof *t->grad_in);
+    t->grad_inner = sg__calloc(ctx, nwant * SG__TSUB_MAX, 1);
     t->bw_written = sg__calloc(ctx, m->nin ? m->nin : 1, 1);
-    sg_status s = outs && ins && J->tangents && J->grads && t->tan_out && t->grad_in && t->bw_written
-                      ? SG_OK : sg__nomem(ctx);
+    sg_status s = outs && ins && tan_inner && J->tangents && J->grads && t->tan_out && t->grad_in &&
+                  t->grad_inner && t->bw_written ? SG_OK : sg__nomem(ctx);
     /* the tangents: one per user output that requires grad (PyTorch's tangents_1 ...) */
+    uint32_t npass = 1; /* the backwards: one, or one per inner tensor of a subclass loss */
     for (uint32_t k = 0; k < nout && !s; k++) {
         const sg__garg *a = &fw->args[fo->args + m->nlead + k];
         uint32_t jv = a->kind == SG_A_VALUE ? sg__replay_mapped(r, a->u.v) : SG_NOVAL;
@@ -223,6 +373,8 @@ static sg_status joint_end(sg__replay *r, void *ud)
         char name[32];
         snprintf(name, sizeof name, "tangents_%u", t->ntan + 1);
         if (!(s = contiguous_placeholder(g, jv, name, &J->tangents[t->ntan]))) {
+            tan_inner[t->ntan] = m->out_inner ? m->out_inner[k] : 0;
+            npass = tan_inner[t->ntan] > npass ? tan_inner[t->ntan] : npass;
             outs[t->ntan] = jv;
             t->tan_out[t->ntan++] = m->nlead + k;
         }
@@ -240,24 +392,43 @@ static sg_status joint_end(sg__replay *r, void *ud)
     }
     for (uint32_t b = 0; b < m->nbases && !s; b++) {
         uint32_t jv = sg__replay_mapped(r, m->bases[b].dph);
-        if (jv != SG_NOVAL && rg[jv]) {
+        if (jv != SG_NOVAL && rg[jv] && npass > 1) /* (PyTorch's AOT refuses aliased inputs mutated there) */
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of inputs on a storage other inputs view "
+                        "(input %s), where the loss is a tensor subclass (a TwoTensor output requires grad)",
+                        fw->vals[m->in[m->bases[b].member].dph].name);
+        else if (jv != SG_NOVAL && rg[jv]) {
             t->grad_in[nin] = SG__BASE | b;
             ins[nin++] = jv;
         }
     }
-    sg__backward b = {.outs = outs, .seeds = J->tangents, .nout = t->ntan, .ins = ins, .nin = nin,
-                      .grads = J->grads};
-    if (!s)
+    uint32_t *pouts = npass > 1 ? sg__malloc(ctx, (nout ? nout : 1) * sizeof *pouts) : outs;
+    uint32_t *pseeds = npass > 1 ? sg__malloc(ctx, (nout ? nout : 1) * sizeof *pseeds) : J->tangents;
+    if (!s && (!pouts || !pseeds))
+        s = sg__nomem(ctx);
+    sg__backward b = {.grads = J->grads};
+    for (uint32_t p = 1; p <= npass && !s; p++) { /* (the gradients of backward p at J->grads[(p - 1) * nin ...]) */
+        uint32_t np = 0;
+        for (uint32_t k = 0; k < t->ntan; k++)
+            if (npass == 1 || !tan_inner[k] || tan_inner[k] == p) {
+                pouts[np] = outs[k];
+                pseeds[np++] = J->tangents[k];
+            }
+        sg_free(b.writes);
+        b = (sg__backward){.outs = pouts, .seeds = pseeds, .nout = np, .ins = ins, .nin = nin,
+                           .grads = J->grads + (size_t)(p - 1) * nin, .nnodes = J->first};
         s = sg__graph_backward(g, &b);
-    for (uint32_t k = 0; k < nin && !s; k++) /* only the gradients that exist are outputs */
-        if (J->grads[k] != SG_NOVAL && !(t->grad_in[k] & SG__BASE) &&
-            m->in[t->grad_in[k]].moved) /* (AccumulateGrad's check) */
-            s = sg__err(ctx, SG_EAUTOGRAD, "leaf variable has been moved into the graph interior (input %s)",
-                        fw->vals[m->in[t->grad_in[k]].dph].name);
-        else if (J->grads[k] != SG_NOVAL) {
-            J->grads[t->ngrad] = J->grads[k];
-            t->grad_in[t->ngrad++] = t->grad_in[k];
-        }
+        if (!s && npass > 1 && b.nwrites)
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a custom Function's backward that writes (line %u), "
+                        "where the loss is a tensor subclass (a TwoTensor output requires grad): eager's write "
+                        "takes every inner tensor of its gradients", b.writes[0].line);
+    }
+    if (!s && npass > 1)
+        s = subclass_refusals(J, g, rg, outs);
+    uint8_t *two = NULL;
+    if (!s && npass > 1)
+        s = subclass_values(J, r, &two);
+    if (!s)
+        s = gradient_outputs(J, nin, npass, two);
     for (uint32_t k = 0; k < t->ngrad && !s; k++) {
         /* a leaf whose layout the program changed (under no_grad or through .data: with grad, eager raises
            first): AccumulateGrad checks its gradient against the sizes the leaf had when its accumulator was
@@ -275,7 +446,6 @@ static sg_status joint_end(sg__replay *r, void *ud)
     }
     if (!s)
         s = backward_writes(J, r, &b);
-    sg_free(b.writes);
     /* the forward's values, as the joint has them */
     if (!s && !(J->j2f = sg__malloc(ctx, (g->nvals ? g->nvals : 1) * sizeof *J->j2f)))
         s = sg__nomem(ctx);
@@ -289,6 +459,13 @@ static sg_status joint_end(sg__replay *r, void *ud)
         }
         sg__replay_lead(r, J->grads, t->ngrad);
     }
+    sg_free(b.writes);
+    sg_free(two);
+    if (pouts != outs)
+        sg_free(pouts);
+    if (pseeds != J->tangents)
+        sg_free(pseeds);
+    sg_free(tan_inner);
     sg_free(rg);
     sg_free(outs);
     sg_free(ins);
@@ -847,11 +1024,19 @@ sg_status sg__aot_train_pin(const sg__aot_train *t, sg__xrun *fx)
     return SG_OK;
 }
 
+uint32_t sg__aot_train_inner(const sg__aot_train *t)
+{
+    uint32_t n = 1;
+    for (uint32_t k = 0; t && k < t->ngrad; k++)
+        n = t->grad_inner[k] + 1u > n ? t->grad_inner[k] + 1u : n;
+    return n;
+}
+
 sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t *fw_outs, struct sg_tensor **grads,
-                            uint32_t nin, struct sg_tensor **bgrads, uint32_t nbases)
+                            uint32_t nin, uint32_t ninner, struct sg_tensor **bgrads, uint32_t nbases)
 {
     sg_ctx *ctx = t->bw->ctx;
-    for (uint32_t i = 0; i < nin; i++)
+    for (uint32_t i = 0; i < nin * ninner; i++)
         grads[i] = NULL;
     for (uint32_t b = 0; b < nbases; b++)
         bgrads[b] = NULL;
@@ -903,7 +1088,8 @@ sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t
     for (uint32_t k = 0; k < t->ngrad && !s; k++) {
         const sg__xval *x = sg__xrun_value(bx, t->bw->args[bo->args + k].u.v);
         uint32_t to = t->grad_in[k];
-        if (x->kind != SG_XV_TENSOR || (to & SG__BASE ? (to & ~SG__BASE) >= nbases : to >= nin)) {
+        if (x->kind != SG_XV_TENSOR || (to & SG__BASE ? (to & ~SG__BASE) >= nbases || t->grad_inner[k]
+                                                      : to >= nin || t->grad_inner[k] >= ninner)) {
             s = sg__err(ctx, SG_EINTERNAL, "aot: a gradient that is not a tensor");
             break;
         }
@@ -911,10 +1097,10 @@ sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t
         if (to & SG__BASE)
             bgrads[to & ~SG__BASE] = x->u.t;
         else
-            grads[to] = x->u.t;
+            grads[(size_t)t->grad_inner[k] * nin + to] = x->u.t;
     }
     if (s) {
-        for (uint32_t i = 0; i < nin; i++) {
+        for (uint32_t i = 0; i < nin * ninner; i++) {
             sg__xt_unref(grads[i]);
             grads[i] = NULL;
         }
@@ -1695,6 +1881,37 @@ static bool saved_check_needed(const sg__graph *src)
     return false;
 }
 
+/* A set_ with grad of an input (or its version) whose storage another
+ * input shares, that input read after it: PyTorch makes that input's
+ * grad_fn again from the set_'s (a view of it the caller made: its base's
+ * version moved), NotImplemented, where the backward reaches the read; the
+ * functional graph reads the other input as given. Refused by name. */
+static sg_status set_shared_input(const sg__graph *src)
+{
+    for (uint32_t j = 0; j < src->nnodes; j++) {
+        const sg__gnode *nd = &src->nodes[j];
+        if (nd->kind != SG_N_CALL || nd->schema->op != SG_OP_set__source_Tensor || !(nd->flags & SG_NODE_GRAD))
+            continue;
+        uint32_t self = arg_value(src, nd, 0);
+        uint32_t p = self == SG_NOVAL ? SG_NOVAL : sg__graph_grad_base(src, self);
+        if (p == SG_NOVAL || src->vals[p].node == SG_NOVAL || src->nodes[src->vals[p].node].kind != SG_N_PLACEHOLDER)
+            continue;
+        for (uint32_t q = 0; q < src->nvals; q++) {
+            const sg__gnode *qn = src->vals[q].node == SG_NOVAL ? NULL : &src->nodes[src->vals[q].node];
+            if (q == p || !qn || qn->kind != SG_N_PLACEHOLDER || src->vals[q].kind != SG_V_TENSOR ||
+                src->vals[q].u.t.storage != src->vals[p].u.t.storage || !src->vals[q].u.t.requires_grad)
+                continue;
+            for (uint32_t k = j + 1; k < src->nnodes; k++)
+                if (sg__graph_node_reads(src, &src->nodes[k], q))
+                    return sg__err(src->ctx, SG_EUNSUPPORTED, "unsupported: input %s, which shares the storage of "
+                                   "input %s, read after a set_ with grad of it (line %u): PyTorch makes its "
+                                   "grad_fn again from the set_'s", src->vals[q].name ? src->vals[q].name : "?",
+                                   src->vals[p].name ? src->vals[p].name : "?", nd->line);
+        }
+    }
+    return SG_OK;
+}
+
 sg_status sg__aot_saved_check(const sg__graph *src)
 {
     sg_ctx *ctx = src->ctx;
@@ -1980,6 +2197,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: %s (line %u) writes with grad enabled what a tensor set_ put "
                     "on the same storage (no view of it) reads since: PyTorch's history of that tensor does not "
                     "take the write", src->nodes[unseen].schema->name, src->nodes[unseen].line);
+    if (!s) /* (after the errors the backward meets: a set_ it reaches raises first) */
+        s = set_shared_input(src);
     sg_free(needed);
     sg_free(nsto);
     sg_free(ast);

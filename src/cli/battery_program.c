@@ -1580,28 +1580,58 @@ typedef struct outcome {
     concrete *c;
     int compiled;     /* x is a compiled run: identities are the tensors' own */
     const sg_aot *aot; /* the compiled program (compiled runs) */
-    sg_tensor **grads; /* per input of aot, its gradient or NULL (None); NULL: no backward ran */
+    sg_tensor **grads; /* per input of aot, its gradient or NULL (None), then per input the inner tensor b
+                          of a gradient that is a TwoTensor (grads_new); NULL: no backward ran */
     const concrete *bwc; /* the inputs of the run whose backward ran, after it (bw items) */
 } outcome;
+
+/* The gradients of compiled program a's inputs (sg_aot_call_backward_two): n
+ * = sg_aot_ninputs(a) entries, each input's gradient or its inner tensor a,
+ * then n entries, the inner tensors b of those that are TwoTensors. */
+static sg_tensor **grads_new(const sg_aot *a)
+{
+    return cli_xcalloc(2 * sg_aot_ninputs(a) + 1, sizeof(sg_tensor *));
+}
+
+static void grads_free(const sg_aot *a, sg_tensor **grads)
+{
+    for (size_t i = 0; grads && i < 2 * sg_aot_ninputs(a); i++)
+        sg_tensor_unref(grads[i]);
+    free(grads);
+}
+
+/* Tensor x as the oracle prints it, or where b is given, the TwoTensor of
+ * inner tensors x and b: two(a=VALUE, b=VALUE); no x: None. */
+static void print_two(sg_ctx *ctx, const sg_tensor *x, const sg_tensor *b, cli_str *out)
+{
+    if (!x) {
+        cli_str_adds(out, "None");
+        return;
+    }
+    for (int j = 0; j < 1 + (b != NULL); j++) {
+        char *t = NULL;
+        sg_status st = sg_tensor_print(ctx, &t, j ? b : x);
+        if (b)
+            cli_str_adds(out, j ? ", b=" : "two(a=");
+        if (st)
+            cli_str_add_error(out, ctx, st);
+        else
+            cli_str_adds(out, t);
+        sg_free(t);
+    }
+    if (b)
+        cli_str_adds(out, ")");
+}
 
 /* The value of the tensor the walk gives as v (a TwoTensor: two(a=..., b=...)). */
 static void print_value(sg_ctx *ctx, const outcome *o, uint32_t v, cli_str *out)
 {
     sg_value b = sg_walk_inner(o->w, v, 1);
-    for (int j = 0; j < 1 + (b != NOVAL); j++) {
-        const sg_tensor *x = sg_run_tensor(o->x, j ? b : v);
-        char *s = NULL;
-        sg_status st = x ? sg_tensor_print(ctx, &s, x) : SG_EINTERNAL;
-        if (b != NOVAL)
-            cli_str_adds(out, j ? ", b=" : "two(a=");
-        if (st)
-            cli_str_add_error(out, ctx, st);
-        else
-            cli_str_adds(out, s);
-        sg_free(s);
-    }
-    if (b != NOVAL)
-        cli_str_adds(out, ")");
+    const sg_tensor *x = sg_run_tensor(o->x, v), *xb = b != NOVAL ? sg_run_tensor(o->x, b) : NULL;
+    if (!x || (b != NOVAL && !xb))
+        cli_str_add_error(out, ctx, SG_EINTERNAL);
+    else
+        print_two(ctx, x, xb, out);
 }
 
 /* "oK" in the n bytes at s: 1 with *k set (a K past SIZE_MAX is SIZE_MAX,
@@ -1680,19 +1710,10 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
             if (strlen(sg_aot_input_name(o->aot, i)) == nn && !strncmp(sg_aot_input_name(o->aot, i), nm, nn))
                 idx = (long)i;
         cli_str val = CLI_STR_INIT;
-        if (idx < 0) {
+        if (idx < 0)
             cli_str_addf(&val, "(no input %.*s)", (int)nn, nm);
-        } else if (!o->grads[idx]) {
-            cli_str_adds(&val, "None");
-        } else {
-            char *t = NULL;
-            sg_status st = sg_tensor_print(ctx, &t, o->grads[idx]);
-            if (st)
-                cli_str_add_error(&val, ctx, st);
-            else
-                cli_str_adds(&val, t);
-            sg_free(t);
-        }
+        else
+            print_two(ctx, o->grads[idx], o->grads[sg_aot_ninputs(o->aot) + (size_t)idx], &val);
         ok = values_match(cli_str_get(&val), eq + 1);
         cli_str_addf(&got, "grad %.*s=%s", (int)nn, nm, cli_str_get(&val));
         cli_str_free(&val);
@@ -1700,20 +1721,18 @@ static int check_item(sg_ctx *ctx, const outcome *o, const char *item, size_t n,
         const char *nm = it + 3;
         size_t nn = (size_t)(eq - nm);
         cli_trim(&nm, &nn);
-        const sg_tensor *x = NULL;
+        const sg_tensor *x = NULL, *xb = NULL; /* (a TwoTensor's inner tensors) */
         for (size_t i = 0; i < o->bwc->n; i++)
-            if (strlen(sg_program_param(o->p->prog, i)) == nn && !strncmp(sg_program_param(o->p->prog, i), nm, nn))
-                x = o->bwc->t[o->bwc->same_as[i] >= 0 ? (size_t)o->bwc->same_as[i] : i];
+            if (strlen(sg_program_param(o->p->prog, i)) == nn && !strncmp(sg_program_param(o->p->prog, i), nm, nn)) {
+                size_t root = o->bwc->same_as[i] >= 0 ? (size_t)o->bwc->same_as[i] : i;
+                x = o->bwc->t[root];
+                xb = o->bwc->tb[root];
+            }
         cli_str val = CLI_STR_INIT;
-        char *t = NULL;
-        sg_status st = x ? sg_tensor_print(ctx, &t, x) : SG_OK;
         if (!x)
             cli_str_addf(&val, "(no tensor input %.*s)", (int)nn, nm);
-        else if (st)
-            cli_str_add_error(&val, ctx, st);
         else
-            cli_str_adds(&val, t);
-        sg_free(t);
+            print_two(ctx, x, xb, &val);
         ok = x && values_match(cli_str_get(&val), eq + 1);
         cli_str_addf(&got, "bw %.*s=%s", (int)nn, nm, cli_str_get(&val));
         cli_str_free(&val);
@@ -1989,8 +2008,9 @@ static void mark_positions(const sg_tensor *t, uint8_t *hit, int64_t span, bool 
 /* The gradients of the declared tensors, as the oracle reports them: an
  * `input` that views a parameter that requires grad (`input e = a[1::3]`)
  * is a view of it for autograd too, so its gradient (grads, per input of
- * a, in place) is added into the parameter's at the positions it views,
- * as the view's backward scatters it. On a synthetic base (the program
+ * a as grads_new holds them, in place) is added into the parameter's at
+ * the positions it views, as the view's backward scatters it (inner tensor
+ * by inner tensor where either is a TwoTensor). On a synthetic base (the program
  * writes their storage: sg_aot_input_synthetic) the parameter's gradient
  * is the storage's already, the view's part in it. SG_EUNSUPPORTED where
  * either is mutated but no synthetic base joins them (an empty one
@@ -2071,16 +2091,9 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
             twice = at[position(tj, e)] >= 0;
             at[position(tj, e)] = e;
         }
-        sg_tensor *g = NULL;
-        size_t nd = sg_tensor_ndim(tj);
-        int64_t sz[SG_MAX_DIMS];
-        for (size_t d = 0; d < nd; d++)
-            sz[d] = sg_tensor_size(tj, d);
         sg_status st = twice ? sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s, which reaches "
                                                 "a position twice, through its view %s", sg_program_param(p->prog, j), nk)
-                             : sg_tensor_new(ctx, &g, SG_FLOAT64, nd, sz);
-        for (int64_t e = 0; !st && grads[ij] && e < nj; e++) /* its own gradient */
-            sg_tensor_set_f(g, e, sg_tensor_get_f(grads[ij], e));
+                             : SG_OK;
         /* (within: the positions of every view an as_strided of the chain was called on, where the
            view's gradient goes; where such a view reaches a position twice, as_strided_backward divides
            by the count there: refused) */
@@ -2108,19 +2121,37 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                                       "as_strided reaching beyond the view it was called on, where the program "
                                       "writes their storage", sg_program_param(p->prog, j), nk);
         }
-        for (int64_t e = 0; !st && !synth && grads[ik] && e < sg_tensor_numel(tk); e++) { /* and the view's, where it reaches */
-            int64_t q = position(tk, e);
-            if (q < span && at[q] >= 0 && within[q])
-                sg_tensor_set_f(g, at[q], sg_tensor_get_f(g, at[q]) + sg_tensor_get_f(grads[ik], e));
+        /* the sum, a TwoTensor's inner tensors one by one where either is one (a plain one added to each;
+           never on a synthetic base: PyTorch refuses aliased inputs mutated with a subclass) */
+        sg_tensor *g[2] = {NULL, NULL};
+        int parts = grads[n + ij] || grads[n + ik] ? 2 : 1;
+        size_t nd = sg_tensor_ndim(tj);
+        int64_t sz[SG_MAX_DIMS];
+        for (size_t d = 0; d < nd; d++)
+            sz[d] = sg_tensor_size(tj, d);
+        for (int q = 0; q < parts && !st; q++) {
+            const sg_tensor *own = q && grads[n + ij] ? grads[n + ij] : grads[ij];
+            const sg_tensor *view = q && grads[n + ik] ? grads[n + ik] : grads[ik];
+            st = sg_tensor_new(ctx, &g[q], SG_FLOAT64, nd, sz);
+            for (int64_t e = 0; !st && own && e < nj; e++) /* its own gradient */
+                sg_tensor_set_f(g[q], e, sg_tensor_get_f(own, e));
+            for (int64_t e = 0; !st && !synth && view && e < sg_tensor_numel(tk); e++) { /* and the view's, where it reaches */
+                int64_t x = position(tk, e);
+                if (x < span && at[x] >= 0 && within[x])
+                    sg_tensor_set_f(g[q], at[x], sg_tensor_get_f(g[q], at[x]) + sg_tensor_get_f(view, e));
+            }
         }
         free(within);
         free(at);
         if (st) {
-            sg_tensor_unref(g);
+            sg_tensor_unref(g[0]);
+            sg_tensor_unref(g[1]);
             return st;
         }
         sg_tensor_unref(grads[ij]);
-        grads[ij] = g;
+        sg_tensor_unref(grads[n + ij]);
+        grads[ij] = g[0];
+        grads[n + ij] = g[1];
     }
     return SG_OK;
 }
@@ -2164,26 +2195,23 @@ static sg_status run_graph(case_state *cs, struct cli_program *p, const sg_trace
  * autograd: the graph the eager walk recorded (its tape, every size a
  * constant) compiled by the aot pipeline, its backward run from the
  * inputs c, built afresh (the eager run mutated its own). *a and *grads
- * (per input of *a, NULL: None) are the caller's to free, even on an
+ * (grads_new's, NULL: None) are the caller's to free, even on an
  * error; the error of the backward (SG_EAUTOGRAD: a saved value written
  * in place) or of its making. */
 /* (the default partition: eager's gradients do not depend on the min-cut) */
-static const sg_aot_options eager_opts = {.keep_input_mutations = 1, .partition = SG_AOT_DEFAULT_PARTITION};
+static const sg_aot_options eager_opts = {.keep_input_mutations = 1, .partition = SG_AOT_DEFAULT_PARTITION,
+                                          .eager = 1};
 
 static sg_status eager_gradients(case_state *cs, struct cli_program *p, const concrete *c, sg_walk *w, sg_aot **a,
                                  sg_tensor ***grads)
 {
     sg_run *x = NULL;
-    for (size_t k = 0; k < c->n; k++) /* (as the compiled program: a gradient through a TwoTensor is one) */
-        if (c->tb[k])
-            return sg_ctx_set_error(cs->ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program with a "
-                                    "tensor-subclass input (%s)", sg_program_param(p->prog, k));
     sg_status st = sg_walk_finish(w);
     if (!st)
         st = sg_aot_compile_with(sg_walk_tracer(w), &eager_opts, a);
     if (st || !has_backward(*a)) /* (no input requires grad: no gradients, *grads stays NULL) */
         return st;
-    *grads = cli_xcalloc(sg_aot_ninputs(*a) + 1, sizeof **grads);
+    *grads = grads_new(*a);
     st = run_graph(cs, p, sg_walk_tracer(w), c, *a, *grads, &x);
     sg_run_free(x);
     return st ? st : alias_grads(cs->ctx, p, c, *a, *grads);
@@ -2225,9 +2253,7 @@ cmd_result cmd_eager(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
         outcome o = {w, sg_walk_eager_run(w), p, &c, 0, a, grads, from_bw ? &fresh : NULL};
         r = check_result(ctx, &o, ln->expected, why);
     }
-    for (size_t i = 0; grads && i < sg_aot_ninputs(a); i++)
-        sg_tensor_unref(grads[i]);
-    free(grads);
+    grads_free(a, grads);
     sg_aot_free(a);
     sg_walk_free(w);
     concrete_free(&c);
@@ -2398,8 +2424,9 @@ static sg_status run_graph(case_state *cs, struct cli_program *p, const sg_trace
         }
     }
     if (!st)
-        st = !aot ? sg_run_execute(x) : grads ? sg_aot_call_backward(aot, x, grads, sg_aot_ninputs(aot))
-                                              : sg_aot_call(aot, x);
+        st = !aot     ? sg_run_execute(x)
+             : grads ? sg_aot_call_backward_two(aot, x, grads, grads + sg_aot_ninputs(aot), sg_aot_ninputs(aot))
+                     : sg_aot_call(aot, x);
     return st;
 }
 
@@ -2468,7 +2495,7 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
     /* a backward where the result asks for gradients; where it writes inputs, on inputs of its own (the
        call's items read them after the forward, bw items after the backward) */
     sg_tensor **grads =
-        a && wants_backward(want) && has_backward(a) ? cli_xcalloc(sg_aot_ninputs(a) + 1, sizeof *grads) : NULL;
+        a && wants_backward(want) && has_backward(a) ? grads_new(a) : NULL;
     bool apart = false;
     for (size_t i = 0; grads && i < sg_aot_ninputs(a); i++)
         apart |= (sg_aot_input_mutation(a, i) & SG_AOT_BACKWARD) != 0;
@@ -2499,9 +2526,7 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         outcome o = {p->walk, x, p, &c, 1, a, grads, apart ? &fresh : &c};
         r = check_result(ctx, &o, want, why);
     }
-    for (size_t i = 0; grads && i < sg_aot_ninputs(a); i++)
-        sg_tensor_unref(grads[i]);
-    free(grads);
+    grads_free(a, grads);
     sg_run_free(x);
     concrete_free(&c);
     if (apart)
@@ -2658,24 +2683,17 @@ static void describe(sg_ctx *ctx, const outcome *o, cli_str *out)
             k++;
         if (k == np)
             continue;
-        char *v = NULL;
-        sg_status st = o->grads[i] ? sg_tensor_print(ctx, &v, o->grads[i]) : SG_OK;
         cli_str_addf(out, "grad %s=", name);
-        if (st)
-            cli_str_add_error(out, ctx, st);
-        else
-            cli_str_adds(out, v ? v : "None");
+        print_two(ctx, o->grads[i], o->grads[sg_aot_ninputs(o->aot) + i], out);
         cli_str_adds(out, "\n");
-        sg_free(v);
     }
     for (size_t i = 0; o->grads && o->bwc && i < np; i++) { /* the parameters after the backward */
         size_t root = o->bwc->same_as[i] >= 0 ? (size_t)o->bwc->same_as[i] : i;
-        char *v = NULL;
         if (!o->bwc->t[root])
             continue;
-        sg_status st = sg_tensor_print(ctx, &v, o->bwc->t[root]);
         cli_str_addf(out, "bw %s=", sg_program_param(o->p->prog, i));
-        add_printed(ctx, out, st, v);
+        print_two(ctx, o->bwc->t[root], o->bwc->tb[root], out);
+        cli_str_adds(out, "\n");
     }
 }
 
@@ -2760,7 +2778,7 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
             ok = 0;
         } else {
             if (grads)
-                gc = cli_xcalloc(sg_aot_ninputs(a) + 1, sizeof *gc);
+                gc = grads_new(a);
             sc = run_program(cs, p, &cc, a, apart ? NULL : gc, &x);
             if (!sc && apart && !(have_cb = build_inputs(cs, p, seed, NULL, 0, &cb, NULL, why))) {
                 ok = 0;
@@ -2797,12 +2815,8 @@ cmd_result cmd_agree(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *w
             }
             cli_str_free(&d);
         }
-        for (size_t i = 0; gc && i < sg_aot_ninputs(a); i++)
-            sg_tensor_unref(gc[i]);
-        for (size_t i = 0; ge && i < sg_aot_ninputs(ae); i++)
-            sg_tensor_unref(ge[i]);
-        free(gc);
-        free(ge);
+        grads_free(a, gc);
+        grads_free(ae, ge);
         sg_aot_free(ae);
         cli_str_free(&de);
         cli_str_free(&dc);

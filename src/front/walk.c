@@ -388,6 +388,8 @@ sg_status sg_walk_input_subclass_tensors(sg_walk *W, const char *name, const cha
         snprintf(iname, sizeof iname, "%s_%s", name, j ? "b" : "a");
         CHAIN(sg__xeager_input(W->ex, &v[j], iname, inner[j], 0));
     }
+    /* (the record's signature takes them as one input, as a trace's: its gradients read it) */
+    CHAIN(sg__tracer_note_subclass_input(W->t, name, kind, v, 2));
     return sg_walk_input_subclass(W, name, kind, v, 2);
 }
 

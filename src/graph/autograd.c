@@ -432,7 +432,13 @@ static sg_status node_backward(bw *b, uint32_t i)
         d.lgin = lgin;
         d.lneed = lneed;
     }
-    info->deriv->fn(&d);
+    /* a view with no element whose grad_fn PyTorch made again (SG_NODE_REGEN): its gradient what
+       as_strided_backward gives it, a factory's zeros */
+    if ((nd->flags & SG_NODE_REGEN) && (nd->schema->flags & SG_OPF_VIEW) && is_tensor(g, nd->out) &&
+        sg__graph_empty(g, nd->out))
+        d.grad = sg__deriv_zeros(&d, nd->out);
+    if (!d.st)
+        info->deriv->fn(&d);
     /* the engine's validate_outputs: each gradient summed to its argument's sizes, in order */
     for (int k = 0; k < d.s->nargs && !d.st; k++) {
         if (d.need[k] && d.gin[k] != SG_NOVAL)
@@ -869,7 +875,7 @@ static sg_status backward_in(sg__graph *g, sg__backward *spec, uint32_t scope, u
     spec->writes = NULL;
     spec->nwrites = 0;
     bw b = {.g = g, .nvals = (uint32_t)g->nvals, .line = spec->line, .spec = spec, .scope = scope, .from = from};
-    size_t nnodes = g->nnodes, n = b.nvals ? b.nvals : 1;
+    size_t nnodes = spec->nnodes && spec->nnodes < g->nnodes ? spec->nnodes : g->nnodes, n = b.nvals ? b.nvals : 1;
     b.rg = sg__calloc(g->ctx, n, 1);
     b.reach = sg__calloc(g->ctx, n, 1);
     b.gv = sg__malloc(g->ctx, n * sizeof *b.gv);

@@ -90,6 +90,8 @@ typedef struct sg__backward {
     size_t nin;
     uint32_t *grads;       /* out: per ins[k] its gradient, SG_NOVAL where none reaches it (None) */
     unsigned line;         /* recorded on the backward's nodes */
+    size_t nnodes;         /* the nodes differentiated: g's first nnodes (0: all of them; a second
+                              backward of the same nodes leaves the first one's out) */
     /* out (owned by the caller: sg_free): what the custom Functions' backwards that ran write of
        what they take (a functional graph's SG_N_FUNCTION writes), nwrites of them, in the order
        they ran; the caller decides what becomes of them */

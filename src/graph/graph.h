@@ -218,6 +218,17 @@ typedef struct sg__scope {
  * its new version is a leaf that requires none, its history cut (not kept
  * as a write under no_grad keeps it). */
 #define SG_NODE_CUT 64u
+/* A view's value whose grad_fn PyTorch made again as an as_strided of its
+ * base (AsStridedBackward0): the view made again from what it views after
+ * a write moved its storage's version since it was made, or the view's new
+ * contents where an in-place call wrote it (functionalization's). Where the
+ * view is empty, that backward (as_strided_backward) gives a factory's
+ * zeros of the base's sizes (a plain tensor where the gradient is a
+ * TwoTensor): autograd.c gives a view node's formula zeros as its
+ * gradient; a write's value is also carried back to the base, whose
+ * gradient reaches it otherwise (joint.c refuses an empty one under a
+ * TwoTensor loss). */
+#define SG_NODE_REGEN 128u
 
 typedef struct sg__graph {
     sg_ctx *ctx;
@@ -382,6 +393,14 @@ static inline const sg_expr *sg__graph_stride(const sg__graph *g, uint32_t v, si
 {
     return g->exprs[g->vals[v].u.t.dims + g->vals[v].u.t.ndim + d];
 }
+/* Has tensor value v no element (a size that is the constant 0)? */
+static inline bool sg__graph_empty(const sg__graph *g, uint32_t v)
+{
+    for (uint32_t d = 0; d < g->vals[v].u.t.ndim; d++)
+        if (sg__graph_size(g, v, d) == g->ctx->zero)
+            return true;
+    return false;
+}
 
 /* Replace, in the values from first on (their sizes, strides, offsets and
  * expressions; the values of lists are the values they hold), each symbol
@@ -479,6 +498,13 @@ typedef struct sg__tsig {
     size_t ndups;
 } sg__tsig;
 sg__tsig sg__tracer_signature(const sg_tracer *t);
+/* Note inputs inner[0 .. n) of t (placeholders made already: an eager
+ * run's concrete inner tensors) as the inner tensors of subclass input
+ * name of kind kind ("two"), as sg_tracer_input_subclass notes those it
+ * makes. Errors: SG_EINVAL (an unknown kind, n out of 1 ..
+ * SG__TSUB_MAX, a value that is no input), SG_ENOMEM. */
+sg_status sg__tracer_note_subclass_input(sg_tracer *t, const char *name, const char *kind, const sg_value *inner,
+                                         size_t n);
 
 
 /* Are a and b the same integer or boolean (*out): one expression, proved

@@ -291,16 +291,33 @@ sg_status sg_tracer_input_subclass(sg_tracer *t, sg_value *inner, size_t max, co
     if (requires_grad)
         return sg__err(t->ctx, SG_EUNSUPPORTED, "tracer input %s: unsupported: a tensor subclass that requires grad",
                        nm);
-    sg__tsub sub = {.n = (uint32_t)fake->ninner, .kind = kind};
     for (size_t j = 0; j < fake->ninner && !s; j++) {
         char iname[256];
         snprintf(iname, sizeof iname, "%s_%s", nm, fake->names[j]);
         s = sg_tracer_input_view(t, &inner[j], iname, fake->inner[j], dtype, 0, of ? of[j] : SG_NOVAL);
+    }
+    return s ? s : sg__tracer_note_subclass_input(t, nm, kind, inner, fake->ninner);
+}
+
+sg_status sg__tracer_note_subclass_input(sg_tracer *t, const char *name, const char *kind, const sg_value *inner,
+                                         size_t n)
+{
+    const char *k = traced_kind(kind);
+    if (!k || !n || n > SG__TSUB_MAX)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input %s: no kind of subclass, or %zu inner tensors",
+                       name ? name : "", n);
+    sg__tsub sub = {.n = (uint32_t)n, .kind = k};
+    for (size_t j = 0; j < n; j++) {
+        if (inner[j] >= t->g->nvals || t->g->vals[inner[j]].node == SG_NOVAL ||
+            t->g->nodes[t->g->vals[inner[j]].node].kind != SG_N_PLACEHOLDER)
+            return sg__err(t->ctx, SG_EINVAL, "tracer input %s: inner tensor %zu is not an input", name ? name : "",
+                           j);
         sub.v[j] = inner[j];
     }
-    if (!s && !(sub.name = sg__strdup(t->ctx, nm)))
-        s = sg__nomem(t->ctx);
-    if (!s && (s = add_sub(t, &t->subin, &t->nsubin, &t->capsubin, sub)))
+    if (!(sub.name = sg__strdup(t->ctx, name ? name : "")))
+        return sg__nomem(t->ctx);
+    sg_status s = add_sub(t, &t->subin, &t->nsubin, &t->capsubin, sub);
+    if (s)
         sg_free(sub.name);
     return s;
 }

@@ -61,6 +61,17 @@ static void trace_open_rg(traced *f, int64_t rows, int64_t cols, int requires_gr
     assert_int_equal(sg_tracer_input_tensor(f->t, &f->x, "x", fake, SG_FLOAT64, requires_grad), SG_OK);
 }
 
+/* The index of compiled program a's input name (one there is). */
+static size_t input_named(const sg_aot *a, const char *name)
+{
+    size_t k = SIZE_MAX;
+    for (size_t i = 0; i < sg_aot_ninputs(a); i++)
+        if (!strcmp(sg_aot_input_name(a, i), name))
+            k = i;
+    assert_true(k != SIZE_MAX);
+    return k;
+}
+
 static void trace_close(traced *f)
 {
     sg_tracer_free(f->t);
@@ -399,11 +410,7 @@ static void test_api(void **state)
     assert_int_equal(sg_aot_compile(f.t, 1, NULL), SG_EINVAL);
     assert_int_equal(sg_aot_compile(f.t, 1, &a), SG_OK);
     assert_int_equal(sg_aot_get_mode(a), SG_AOT_INFERENCE);
-    size_t xi = SIZE_MAX;
-    for (size_t i = 0; i < sg_aot_ninputs(a); i++)
-        if (!strcmp(sg_aot_input_name(a, i), "x"))
-            xi = i;
-    assert_true(xi != SIZE_MAX);
+    size_t xi = input_named(a, "x");
     /* data and metadata: the rule keeps a data mutation with a metadata one out of the graph */
     assert_int_equal(sg_aot_input_mutation(a, xi), SG_AOT_DATA | SG_AOT_METADATA | SG_AOT_EPILOGUE);
     assert_int_equal(sg_aot_noutputs(a), 2);
@@ -471,14 +478,10 @@ static void check_grad(traced *f, sg_aot *a, double (*expect)(double))
     sg_run *r;
     assert_int_equal(sg_run_new(f->t, NULL, &r), SG_OK);
     assert_int_equal(sg_run_set_tensor(r, f->x, x), SG_OK);
-    size_t ni = sg_aot_ninputs(a), xi = SIZE_MAX;
+    size_t ni = sg_aot_ninputs(a), xi = input_named(a, "x");
     assert_true(ni <= 4);
     assert_int_equal(sg_aot_call_backward(a, r, grads, ni + 1), SG_EINVAL);
     assert_int_equal(sg_aot_call_backward(a, r, grads, ni), SG_OK);
-    for (size_t i = 0; i < ni; i++)
-        if (!strcmp(sg_aot_input_name(a, i), "x"))
-            xi = i;
-    assert_true(xi != SIZE_MAX);
     assert_non_null(grads[xi]);
     for (int64_t i = 0; i < 12; i++)
         assert_float_equal(sg_tensor_get_f(grads[xi], i), expect((double)i / 8 - 0.7), 1e-12);
@@ -674,12 +677,8 @@ static void test_backward_mutation(void **state)
         const sg_aot_options o = {.keep_input_mutations = 1, .partition = part ? SG_AOT_DEFAULT_PARTITION : SG_AOT_MIN_CUT};
         sg_aot *a = NULL;
         assert_int_equal(sg_aot_compile_with(f.t, &o, &a), SG_OK);
-        size_t ni = sg_aot_ninputs(a), xi = SIZE_MAX;
+        size_t ni = sg_aot_ninputs(a), xi = input_named(a, "x");
         assert_true(ni <= 4);
-        for (size_t i = 0; i < ni; i++)
-            if (!strcmp(sg_aot_input_name(a, i), "x"))
-                xi = i;
-        assert_true(xi != SIZE_MAX);
         assert_int_equal(sg_aot_input_mutation(a, xi), SG_AOT_DATA | SG_AOT_BACKWARD);
         char *ops = NULL;
         assert_int_equal(sg_aot_print(a, &ops), SG_OK); /* the functional backward gives x's new contents */
@@ -927,6 +926,19 @@ static sg_status compile_two(traced *f, sg_subclass_kind *k, const char *program
     return sg_aot_compile(f->t, 1, a);
 }
 
+/* Run r's TwoTensor input (its inner tensors' values xv): new f64[2, 3]
+ * inner tensors x[j], x[j][i] = i + 10 j (the caller drops them). */
+static void set_two(sg_run *r, const sg_value xv[2], sg_tensor *x[2])
+{
+    int64_t sizes[2] = {2, 3};
+    for (int j = 0; j < 2; j++) {
+        assert_int_equal(sg_tensor_new(C, &x[j], SG_FLOAT64, 2, sizes), SG_OK);
+        for (int64_t i = 0; i < 6; i++)
+            sg_tensor_set_f(x[j], i, (double)(i + 10 * j));
+        assert_int_equal(sg_run_set_tensor(r, xv[j], x[j]), SG_OK);
+    }
+}
+
 static void test_subclass(void **state)
 {
     (void)state;
@@ -954,16 +966,10 @@ static void test_subclass(void **state)
     assert_int_equal(base, xi);
     /* the call: each inner tensor doubled in place, its version bumped once;
        the graph's outputs are the inner tensors (o0.a, o0.b, o1.a, o1.b) */
-    int64_t sizes[2] = {2, 3};
     sg_tensor *x[2];
     sg_run *r;
     assert_int_equal(sg_run_new(f.t, NULL, &r), SG_OK);
-    for (int j = 0; j < 2; j++) {
-        assert_int_equal(sg_tensor_new(C, &x[j], SG_FLOAT64, 2, sizes), SG_OK);
-        for (int64_t i = 0; i < 6; i++)
-            sg_tensor_set_f(x[j], i, (double)(i + 10 * j));
-        assert_int_equal(sg_run_set_tensor(r, xv[j], x[j]), SG_OK);
-    }
+    set_two(r, xv, x);
     assert_int_equal(sg_aot_call(a, r), SG_OK);
     for (int j = 0; j < 2; j++) {
         assert_int_equal(sg_tensor_version(x[j]), 1);
@@ -995,12 +1001,96 @@ static void test_subclass(void **state)
                      SG_EALIASING);
     assert_null(a);
     assert_non_null(strstr(sg_ctx_last_error_msg(C), "Metadata mutations are currently not allowed on tensor subclasses"));
+    /* compiled as an eager run's record (sg_aot_options.eager), for eager's gradients: PyTorch's AOT
+       refusal is not made */
+    const sg_aot_options eo = {.keep_input_mutations = 1, .eager = 1};
+    assert_int_equal(sg_aot_compile_with(f.t, &eo, &a), SG_OK);
+    sg_aot_free(a);
     sg_walk_free(w);
     sg_program_free(p);
     trace_close(&f);
     /* another kind: not traced */
     assert_int_equal(compile_two(&f, &double_kind, "def f(x):\n    return x\n", xv, &p, &w, &a), SG_EUNSUPPORTED);
     trace_close(&f);
+}
+
+/* Gradients with a TwoTensor input (issue 21): x a TwoTensor (inner a and
+ * b, f64[2, 3]: a[i] = i, b[i] = 10 + i), y f64[2, 3] (y[i] = i / 4) a leaf
+ * that requires grad. f(x, y) = (x * y, y * 2): the loss is a TwoTensor,
+ * and so is y's gradient, its inner tensors x.a + 2 and x.b + 2 (torch
+ * 1.13 through the oracle's TwoTensor: grad y=two(a=..., b=...)), which
+ * sg_aot_call_backward refuses (SG_EUNSUPPORTED) and
+ * sg_aot_call_backward_two gives. g(x, y) = (x + 1, y * 3): no output that
+ * requires grad is a TwoTensor, y's gradient 3 is plain (grads_b NULL). */
+static void test_subclass_backward(void **state)
+{
+    (void)state;
+    static const char *const programs[2] = {"def f(x, y):\n    return x * y, y * 2\n",
+                                            "def f(x, y):\n    return x + 1, y * 3\n"};
+    for (int k = 0; k < 2; k++) {
+        traced f;
+        sg_value xv[2], y;
+        assert_int_equal(sg_env_new(C, NULL, &f.env), SG_OK);
+        assert_int_equal(sg_inputs_new(f.env, NULL, &f.in), SG_OK);
+        assert_int_equal(sg_tracer_new(f.env, &f.t), SG_OK);
+        int64_t sizes[2] = {2, 3};
+        twoobj o = {{{.ndim = 2, .sizes = sizes}, {.ndim = 2, .sizes = sizes}}};
+        sg_tensor_value ex = {.ndim = 2, .sizes = sizes, .kind = &two_kind, .obj = &o}, ey = {.ndim = 2, .sizes = sizes};
+        const sg_source *sx, *sy;
+        const sg_fake *fx, *fy;
+        assert_int_equal(sg_source_local(C, &sx, "x"), SG_OK);
+        assert_int_equal(sg_source_local(C, &sy, "y"), SG_OK);
+        assert_int_equal(sg_inputs_tensor(f.in, sx, &ex, NULL, &fx), SG_OK);
+        assert_int_equal(sg_inputs_tensor(f.in, sy, &ey, NULL, &fy), SG_OK);
+        assert_int_equal(sg_tracer_input_subclass(f.t, xv, 2, "x", fx, SG_FLOAT64, 0, NULL), SG_OK);
+        assert_int_equal(sg_tracer_input_tensor(f.t, &y, "y", fy, SG_FLOAT64, 1), SG_OK);
+        sg_program *p;
+        sg_walk *w;
+        assert_int_equal(sg_program_new(C, &p, programs[k], strlen(programs[k]), 1), SG_OK);
+        assert_int_equal(sg_walk_trace(p, f.t, &w), SG_OK);
+        assert_int_equal(sg_walk_input_subclass(w, "x", "two", xv, 2), SG_OK);
+        assert_int_equal(sg_walk_input_value(w, "y", y), SG_OK);
+        if (sg_walk_run(w) || sg_walk_finish(w))
+            fail_msg("trace: %s", sg_ctx_last_error_msg(C));
+        sg_aot *a = NULL;
+        assert_int_equal(sg_aot_compile(f.t, 1, &a), SG_OK);
+        sg_tensor *xt[2], *yt, *grads[4] = {NULL}, *gb[4] = {NULL};
+        sg_run *r;
+        assert_int_equal(sg_run_new(f.t, NULL, &r), SG_OK);
+        set_two(r, xv, xt);
+        assert_int_equal(sg_tensor_new(C, &yt, SG_FLOAT64, 2, sizes), SG_OK);
+        for (int64_t i = 0; i < 6; i++)
+            sg_tensor_set_f(yt, i, (double)i / 4);
+        sg_tensor_set_requires_grad(yt, 1);
+        assert_int_equal(sg_run_set_tensor(r, y, yt), SG_OK);
+        size_t ni = sg_aot_ninputs(a), yi = input_named(a, "y");
+        assert_true(ni <= 4);
+        if (k == 0) /* (refused before anything runs: r is still unrun) */
+            assert_int_equal(sg_aot_call_backward(a, r, grads, ni), SG_EUNSUPPORTED);
+        assert_int_equal(sg_aot_call_backward_two(a, r, grads, gb, ni), SG_OK);
+        assert_non_null(grads[yi]);
+        if (k == 0)
+            assert_non_null(gb[yi]);
+        else
+            assert_null(gb[yi]);
+        for (int64_t i = 0; i < 6; i++) {
+            assert_float_equal(sg_tensor_get_f(grads[yi], i), k == 0 ? (double)i + 2 : 3.0, 1e-12);
+            if (k == 0)
+                assert_float_equal(sg_tensor_get_f(gb[yi], i), (double)i + 12, 1e-12);
+        }
+        for (size_t i = 0; i < ni; i++) {
+            sg_tensor_unref(grads[i]);
+            sg_tensor_unref(gb[i]);
+        }
+        sg_run_free(r);
+        sg_tensor_unref(xt[0]);
+        sg_tensor_unref(xt[1]);
+        sg_tensor_unref(yt);
+        sg_aot_free(a);
+        sg_walk_free(w);
+        sg_program_free(p);
+        trace_close(&f);
+    }
 }
 
 int main(void)
@@ -1017,6 +1107,7 @@ int main(void)
         cmocka_unit_test(test_cond_backward),
         cmocka_unit_test(test_synthetic_grad),
         cmocka_unit_test(test_subclass),
+        cmocka_unit_test(test_subclass_backward),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
