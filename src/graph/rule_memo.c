@@ -285,7 +285,8 @@ void sg__rmemo_keep(sg__graph *g, const sg__rmemo_key *k, const sg__garg *a, con
     n.leaf = t->leaf;
     n.custom_view = t->custom_view;
     n.written_rg = t->written_rg;
-    memcpy(n.dims, g->exprs + t->dims, 2 * (size_t)t->ndim * sizeof *n.dims);
+    if (t->ndim) /* (a 0-d result: the graph may hold no exprs yet, and memcpy takes no NULL) */
+        memcpy(n.dims, g->exprs + t->dims, 2 * (size_t)t->ndim * sizeof *n.dims);
     n.offset = t->offset;
     n.run = t->dims;
     n.numel = g->storage_numel[t->storage];
