@@ -1004,7 +1004,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             bool relaid = !is_asstrided(nd) && rg && base == SG_NOVAL && !rs->synth && rs->inputs < 2 &&
                           obj != SG_NOVAL && z->v[obj].parent == SG_NOVAL &&
                           !sg__aot_same_layout(z->src, self, nd->out);
-            if (relaid || (is_asstrided(nd) && !hid && rg && base == SG_NOVAL && parent < z->src->nvals &&
+            if (relaid || (is_asstrided(nd) && rg && base == SG_NOVAL && parent < z->src->nvals &&
                            z->v[parent].parent == SG_NOVAL && !rs->synth && rs->inputs < 2)) {
                 /* a base of views that requires grad laid out anew in place (t_, squeeze_ ..., under no_grad
                    too; as_strided_ with grad of a storage's root: one the program made, or an input alone on
@@ -1441,7 +1441,10 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
         in->no_grad = (in->data || in->storage) && fs->writes <= fs->writes_no_grad + fs->writes_hidden;
         in->requires_grad = src->vals[in->final].u.t.requires_grad;
         in->leaf = src->vals[ph].u.t.leaf;
-        in->shared = st->inputs > 1;
+        in->shared = false; /* (inputs told apart on one storage have stores of their own) */
+        for (uint32_t j = 0; j < m->nin && !in->shared; j++)
+            in->shared = j != i && m->in[j].tensor &&
+                         src->vals[m->in[j].ph].u.t.storage == src->vals[ph].u.t.storage;
         in->cleared = in->leaf && src->vals[ph].u.t.requires_grad && !in->requires_grad;
         in->moved = in->leaf && src->vals[ph].u.t.requires_grad && in->requires_grad && !src->vals[in->final].u.t.leaf;
         bool in_graph = z->keep && (in->data || in->storage) &&

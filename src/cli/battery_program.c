@@ -2075,10 +2075,6 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                                     "made by as_strided and another view", sg_program_param(p->prog, j), nk);
         if (synth ? !grads[ij] : !grads[ik]) /* the view takes no gradient: the parameter's is its own */
             continue;
-        if ((sg_aot_input_mutation(a, (size_t)ik) | sg_aot_input_mutation(a, (size_t)ij)) & SG_AOT_METADATA)
-            /* (their layouts after the call are not those the gradients take positions by) */
-            return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it, "
-                                    "where either's layout changes", sg_program_param(p->prog, j), nk);
         const sg_tensor *tj = c->t[j], *tk = c->t[k];
         int64_t nj = sg_tensor_numel(tj), span = 0;
         for (int64_t e = 0; e < nj; e++)
