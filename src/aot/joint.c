@@ -251,10 +251,7 @@ static sg_status subclass_refusals(const jctx *J, const sg__graph *g, const uint
         const sg__aot_input *in = &m->in[i];
         if (!in->tensor || !in->data || !in->requires_grad || !sg__graph_empty(fw, in->dph))
             continue;
-        bool shared = in->base != SG_NOVAL;
-        for (uint32_t j = 0; j < m->nin && !shared; j++)
-            shared = j != i && m->in[j].tensor && fw->vals[m->in[j].dph].u.t.storage == fw->vals[in->dph].u.t.storage;
-        if (shared)
+        if (in->base != SG_NOVAL || in->shared)
             return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: an empty input written where other inputs view its "
                            "storage and the loss is a tensor subclass (input %s): the grad_fn PyTorch makes again "
                            "for an input view gives a plain gradient there, and which input views which is the "

@@ -269,6 +269,9 @@ static int hidden_checked(const bw *b, uint32_t r)
     uint32_t n = g->vals[r].node;
     if (n == SG_NOVAL)
         return 0;
+    bool hid = (g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != 0;
+    if ((g->nodes[n].kind == SG_N_CALL || g->nodes[n].kind == SG_N_COND) && !hid)
+        return 1; /* (recorded: no custom Function's output, whose forward runs under no_grad) */
     for (uint32_t j = n + 1; j < g->nnodes; j++) { /* an output of a custom Function: its grad_fn the Function's */
         const sg__gnode *f = &g->nodes[j];
         if (f->kind != SG_N_FUNCTION || (f->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
@@ -279,7 +282,7 @@ static int hidden_checked(const bw *b, uint32_t r)
                 return 1;
     }
     if (g->nodes[n].kind == SG_N_CALL || g->nodes[n].kind == SG_N_COND)
-        return !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
+        return 0;
     if (g->nodes[n].kind != SG_N_PLACEHOLDER || !g->vals[r].u.t.requires_grad)
         return 0;
     if (!g->vals[r].u.t.leaf)
