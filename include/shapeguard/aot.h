@@ -122,7 +122,8 @@ const char *sg_aot_input_name(const sg_aot *a, size_t i);
  * other inputs view too and the program writes, so that the functional
  * graph takes that storage as one input and views input i on it? 1 or 0
  * (an int, a subclass input: 0). Its gradient (sg_aot_call_backward) is
- * then the storage's, gathered by its layout. i < sg_aot_ninputs. */
+ * then the storage's, gathered by its layout. 0 for a NULL a or i past
+ * sg_aot_ninputs. */
 int sg_aot_input_synthetic(const sg_aot *a, size_t i);
 
 /* The user outputs (the traced graph's, in order; a subclass output,

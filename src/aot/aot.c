@@ -533,6 +533,8 @@ unsigned sg_aot_input_mutation(const sg_aot *a, size_t i)
 
 int sg_aot_input_synthetic(const sg_aot *a, size_t i)
 {
+    if (!a || i >= sg_aot_ninputs(a))
+        return 0;
     return a->uin[i].n == 1 && a->m.in[a->uin[i].idx[0]].tensor && a->m.in[a->uin[i].idx[0]].base != SG_NOVAL;
 }
 

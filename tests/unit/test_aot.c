@@ -769,6 +769,8 @@ static void test_synthetic_grad(void **state)
     assert_true(xi != SIZE_MAX && di != SIZE_MAX);
     assert_int_equal(sg_aot_input_synthetic(a, xi), 1);
     assert_int_equal(sg_aot_input_synthetic(a, di), 1);
+    assert_int_equal(sg_aot_input_synthetic(a, sg_aot_ninputs(a)), 0); /* (bad input: no answer, no crash) */
+    assert_int_equal(sg_aot_input_synthetic(NULL, 0), 0);
     sg_tensor *x2, *d2, *grads[8] = {NULL};
     assert_int_equal(sg_tensor_new(C, &x2, SG_FLOAT64, 2, sizes), SG_OK);
     for (int64_t i = 0; i < 12; i++)
