@@ -114,6 +114,8 @@ typedef struct sg__aot_input {
     bool data;           /* written (through it or its views; a storage without a synthetic base: by anyone) */
     bool stale;          /* its storage written (views of it must be made again after the call) */
     bool metadata;       /* sizes, strides or offset changed in place (t_, as_strided_ ...) */
+    bool relaid;         /* an in-place view call (t_, as_strided_ ...) gave it another layout at some point,
+                            whether or not its layout at the end differs (t_ twice) */
     bool storage;        /* set_ to another storage */
     bool no_grad;        /* every data mutation under no_grad */
     bool hidden;         /* every data mutation through .data (not seen by autograd) */

@@ -46,6 +46,8 @@ typedef struct fval {
                         it; SG_NOVAL: none (made again from the storage, it is a detach of it: no gradient
                         goes past it). With one, what is made again is a hidden write over it (link_view) */
     bool meta;       /* (an object's first version) sizes, strides or offset changed in place */
+    bool relaid;     /* (an object's first version) an in-place view call gave it another layout at some
+                        point, even where a later one gives the first back (t_ twice) */
 } fval;
 
 typedef struct fstore {
@@ -1021,8 +1023,10 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                                    .ver = z->v[self].ver, .hist = SG_NOVAL};
             if (strided_off_grad(z, nd->out))
                 hide(z, v, SG_NODE_DATA);
-            if (obj != SG_NOVAL)
+            if (obj != SG_NOVAL) {
                 z->v[obj].meta = true;
+                z->v[obj].relaid |= !sg__aot_same_layout(z->src, self, nd->out);
+            }
             bump(z, nd, self);
             return sg__replay_map(r, nd->out, v);
         }
@@ -1430,6 +1434,7 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
         in->stale = st->writes > 0;
         /* set_ to another storage; one back to its own is none */
         in->storage = sid_of(z, in->final) != sid_of(z, ph);
+        in->relaid = z->v[ph].relaid;
         in->metadata = in->storage || (z->v[ph].meta && !sg__aot_same_layout(src, ph, in->final));
         /* the counters of the storage it ends on (set_: the new one's) */
         const fstore *fs = store_of(z, in->final);

@@ -900,8 +900,9 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, bool m
     *out = NULL;
     sg_ctx *ctx = fw->ctx;
     for (uint32_t i = 0; i < m->nin; i++) /* (a data or layout mutation is the functional graph's: its gradient
-                                              flows; a leaf's new layout is refused below) */
-        if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].metadata &&
+                                              flows; a leaf's new layout is refused below; a layout changed
+                                              and changed back is one too: what read it between saw it) */
+        if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].relaid &&
             (m->in[i].base != SG_NOVAL || m->in[i].shared)) /* (which of them views which, autograd's views made
                                                                again from their base, the caller knows) */
             return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that changes the layout of an "
