@@ -223,6 +223,19 @@ static bool covers_storage(const sg__graph *src, uint32_t v)
     return sg__graph_storage_numel(src, t->storage) == acc;
 }
 
+/* Dst value v, an as_strided of src value arg made over its storage's base
+ * (strided_parent), is flagged SG_NODE_STRIDED_BASE where PyTorch's gradient
+ * of it goes through arg's own history, not the base's: arg does not cover
+ * its storage (its elements only), is a custom Function's output's view, or
+ * passes a view made under no_grad. autograd.c refuses it where the backward
+ * reaches it. */
+static void strided_base(fz *z, uint32_t arg, uint32_t v)
+{
+    if (z->dst->vals[v].node != SG_NOVAL &&
+        (!covers_storage(z->src, arg) || z->src->vals[arg].u.t.custom_view || via_no_grad_view(z, arg)))
+        z->dst->nodes[z->dst->vals[v].node].flags |= SG_NODE_STRIDED_BASE;
+}
+
 /* The synthetic base of storage st: a placeholder of dst, one dimension
  * over the storage's elements (its numel as src has it), made at its first
  * use. */
@@ -389,6 +402,10 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
         CHAIN(replay_view(z, r, z->v[v].vnode, p, out));
         if (strided_off_grad(z, v))
             hide(z, *out, SG_NODE_DATA);
+        /* (made again after a write, as where it was made: an as_strided over the storage's base of a view
+           whose own history PyTorch's gradient takes; a write through .data leaves that grad_fn as it was) */
+        if (is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v)
+            strided_base(z, z->src->args[vn->args].u.v, *out);
         /* an in-place view op under no_grad of what requires grad keeps its history, as where it ran: made
            again, its gradient passes to what it was called on (a hidden write, as there); of a view, as where
            it ran (the hook's `again`), its grad_fn is made again from its base: a view as any */
@@ -982,9 +999,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             CHAIN(replay_view(z, r, node, cur, &v));
             /* (as_strided_ of a view that does not cover its storage: as the out-of-place one below, its
                gradient reaches the view's own elements only, refused where the backward reaches it) */
-            if (is_asstrided(nd) && parent != self && z->dst->vals[v].node != SG_NOVAL &&
-                (!covers_storage(z->src, of) || z->src->vals[of].u.t.custom_view || via_no_grad_view(z, of)))
-                z->dst->nodes[z->dst->vals[v].node].flags |= SG_NODE_STRIDED_BASE;
+            if (is_asstrided(nd) && parent != self)
+                strided_base(z, of, v);
             if (again) {
                 /* a view under no_grad: autograd makes its grad_fn again from its base with the new layout
                    (its version moved), so the gradient goes through this view as through any */
@@ -1079,9 +1095,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         uint32_t arg = z->src->args[nd->args].u.v;
         /* (its gradient reaches the view's own elements only, and a view of a custom Function's output
            has that Function between it and the base: refused where the backward reaches it) */
-        if (z->dst->vals[v].node != SG_NOVAL &&
-            (!covers_storage(z->src, arg) || z->src->vals[arg].u.t.custom_view || via_no_grad_view(z, arg)))
-            z->dst->nodes[z->dst->vals[v].node].flags |= SG_NODE_STRIDED_BASE;
+        strided_base(z, arg, v);
         made(z, nd->out, z->src->args[nd->args].u.v, node, v); /* (its version counter the view's) */
         if (strided_off_grad(z, nd->out))
             hide(z, v, SG_NODE_DATA);
