@@ -5,7 +5,8 @@
  * sum and the creation operators), keeps its layout where the sizes are
  * already the result's, and is resized to the result's layout otherwise
  * (at::native::resize_output: the result's strides as the operator's meta
- * function sets them, its storage grown to what they reach). The node's
+ * function sets them, its storage grown to what they reach; stack's
+ * contiguous, as 1.13's stack_out resizes with resize_). The node's
  * value is the out tensor's next version. */
 #include <string.h>
 
@@ -121,6 +122,9 @@ sg_status sg__meta_out(sg__mcall *m, uint32_t *out)
     if (same) /* the out tensor as it is laid out */
         for (size_t d = 0; d < n; d++)
             strides[d] = sg__graph_stride(m->g, dst, d);
+    else if (m->s->op == SG_OP_stack_out && (s = sg__meta_contiguous(m, strides, sizes, n)))
+        return s; /* (1.13's stack_out resizes its out with resize_: contiguous, whatever format the functional
+                     stack's cat gives, channels-last for one) */
     if ((s = sg__meta_tensor(m, out, od, n, sizes, strides, offset, storage)))
         return s;
     if (!same && (s = sg__meta_grow_storage(m, *out)))
