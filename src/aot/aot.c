@@ -231,24 +231,47 @@ done:
     return s;
 }
 
+/* The next link of v's chain that may_repeat follows: the tensor its view
+ * or in-place call (a metadata change t_, a write) was called on;
+ * SG_NOVAL where the answer is v's own (*own). */
+static uint32_t repeat_link(const sg__graph *src, uint32_t v, bool *own)
+{
+    const sg__gnode *nd = &src->nodes[src->vals[v].node];
+    if (nd->kind != SG_N_CALL) {
+        *own = nd->kind == SG_N_PLACEHOLDER;
+        return SG_NOVAL;
+    }
+    unsigned op = nd->schema->op;
+    if (op == SG_OP_expand || op == SG_OP_as_strided || op == SG_OP_as_strided_) {
+        *own = true;
+        return SG_NOVAL;
+    }
+    bool chain = (nd->schema->flags & (SG_OPF_VIEW | SG_OPF_INPLACE)) && nd->nargs &&
+                 src->args[nd->args].kind == SG_A_VALUE && src->vals[src->args[nd->args].u.v].kind == SG_V_TENSOR;
+    *own = false;
+    return chain ? src->args[nd->args].u.v : SG_NOVAL;
+}
+
 /* May tensor value v of src reach a storage position twice? Only through
  * an input (laid out as the caller likes), expand or as_strided on its
- * chain: the other views of a tensor that does not never do. */
-static bool may_repeat(const sg__graph *src, uint32_t v)
+ * chain: the other views of a tensor that does not never do. memo (per
+ * value: 0 not known yet, 1 no, 2 yes) keeps the answers of the chain
+ * walked, so the writes of a long chain of in-place calls (x.unsqueeze_
+ * then x.squeeze_, a thousand times) cost a walk each, not the chain. */
+static bool may_repeat(const sg__graph *src, uint8_t *memo, uint32_t v)
 {
-    for (;;) {
-        const sg__gnode *nd = &src->nodes[src->vals[v].node];
-        if (nd->kind != SG_N_CALL)
-            return nd->kind == SG_N_PLACEHOLDER;
-        unsigned op = nd->schema->op;
-        if (op == SG_OP_expand || op == SG_OP_as_strided || op == SG_OP_as_strided_)
-            return true;
-        bool chain = (nd->schema->flags & (SG_OPF_VIEW | SG_OPF_INPLACE)) && nd->nargs &&
-                     src->args[nd->args].kind == SG_A_VALUE && src->vals[src->args[nd->args].u.v].kind == SG_V_TENSOR;
-        if (!chain)
-            return false;
-        v = src->args[nd->args].u.v;
+    bool own = false;
+    uint32_t u = v;
+    while (u != SG_NOVAL && !memo[u]) {
+        uint32_t next = repeat_link(src, u, &own);
+        if (next == SG_NOVAL)
+            break;
+        u = next;
     }
+    bool yes = u != SG_NOVAL && memo[u] ? memo[u] == 2 : own;
+    for (uint32_t w = v; w != SG_NOVAL && !memo[w]; w = repeat_link(src, w, &own))
+        memo[w] = yes ? 2 : 1;
+    return yes;
 }
 
 /* The captured graph's writes that functionalization removed but whose
@@ -260,6 +283,9 @@ static bool may_repeat(const sg__graph *src, uint32_t v)
 static sg_status plan_checks(sg_aot *a)
 {
     const sg__graph *src = a->src;
+    uint8_t *memo = sg__calloc(a->ctx, src->nvals ? src->nvals : 1, 1);
+    if (!memo)
+        return sg__nomem(a->ctx);
     for (uint32_t pass = 0; pass < 2; pass++) {
         uint32_t n = 0;
         for (uint32_t i = 0; i < src->nnodes; i++) {
@@ -278,7 +304,7 @@ static sg_status plan_checks(sg_aot *a)
                 if (at >= nd->schema->nargs || !((nd->schema->written >> at) & 1u))
                     continue;
                 uint32_t ws = src->vals[w->u.v].u.t.storage;
-                need = may_repeat(src, w->u.v);
+                need = may_repeat(src, memo, w->u.v);
                 for (uint32_t j = 0; j < nd->nargs && !need; j++) {
                     const sg__garg *r = &src->args[nd->args + j];
                     if (j == k)
@@ -297,10 +323,13 @@ static sg_status plan_checks(sg_aot *a)
         }
         if (!pass) {
             a->nchecks = n;
-            if (n && !(a->checks = sg__malloc(a->ctx, n * sizeof *a->checks)))
+            if (n && !(a->checks = sg__malloc(a->ctx, n * sizeof *a->checks))) {
+                sg_free(memo);
                 return sg__nomem(a->ctx);
+            }
         }
     }
+    sg_free(memo);
     return SG_OK;
 }
 

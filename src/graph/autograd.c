@@ -19,6 +19,10 @@ typedef struct bw {
     uint32_t scope;     /* the scope differentiated (the root, or a cond branch's copy: cond_backward) */
     uint32_t from;      /* its first node */
     bool rg_only;       /* forward_flags sets rg alone (reach unused: sg__graph_requires_grad) */
+    uint32_t *first;    /* per value below nmemo: hidden_first's answer, SG_NOVAL not known yet (made on first use;
+                           NULL: walked each time, as where it could not be made) */
+    int8_t *checked;    /* per value below nmemo: hidden_checked's answer, 2 not known yet */
+    uint32_t nmemo;
 } bw;
 
 /* A custom Function's backward write, noted in b->spec. */
@@ -237,22 +241,63 @@ static bool expandable(const sg__graph *g, uint32_t v, uint32_t x)
     return true;
 }
 
-/* The first version of v's hidden writes (walked back through the hidden
- * writes that made it, under no_grad or through .data, while the backward
- * reaches their self): v where none made it. */
-static uint32_t hidden_first(const bw *b, uint32_t v)
+/* What a hidden write made v of (its self: under no_grad or through .data,
+ * where the backward reaches it), SG_NOVAL where none made it. */
+static uint32_t hidden_step(const bw *b, uint32_t v)
 {
     const sg__graph *g = b->g;
-    for (;;) {
-        uint32_t n = g->vals[v].node;
-        if (n == SG_NOVAL || g->nodes[n].kind != SG_N_CALL || g->nodes[n].out != v ||
-            !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) || !(g->nodes[n].flags & SG_NODE_WRITE))
-            return v;
-        uint32_t self = first_tensor(g, &g->nodes[n]);
-        if (self == SG_NOVAL || !b->reach[self])
-            return v;
-        v = self;
+    uint32_t n = g->vals[v].node;
+    if (n == SG_NOVAL || g->nodes[n].kind != SG_N_CALL || g->nodes[n].out != v ||
+        !(g->nodes[n].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) || !(g->nodes[n].flags & SG_NODE_WRITE))
+        return SG_NOVAL;
+    uint32_t self = first_tensor(g, &g->nodes[n]);
+    return self != SG_NOVAL && b->reach[self] ? self : SG_NOVAL;
+}
+
+/* The memos of hidden_first and hidden_checked, made on first use for the
+ * values the graph has then; false where they could not be (each answer
+ * is then worked out again: slower, the same). */
+static bool memos(bw *b)
+{
+    if (b->first)
+        return true;
+    uint32_t n = (uint32_t)b->g->nvals;
+    b->first = sg__malloc(b->g->ctx, (n ? n : 1) * sizeof *b->first);
+    b->checked = sg__malloc(b->g->ctx, n ? n : 1);
+    if (!b->first || !b->checked) {
+        sg_free(b->first), sg_free(b->checked);
+        b->first = NULL, b->checked = NULL;
+        return false;
     }
+    memset(b->first, 0xff, n * sizeof *b->first);
+    memset(b->checked, 2, n);
+    b->nmemo = n;
+    return true;
+}
+
+/* The first version of v's hidden writes (walked back through the hidden
+ * writes that made it, under no_grad or through .data, while the backward
+ * reaches their self): v where none made it. Remembered for every version
+ * walked, so a chain of a thousand writes under no_grad is walked once. */
+static uint32_t hidden_first(bw *b, uint32_t v)
+{
+    bool memo = memos(b) && v < b->nmemo;
+    uint32_t u = v, r = SG_NOVAL;
+    for (;;) {
+        if (memo && u < b->nmemo && b->first[u] != SG_NOVAL) {
+            r = b->first[u];
+            break;
+        }
+        uint32_t next = hidden_step(b, u);
+        if (next == SG_NOVAL) {
+            r = u;
+            break;
+        }
+        u = next;
+    }
+    for (uint32_t w = v; memo && w != SG_NOVAL && w < b->nmemo && b->first[w] == SG_NOVAL; w = hidden_step(b, w))
+        b->first[w] = r;
+    return r;
 }
 
 /* Whose sizes autograd checks a gradient of a version of r (hidden_first's)
@@ -263,7 +308,18 @@ static uint32_t hidden_first(const bw *b, uint32_t v)
  * version of r read one of r's sizes), 0 where r's grad_fn keeps none
  * (what no call autograd recorded made, no input), -1 where r is a leaf
  * whose AccumulateGrad was made after a version of other sizes. */
-static int hidden_checked(const bw *b, uint32_t r)
+static int hidden_checked_walk(bw *b, uint32_t r);
+
+static int hidden_checked(bw *b, uint32_t r)
+{
+    if (!memos(b) || r >= b->nmemo)
+        return hidden_checked_walk(b, r);
+    if (b->checked[r] == 2)
+        b->checked[r] = (int8_t)hidden_checked_walk(b, r);
+    return b->checked[r];
+}
+
+static int hidden_checked_walk(bw *b, uint32_t r)
 {
     const sg__graph *g = b->g;
     uint32_t n = g->vals[r].node;
@@ -351,7 +407,7 @@ static sg_status pass_hidden(bw *b, uint32_t i, uint32_t self, uint32_t grad)
  * metadata, of the tensor before it), their first version, when autograd
  * checks against its sizes (hidden_checked); SG_NOVAL for a leaf whose
  * AccumulateGrad took other sizes. */
-static uint32_t hidden_root(const bw *b, uint32_t v)
+static uint32_t hidden_root(bw *b, uint32_t v)
 {
     uint32_t r = hidden_first(b, v);
     if (r == v)
@@ -940,6 +996,8 @@ static sg_status backward_in(sg__graph *g, sg__backward *spec, uint32_t scope, u
     sg_free(b.rg);
     sg_free(b.reach);
     sg_free(b.gv);
+    sg_free(b.first);
+    sg_free(b.checked);
     return s;
 }
 

@@ -29,7 +29,21 @@
  *
  *     bench_autograd OPS [RUNS]       the long program
  *     bench_autograd --source OPS     prints it
+ *     bench_autograd --hidden OPS [RUNS], --source --hidden OPS
+ *                                     the same with the --hidden program
  *     bench_autograd --saved FILE DECL...   what a program saves
+ *
+ * The --hidden program (issue 21: a chain of layout changes under no_grad
+ * that autograd walks back): t = x.mul(y); m = t.sum(), then OPS / 5
+ * times
+ *
+ *     with torch.no_grad(): t.unsqueeze_(0)
+ *     a = t.mul(2.0); b = a.sum(); m = m.add(b)
+ *     with torch.no_grad(): t.squeeze_(0)
+ *
+ * each block's gradient passing to t's first version through the hidden
+ * writes before it: its compile grows linearly where each such gradient
+ * walks the chain once (remembered), quadratically where it walks it again.
  *
  * The long program, RUNS times (default 5), each in a fresh context (the
  * source parsed and the inputs' fakes made untimed), timed apart:
@@ -107,23 +121,35 @@ static const char *const block[] = {
 };
 #define NBLOCK (sizeof block / sizeof *block)
 
-/* The program with ops / NBLOCK blocks (at least one); *nops its ops (the
- * blocks' and the first mul), *len its length. */
-static char *program(long ops, long *nops, size_t *len)
+/* The --hidden program's block: t laid out anew under no_grad and back,
+ * read with grad between (by ops that save nothing of it, or the squeeze_
+ * would move a saved version), so every block's gradient passes through
+ * t's chain of hidden writes, as long as the program. */
+static const char *const hidden_block[] = {
+    "with torch.no_grad():\n        t.unsqueeze_(0)", "a = t.mul(2.0)", "b = a.sum()", "m = m.add(b)",
+    "with torch.no_grad():\n        t.squeeze_(0)",
+};
+#define NHIDDEN (sizeof hidden_block / sizeof *hidden_block)
+
+/* The program (hidden: the --hidden one) with ops / (its block's ops)
+ * blocks (at least one); *nops its ops (the blocks' and the first mul, and
+ * the --hidden program's first sum), *len its length. */
+static char *program(long ops, bool hidden, long *nops, size_t *len)
 {
-    long nb = (long)NBLOCK, blocks = ops / nb > 0 ? ops / nb : 1;
-    size_t cap = 64, n = 0;
+    const char *const *blk = hidden ? hidden_block : block;
+    long nb = hidden ? (long)NHIDDEN : (long)NBLOCK, blocks = ops / nb > 0 ? ops / nb : 1;
+    size_t cap = 80, n = 0;
     for (long k = 0; k < nb; k++)
-        cap += (strlen(block[k]) + 5) * (size_t)blocks;
+        cap += (strlen(blk[k]) + 5) * (size_t)blocks;
     char *s = malloc(cap);
     if (!s)
         die_ctx(NULL, "out of memory");
-    n += (size_t)sprintf(s + n, "def f(x, y):\n    t = x.mul(y)\n");
+    n += (size_t)sprintf(s + n, "def f(x, y):\n    t = x.mul(y)\n%s", hidden ? "    m = t.sum()\n" : "");
     for (long i = 0; i < blocks; i++)
         for (long k = 0; k < nb; k++)
-            n += (size_t)sprintf(s + n, "    %s\n", block[k]);
+            n += (size_t)sprintf(s + n, "    %s\n", blk[k]);
     n += (size_t)sprintf(s + n, "    return t, m\n");
-    *nops = 1 + blocks * nb;
+    *nops = 1 + (hidden ? 1 : 0) + blocks * nb;
     *len = n;
     return s;
 }
@@ -283,11 +309,11 @@ static int check(traced *b, sg_aot *a)
     return bad;
 }
 
-static int long_program(long ops, long runs)
+static int long_program(long ops, bool hidden, long runs)
 {
     long nops;
     size_t len;
-    char *src = program(ops, &nops, &len);
+    char *src = program(ops, hidden, &nops, &len);
     double *tt = malloc((size_t)runs * sizeof *tt), *tc = malloc((size_t)runs * sizeof *tc);
     if (!tt || !tc)
         die_ctx(NULL, "out of memory");
@@ -448,20 +474,26 @@ static int saved(const char *path, char **args, int nargs)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && !strcmp(argv[1], "--source")) {
-        long ops = strtol(argv[2], NULL, 10), nops;
+    bool hidden = argc > 2 && !strcmp(argv[1], "--hidden");
+    if (hidden) { /* (--hidden OPS [RUNS]) */
+        argv++;
+        argc--;
+    }
+    if (argc >= 3 && argc <= 4 && !strcmp(argv[1], "--source")) {
+        bool h = argc == 4 && !strcmp(argv[2], "--hidden");
+        long ops = strtol(argv[argc - 1], NULL, 10), nops;
         size_t len;
-        if (ops < 1)
+        if (ops < 1 || (argc == 4 && !h) || hidden)
             return 2;
-        char *s = program(ops, &nops, &len);
+        char *s = program(ops, h, &nops, &len);
         fwrite(s, 1, len, stdout);
         free(s);
         return 0;
     }
-    if (argc >= 3 && !strcmp(argv[1], "--saved"))
+    if (argc >= 3 && !strcmp(argv[1], "--saved") && !hidden)
         return saved(argv[2], argv + 3, argc - 3);
     if (argc < 2 || argc > 3 || argv[1][0] == '-') {
-        fprintf(stderr, "usage: bench_autograd OPS [RUNS] | bench_autograd --source OPS | "
+        fprintf(stderr, "usage: bench_autograd [--hidden] OPS [RUNS] | bench_autograd --source [--hidden] OPS | "
                         "bench_autograd --saved FILE NAME:DTYPE:GRAD:SIZES[:STRIDES[:OFFSET]]...\n");
         return 2;
     }
@@ -470,5 +502,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_autograd: OPS >= 1, 1 <= RUNS <= 1000\n");
         return 2;
     }
-    return long_program(ops, runs);
+    return long_program(ops, hidden, runs);
 }

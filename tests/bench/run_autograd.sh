@@ -14,6 +14,9 @@
 #  2. the growth: ours at 1x to 16x SG_AUTOGRAD_BASE ops (default 1520),
 #     median of 3 runs each; with SG_AUTOGRAD_COUNT=1 also the compile's
 #     instructions (callgrind) at 1x and 16x (about a minute more);
+#  2b. the --hidden program (a chain of layout changes under no_grad every
+#     block's gradient crosses) at SG_AUTOGRAD_HIDDEN_OPS ops (default
+#     1000), both sides, its checksums compared, then ours at 1x to 16x;
 #  3. the bytes each partition saves for the backward over the training
 #     programs of the batteries (SRCDIR/tests/batteries/*.battery whose
 #     cases have a program of tensor parameters one of which requires
@@ -109,6 +112,36 @@ for k in 1 2 4 8 16; do
 done
 awk -v a="$ms" -v b="$first" 'BEGIN { r = a / b; printf "16x the ops took %.2fx the compile time: %s\n", r,
     r <= 17 ? "within 17x" : "above 17x" }'
+# The --hidden program: a chain of layout changes under no_grad that every block's gradient crosses
+HOPS=${SG_AUTOGRAD_HIDDEN_OPS:-1000}
+hid=$($PIN "$BIN" --hidden "$HOPS" "$RUNS") || { echo "$ME: bench_autograd --hidden $HOPS failed" >&2; exit 1; }
+echo "the --hidden program (t laid out anew under no_grad and back, read with grad between), $(key "$hid" ops) ops:"
+echo "  shapeguard: compile $(key "$hid" compile_ns_per_joint_node_median) ns per joint node" \
+    "($(key "$hid" joint_nodes) joint nodes), $(key "$hid" compile_ms_median) ms"
+if [ $HAVE_TORCH = 1 ]; then
+    "$BIN" --source --hidden "$HOPS" >"$TMP/hidden.py" || { echo "$ME: bench_autograd --source --hidden failed" >&2; exit 1; }
+    htheirs=$($PIN "$PY" "$SRC/tests/bench/bench_autograd.py" long "$TMP/hidden.py" "$(key "$hid" ops)" "$TRUNS") ||
+        { echo "$ME: bench_autograd.py long (hidden) failed" >&2; exit 1; }
+    for k in checksum_o0 checksum_o1 checksum_grad_x checksum_grad_y; do
+        awk -v k=$k -v a="$(key "$hid" $k)" -v b="$(key "$htheirs" $k)" 'BEGIN { d = a - b; if (d < 0) d = -d
+            m = b < 0 ? -b : b; if (m < 1) m = 1; exit !(d <= 1e-9 * m) }' ||
+            { echo "$ME: the --hidden program's results differ ($k)" >&2; exit 1; }
+    done
+    awk -v c="$(key "$hid" compile_ns_per_joint_node_median)" -v b="$(key "$htheirs" aot_ns_per_joint_node_median)" \
+        -v n="$(key "$htheirs" joint_nodes)" 'BEGIN {
+        printf "  PyTorch 1.13 aot_function (min-cut): %.0f ns per joint node (%d joint nodes): %.0fx; checksums agree\n", b, n, b / c }'
+fi
+hfirst=
+for k in 1 2 4 8 16; do
+    out=$($PIN "$BIN" --hidden $((HOPS * k)) 3) || { echo "$ME: bench_autograd --hidden $((HOPS * k)) failed" >&2; exit 1; }
+    ms=$(key "$out" compile_ms_median)
+    [ -n "$hfirst" ] || hfirst=$ms
+    echo "  ${k}x ($(key "$out" ops) ops, $(key "$out" joint_nodes) joint nodes): compile $ms ms" \
+        "($(awk -v a="$ms" -v b="$hfirst" 'BEGIN { printf "%.2fx", a / b }') the 1x time)"
+done
+awk -v a="$ms" -v b="$hfirst" 'BEGIN { r = a / b; printf "  --hidden: 16x the ops took %.2fx the compile time: %s\n", r,
+    r <= 17 ? "within 17x" : "above 17x" }'
+
 if [ "${SG_AUTOGRAD_COUNT:-0}" = 1 ]; then
     echo "compile instructions (callgrind, --toggle-collect=compile_body):"
     for k in 1 16; do
