@@ -1682,6 +1682,22 @@ static sg_status no_grad_view(const sg__graph *src, uint32_t i, uint32_t v, cons
     return SG_OK;
 }
 
+/* Is v an input of a custom Function applied with grad after node i (its
+ * apply asks v for its grad_fn, as a call with grad does)? */
+static bool function_reads(const sg__graph *src, uint32_t v, uint32_t i)
+{
+    for (uint32_t j = i + 1; j < src->nnodes; j++) {
+        const sg__gnode *f = &src->nodes[j];
+        if (f->kind != SG_N_FUNCTION || f->scope != 0 || (f->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
+            continue;
+        const sg__garg *in = &src->args[f->args + 2];
+        for (uint32_t k = 0; in->kind == SG_A_VALUES && k < in->u.list.n; k++)
+            if (src->ids[in->u.list.off + k] == v)
+                return true;
+    }
+    return false;
+}
+
 /* What autograd raises of tensors whose history a hidden call kept (and
  * ours cannot give yet). x.data = y of other sizes with x read afterwards
  * with grad: x keeps its grad_fn, whose gradient the engine sums to x's old
@@ -1729,7 +1745,8 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
     for (uint32_t i = 0; i < src->nnodes && !s; i++) { /* x.data = y of other sizes, then x read with grad */
         const sg__gnode *nd = &src->nodes[i];
         if (nd->kind == SG_N_CALL && nd->scope == 0 && (nd->flags & (SG_NODE_DATA | SG_NODE_NO_GRAD)) &&
-            nd->schema->op == SG_OP_set__source_Tensor && nd->out != SG_NOVAL && last[nd->out] != SG_NOVAL) {
+            nd->schema->op == SG_OP_set__source_Tensor && nd->out != SG_NOVAL &&
+            (last[nd->out] != SG_NOVAL || function_reads(src, nd->out, i))) {
             /* (x.set_(y) under no_grad likewise: x keeps its grad_fn, its metadata y's) */
             const char *what = (nd->flags & SG_NODE_DATA) ? "x.data = y" : "x.set_(y) under no_grad";
             uint32_t self = arg_value(src, nd, 0), y = arg_value(src, nd, 1);
