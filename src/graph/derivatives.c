@@ -753,12 +753,31 @@ FORMULA(identity, 0)
 }
 
 /* mm(self, mat2), in 1.13's order: mat2: self.t().mm(grad); self: grad.mm(mat2.t()). */
+static bool ask(sg__dctx *d, sg_rel rel, const sg_expr *a, const sg_expr *b);
+
+/* Was matrix v laid out column-major when the call ran (strides [1, its
+ * rows], 1.13's test: asked, so guarded, as its SymInt compares are)? */
+static bool column_major(sg__dctx *d, uint32_t v)
+{
+    return ask(d, SG_REL_EQ, sg__graph_stride(d->g, v, 0), d->g->ctx->one) &&
+           ask(d, SG_REL_EQ, sg__graph_stride(d->g, v, 1), size(d, v, 0));
+}
+
+/* mm(self, mat2) (1.13's mm_mat2_backward, then mm_mat1_backward):
+ * self.t().mm(grad) and grad.mm(mat2.t()), or where that argument was laid
+ * out column-major, the product of the transposes transposed back
+ * (grad.t().mm(self).t(), mat2.mm(grad.t()).t(): "return grad as
+ * column-order for efficiency"), the form 1.13's graphs have. */
 FORMULA(mm, SAVE(0) | SAVE(1))
 {
     if (WANT(d, 1))
-        d->gin[1] = CALL(d, mm, V(CALL(d, t, d->a[0])), V(d->grad));
+        d->gin[1] = column_major(d, d->a[1].u.v)
+                        ? CALL(d, t, V(CALL(d, mm, V(CALL(d, t, V(d->grad))), d->a[0])))
+                        : CALL(d, mm, V(CALL(d, t, d->a[0])), V(d->grad));
     if (WANT(d, 0))
-        d->gin[0] = CALL(d, mm, V(d->grad), V(CALL(d, t, d->a[1])));
+        d->gin[0] = column_major(d, d->a[0].u.v)
+                        ? CALL(d, t, V(CALL(d, mm, d->a[1], V(CALL(d, t, V(d->grad))))))
+                        : CALL(d, mm, V(d->grad), V(CALL(d, t, d->a[1])));
 }
 
 /* amax, amin(self, dim, keepdim) (scale_grad_by_count(restore_reduced_dims(grad),
