@@ -577,8 +577,9 @@ static sg_status record_again(sg__graph *d, const sg__graph *g, const uint32_t *
 }
 
 /* Cond node i of g (the backward of a forward cond: autograd.c) recorded
- * again into d with its branches, its operands through map (after rep);
- * map[its list and elements] what d gives. sto: g's storages to d's. */
+ * again into d with its branches (a cond nested in one too), its operands
+ * through map (after rep); map[its list and elements] what d gives. sto:
+ * g's storages to d's. */
 static sg_status record_cond_again(sg__graph *d, const sg__graph *g, const uint32_t *rep, uint32_t *map, uint32_t *sto,
                                    uint32_t i)
 {
@@ -622,8 +623,10 @@ static sg_status record_cond_again(sg__graph *d, const sg__graph *g, const uint3
                     o[k] = map[g->args[nd->args + k].u.v];
                 s = sg__graph_output(d, o, nd->nargs);
                 sg_free(o);
+            } else if (nd->kind == SG_N_COND) { /* a nested cond's backward (autograd.c's cond_mapped) */
+                s = record_cond_again(d, g, rep, map, sto, n);
             } else {
-                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a torch.cond nested in a backward's cond");
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a custom Function in a backward's cond");
             }
         }
         d->cur = parent;

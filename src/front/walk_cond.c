@@ -48,6 +48,10 @@ static sg_status traced(sg_walk *W, const sg__py *at, wv *a, wv *out)
     size_t number = 0;
     while (number < W->prog->nconds && W->prog->conds[number] != at)
         number++;
+    char taken[48];
+    snprintf(taken, sizeof taken, "cond_true_%zu", number);
+    if (sg__graph_scope_find(W->g, taken) != SG_NOVAL) /* this call traced again (a helper called twice) */
+        number = W->prog->nconds + W->conds_again++;
     sg_arg p = pred->kind == W_TENSOR ? (sg_arg){.kind = SG_ARG_VALUE, .u.v = pred->u.t->v}
                                       : (sg_arg){.kind = SG_ARG_INT, .u.e = pred->u.e};
     uint32_t scope[2];
@@ -133,7 +137,9 @@ static sg_status traced(sg_walk *W, const sg__py *at, wv *a, wv *out)
  * a call in a trace too (Dynamo inlines it).
  * Otherwise both functions are traced, each in a subgraph of its own
  * (cond_true_N, cond_false_N, N counting the torch.cond calls in the
- * order of the program text), and joined by a cond node (hop.h). */
+ * order of the program text; a call traced again, in a helper called
+ * twice or a branch two conds take, numbered after them in the order
+ * traced), and joined by a cond node (hop.h). */
 sg_status sg__w_torch_cond(sg_walk *W, const sg__py *at, wv *args, size_t n, const char **kwn, wv *kwv, size_t nkw,
                            wv *out)
 {

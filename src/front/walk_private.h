@@ -153,6 +153,7 @@ struct sg_walk {
     } *journal;
     size_t njournal, capjournal;
     unsigned branches;   /* cond branches being traced, nested */
+    size_t conds_again;  /* torch.cond calls traced again (a helper called twice): numbered after the text's */
     /* tensor subclasses (kind two, PyTorch's TwoTensor): a TwoTensor is an
        object whose value v is its inner tensor a; twin maps 1 + a's value to
        1 + b's. Every operator call with a TwoTensor argument runs twice, on

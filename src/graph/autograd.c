@@ -723,11 +723,20 @@ static sg_status branch_reaches(const sg__graph *g, uint32_t br, const uint8_t *
             m[g->args[o->args + j].u.v] = 1;
     for (uint32_t i = sc->output; i-- > 0;) {
         const sg__gnode *nd = &g->nodes[i];
-        if (nd->scope != br || nd->kind != SG_N_CALL || nd->out == SG_NOVAL)
+        if (nd->scope != br || (nd->kind != SG_N_CALL && nd->kind != SG_N_COND) || nd->out == SG_NOVAL)
             continue;
         bool on = m[nd->out];
         for (uint32_t j = 0; g->vals[nd->out].kind == SG_V_LIST && j < g->vals[nd->out].u.list.n; j++)
             on |= m[g->ids[g->vals[nd->out].u.list.off + j]] != 0;
+        if (nd->kind == SG_N_COND) { /* a nested cond: every floating operand (its own backward says which) */
+            const sg__garg *ops = &g->args[nd->args + 3];
+            for (uint32_t j = 0; on && !(nd->flags & SG_NODE_NO_GRAD) && j < ops->u.list.n; j++) {
+                uint32_t x = g->ids[ops->u.list.off + j];
+                if (is_tensor(g, x) && floating(g, x))
+                    m[x] = 1;
+            }
+            continue;
+        }
         const sg__opinfo *info = sg__op_info(nd->schema->op);
         if (!on || nd->schema->op == SG_OP_detach || (info && (info->tags & SG_T_NODIFF)))
             continue;
@@ -748,6 +757,48 @@ static sg_status branch_reaches(const sg__graph *g, uint32_t br, const uint8_t *
     return SG_OK;
 }
 
+/* Cond node n (nested in a branch cond_backward records again) recorded
+ * again in the current scope over the same branches, its predicate and
+ * operands through map; map[its list and elements] the new ones. Refused:
+ * one binding unbacked sizes of its own (its copy would bind others). */
+static sg_status cond_mapped(sg__graph *g, uint32_t n, uint32_t *map)
+{
+    sg_ctx *ctx = g->ctx;
+    if (g->nodes[n].nbinds)
+        return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the derivative of a torch.cond nested in a branch whose "
+                                             "outputs have sizes of their own (line %u)", g->nodes[n].line);
+    const sg__garg *a = &g->args[g->nodes[n].args];
+    sg__garg pred = a[0];
+    uint32_t tb = a[1].u.v, fb = a[2].u.v, nops = a[3].u.list.n, off = a[3].u.list.off, line = g->nodes[n].line;
+    uint32_t list = g->nodes[n].out, nel = g->vals[list].u.list.n;
+    uint8_t fl = g->nodes[n].flags;
+    uint32_t *ops = sg__malloc(ctx, ((size_t)nops + nel + 1) * sizeof *ops), *els = ops ? ops + nops : NULL;
+    sg_status s = ops ? SG_OK : sg__nomem(ctx);
+    if (!s && pred.kind == SG_A_VALUE && (pred.u.v = map[pred.u.v]) == SG_NOVAL)
+        s = sg__err(ctx, SG_EINTERNAL, "backward of a nested cond: its predicate is of no node");
+    for (uint32_t k = 0; k < nops && !s; k++)
+        if ((ops[k] = map[g->ids[off + k]]) == SG_NOVAL)
+            s = sg__err(ctx, SG_EINTERNAL, "backward of a nested cond: an operand of no node");
+    for (uint32_t k = 0; k < nel && !s; k++) {
+        uint32_t e = g->ids[g->vals[list].u.list.off + k];
+        if (!(s = value_as(g, e, &els[k])) && g->vals[e].kind == SG_V_TENSOR)
+            g->vals[els[k]].u.t.requires_grad = g->vals[e].u.t.requires_grad;
+    }
+    uint32_t l = SG_NOVAL;
+    if (!s)
+        s = sg__graph_list(g, &l, els, nel);
+    if (!s)
+        s = sg__graph_cond(g, &pred, tb, fb, ops, nops, l, line);
+    if (!s) {
+        g->nodes[g->nnodes - 1].flags |= fl;
+        map[list] = l;
+        for (uint32_t k = 0; k < nel; k++)
+            map[g->ids[g->vals[list].u.list.off + k]] = els[k];
+    }
+    sg_free(ops);
+    return s;
+}
+
 /* The backward of torch.cond node i (SG_N_COND, made with grad enabled):
  * a cond over the same predicate whose branches are the backwards of the
  * forward's (PyTorch's CondAutogradOp, its create_bw_fn), each a subgraph
@@ -759,7 +810,9 @@ static sg_status branch_reaches(const sg__graph *g, uint32_t br, const uint8_t *
  * PyTorch's eager torch.cond calls the branch itself, whose gradient of an
  * operand it does not reach is None: those both branches reach, where
  * one branch alone does the answer is the predicate's (refused). Refused
- * too: a cond binding unbacked sizes, a cond nested in a branch. */
+ * too: a cond binding unbacked sizes. A cond nested in a branch is
+ * recorded again in that branch's backward (cond_mapped), whose own
+ * backward then makes it one of its own. */
 static sg_status cond_backward(bw *b, uint32_t i)
 {
     sg__graph *g = b->g;
@@ -773,11 +826,6 @@ static sg_status cond_backward(bw *b, uint32_t i)
     if (nd->nbinds)
         return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the derivative of a torch.cond whose outputs have sizes "
                                              "of their own (line %u)", line);
-    for (int k = 0; k < 2; k++)
-        for (uint32_t j = 0; j < g->nnodes; j++)
-            if (g->nodes[j].kind == SG_N_COND && g->nodes[j].scope == br[k])
-                return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the derivative of a torch.cond nested in a branch "
-                                                     "(line %u)", line);
     uint32_t *ops = sg__malloc(ctx, ((size_t)nops + nout + 1) * sizeof *ops);
     uint8_t *seed = sg__calloc(ctx, (size_t)nout + 1, 1), *need = sg__calloc(ctx, (size_t)nops + 1, 1);
     uint8_t *reach[2] = {sg__calloc(ctx, (size_t)nops + 1, 1), sg__calloc(ctx, (size_t)nops + 1, 1)};
@@ -816,12 +864,13 @@ static sg_status cond_backward(bw *b, uint32_t i)
         !(phs = sg__malloc(ctx, ((size_t)nops + ng) * sizeof *phs)))
         s = sg__nomem(ctx);
     for (int k = 0; k < 2 && !s; k++) {
-        const sg__scope *sc = &g->scopes[br[k]];
         char name[80];
-        snprintf(name, sizeof name, "%.60s_backward", sc->name);
+        snprintf(name, sizeof name, "%.60s_backward", g->scopes[br[k]].name);
         uint32_t first = (uint32_t)g->nnodes, nvals = (uint32_t)g->nvals;
         if ((s = sg__graph_scope_open(g, &scope[k], name)))
             break;
+        const sg__scope *sc = &g->scopes[br[k]]; /* (after the open, which may move the scopes; no scope is opened
+                                                    while it is read below: a nested cond's come with backward_in) */
         uint32_t *map = sg__malloc(ctx, (size_t)nvals * sizeof *map);
         if (!map) {
             s = sg__nomem(ctx);
@@ -846,6 +895,10 @@ static sg_status cond_backward(bw *b, uint32_t i)
                 continue;
             if (c->kind == SG_N_ASSERT) {
                 s = sg__graph_assert(g, c->cond, c->line);
+                continue;
+            }
+            if (c->kind == SG_N_COND) { /* a cond nested in the branch: its backward is this one's part */
+                s = cond_mapped(g, n, map);
                 continue;
             }
             s = record_mapped(g, n, map, true); /* (no_grad, .data, hidden writes: as the branch had them) */
