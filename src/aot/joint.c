@@ -1685,20 +1685,33 @@ static sg_status no_grad_view(const sg__graph *src, uint32_t i, uint32_t v, cons
     return SG_OK;
 }
 
-/* Is v an input of a custom Function applied with grad after node i (its
- * apply asks v for its grad_fn, as a call with grad does)? */
+/* Is v an input of a custom Function applied with grad, or an operand of a
+ * torch.cond made with grad, after node i (the apply asks v for its
+ * grad_fn, as a call with grad does; the cond's backward reaches it)? */
 static bool function_reads(const sg__graph *src, uint32_t v, uint32_t i)
 {
     for (uint32_t j = i + 1; j < src->nnodes; j++) {
         const sg__gnode *f = &src->nodes[j];
-        if (f->kind != SG_N_FUNCTION || f->scope != 0 || (f->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
+        if ((f->kind != SG_N_FUNCTION && f->kind != SG_N_COND) || f->scope != 0 ||
+            (f->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
             continue;
-        const sg__garg *in = &src->args[f->args + 2];
+        const sg__garg *in = &src->args[f->args + (f->kind == SG_N_FUNCTION ? 2 : 3)];
         for (uint32_t k = 0; in->kind == SG_A_VALUES && k < in->u.list.n; k++)
             if (src->ids[in->u.list.off + k] == v)
                 return true;
     }
     return false;
+}
+
+/* Is write node n an in-place call whose self is a version of object o
+ * (obj: each value's first version)? */
+static bool writes_own(const sg__graph *src, const uint32_t *obj, uint32_t n, uint32_t o)
+{
+    const sg__gnode *w = &src->nodes[n];
+    if (w->kind != SG_N_CALL || !(w->schema->flags & SG_OPF_INPLACE) || !w->nargs ||
+        src->args[w->args].kind != SG_A_VALUE)
+        return false;
+    return obj[src->args[w->args].u.v] == o;
 }
 
 /* What autograd raises of tensors whose history a hidden call kept (and
@@ -1745,30 +1758,6 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
         }
     }
     sg_status s = SG_OK;
-    for (uint32_t i = 0; i < src->nnodes && !s; i++) { /* x.data = y of other sizes, then x read with grad */
-        const sg__gnode *nd = &src->nodes[i];
-        if (nd->kind == SG_N_CALL && nd->scope == 0 && (nd->flags & (SG_NODE_DATA | SG_NODE_NO_GRAD)) &&
-            nd->schema->op == SG_OP_set__source_Tensor && nd->out != SG_NOVAL &&
-            (last[nd->out] != SG_NOVAL || function_reads(src, nd->out, i))) {
-            /* (x.set_(y) under no_grad likewise: x keeps its grad_fn, its metadata y's) */
-            const char *what = (nd->flags & SG_NODE_DATA) ? "x.data = y" : "x.set_(y) under no_grad";
-            uint32_t self = arg_value(src, nd, 0), y = arg_value(src, nd, 1);
-            bool same = self != SG_NOVAL && y != SG_NOVAL && src->vals[self].u.t.ndim == src->vals[y].u.t.ndim;
-            for (uint32_t d = 0; same && d < src->vals[self].u.t.ndim; d++)
-                same = sg__graph_size(src, self, d) == sg__graph_size(src, y, d);
-            if (self != SG_NOVAL && src->vals[self].u.t.requires_grad && !same)
-                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u: x "
-                            "keeps its history, whose gradient PyTorch sums to x's old sizes)", what, nd->line);
-            /* y's storage written before x is read: x's values move, its history (PyTorch's) does not */
-            uint32_t st = src->vals[nd->out].u.t.storage;
-            for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && !s && self != SG_NOVAL &&
-                                          src->vals[self].u.t.requires_grad; q++)
-                if (wnode[q] > i && wnode[q] < last[nd->out])
-                    s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of x after %s (line %u) and a write of "
-                                "y's storage (%s, line %u): x's values move, not its history", what, nd->line,
-                                src->nodes[wnode[q]].schema->name, src->nodes[wnode[q]].line);
-        }
-    }
     /* the first version of each tensor object, and the last read with grad of any of an object's versions
        (an in-place view op gives a new one: x.as_strided_ under no_grad, x returned) */
     uint32_t *obj = s ? NULL : sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *obj);
@@ -1781,6 +1770,33 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
         lastobj[v] = SG_NOVAL;
         if (last[v] != SG_NOVAL && (lastobj[obj[v]] == SG_NOVAL || last[v] > lastobj[obj[v]]))
             lastobj[obj[v]] = last[v];
+    }
+    for (uint32_t i = 0; obj && i < src->nnodes && !s; i++) { /* x.data = y of other sizes, then x read with grad */
+        const sg__gnode *nd = &src->nodes[i];
+        uint32_t read = nd->out != SG_NOVAL ? lastobj[obj[nd->out]] : SG_NOVAL; /* (of x, any version) */
+        if (nd->kind == SG_N_CALL && nd->scope == 0 && (nd->flags & (SG_NODE_DATA | SG_NODE_NO_GRAD)) &&
+            nd->schema->op == SG_OP_set__source_Tensor && nd->out != SG_NOVAL &&
+            (read != SG_NOVAL || function_reads(src, nd->out, i))) {
+            /* (x.set_(y) under no_grad likewise: x keeps its grad_fn, its metadata y's) */
+            const char *what = (nd->flags & SG_NODE_DATA) ? "x.data = y" : "x.set_(y) under no_grad";
+            uint32_t self = arg_value(src, nd, 0), y = arg_value(src, nd, 1);
+            bool same = self != SG_NOVAL && y != SG_NOVAL && src->vals[self].u.t.ndim == src->vals[y].u.t.ndim;
+            for (uint32_t d = 0; same && d < src->vals[self].u.t.ndim; d++)
+                same = sg__graph_size(src, self, d) == sg__graph_size(src, y, d);
+            if (self != SG_NOVAL && src->vals[self].u.t.requires_grad && !same)
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u: x "
+                            "keeps its history, whose gradient PyTorch sums to x's old sizes)", what, nd->line);
+            /* y's storage written before x (a version of it) is read: x's values move, its history
+               (PyTorch's) does not; not by an in-place call of x's own (a new version of x: its write
+               hidden or autograd's as any) */
+            uint32_t st = src->vals[nd->out].u.t.storage;
+            for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && !s && self != SG_NOVAL && read != SG_NOVAL &&
+                                          src->vals[self].u.t.requires_grad; q++)
+                if (wnode[q] > i && wnode[q] < read && !writes_own(src, obj, wnode[q], obj[nd->out]))
+                    s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of x after %s (line %u) and a write of "
+                                "y's storage (%s, line %u): x's values move, not its history", what, nd->line,
+                                src->nodes[wnode[q]].schema->name, src->nodes[wnode[q]].line);
+        }
     }
     for (uint32_t i = 0; i < src->nnodes && !s; i++) {
         const sg__gnode *nd = &src->nodes[i];
