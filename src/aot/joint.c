@@ -1685,6 +1685,22 @@ static sg_status no_grad_view(const sg__graph *src, uint32_t i, uint32_t v, cons
     return SG_OK;
 }
 
+/* Is cond node nd (made with grad enabled) PyTorch's CondAutogradOp: a
+ * tensor predicate and an operand that requires grad (a bool over sizes is
+ * eager torch.cond calling the branch, whose own calls ask)? */
+static bool autograd_cond(const sg__graph *src, const sg__gnode *nd)
+{
+    const sg__garg *a = &src->args[nd->args];
+    if (a[0].kind != SG_A_VALUE)
+        return false;
+    for (uint32_t j = 0; j < a[3].u.list.n; j++) {
+        uint32_t x = src->ids[a[3].u.list.off + j];
+        if (src->vals[x].kind == SG_V_TENSOR && src->vals[x].u.t.requires_grad)
+            return true;
+    }
+    return false;
+}
+
 /* Is v an input of a custom Function applied with grad, or an operand of a
  * torch.cond made with grad, after node i (the apply asks v for its
  * grad_fn, as a call with grad does; the cond's backward reaches it)? */
@@ -1745,6 +1761,13 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
     for (uint32_t i = 0; i < src->nnodes; i++) {
         const sg__gnode *nd = &src->nodes[i];
         bool out = nd->kind == SG_N_OUTPUT && nd->scope == 0;
+        if (nd->kind == SG_N_COND && nd->scope == 0 && !(nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) &&
+            autograd_cond(src, nd)) { /* CondAutogradOp's apply asks every operand (closures lifted) */
+            const sg__garg *ops = &src->args[nd->args + 3];
+            for (uint32_t j = 0; j < ops->u.list.n; j++)
+                last[src->ids[ops->u.list.off + j]] = i;
+            continue;
+        }
         if (!out && (nd->kind != SG_N_CALL || nd->scope != 0 || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA))))
             continue;
         if (!out && !differentiable_call(src, nd)) /* (a comparison asks no grad_fn of what it reads) */
