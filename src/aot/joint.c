@@ -1464,7 +1464,9 @@ static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cn
         mark_needed(src, needed, nsto, ast, x);
         CHAIN(read_bw_written(src, bwst, x, i));
         uint32_t st = src->vals[x].u.t.storage;
-        for (uint32_t q = first_write_after(wfirst, wnode, st, i); a[0].kind == SG_A_VALUE && q < wfirst[st + 1]; q++) {
+        /* (a write through .data: a size predicate's branch call saved what its formulas read, whose new
+           values its backward reads as well) */
+        for (uint32_t q = first_write_after(wfirst, wnode, st, i); q < wfirst[st + 1]; q++) {
             uint32_t vals[8];
             size_t nw = sg__graph_node_writes(src, wnode[q], vals, 8);
             bool data = (src->nodes[wnode[q]].flags & SG_NODE_DATA) != 0; /* (.data: a counter of its own) */
