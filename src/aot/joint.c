@@ -1751,6 +1751,30 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
                     s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of x after %s (line %u) and a write of "
                                 "y's storage (%s, line %u): x's values move, not its history", what, nd->line,
                                 src->nodes[wnode[q]].schema->name, src->nodes[wnode[q]].line);
+            /* likewise a torch.cond in between whose branch writes an operand on y's storage (the branch's
+               writes are of its placeholders' storages, not of the operand's: the loop above misses them).
+               Either branch: the functional graph writes the operand whichever one a call takes (a size
+               predicate the guards decide too: the cond stays, x is made again from the storage) */
+            for (uint32_t c = i + 1; c < last[nd->out] && !s && self != SG_NOVAL && src->vals[self].u.t.requires_grad;
+                 c++) {
+                if (src->nodes[c].kind != SG_N_COND || src->nodes[c].scope != 0)
+                    continue;
+                for (int b = 1; b <= 2 && !s; b++) {
+                    const sg__scope *sc = &src->scopes[src->args[src->nodes[c].args + b].u.v];
+                    for (uint32_t j = 0; j < sc->nwrites && !s; j++) {
+                        uint32_t vals[8];
+                        size_t nw = sg__graph_node_writes(src, sc->writes[j], vals, 8);
+                        for (size_t k = 0; k < nw && k < 8 && !s; k++) {
+                            uint32_t o = branch_operand(src, sc, vals[k]);
+                            if (o != SG_NOVAL && src->vals[o].kind == SG_V_TENSOR && src->vals[o].u.t.storage == st)
+                                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of x after %s (line %u) "
+                                            "and a write of y's storage (%s in a cond branch, line %u): x's values "
+                                            "move, not its history", what, nd->line,
+                                            src->nodes[sc->writes[j]].schema->name, src->nodes[sc->writes[j]].line);
+                        }
+                    }
+                }
+            }
         }
     }
     /* the first version of each tensor object, and the last read with grad of any of an object's versions
