@@ -1755,7 +1755,8 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
                writes are of its placeholders' storages, not of the operand's: the loop above misses them).
                Either branch: the functional graph writes the operand whichever one a call takes (a size
                predicate the guards decide too: the cond stays, x is made again from the storage) */
-            for (uint32_t c = i + 1; c < last[nd->out] && !s && self != SG_NOVAL && src->vals[self].u.t.requires_grad;
+            for (uint32_t c = i + 1; c < src->nnodes && c < last[nd->out] && !s && self != SG_NOVAL &&
+                                     src->vals[self].u.t.requires_grad;
                  c++) {
                 if (src->nodes[c].kind != SG_N_COND || src->nodes[c].scope != 0)
                     continue;
