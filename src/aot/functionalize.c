@@ -698,7 +698,8 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         }
         return SG_OK;
     }
-    /* chain[i]: the links from self up; tmp[i]: what chain[i] views, made again */
+    /* chain[i]: the links from self up; tmp[i]: chain[i] made again (tmp[n]: the root's current value),
+       so tmp[i + 1] is what chain[i] views. tmp[0], self made again, is made only where it is needed */
     uint32_t *chain = sg__malloc(z->dst->ctx, (2 * (size_t)n + 1) * sizeof *chain), *tmp = chain + n;
     if (!chain)
         return sg__nomem(z->dst->ctx);
@@ -706,7 +707,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
     for (uint32_t c = self; z->v[c].parent != SG_NOVAL; c = z->v[c].parent)
         chain[n++] = c;
     sg_status st = current(z, r, root, &tmp[n]);
-    for (uint32_t i = n; i-- > 1 && !st;) /* tmp[i]: the value chain[i] views, made again */
+    for (uint32_t i = n; i-- > 1 && !st;)
         st = link_view(z, r, chain[i], tmp[i + 1], &tmp[i]);
     uint32_t val = f;
     uint8_t hid = flags & grad_off; /* what autograd does not see of the write, link by link */
@@ -721,7 +722,9 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
             /* current once the generation moves, below; made again from the base where the new
                contents are laid out otherwise (an expanded view written: its repeats) */
             z->v[chain[i]].cur = laid_out_as(z, val, chain[i]) ? val : SG_NOVAL;
-            if (gives && z->v[chain[i]].cur == SG_NOVAL)
+            if (gives && z->v[chain[i]].cur == SG_NOVAL && i == 0) /* (self a detach: its layout to copy into) */
+                st = link_view(z, r, chain[0], tmp[1], &tmp[0]);
+            if (gives && z->v[chain[i]].cur == SG_NOVAL && !st)
                 st = copy_as(z, r, tmp[i], val, &z->v[chain[i]].cur);
             if (gives && !st)
                 z->v[o].hist = z->v[chain[i]].cur;

@@ -1421,16 +1421,21 @@ static bool branch_reads(const sg__graph *src, uint32_t b, uint32_t k)
     return false;
 }
 
+/* The flags autograd_storages gives each value after the ids */
+enum { PAST_LEAF = 1u, HIDDEN_VIEW = 2u };
+
 /* Value v, a tensor that requires grad, is one the backward reaches
  * (needed); unless it is a leaf (a view made under no_grad among them),
- * which has no history a write of its storage joins, its storage's writes
- * join its history (nsto, by ast's keys). */
+ * which has no history a write of its storage joins, or a view of such a
+ * leaf (its history stops there: t10.t() of a t10 made under no_grad is
+ * TBackward over nothing), its storage's writes join its history (nsto, by
+ * ast's keys; ast[nvals + v]: past a leaf, autograd_storages). */
 static void mark_needed(const sg__graph *src, uint8_t *needed, uint8_t *nsto, const uint32_t *ast, uint32_t v)
 {
     if (v == SG_NOVAL || src->vals[v].kind != SG_V_TENSOR || !src->vals[v].u.t.requires_grad)
         return;
     needed[v] = 1;
-    nsto[ast[v]] |= !src->vals[v].u.t.leaf;
+    nsto[ast[v]] |= !src->vals[v].u.t.leaf && !(ast[src->nvals + v] & PAST_LEAF);
 }
 
 /* The checks of torch.cond node i (made with grad) whose outputs the
@@ -1821,6 +1826,31 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
                     s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of x after %s (line %u) and a write of "
                                 "y's storage (%s, line %u): x's values move, not its history", what, nd->line,
                                 src->nodes[wnode[q]].schema->name, src->nodes[wnode[q]].line);
+            /* likewise a torch.cond in between whose branch writes an operand on y's storage (the branch's
+               writes are of its placeholders' storages, not of the operand's: the loop above misses them).
+               Either branch: the functional graph writes the operand whichever one a call takes (a size
+               predicate the guards decide too: the cond stays, x is made again from the storage) */
+            for (uint32_t c = i + 1; c < src->nnodes && read != SG_NOVAL && c < read && !s && self != SG_NOVAL &&
+                                     src->vals[self].u.t.requires_grad;
+                 c++) {
+                if (src->nodes[c].kind != SG_N_COND || src->nodes[c].scope != 0)
+                    continue;
+                for (int b = 1; b <= 2 && !s; b++) {
+                    const sg__scope *sc = &src->scopes[src->args[src->nodes[c].args + b].u.v];
+                    for (uint32_t j = 0; j < sc->nwrites && !s; j++) {
+                        uint32_t vals[8];
+                        size_t nw = sg__graph_node_writes(src, sc->writes[j], vals, 8);
+                        for (size_t k = 0; k < nw && k < 8 && !s; k++) {
+                            uint32_t o = branch_operand(src, sc, vals[k]);
+                            if (o != SG_NOVAL && src->vals[o].kind == SG_V_TENSOR && src->vals[o].u.t.storage == st)
+                                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of x after %s (line %u) "
+                                            "and a write of y's storage (%s in a cond branch, line %u): x's values "
+                                            "move, not its history", what, nd->line,
+                                            src->nodes[sc->writes[j]].schema->name, src->nodes[sc->writes[j]].line);
+                        }
+                    }
+                }
+            }
         }
     }
     for (uint32_t i = 0; i < src->nnodes && !s; i++) {
@@ -1892,33 +1922,55 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
     return s;
 }
 
+/* Is src value v the first version of a view made under no_grad or
+ * through .data (autograd gives it no grad_fn: a leaf where it requires
+ * grad)? */
+static bool hidden_view(const sg__graph *src, uint32_t v)
+{
+    const sg__gnode *nd = src->vals[v].node == SG_NOVAL ? NULL : &src->nodes[src->vals[v].node];
+    return nd && nd->kind == SG_N_CALL && nd->out == v && (nd->schema->flags & SG_OPF_VIEW) &&
+           !(nd->schema->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) && (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
+}
+
 /* Per tensor value of src, the storage as autograd's view rules see it
  * (ast): its storage, but a storage of its own (an id from
  * src->nstorages on) for what a set_ gave, its later versions and its
  * views: set_ (x.data = y too) puts a tensor on another's storage with no
  * view relation to what is there, so a write through it joins its own
  * history, not theirs (no CopySlices). Ids of other values: SG_NOVAL.
- * *n: the number of ids. */
+ * *n: the number of ids. Then, at (*ast)[nvals + v] (one allocation, its
+ * words taken as nvals more flags): PAST_LEAF where v's chain of views
+ * passes a view made under no_grad or through .data that requires grad (a
+ * leaf: no grad_fn, so the history of v stops there), HIDDEN_VIEW where v
+ * is (a version of) such a view, 0 else. */
 static sg_status autograd_storages(const sg__graph *src, uint32_t **ast, uint32_t *n)
 {
     *n = src->nstorages;
-    if (!(*ast = sg__malloc(src->ctx, (src->nvals ? src->nvals : 1) * sizeof **ast)))
+    if (!(*ast = sg__malloc(src->ctx, (src->nvals ? 2 * (size_t)src->nvals : 1) * sizeof **ast)))
         return sg__nomem(src->ctx);
+    uint32_t *past = *ast + src->nvals;
     for (uint32_t v = 0; v < src->nvals; v++) {
         const sg__gval *x = &src->vals[v];
         const sg__gnode *nd = x->node == SG_NOVAL ? NULL : &src->nodes[x->node];
         uint32_t up = x->kind == SG_V_TENSOR ? sg__graph_updates(src, v) : SG_NOVAL;
         uint32_t of = x->kind == SG_V_TENSOR && up == SG_NOVAL ? sg__graph_view_of(src, v) : SG_NOVAL;
+        past[v] = 0;
         if (x->kind != SG_V_TENSOR)
             (*ast)[v] = SG_NOVAL;
         else if (nd && nd->kind == SG_N_CALL && nd->schema->op == SG_OP_set__source_Tensor && nd->out == v)
             (*ast)[v] = (*n)++;
         else if (up != SG_NOVAL && up < v)
-            (*ast)[v] = (*ast)[up];
-        else if (of != SG_NOVAL && of < v)
+            (*ast)[v] = (*ast)[up], past[v] = past[up];
+        else if (of != SG_NOVAL && of < v) {
+            const sg__fake_tensor *ot = &src->vals[of].u.t;
             (*ast)[v] = (*ast)[of];
-        else
+            past[v] = (past[of] & PAST_LEAF) |
+                      ((past[of] & HIDDEN_VIEW) && ot->requires_grad && ot->leaf ? PAST_LEAF : 0u);
+        } else {
             (*ast)[v] = x->u.t.storage;
+        }
+        if (x->kind == SG_V_TENSOR && hidden_view(src, v))
+            past[v] |= HIDDEN_VIEW;
     }
     return SG_OK;
 }
