@@ -911,8 +911,9 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
     CHAIN(sg__replay_call(r, fs, in, n, &f));
     uint8_t hid = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
     hide(z, f, hid);
-    /* (a factory's out= into a leaf that required grad: out requires none, its history cut) */
-    bool keeps = hid && z->src->vals[o].u.t.requires_grad && !(nd->flags & SG_NODE_CUT);
+    /* (a factory's out= into a leaf that required grad: out requires none, its history cut; an out whose
+       storage a write with grad gave a history keeps it, whatever its traced flag says) */
+    bool keeps = hid && (z->src->vals[o].u.t.requires_grad || store_of(z, o)->grad) && !(nd->flags & SG_NODE_CUT);
     if (keeps && same_sizes(z->src, o, nd->out)) {
         uint32_t old; /* an out= autograd does not see: o keeps its history */
         CHAIN(current(z, r, o, &old));
