@@ -2343,10 +2343,12 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             bool written = inplace ? k == 0 : (nd->schema->flags & SG_OPF_OUT) && ((nd->schema->written >> k) & 1);
             if (!hidden || written)
                 mark_needed(src, needed, nsto, ast, v);
-            /* (the gradient's layout, where a formula alone gives it: a hidden write hands it on as it is) */
+            /* (the gradient's layout, where a formula alone gives it: a hidden write hands it on as it is
+               where it kept the sizes; else the engine's validate_outputs sums it to those its grad_fn
+               took, or raises there, in the node that gave it) */
             uint64_t zo = needed[nd->out] == 1 ? gz[nd->out] : 0;
             if (v != SG_NOVAL && (!hidden || written))
-                gz[v] = hidden ? zo : grad_zero_dims(src, nd, k, v, zo);
+                gz[v] = !hidden ? grad_zero_dims(src, nd, k, v, zo) : same_layout_kind(src, v, nd->out) ? zo : 0;
         }
         for (uint32_t k = 0; k < nd->nargs && !hidden; k++) { /* a list's tensors (cat, stack) */
             const sg__garg *a = &src->args[nd->args + k];
