@@ -1234,21 +1234,203 @@ static uint32_t branch_operand(const sg__graph *src, const sg__scope *sc, uint32
     return k < sc->nphs ? sc->outer[k] : SG_NOVAL;
 }
 
+/* The dimensions of a tensor of n of them (a mask of SG_MAX_DIMS bits). */
+static uint64_t all_dims(uint32_t n)
+{
+    return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+}
+
+/* The int argument at schema position i of call node nd of src (positional,
+ * or keyword by name; def where it was not given or is no constant int). */
+static int64_t int_arg(const sg__graph *src, const sg__gnode *nd, int i, int64_t def)
+{
+    for (uint32_t k = 0; k < nd->nargs; k++) {
+        const sg__garg *a = &src->args[nd->args + k];
+        int at = a->kw ? sg__schema_arg(nd->schema, a->kw) : (int)k;
+        int64_t x;
+        if (at == i)
+            return a->kind == SG_A_EXPR && sg_expr_get_si(a->u.e, &x) ? x : def;
+    }
+    return def;
+}
+
+/* The int-list argument at schema position i of call node nd (SG_A_EXPRS),
+ * or NULL where it was not given (*n 0). */
+static const sg__garg *list_arg(const sg__graph *src, const sg__gnode *nd, int i)
+{
+    for (uint32_t k = 0; k < nd->nargs; k++) {
+        const sg__garg *a = &src->args[nd->args + k];
+        int at = a->kw ? sg__schema_arg(nd->schema, a->kw) : (int)k;
+        if (at == i)
+            return a->kind == SG_A_EXPRS ? a : NULL;
+    }
+    return NULL;
+}
+
+/* Dimension d of a tensor of n wrapped (-1: the last), or -1 out of range. */
+static int wrap_dim(int64_t d, uint32_t n)
+{
+    if (d < 0)
+        d += n;
+    return d >= 0 && d < (int64_t)n ? (int)d : -1;
+}
+
+/* Have tensor values a and b of src the same sizes and dtype? */
+static bool same_layout_kind(const sg__graph *src, uint32_t a, uint32_t b)
+{
+    const sg__fake_tensor *x = &src->vals[a].u.t, *y = &src->vals[b].u.t;
+    if (x->ndim != y->ndim || x->dtype != y->dtype)
+        return false;
+    for (uint32_t d = 0; d < x->ndim; d++)
+        if (sg__graph_size(src, a, d) != sg__graph_size(src, b, d))
+            return false;
+    return true;
+}
+
+/* The dimensions at stride 0 of eager's gradient of argument k (value x)
+ * of call node nd, which autograd records, from zo, those of the gradient
+ * of its result o (where that gradient is one formula's, as the engine
+ * hands a lone gradient on; the sum of two is a tensor of its own). What
+ * PyTorch's formulas give: the gradient as it is (add and sub of self,
+ * add of other at alpha 1, clone, alias, expand to the same sizes), a view
+ * of it (t, transpose and permute its dimensions permuted; squeeze,
+ * unsqueeze, view, reshape and flatten of a gradient that is the loss's
+ * scalar expanded, every dimension at stride 0, the same), or, of sum, the
+ * gradient expanded over the dimensions it reduced. Anything else (0) is a
+ * tensor of its own, as is what validate_outputs sums to x's sizes or
+ * converts to its dtype. */
+static uint64_t grad_zero_dims(const sg__graph *src, const sg__gnode *nd, int k, uint32_t x, uint64_t zo)
+{
+    uint32_t o = nd->out;
+    if (o == SG_NOVAL || src->vals[o].kind != SG_V_TENSOR || src->vals[x].kind != SG_V_TENSOR ||
+        src->vals[o].u.t.dtype != src->vals[x].u.t.dtype)
+        return 0;
+    const sg__opinfo *info = sg__op_info(nd->schema->op);
+    sg__op op = (nd->schema->flags & SG_OPF_INPLACE) && info && info->functional != SG_OP_NONE ? info->functional
+                                                                                                  : nd->schema->op;
+    uint32_t nx = src->vals[x].u.t.ndim, no = src->vals[o].u.t.ndim;
+    bool same = same_layout_kind(src, o, x);
+    switch (op) {
+    case SG_OP_add_Tensor:
+    case SG_OP_add_Scalar:
+        if (k == 1 && op == SG_OP_add_Tensor) { /* (maybe_multiply: alpha 1 gives the gradient itself) */
+            for (uint32_t j = 0; j < nd->nargs; j++) {
+                const sg__garg *a = &src->args[nd->args + j];
+                int at = a->kw ? sg__schema_arg(nd->schema, a->kw) : (int)j;
+                if (at == 2 && !(a->kind == SG_A_FLOAT ? a->u.f == 1.0 : int_arg(src, nd, 2, 0) == 1))
+                    return 0;
+            }
+        }
+        return (k == 0 || op == SG_OP_add_Tensor) && same ? zo : 0;
+    case SG_OP_sub_Tensor:
+    case SG_OP_sub_Scalar:
+    case SG_OP_clone:
+    case SG_OP_alias:
+    case SG_OP_expand:
+        return k == 0 && same ? zo : 0;
+    case SG_OP_t:
+    case SG_OP_transpose_int: {
+        if (k != 0 || nx != no)
+            return 0;
+        int d0 = op == SG_OP_t ? 0 : wrap_dim(int_arg(src, nd, 1, 0), nx);
+        int d1 = op == SG_OP_t ? 1 : wrap_dim(int_arg(src, nd, 2, 1), nx);
+        if (nx < 2 && op == SG_OP_t)
+            return zo;
+        if (d0 < 0 || d1 < 0)
+            return 0;
+        uint64_t b0 = (zo >> d0) & 1, b1 = (zo >> d1) & 1, r = zo & ~(((uint64_t)1 << d0) | ((uint64_t)1 << d1));
+        return r | (b1 << d0) | (b0 << d1);
+    }
+    case SG_OP_permute: {
+        const sg__garg *l = list_arg(src, nd, 1);
+        if (k != 0 || !l || l->u.list.n != nx || nx != no)
+            return 0;
+        uint64_t r = 0;
+        for (uint32_t j = 0; j < nx; j++) {
+            int64_t p;
+            int d = sg_expr_get_si(src->exprs[l->u.list.off + j], &p) ? wrap_dim(p, nx) : -1;
+            if (d < 0)
+                return 0;
+            r |= ((zo >> j) & 1) << d;
+        }
+        return r;
+    }
+    case SG_OP_squeeze:
+    case SG_OP_squeeze_dim:
+    case SG_OP_unsqueeze:
+    case SG_OP_view:
+    case SG_OP_reshape:
+    case SG_OP__unsafe_view:
+    case SG_OP_flatten_using_ints:
+        return k == 0 && no > 0 && zo == all_dims(no) ? all_dims(nx) : 0;
+    case SG_OP_sum:
+        return k == 0 && src->vals[nd->out].u.t.dtype == src->vals[x].u.t.dtype ? all_dims(nx) : 0;
+    case SG_OP_sum_dim_IntList: {
+        const sg__garg *l = list_arg(src, nd, 1);
+        if (k != 0)
+            return 0;
+        if (!l || !l->u.list.n) /* (no dims: all of them) */
+            return all_dims(nx);
+        uint64_t red = 0;
+        for (uint32_t j = 0; j < l->u.list.n; j++) {
+            int64_t p;
+            int d = sg_expr_get_si(src->exprs[l->u.list.off + j], &p) ? wrap_dim(p, nx) : -1;
+            if (d < 0)
+                return 0;
+            red |= (uint64_t)1 << d;
+        }
+        if (int_arg(src, nd, 2, 0)) /* keepdim */
+            return nx == no ? zo | red : 0;
+        uint64_t r = red;
+        for (uint32_t d = 0, j = 0; d < nx; d++) /* (the kept dimensions take o's in order) */
+            if (!((red >> d) & 1))
+                r |= ((zo >> j++) & 1) << d;
+        return r;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* The internal-overlap error of a write into eager's gradient of value v
+ * (of its sizes), whose dimensions zero are at stride 0: where one of them
+ * is provably above 1, more than one element is one memory location. */
+static sg_status zero_dims_check(const sg__graph *src, uint32_t v, uint64_t zero, uint32_t line)
+{
+    sg_ctx *ctx = src->ctx;
+    for (uint32_t d = 0; d < src->vals[v].u.t.ndim && d < 64; d++) {
+        const sg_expr *gt;
+        sg_truth known = SG_UNKNOWN;
+        if (!((zero >> d) & 1))
+            continue;
+        CHAIN(sg_expr_rel(ctx, &gt, SG_REL_GT, sg__graph_size(src, v, d), ctx->one));
+        CHAIN(sg_env_known(src->env, &known, gt));
+        if (known == SG_TRUE)
+            return sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the tensor before "
+                           "performing the operation (a custom Function's backward writes the gradient it is "
+                           "given, line %u)", line);
+    }
+    return SG_OK;
+}
+
 /* Custom Function node i, whose outputs the backward reaches (in the
  * engine's order: after the nodes made since, before those made earlier):
- * where its backward writes in place the gradient of an output that the
- * program returns once and nothing else reads, that gradient is the
- * loss's scalar expanded (a stride 0), and eager's write raises the
- * internal-overlap error as the engine runs this backward, before what
- * the backward of an earlier node would raise (the joint's own check,
- * backward_writes, sees the same where no earlier error comes first). */
-static sg_status function_written_tangent(const sg__graph *src, uint32_t i)
+ * where its backward writes in place the gradient of an output that one
+ * formula alone gave (needed[o] 1: the engine hands it on as the formula
+ * made it) at stride 0 in a dimension above 1 (gz, grad_zero_dims: the
+ * loss's scalar expanded, a sum's backward), eager's write raises the
+ * internal-overlap error as the engine runs this backward, before what the
+ * backward of an earlier node would raise (the joint's own check,
+ * backward_writes, sees the same where no earlier error comes first). A
+ * write through a view of that gradient: where every dimension of it is
+ * at stride 0 and the view is no as_strided, of the view's sizes. */
+static sg_status function_written_tangent(const sg__graph *src, uint32_t i, const uint8_t *needed, const uint64_t *gz)
 {
     const sg__garg *a = &src->args[src->nodes[i].args];
     const sg__scope *sc = &src->scopes[a[0].u.v];
     if (sc->failed)
         return SG_OK;
-    const sg__gnode *on = &src->nodes[src->scopes[0].output];
     for (uint32_t w = 0; w < sc->nwrites; w++) {
         uint32_t vals[8];
         size_t nw = sg__graph_node_writes(src, sc->writes[w], vals, 8);
@@ -1260,14 +1442,22 @@ static sg_status function_written_tangent(const sg__graph *src, uint32_t i)
                 j += sc->outer[p] == SG_NOVAL;
             if (j >= a[1].u.list.n)
                 continue;
-            uint32_t o = src->ids[a[1].u.list.off + j], returned = 0;
-            for (uint32_t r = 0; r < on->nargs; r++)
-                returned += src->args[on->args + r].kind == SG_A_VALUE && src->args[on->args + r].u.v == o;
-            bool read = false;
-            for (uint32_t n = i + 1; n < src->nnodes && !read; n++)
-                read = src->nodes[n].kind != SG_N_OUTPUT && sg__graph_node_reads(src, &src->nodes[n], o);
-            if (returned == 1 && !read)
-                CHAIN(gradient_write_check(src, o, true, false, src->nodes[sc->writes[w]].line));
+            uint32_t o = src->ids[a[1].u.list.off + j], x = vals[q];
+            if (needed[o] != 1 || !gz[o])
+                continue;
+            bool view = false, strided = false; /* (the value written: the gradient, or a view of it) */
+            for (uint32_t up; x != SG_NOVAL;) {
+                if ((up = sg__graph_updates(src, x)) == SG_NOVAL && (up = sg__graph_view_of(src, x)) != SG_NOVAL) {
+                    view = true;
+                    strided |= src->nodes[src->vals[x].node].schema->op == SG_OP_as_strided;
+                }
+                x = up;
+            }
+            uint32_t line = src->nodes[sc->writes[w]].line;
+            if (!view)
+                CHAIN(zero_dims_check(src, o, gz[o], line));
+            else if (!strided && gz[o] == all_dims(src->vals[o].u.t.ndim))
+                CHAIN(zero_dims_check(src, vals[q], all_dims(src->vals[vals[q]].u.t.ndim), line));
         }
     }
     return SG_OK;
@@ -1395,6 +1585,63 @@ static sg_status set_view_fits(const sg__graph *src, const sg__gnode *nd, uint32
                    "not known for every size", nd->line);
 }
 
+/* In-place call node nd with grad through view self, whose base is b
+ * when it runs (base_now): PyTorch's CopySlices lays the base's gradient
+ * out as b (new_empty_strided of b's sizes and strides: the elements from
+ * b's offset its layout reaches) and takes self's layout of it at self's
+ * offset from b's (as_strided), where setStorage raises when that reaches
+ * past those elements: error shape, as the backward runs it. The views
+ * view ops make of b stay inside it; only an as_strided on the way, or a
+ * layout changed in place (relayout: set_, t_, as_strided_), may not. Where
+ * b is an input, or a version of one that views another (its base is the
+ * caller's tensor, the storage's elements from 0), the storage's size is
+ * the bound. SG_OK where it fits, or the offset lies before b's (another
+ * error of as_strided's); error unsupported where the environment cannot
+ * tell. */
+static sg_status copy_slices_fits(const sg__graph *src, const sg__gnode *nd, uint32_t self, uint32_t b, bool relayout)
+{
+    sg_ctx *ctx = src->ctx;
+    bool strided = false;
+    for (uint32_t v = self; v != SG_NOVAL && v != b; v = sg__graph_view_of(src, v)) {
+        uint32_t n = src->vals[v].node;
+        strided |= n != SG_NOVAL && src->nodes[n].kind == SG_N_CALL && src->nodes[n].schema->op == SG_OP_as_strided;
+    }
+    if (!strided && !relayout)
+        return SG_OK;
+    uint32_t root = sg__graph_tensor_of(src, b);
+    bool ph = src->vals[root].node != SG_NOVAL && src->nodes[src->vals[root].node].kind == SG_N_PLACEHOLDER;
+    bool input = ph && (root == b || input_view(src, root) || sg__graph_hidden_base(src, root) != SG_NOVAL);
+    const sg_expr *need, *have, *off = src->vals[self].u.t.offset, *rel;
+    bool unknown = false;
+    sg_truth k = SG_UNKNOWN;
+    CHAIN(layout_span(src, self, &need, &unknown));
+    if (need == ctx->zero)
+        return SG_OK;
+    if (input) {
+        have = sg__graph_storage_numel(src, src->vals[b].u.t.storage);
+    } else {
+        CHAIN(layout_span(src, b, &have, &unknown));
+        CHAIN(sg_expr_sub(ctx, &off, off, src->vals[b].u.t.offset));
+        CHAIN(sg_expr_rel(ctx, &rel, SG_REL_LT, off, ctx->zero));
+        CHAIN(sg_env_known(src->env, &k, rel));
+        if (k == SG_TRUE)
+            return SG_OK;
+        unknown |= k == SG_UNKNOWN;
+    }
+    CHAIN(sg_expr_add(ctx, &need, need, off));
+    CHAIN(sg_expr_rel(ctx, &rel, SG_REL_LE, need, have));
+    CHAIN(sg_env_known(src->env, &k, rel));
+    if (k == SG_TRUE)
+        return SG_OK;
+    if (k == SG_FALSE && !unknown)
+        return sg__err(ctx, SG_ESHAPE, "setStorage: the backward of %s through a view (line %u, CopySlices) lays its "
+                       "base's gradient out as the base and takes the view's layout of it, which reaches past the "
+                       "base's elements", nd->schema->name, nd->line);
+    return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the backward of %s through a view (line %u): whether the "
+                   "view's layout fits its base's gradient (PyTorch's CopySlices) is not known for every size",
+                   nd->schema->name, nd->line);
+}
+
 /* Is value v of src a view (of a view ...) of the tensor t is a version of? */
 static bool views(const sg__graph *src, uint32_t v, uint32_t t)
 {
@@ -1425,7 +1672,8 @@ static bool branch_reads(const sg__graph *src, uint32_t b, uint32_t k)
 enum { PAST_LEAF = 1u, HIDDEN_VIEW = 2u };
 
 /* Value v, a tensor that requires grad, is one the backward reaches
- * (needed); unless it is a leaf (a view made under no_grad among them),
+ * (needed: the number of formulas that give it a gradient, 2 for two or
+ * more); unless it is a leaf (a view made under no_grad among them),
  * which has no history a write of its storage joins, or a view of such a
  * leaf (its history stops there: t10.t() of a t10 made under no_grad is
  * TBackward over nothing), its storage's writes join its history (nsto, by
@@ -1434,7 +1682,7 @@ static void mark_needed(const sg__graph *src, uint8_t *needed, uint8_t *nsto, co
 {
     if (v == SG_NOVAL || src->vals[v].kind != SG_V_TENSOR || !src->vals[v].u.t.requires_grad)
         return;
-    needed[v] = 1;
+    needed[v] += needed[v] < 2;
     nsto[ast[v]] |= !src->vals[v].u.t.leaf && !(ast[src->nvals + v] & PAST_LEAF);
 }
 
@@ -2032,13 +2280,16 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     uint32_t *ast, nast;
     CHAIN(autograd_storages(src, &ast, &nast));
     uint8_t *needed = sg__calloc(ctx, src->nvals ? src->nvals : 1, 1);
+    /* per value: the dimensions at stride 0 of eager's gradient where one formula gave it (grad_zero_dims) */
+    uint64_t *gz = sg__calloc(ctx, src->nvals ? src->nvals : 1, sizeof *gz);
     uint8_t *nsto = sg__calloc(ctx, nast ? nast : 1, 1); /* a needed value is on it (autograd's storages) */
     uint32_t *cnt = sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *cnt);
     /* the data writes per storage, in node order: wfirst[st] .. wfirst[st + 1] of wnode (the node) */
     uint32_t *wfirst = sg__calloc(ctx, (size_t)src->nstorages + 1, sizeof *wfirst), *wnode = NULL;
     uint32_t *bwst = sg__calloc(ctx, (size_t)src->nstorages + 1, sizeof *bwst);
-    if (!needed || !nsto || !cnt || !wfirst || !bwst) {
+    if (!needed || !gz || !nsto || !cnt || !wfirst || !bwst) {
         sg_free(needed);
+        sg_free(gz);
         sg_free(nsto);
         sg_free(ast);
         sg_free(cnt);
@@ -2078,6 +2329,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 wfirst[st + 1] += wfirst[st];
             if (!(wnode = sg__malloc(ctx, (nwrites ? nwrites : 1) * sizeof *wnode))) {
                 sg_free(needed);
+                sg_free(gz);
                 sg_free(nsto);
                 sg_free(ast);
                 sg_free(cnt);
@@ -2094,8 +2346,10 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     const sg__gnode *on = &src->nodes[root->output];
     for (uint32_t k = 0; k < on->nargs; k++) { /* the loss: the outputs that require grad */
         const sg__garg *a = &src->args[on->args + k];
-        if (a->kind == SG_A_VALUE)
+        if (a->kind == SG_A_VALUE && src->vals[a->u.v].kind == SG_V_TENSOR) { /* (sum's gradient: the scalar expanded) */
             mark_needed(src, needed, nsto, ast, a->u.v);
+            gz[a->u.v] = all_dims(src->vals[a->u.v].u.t.ndim);
+        }
     }
     uint32_t unseen = SG_NOVAL; /* a write with grad the history of what a set_ put on its storage does not see */
     bound_args na = {.nd = NULL}; /* the arguments of the node the checks read */
@@ -2111,7 +2365,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             for (uint32_t j = 0; j < a[2].u.list.n && need; j++)
                 mark_needed(src, needed, nsto, ast, src->ids[a[2].u.list.off + j]);
             if (need)
-                s = function_written_tangent(src, (uint32_t)i);
+                s = function_written_tangent(src, (uint32_t)i, needed, gz);
             if (need && !s)
                 s = function_saved(src, (uint32_t)i, cnt, wfirst, wnode, bwst);
             continue;
@@ -2203,6 +2457,12 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             bool written = inplace ? k == 0 : (nd->schema->flags & SG_OPF_OUT) && ((nd->schema->written >> k) & 1);
             if (!hidden || written)
                 mark_needed(src, needed, nsto, ast, v);
+            /* (the gradient's layout, where a formula alone gives it: a hidden write hands it on as it is
+               where it kept the sizes; else the engine's validate_outputs sums it to those its grad_fn
+               took, or raises there, in the node that gave it) */
+            uint64_t zo = needed[nd->out] == 1 ? gz[nd->out] : 0;
+            if (v != SG_NOVAL && (!hidden || written))
+                gz[v] = !hidden ? grad_zero_dims(src, nd, k, v, zo) : same_layout_kind(src, v, nd->out) ? zo : 0;
         }
         for (uint32_t k = 0; k < nd->nargs && !hidden; k++) { /* a list's tensors (cat, stack) */
             const sg__garg *a = &src->args[nd->args + k];
@@ -2223,18 +2483,23 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                         "requires grad, line %u)", nd->schema->name, nd->line);
             break;
         }
+        bool view_repeats = false; /* (CopySlices' last write, after the formula it wraps: below) */
         if (inplace && !s) {
-            /* its backward (CopySlices) writes the gradient of a view that repeats elements, or copies it
-               into a tensor laid out as the view's base is when the call runs (a set_ may have given it a
-               layout that repeats) */
+            /* its backward (CopySlices, in PyTorch's order) copies the gradient into a tensor laid out as
+               the view's base is when the call runs (a set_ may have given it a layout that repeats), takes
+               the view's layout of it (as_strided: setStorage's error where that reaches past it), runs the
+               call's own formula, and writes its gradient into that view, which may repeat elements */
             uint32_t self = arg_of(src, &na, nd, 0);
             uint32_t b = self != SG_NOVAL && (nd->flags & SG_NODE_GRAD) ? base_now(src, self, (uint32_t)i, relayout)
                                                                         : SG_NOVAL;
-            if (self != SG_NOVAL && (repeats(src, self) || (b != SG_NOVAL && repeats(src, b))))
+            view_repeats = self != SG_NOVAL && b != SG_NOVAL && repeats(src, self);
+            if (self != SG_NOVAL && ((b == SG_NOVAL && repeats(src, self)) || (b != SG_NOVAL && repeats(src, b))))
                 s = sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
                                                "tensor refers to a single memory location. Please clone() the "
                                                "tensor before performing the operation (the backward of %s, line "
                                                "%u)", nd->schema->name, nd->line);
+            if (!s && b != SG_NOVAL)
+                s = copy_slices_fits(src, nd, self, b, relayout);
             if (s)
                 break;
         }
@@ -2303,6 +2568,10 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 }
             }
         }
+        if (!s && view_repeats)
+            s = sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to tensor "
+                        "refers to a single memory location. Please clone() the tensor before performing the "
+                        "operation (the backward of %s, line %u)", nd->schema->name, nd->line);
     }
     if (!s && unseen != SG_NOVAL)
         s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: %s (line %u) writes with grad enabled what a tensor set_ put "
@@ -2311,6 +2580,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     if (!s) /* (after the errors the backward meets: a set_ it reaches raises first) */
         s = set_shared_input(src);
     sg_free(needed);
+    sg_free(gz);
     sg_free(nsto);
     sg_free(ast);
     sg_free(cnt);

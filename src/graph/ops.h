@@ -50,6 +50,9 @@ enum {
 enum {
     SG_T_NODIFF = 1,       /* the outputs never require grad (nonzero, zeros_like, fill_ ...) */
     SG_T_INPLACE_VIEW = 2, /* an in-place op that changes self's view (t_, squeeze_ ...) */
+    SG_T_IMPLICIT = 4,     /* PyTorch 1.13's is a CompositeImplicitAutograd kernel that makes checks of its own
+                              before it calls the operator autograd records (narrow: slice), so those come
+                              before autograd's (a grad_fn asked of its arguments) */
 };
 
 struct sg__mcall;

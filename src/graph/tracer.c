@@ -830,6 +830,26 @@ static bool factory_call(const sg__graph *g, const sg__mcall *m, uint32_t *out)
     return true;
 }
 
+static unsigned tags_of(const sg__schema *s);
+
+/* The views made under no_grad whose version moved that call m, recorded
+ * by autograd, reads (moved_no_grad_view): asked of every tensor argument
+ * as autograd's kernel collects their grad_fn. */
+static sg_status moved_no_grad_views(const sg_tracer *t, const sg__mcall *m)
+{
+    const sg__graph *g = t->g;
+    if (!(m->flags & SG_NODE_GRAD) || g->cur != 0 || !asks_grad_fn(m))
+        return SG_OK;
+    for (int i = 0; i < m->s->nargs; i++) {
+        const sg__garg *a = &m->a[i];
+        if (a->kind == SG_A_VALUE)
+            CHAIN(moved_no_grad_view(t, m->op, a->u.v));
+        for (uint32_t k = 0; a->kind == SG_A_VALUES && k < a->u.list.n; k++)
+            CHAIN(moved_no_grad_view(t, m->op, g->ids[a->u.list.off + k]));
+    }
+    return SG_OK;
+}
+
 /* What autograd refuses before running an operator under grad mode:
  * inplace_check's, then the views made under no_grad whose version moved
  * that a call it records reads (moved_no_grad_view). A call it records
@@ -867,16 +887,8 @@ static sg_status autograd_check(void *ud, sg__mcall *m)
            a leaf takes (with grad enabled, inplace_check refused one that requires grad; a view keeps its
            grad_fn): its gradient is None from now on, and what reads it requires none */
         m->flags |= SG_NODE_CUT;
-    if (!(m->flags & SG_NODE_GRAD) || g->cur != 0 || !asks_grad_fn(m))
-        return SG_OK;
-    for (int i = 0; i < m->s->nargs; i++) {
-        const sg__garg *a = &m->a[i];
-        if (a->kind == SG_A_VALUE)
-            CHAIN(moved_no_grad_view(t, m->op, a->u.v));
-        for (uint32_t k = 0; a->kind == SG_A_VALUES && k < a->u.list.n; k++)
-            CHAIN(moved_no_grad_view(t, m->op, g->ids[a->u.list.off + k]));
-    }
-    return SG_OK;
+    /* (an operator PyTorch implements as a composite checks its arguments first: after the rule, recorded) */
+    return tags_of(m->s) & SG_T_IMPLICIT ? SG_OK : moved_no_grad_views(t, m);
 }
 
 /* Autograd's check of a write with grad into tensor value v (self of an
@@ -1491,6 +1503,8 @@ sg_status sg__tracer_call_node(sg_tracer *t, sg_value *out, const char *op, cons
 static sg_status recorded(void *ud, const sg__mcall *m, uint32_t v)
 {
     sg_tracer *t = ud;
+    if (tags_of(m->s) & SG_T_IMPLICIT) /* (its own checks passed: the rule's) */
+        CHAIN(moved_no_grad_views(t, m));
     CHAIN(note_versions(t, (uint32_t)t->g->nnodes - 1));
     return m->nbinds ? sg__tracer_note_binds(ud, v, m->binds, m->nbinds) : SG_OK;
 }
