@@ -722,6 +722,12 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
             /* current once the generation moves, below; made again from the base where the new
                contents are laid out otherwise (an expanded view written: its repeats) */
             z->v[chain[i]].cur = laid_out_as(z, val, chain[i]) ? val : SG_NOVAL;
+            /* (a view above the one written, with no element, written with grad: made again when read, as
+               PyTorch makes its grad_fn again (SG_NODE_REGEN: a factory's zeros its gradient, a plain tensor
+               under a TwoTensor loss), not the new contents as they are) */
+            if (i > 0 && !gives && grad && !(flags & grad_off) && z->v[chain[i]].cur != SG_NOVAL &&
+                z->src->vals[chain[i]].u.t.requires_grad && sg__graph_empty(z->src, chain[i]))
+                z->v[chain[i]].cur = SG_NOVAL;
             if (gives && z->v[chain[i]].cur == SG_NOVAL && i == 0) /* (self a detach: its layout to copy into) */
                 st = link_view(z, r, chain[0], tmp[1], &tmp[0]);
             if (gives && z->v[chain[i]].cur == SG_NOVAL && !st)
