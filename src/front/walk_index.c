@@ -3,6 +3,31 @@
 
 #include "front/walk_private.h"
 
+/* x[i] of an int i: Python's indexing checks i against the size first
+ * (PyTorch 1.13's applySelect: an IndexError, before select asks a view
+ * made under no_grad for its grad_fn, as x.select(0, i) does first), asked
+ * of the environment (guards where the size is a symbol's). */
+static sg_status index_in_range(sg_walk *W, const sg__py *at, sg_value v, size_t dim, const sg_expr *index)
+{
+    const sg_expr *size = sg_tracer_size(W->t, v, dim), *neg = size ? sg__neg(W->ctx, size) : NULL, *e;
+    bool above = false, below = false;
+    if (!neg)
+        return sg_ctx_last_error(W->ctx);
+    CHAIN(sg_expr_rel(W->ctx, &e, SG_REL_LT, index, neg)); /* (in the order select's rule asks them) */
+    CHAIN(sg__w_truth_of(W, at, e, &below));
+    if (!below) {
+        CHAIN(sg_expr_rel(W->ctx, &e, SG_REL_GE, index, size));
+        CHAIN(sg__w_truth_of(W, at, e, &above));
+    }
+    if (!above && !below)
+        return SG_OK;
+    int64_t i, n;
+    if (sg_expr_get_si(index, &i) && sg_expr_get_si(size, &n))
+        return sg__w_err(W, at, SG_ESHAPE, "index %lld is out of bounds for dimension %zu with size %lld",
+                         (long long)i, dim, (long long)n);
+    return sg__w_err(W, at, SG_ESHAPE, "index out of bounds for dimension %zu", dim);
+}
+
 sg_status sg__w_index_tensor(sg_walk *W, const sg__py *at, wobj *t, const wv *idx, wv *out)
 {
     const wv *items = idx;
@@ -38,6 +63,7 @@ sg_status sg__w_index_tensor(sg_walk *W, const sg__py *at, wobj *t, const wv *id
         } else if (x->kind == W_INT || (x->kind == W_BOOL && 0)) {
             if (dim >= sg_tracer_ndim(W->t, cur.u.t->v))
                 return sg__w_err(W, at, SG_ESHAPE, "too many indices for tensor of dimension %zu", ndim);
+            CHAIN(index_in_range(W, at, cur.u.t->v, dim, x->u.e));
             sg_arg a[3] = {{.kind = SG_ARG_VALUE, .u.v = cur.u.t->v},
                            {.kind = SG_ARG_INT, .u.e = sg__int_si(W->ctx, (slong)dim)},
                            {.kind = SG_ARG_INT, .u.e = x->u.e}};
