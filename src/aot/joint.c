@@ -2271,6 +2271,27 @@ static sg_status set_shared_input(const sg__graph *src)
     return SG_OK;
 }
 
+/* A torch.cond made with grad over a size predicate the guards do not
+ * decide, whose branches read other operands (eager calls the branch its
+ * sizes pick: what its backward reaches, and the errors it meets, are that
+ * branch's), or SG_NOVAL. */
+static uint32_t undecided_cond(const sg__graph *src)
+{
+    for (uint32_t i = 0; i < src->nnodes; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        if (nd->kind != SG_N_COND || nd->scope != 0 || (nd->flags & SG_NODE_NO_GRAD))
+            continue;
+        const sg__garg *a = &src->args[nd->args];
+        sg_truth known = SG_UNKNOWN;
+        if (a[0].kind != SG_A_EXPR || sg_env_known(src->env, &known, a[0].u.e) || known != SG_UNKNOWN)
+            continue;
+        for (uint32_t k = 0; k < a[3].u.list.n; k++)
+            if (branch_reads(src, a[1].u.v, k) != branch_reads(src, a[2].u.v, k))
+                return i;
+    }
+    return SG_NOVAL;
+}
+
 sg_status sg__aot_saved_check(const sg__graph *src)
 {
     sg_ctx *ctx = src->ctx;
@@ -2579,6 +2600,14 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                     "take the write", src->nodes[unseen].schema->name, src->nodes[unseen].line);
     if (!s) /* (after the errors the backward meets: a set_ it reaches raises first) */
         s = set_shared_input(src);
+    uint32_t und = s == SG_EAUTOGRAD || s == SG_EALIASING || s == SG_ESHAPE ? undecided_cond(src) : SG_NOVAL;
+    if (und != SG_NOVAL) { /* (the error is the branch's that the call's sizes pick) */
+        char msg[240];
+        snprintf(msg, sizeof msg, "%s", sg_ctx_last_error_msg(ctx));
+        s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: whether eager's backward raises depends on the branch the "
+                    "torch.cond of line %u takes (a predicate over sizes the guards do not decide, its branches "
+                    "reading other operands): %s", src->nodes[und].line, msg);
+    }
     sg_free(needed);
     sg_free(gz);
     sg_free(nsto);
