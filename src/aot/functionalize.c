@@ -48,6 +48,8 @@ typedef struct fval {
     bool meta;       /* (an object's first version) sizes, strides or offset changed in place */
     bool relaid;     /* (an object's first version) an in-place view call gave it another layout at some
                         point, even where a later one gives the first back (t_ twice) */
+    bool nograd;     /* x.set_(y) under no_grad of an x that requires no grad: cur, y's values detached, is
+                        good while the storage's generation is gen (made again, it would take y's history) */
 } fval;
 
 typedef struct fstore {
@@ -453,6 +455,10 @@ static sg_status current_root(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
     fstore *s = store_of(z, v);
     if (v >= z->src->nvals && !s->gen) /* a synthetic base not written yet: its placeholder */
         CHAIN(synth_base(z, v - (uint32_t)z->src->nvals, &f->cur));
+    if (v < z->src->nvals && f->nograd) { /* (a detach of y's values: current, current() checked) */
+        *out = f->cur;
+        return SG_OK;
+    }
     *out = s->gen ? s->base : f->cur != SG_NOVAL ? f->cur : sg__replay_mapped(r, v);
     if (*out == SG_NOVAL)
         return sg__err(z->dst->ctx, SG_EINTERNAL, "functionalize: value %u has no counterpart", v);
@@ -470,7 +476,11 @@ static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
     uint32_t base = z->top, n = base, u = v, p = SG_NOVAL;
     for (;; u = z->v[u].parent) {
         const fval *f = &z->v[u];
-        if (f->parent == SG_NOVAL || (f->gen == store_of(z, u)->gen && f->cur != SG_NOVAL))
+        bool now = f->gen == store_of(z, u)->gen && f->cur != SG_NOVAL;
+        if (f->nograd && !now) /* (its values moved since: made again, they would take y's history) */
+            return unsupported(z, "a tensor x.set_(y) under no_grad made a detach of y (x requires no grad), read "
+                                  "after its storage was written", NULL);
+        if (f->parent == SG_NOVAL || now)
             break;
         if (n == z->cap) {
             uint32_t cap = z->cap ? 2 * z->cap : 64, *grown = sg__realloc(z->dst->ctx, z->stack, cap * sizeof *grown);
@@ -1068,16 +1078,19 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 CHAIN(current(z, r, self, &old));
                 CHAIN(hidden_write(z, old, cur, (nd->flags & SG_NODE_DATA) ? SG_NODE_DATA : SG_NODE_NO_GRAD, true,
                                    &cur));
-            } else if ((nd->flags & SG_NODE_NO_GRAD) && !(nd->flags & SG_NODE_DATA) &&
-                       !z->src->vals[self].u.t.requires_grad && z->src->vals[src_v].u.t.requires_grad) {
+            }
+            bool nograd = (nd->flags & SG_NODE_NO_GRAD) && !(nd->flags & SG_NODE_DATA) &&
+                          !z->src->vals[self].u.t.requires_grad && z->src->vals[src_v].u.t.requires_grad;
+            if (nograd) {
                 /* x.set_(y) under no_grad of an x that requires no grad: x keeps that (its values y's, not
-                   y's history): a detach of them */
+                   y's history): a detach of them, current while the storage is not written (nograd) */
                 sg__garg a = {.kind = SG_A_VALUE, .u.v = cur};
                 CHAIN(sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_detach), &a, 1, &cur));
             }
             fval *sv = &z->v[src_v], *sf = &z->v[self];
             z->v[nd->out] = (fval){.parent = sv->parent, .vnode = sv->vnode, .cur = cur, .gen = store_of(z, src_v)->gen,
-                                   .obj = sf->obj, .ver = sf->ver, .elem = sv->elem, .hist = SG_NOVAL};
+                                   .obj = sf->obj, .ver = sf->ver, .elem = sv->elem, .hist = SG_NOVAL,
+                                   .nograd = nograd};
             if (sf->obj != SG_NOVAL)
                 z->v[sf->obj].meta = true;
             bump(z, nd, self);
