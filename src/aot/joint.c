@@ -2052,12 +2052,18 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
     for (uint32_t i = 0; obj && i < src->nnodes && !s; i++) { /* x.data = y of other sizes, then x read with grad */
         const sg__gnode *nd = &src->nodes[i];
         uint32_t read = nd->out != SG_NOVAL ? lastobj[obj[nd->out]] : SG_NOVAL; /* (of x, any version) */
-        if (nd->kind == SG_N_CALL && nd->scope == 0 && (nd->flags & (SG_NODE_DATA | SG_NODE_NO_GRAD)) &&
-            nd->schema->op == SG_OP_set__source_Tensor && nd->out != SG_NOVAL &&
-            (read != SG_NOVAL || function_reads(src, nd->out, i))) {
+        if (nd->kind != SG_N_CALL || nd->scope != 0 || !(nd->flags & (SG_NODE_DATA | SG_NODE_NO_GRAD)) ||
+            nd->schema->op != SG_OP_set__source_Tensor || nd->out == SG_NOVAL)
+            continue;
+        uint32_t self = arg_value(src, nd, 0), y = arg_value(src, nd, 1);
+        /* (a view of x made before, read with grad after: its grad_fn made again from x's new geometry) */
+        bool view_read = false;
+        for (uint32_t v = 0; v < nd->out && self != SG_NOVAL && !view_read; v++)
+            view_read = src->vals[v].kind == SG_V_TENSOR && obj[v] != obj[self] && last[v] != SG_NOVAL &&
+                        last[v] > i && src->vals[v].u.t.storage == src->vals[self].u.t.storage;
+        if (read != SG_NOVAL || view_read || function_reads(src, nd->out, i)) {
             /* (x.set_(y) under no_grad likewise: x keeps its grad_fn, its metadata y's) */
             const char *what = (nd->flags & SG_NODE_DATA) ? "x.data = y" : "x.set_(y) under no_grad";
-            uint32_t self = arg_value(src, nd, 0), y = arg_value(src, nd, 1);
             bool same = self != SG_NOVAL && y != SG_NOVAL && src->vals[self].u.t.ndim == src->vals[y].u.t.ndim;
             for (uint32_t d = 0; same && d < src->vals[self].u.t.ndim; d++)
                 same = sg__graph_size(src, self, d) == sg__graph_size(src, y, d);
