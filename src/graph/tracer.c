@@ -665,8 +665,10 @@ static void propagate_grad(void *ud, const sg__mcall *m, uint32_t v)
     }
     for (int i = 0; hidden && (m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) && i < m->s->nargs; i++)
         if (((m->s->written >> i) & 1) && m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR) {
-            /* a write autograd does not see keeps the tensor's grad_fn, or none: a leaf stays one */
-            g->vals[v].u.t.leaf = g->vals[m->a[i].u.v].u.t.leaf || !g->vals[v].u.t.requires_grad;
+            /* a write autograd does not see keeps the tensor's grad_fn, or none: a leaf stays one (not an
+               input a write with grad through its views gave a history: written_rg) */
+            const sg__fake_tensor *w = &g->vals[m->a[i].u.v].u.t;
+            g->vals[v].u.t.leaf = (w->leaf && !(w->written_rg && !w->requires_grad)) || !g->vals[v].u.t.requires_grad;
             return;
         }
     g->vals[v].u.t.leaf = !g->vals[v].u.t.requires_grad;
