@@ -109,21 +109,19 @@ static bool gradient_own(const sg__graph *g, uint32_t x, uint32_t first, uint32_
     return true;
 }
 
-/* A custom Function's backward (line) writes in place the gradient it is
- * given, of the sizes of value v: where that gradient repeats an element
- * along a dimension provably above 1 (every dimension of the loss's scalar
- * expanded: all; else a dimension a view made stride 0: view), eager's
- * write raises the internal-overlap error. */
-static sg_status gradient_write_check(const sg__graph *g, uint32_t v, bool all, bool view, uint32_t line)
+/* The internal-overlap error of a write into eager's gradient of value v
+ * (of its sizes), whose dimensions zero are at stride 0: where one of them
+ * is provably above 1, more than one element is one memory location. */
+static sg_status zero_dims_check(const sg__graph *src, uint32_t v, uint64_t zero, uint32_t line)
 {
-    sg_ctx *ctx = g->ctx;
-    for (uint32_t d = 0; d < g->vals[v].u.t.ndim; d++) {
+    sg_ctx *ctx = src->ctx;
+    for (uint32_t d = 0; d < src->vals[v].u.t.ndim && d < 64; d++) {
         const sg_expr *gt;
         sg_truth known = SG_UNKNOWN;
-        if (!all && !(view && sg__graph_stride(g, v, d) == ctx->zero))
+        if (!((zero >> d) & 1))
             continue;
-        CHAIN(sg_expr_rel(ctx, &gt, SG_REL_GT, sg__graph_size(g, v, d), ctx->one));
-        CHAIN(sg_env_known(g->env, &known, gt));
+        CHAIN(sg_expr_rel(ctx, &gt, SG_REL_GT, sg__graph_size(src, v, d), ctx->one));
+        CHAIN(sg_env_known(src->env, &known, gt));
         if (known == SG_TRUE)
             return sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the tensor before "
@@ -131,6 +129,20 @@ static sg_status gradient_write_check(const sg__graph *g, uint32_t v, bool all, 
                            "given, line %u)", line);
     }
     return SG_OK;
+}
+
+/* A custom Function's backward (line) writes in place the gradient it is
+ * given, of the sizes of value v: where that gradient repeats an element
+ * along a dimension provably above 1 (every dimension of the loss's scalar
+ * expanded: all; else a dimension a view made stride 0: view), eager's
+ * write raises the internal-overlap error (zero_dims_check). */
+static sg_status gradient_write_check(const sg__graph *g, uint32_t v, bool all, bool view, uint32_t line)
+{
+    uint64_t zero = 0;
+    for (uint32_t d = 0; d < g->vals[v].u.t.ndim && d < 64; d++)
+        if (all || (view && sg__graph_stride(g, v, d) == g->ctx->zero))
+            zero |= (uint64_t)1 << d;
+    return zero_dims_check(g, v, zero, line);
 }
 
 /* The writes of the custom Functions' backwards (issue 21's mutations in
@@ -1392,27 +1404,6 @@ static uint64_t grad_zero_dims(const sg__graph *src, const sg__gnode *nd, int k,
     }
 }
 
-/* The internal-overlap error of a write into eager's gradient of value v
- * (of its sizes), whose dimensions zero are at stride 0: where one of them
- * is provably above 1, more than one element is one memory location. */
-static sg_status zero_dims_check(const sg__graph *src, uint32_t v, uint64_t zero, uint32_t line)
-{
-    sg_ctx *ctx = src->ctx;
-    for (uint32_t d = 0; d < src->vals[v].u.t.ndim && d < 64; d++) {
-        const sg_expr *gt;
-        sg_truth known = SG_UNKNOWN;
-        if (!((zero >> d) & 1))
-            continue;
-        CHAIN(sg_expr_rel(ctx, &gt, SG_REL_GT, sg__graph_size(src, v, d), ctx->one));
-        CHAIN(sg_env_known(src->env, &known, gt));
-        if (known == SG_TRUE)
-            return sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the tensor before "
-                           "performing the operation (a custom Function's backward writes the gradient it is "
-                           "given, line %u)", line);
-    }
-    return SG_OK;
-}
 
 /* Custom Function node i, whose outputs the backward reaches (in the
  * engine's order: after the nodes made since, before those made earlier):
