@@ -818,7 +818,7 @@ static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd,
     if (z->v[self].parent != SG_NOVAL) /* a view written: its grad_fn made again (rebase_history) */
         hide(z, f, SG_NODE_REGEN);
     CHAIN(hidden_write(z, cur[0].u.v, f, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA),
-                       z->src->vals[self].u.t.requires_grad, &f));
+                       z->src->vals[self].u.t.requires_grad || store_of(z, self)->grad, &f));
     return write_through(z, r, node, nd, self, f);
 }
 
