@@ -1637,7 +1637,9 @@ static sg_status copy_slices_fits(const sg__graph *src, const sg__gnode *nd, uin
 static bool views(const sg__graph *src, uint32_t v, uint32_t t)
 {
     uint32_t obj = sg__graph_tensor_of(src, t);
-    for (uint32_t u = sg__graph_view_of(src, v); u != SG_NOVAL; u = sg__graph_view_of(src, u))
+    /* (through the first versions: v.squeeze_() of a view v is a view of the same) */
+    for (uint32_t u = sg__graph_view_of(src, sg__graph_tensor_of(src, v)); u != SG_NOVAL;
+         u = sg__graph_view_of(src, sg__graph_tensor_of(src, u)))
         if (sg__graph_tensor_of(src, u) == obj)
             return true;
     return false;
