@@ -1595,9 +1595,9 @@ static sg_status set_view_fits(const sg__graph *src, const sg__gnode *nd, uint32
  * layout changed in place (relayout: set_, t_, as_strided_), may not. Where
  * b is an input, or a version of one that views another (its base is the
  * caller's tensor, the storage's elements from 0), the storage's size is
- * the bound. SG_OK where it fits, or the offset lies before b's (another
- * error of as_strided's); error unsupported where the environment cannot
- * tell. */
+ * the bound. SG_OK where it fits; error unsupported where the environment
+ * cannot tell, or where it fits at an offset before b's (as_strided's
+ * other error). */
 static sg_status copy_slices_fits(const sg__graph *src, const sg__gnode *nd, uint32_t self, uint32_t b, bool relayout)
 {
     sg_ctx *ctx = src->ctx;
@@ -1613,7 +1613,7 @@ static sg_status copy_slices_fits(const sg__graph *src, const sg__gnode *nd, uin
     bool input = ph && (root == b || input_view(src, root) || sg__graph_hidden_base(src, root) != SG_NOVAL);
     const sg_expr *need, *have, *off = src->vals[self].u.t.offset, *rel;
     bool unknown = false;
-    sg_truth k = SG_UNKNOWN;
+    sg_truth k = SG_UNKNOWN, before = SG_FALSE; /* (the offset lies before b's) */
     CHAIN(layout_span(src, self, &need, &unknown));
     if (need == ctx->zero)
         return SG_OK;
@@ -1623,16 +1623,21 @@ static sg_status copy_slices_fits(const sg__graph *src, const sg__gnode *nd, uin
         CHAIN(layout_span(src, b, &have, &unknown));
         CHAIN(sg_expr_sub(ctx, &off, off, src->vals[b].u.t.offset));
         CHAIN(sg_expr_rel(ctx, &rel, SG_REL_LT, off, ctx->zero));
-        CHAIN(sg_env_known(src->env, &k, rel));
-        if (k == SG_TRUE)
-            return SG_OK;
-        unknown |= k == SG_UNKNOWN;
+        CHAIN(sg_env_known(src->env, &before, rel));
     }
+    /* (setStrided checks the bound before the offset's sign: an offset before b's that reaches
+       past b's elements still raises setStorage's error; one that fits raises 'Tensor: invalid
+       storage offset', which no error kind of the program format names) */
     CHAIN(sg_expr_add(ctx, &need, need, off));
     CHAIN(sg_expr_rel(ctx, &rel, SG_REL_LE, need, have));
     CHAIN(sg_env_known(src->env, &k, rel));
-    if (k == SG_TRUE)
+    if (k == SG_TRUE && before == SG_FALSE)
         return SG_OK;
+    if (k == SG_TRUE && before == SG_TRUE && !unknown)
+        return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the backward of %s through a view (line %u, CopySlices) "
+                       "takes the view's layout of its base's gradient at an offset before the base's (PyTorch "
+                       "raises 'Tensor: invalid storage offset', an error of no kind here)", nd->schema->name,
+                       nd->line);
     if (k == SG_FALSE && !unknown)
         return sg__err(ctx, SG_ESHAPE, "setStorage: the backward of %s through a view (line %u, CopySlices) lays its "
                        "base's gradient out as the base and takes the view's layout of it, which reaches past the "
