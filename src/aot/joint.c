@@ -28,6 +28,7 @@ struct sg__aot_train {
     uint32_t *saved;   /* per saved value: the forward graph's value, or (SG__TAIL | k) tail's output k */
     uint32_t ntan;
     uint32_t *tan_out; /* per tangent: the forward's output (its index among the graph's outputs) */
+    uint8_t *tan_sized; /* per tangent: of its placeholder's sizes, not the output's (m.out's layout) */
     uint32_t ngrad;
     uint32_t *grad_in; /* per output of bw: the input (m.in) whose gradient it is, or (SG__BASE | b) the
                           synthetic base b's (m.bases: the gradient of its storage's positions) */
@@ -51,6 +52,7 @@ void sg__aot_train_free(sg__aot_train *t)
     sg_free(t->tail_in);
     sg_free(t->saved);
     sg_free(t->tan_out);
+    sg_free(t->tan_sized);
     sg_free(t->grad_in);
     sg_free(t->grad_inner);
     sg_free(t->bw_written);
@@ -355,10 +357,11 @@ static sg_status joint_end(sg__replay *r, void *ud)
     /* (room for a gradient per input or synthetic base and inner tensor) */
     J->grads = sg__malloc(ctx, nwant * SG__TSUB_MAX * sizeof *J->grads);
     t->tan_out = sg__malloc(ctx, (nout ? nout : 1) * sizeof *t->tan_out);
+    t->tan_sized = sg__calloc(ctx, nout ? nout : 1, 1);
     t->grad_in = sg__malloc(ctx, nwant * SG__TSUB_MAX * sizeof *t->grad_in);
     t->grad_inner = sg__calloc(ctx, nwant * SG__TSUB_MAX, 1);
     t->bw_written = sg__calloc(ctx, m->nin ? m->nin : 1, 1);
-    sg_status s = outs && ins && tan_inner && J->tangents && J->grads && t->tan_out && t->grad_in &&
+    sg_status s = outs && ins && tan_inner && J->tangents && J->grads && t->tan_out && t->tan_sized && t->grad_in &&
                   t->grad_inner && t->bw_written ? SG_OK : sg__nomem(ctx);
     /* the tangents: one per user output that requires grad (PyTorch's tangents_1 ...) */
     uint32_t npass = 1; /* the backwards: one, or one per inner tensor of a subclass loss */
@@ -367,6 +370,13 @@ static sg_status joint_end(sg__replay *r, void *ud)
         uint32_t jv = a->kind == SG_A_VALUE ? sg__replay_mapped(r, a->u.v) : SG_NOVAL;
         if (jv == SG_NOVAL || g->vals[jv].kind != SG_V_TENSOR || !rg[jv])
             continue;
+        /* (a mutated input given back whose sizes changed after the write, hidden from autograd: the graph
+           gives its copy_, of the input's sizes; eager's gradient is of the output's and enters where the
+           graph lays it out so, its history the input's, whose sizes autograd checks it against) */
+        uint32_t jl = m->out[k].layout != SG_NOVAL ? sg__replay_mapped(r, m->out[k].layout) : SG_NOVAL;
+        t->tan_sized[t->ntan] = jl != SG_NOVAL && g->vals[jl].kind == SG_V_TENSOR && rg[jl];
+        if (t->tan_sized[t->ntan])
+            jv = jl;
         char name[32];
         snprintf(name, sizeof name, "tangents_%u", t->ntan + 1);
         if (!(s = contiguous_placeholder(g, jv, name, &J->tangents[t->ntan]))) {
@@ -1075,7 +1085,16 @@ sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t
             s = sg__err(ctx, SG_EINTERNAL, "aot: an output that requires grad is gone");
             break;
         }
-        if (!(s = sg__xt_new(ctx, &one, (sg_dtype)o->u.t->dtype, o->u.t->ndim, o->u.t->sizes))) {
+        uint32_t tv = t->bw->nodes[root->phs[t->nsaved + k]].out, nd = o->u.t->ndim;
+        int64_t sizes[SG_MAX_DIMS];
+        if (t->tan_sized[k]) /* (the output as laid out, not the graph's copy_ of it) */
+            nd = t->bw->vals[tv].u.t.ndim;
+        for (uint32_t d = 0; d < nd && !s; d++)
+            if (t->tan_sized[k])
+                s = sg__xrun_eval(fx, sg__graph_size(t->bw, tv, d), &sizes[d]);
+            else
+                sizes[d] = o->u.t->sizes[d];
+        if (!s && !(s = sg__xt_new(ctx, &one, (sg_dtype)o->u.t->dtype, nd, sizes))) {
             for (int64_t i = 0; i < sg__xt_numel(one); i++)
                 sg__xt_set_f(one, i, 1.0);
             sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = one};
