@@ -141,6 +141,10 @@ typedef struct sg__aot_output {
     uint8_t kind;
     uint32_t base;
     uint32_t src;        /* the src output value */
+    uint32_t layout;     /* where the graph gives a mutated input's copy_ for it whose sizes are not the
+                            output's (a metadata change under no_grad or through .data after the write):
+                            the dst value standing for it as laid out, where eager's gradient enters
+                            (joint.c); else SG_NOVAL */
 } sg__aot_output;
 
 /* A synthetic base (PyTorch's, 1.9): a storage that several inputs view,

@@ -1566,7 +1566,7 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
     for (uint32_t k = 0; k < m->nout && !st; k++) {
         sg__aot_output *o = &m->out[k];
         const sg__garg *a = &src->args[out->args + k];
-        *o = (sg__aot_output){.kind = SG_AOT_NON_ALIAS, .base = SG_NOVAL, .src = SG_NOVAL};
+        *o = (sg__aot_output){.kind = SG_AOT_NON_ALIAS, .base = SG_NOVAL, .src = SG_NOVAL, .layout = SG_NOVAL};
         if (a->kind != SG_A_VALUE || !is_tensor(src, a->u.v))
             continue;
         uint32_t v = o->src = a->u.v;
@@ -1811,9 +1811,14 @@ static sg_status end(sg__replay *r, void *ud)
         if (a->kind != SG_A_VALUE || !is_tensor(src, a->u.v))
             continue;
         uint32_t v = a->u.v, now;
-        if (copied[v])
+        bool other = copied[v] && dst->vals[copied[v] - 1].u.t.ndim != src->vals[v].u.t.ndim;
+        for (uint32_t d = 0; copied[v] && !other && d < src->vals[v].u.t.ndim; d++)
+            other = sg__graph_size(dst, copied[v] - 1, d) != sg__graph_size(src, v, d);
+        if (other && i < m->nout && !(s = current(z, r, v, &now)))
+            m->out[i].layout = now; /* (the copy_ has the input's sizes; eager's gradient the output's) */
+        if (copied[v] && !s)
             s = sg__replay_map(r, v, copied[v] - 1);
-        else if (!(s = current(z, r, v, &now)))
+        else if (!s && !(s = current(z, r, v, &now)))
             s = sg__replay_map(r, v, now);
     }
     if (!s)

@@ -28,6 +28,7 @@ struct sg__aot_train {
     uint32_t *saved;   /* per saved value: the forward graph's value, or (SG__TAIL | k) tail's output k */
     uint32_t ntan;
     uint32_t *tan_out; /* per tangent: the forward's output (its index among the graph's outputs) */
+    uint8_t *tan_sized; /* per tangent: of its placeholder's sizes, not the output's (m.out's layout) */
     uint32_t ngrad;
     uint32_t *grad_in; /* per output of bw: the input (m.in) whose gradient it is, or (SG__BASE | b) the
                           synthetic base b's (m.bases: the gradient of its storage's positions) */
@@ -51,6 +52,7 @@ void sg__aot_train_free(sg__aot_train *t)
     sg_free(t->tail_in);
     sg_free(t->saved);
     sg_free(t->tan_out);
+    sg_free(t->tan_sized);
     sg_free(t->grad_in);
     sg_free(t->grad_inner);
     sg_free(t->bw_written);
@@ -367,10 +369,11 @@ static sg_status joint_end(sg__replay *r, void *ud)
     /* (room for a gradient per input or synthetic base and inner tensor) */
     J->grads = sg__malloc(ctx, nwant * SG__TSUB_MAX * sizeof *J->grads);
     t->tan_out = sg__malloc(ctx, (nout ? nout : 1) * sizeof *t->tan_out);
+    t->tan_sized = sg__calloc(ctx, nout ? nout : 1, 1);
     t->grad_in = sg__malloc(ctx, nwant * SG__TSUB_MAX * sizeof *t->grad_in);
     t->grad_inner = sg__calloc(ctx, nwant * SG__TSUB_MAX, 1);
     t->bw_written = sg__calloc(ctx, m->nin ? m->nin : 1, 1);
-    sg_status s = outs && ins && tan_inner && J->tangents && J->grads && t->tan_out && t->grad_in &&
+    sg_status s = outs && ins && tan_inner && J->tangents && J->grads && t->tan_out && t->tan_sized && t->grad_in &&
                   t->grad_inner && t->bw_written ? SG_OK : sg__nomem(ctx);
     /* the tangents: one per user output that requires grad (PyTorch's tangents_1 ...) */
     uint32_t npass = 1; /* the backwards: one, or one per inner tensor of a subclass loss */
@@ -379,6 +382,13 @@ static sg_status joint_end(sg__replay *r, void *ud)
         uint32_t jv = a->kind == SG_A_VALUE ? sg__replay_mapped(r, a->u.v) : SG_NOVAL;
         if (jv == SG_NOVAL || g->vals[jv].kind != SG_V_TENSOR || !rg[jv])
             continue;
+        /* (a mutated input given back whose sizes changed after the write, hidden from autograd: the graph
+           gives its copy_, of the input's sizes; eager's gradient is of the output's and enters where the
+           graph lays it out so, its history the input's, whose sizes autograd checks it against) */
+        uint32_t jl = m->out[k].layout != SG_NOVAL ? sg__replay_mapped(r, m->out[k].layout) : SG_NOVAL;
+        t->tan_sized[t->ntan] = jl != SG_NOVAL && g->vals[jl].kind == SG_V_TENSOR && rg[jl];
+        if (t->tan_sized[t->ntan])
+            jv = jl;
         char name[32];
         snprintf(name, sizeof name, "tangents_%u", t->ntan + 1);
         if (!(s = contiguous_placeholder(g, jv, name, &J->tangents[t->ntan]))) {
@@ -1087,7 +1097,16 @@ sg_status sg__aot_train_run(const sg__aot_train *t, sg__xrun *fx, const uint32_t
             s = sg__err(ctx, SG_EINTERNAL, "aot: an output that requires grad is gone");
             break;
         }
-        if (!(s = sg__xt_new(ctx, &one, (sg_dtype)o->u.t->dtype, o->u.t->ndim, o->u.t->sizes))) {
+        uint32_t tv = t->bw->nodes[root->phs[t->nsaved + k]].out, nd = o->u.t->ndim;
+        int64_t sizes[SG_MAX_DIMS];
+        if (t->tan_sized[k]) /* (the output as laid out, not the graph's copy_ of it) */
+            nd = t->bw->vals[tv].u.t.ndim;
+        for (uint32_t d = 0; d < nd && !s; d++)
+            if (t->tan_sized[k])
+                s = sg__xrun_eval(fx, sg__graph_size(t->bw, tv, d), &sizes[d]);
+            else
+                sizes[d] = o->u.t->sizes[d];
+        if (!s && !(s = sg__xt_new(ctx, &one, (sg_dtype)o->u.t->dtype, nd, sizes))) {
             for (int64_t i = 0; i < sg__xt_numel(one); i++)
                 sg__xt_set_f(one, i, 1.0);
             sg__xval xv = {.kind = SG_XV_TENSOR, .u.t = one};
@@ -1586,9 +1605,9 @@ static sg_status set_view_fits(const sg__graph *src, const sg__gnode *nd, uint32
  * layout changed in place (relayout: set_, t_, as_strided_), may not. Where
  * b is an input, or a version of one that views another (its base is the
  * caller's tensor, the storage's elements from 0), the storage's size is
- * the bound. SG_OK where it fits, or the offset lies before b's (another
- * error of as_strided's); error unsupported where the environment cannot
- * tell. */
+ * the bound. SG_OK where it fits; error unsupported where the environment
+ * cannot tell, or where it fits at an offset before b's (as_strided's
+ * other error). */
 static sg_status copy_slices_fits(const sg__graph *src, const sg__gnode *nd, uint32_t self, uint32_t b, bool relayout)
 {
     sg_ctx *ctx = src->ctx;
@@ -1604,7 +1623,7 @@ static sg_status copy_slices_fits(const sg__graph *src, const sg__gnode *nd, uin
     bool input = ph && (root == b || input_view(src, root) || sg__graph_hidden_base(src, root) != SG_NOVAL);
     const sg_expr *need, *have, *off = src->vals[self].u.t.offset, *rel;
     bool unknown = false;
-    sg_truth k = SG_UNKNOWN;
+    sg_truth k = SG_UNKNOWN, before = SG_FALSE; /* (the offset lies before b's) */
     CHAIN(layout_span(src, self, &need, &unknown));
     if (need == ctx->zero)
         return SG_OK;
@@ -1614,16 +1633,21 @@ static sg_status copy_slices_fits(const sg__graph *src, const sg__gnode *nd, uin
         CHAIN(layout_span(src, b, &have, &unknown));
         CHAIN(sg_expr_sub(ctx, &off, off, src->vals[b].u.t.offset));
         CHAIN(sg_expr_rel(ctx, &rel, SG_REL_LT, off, ctx->zero));
-        CHAIN(sg_env_known(src->env, &k, rel));
-        if (k == SG_TRUE)
-            return SG_OK;
-        unknown |= k == SG_UNKNOWN;
+        CHAIN(sg_env_known(src->env, &before, rel));
     }
+    /* (setStrided checks the bound before the offset's sign: an offset before b's that reaches
+       past b's elements still raises setStorage's error; one that fits raises 'Tensor: invalid
+       storage offset', which no error kind of the program format names) */
     CHAIN(sg_expr_add(ctx, &need, need, off));
     CHAIN(sg_expr_rel(ctx, &rel, SG_REL_LE, need, have));
     CHAIN(sg_env_known(src->env, &k, rel));
-    if (k == SG_TRUE)
+    if (k == SG_TRUE && before == SG_FALSE)
         return SG_OK;
+    if (k == SG_TRUE && before == SG_TRUE && !unknown)
+        return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the backward of %s through a view (line %u, CopySlices) "
+                       "takes the view's layout of its base's gradient at an offset before the base's (PyTorch "
+                       "raises 'Tensor: invalid storage offset', an error of no kind here)", nd->schema->name,
+                       nd->line);
     if (k == SG_FALSE && !unknown)
         return sg__err(ctx, SG_ESHAPE, "setStorage: the backward of %s through a view (line %u, CopySlices) lays its "
                        "base's gradient out as the base and takes the view's layout of it, which reaches past the "
