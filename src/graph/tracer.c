@@ -900,7 +900,7 @@ static sg_status leaf_check(const sg_tracer *t, const sg__mcall *m, uint32_t v)
 {
     const sg__graph *g = t->g;
     const sg__fake_tensor *self = &g->vals[v].u.t;
-    if (self->requires_grad && self->leaf)
+    if (self->requires_grad && (self->leaf || self->stale_fn))
         return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a leaf Variable that requires grad is being used in an in-place "
                                              "operation", m->op);
     bool of_leaf = self->base != SG_NOVAL && g->vals[self->base].u.t.requires_grad && g->vals[self->base].u.t.leaf;
@@ -1040,6 +1040,7 @@ static void alias_grad(sg_tracer *t, const sg__mcall *m)
                 continue;
             x->u.t.requires_grad = true;
             x->u.t.leaf = false;
+            x->u.t.stale_fn = v != b && x->u.t.base != SG_NOVAL; /* (a view: its grad_fn made when asked) */
         }
     }
 }
@@ -1119,6 +1120,9 @@ sg_status sg__tracer_function(sg_tracer *t, uint32_t bw, const sg_value *outs, s
     bool any = false;
     for (size_t k = 0; k < nins; k++)
         any |= ins[k] < g->nvals && g->vals[ins[k]].kind == SG_V_TENSOR && sg__graph_rg_now(g, ins[k]);
+    for (size_t k = 0; k < nins && any && !t->no_grad; k++) /* (apply asks its inputs for their grad_fn) */
+        if (ins[k] < g->nvals && g->vals[ins[k]].kind == SG_V_TENSOR)
+            g->vals[ins[k]].u.t.stale_fn = false;
     CHAIN(sg__graph_function(g, bw, outs, nouts, ins, nins, saved, nsaved, grad_of, ngrad, NULL, 0, line));
     for (size_t k = 0; k < nouts; k++) {
         sg__fake_tensor *r = &g->vals[outs[k]].u.t;
@@ -1502,9 +1506,38 @@ sg_status sg__tracer_call_node(sg_tracer *t, sg_value *out, const char *op, cons
 
 /* A recorded node: its versions noted (note_versions), its unbacked
  * symbols as bound in its scope. */
+/* Does value v (a tensor, or a list of them: unbind's) require grad? */
+static bool rg_any(const sg__graph *g, uint32_t v)
+{
+    if (g->vals[v].kind == SG_V_TENSOR)
+        return g->vals[v].u.t.requires_grad;
+    for (uint32_t k = 0; g->vals[v].kind == SG_V_LIST && k < g->vals[v].u.list.n; k++)
+        if (g->vals[g->ids[g->vals[v].u.list.off + k]].kind == SG_V_TENSOR &&
+            g->vals[g->ids[g->vals[v].u.list.off + k]].u.t.requires_grad)
+            return true;
+    return false;
+}
+
+/* A call autograd records (grad enabled, an argument that requires grad)
+ * asks each tensor argument for its grad_fn (collect_next_edges): a view's
+ * made again there, no longer stale_fn. */
+static void ask_grad_fns(sg__graph *g, const sg__mcall *m)
+{
+    for (int i = 0; i < m->s->nargs; i++) {
+        const sg__garg *a = &m->a[i];
+        if (a->kind == SG_A_VALUE && g->vals[a->u.v].kind == SG_V_TENSOR)
+            g->vals[a->u.v].u.t.stale_fn = false;
+        for (uint32_t k = 0; a->kind == SG_A_VALUES && k < a->u.list.n; k++)
+            if (g->vals[g->ids[a->u.list.off + k]].kind == SG_V_TENSOR)
+                g->vals[g->ids[a->u.list.off + k]].u.t.stale_fn = false;
+    }
+}
+
 static sg_status recorded(void *ud, const sg__mcall *m, uint32_t v)
 {
     sg_tracer *t = ud;
+    if (!t->no_grad && !(m->flags & SG_NODE_DATA) && v < t->g->nvals && rg_any(t->g, v))
+        ask_grad_fns(t->g, m);
     if (tags_of(m->s) & SG_T_IMPLICIT) /* (its own checks passed: the rule's) */
         CHAIN(moved_no_grad_views(t, m));
     CHAIN(note_versions(t, (uint32_t)t->g->nnodes - 1));
