@@ -143,6 +143,17 @@ SG_WARN_UNUSED sg_status sg_tracer_input_base(sg_tracer *t, sg_value v, const sg
  * duplicate input, `input b = a`): the aot pipeline refuses some mutations
  * of duplicates (aot.h). Errors: SG_EINVAL (v no input), SG_ENOMEM. */
 SG_WARN_UNUSED sg_status sg_tracer_input_again(sg_tracer *t, sg_value v);
+/* Tensor input v is a view of another input on its storage: the caller's
+ * tensor has a _base (`input d = a.t()`), whichever order the two come in
+ * among the inputs. Of the inputs on one storage, the declared ones are the
+ * views; where none is declared, an input is taken for a view of the
+ * earlier input whose storage it shares (sg_tracer_input_view's of). What
+ * autograd decides by it: a set_ of v with grad enabled (a view's base
+ * takes its grad_fn), and whether v, once a write with grad through
+ * another view gave its base a history, is a leaf to an in-place call
+ * until a call with grad asks for its grad_fn. Errors: SG_EINVAL (NULL, v
+ * no tensor input of t, a call made). */
+SG_WARN_UNUSED sg_status sg_tracer_input_declare_view(sg_tracer *t, sg_value v);
 
 /* Call operator op ("mul.Tensor", "view": the aten overload name, ".default"
  * left out) with args: positional ones first, in the schema's order, then

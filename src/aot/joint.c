@@ -1515,19 +1515,23 @@ static sg_status function_saved(const sg__graph *src, uint32_t i, const uint32_t
     return SG_OK;
 }
 
-/* Is input placeholder value v a view of another input (declared so: an
- * earlier input on its storage)? */
+/* Is input placeholder value v a view of another input? Declared so
+ * (sg_tracer_input_declare_view), where an input on its storage is; else
+ * an earlier input on its storage makes it one. */
 static bool input_view(const sg__graph *src, uint32_t v)
 {
-    if (src->vals[v].u.t.base != SG_NOVAL)
+    if (src->vals[v].u.t.base != SG_NOVAL || src->vals[v].u.t.declared_view)
         return true;
     const sg__scope *root = &src->scopes[0];
+    bool earlier = false, declared = false;
     for (uint32_t p = 0; p < root->nphs; p++) {
         uint32_t w = src->nodes[root->phs[p]].out;
-        if (w < v && src->vals[w].kind == SG_V_TENSOR && src->vals[w].u.t.storage == src->vals[v].u.t.storage)
-            return true;
+        if (src->vals[w].kind != SG_V_TENSOR || src->vals[w].u.t.storage != src->vals[v].u.t.storage)
+            continue;
+        earlier |= w < v;
+        declared |= src->vals[w].u.t.declared_view;
     }
-    return false;
+    return earlier && !declared;
 }
 
 /* The elements a layout of value v reaches from its offset (0 where a
@@ -2073,11 +2077,18 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
             nd->schema->op != SG_OP_set__source_Tensor || nd->out == SG_NOVAL)
             continue;
         uint32_t self = arg_value(src, nd, 0), y = arg_value(src, nd, 1);
-        /* (a view of x made before, read with grad after: its grad_fn made again from x's new geometry) */
+        /* (a view of x made before, read with grad after, its storage written since it was made: its
+           grad_fn made again from x's new geometry) */
         bool view_read = false;
-        for (uint32_t v = 0; v < nd->out && self != SG_NOVAL && !view_read; v++)
-            view_read = src->vals[v].kind == SG_V_TENSOR && obj[v] != obj[self] && last[v] != SG_NOVAL &&
-                        last[v] > i && src->vals[v].u.t.storage == src->vals[self].u.t.storage;
+        for (uint32_t v = 0; v < nd->out && self != SG_NOVAL && !view_read; v++) {
+            if (src->vals[v].kind != SG_V_TENSOR || obj[v] == obj[self] || last[v] == SG_NOVAL || last[v] <= i ||
+                src->vals[v].u.t.storage != src->vals[self].u.t.storage)
+                continue;
+            uint32_t st = src->vals[v].u.t.storage, made = src->vals[obj[v]].node; /* (its first version) */
+            for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && !view_read; q++)
+                view_read = (made == SG_NOVAL || wnode[q] > made) && wnode[q] < last[v] &&
+                            !(src->nodes[wnode[q]].flags & SG_NODE_DATA);
+        }
         if (read != SG_NOVAL || view_read || function_reads(src, nd->out, i)) {
             /* (x.set_(y) under no_grad likewise: x keeps its grad_fn, its metadata y's) */
             const char *what = (nd->flags & SG_NODE_DATA) ? "x.data = y" : "x.set_(y) under no_grad";

@@ -844,6 +844,21 @@ static sg_value shared_storage_of(const concrete *c, const sg_value *vals, const
     return NOVAL;
 }
 
+/* Is `input` parameter k (not the very object of another, no TwoTensor) a
+ * view of another tensor: on a storage another parameter is on, or on a
+ * declared tensor no parameter takes (its hidden base)? */
+static bool declared_view(const concrete *c, size_t k)
+{
+    const sg_tensor *x = c->t[k];
+    if (!x || c->tb[k] || c->same_as[k] >= 0)
+        return false;
+    for (size_t j = 0; j < c->nall; j++)
+        if (j != k && (j >= c->n || c->same_as[j] < 0) &&
+            ((c->t[j] && sg_tensor_same_storage(c->t[j], x)) || (c->tb[j] && sg_tensor_same_storage(c->tb[j], x))))
+            return true;
+    return false;
+}
+
 /* The declared tensor no parameter takes (an index of c from c->n) whose
  * storage `input` parameter k views, when no earlier parameter views that
  * storage (and, with beyond, k's elements are not all of it): its hidden
@@ -1010,6 +1025,8 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
             const sg_fake *bf;
             if (b >= 0 && !(st = base_source(ctx, name, &bs)) && !(st = tensor_fake(cs, in, bs, c.t[b], &bf)))
                 st = sg_tracer_input_base(p->tracer, vals[k], bf);
+            if (!st && declared_view(&c, k)) /* (which input views which, in whatever order they come) */
+                st = sg_tracer_input_declare_view(p->tracer, vals[k]);
         } else {
             const sg_expr *e = int_input(cs, name);
             if (!e) {
@@ -1921,6 +1938,8 @@ static sg_status run_eager(struct cli_program *p, const concrete *c, sg_walk **w
         const char *name = sg_program_param(p->prog, k);
         if (c->same_as[k] < 0)
             st = walk_input(*w, name, c, k);
+        if (!st && find_alias(p, name) && declared_view(c, k))
+            st = sg_walk_input_declare_view(*w, name);
     }
     for (size_t k = 0; k < c->n && !st; k++)
         if (c->same_as[k] >= 0)

@@ -408,6 +408,17 @@ sg_status sg_walk_input_tensor(sg_walk *W, const char *name, sg_tensor *xt, int 
     return sg_walk_input_value(W, pn, v);
 }
 
+sg_status sg_walk_input_declare_view(sg_walk *W, const char *name)
+{
+    if (!W)
+        return SG_EINVAL;
+    wv *o = name ? frame_find(W->params, name) : NULL;
+    if (!o || o->kind != W_TENSOR)
+        return sg__err(W->ctx, SG_EINVAL, "input %s declared a view: no tensor parameter given so",
+                       name ? name : "(NULL)");
+    return sg_tracer_input_declare_view(W->t, o->u.t->v);
+}
+
 sg_status sg_walk_input_int(sg_walk *W, const char *name, int64_t value)
 {
     const char *pn = param_name(W, name);

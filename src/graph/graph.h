@@ -67,6 +67,8 @@ typedef struct sg__fake_tensor {
     bool written_rg : 1;   /* an input (whose requires_grad says the caller's tensor's) that a write with
                               grad through an alias gave a history while tracing (CopySlices): it requires
                               grad from then on, as the tracer and the walker ask (sg__graph_rg_now) */
+    bool declared_view : 1; /* an input the caller declared a view of another input on its storage
+                               (sg_tracer_input_declare_view; its _base set, whichever order they come in) */
     bool stale_fn : 1;     /* a view made without a grad_fn whose base took a history since (a write with
                               grad through another view): PyTorch makes its grad_fn when a call with grad
                               asks for it; until then its is_leaf (the field, as check_inplace reads it)

@@ -335,6 +335,19 @@ sg_status sg_tracer_input_again(sg_tracer *t, sg_value v)
     return SG_OK;
 }
 
+sg_status sg_tracer_input_declare_view(sg_tracer *t, sg_value v)
+{
+    if (!t)
+        return SG_EINVAL;
+    if (v >= t->g->nvals || t->g->vals[v].kind != SG_V_TENSOR || t->g->vals[v].node == SG_NOVAL ||
+        t->g->nodes[t->g->vals[v].node].kind != SG_N_PLACEHOLDER || t->g->nodes[t->g->vals[v].node].scope != 0)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input declared a view: not a tensor input");
+    if (t->called || t->done)
+        return sg__err(t->ctx, SG_EINVAL, "tracer input declared a view: inputs come before every call");
+    t->g->vals[v].u.t.declared_view = true;
+    return SG_OK;
+}
+
 sg_status sg_tracer_input_int(sg_tracer *t, sg_value *out, const char *name, const sg_expr *e)
 {
     if (!t)
@@ -900,7 +913,7 @@ static sg_status leaf_check(const sg_tracer *t, const sg__mcall *m, uint32_t v)
 {
     const sg__graph *g = t->g;
     const sg__fake_tensor *self = &g->vals[v].u.t;
-    if (self->requires_grad && (self->leaf || self->stale_fn))
+    if ((self->requires_grad && self->leaf) || (self->stale_fn && sg__graph_rg_now(g, v)))
         return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a leaf Variable that requires grad is being used in an in-place "
                                              "operation", m->op);
     bool of_leaf = self->base != SG_NOVAL && g->vals[self->base].u.t.requires_grad && g->vals[self->base].u.t.leaf;
@@ -1032,8 +1045,10 @@ static void alias_grad(sg_tracer *t, const sg__mcall *m)
                              g->nodes[g->vals[xb].node].kind == SG_N_PLACEHOLDER && g->nodes[g->vals[xb].node].scope == 0))
                 continue;
             if (g->nodes[x->node].kind == SG_N_PLACEHOLDER) { /* an input: requires grad from now on, its
-                                                                 flag kept (written_rg) */
+                                                                 flag kept (written_rg); a declared view's
+                                                                 grad_fn made when asked */
                 x->u.t.written_rg = true;
+                x->u.t.stale_fn = x->u.t.declared_view;
                 continue;
             }
             if (g->nodes[x->node].kind != SG_N_CALL)

@@ -918,8 +918,15 @@ static sg_status compile_two(traced *f, sg_subclass_kind *k, const char *program
     /* the signature's bad input: no output yet, a value that is no input */
     assert_int_equal(sg_tracer_output_subclass(f->t, 0, 2, "two"), SG_EINVAL);
     assert_int_equal(sg_tracer_input_again(f->t, UINT32_MAX), SG_EINVAL);
+    /* a declared view: a tensor input of the tracer, before any call; a tensor parameter given */
+    assert_int_equal(sg_tracer_input_declare_view(NULL, xv[0]), SG_EINVAL);
+    assert_int_equal(sg_tracer_input_declare_view(f->t, UINT32_MAX), SG_EINVAL);
+    assert_int_equal(sg_walk_input_declare_view(NULL, "x"), SG_EINVAL);
+    assert_int_equal(sg_walk_input_declare_view(*w, "nope"), SG_EINVAL);
+    assert_int_equal(sg_walk_input_declare_view(*w, NULL), SG_EINVAL);
     if (sg_walk_run(*w) || sg_walk_finish(*w))
         fail_msg("trace: %s", sg_ctx_last_error_msg(C));
+    assert_int_equal(sg_tracer_input_declare_view(f->t, xv[0]), SG_EINVAL); /* (calls made) */
     /* after it: outputs beyond those recorded, an unknown kind, none */
     assert_int_equal(sg_tracer_output_subclass(f->t, 1, 4, "two"), SG_EINVAL);
     assert_int_equal(sg_tracer_output_subclass(f->t, 0, 2, "three"), SG_EINVAL);
