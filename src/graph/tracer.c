@@ -1519,8 +1519,6 @@ sg_status sg__tracer_call_node(sg_tracer *t, sg_value *out, const char *op, cons
     return tracer_call(t, out, op, sch, args, nargs, line, flags);
 }
 
-/* A recorded node: its versions noted (note_versions), its unbacked
- * symbols as bound in its scope. */
 /* Does value v (a tensor, or a list of them: unbind's) require grad? */
 static bool rg_any(const sg__graph *g, uint32_t v)
 {
@@ -1548,6 +1546,8 @@ static void ask_grad_fns(sg__graph *g, const sg__mcall *m)
     }
 }
 
+/* A recorded node: its versions noted (note_versions), its unbacked
+ * symbols as bound in its scope. */
 static sg_status recorded(void *ud, const sg__mcall *m, uint32_t v)
 {
     sg_tracer *t = ud;
