@@ -2006,71 +2006,22 @@ static bool writes_own(const sg__graph *src, const uint32_t *obj, uint32_t n, ui
     return obj[src->args[w->args].u.v] == o;
 }
 
-/* What autograd raises of tensors whose history a hidden call kept (and
- * ours cannot give yet). x.data = y of other sizes with x read afterwards
- * with grad: x keeps its grad_fn, whose gradient the engine sums to x's old
- * sizes; refused as unsupported. A factory's out= (zeros, arange) into a
- * tensor that requires grad: its grad_fn raises when the backward reaches
- * it. PyTorch's views made in no_grad mode
- * (CreationMeta::NO_GRAD_MODE): a
- * floating view a call under no_grad made requires grad where its base
- * does, without a grad_fn; once a call writes through its version counter
- * (under no_grad too; not through .data, which moves no version), asking
- * for its grad_fn raises where its base requires grad (since the view was
- * made, or by that write: a.copy_(t) of a t that requires grad), which a
- * call with grad enabled that reads it does, and the loss where it is
- * returned.
- * cnt: the values' counters; the writes of each storage in node order,
- * wnode[wfirst[st] .. wfirst[st + 1]). */
-static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const uint32_t *wfirst, const uint32_t *wnode)
+/* What autograd does of x after x.data = y (or x.set_(y) under no_grad),
+ * x keeping its history while its values are y's, that ours cannot give,
+ * refused by name: of other sizes, x (any version of it) read with grad,
+ * by a call, a custom Function or a torch.cond, or a view of x made
+ * before, read with grad after x's storage was written since (its grad_fn
+ * made again from x's new geometry); y's storage written, not by an
+ * in-place call of x's own (nor in a cond branch), before x is read. last:
+ * each value's last read with grad; obj, lastobj: each value's first
+ * version, and the last read with grad of any version of that object; the
+ * storages' writes in node order, wnode[wfirst[st] .. wfirst[st + 1]). */
+static sg_status data_set_refusals(const sg__graph *src, const uint32_t *last, const uint32_t *obj,
+                                   const uint32_t *lastobj, const uint32_t *wfirst, const uint32_t *wnode)
 {
     sg_ctx *ctx = src->ctx;
-    uint32_t *last = sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *last); /* the last read with grad */
-    uint8_t *ngv = sg__calloc(ctx, src->nvals ? src->nvals : 1, 1); /* such a view (of such a view too) */
-    if (!last || !ngv) {
-        sg_free(last);
-        sg_free(ngv);
-        return sg__nomem(ctx);
-    }
-    for (uint32_t v = 0; v < src->nvals; v++)
-        last[v] = SG_NOVAL;
-    for (uint32_t i = 0; i < src->nnodes; i++) {
-        const sg__gnode *nd = &src->nodes[i];
-        bool out = nd->kind == SG_N_OUTPUT && nd->scope == 0;
-        if (nd->kind == SG_N_COND && nd->scope == 0 && !(nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) &&
-            autograd_cond(src, nd)) { /* CondAutogradOp's apply asks every operand (closures lifted) */
-            const sg__garg *ops = &src->args[nd->args + 3];
-            for (uint32_t j = 0; j < ops->u.list.n; j++)
-                last[src->ids[ops->u.list.off + j]] = i;
-            continue;
-        }
-        if (!out && (nd->kind != SG_N_CALL || nd->scope != 0 || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA))))
-            continue;
-        if (!out && !differentiable_call(src, nd)) /* (a comparison asks no grad_fn of what it reads) */
-            continue;
-        for (uint32_t k = 0; k < nd->nargs; k++) {
-            const sg__garg *a = &src->args[nd->args + k];
-            if (a->kind == SG_A_VALUE)
-                last[a->u.v] = i;
-            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++) /* (cat's, stack's) */
-                last[src->ids[a->u.list.off + j]] = i;
-        }
-    }
     sg_status s = SG_OK;
-    /* the first version of each tensor object, and the last read with grad of any of an object's versions
-       (an in-place view op gives a new one: x.as_strided_ under no_grad, x returned) */
-    uint32_t *obj = s ? NULL : sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *obj);
-    uint32_t *lastobj = s ? NULL : sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *lastobj);
-    if (!s && (!obj || !lastobj))
-        s = sg__nomem(ctx);
-    for (uint32_t v = 0; obj && lastobj && v < src->nvals; v++) {
-        uint32_t up = src->vals[v].kind == SG_V_TENSOR ? sg__graph_updates(src, v) : SG_NOVAL;
-        obj[v] = up != SG_NOVAL && up < v ? obj[up] : v;
-        lastobj[v] = SG_NOVAL;
-        if (last[v] != SG_NOVAL && (lastobj[obj[v]] == SG_NOVAL || last[v] > lastobj[obj[v]]))
-            lastobj[obj[v]] = last[v];
-    }
-    for (uint32_t i = 0; obj && i < src->nnodes && !s; i++) { /* x.data = y of other sizes, then x read with grad */
+    for (uint32_t i = 0; i < src->nnodes && !s; i++) { /* x.data = y of other sizes, then x read with grad */
         const sg__gnode *nd = &src->nodes[i];
         uint32_t read = nd->out != SG_NOVAL ? lastobj[obj[nd->out]] : SG_NOVAL; /* (of x, any version) */
         if (nd->kind != SG_N_CALL || nd->scope != 0 || !(nd->flags & (SG_NODE_DATA | SG_NODE_NO_GRAD)) ||
@@ -2135,6 +2086,73 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
             }
         }
     }
+    return s;
+}
+
+/* What autograd raises of tensors whose history a hidden call kept (and
+ * ours cannot give yet). x.data = y: data_set_refusals. A factory's out= (zeros, arange) into a
+ * tensor that requires grad: its grad_fn raises when the backward reaches
+ * it. PyTorch's views made in no_grad mode
+ * (CreationMeta::NO_GRAD_MODE): a
+ * floating view a call under no_grad made requires grad where its base
+ * does, without a grad_fn; once a call writes through its version counter
+ * (under no_grad too; not through .data, which moves no version), asking
+ * for its grad_fn raises where its base requires grad (since the view was
+ * made, or by that write: a.copy_(t) of a t that requires grad), which a
+ * call with grad enabled that reads it does, and the loss where it is
+ * returned.
+ * cnt: the values' counters; the writes of each storage in node order,
+ * wnode[wfirst[st] .. wfirst[st + 1]). */
+static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const uint32_t *wfirst, const uint32_t *wnode)
+{
+    sg_ctx *ctx = src->ctx;
+    uint32_t *last = sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *last); /* the last read with grad */
+    uint8_t *ngv = sg__calloc(ctx, src->nvals ? src->nvals : 1, 1); /* such a view (of such a view too) */
+    if (!last || !ngv) {
+        sg_free(last);
+        sg_free(ngv);
+        return sg__nomem(ctx);
+    }
+    for (uint32_t v = 0; v < src->nvals; v++)
+        last[v] = SG_NOVAL;
+    for (uint32_t i = 0; i < src->nnodes; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        bool out = nd->kind == SG_N_OUTPUT && nd->scope == 0;
+        if (nd->kind == SG_N_COND && nd->scope == 0 && !(nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) &&
+            autograd_cond(src, nd)) { /* CondAutogradOp's apply asks every operand (closures lifted) */
+            const sg__garg *ops = &src->args[nd->args + 3];
+            for (uint32_t j = 0; j < ops->u.list.n; j++)
+                last[src->ids[ops->u.list.off + j]] = i;
+            continue;
+        }
+        if (!out && (nd->kind != SG_N_CALL || nd->scope != 0 || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA))))
+            continue;
+        if (!out && !differentiable_call(src, nd)) /* (a comparison asks no grad_fn of what it reads) */
+            continue;
+        for (uint32_t k = 0; k < nd->nargs; k++) {
+            const sg__garg *a = &src->args[nd->args + k];
+            if (a->kind == SG_A_VALUE)
+                last[a->u.v] = i;
+            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++) /* (cat's, stack's) */
+                last[src->ids[a->u.list.off + j]] = i;
+        }
+    }
+    sg_status s = SG_OK;
+    /* the first version of each tensor object, and the last read with grad of any of an object's versions
+       (an in-place view op gives a new one: x.as_strided_ under no_grad, x returned) */
+    uint32_t *obj = s ? NULL : sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *obj);
+    uint32_t *lastobj = s ? NULL : sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *lastobj);
+    if (!s && (!obj || !lastobj))
+        s = sg__nomem(ctx);
+    for (uint32_t v = 0; obj && lastobj && v < src->nvals; v++) {
+        uint32_t up = src->vals[v].kind == SG_V_TENSOR ? sg__graph_updates(src, v) : SG_NOVAL;
+        obj[v] = up != SG_NOVAL && up < v ? obj[up] : v;
+        lastobj[v] = SG_NOVAL;
+        if (last[v] != SG_NOVAL && (lastobj[obj[v]] == SG_NOVAL || last[v] > lastobj[obj[v]]))
+            lastobj[obj[v]] = last[v];
+    }
+    if (!s && obj)
+        s = data_set_refusals(src, last, obj, lastobj, wfirst, wnode);
     for (uint32_t i = 0; i < src->nnodes && !s; i++) {
         const sg__gnode *nd = &src->nodes[i];
         if (nd->kind != SG_N_CALL || nd->scope != 0 || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != SG_NODE_NO_GRAD ||
