@@ -45,6 +45,14 @@ static inline bool sg__aot_bw_copy(const sg__graph *g, uint32_t first, uint32_t 
  * dst), a[3] the offset. Errors: SG_ENOMEM. */
 sg_status sg__aot_layout_args(sg__graph *dst, const sg__graph *src, uint32_t v, uint32_t self, sg__garg *a);
 
+/* Does dst value d have src value v's strides, every dimension's (a view
+ * of d is one where the traced view of v is)? */
+bool sg__aot_same_strides(const sg__graph *dst, uint32_t d, const sg__graph *src, uint32_t v);
+/* Dst value self's values in the sizes of src value v, as reshape gives
+ * them where a view cannot: a contiguous clone, _unsafe_view'd (a view
+ * traced of a value whose functional counterpart is laid out otherwise). */
+sg_status sg__aot_reshape_as(sg__graph *dst, const sg__graph *src, uint32_t v, uint32_t self, unsigned line,
+                             uint32_t *out);
 /* View call node of src recorded again into dst over self (a value of dst),
  * its other arguments copied (sg__aot_arg); an in-place view (t_,
  * as_strided_ ...) as the view it applies (t, as_strided), detach_ as

@@ -1126,7 +1126,16 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
     }
     sg__garg cur[SG_SCHEMA_ARGS];
     CHAIN(current_args(z, r, nd, args, cur));
-    CHAIN(sg__replay_default(r, node, cur, nd->nargs, &v));
+    if (view && sch->op == SG_OP_view && cur[0].kind == SG_A_VALUE &&
+        !sg__aot_same_strides(z->dst, cur[0].u.v, z->src, z->src->args[nd->args].u.v)) {
+        /* self laid out otherwise than the traced value (a size-1 dimension's stride, which decides a later
+           result's layout): reshape's values, a contiguous copy viewed (sg__aot_view_again likewise) */
+        CHAIN(sg__aot_reshape_as(z->dst, z->src, nd->out, cur[0].u.v, nd->line, &v));
+        hide(z, v, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
+        CHAIN(sg__replay_map(r, nd->out, v));
+    } else {
+        CHAIN(sg__replay_default(r, node, cur, nd->nargs, &v));
+    }
     if (nd->out == SG_NOVAL)
         return SG_OK;
     const sg__gval *ov = &z->src->vals[nd->out];

@@ -110,6 +110,27 @@ static unsigned view_op(const sg__gnode *nd)
     return nd->schema->op;
 }
 
+sg_status sg__aot_reshape_as(sg__graph *dst, const sg__graph *src, uint32_t v, uint32_t self, unsigned line,
+                             uint32_t *out)
+{
+    sg__garg c[2] = {value(self), {.kind = SG_A_MEMFMT, .kw = "memory_format", .u.dtype = SG_CONTIGUOUS_FORMAT}}, a[4];
+    uint32_t x;
+    CHAIN(call(dst, SG_OP_clone, c, 2, line, &x));
+    CHAIN(sg__aot_layout_args(dst, src, v, x, a)); /* (a[1]: v's sizes, -1 worked out) */
+    return call(dst, SG_OP__unsafe_view, a, 2, line, out);
+}
+
+bool sg__aot_same_strides(const sg__graph *dst, uint32_t d, const sg__graph *src, uint32_t v)
+{
+    if (dst->vals[d].kind != SG_V_TENSOR || src->vals[v].kind != SG_V_TENSOR ||
+        dst->vals[d].u.t.ndim != src->vals[v].u.t.ndim)
+        return false;
+    for (uint32_t k = 0; k < src->vals[v].u.t.ndim; k++)
+        if (sg__graph_stride(dst, d, k) != sg__graph_stride(src, v, k))
+            return false;
+    return true;
+}
+
 sg_status sg__aot_view_again(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t self, uint32_t *out)
 {
     const sg__gnode *nd = &src->nodes[node];
@@ -124,6 +145,9 @@ sg_status sg__aot_view_again(sg__graph *dst, const sg__graph *src, uint32_t node
         /* no storage_offset: the one of what it was called on, said (self may be another view of the storage) */
         args[n++] = (sg__garg){.kind = SG_A_EXPR, .u.e = src->vals[src->args[nd->args].u.v].u.t.offset};
     }
+    if (op == SG_OP_view && src->args[nd->args].kind == SG_A_VALUE &&
+        !sg__aot_same_strides(dst, self, src, src->args[nd->args].u.v))
+        return sg__aot_reshape_as(dst, src, nd->out, self, nd->line, out);
     return call(dst, op, args, n, nd->line, out);
 }
 
