@@ -987,6 +987,9 @@ static sg_status inplace_check(const sg_tracer *t, sg__mcall *m)
     if (self->requires_grad || other_rg) /* an output of unbind, or a view of one (CreationMeta::MULTI_OUTPUT_NODE) */
         for (uint32_t v = m->a[0].u.v; v != SG_NOVAL; v = sg__graph_view_of(g, v)) {
             uint32_t n = g->vals[v].node;
+            if (n != SG_NOVAL && g->nodes[n].kind == SG_N_CALL &&
+                (g->nodes[n].schema->op == SG_OP_detach || (g->nodes[n].flags & SG_NODE_DATA)))
+                break; /* (a detach, .data: no differentiable view, whatever it aliases) */
             if (n != SG_NOVAL && g->nodes[n].kind == SG_N_CALL && g->nodes[n].schema->op == SG_OP_unbind_int &&
                 !(g->nodes[n].flags & SG_NODE_NO_GRAD) && g->vals[g->nodes[n].out].kind == SG_V_LIST) {
                 uint32_t k = 0, l = g->nodes[n].out, sn = g->vals[m->a[0].u.v].node;
