@@ -2023,7 +2023,9 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *last, c
     sg_status s = SG_OK;
     for (uint32_t i = 0; i < src->nnodes && !s; i++) { /* x.data = y of other sizes, then x read with grad */
         const sg__gnode *nd = &src->nodes[i];
-        uint32_t read = nd->out != SG_NOVAL ? lastobj[obj[nd->out]] : SG_NOVAL; /* (of x, any version) */
+        uint32_t read = nd->out != SG_NOVAL ? lastobj[obj[nd->out]] : SG_NOVAL; /* (of x, any version, after) */
+        if (read != SG_NOVAL && read <= i)
+            read = SG_NOVAL;
         if (nd->kind != SG_N_CALL || nd->scope != 0 || !(nd->flags & (SG_NODE_DATA | SG_NODE_NO_GRAD)) ||
             nd->schema->op != SG_OP_set__source_Tensor || nd->out == SG_NOVAL)
             continue;
@@ -2123,6 +2125,12 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
             const sg__garg *ops = &src->args[nd->args + 3];
             for (uint32_t j = 0; j < ops->u.list.n; j++)
                 last[src->ids[ops->u.list.off + j]] = i;
+            continue;
+        }
+        if (nd->kind == SG_N_FUNCTION && nd->scope == 0 && !(nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA))) {
+            const sg__garg *ins = &src->args[nd->args + 2]; /* (a custom Function's apply asks its inputs) */
+            for (uint32_t j = 0; ins->kind == SG_A_VALUES && j < ins->u.list.n; j++)
+                last[src->ids[ins->u.list.off + j]] = i;
             continue;
         }
         if (!out && (nd->kind != SG_N_CALL || nd->scope != 0 || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA))))
