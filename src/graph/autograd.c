@@ -504,12 +504,16 @@ static sg_status node_backward(bw *b, uint32_t i)
             validate_hidden(b, &d, &d.a[k].u.v, &d.gin[k]);
         if (d.need[k] && d.gin[k] != SG_NOVAL && !d.st && !same_sizes(g, d.a[k].u.v, d.gin[k]))
             d.gin[k] = sg__deriv_sum_to(&d, d.gin[k], d.a[k].u.v);
+        if (d.need[k] && d.gin[k] != SG_NOVAL && !d.st && floating(g, d.a[k].u.v) && floating(g, d.gin[k]))
+            d.gin[k] = sg__deriv_cast(&d, d.gin[k], d.a[k].u.v); /* (in the argument's dtype: float32's) */
     }
     for (uint32_t j = 0; d.list >= 0 && j < d.nl && !d.st; j++) {
         if (lneed[j] && lgin[j] != SG_NOVAL)
             validate_hidden(b, &d, &lv[j], &lgin[j]);
         if (lneed[j] && lgin[j] != SG_NOVAL && !d.st && !same_sizes(g, lv[j], lgin[j]))
             lgin[j] = sg__deriv_sum_to(&d, lgin[j], lv[j]);
+        if (lneed[j] && lgin[j] != SG_NOVAL && !d.st && floating(g, lv[j]) && floating(g, lgin[j]))
+            lgin[j] = sg__deriv_cast(&d, lgin[j], lv[j]);
     }
     sg_status s = d.st;
     for (int k = 0; k < d.s->nargs && !s; k++)

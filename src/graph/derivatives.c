@@ -311,6 +311,13 @@ uint32_t sg__deriv_zeros(sg__dctx *d, uint32_t like)
     return CALL(d, zeros, L(d, shape, n), DT(d, like));
 }
 
+uint32_t sg__deriv_cast(sg__dctx *d, uint32_t x, uint32_t like)
+{
+    if (d->st || d->g->vals[x].u.t.dtype == d->g->vals[like].u.t.dtype)
+        return x;
+    return CALL(d, copy, V(sg__deriv_zeros(d, like)), V(x));
+}
+
 uint32_t sg__deriv_contiguous(sg__dctx *d, uint32_t x)
 {
     sg__garg fmt = {.kind = SG_A_MEMFMT, .kw = "memory_format", .u.dtype = SG_CONTIGUOUS_FORMAT};

@@ -59,6 +59,13 @@ typedef struct sg__deriv {
  * a smaller rank; those of the calls); SG_NOVAL after one. */
 uint32_t sg__deriv_sum_to(sg__dctx *d, uint32_t x, uint32_t like);
 
+/* x in like's dtype (a copy into zeros of like's sizes and dtype), x itself
+ * where the dtypes are one: the engine's validate_outputs casts a
+ * formula's gradient to its argument's dtype (a float32 argument of a
+ * float64 product takes a float32 gradient). Errors go to d->st; SG_NOVAL
+ * after one. */
+uint32_t sg__deriv_cast(sg__dctx *d, uint32_t x, uint32_t like);
+
 /* A contiguous copy of x (clone(memory_format=torch.contiguous_format)).
  * Errors go to d->st; SG_NOVAL after one. */
 uint32_t sg__deriv_contiguous(sg__dctx *d, uint32_t x);
