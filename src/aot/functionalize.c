@@ -390,8 +390,11 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
 {
     if (regenerated(z, v))
         return regenerated_view(z, r, v, out);
-    if (element(z, v))
-        return sg__aot_unbind_element(z->dst, z->src, z->v[v].vnode, z->v[v].elem, p, out);
+    if (element(z, v)) { /* (an element of unbind under no_grad made again is still none of autograd's) */
+        CHAIN(sg__aot_unbind_element(z->dst, z->src, z->v[v].vnode, z->v[v].elem, p, out));
+        hide(z, *out, z->src->nodes[z->v[v].vnode].flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
+        return SG_OK;
+    }
     if (z->v[v].vnode != SG_NOVAL && z->src->nodes[z->v[v].vnode].schema->op == SG_OP__unsafe_view) {
         /* over a contiguous copy: p (a functional value) may be laid out otherwise */
         sg__garg c[2] = {{.kind = SG_A_VALUE, .u.v = p},
