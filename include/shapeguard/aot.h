@@ -107,13 +107,15 @@ typedef struct sg_aot_options {
 SG_WARN_UNUSED sg_status sg_aot_compile_with(const sg_tracer *t, const sg_aot_options *o, sg_give sg_aot **out);
 void sg_aot_free(sg_take sg_aot *a);
 
+/* SG_AOT_INFERENCE for a NULL a. */
 sg_aot_mode sg_aot_get_mode(const sg_aot *a);
 
 /* The inputs are the program's: the traced graph's (sg_run_ninputs,
  * sg_run_input: the same order), except that a tensor-subclass input
  * (sg_tracer_input_subclass) is one input for its inner tensors. SG_AOT_*
  * flags of input i (a subclass input's: any inner tensor's), 0 for an int
- * or an input the program does not mutate; its name; i < sg_aot_ninputs. */
+ * or an input the program does not mutate; its name. A NULL a has no
+ * inputs; i past sg_aot_ninputs gives 0 flags and a NULL name. */
 size_t sg_aot_ninputs(const sg_aot *a);
 unsigned sg_aot_input_mutation(const sg_aot *a, size_t i);
 /* Input i's name (a tensor's program name, a symbol's "s0"; borrowed). */
@@ -131,7 +133,8 @@ int sg_aot_input_synthetic(const sg_aot *a, size_t i);
  * bases agree): the kind of output k and
  * its base (*base: the input index for IS_INPUT and ALIAS_OF_INPUT, the
  * output index for ALIAS_OF_INTERMEDIATE_BASE_IS_USER_OUTPUT, else
- * SIZE_MAX; base may be NULL). k < sg_aot_noutputs. */
+ * SIZE_MAX; base may be NULL). A NULL a has no outputs; k past
+ * sg_aot_noutputs gives SG_AOT_NON_ALIAS and SIZE_MAX. */
 size_t sg_aot_noutputs(const sg_aot *a);
 sg_aot_output_kind sg_aot_output(const sg_aot *a, size_t k, size_t *base);
 

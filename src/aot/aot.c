@@ -536,16 +536,18 @@ sg_status sg_aot_compile_with(const sg_tracer *t, const sg_aot_options *o, sg_ao
 
 sg_aot_mode sg_aot_get_mode(const sg_aot *a)
 {
-    return a->m.train ? SG_AOT_TRAIN : SG_AOT_INFERENCE;
+    return a && a->m.train ? SG_AOT_TRAIN : SG_AOT_INFERENCE;
 }
 
 size_t sg_aot_ninputs(const sg_aot *a)
 {
-    return a->nuin;
+    return a ? a->nuin : 0;
 }
 
 unsigned sg_aot_input_mutation(const sg_aot *a, size_t i)
 {
+    if (!a || i >= a->nuin)
+        return 0;
     unsigned f = 0; /* a subclass input: what any inner tensor's is (1.2) */
     for (uint32_t j = 0; j < a->uin[i].n; j++) {
         const sg__aot_input *in = &a->m.in[a->uin[i].idx[j]];
@@ -569,16 +571,21 @@ int sg_aot_input_synthetic(const sg_aot *a, size_t i)
 
 const char *sg_aot_input_name(const sg_aot *a, size_t i)
 {
-    return a->uin[i].name;
+    return a && i < a->nuin ? a->uin[i].name : NULL;
 }
 
 size_t sg_aot_noutputs(const sg_aot *a)
 {
-    return a->nuout;
+    return a ? a->nuout : 0;
 }
 
 sg_aot_output_kind sg_aot_output(const sg_aot *a, size_t k, size_t *base)
 {
+    if (!a || k >= a->nuout) {
+        if (base)
+            *base = SIZE_MAX;
+        return SG_AOT_NON_ALIAS;
+    }
     const struct user *o = &a->uout[k];
     if (base)
         *base = o->base == SG_NOVAL ? SIZE_MAX : o->base;

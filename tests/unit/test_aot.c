@@ -771,6 +771,17 @@ static void test_synthetic_grad(void **state)
     assert_int_equal(sg_aot_input_synthetic(a, di), 1);
     assert_int_equal(sg_aot_input_synthetic(a, sg_aot_ninputs(a)), 0); /* (bad input: no answer, no crash) */
     assert_int_equal(sg_aot_input_synthetic(NULL, 0), 0);
+    /* the other accessors likewise: a NULL handle has none, an index past the end no answer */
+    size_t base = 0;
+    assert_int_equal(sg_aot_input_mutation(a, sg_aot_ninputs(a)), 0);
+    assert_null(sg_aot_input_name(a, sg_aot_ninputs(a)));
+    assert_int_equal(sg_aot_output(a, sg_aot_noutputs(a), &base), SG_AOT_NON_ALIAS);
+    assert_int_equal(base, SIZE_MAX);
+    assert_int_equal(sg_aot_ninputs(NULL), 0);
+    assert_int_equal(sg_aot_noutputs(NULL), 0);
+    assert_int_equal(sg_aot_input_mutation(NULL, 0), 0);
+    assert_null(sg_aot_input_name(NULL, 0));
+    assert_int_equal(sg_aot_get_mode(NULL), SG_AOT_INFERENCE);
     sg_tensor *x2, *d2, *grads[8] = {NULL};
     assert_int_equal(sg_tensor_new(C, &x2, SG_FLOAT64, 2, sizes), SG_OK);
     for (int64_t i = 0; i < 12; i++)
