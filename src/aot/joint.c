@@ -1666,11 +1666,18 @@ static bool views(const sg__graph *src, uint32_t v, uint32_t t)
 {
     uint32_t obj = sg__graph_tensor_of(src, t);
     /* (through the first versions: v.squeeze_() of a view v is a view of the same) */
-    for (uint32_t u = sg__graph_view_of(src, sg__graph_tensor_of(src, v)); u != SG_NOVAL;
-         u = sg__graph_view_of(src, sg__graph_tensor_of(src, u)))
-        if (sg__graph_tensor_of(src, u) == obj)
+    uint32_t u = sg__graph_tensor_of(src, v);
+    for (uint32_t w = sg__graph_view_of(src, u); w != SG_NOVAL; w = sg__graph_view_of(src, u)) {
+        u = sg__graph_tensor_of(src, w);
+        if (u == obj)
             return true;
-    return false;
+    }
+    /* (an input declared a view of the input t is, on its storage: sg_tracer_input_declare_view) */
+    const sg__gnode *un = src->vals[u].node != SG_NOVAL ? &src->nodes[src->vals[u].node] : NULL;
+    const sg__gnode *on = src->vals[obj].node != SG_NOVAL ? &src->nodes[src->vals[obj].node] : NULL;
+    return un && on && un->kind == SG_N_PLACEHOLDER && on->kind == SG_N_PLACEHOLDER && u != obj &&
+           src->vals[u].kind == SG_V_TENSOR && src->vals[u].u.t.declared_view && !src->vals[obj].u.t.declared_view &&
+           src->vals[u].u.t.storage == src->vals[obj].u.t.storage;
 }
 
 /* Does some call of branch scope b read its placeholder k? */
