@@ -1984,19 +1984,18 @@ static bool autograd_cond(const sg__graph *src, const sg__gnode *nd)
     return false;
 }
 
-/* Is v an input of a custom Function applied with grad, or an operand of a
- * torch.cond made with grad, after node i (the apply asks v for its
- * grad_fn, as a call with grad does; the cond's backward reaches it)? */
-static bool function_reads(const sg__graph *src, uint32_t v, uint32_t i)
+/* Is v an operand of a torch.cond made with grad after node i (its
+ * backward reaches v, over a size predicate too; a custom Function's apply
+ * and CondAutogradOp's are reads in last already)? */
+static bool cond_reads(const sg__graph *src, uint32_t v, uint32_t i)
 {
     for (uint32_t j = i + 1; j < src->nnodes; j++) {
-        const sg__gnode *f = &src->nodes[j];
-        if ((f->kind != SG_N_FUNCTION && f->kind != SG_N_COND) || f->scope != 0 ||
-            (f->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
+        const sg__gnode *c = &src->nodes[j];
+        if (c->kind != SG_N_COND || c->scope != 0 || (c->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
             continue;
-        const sg__garg *in = &src->args[f->args + (f->kind == SG_N_FUNCTION ? 2 : 3)];
-        for (uint32_t k = 0; in->kind == SG_A_VALUES && k < in->u.list.n; k++)
-            if (src->ids[in->u.list.off + k] == v)
+        const sg__garg *ops = &src->args[c->args + 3];
+        for (uint32_t k = 0; ops->kind == SG_A_VALUES && k < ops->u.list.n; k++)
+            if (src->ids[ops->u.list.off + k] == v)
                 return true;
     }
     return false;
@@ -2049,7 +2048,7 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *last, c
                 view_read = (made == SG_NOVAL || wnode[q] > made) && wnode[q] < last[v] &&
                             !(src->nodes[wnode[q]].flags & SG_NODE_DATA);
         }
-        if (read != SG_NOVAL || view_read || function_reads(src, nd->out, i)) {
+        if (read != SG_NOVAL || view_read || cond_reads(src, nd->out, i)) {
             /* (x.set_(y) under no_grad likewise: x keeps its grad_fn, its metadata y's) */
             const char *what = (nd->flags & SG_NODE_DATA) ? "x.data = y" : "x.set_(y) under no_grad";
             bool same = self != SG_NOVAL && y != SG_NOVAL && src->vals[self].u.t.ndim == src->vals[y].u.t.ndim;
