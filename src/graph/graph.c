@@ -836,6 +836,14 @@ static sg_status lint_scope(linter *L)
         L->node = (uint32_t)g->nnodes;
         return lint_fail(L, "the graph does not end in its output", NULL);
     }
+    /* a subgraph's signature binds its symbols at once: a placeholder's
+     * sizes may name a symbol the signature takes after it (a replay makes
+     * them in the signature's order, and folds a size by a replacement the
+     * guards made into the symbols another placeholder lifted) */
+    for (uint32_t k = 0; L->scope && k < sc->nphs && !s; k++)
+        if (sc->phs[k] < g->nnodes && g->nodes[sc->phs[k]].kind == SG_N_PLACEHOLDER &&
+            g->nodes[sc->phs[k]].scope == L->scope)
+            s = lint_bind(L, &g->nodes[sc->phs[k]]);
     for (uint32_t i = 0; i < g->nnodes && !s; i++) {
         const sg__gnode *n = &g->nodes[i];
         if (n->scope != L->scope)
