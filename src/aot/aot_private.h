@@ -128,6 +128,8 @@ typedef struct sg__aot_input {
     bool no_grad;        /* every data mutation under no_grad */
     bool hidden;         /* every data mutation through .data (not seen by autograd) */
     bool requires_grad;  /* after the call */
+    bool written_rg;     /* after the call, a write with grad through an alias gave it a history the graph's
+                            value does not show (an empty view written: sg__gval's written_rg) */
     bool leaf;           /* as given */
     bool shared;         /* another input is on its storage (the caller's views of one tensor) */
     bool cleared;        /* a leaf that required grad and requires none after the call (a factory's out=,

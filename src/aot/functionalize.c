@@ -1494,6 +1494,7 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
         in->hidden = fs->writes <= fs->writes_hidden;
         in->no_grad = (in->data || in->storage) && fs->writes <= fs->writes_no_grad + fs->writes_hidden;
         in->requires_grad = src->vals[in->final].u.t.requires_grad;
+        in->written_rg = !in->requires_grad && src->vals[in->final].u.t.written_rg;
         in->leaf = src->vals[ph].u.t.leaf;
         in->shared = false; /* (inputs told apart on one storage have stores of their own) */
         for (uint32_t j = 0; j < m->nin && !in->shared; j++)

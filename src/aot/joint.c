@@ -380,6 +380,11 @@ static sg_status joint_end(sg__replay *r, void *ud)
     for (uint32_t k = 0; k < nout && !s; k++) {
         const sg__garg *a = &fw->args[fo->args + m->nlead + k];
         uint32_t jv = a->kind == SG_A_VALUE ? sg__replay_mapped(r, a->u.v) : SG_NOVAL;
+        const sg__aot_output *o = &m->out[k];
+        if (m->out_inner && m->out_inner[k] > npass && (o->kind == SG_AOT_IS_INPUT || o->kind == SG_AOT_ALIAS_OF_INPUT) &&
+            m->in[o->base].written_rg) /* (a subclass input given back that requires grad in eager, its value
+                                          the graph's input: an empty view of it written with grad) */
+            npass = m->out_inner[k];
         if (jv == SG_NOVAL || g->vals[jv].kind != SG_V_TENSOR || !rg[jv])
             continue;
         /* (a mutated input given back whose sizes changed after the write, hidden from autograd: the graph
