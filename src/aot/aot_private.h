@@ -194,6 +194,7 @@ typedef struct sg__aot_bwrite {
 typedef struct sg__aot_meta {
     bool keep;           /* keep_input_mutations */
     bool train;          /* a training graph (1.4); else inference */
+    bool out_rg;         /* a user output requires grad by the trace's flags (eager's loss is not empty) */
     sg__aot_input *in;   /* the root's placeholders, in order */
     uint32_t nin;
     sg__aot_output *out; /* the user outputs, in order */

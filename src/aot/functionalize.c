@@ -1665,9 +1665,11 @@ static sg_status analyse_outputs(fz *z, sg__aot_meta *m, const sg__gnode *out, c
         const sg__aot_input *in = &m->in[i];
         safe &= !(in->tensor && in->requires_grad && in->data && !in->no_grad && !in->hidden);
     }
-    for (uint32_t k = 0; k < m->nout; k++)
+    for (uint32_t k = 0; k < m->nout; k++) {
         if (m->out[k].src != SG_NOVAL && src->vals[m->out[k].src].u.t.requires_grad && own_history(m, &m->out[k]))
             safe = false;
+        m->out_rg |= m->out[k].src != SG_NOVAL && sg__graph_rg_now(src, m->out[k].src);
+    }
     m->train = needs_grad(src, m) && !safe;
     return SG_OK;
 }

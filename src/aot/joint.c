@@ -292,6 +292,32 @@ static sg_status subclass_refusals(const jctx *J, const sg__graph *g, const uint
     return SG_OK;
 }
 
+/* What the backward cannot give of inputs the program gave another layout
+ * or storage, refused where a backward runs: an output requires grad, by
+ * the trace's flags (eager's loss) or the functional graph's flow (ntan
+ * tangents). With neither, no backward runs, and every gradient is None. */
+static sg_status relaid_refusals(const jctx *J, uint32_t ntan)
+{
+    const sg__aot_meta *m = J->m;
+    const sg__graph *fw = J->fw;
+    for (uint32_t i = 0; i < m->nin && (ntan || m->out_rg); i++) {
+        const sg__aot_input *in = &m->in[i];
+        if (!in->tensor || !in->requires_grad)
+            continue;
+        /* (a data or layout mutation is the functional graph's: its gradient flows; a leaf's new layout is
+           refused in joint_end; a layout changed and changed back is one too: what read it between saw it) */
+        if (in->relaid && (in->base != SG_NOVAL || in->shared)) /* (which of them views which, autograd's views
+                                                                    made again from their base, the caller knows) */
+            return sg__err(fw->ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that changes the layout of "
+                           "an input that requires grad on a storage other inputs view (input %s)",
+                           fw->vals[in->dph].name);
+        if (in->storage)
+            return sg__err(fw->ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that sets the storage of an "
+                           "input that requires grad (set_ or .data =; input %s)", fw->vals[in->dph].name);
+    }
+    return SG_OK;
+}
+
 /* The joint's gradient outputs, those that exist (J->grads, t->grad_in and
  * t->grad_inner from 0 on, t->ngrad of them), from the npass backwards'
  * gradients of the nin inputs (or synthetic bases, with one backward) that
@@ -403,6 +429,8 @@ static sg_status joint_end(sg__replay *r, void *ud)
             t->tan_out[t->ntan++] = m->nlead + k;
         }
     }
+    if (!s)
+        s = relaid_refusals(J, t->ntan);
     /* the backward, to the inputs that require grad, and to each synthetic base one of its inputs
        requires grad for (the graph reads their data as views of it, but where the storage took its
        base after a read of the input: the input itself): the gradient of its storage's positions */
@@ -929,20 +957,6 @@ sg_status sg__aot_train_build(const sg__graph *fw, const sg__aot_meta *m, bool m
 {
     *out = NULL;
     sg_ctx *ctx = fw->ctx;
-    for (uint32_t i = 0; i < m->nin; i++) /* (a data or layout mutation is the functional graph's: its gradient
-                                              flows; a leaf's new layout is refused below; a layout changed
-                                              and changed back is one too: what read it between saw it) */
-        if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].relaid &&
-            (m->in[i].base != SG_NOVAL || m->in[i].shared)) /* (which of them views which, autograd's views made
-                                                               again from their base, the caller knows) */
-            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that changes the layout of an "
-                                                 "input that requires grad on a storage other inputs view (input %s)",
-                           fw->vals[m->in[i].dph].name);
-    for (uint32_t i = 0; i < m->nin; i++)
-        if (m->in[i].tensor && m->in[i].requires_grad && m->in[i].storage)
-            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that sets the storage of an "
-                                                 "input that requires grad (set_ or .data =; input %s)",
-                           fw->vals[m->in[i].dph].name);
     sg__aot_train *t = sg__calloc(ctx, 1, sizeof *t);
     if (!t)
         return sg__nomem(ctx);
