@@ -109,6 +109,12 @@ void sg_aot_free(sg_take sg_aot *a);
 
 /* SG_AOT_INFERENCE for a NULL a. */
 sg_aot_mode sg_aot_get_mode(const sg_aot *a);
+/* Is the loss of program.md not empty: does an output require grad, by the
+ * trace's flags (eager's) or the functional graph's flow? 0 for a NULL a.
+ * Where it is empty no backward runs: sg_aot_call_backward gives every
+ * gradient NULL (PyTorch's None), whatever the program did to the inputs
+ * that require grad. */
+int sg_aot_has_loss(const sg_aot *a);
 
 /* The inputs are the program's: the traced graph's (sg_run_ninputs,
  * sg_run_input: the same order), except that a tensor-subclass input

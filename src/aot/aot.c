@@ -539,6 +539,11 @@ sg_aot_mode sg_aot_get_mode(const sg_aot *a)
     return a && a->m.train ? SG_AOT_TRAIN : SG_AOT_INFERENCE;
 }
 
+int sg_aot_has_loss(const sg_aot *a)
+{
+    return a && (a->m.out_rg || sg__aot_train_ntangents(a->train) > 0);
+}
+
 size_t sg_aot_ninputs(const sg_aot *a)
 {
     return a ? a->nuin : 0;

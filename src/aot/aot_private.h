@@ -263,6 +263,9 @@ sg_status sg__aot_train_pin(const sg__aot_train *t, struct sg__xrun *fx);
 /* How many tensors a gradient of the backward is at most: 1, or the
  * inner tensors of a tensor subclass (the loss is a TwoTensor: 2). */
 uint32_t sg__aot_train_inner(const sg__aot_train *t);
+/* How many tangents the backward takes: the user outputs that require
+ * grad by the functional graph's flow (0: no backward runs). */
+uint32_t sg__aot_train_ntangents(const sg__aot_train *t);
 /* The backward after forward run fx (fw_outs: the forward's output values),
  * the tangents ones (the loss of program.md: every output summed): grads[i]
  * per input of the meta (nin of them) its gradient, a reference the caller

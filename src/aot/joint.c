@@ -1066,6 +1066,11 @@ sg_status sg__aot_train_pin(const sg__aot_train *t, sg__xrun *fx)
     return SG_OK;
 }
 
+uint32_t sg__aot_train_ntangents(const sg__aot_train *t)
+{
+    return t ? t->ntan : 0;
+}
+
 uint32_t sg__aot_train_inner(const sg__aot_train *t)
 {
     uint32_t n = 1;

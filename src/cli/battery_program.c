@@ -2040,6 +2040,8 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
                              sg_tensor **grads)
 {
     size_t n = sg_aot_ninputs(a);
+    if (!sg_aot_has_loss(a)) /* (no backward ran: every gradient None, a parameter's as its view's) */
+        return SG_OK;
     for (size_t j = 0; j < c->n; j++) { /* a parameter on a synthetic base: its elements must be positions */
         const char *nj = sg_program_param(p->prog, j);
         if (!find_decl(p, nj) || !c->t[j] || !c->rg[j] || c->same_as[j] >= 0)

@@ -544,7 +544,23 @@ static void test_backward(void **state)
     assert_int_equal(n, 1); /* x alone: exp recomputed */
     assert_int_equal(bytes, 12 * 8);
     assert_int_equal(sg_aot_saved(NULL, &n, &bytes), SG_EINVAL);
+    assert_int_equal(sg_aot_has_loss(a), 1);
+    assert_int_equal(sg_aot_has_loss(NULL), 0);
     check_grad(&f, a, grad_sin_exp);
+    sg_aot_free(a);
+    sg_walk_free(w);
+    sg_program_free(p);
+    trace_close(&f);
+
+    /* no output requires grad: the loss is empty, though x (no leaf) does and its storage is set to another's */
+    trace_open_rg(&f, 3, 4, 2);
+    walk_program(&f, "def f(x):\n    with torch.no_grad():\n        y = x * 2\n    x.set_(y)\n    return y\n",
+                 &p, &w);
+    assert_int_equal(sg_aot_compile(f.t, 1, &a), SG_OK);
+    assert_int_equal(sg_aot_has_loss(a), 0);
+    assert_int_equal(sg_aot_backward_ops(a, &ops), SG_OK); /* (not refused: no backward runs) */
+    assert_string_equal(ops, "");
+    sg_free(ops);
     sg_aot_free(a);
     sg_walk_free(w);
     sg_program_free(p);
