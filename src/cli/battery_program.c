@@ -495,10 +495,10 @@ static sg_status walk_input(sg_walk *w, const char *name, const concrete *c, siz
     return sg_walk_input_tensor(w, name, c->t[k], c->rg[k]); /* the run takes its own reference */
 }
 
-/* Evaluate `input NAME = EXPR` (parameter k) eagerly over the inputs
- * built so far: its tensor, or the parameter whose very object it is. */
-static sg_status eval_alias(sg_ctx *ctx, struct cli_program *p, const alias_decl *a, size_t k, concrete *c,
-                            cli_str *why)
+/* Run `return EXPR` eagerly over the inputs built so far (*ip, *w: the
+ * program and its walk, freed by the caller, even on an error). */
+static sg_status walk_expr(sg_ctx *ctx, struct cli_program *p, const char *expr, const concrete *c, sg_program **ip,
+                           sg_walk **w)
 {
     cli_str src = CLI_STR_INIT; /* def _input_(<the inputs built>): return EXPR */
     size_t nbuilt = 0;
@@ -506,21 +506,30 @@ static sg_status eval_alias(sg_ctx *ctx, struct cli_program *p, const alias_decl
     for (size_t j = 0; j < c->nall; j++)
         if (c->t[j] || c->is_int[j] || c->same_as[j] >= 0)
             cli_str_addf(&src, "%s%s", nbuilt++ ? ", " : "", c->names[j]);
-    cli_str_addf(&src, "):\n    return %s\n", a->expr);
-    sg_program *ip = NULL;
-    sg_walk *w = NULL;
-    sg_status st = sg_program_new(ctx, &ip, cli_str_get(&src), src.n, 1);
+    cli_str_addf(&src, "):\n    return %s\n", expr);
+    *ip = NULL;
+    *w = NULL;
+    sg_status st = sg_program_new(ctx, ip, cli_str_get(&src), src.n, 1);
     cli_str_free(&src);
     if (!st)
-        st = sg_walk_eager(ip, &w);
+        st = sg_walk_eager(*ip, w);
     for (size_t j = 0; j < c->nall && !st; j++)
         if (c->is_int[j] || c->t[j])
-            st = walk_input(w, c->names[j], c, j);
+            st = walk_input(*w, c->names[j], c, j);
     for (size_t j = 0; j < c->n && !st; j++)
         if (c->same_as[j] >= 0)
-            st = sg_walk_input_same(w, sg_program_param(p->prog, j), sg_program_param(p->prog, (size_t)c->same_as[j]));
-    if (!st)
-        st = sg_walk_run(w);
+            st = sg_walk_input_same(*w, sg_program_param(p->prog, j), sg_program_param(p->prog, (size_t)c->same_as[j]));
+    return st ? st : sg_walk_run(*w);
+}
+
+/* Evaluate `input NAME = EXPR` (parameter k) eagerly over the inputs
+ * built so far: its tensor, or the parameter whose very object it is. */
+static sg_status eval_alias(sg_ctx *ctx, struct cli_program *p, const alias_decl *a, size_t k, concrete *c,
+                            cli_str *why)
+{
+    sg_program *ip = NULL;
+    sg_walk *w = NULL;
+    sg_status st = walk_expr(ctx, p, a->expr, c, &ip, &w);
     for (size_t j = 0; j < c->n && !st && c->same_as[k] < 0; j++)
         if (j != k && sg_walk_output_is(w, 0, sg_program_param(p->prog, j)))
             c->same_as[k] = c->same_as[j] >= 0 ? c->same_as[j] : (long)j;
@@ -1968,49 +1977,6 @@ static int64_t position(const sg_tensor *t, int64_t i)
     return pos;
 }
 
-/* Does an input view's expression apply as_strided together with another
- * view (anything but NAME.as_strided(...) alone)? */
-static bool strided_chain(const char *ex)
-{
-    const char *as = strstr(ex, "as_strided");
-    if (!as)
-        return false;
-    if (as == ex || as[-1] != '.')
-        return true;
-    for (const char *c = ex; c < as - 1; c++) /* before it: a name alone */
-        if (!isalnum((unsigned char)*c) && *c != '_')
-            return true;
-    const char *q = as + strlen("as_strided");
-    if (*q != '(')
-        return true;
-    int depth = 0;
-    for (; *q; q++) { /* its call's end */
-        depth += (*q == '(' || *q == '[') - (*q == ')' || *q == ']');
-        if (!depth)
-            break;
-    }
-    return !*q || q[1] != '\0'; /* (something after it) */
-}
-
-/* The parameter input view k's as_strided is called on, where its
- * expression is NAME.as_strided(...) alone and NAME another input view, or
- * -1. PyTorch's gradient of that as_strided reaches the elements of NAME
- * only (as_strided_backward scatters into NAME's geometry): the positions
- * of the storage the view reaches that NAME does not take none. */
-static long strided_on(struct cli_program *p, const concrete *c, size_t k)
-{
-    const alias_decl *al = find_alias(p, sg_program_param(p->prog, k));
-    const char *as = al ? strstr(al->expr, ".as_strided(") : NULL;
-    if (!as || strided_chain(al->expr))
-        return -1;
-    for (size_t m = 0; m < c->n; m++) {
-        const char *nm = sg_program_param(p->prog, m);
-        if (m != k && strlen(nm) == (size_t)(as - al->expr) && !strncmp(nm, al->expr, (size_t)(as - al->expr)))
-            return find_alias(p, nm) && c->t[m] && c->same_as[m] < 0 ? (long)m : -1;
-    }
-    return -1;
-}
-
 /* hit[q] for each storage position q below span that t reaches (*twice:
  * some position more than once); positions from span on are not marked. */
 static void mark_positions(const sg_tensor *t, uint8_t *hit, int64_t span, bool *twice)
@@ -2022,6 +1988,72 @@ static void mark_positions(const sg_tensor *t, uint8_t *hit, int64_t span, bool 
             hit[q] = 1;
         }
     }
+}
+
+/* within[q] cleared for each storage position q below span that the view
+ * as_strided is called on in input view name's expression ex (its first
+ * len characters, a view of parameter tj made there, evaluated over the
+ * inputs c) does not reach: PyTorch's as_strided_backward scatters the
+ * gradient into that view's geometry, whose other positions it drops.
+ * SG_EUNSUPPORTED where that view reaches a position twice (the backward
+ * divides by the count there) or is no view of tj's storage. */
+static sg_status receiver_positions(sg_ctx *ctx, struct cli_program *p, const concrete *c, const char *ex, size_t len,
+                                    const sg_tensor *tj, int64_t span, uint8_t *within, uint8_t *hit, const char *name)
+{
+    char *prefix = cli_xstrndup(ex, len);
+    sg_program *ip = NULL;
+    sg_walk *w = NULL;
+    sg_status st = walk_expr(ctx, p, prefix, c, &ip, &w);
+    uint32_t v = st ? NOVAL : sg_walk_output_value(w, 0);
+    const sg_tensor *r = v == NOVAL ? NULL : sg_run_tensor(sg_walk_eager_run(w), v);
+    bool again = false;
+    if (!st && r && sg_tensor_same_storage(r, tj)) {
+        memset(hit, 0, (size_t)span + 1);
+        mark_positions(r, hit, span, &again);
+        for (int64_t q = 0; q < span; q++)
+            within[q] &= hit[q];
+    }
+    if (st || !r || !sg_tensor_same_storage(r, tj) || again)
+        st = sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients through input view %s, an as_strided of "
+                              "%s, %s", name, prefix, again ? "which reaches a position twice" : "no view of the input");
+    sg_walk_free(w);
+    sg_program_free(ip);
+    free(prefix);
+    return st;
+}
+
+/* within[q] cleared for each storage position q below span that PyTorch's
+ * gradient through input view k does not carry back to parameter tj
+ * (named pj): k's expression, then that of the input view it starts from,
+ * and so on, each as_strided's receiver's positions (receiver_positions:
+ * views made after an as_strided pick elements of its result, whose
+ * positions their gradient reaches). SG_EUNSUPPORTED as receiver_positions,
+ * and for an expression that calls as_strided twice or as a function. */
+static sg_status chain_within(sg_ctx *ctx, struct cli_program *p, const concrete *c, size_t k, const sg_tensor *tj,
+                              int64_t span, uint8_t *within, uint8_t *hit, const char *pj)
+{
+    const char *nk = sg_program_param(p->prog, k);
+    for (size_t x = k, hops = 0; hops <= c->n; hops++) {
+        const char *ex = find_alias(p, sg_program_param(p->prog, x))->expr, *as = strstr(ex, ".as_strided(");
+        if (strstr(ex, "as_strided") && (!as || strstr(as + strlen(".as_strided("), "as_strided")))
+            return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it "
+                                    "made by as_strided of an as_strided", pj, nk);
+        sg_status st = as ? receiver_positions(ctx, p, c, ex, (size_t)(as - ex), tj, span, within, hit, nk) : SG_OK;
+        if (st)
+            return st;
+        size_t len = 0; /* the name the expression starts from: an input view, or the end of the chain */
+        while (isalnum((unsigned char)ex[len]) || ex[len] == '_')
+            len++;
+        size_t m = 0;
+        while (m < c->n && !(m != x && !strncmp(sg_program_param(p->prog, m), ex, len) &&
+                             !sg_program_param(p->prog, m)[len] && find_alias(p, sg_program_param(p->prog, m)) &&
+                             c->t[m] && c->same_as[m] < 0))
+            m++;
+        if (m == c->n)
+            return SG_OK;
+        x = m;
+    }
+    return SG_OK;
 }
 
 /* The gradients of the declared tensors, as the oracle reports them: an
@@ -2089,11 +2121,6 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
         if (!synth && !empty && (sg_aot_input_mutation(a, (size_t)ik) || sg_aot_input_mutation(a, (size_t)ij)))
             return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it, "
                                     "where either is written", sg_program_param(p->prog, j), nk);
-        if (strided_chain(find_alias(p, nk)->expr))
-            /* (PyTorch's gradient of as_strided reaches the elements of the view it was called on only, and
-               one of a view made after it goes through that one: not the storage positions the view reaches) */
-            return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it "
-                                    "made by as_strided and another view", sg_program_param(p->prog, j), nk);
         if (synth ? !grads[ij] : !grads[ik]) /* the view takes no gradient: the parameter's is its own */
             continue;
         const sg_tensor *tj = c->t[j], *tk = c->t[k];
@@ -2116,18 +2143,8 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
            by the count there: refused) */
         uint8_t *within = cli_xmalloc((size_t)span + 1), *hit = cli_xmalloc((size_t)span + 1);
         memset(within, 1, (size_t)span + 1);
-        size_t chain = 0;
-        for (long m = strided_on(p, c, k); !st && m >= 0 && chain++ < c->n; m = strided_on(p, c, (size_t)m)) {
-            bool again = false;
-            memset(hit, 0, (size_t)span + 1);
-            mark_positions(c->t[m], hit, span, &again);
-            for (int64_t q = 0; q < span; q++)
-                within[q] &= hit[q];
-            if (again)
-                st = sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, an as_strided "
-                                      "of %s, which reaches a position twice", sg_program_param(p->prog, j), nk,
-                                      sg_program_param(p->prog, (size_t)m));
-        }
+        if (!st)
+            st = chain_within(ctx, p, c, k, tj, span, within, hit, sg_program_param(p->prog, j));
         free(hit);
         for (int64_t e = 0; !st && synth && e < sg_tensor_numel(tk); e++) {
             /* (the storage's gradient has the view's at every position it reaches: refused where
