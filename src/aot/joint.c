@@ -1424,6 +1424,30 @@ static uint64_t grad_zero_dims(const sg__graph *src, const sg__gnode *nd, int k,
 }
 
 
+/* The dimensions at stride 0 of eager's gradient of x, an element of the
+ * tensor list of cat or stack node nd, from zo, those of the gradient of
+ * its result: 1.13's cat_tensors_backward narrows the gradient along the
+ * dimension (the same strides), stack_tensors_backward selects it there
+ * (that dimension gone, the others' strides kept). A dtype other than the
+ * result's is converted (a tensor of its own, 0), as grad_zero_dims says. */
+static uint64_t list_grad_zero_dims(const sg__graph *src, const sg__gnode *nd, uint32_t x, uint64_t zo)
+{
+    uint32_t o = nd->out;
+    if (!zo || o == SG_NOVAL || src->vals[o].kind != SG_V_TENSOR || src->vals[x].kind != SG_V_TENSOR ||
+        src->vals[o].u.t.dtype != src->vals[x].u.t.dtype)
+        return 0;
+    uint32_t nx = src->vals[x].u.t.ndim, no = src->vals[o].u.t.ndim;
+    int d = wrap_dim(int_arg(src, nd, 1, 0), no);
+    if (d < 0)
+        return 0;
+    if (nd->schema->op == SG_OP_cat)
+        return nx == no ? zo : 0; /* (a legacy empty [0] element takes zeros of its own) */
+    if (nd->schema->op != SG_OP_stack || nx + 1 != no)
+        return 0;
+    uint64_t low = zo & (((uint64_t)1 << d) - 1);
+    return low | ((zo >> (d + 1)) << d);
+}
+
 /* Custom Function node i, whose outputs the backward reaches (in the
  * engine's order: after the nodes made since, before those made earlier):
  * where its backward writes in place the gradient of an output that one
@@ -2563,8 +2587,12 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         }
         for (uint32_t k = 0; k < nd->nargs && !hidden; k++) { /* a list's tensors (cat, stack) */
             const sg__garg *a = &src->args[nd->args + k];
-            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++)
-                mark_needed(src, needed, nsto, ast, src->ids[a->u.list.off + j]);
+            uint64_t zo = needed[nd->out] == 1 ? gz[nd->out] : 0;
+            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++) {
+                uint32_t v = src->ids[a->u.list.off + j];
+                mark_needed(src, needed, nsto, ast, v);
+                gz[v] = list_grad_zero_dims(src, nd, v, zo);
+            }
         }
         if (hidden)
             continue;
