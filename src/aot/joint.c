@@ -1448,6 +1448,30 @@ static uint64_t grad_zero_dims(const sg__graph *src, const sg__gnode *nd, int k,
 }
 
 
+/* The dimensions at stride 0 of eager's gradient of x, an element of the
+ * tensor list of cat or stack node nd, from zo, those of the gradient of
+ * its result: 1.13's cat_tensors_backward narrows the gradient along the
+ * dimension (the same strides), stack_tensors_backward selects it there
+ * (that dimension gone, the others' strides kept). A dtype other than the
+ * result's is converted (a tensor of its own, 0), as grad_zero_dims says. */
+static uint64_t list_grad_zero_dims(const sg__graph *src, const sg__gnode *nd, uint32_t x, uint64_t zo)
+{
+    uint32_t o = nd->out;
+    if (!zo || o == SG_NOVAL || src->vals[o].kind != SG_V_TENSOR || src->vals[x].kind != SG_V_TENSOR ||
+        src->vals[o].u.t.dtype != src->vals[x].u.t.dtype)
+        return 0;
+    uint32_t nx = src->vals[x].u.t.ndim, no = src->vals[o].u.t.ndim;
+    int d = wrap_dim(int_arg(src, nd, 1, 0), no);
+    if (d < 0)
+        return 0;
+    if (nd->schema->op == SG_OP_cat)
+        return nx == no ? zo : 0; /* (a legacy empty [0] element takes zeros of its own) */
+    if (nd->schema->op != SG_OP_stack || nx + 1 != no)
+        return 0;
+    uint64_t low = zo & (((uint64_t)1 << d) - 1);
+    return low | ((zo >> (d + 1)) << d);
+}
+
 /* Custom Function node i, whose outputs the backward reaches (in the
  * engine's order: after the nodes made since, before those made earlier):
  * where its backward writes in place the gradient of an output that one
@@ -2275,37 +2299,46 @@ static bool hidden_view(const sg__graph *src, uint32_t v)
  * src->nstorages on) for what a set_ gave, its later versions and its
  * views: set_ (x.data = y too) puts a tensor on another's storage with no
  * view relation to what is there, so a write through it joins its own
- * history, not theirs (no CopySlices). Ids of other values: SG_NOVAL.
- * *n: the number of ids. Then, at (*ast)[nvals + v] (one allocation, its
- * words taken as nvals more flags): PAST_LEAF where v's chain of views
- * passes a view made under no_grad or through .data that requires grad (a
- * leaf: no grad_fn, so the history of v stops there), HIDDEN_VIEW where v
- * is (a version of) such a view, 0 else. */
+ * history, not theirs (no CopySlices). So does a detach (x.data and
+ * x.detach() alike: torch 1.13's is no view autograd sees, _is_view()
+ * False): a write with grad through it or its views gives it a history
+ * of its own and leaves x's grad_fn as it was. Ids of other values:
+ * SG_NOVAL. *n: the number of ids. Then, at (*ast)[nvals + v] (one
+ * allocation, its words taken as 2 * nvals more): PAST_LEAF where v's
+ * chain of views passes a view made under no_grad or through .data that
+ * requires grad (a leaf: no grad_fn, so the history of v stops there),
+ * HIDDEN_VIEW where v is (a version of) such a view, 0 else; and at
+ * (*ast)[2 * nvals + v] the id where only a set_ starts one (a detach
+ * keeps what it views': functionalization's view family, whose writes
+ * reach every tensor on it, hidden from the gradient through the
+ * detach's link). */
 static sg_status autograd_storages(const sg__graph *src, uint32_t **ast, uint32_t *n)
 {
     *n = src->nstorages;
-    if (!(*ast = sg__malloc(src->ctx, (src->nvals ? 2 * (size_t)src->nvals : 1) * sizeof **ast)))
+    if (!(*ast = sg__malloc(src->ctx, (src->nvals ? 3 * (size_t)src->nvals : 1) * sizeof **ast)))
         return sg__nomem(src->ctx);
-    uint32_t *past = *ast + src->nvals;
+    uint32_t *past = *ast + src->nvals, *fam = *ast + 2 * (size_t)src->nvals;
     for (uint32_t v = 0; v < src->nvals; v++) {
         const sg__gval *x = &src->vals[v];
         const sg__gnode *nd = x->node == SG_NOVAL ? NULL : &src->nodes[x->node];
         uint32_t up = x->kind == SG_V_TENSOR ? sg__graph_updates(src, v) : SG_NOVAL;
         uint32_t of = x->kind == SG_V_TENSOR && up == SG_NOVAL ? sg__graph_view_of(src, v) : SG_NOVAL;
         past[v] = 0;
-        if (x->kind != SG_V_TENSOR)
-            (*ast)[v] = SG_NOVAL;
-        else if (nd && nd->kind == SG_N_CALL && nd->schema->op == SG_OP_set__source_Tensor && nd->out == v)
-            (*ast)[v] = (*n)++;
-        else if (up != SG_NOVAL && up < v)
-            (*ast)[v] = (*ast)[up], past[v] = past[up];
-        else if (of != SG_NOVAL && of < v) {
+        bool made = nd && nd->kind == SG_N_CALL && nd->out == v;
+        if (x->kind != SG_V_TENSOR) {
+            (*ast)[v] = fam[v] = SG_NOVAL;
+        } else if (made && nd->schema->op == SG_OP_set__source_Tensor) {
+            (*ast)[v] = fam[v] = (*n)++;
+        } else if (up != SG_NOVAL && up < v) {
+            (*ast)[v] = (*ast)[up], past[v] = past[up], fam[v] = fam[up];
+        } else if (of != SG_NOVAL && of < v) {
             const sg__fake_tensor *ot = &src->vals[of].u.t;
-            (*ast)[v] = (*ast)[of];
+            fam[v] = fam[of];
+            (*ast)[v] = made && nd->schema->op == SG_OP_detach ? (*n)++ : (*ast)[of];
             past[v] = (past[of] & PAST_LEAF) |
                       ((past[of] & HIDDEN_VIEW) && ot->requires_grad && ot->leaf ? PAST_LEAF : 0u);
         } else {
-            (*ast)[v] = x->u.t.storage;
+            (*ast)[v] = fam[v] = x->u.t.storage;
         }
         if (x->kind == SG_V_TENSOR && hidden_view(src, v))
             past[v] |= HIDDEN_VIEW;
@@ -2390,6 +2423,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         return SG_OK;
     uint32_t *ast, nast;
     CHAIN(autograd_storages(src, &ast, &nast));
+    const uint32_t *fam = ast + 2 * (size_t)src->nvals; /* (the unseen writes' families: a detach in them) */
     uint8_t *needed = sg__calloc(ctx, src->nvals ? src->nvals : 1, 1);
     /* per value: the dimensions at stride 0 of eager's gradient where one formula gave it (grad_zero_dims) */
     uint64_t *gz = sg__calloc(ctx, src->nvals ? src->nvals : 1, sizeof *gz);
@@ -2554,7 +2588,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                error of autograd's that the backward meets comes first) */
             uint32_t st = src->vals[nd->out].u.t.storage;
             for (uint32_t v = 0; v < src->nvals && unseen == SG_NOVAL; v++)
-                if (needed[v] && ast[v] != SG_NOVAL && src->vals[v].u.t.storage == st && ast[v] != ast[nd->out])
+                if (needed[v] && fam[v] != SG_NOVAL && src->vals[v].u.t.storage == st && fam[v] != fam[nd->out])
                     unseen = (uint32_t)i;
         }
         if (!needed[nd->out] && !set_view &&
@@ -2577,8 +2611,12 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         }
         for (uint32_t k = 0; k < nd->nargs && !hidden; k++) { /* a list's tensors (cat, stack) */
             const sg__garg *a = &src->args[nd->args + k];
-            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++)
-                mark_needed(src, needed, nsto, ast, src->ids[a->u.list.off + j]);
+            uint64_t zo = needed[nd->out] == 1 ? gz[nd->out] : 0;
+            for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++) {
+                uint32_t v = src->ids[a->u.list.off + j];
+                mark_needed(src, needed, nsto, ast, v);
+                gz[v] = list_grad_zero_dims(src, nd, v, zo);
+            }
         }
         if (hidden)
             continue;

@@ -126,9 +126,22 @@ uint32_t sg__graph_grad_base(const sg__graph *g, uint32_t v)
 {
     for (;;) {
         uint32_t n = g->vals[v].node, up;
-        if (n == SG_NOVAL || g->nodes[n].kind != SG_N_CALL || g->nodes[n].schema->op == SG_OP_detach ||
-            (up = sg__graph_view_of(g, v)) == SG_NOVAL)
+        if (n == SG_NOVAL || g->nodes[n].kind != SG_N_CALL || g->nodes[n].schema->op == SG_OP_detach)
             return v;
+        if ((up = sg__graph_view_of(g, v)) == SG_NOVAL) {
+            /* an in-place or out= result: the tensor it wrote, whose base autograd keeps with the object
+               (a view written in place, t0.mul_(t0), is still its base's view; its views too). Back to
+               its first version, past no set_ (ours keeps what it puts on a view apart: set_view) */
+            uint32_t first = v, w;
+            while (g->nodes[g->vals[first].node].kind == SG_N_CALL &&
+                   g->nodes[g->vals[first].node].schema->op != SG_OP_set__source_Tensor &&
+                   (w = sg__graph_updates(g, first)) != SG_NOVAL)
+                first = w;
+            if (first == v || g->vals[first].node == SG_NOVAL || g->nodes[g->vals[first].node].kind != SG_N_CALL ||
+                g->nodes[g->vals[first].node].schema->op == SG_OP_detach ||
+                (up = sg__graph_view_of(g, first)) == SG_NOVAL)
+                return v;
+        }
         v = up;
     }
 }

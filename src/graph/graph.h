@@ -474,7 +474,8 @@ uint32_t sg__graph_view_of(const sg__graph *g, uint32_t v);
 /* The tensor autograd takes v for a view of: v's view chain (view_of)
  * followed up to a detach's result, which starts a history of its own, or
  * a value no call made a view (PyTorch's base of a differentiable view),
- * or v itself. */
+ * or v itself. A version an in-place call made of a view (no set_ on the
+ * way) is still that view: the chain goes on from its first version. */
 uint32_t sg__graph_grad_base(const sg__graph *g, uint32_t v);
 /* The value whose tensor v is a later version of (v is an in-place or out=
  * result: the argument written and returned), or SG_NOVAL. */
