@@ -273,18 +273,19 @@ static void hide(fz *z, uint32_t v, uint8_t flags)
 /* Dst value v is the new version of old by a write autograd does not see
  * (hidden: SG_NODE_NO_GRAD or SG_NODE_DATA): autograd keeps old's history,
  * so the gradient of the new version passes to old unchanged
- * (SG_NODE_WRITE). A scatter into old (its first argument) says so itself;
- * any other value (an inverse view, the write's own value) becomes
- * copy(old, v) saying so. Only where old may require grad (a src value
- * that does; *out: v itself otherwise). */
-static sg_status hidden_write(fz *z, uint32_t old, uint32_t v, uint8_t hidden, bool rg, uint32_t *out)
+ * (SG_NODE_WRITE). A scatter into old (its first argument) made for this
+ * write (fresh: the last node) says so itself; any other value (an inverse
+ * view, the write's own value, a value of the program such as set_'s
+ * source) becomes copy(old, v) saying so. Only where old may require grad
+ * (a src value that does; *out: v itself otherwise). */
+static sg_status hidden_write_as(fz *z, uint32_t old, uint32_t v, uint8_t hidden, bool rg, bool fresh, uint32_t *out)
 {
     *out = v;
     if (!hidden || !rg || old == v)
         return SG_OK;
     sg__graph *d = z->dst;
     uint32_t n = d->vals[v].node;
-    if (n != SG_NOVAL && n + 1 == d->nnodes && d->nodes[n].kind == SG_N_CALL && d->nodes[n].nargs &&
+    if (fresh && n != SG_NOVAL && n + 1 == d->nnodes && d->nodes[n].kind == SG_N_CALL && d->nodes[n].nargs &&
         d->args[d->nodes[n].args].kind == SG_A_VALUE && d->args[d->nodes[n].args].u.v == old) {
         d->nodes[n].flags |= hidden | SG_NODE_WRITE;
         return SG_OK;
@@ -293,6 +294,12 @@ static sg_status hidden_write(fz *z, uint32_t old, uint32_t v, uint8_t hidden, b
     CHAIN(sg__graph_record(d, sg__opreg_op(d->reg, SG_OP_copy), a, 2, 0, NULL, out));
     d->nodes[d->nnodes - 1].flags |= hidden | SG_NODE_WRITE;
     return SG_OK;
+}
+
+/* hidden_write_as of a v the write made (its functional row, a scatter). */
+static sg_status hidden_write(fz *z, uint32_t old, uint32_t v, uint8_t hidden, bool rg, uint32_t *out)
+{
+    return hidden_write_as(z, old, v, hidden, rg, true, out);
 }
 
 static sg_status replay_view(fz *z, sg__replay *r, uint32_t node, uint32_t p, uint32_t *out)
@@ -1079,8 +1086,10 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 /* x.data = y, or x.set_(y) under no_grad: x keeps its autograd history (its gradient passes
                    to its old version; of other sizes, refused where the backward reaches it: joint.c) */
                 CHAIN(current(z, r, self, &old));
-                CHAIN(hidden_write(z, old, cur, (nd->flags & SG_NODE_DATA) ? SG_NODE_DATA : SG_NODE_NO_GRAD, true,
-                                   &cur));
+                /* (cur is the source's value, of the program: a copy says it, not the call that made it, whose
+                   own result, clamp(x) of x say, keeps no history of x) */
+                CHAIN(hidden_write_as(z, old, cur, (nd->flags & SG_NODE_DATA) ? SG_NODE_DATA : SG_NODE_NO_GRAD, true,
+                                      false, &cur));
             }
             bool nograd = (nd->flags & SG_NODE_NO_GRAD) && !(nd->flags & SG_NODE_DATA) &&
                           !z->src->vals[self].u.t.requires_grad && z->src->vals[src_v].u.t.requires_grad;
