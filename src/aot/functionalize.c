@@ -49,7 +49,8 @@ typedef struct fval {
     bool relaid;     /* (an object's first version) an in-place view call gave it another layout at some
                         point, even where a later one gives the first back (t_ twice) */
     bool nograd;     /* x.set_(y) under no_grad of an x that requires no grad: cur, y's values detached, is
-                        good while the storage's generation is gen (made again, it would take y's history) */
+                        good while the storage's generation is gen (made again, it would take y's history);
+                        x's later versions by in-place calls likewise (their values x's own) */
 } fval;
 
 typedef struct fstore {
@@ -465,7 +466,14 @@ static sg_status current_root(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
     fstore *s = store_of(z, v);
     if (v >= z->src->nvals && !s->gen) /* a synthetic base not written yet: its placeholder */
         CHAIN(synth_base(z, v - (uint32_t)z->src->nvals, &f->cur));
-    if (v < z->src->nvals && f->nograd) { /* (a detach of y's values: current, current() checked) */
+    if (v < z->src->nvals && f->nograd) {
+        /* (a detach of y's values, current; where the storage was written since, x requiring no grad (current()
+           checked): its contents now, detached, as x has no history of its own to keep) */
+        if (f->gen != s->gen) {
+            sg__garg a = {.kind = SG_A_VALUE, .u.v = s->base};
+            CHAIN(sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_detach), &a, 1, &f->cur));
+            f->gen = s->gen;
+        }
         *out = f->cur;
         return SG_OK;
     }
@@ -487,7 +495,10 @@ static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
     for (;; u = z->v[u].parent) {
         const fval *f = &z->v[u];
         bool now = f->gen == store_of(z, u)->gen && f->cur != SG_NOVAL;
-        if (f->nograd && !now) /* (its values moved since: made again, they would take y's history) */
+        /* (its values moved since: made again, a view would take y's history; a root that requires grad now,
+           by a write with grad of its own, would keep that history, not made here) */
+        if (f->nograd && !now && (f->parent != SG_NOVAL || (u < z->src->nvals && is_tensor(z->src, u) &&
+                                                             z->src->vals[u].u.t.requires_grad)))
             return unsupported(z, "a tensor x.set_(y) under no_grad made a detach of y (x requires no grad), read "
                                   "after its storage was written", NULL);
         if (f->parent == SG_NOVAL || now)
@@ -588,7 +599,7 @@ static void next_version(fz *z, uint32_t self, uint32_t out, uint32_t cur)
 {
     fval *sf = &z->v[self];
     z->v[out] = (fval){.parent = sf->parent, .vnode = sf->vnode, .cur = cur, .gen = store_of(z, self)->gen,
-                       .obj = sf->obj, .ver = sf->ver, .elem = sf->elem, .hist = SG_NOVAL};
+                       .obj = sf->obj, .ver = sf->ver, .elem = sf->elem, .hist = SG_NOVAL, .nograd = sf->nograd};
 }
 
 /* Call node nd writes src value v (in place or out=): eager execution bumps
@@ -762,6 +773,16 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         /* the root's new contents laid out as the root (a slice of an expanded view's zero is not): its
            views are made again from it by their own ops (flatten's view) */
         st = copy_as(z, r, tmp[n], val, &val);
+    }
+    if (!st && root < z->src->nvals && z->v[root].nograd && s->root != SG_NOVAL && s->root != root &&
+        is_tensor(z->src, s->root) && z->src->vals[s->root].u.t.requires_grad) {
+        /* a write through x after x.set_(y) under no_grad (x requires no grad, y's storage root does): the
+           new contents are a detach's, but y (and what else is on the storage) keeps its own history, as
+           autograd sees no write of it: a write it does not see of the storage's values as y has them */
+        uint32_t old;
+        st = current(z, r, s->root, &old);
+        if (!st)
+            st = hidden_write_as(z, old, val, SG_NODE_NO_GRAD, true, false, &val);
     }
     if (!st) {
         s->base = val;
