@@ -49,7 +49,15 @@ typedef struct fval {
     bool relaid;     /* (an object's first version) an in-place view call gave it another layout at some
                         point, even where a later one gives the first back (t_ twice) */
     bool nograd;     /* x.set_(y) under no_grad of an x that requires no grad: cur, y's values detached, is
-                        good while the storage's generation is gen (made again, it would take y's history) */
+                        good while the storage's generation is gen (made again, it would take y's history);
+                        x's later versions by in-place calls likewise (their values x's own) */
+    bool dreg;       /* x.data = y, or x.set_(y) under no_grad, of a view x that requires grad: x keeps its view
+                        metadata and version counter (its old base's), so once that counter moves (rstale, or
+                        the storage of rbase written since rgen) autograd makes x's grad_fn again, when x is
+                        read, as an as_strided of its base with x's layout now (y's): current() makes x so */
+    bool rstale;     /* (dreg) x's own counter moved (the set_ under no_grad, an in-place call of x) */
+    uint32_t rbase;  /* (dreg) the root of x's chain before the set_, which autograd's base of x is */
+    uint32_t rgen;   /* (dreg) rbase's storage generation when x's history was last made */
 } fval;
 
 typedef struct fstore {
@@ -273,18 +281,19 @@ static void hide(fz *z, uint32_t v, uint8_t flags)
 /* Dst value v is the new version of old by a write autograd does not see
  * (hidden: SG_NODE_NO_GRAD or SG_NODE_DATA): autograd keeps old's history,
  * so the gradient of the new version passes to old unchanged
- * (SG_NODE_WRITE). A scatter into old (its first argument) says so itself;
- * any other value (an inverse view, the write's own value) becomes
- * copy(old, v) saying so. Only where old may require grad (a src value
- * that does; *out: v itself otherwise). */
-static sg_status hidden_write(fz *z, uint32_t old, uint32_t v, uint8_t hidden, bool rg, uint32_t *out)
+ * (SG_NODE_WRITE). A scatter into old (its first argument) made for this
+ * write (fresh: the last node) says so itself; any other value (an inverse
+ * view, the write's own value, a value of the program such as set_'s
+ * source) becomes copy(old, v) saying so. Only where old may require grad
+ * (a src value that does; *out: v itself otherwise). */
+static sg_status hidden_write_as(fz *z, uint32_t old, uint32_t v, uint8_t hidden, bool rg, bool fresh, uint32_t *out)
 {
     *out = v;
     if (!hidden || !rg || old == v)
         return SG_OK;
     sg__graph *d = z->dst;
     uint32_t n = d->vals[v].node;
-    if (n != SG_NOVAL && n + 1 == d->nnodes && d->nodes[n].kind == SG_N_CALL && d->nodes[n].nargs &&
+    if (fresh && n != SG_NOVAL && n + 1 == d->nnodes && d->nodes[n].kind == SG_N_CALL && d->nodes[n].nargs &&
         d->args[d->nodes[n].args].kind == SG_A_VALUE && d->args[d->nodes[n].args].u.v == old) {
         d->nodes[n].flags |= hidden | SG_NODE_WRITE;
         return SG_OK;
@@ -293,6 +302,12 @@ static sg_status hidden_write(fz *z, uint32_t old, uint32_t v, uint8_t hidden, b
     CHAIN(sg__graph_record(d, sg__opreg_op(d->reg, SG_OP_copy), a, 2, 0, NULL, out));
     d->nodes[d->nnodes - 1].flags |= hidden | SG_NODE_WRITE;
     return SG_OK;
+}
+
+/* hidden_write_as of a v the write made (its functional row, a scatter). */
+static sg_status hidden_write(fz *z, uint32_t old, uint32_t v, uint8_t hidden, bool rg, uint32_t *out)
+{
+    return hidden_write_as(z, old, v, hidden, rg, true, out);
 }
 
 static sg_status replay_view(fz *z, sg__replay *r, uint32_t node, uint32_t p, uint32_t *out)
@@ -458,7 +473,14 @@ static sg_status current_root(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
     fstore *s = store_of(z, v);
     if (v >= z->src->nvals && !s->gen) /* a synthetic base not written yet: its placeholder */
         CHAIN(synth_base(z, v - (uint32_t)z->src->nvals, &f->cur));
-    if (v < z->src->nvals && f->nograd) { /* (a detach of y's values: current, current() checked) */
+    if (v < z->src->nvals && f->nograd) {
+        /* (a detach of y's values, current; where the storage was written since, x requiring no grad (current()
+           checked): its contents now, detached, as x has no history of its own to keep) */
+        if (f->gen != s->gen) {
+            sg__garg a = {.kind = SG_A_VALUE, .u.v = s->base};
+            CHAIN(sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_detach), &a, 1, &f->cur));
+            f->gen = s->gen;
+        }
         *out = f->cur;
         return SG_OK;
     }
@@ -470,8 +492,41 @@ static sg_status current_root(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
     return SG_OK;
 }
 
+static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out);
+
+/* Src value v (dreg), current by its storage: where its old base's
+ * version counter moved since its history was made, its history made
+ * again (PyTorch's view regeneration): a hidden write of its values over
+ * as_strided(its base now, v's layout), so the gradient reaches the base's
+ * positions v's new layout says. */
+static sg_status data_set_regen(fz *z, sg__replay *r, uint32_t v)
+{
+    fval *f = &z->v[v];
+    const fstore *bs = store_of(z, f->rbase);
+    if (!f->rstale && bs->gen == f->rgen)
+        return SG_OK;
+    if (f->rbase >= z->src->nvals || bs->synth)
+        return unsupported(z, "x.data = y (or x.set_(y) under no_grad) of a view x of an input on a storage other "
+                              "inputs share, read after x's version moved (autograd makes x's grad_fn again over "
+                              "its base)", NULL);
+    uint32_t base, as, cur = f->cur;
+    CHAIN(current(z, r, f->rbase, &base));
+    sg__garg a[4];
+    CHAIN(sg__aot_layout_args(z->dst, z->src, v, base, a));
+    CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, &as));
+    hide(z, as, SG_NODE_REGEN);
+    CHAIN(hidden_write_as(z, as, cur, SG_NODE_DATA, true, false, &cur));
+    f = &z->v[v];
+    f->cur = cur;
+    f->rstale = false;
+    f->rgen = store_of(z, f->rbase)->gen;
+    return SG_OK;
+}
+
 static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
 {
+    if (v < z->src->nvals && z->v[v].dreg && z->v[v].cur != SG_NOVAL && z->v[v].gen == store_of(z, v)->gen)
+        CHAIN(data_set_regen(z, r, v));
     /* up to the first link that is current (or the root), then the links
        below it made again, top down: a loop, for chains of any length; above
        the links of the calls it runs within (a view made again as an
@@ -480,7 +535,10 @@ static sg_status current(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
     for (;; u = z->v[u].parent) {
         const fval *f = &z->v[u];
         bool now = f->gen == store_of(z, u)->gen && f->cur != SG_NOVAL;
-        if (f->nograd && !now) /* (its values moved since: made again, they would take y's history) */
+        /* (its values moved since: made again, a view would take y's history; a root that requires grad now,
+           by a write with grad of its own, would keep that history, not made here) */
+        if (f->nograd && !now && (f->parent != SG_NOVAL || (u < z->src->nvals && is_tensor(z->src, u) &&
+                                                             z->src->vals[u].u.t.requires_grad)))
             return unsupported(z, "a tensor x.set_(y) under no_grad made a detach of y (x requires no grad), read "
                                   "after its storage was written", NULL);
         if (f->parent == SG_NOVAL || now)
@@ -581,7 +639,8 @@ static void next_version(fz *z, uint32_t self, uint32_t out, uint32_t cur)
 {
     fval *sf = &z->v[self];
     z->v[out] = (fval){.parent = sf->parent, .vnode = sf->vnode, .cur = cur, .gen = store_of(z, self)->gen,
-                       .obj = sf->obj, .ver = sf->ver, .elem = sf->elem, .hist = SG_NOVAL};
+                       .obj = sf->obj, .ver = sf->ver, .elem = sf->elem, .hist = SG_NOVAL, .nograd = sf->nograd,
+                       .dreg = sf->dreg, .rstale = sf->rstale, .rbase = sf->rbase, .rgen = sf->rgen};
 }
 
 /* Call node nd writes src value v (in place or out=): eager execution bumps
@@ -756,6 +815,16 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
            views are made again from it by their own ops (flatten's view) */
         st = copy_as(z, r, tmp[n], val, &val);
     }
+    if (!st && root < z->src->nvals && z->v[root].nograd && s->root != SG_NOVAL && s->root != root &&
+        is_tensor(z->src, s->root) && z->src->vals[s->root].u.t.requires_grad) {
+        /* a write through x after x.set_(y) under no_grad (x requires no grad, y's storage root does): the
+           new contents are a detach's, but y (and what else is on the storage) keeps its own history, as
+           autograd sees no write of it: a write it does not see of the storage's values as y has them */
+        uint32_t old;
+        st = current(z, r, s->root, &old);
+        if (!st)
+            st = hidden_write_as(z, old, val, SG_NODE_NO_GRAD, true, false, &val);
+    }
     if (!st) {
         s->base = val;
         s->gen++;
@@ -799,6 +868,8 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
         store_of(z, self)->grad = true;
     bump(z, nd, self);
     next_version(z, self, out, f);
+    if (z->v[out].dreg && !(nd->flags & SG_NODE_DATA) && sg__op_bumps_version(nd->schema))
+        z->v[out].rstale = true; /* (x's own counter moved: its grad_fn made again when read) */
     if (z->v[out].parent != SG_NOVAL && !laid_out_as(z, f, self))
         z->v[out].cur = SG_NOVAL; /* a view: made again from its base when used (a root is its store's) */
     return sg__replay_map(r, out, f);
@@ -1073,14 +1144,18 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             /* self's object takes source's storage and view: the new version
                is source's link of source's chain (PyTorch: it steals the view chain) */
             uint32_t src_v = z->src->args[nd->args + 1].u.v, old;
+            bool dreg = false; /* (fval dreg) */
             CHAIN(current(z, r, src_v, &cur));
             uint8_t hid = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
             if (hid && z->src->vals[self].u.t.requires_grad && same_sizes(z->src, self, src_v)) {
                 /* x.data = y, or x.set_(y) under no_grad: x keeps its autograd history (its gradient passes
                    to its old version; of other sizes, refused where the backward reaches it: joint.c) */
                 CHAIN(current(z, r, self, &old));
-                CHAIN(hidden_write(z, old, cur, (nd->flags & SG_NODE_DATA) ? SG_NODE_DATA : SG_NODE_NO_GRAD, true,
-                                   &cur));
+                /* (cur is the source's value, of the program: a copy says it, not the call that made it, whose
+                   own result, clamp(x) of x say, keeps no history of x) */
+                CHAIN(hidden_write_as(z, old, cur, (nd->flags & SG_NODE_DATA) ? SG_NODE_DATA : SG_NODE_NO_GRAD, true,
+                                      false, &cur));
+                dreg = z->src->vals[self].u.t.base != SG_NOVAL || z->v[self].dreg;
             }
             bool nograd = (nd->flags & SG_NODE_NO_GRAD) && !(nd->flags & SG_NODE_DATA) &&
                           !z->src->vals[self].u.t.requires_grad && z->src->vals[src_v].u.t.requires_grad;
@@ -1093,7 +1168,21 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             fval *sv = &z->v[src_v], *sf = &z->v[self];
             z->v[nd->out] = (fval){.parent = sv->parent, .vnode = sv->vnode, .cur = cur, .gen = store_of(z, src_v)->gen,
                                    .obj = sf->obj, .ver = sf->ver, .elem = sv->elem, .hist = SG_NOVAL,
-                                   .nograd = nograd};
+                                   .nograd = nograd, .dreg = dreg};
+            if (dreg) {
+                /* a view x keeps its view metadata and version counter: its base is its old chain's root (or
+                   the one an earlier set_ kept); a set_ under no_grad moves the counter itself */
+                uint32_t rb = self;
+                if (sf->dreg)
+                    rb = sf->rbase;
+                else
+                    while (z->v[rb].parent != SG_NOVAL)
+                        rb = z->v[rb].parent;
+                fval *nf = &z->v[nd->out];
+                nf->rbase = rb;
+                nf->rgen = store_of(z, rb)->gen;
+                nf->rstale = !(nd->flags & SG_NODE_DATA) || (sf->dreg && sf->rstale);
+            }
             if (sf->obj != SG_NOVAL)
                 z->v[sf->obj].meta = true;
             bump(z, nd, self);

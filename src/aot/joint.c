@@ -1607,19 +1607,34 @@ static sg_status layout_span(const sg__graph *src, uint32_t v, const sg_expr **o
     return SG_OK;
 }
 
-/* Set_ node nd of view self (with grad: its base takes the grad_fn,
- * CopySlices): where the backward reaches it, PyTorch's CopySlices makes
- * its base's gradient (laid out as the base) a strided view of self's new
- * layout (nd's result) before it calls set_'s NotImplemented, and
- * setStorage raises where that layout reaches past the base's elements:
- * error shape. SG_OK where it provably fits; error unsupported where the
- * environment cannot tell. */
-static sg_status set_view_fits(const sg__graph *src, const sg__gnode *nd, uint32_t self)
+static uint32_t version_now(const sg__graph *src, uint32_t b, uint32_t i);
+
+/* Set_ node nd (node i) of view self (with grad: its base takes the
+ * grad_fn, CopySlices): where the backward reaches it, PyTorch's
+ * CopySlices makes its base's gradient (laid out as the base is when the
+ * set_ runs: base_now, an as_strided_ of it before counts) a strided view
+ * of self's new layout (nd's result) before it calls set_'s
+ * NotImplemented, and setStorage raises where that layout reaches past the
+ * base's elements: error shape. SG_OK where it provably fits; error
+ * unsupported where the environment cannot tell. */
+static sg_status set_view_fits(const sg__graph *src, const sg__gnode *nd, uint32_t i, uint32_t self, bool relayout)
 {
     sg_ctx *ctx = src->ctx;
     uint32_t base = sg__graph_grad_base(src, self), v = nd->out;
+    if (base == self && src->vals[self].u.t.declared_view) {
+        /* (an input declared a view of another: its _base is the input on its storage declared none) */
+        const sg__scope *root = &src->scopes[0];
+        for (uint32_t p = 0; p < root->nphs && base == self; p++) {
+            uint32_t w = src->nodes[root->phs[p]].out;
+            if (src->vals[w].kind == SG_V_TENSOR && !src->vals[w].u.t.declared_view &&
+                src->vals[w].u.t.storage == src->vals[self].u.t.storage)
+                base = w;
+        }
+    }
+    if (relayout && base != self) /* (as_strided_ of the base before the set_: its layout then) */
+        base = version_now(src, base, i);
     /* (an input, or one declared a view of another: its base reaches its storage's end, as far as the
-       storage's elements from 0, the view's offset too) */
+       storage's elements from 0, the view's offset too; not a version of it laid out anew in place) */
     bool input = src->vals[base].node != SG_NOVAL && src->nodes[src->vals[base].node].kind == SG_N_PLACEHOLDER;
     const sg_expr *need, *have, *off, *rel;
     bool unknown = false;
@@ -1889,17 +1904,23 @@ static bool repeats(const sg__graph *src, uint32_t v)
  * no detach) as it is when node i runs: its last version before it (where
  * relayout: some call changes a tensor's layout in place, set_ or t_; else
  * every version has the first one's); or SG_NOVAL where v is no view. */
-static uint32_t base_now(const sg__graph *src, uint32_t v, uint32_t i, bool relayout)
+/* The last version of the tensor b is a version of made before node i. */
+static uint32_t version_now(const sg__graph *src, uint32_t b, uint32_t i)
 {
-    uint32_t b = sg__graph_grad_base(src, v);
-    if (b == v || !relayout)
-        return b == v ? SG_NOVAL : b;
     uint32_t obj = sg__graph_tensor_of(src, b), now = b;
     for (uint32_t w = b + 1; w < src->nvals && w < src->nodes[i].out; w++)
         if (src->vals[w].kind == SG_V_TENSOR && src->vals[w].node != SG_NOVAL && src->vals[w].node < i &&
             sg__graph_tensor_of(src, w) == obj)
             now = w;
     return now;
+}
+
+static uint32_t base_now(const sg__graph *src, uint32_t v, uint32_t i, bool relayout)
+{
+    uint32_t b = sg__graph_grad_base(src, v);
+    if (b == v || !relayout)
+        return b == v ? SG_NOVAL : b;
+    return version_now(src, b, i);
 }
 
 /* Does autograd's edge to tensor value v of src, an argument of a call
@@ -2623,7 +2644,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         if (nd->schema->op == SG_OP_set__source_Tensor && (nd->flags & SG_NODE_GRAD)) {
             /* with grad enabled, on what required grad then (a flag a write with grad raised since
                does not count: that set_ got no grad_fn) */
-            if (!set_view || !(s = set_view_fits(src, nd, vself)))
+            if (!set_view || !(s = set_view_fits(src, nd, (uint32_t)i, vself, relayout)))
                 s = sg__err(ctx, SG_EAUTOGRAD, "derivative for set_ is not implemented (line %u)", nd->line);
             break;
         }
