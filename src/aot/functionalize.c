@@ -45,6 +45,9 @@ typedef struct fval {
                         it; (a custom Function's output that views its input) the output as the Function gave
                         it; SG_NOVAL: none (made again from the storage, it is a detach of it: no gradient
                         goes past it). With one, what is made again is a hidden write over it (link_view) */
+    bool xhist;      /* hist is x's after x.data = y, or x.set_(y) under no_grad, of the same sizes, x requiring
+                        grad: x keeps its history where its values, y's chain, are made again (link_view); a
+                        later write keeps it, or with grad gives the write's */
     bool meta;       /* (an object's first version) sizes, strides or offset changed in place */
     bool relaid;     /* (an object's first version) an in-place view call gave it another layout at some
                         point, even where a later one gives the first back (t_ twice) */
@@ -868,6 +871,10 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
         store_of(z, self)->grad = true;
     bump(z, nd, self);
     next_version(z, self, out, f);
+    if (z->v[self].xhist) { /* (through a write autograd does not see the old history, with grad the write's) */
+        z->v[out].hist = !grad ? z->v[self].hist : laid_out_as(z, f, self) ? f : SG_NOVAL;
+        z->v[out].xhist = z->v[out].hist != SG_NOVAL;
+    }
     if (z->v[out].dreg && !(nd->flags & SG_NODE_DATA) && sg__op_bumps_version(nd->schema))
         z->v[out].rstale = true; /* (x's own counter moved: its grad_fn made again when read) */
     if (z->v[out].parent != SG_NOVAL && !laid_out_as(z, f, self))
@@ -1169,6 +1176,10 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             z->v[nd->out] = (fval){.parent = sv->parent, .vnode = sv->vnode, .cur = cur, .gen = store_of(z, src_v)->gen,
                                    .obj = sf->obj, .ver = sf->ver, .elem = sv->elem, .hist = SG_NOVAL,
                                    .nograd = nograd, .dreg = dreg};
+            if (hid && !dreg && z->src->vals[self].u.t.requires_grad && same_sizes(z->src, self, src_v)) {
+                z->v[nd->out].hist = cur; /* (x made again from y's storage keeps its history: link_view) */
+                z->v[nd->out].xhist = true;
+            }
             if (dreg) {
                 /* a view x keeps its view metadata and version counter: its base is its old chain's root (or
                    the one an earlier set_ kept); a set_ under no_grad moves the counter itself */
