@@ -966,6 +966,8 @@ static sg_status call(const sg_aot *a, sg_run *r, sg_tensor **grads, uint32_t ni
             x = sg__xrun_value(fx, a->fw->args[fo->args + m->nlead + k].u.v);
         s = sg__xrun_set(rx, ga->u.v, x);
     }
+    if (!s) /* (the unbacked sizes the graph bound, a cond's or item()'s: an int output may be one) */
+        s = sg__xrun_bind_all(rx, fx);
     /* version counters move as eager execution moves them: by every write
        through the input or a view sharing its counter (the graph's own
        copy_ and the epilogue count for nothing); inputs sharing one counter

@@ -155,6 +155,9 @@ static sg_status catch_up(sg__xeager *e, uint32_t first_node, uint32_t first_val
         for (uint32_t k = 0; k < nd->nbinds && n < 16; k++) {
             int64_t v;
             const sg_expr *sym = e->g->exprs[nd->binds + k];
+            if (!sg__xrun_sym(e->x, sym, &v) && nd->scope) /* (in a branch the run did not take: its
+                                                              torch.cond's sizes stay unbacked there) */
+                continue;
             if (!sg__xrun_sym(e->x, sym, &v))
                 return sg__err(e->ctx, SG_EINTERNAL, "eager: %s not bound by its node", sg_expr_sym_name(sym));
             syms[n] = sym;

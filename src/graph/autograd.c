@@ -710,6 +710,66 @@ static sg_status value_as(sg__graph *g, uint32_t of, uint32_t *out)
     return sg__graph_tensor(g, out, (sg_dtype)x->u.t.dtype, x->u.t.ndim, sizes, strides, x->u.t.offset, SG_NOVAL);
 }
 
+/* A value laid out as gradient like of cond node nd's output e (list
+ * element), but with each unbacked size the cond binds that e's sizes
+ * take replaced by branch output bo's size there: the gradient as the
+ * branch that runs has it (where e's sizes are not bo's then, the branch
+ * is never taken: contiguous of bo's sizes). SG_EUNSUPPORTED where bo is
+ * no tensor of e's rank. */
+static sg_status branch_sized(sg__graph *g, const sg__gnode *nd, uint32_t br, uint32_t bo, uint32_t e, uint32_t like,
+                              uint32_t *out)
+{
+    const sg_expr *from[SG_MAX_DIMS], *to[SG_MAX_DIMS];
+    size_t n = 0;
+    uint32_t nd_e = g->vals[e].u.t.ndim;
+    if (!is_tensor(g, bo) || g->vals[bo].u.t.ndim != nd_e || g->vals[like].u.t.ndim != nd_e)
+        return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the derivative of a torch.cond output whose branch "
+                       "gives no tensor of its rank (line %u)", nd->line);
+    for (uint32_t d = 0; d < nd_e; d++) { /* (its sizes: of symbols the branch takes, none it binds itself) */
+        const sg_expr **syms = NULL;
+        size_t ns = 0;
+        CHAIN(sg_expr_free_symbols(g->ctx, &syms, &ns, sg__graph_size(g, bo, d)));
+        bool taken = true;
+        for (size_t q = 0; q < ns && taken; q++) {
+            taken = false;
+            for (uint32_t k = 0; k < g->scopes[br].nphs && !taken; k++)
+                taken = g->vals[g->nodes[g->scopes[br].phs[k]].out].kind == SG_V_SYMINT &&
+                        g->vals[g->nodes[g->scopes[br].phs[k]].out].u.e == syms[q];
+        }
+        sg_free(syms);
+        if (!taken)
+            return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the derivative of a torch.cond whose branch gives an "
+                           "output of a size it computes (line %u)", nd->line);
+    }
+    for (uint32_t d = 0; d < nd_e; d++)
+        for (uint32_t k = 0; k < nd->nbinds; k++)
+            if (sg__graph_size(g, e, d) == g->exprs[nd->binds + k]) {
+                from[n] = g->exprs[nd->binds + k];
+                to[n++] = sg__graph_size(g, bo, d);
+            }
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS], *off = g->vals[like].u.t.offset;
+    bool same = true;
+    for (uint32_t d = 0; d < nd_e; d++) {
+        CHAIN(sg_expr_subs(g->ctx, &sizes[d], sg__graph_size(g, like, d), n, from, to));
+        CHAIN(sg_expr_subs(g->ctx, &strides[d], sg__graph_stride(g, like, d), n, from, to));
+        same &= sizes[d] == sg__graph_size(g, bo, d);
+    }
+    CHAIN(sg_expr_subs(g->ctx, &off, off, n, from, to));
+    if (!same) { /* (e's size a constant the branch does not give, as in an eager run's record: the branch that
+                    is not taken; contiguous, its backward never runs) */
+        const sg_expr *acc = g->ctx->one;
+        for (uint32_t d = nd_e; d-- > 0;) {
+            int64_t z;
+            sizes[d] = sg__graph_size(g, bo, d);
+            strides[d] = acc;
+            if (!(sg_expr_get_si(sizes[d], &z) && z == 0))
+                CHAIN(sg_expr_mul(g->ctx, &acc, acc, sizes[d]));
+        }
+        off = g->ctx->zero;
+    }
+    return sg__graph_tensor(g, out, (sg_dtype)g->vals[like].u.t.dtype, nd_e, sizes, strides, off, SG_NOVAL);
+}
+
 /* Which operands of cond node i (its branch br) lead to the outputs whose
  * gradient the backward gives (seed[j]): reach[k] per operand, through the
  * calls autograd differentiates (not past a write hidden from it but to
@@ -827,9 +887,6 @@ static sg_status cond_backward(bw *b, uint32_t i)
     uint32_t br[2] = {a[1].u.v, a[2].u.v}, nops = a[3].u.list.n, ops_off = a[3].u.list.off, line = nd->line;
     uint32_t list = nd->out, nout = g->vals[list].u.list.n, parent = nd->scope;
     bool autograd_op = pred.kind == SG_A_VALUE;
-    if (nd->nbinds)
-        return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the derivative of a torch.cond whose outputs have sizes "
-                                             "of their own (line %u)", line);
     uint32_t *ops = sg__malloc(ctx, ((size_t)nops + nout + 1) * sizeof *ops);
     uint8_t *seed = sg__calloc(ctx, (size_t)nout + 1, 1), *need = sg__calloc(ctx, (size_t)nops + 1, 1);
     uint8_t *reach[2] = {sg__calloc(ctx, (size_t)nops + 1, 1), sg__calloc(ctx, (size_t)nops + 1, 1)};
@@ -881,11 +938,20 @@ static sg_status cond_backward(bw *b, uint32_t i)
             break;
         }
         memset(map, 0xff, (size_t)nvals * sizeof *map);
-        /* its inputs: the operands as the branch takes them, then the gradients */
-        for (uint32_t p = 0; p < nops + ng && !s; p++) {
+        /* its inputs: the operands as the branch takes them, then the gradients (where the cond binds sizes,
+           its outputs' unbacked ones, in the sizes of the branch's outputs: its own, as the branch runs) */
+        for (uint32_t p = 0, j = 0; p < nops + ng && !s; p++) {
             uint32_t like = p < nops ? g->nodes[g->scopes[br[k]].phs[p]].out : ops[p];
             const char *nm = p < nops ? g->vals[like].name : "grad";
-            if (!(s = value_as(g, like, &phs[p])) && !(s = sg__graph_placeholder_of(g, phs[p], nm, ops[p]))) {
+            while (p >= nops && !seed[j])
+                j++;
+            if (p >= nops && nd->nbinds)
+                s = branch_sized(g, nd, br[k], g->args[g->nodes[sc->output].args + j].u.v,
+                                 g->ids[g->vals[list].u.list.off + j], like, &phs[p]);
+            else
+                s = value_as(g, like, &phs[p]);
+            j += p >= nops;
+            if (!s && !(s = sg__graph_placeholder_of(g, phs[p], nm, ops[p]))) {
                 if (is_tensor(g, phs[p]))
                     g->vals[phs[p]].u.t.requires_grad = p < nops && need[p];
                 if (p < nops)
