@@ -155,8 +155,18 @@ static bool is_asstrided(const sg__gnode *nd)
 static bool strided_off_grad(const fz *z, uint32_t v)
 {
     uint32_t n = z->v[v].vnode, p = z->v[v].parent;
-    return n != SG_NOVAL && is_asstrided(&z->src->nodes[n]) && p < z->src->nvals && is_tensor(z->src, p) &&
-           is_tensor(z->src, v) && !z->src->vals[v].u.t.requires_grad && z->src->vals[p].u.t.requires_grad;
+    if (n == SG_NOVAL || !is_asstrided(&z->src->nodes[n]) || !is_tensor(z->src, v) || z->src->vals[v].u.t.requires_grad)
+        return false;
+    if (p < z->src->nvals)
+        return is_tensor(z->src, p) && z->src->vals[p].u.t.requires_grad;
+    /* (over a synthetic base: it requires grad where an input on its storage does) */
+    const sg__scope *root = &z->src->scopes[0];
+    for (uint32_t k = 0; p != SG_NOVAL && k < root->nphs; k++) {
+        uint32_t ph = z->src->nodes[root->phs[k]].out;
+        if (is_tensor(z->src, ph) && sid_of(z, ph) == p - (uint32_t)z->src->nvals && z->src->vals[ph].u.t.requires_grad)
+            return true;
+    }
+    return false;
 }
 
 /* The layout of src tensor value v under the environment's hints into *l;
