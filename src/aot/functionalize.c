@@ -749,7 +749,8 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         n++;
     }
     if (stolen && n > 1 && is_tensor(z->src, self) && z->src->vals[self].u.t.requires_grad &&
-        z->src->vals[self].u.t.leaf == false && !(flags & SG_NODE_DATA))
+        z->src->vals[self].u.t.leaf == false && !(flags & SG_NODE_DATA) &&
+        !((flags & SG_NODE_NO_GRAD) && (z->v[self].xhist || z->v[self].dreg)))
         /* x.data = y, y a view (of x's own base too), then x written: x keeps its history while its
            values are y's chain's, which the gradient does not follow through the .data link */
         return unsupported(z, "a write of a tensor that requires grad whose .data was set to a view", what);
