@@ -2128,9 +2128,11 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *last, c
                             "keeps its history, whose gradient PyTorch sums to x's old sizes)", what, nd->line);
             /* y's storage written before x (a version of it) is read: x's values move, its history
                (PyTorch's) does not; not by an in-place call of x's own (a new version of x: its write
-               hidden or autograd's as any) */
+               hidden or autograd's as any). Given where x, no view, keeps its sizes: functionalization
+               makes it again as a write autograd does not see over its history (its fval hist) */
             uint32_t st = src->vals[nd->out].u.t.storage;
-            for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && !s && self != SG_NOVAL && read != SG_NOVAL &&
+            bool kept = same && self != SG_NOVAL && src->vals[self].u.t.base == SG_NOVAL;
+            for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && !s && self != SG_NOVAL && read != SG_NOVAL && !kept &&
                                           src->vals[self].u.t.requires_grad; q++)
                 if (wnode[q] > i && wnode[q] < read && !writes_own(src, obj, wnode[q], obj[nd->out]))
                     s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of x after %s (line %u) and a write of "
@@ -2140,7 +2142,7 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *last, c
                writes are of its placeholders' storages, not of the operand's: the loop above misses them).
                Either branch: the functional graph writes the operand whichever one a call takes (a size
                predicate the guards decide too: the cond stays, x is made again from the storage) */
-            for (uint32_t c = i + 1; c < src->nnodes && read != SG_NOVAL && c < read && !s && self != SG_NOVAL &&
+            for (uint32_t c = i + 1; c < src->nnodes && read != SG_NOVAL && c < read && !s && self != SG_NOVAL && !kept &&
                                      src->vals[self].u.t.requires_grad;
                  c++) {
                 if (src->nodes[c].kind != SG_N_COND || src->nodes[c].scope != 0)
