@@ -697,6 +697,30 @@ static sg_status copy_as(fz *z, sg__replay *r, uint32_t like, uint32_t val, uint
     return sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_copy), a, 2, out);
 }
 
+/* Cur, the current value of src value p, as an as_strided takes storage
+ * positions of it (*out): where p is a storage's root the program made (no
+ * input's storage, no synthetic base) that the functional graph lays out
+ * otherwise than the trace (a result of operands laid out otherwise: eager
+ * strided one as its operand, the graph's copy contiguous), its values laid
+ * out as the trace's first, the storage's contents from then on; else cur. */
+static sg_status strided_over(fz *z, sg__replay *r, uint32_t p, uint32_t cur, uint32_t *out)
+{
+    *out = cur;
+    if (p >= z->src->nvals || !is_tensor(z->src, p) || z->v[p].parent != SG_NOVAL || !is_tensor(z->dst, cur))
+        return SG_OK;
+    fstore *s = store_of(z, p);
+    if (s->input != SG_NOVAL || s->synth || laid_out_as(z, cur, p) || z->src->vals[p].u.t.offset != z->dst->ctx->zero)
+        return SG_OK;
+    sg__garg a[4];
+    uint32_t e;
+    CHAIN(sg__aot_layout_args(z->dst, z->src, p, cur, a));
+    CHAIN(sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_new_empty_strided), a, 3, &e));
+    CHAIN(copy_as(z, r, e, cur, out));
+    s->base = *out;
+    z->v[p].cur = *out;
+    return SG_OK;
+}
+
 /* grad: autograd records the write (with grad, its result requiring grad):
  * a detach it passes, with nothing autograd does not see below, gets the
  * new contents for its history (fval hist). */
@@ -1108,6 +1132,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             uint32_t obj = z->v[self].obj, parent = is_asstrided(nd) ? strided_parent(z, self, of) : self, v;
             of = parent == of ? of : self;
             CHAIN(current(z, r, parent, &cur));
+            if (is_asstrided(nd))
+                CHAIN(strided_over(z, r, parent, cur, &cur));
             CHAIN(replay_view(z, r, node, cur, &v));
             /* (as_strided_ of a view that does not cover its storage: as the out-of-place one below, its
                gradient reaches the view's own elements only, refused where the backward reaches it) */
@@ -1227,6 +1253,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         (parent = strided_parent(z, nd->out, parent)) != z->src->args[nd->args].u.v) {
         /* as_strided of a storage's positions: made over the storage's base, not the view it was called on */
         CHAIN(current(z, r, parent, &v));
+        CHAIN(strided_over(z, r, parent, v, &v));
         CHAIN(replay_view(z, r, node, v, &v));
         CHAIN(sg__replay_map(r, nd->out, v));
         uint32_t arg = z->src->args[nd->args].u.v;
@@ -1240,6 +1267,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
     }
     sg__garg cur[SG_SCHEMA_ARGS];
     CHAIN(current_args(z, r, nd, args, cur));
+    if (view && is_asstrided(nd) && cur[0].kind == SG_A_VALUE)
+        CHAIN(strided_over(z, r, z->src->args[nd->args].u.v, cur[0].u.v, &cur[0].u.v));
     if (view && sch->op == SG_OP_view && cur[0].kind == SG_A_VALUE &&
         !sg__aot_same_strides(z->dst, cur[0].u.v, z->src, z->src->args[nd->args].u.v)) {
         /* self laid out otherwise than the traced value (a size-1 dimension's stride, which decides a later
