@@ -606,7 +606,12 @@ static sg_status record_again(sg__graph *d, const sg__graph *g, const uint32_t *
             a[k] = *x;
             a[k].u.v = map[rep[x->u.v]];
             if (a[k].u.v == SG_NOVAL)
-                s = sg__err(ctx, SG_EINTERNAL, "aot: a partitioned node reads a value it was not given");
+                s = sg__err(ctx, SG_EINTERNAL, "aot: a partitioned node reads a value it was not given (%s, "
+                            "argument %u, a value of %s)", nd->schema->name, k,
+                            g->vals[rep[x->u.v]].node == SG_NOVAL ? "no node"
+                            : g->nodes[g->vals[rep[x->u.v]].node].kind == SG_N_CALL
+                                ? g->nodes[g->vals[rep[x->u.v]].node].schema->name
+                                : g->nodes[g->vals[rep[x->u.v]].node].kind == SG_N_COND ? "a cond" : "a placeholder");
         } else if (x->kind == SG_A_VALUES) {
             uint32_t ids[64], n = x->u.list.n;
             if (n > 64)

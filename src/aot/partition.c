@@ -394,8 +394,10 @@ static void classify(part *P)
         const sg__gnode *nd = &g->nodes[i];
         if (!P->live[i] || nd->kind == SG_N_OUTPUT)
             continue;
-        if ((nd->kind == SG_N_PLACEHOLDER && i >= P->first) || P->bwc[i])
-            P->rbw[i] = 1; /* a tangent, a backward's write of an input (must_be_in_backward) */
+        if ((nd->kind == SG_N_PLACEHOLDER && i >= P->first) || P->bwc[i] || (nd->kind == SG_N_COND && i >= P->first))
+            P->rbw[i] = 1; /* a tangent, a backward's write of an input (must_be_in_backward); a cond of the
+                              backward part (one no tangent reaches: an empty view's zeros its gradient): the
+                              tail that runs after the forward records calls only */
         for (uint32_t k = 0; k < P->pcnt[i] && !P->rbw[i]; k++)
             P->rbw[i] = P->rbw[P->prods[P->pbeg[i] + k]];
         if (nd->kind == SG_N_CALL) {
