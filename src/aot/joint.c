@@ -2609,6 +2609,23 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 break;
             }
         }
+        if (self0 != SG_NOVAL && !hidden && !set_view && (nd->flags & SG_NODE_GRAD) &&
+            !src->vals[self0].u.t.requires_grad && src->vals[nd->out].u.t.requires_grad) {
+            /* (self took a history by the set_ (its source requires grad): a view of it made before, which
+               required none, requires grad since, its grad_fn made again from self's NotImplemented one;
+               returned, the loss reaches it) */
+            bool returned = false;
+            for (uint32_t k = 0; k < on->nargs && !returned; k++) {
+                uint32_t v = src->args[on->args + k].kind == SG_A_VALUE ? src->args[on->args + k].u.v : SG_NOVAL;
+                returned = v != SG_NOVAL && v < nd->out && src->vals[v].kind == SG_V_TENSOR && v != self0 &&
+                           src->vals[v].u.t.storage == src->vals[self0].u.t.storage && views(src, v, self0);
+            }
+            if (returned) {
+                s = sg__err(ctx, SG_EAUTOGRAD, "derivative for set_ is not implemented (line %u: a view of what it "
+                            "sets, made before it, is returned)", nd->line);
+                break;
+            }
+        }
         if (data && !hidden && unseen == SG_NOVAL) {
             /* a write with grad into what a needed tensor of another view family (set_ put one on
                the other's storage) reads since: PyTorch's history of that tensor stays its own while
