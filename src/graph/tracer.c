@@ -1054,7 +1054,8 @@ static void alias_grad(sg_tracer *t, const sg__mcall *m)
                 x->u.t.stale_fn = x->u.t.declared_view;
                 continue;
             }
-            if (g->nodes[x->node].kind != SG_N_CALL)
+            if (g->nodes[x->node].kind != SG_N_CALL && g->nodes[x->node].kind != SG_N_COND) /* (a call's result, or
+                                                                                                 a torch.cond's) */
                 continue;
             x->u.t.requires_grad = true;
             x->u.t.leaf = false;
