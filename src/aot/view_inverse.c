@@ -64,7 +64,9 @@ static sg_status unchanged(sg__graph *dst, uint32_t base, uint32_t mutated, unsi
     return call(dst, SG_OP_add_Tensor, a, 2, line, out);
 }
 
-/* view(mutated, base's sizes). */
+/* view(mutated, base's sizes); where mutated's layout allows no view of
+ * them (the first elements an expand's inverse picks, viewed back), its
+ * values in them as reshape gives them: a contiguous copy, _unsafe_view'd. */
 static sg_status view_back(sg__graph *dst, uint32_t base, uint32_t mutated, unsigned line, uint32_t *out)
 {
     const sg__fake_tensor *b = &dst->vals[base].u.t;
@@ -74,7 +76,13 @@ static sg_status view_back(sg__graph *dst, uint32_t base, uint32_t mutated, unsi
     uint32_t off;
     CHAIN(sg__graph_exprs(dst, &off, sizes, b->ndim));
     sg__garg a[2] = {value(mutated), {.kind = SG_A_EXPRS, .u.list = {off, b->ndim}}};
-    return call(dst, SG_OP_view, a, 2, line, out);
+    sg_status s = call(dst, SG_OP_view, a, 2, line, out);
+    if (s != SG_ESHAPE) /* (a refused record changes nothing) */
+        return s;
+    sg_ctx_reset_error(dst->ctx);
+    sg__garg c[2] = {value(mutated), {.kind = SG_A_MEMFMT, .kw = "memory_format", .u.dtype = SG_CONTIGUOUS_FORMAT}};
+    CHAIN(call(dst, SG_OP_clone, c, 2, line, &a[0].u.v));
+    return call(dst, SG_OP__unsafe_view, a, 2, line, out);
 }
 
 sg_status sg__aot_layout_args(sg__graph *dst, const sg__graph *src, uint32_t v, uint32_t self, sg__garg *a)
