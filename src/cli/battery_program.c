@@ -2116,8 +2116,11 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
         /* (on a synthetic base, the program writing their storage: the library's gradient of the
            parameter is already the storage's, the view's part in it) */
         bool synth = sg_aot_input_synthetic(a, (size_t)ik) && sg_aot_input_synthetic(a, (size_t)ij);
-        /* (an empty view adds nothing, nor to an empty parameter: no synthetic base joins them) */
-        bool empty = !sg_tensor_numel(c->t[k]) || !sg_tensor_numel(c->t[j]);
+        /* (an empty view adds nothing, nor to an empty parameter: no synthetic base joins them; not one the
+           program made empty, its layout or storage changed: c's tensors are as the call left them) */
+        unsigned relaid = (sg_aot_input_mutation(a, (size_t)ik) | sg_aot_input_mutation(a, (size_t)ij)) &
+                          (SG_AOT_METADATA | SG_AOT_STORAGE);
+        bool empty = !relaid && (!sg_tensor_numel(c->t[k]) || !sg_tensor_numel(c->t[j]));
         if (!synth && !empty && (sg_aot_input_mutation(a, (size_t)ik) || sg_aot_input_mutation(a, (size_t)ij)))
             return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it, "
                                     "where either is written", sg_program_param(p->prog, j), nk);
