@@ -516,7 +516,8 @@ static sg_status data_set_regen(fz *z, sg__replay *r, uint32_t v)
 {
     fval *f = &z->v[v];
     const fstore *bs = store_of(z, f->rbase);
-    if (!f->rstale && bs->gen == f->rgen)
+    if ((!f->rstale && bs->gen == f->rgen) || sg__graph_empty(z->src, v)) /* (no element: no gradient to route, and
+                                                                          x keeps its storage's positions) */
         return SG_OK;
     if (f->rbase >= z->src->nvals || bs->synth)
         return unsupported(z, "x.data = y (or x.set_(y) under no_grad) of a view x of an input on a storage other "
@@ -1277,7 +1278,13 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         hide(z, v, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
         CHAIN(sg__replay_map(r, nd->out, v));
     } else {
-        CHAIN(sg__replay_default(r, node, cur, nd->nargs, &v));
+        sg_status st = sg__replay_default(r, node, cur, nd->nargs, &v);
+        if (st == SG_ESHAPE && view && is_asstrided(nd)) { /* (the trace's as_strided fit its storage) */
+            sg_ctx_reset_error(z->dst->ctx);
+            return unsupported(z, "an as_strided of storage positions the functional graph does not give what it "
+                                  "is called on (a copy stands for it: x.data = y of a view, ...)", sch->name);
+        }
+        CHAIN(st);
     }
     if (nd->out == SG_NOVAL)
         return SG_OK;
