@@ -2584,11 +2584,12 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         if (set_view && !nsto[ast[self0]] && !needed[nd->out]) { /* (read since with grad: reached) */
             /* (the base takes that grad_fn and requires grad: the trace's flags do not say it, nor
                whether the loss reaches it but through a program output on its storage) */
-            bool out = false;
+            bool out = false; /* (one that requires grad: a .data or detach of it carries no history) */
             for (uint32_t k = 0; k < on->nargs; k++)
                 out |= src->args[on->args + k].kind == SG_A_VALUE &&
                        src->vals[src->args[on->args + k].u.v].kind == SG_V_TENSOR &&
-                       src->vals[src->args[on->args + k].u.v].u.t.storage == src->vals[self0].u.t.storage;
+                       src->vals[src->args[on->args + k].u.v].u.t.storage == src->vals[self0].u.t.storage &&
+                       sg__graph_rg_now(src, src->args[on->args + k].u.v);
             if (!out) {
                 s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a set_ of a view with grad enabled (line %u), where "
                             "the base takes its grad_fn: whether the backward reaches it is not known here",
