@@ -710,21 +710,22 @@ static sg_status value_as(sg__graph *g, uint32_t of, uint32_t *out)
     return sg__graph_tensor(g, out, (sg_dtype)x->u.t.dtype, x->u.t.ndim, sizes, strides, x->u.t.offset, SG_NOVAL);
 }
 
-/* A value laid out as gradient like of cond node nd's output e (list
- * element), but with each unbacked size the cond binds that e's sizes
- * take replaced by branch output bo's size there: the gradient as the
+/* A value laid out as gradient like of a cond's output e (list element;
+ * the cond binds nbinds symbols at g->exprs[binds], line its line), but
+ * with each unbacked size the cond binds that e's sizes take replaced by
+ * branch br's output bo's size there: the gradient as the
  * branch that runs has it (where e's sizes are not bo's then, the branch
  * is never taken: contiguous of bo's sizes). SG_EUNSUPPORTED where bo is
  * no tensor of e's rank. */
-static sg_status branch_sized(sg__graph *g, const sg__gnode *nd, uint32_t br, uint32_t bo, uint32_t e, uint32_t like,
-                              uint32_t *out)
+static sg_status branch_sized(sg__graph *g, uint32_t binds, uint32_t nbinds, uint32_t line, uint32_t br, uint32_t bo,
+                              uint32_t e, uint32_t like, uint32_t *out)
 {
     const sg_expr *from[SG_MAX_DIMS], *to[SG_MAX_DIMS];
     size_t n = 0;
     uint32_t nd_e = g->vals[e].u.t.ndim;
     if (!is_tensor(g, bo) || g->vals[bo].u.t.ndim != nd_e || g->vals[like].u.t.ndim != nd_e)
         return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the derivative of a torch.cond output whose branch "
-                       "gives no tensor of its rank (line %u)", nd->line);
+                       "gives no tensor of its rank (line %u)", line);
     for (uint32_t d = 0; d < nd_e; d++) { /* (its sizes: of symbols the branch takes, none it binds itself) */
         const sg_expr **syms = NULL;
         size_t ns = 0;
@@ -739,12 +740,12 @@ static sg_status branch_sized(sg__graph *g, const sg__gnode *nd, uint32_t br, ui
         sg_free(syms);
         if (!taken)
             return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: the derivative of a torch.cond whose branch gives an "
-                           "output of a size it computes (line %u)", nd->line);
+                           "output of a size it computes (line %u)", line);
     }
     for (uint32_t d = 0; d < nd_e; d++)
-        for (uint32_t k = 0; k < nd->nbinds; k++)
-            if (sg__graph_size(g, e, d) == g->exprs[nd->binds + k]) {
-                from[n] = g->exprs[nd->binds + k];
+        for (uint32_t k = 0; k < nbinds; k++)
+            if (sg__graph_size(g, e, d) == g->exprs[binds + k]) {
+                from[n] = g->exprs[binds + k];
                 to[n++] = sg__graph_size(g, bo, d);
             }
     const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS], *off = g->vals[like].u.t.offset;
@@ -887,6 +888,7 @@ static sg_status cond_backward(bw *b, uint32_t i)
     uint32_t br[2] = {a[1].u.v, a[2].u.v}, nops = a[3].u.list.n, ops_off = a[3].u.list.off, line = nd->line;
     uint32_t list = nd->out, nout = g->vals[list].u.list.n, parent = nd->scope;
     bool autograd_op = pred.kind == SG_A_VALUE;
+    uint32_t nbinds = nd->nbinds, binds = nd->binds; /* (nd, a: not read once nodes are added) */
     uint32_t *ops = sg__malloc(ctx, ((size_t)nops + nout + 1) * sizeof *ops);
     uint8_t *seed = sg__calloc(ctx, (size_t)nout + 1, 1), *need = sg__calloc(ctx, (size_t)nops + 1, 1);
     uint8_t *reach[2] = {sg__calloc(ctx, (size_t)nops + 1, 1), sg__calloc(ctx, (size_t)nops + 1, 1)};
@@ -945,8 +947,8 @@ static sg_status cond_backward(bw *b, uint32_t i)
             const char *nm = p < nops ? g->vals[like].name : "grad";
             while (p >= nops && !seed[j])
                 j++;
-            if (p >= nops && nd->nbinds)
-                s = branch_sized(g, nd, br[k], g->args[g->nodes[sc->output].args + j].u.v,
+            if (p >= nops && nbinds)
+                s = branch_sized(g, binds, nbinds, line, br[k], g->args[g->nodes[sc->output].args + j].u.v,
                                  g->ids[g->vals[list].u.list.off + j], like, &phs[p]);
             else
                 s = value_as(g, like, &phs[p]);
