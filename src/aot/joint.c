@@ -74,15 +74,11 @@ typedef struct jctx {
 /* A contiguous tensor value of g, v's sizes and dtype, a placeholder named name. */
 static sg_status contiguous_placeholder(sg__graph *g, uint32_t v, const char *name, uint32_t *out)
 {
-    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS], *acc = g->ctx->one;
+    const sg_expr *sizes[SG_MAX_DIMS], *strides[SG_MAX_DIMS];
     size_t n = g->vals[v].u.t.ndim;
-    for (size_t k = n; k-- > 0;) {
-        int64_t z;
+    for (size_t k = 0; k < n; k++)
         sizes[k] = sg__graph_size(g, v, k);
-        strides[k] = acc; /* (a size 0 counts as 1, as contiguous strides have it) */
-        if (!(sg_expr_get_si(sizes[k], &z) && z == 0))
-            CHAIN(sg_expr_mul(g->ctx, &acc, acc, sizes[k]));
-    }
+    CHAIN(sg__graph_contiguous_strides(g->ctx, n, sizes, strides));
     CHAIN(sg__graph_tensor(g, out, (sg_dtype)g->vals[v].u.t.dtype, n, sizes, strides, g->ctx->zero, SG_NOVAL));
     return sg__graph_placeholder(g, *out, name);
 }

@@ -758,14 +758,9 @@ static sg_status branch_sized(sg__graph *g, uint32_t binds, uint32_t nbinds, uin
     CHAIN(sg_expr_subs(g->ctx, &off, off, n, from, to));
     if (!same) { /* (e's size a constant the branch does not give, as in an eager run's record: the branch that
                     is not taken; contiguous, its backward never runs) */
-        const sg_expr *acc = g->ctx->one;
-        for (uint32_t d = nd_e; d-- > 0;) {
-            int64_t z;
+        for (uint32_t d = 0; d < nd_e; d++)
             sizes[d] = sg__graph_size(g, bo, d);
-            strides[d] = acc;
-            if (!(sg_expr_get_si(sizes[d], &z) && z == 0))
-                CHAIN(sg_expr_mul(g->ctx, &acc, acc, sizes[d]));
-        }
+        CHAIN(sg__graph_contiguous_strides(g->ctx, nd_e, sizes, strides));
         off = g->ctx->zero;
     }
     return sg__graph_tensor(g, out, (sg_dtype)g->vals[like].u.t.dtype, nd_e, sizes, strides, off, SG_NOVAL);

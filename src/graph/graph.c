@@ -187,6 +187,18 @@ static sg_status new_value(sg__graph *g, uint32_t *out, sg__vkind kind)
     return SG_OK;
 }
 
+sg_status sg__graph_contiguous_strides(sg_ctx *ctx, size_t n, const sg_expr *const *sizes, const sg_expr **strides)
+{
+    const sg_expr *acc = ctx->one;
+    for (size_t d = n; d-- > 0;) {
+        int64_t z;
+        strides[d] = acc;
+        if (!(sg_expr_get_si(sizes[d], &z) && z == 0))
+            CHAIN(sg_expr_mul(ctx, &acc, acc, sizes[d]));
+    }
+    return SG_OK;
+}
+
 sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,
                            const sg_expr *const *strides, const sg_expr *offset, uint32_t storage)
 {

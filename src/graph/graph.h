@@ -303,6 +303,10 @@ void sg__graph_reserve(sg__graph *g, size_t nodes);
  * may give the offset of an equal run made before (read-only). */
 sg_status sg__graph_exprs(sg__graph *g, uint32_t *off, const sg_expr *const *e, size_t n);
 sg_status sg__graph_ids(sg__graph *g, uint32_t *off, const uint32_t *ids, size_t n);
+/* The contiguous strides of sizes (n of them) into strides (a size 0
+ * counts as 1, as PyTorch's contiguous strides have it). Errors:
+ * SG_ENOMEM. */
+sg_status sg__graph_contiguous_strides(sg_ctx *ctx, size_t n, const sg_expr *const *sizes, const sg_expr **strides);
 /* A tensor value of a new node or placeholder; sizes and strides have ndim
  * entries; storage is an existing storage id, or SG_NOVAL for a new one. */
 sg_status sg__graph_tensor(sg__graph *g, uint32_t *out, sg_dtype dtype, size_t ndim, const sg_expr *const *sizes,

@@ -334,16 +334,11 @@ sg_status sg__tracer_scope_grad(sg_tracer *t, sg_value *out, const char *name, s
     if (like >= g->nvals || g->vals[like].kind != SG_V_TENSOR)
         return sg__err(t->ctx, SG_EINVAL, "sg__tracer_scope_grad: no tensor to take the sizes of");
     const sg__fake_tensor ft = g->vals[like].u.t;
-    const sg_expr *meta[2 * SG_MAX_DIMS + 1], *acc = t->ctx->one;
+    const sg_expr *meta[2 * SG_MAX_DIMS + 1];
     for (uint32_t d = 0; d < ft.ndim; d++)
         meta[d] = g->exprs[ft.dims + d];
     CHAIN(replaced(t, meta, ft.ndim));
-    for (uint32_t d = ft.ndim; d-- > 0;) { /* contiguous strides (a size 0 counts as 1) */
-        int64_t z;
-        meta[ft.ndim + d] = acc;
-        if (!(sg_expr_get_si(meta[d], &z) && z == 0))
-            CHAIN(sg_expr_mul(t->ctx, &acc, acc, meta[d]));
-    }
+    CHAIN(sg__graph_contiguous_strides(t->ctx, ft.ndim, meta, meta + ft.ndim));
     meta[2 * ft.ndim] = t->ctx->zero;
     CHAIN(lift_exprs(t, g->cur, meta, ft.ndim));
     uint32_t v;
