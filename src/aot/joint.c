@@ -1744,6 +1744,14 @@ static bool views(const sg__graph *src, uint32_t v, uint32_t t)
            src->vals[u].u.t.storage == src->vals[obj].u.t.storage;
 }
 
+/* Is value v, made before value out (a set_'s result), a view of self,
+ * the set_'s self, on its storage? */
+static bool view_before_set(const sg__graph *src, uint32_t v, uint32_t self, uint32_t out)
+{
+    return v < out && src->vals[v].kind == SG_V_TENSOR && v != self &&
+           src->vals[v].u.t.storage == src->vals[self].u.t.storage && views(src, v, self);
+}
+
 /* Does some call of branch scope b read its placeholder k? */
 static bool branch_reads(const sg__graph *src, uint32_t b, uint32_t k)
 {
@@ -2598,8 +2606,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                set_'s NotImplemented) */
             bool view_needed = false;
             for (uint32_t v = 0; v < nd->out && !view_needed; v++)
-                view_needed = needed[v] && src->vals[v].kind == SG_V_TENSOR && v != self0 &&
-                              src->vals[v].u.t.storage == src->vals[self0].u.t.storage && views(src, v, self0);
+                view_needed = needed[v] && view_before_set(src, v, self0, nd->out);
             if (view_needed) {
                 s = sg__err(ctx, SG_EAUTOGRAD, "derivative for set_ is not implemented (line %u: a view of what it "
                             "sets is read with grad)", nd->line);
@@ -2614,8 +2621,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             bool returned = false;
             for (uint32_t k = 0; k < on->nargs && !returned; k++) {
                 uint32_t v = src->args[on->args + k].kind == SG_A_VALUE ? src->args[on->args + k].u.v : SG_NOVAL;
-                returned = v != SG_NOVAL && v < nd->out && src->vals[v].kind == SG_V_TENSOR && v != self0 &&
-                           src->vals[v].u.t.storage == src->vals[self0].u.t.storage && views(src, v, self0);
+                returned = v != SG_NOVAL && view_before_set(src, v, self0, nd->out);
             }
             if (returned) {
                 s = sg__err(ctx, SG_EAUTOGRAD, "derivative for set_ is not implemented (line %u: a view of what it "
