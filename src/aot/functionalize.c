@@ -1192,7 +1192,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             bool dreg = false; /* (fval dreg) */
             CHAIN(current(z, r, src_v, &cur));
             uint8_t hid = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
-            if (hid && z->src->vals[self].u.t.requires_grad && same_sizes(z->src, self, src_v)) {
+            bool keeps = hid && z->src->vals[self].u.t.requires_grad && same_sizes(z->src, self, src_v);
+            if (keeps) {
                 /* x.data = y, or x.set_(y) under no_grad: x keeps its autograd history (its gradient passes
                    to its old version; of other sizes, refused where the backward reaches it: joint.c) */
                 CHAIN(current(z, r, self, &old));
@@ -1214,7 +1215,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             z->v[nd->out] = (fval){.parent = sv->parent, .vnode = sv->vnode, .cur = cur, .gen = store_of(z, src_v)->gen,
                                    .obj = sf->obj, .ver = sf->ver, .elem = sv->elem, .hist = SG_NOVAL,
                                    .nograd = nograd, .dreg = dreg};
-            if (hid && !dreg && z->src->vals[self].u.t.requires_grad && same_sizes(z->src, self, src_v)) {
+            if (keeps && !dreg) {
                 z->v[nd->out].hist = cur; /* (x made again from y's storage keeps its history: link_view) */
                 z->v[nd->out].xhist = true;
             }
