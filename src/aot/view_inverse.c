@@ -64,9 +64,19 @@ static sg_status unchanged(sg__graph *dst, uint32_t base, uint32_t mutated, unsi
     return call(dst, SG_OP_add_Tensor, a, 2, line, out);
 }
 
+/* Dst value self's values in sizes (an SG_A_EXPRS argument) as reshape
+ * gives them where a view cannot: a contiguous clone, _unsafe_view'd. */
+static sg_status clone_viewed(sg__graph *dst, uint32_t self, sg__garg sizes, unsigned line, uint32_t *out)
+{
+    sg__garg c[2] = {value(self), {.kind = SG_A_MEMFMT, .kw = "memory_format", .u.dtype = SG_CONTIGUOUS_FORMAT}};
+    sg__garg a[2] = {{.kind = SG_A_VALUE}, sizes};
+    CHAIN(call(dst, SG_OP_clone, c, 2, line, &a[0].u.v));
+    return call(dst, SG_OP__unsafe_view, a, 2, line, out);
+}
+
 /* view(mutated, base's sizes); where mutated's layout allows no view of
  * them (the first elements an expand's inverse picks, viewed back), its
- * values in them as reshape gives them: a contiguous copy, _unsafe_view'd. */
+ * values in them as reshape gives them (clone_viewed). */
 static sg_status view_back(sg__graph *dst, uint32_t base, uint32_t mutated, unsigned line, uint32_t *out)
 {
     const sg__fake_tensor *b = &dst->vals[base].u.t;
@@ -80,9 +90,7 @@ static sg_status view_back(sg__graph *dst, uint32_t base, uint32_t mutated, unsi
     if (s != SG_ESHAPE) /* (a refused record changes nothing) */
         return s;
     sg_ctx_reset_error(dst->ctx);
-    sg__garg c[2] = {value(mutated), {.kind = SG_A_MEMFMT, .kw = "memory_format", .u.dtype = SG_CONTIGUOUS_FORMAT}};
-    CHAIN(call(dst, SG_OP_clone, c, 2, line, &a[0].u.v));
-    return call(dst, SG_OP__unsafe_view, a, 2, line, out);
+    return clone_viewed(dst, mutated, a[1], line, out);
 }
 
 sg_status sg__aot_layout_args(sg__graph *dst, const sg__graph *src, uint32_t v, uint32_t self, sg__garg *a)
@@ -121,11 +129,9 @@ static unsigned view_op(const sg__gnode *nd)
 sg_status sg__aot_reshape_as(sg__graph *dst, const sg__graph *src, uint32_t v, uint32_t self, unsigned line,
                              uint32_t *out)
 {
-    sg__garg c[2] = {value(self), {.kind = SG_A_MEMFMT, .kw = "memory_format", .u.dtype = SG_CONTIGUOUS_FORMAT}}, a[4];
-    uint32_t x;
-    CHAIN(call(dst, SG_OP_clone, c, 2, line, &x));
-    CHAIN(sg__aot_layout_args(dst, src, v, x, a)); /* (a[1]: v's sizes, -1 worked out) */
-    return call(dst, SG_OP__unsafe_view, a, 2, line, out);
+    sg__garg a[4];
+    CHAIN(sg__aot_layout_args(dst, src, v, self, a)); /* (a[1]: v's sizes, -1 worked out) */
+    return clone_viewed(dst, self, a[1], line, out);
 }
 
 bool sg__aot_same_strides(const sg__graph *dst, uint32_t d, const sg__graph *src, uint32_t v)
