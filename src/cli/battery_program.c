@@ -2006,14 +2006,14 @@ static sg_status receiver_positions(sg_ctx *ctx, struct cli_program *p, const co
     sg_status st = walk_expr(ctx, p, prefix, c, &ip, &w);
     uint32_t v = st ? NOVAL : sg_walk_output_value(w, 0);
     const sg_tensor *r = v == NOVAL ? NULL : sg_run_tensor(sg_walk_eager_run(w), v);
-    bool again = false;
-    if (!st && r && sg_tensor_same_storage(r, tj)) {
+    bool again = false, on = !st && r && sg_tensor_same_storage(r, tj);
+    if (on) {
         memset(hit, 0, (size_t)span + 1);
         mark_positions(r, hit, span, &again);
         for (int64_t q = 0; q < span; q++)
             within[q] &= hit[q];
     }
-    if (st || !r || !sg_tensor_same_storage(r, tj) || again)
+    if (!on || again)
         st = sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients through input view %s, an as_strided of "
                               "%s, %s", name, prefix, again ? "which reaches a position twice" : "no view of the input");
     sg_walk_free(w);
@@ -2041,15 +2041,13 @@ static sg_status chain_within(sg_ctx *ctx, struct cli_program *p, const concrete
         sg_status st = as ? receiver_positions(ctx, p, c, ex, (size_t)(as - ex), tj, span, within, hit, nk) : SG_OK;
         if (st)
             return st;
-        size_t len = 0; /* the name the expression starts from: an input view, or the end of the chain */
+        size_t len = 0, m; /* the name the expression starts from: an input view, or the end of the chain */
         while (isalnum((unsigned char)ex[len]) || ex[len] == '_')
             len++;
-        size_t m = 0;
-        while (m < c->n && !(m != x && !strncmp(sg_program_param(p->prog, m), ex, len) &&
-                             !sg_program_param(p->prog, m)[len] && find_alias(p, sg_program_param(p->prog, m)) &&
-                             c->t[m] && c->same_as[m] < 0))
-            m++;
-        if (m == c->n)
+        char *name = cli_xstrndup(ex, len);
+        bool on = param_index(p, name, &m) && m != x && find_alias(p, name) && c->t[m] && c->same_as[m] < 0;
+        free(name);
+        if (!on)
             return SG_OK;
         x = m;
     }
