@@ -850,11 +850,23 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, ui
     /* the last forward write of each storage: a saved tensor that one moves after it is made would be read
        written (an in-place call whose formula reads its self before the write, torch's saved original:
        e.permute(...).mul_(t) of an input e mutated in the graph) */
-    uint32_t *lastw = s ? NULL : sg__malloc(ctx, ((size_t)g->nstorages + 1) * sizeof *lastw);
+    uint32_t *lastw = s ? NULL : sg__malloc(ctx, ((size_t)g->nstorages + 1) * 2 * sizeof *lastw);
+    uint32_t *cls = lastw ? lastw + g->nstorages + 1 : NULL; /* per storage: the caller's storage it is */
     if (!s && !lastw)
         s = sg__nomem(ctx);
-    for (uint32_t st = 0; lastw && st < g->nstorages; st++)
+    for (uint32_t st = 0; lastw && st < g->nstorages; st++) {
         lastw[st] = SG_NOVAL;
+        cls[st] = st;
+    }
+    for (uint32_t v = 0; cls && v < g->nvals && v < J->first; v++) { /* an input on a synthetic base: the base's */
+        uint32_t f = J->j2f[v], b = SG_NOVAL;
+        for (uint32_t i = 0; f != SG_NOVAL && i < J->m->nin && b == SG_NOVAL; i++)
+            if (J->m->in[i].tensor && J->m->in[i].dph == f)
+                b = J->m->in[i].base;
+        for (uint32_t w = 0; b != SG_NOVAL && g->vals[v].kind == SG_V_TENSOR && w < g->nvals; w++)
+            if (J->j2f[w] == J->m->bases[b].dph && g->vals[w].kind == SG_V_TENSOR)
+                cls[g->vals[v].u.t.storage] = g->vals[w].u.t.storage;
+    }
     for (uint32_t i = 0; lastw && i < J->first && i < g->nnodes; i++) {
         uint32_t vals[8];
         if (g->nodes[i].kind != SG_N_CALL || !g->nodes[i].schema->written)
@@ -862,20 +874,18 @@ static sg_status extract_bw(jctx *J, const sg__graph *g, const uint32_t *rep, ui
         size_t nw = sg__graph_node_writes(g, i, vals, 8);
         for (size_t k = 0; k < nw; k++)
             if (g->vals[vals[k]].kind == SG_V_TENSOR)
-                lastw[g->vals[vals[k]].u.t.storage] = i;
+                lastw[cls[g->vals[vals[k]].u.t.storage]] = i;
     }
     for (uint32_t v = 0; v < g->nvals && !s; v++) { /* the saved values it reads, in the joint's order */
         if (!saved[v] || !need[v]) {
             saved[v] = 0;
             continue;
         }
-        if ((need[v] & 1) && xidx[v] == SG_NOVAL && g->vals[v].kind == SG_V_TENSOR &&
-            lastw[g->vals[v].u.t.storage] != SG_NOVAL &&
-            lastw[g->vals[v].u.t.storage] > g->vals[v].node) {
+        uint32_t lw = g->vals[v].kind == SG_V_TENSOR ? lastw[cls[g->vals[v].u.t.storage]] : SG_NOVAL;
+        if ((need[v] & 1) && xidx[v] == SG_NOVAL && lw != SG_NOVAL && lw > g->vals[v].node) {
             s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the backward reads a tensor of the forward that a later "
                         "write in it changes (%s, line %u): an input mutated in the graph whose old values an "
-                        "in-place call's derivative reads", g->nodes[lastw[g->vals[v].u.t.storage]].schema->name,
-                        g->nodes[lastw[g->vals[v].u.t.storage]].line);
+                        "in-place call's derivative reads", g->nodes[lw].schema->name, g->nodes[lw].line);
             break;
         }
         uint32_t from = xidx[v] != SG_NOVAL ? SG__TAIL | xidx[v] : J->j2f[v];
