@@ -908,7 +908,8 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
     bump(z, nd, self);
     next_version(z, self, out, f);
     if (z->v[self].xhist) { /* (through a write autograd does not see the old history, with grad the write's) */
-        z->v[out].hist = !grad ? z->v[self].hist : laid_out_as(z, f, self) ? f : SG_NOVAL;
+        z->v[out].hist = !grad ? z->v[self].hist
+                          : laid_out_as(z, f, self) || sg__graph_empty(z->src, self) ? f : SG_NOVAL;
         z->v[out].xhist = z->v[out].hist != SG_NOVAL;
     }
     if (z->v[out].dreg && !(nd->flags & SG_NODE_DATA) && sg__op_bumps_version(nd->schema))
