@@ -2555,6 +2555,10 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 s = function_written_tangent(src, (uint32_t)i, needed, gz);
             if (need && !s)
                 s = function_saved(src, (uint32_t)i, cnt, wfirst, wnode, bwst);
+            const sg__scope *bsc = &src->scopes[src->args[nd->args].u.v];
+            if (need && !s && bsc->failed) /* (its body's error, as eager's engine runs it: after what it unpacks) */
+                s = sg__err(ctx, bsc->failed, "%s", bsc->failed_msg ? bsc->failed_msg : "a custom Function's backward "
+                            "failed");
             continue;
         }
         if (nd->kind == SG_N_COND && nd->scope == 0 && !(nd->flags & SG_NODE_NO_GRAD)) {
