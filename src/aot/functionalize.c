@@ -195,6 +195,19 @@ static bool hinted_layout(const sg__graph *src, uint32_t v, sg__xlayout *l)
     return true;
 }
 
+/* Is src tensor value v laid out with a stride 0 along a dimension of a
+ * size other than 1, so that it reaches a position twice? An empty tensor
+ * (a size the constant 0) reaches none. */
+static bool stride0_repeats(const sg__graph *src, uint32_t v)
+{
+    if (sg__graph_empty(src, v))
+        return false;
+    for (uint32_t d = 0; d < src->vals[v].u.t.ndim; d++)
+        if (sg__graph_stride(src, v, d) == src->ctx->zero && sg__graph_size(src, v, d) != src->ctx->one)
+            return true;
+    return false;
+}
+
 /* Does src tensor value v, laid out as the hints of its sizes, strides and
  * offset say, reach a storage position twice (*out)? A write carried back
  * into such a layout by a scatter (or the epilogue's copy_) would write
@@ -2044,9 +2057,7 @@ static sg_status plan_synthetic(fz *z)
             continue;
         uint32_t sid = sid_of(z, ph);
         fstore *st = &z->st[sid];
-        bool repeats = false; /* an input laid out with a stride 0: a copy_ into it would write positions twice */
-        for (uint32_t d = 0; d < src->vals[ph].u.t.ndim; d++)
-            repeats |= sg__graph_stride(src, ph, d) == z->dst->ctx->zero && sg__graph_size(src, ph, d) != z->dst->ctx->one;
+        bool repeats = stride0_repeats(src, ph); /* a copy_ into it would write positions twice */
         if (!repeats && st->written) { /* or strides that meet (at its hints; a call whose input
                                             does not goes the same way, only longer) */
             bool meet;
@@ -2114,6 +2125,18 @@ static sg_status plan_disjoint(fz *z)
     for (uint32_t t = 0; t < src->nstorages && !s; t++) {
         first[t] = SG_NOVAL;
         bad[t] |= src->nscopes > 1; /* a cond: every storage whole */
+    }
+    for (uint32_t i = 0; i < sc->nphs && !s; i++) {
+        /* an input that repeats a position (a stride 0, strides that meet) is written through a synthetic base
+           of the whole storage (plan_synthetic): a split input beside it would be written back twice */
+        uint32_t a = src->nodes[sc->phs[i]].out;
+        bool meet = false;
+        if (!is_tensor(src, a) || bad[src->vals[a].u.t.storage])
+            continue;
+        if (!(meet = stride0_repeats(src, a)))
+            s = overlaps_itself(z, a, &meet);
+        if (meet)
+            bad[src->vals[a].u.t.storage] = 1;
     }
     /* the storages two or more inputs view, pairwise disjoint by the hints */
     for (uint32_t i = 0; i < sc->nphs && !s; i++) {

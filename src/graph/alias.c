@@ -126,6 +126,20 @@ uint32_t sg__graph_grad_base(const sg__graph *g, uint32_t v)
 {
     for (;;) {
         uint32_t n = g->vals[v].node, up;
+        if (n != SG_NOVAL && g->nodes[n].kind == SG_N_PLACEHOLDER && g->vals[v].kind == SG_V_TENSOR &&
+            g->vals[v].u.t.declared_view && g->nodes[n].scope == 0) {
+            /* an input the caller declared a view of another input: its _base, the input on its storage
+               declared no view */
+            const sg__scope *root = &g->scopes[0];
+            uint32_t b = SG_NOVAL;
+            for (uint32_t p = 0; p < root->nphs && b == SG_NOVAL; p++) {
+                uint32_t w = g->nodes[root->phs[p]].out;
+                if (w != SG_NOVAL && g->vals[w].kind == SG_V_TENSOR && !g->vals[w].u.t.declared_view &&
+                    g->vals[w].u.t.storage == g->vals[v].u.t.storage)
+                    b = w;
+            }
+            return b != SG_NOVAL ? b : v;
+        }
         if (n == SG_NOVAL || g->nodes[n].kind != SG_N_CALL || g->nodes[n].schema->op == SG_OP_detach)
             return v;
         if ((up = sg__graph_view_of(g, v)) == SG_NOVAL) {
