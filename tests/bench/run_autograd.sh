@@ -25,9 +25,12 @@
 # Exit status 1 when our gradients differ from PyTorch eager's (relative
 # difference above 1e-9) or a side fails. That ours saves more than
 # PyTorch somewhere is reported ("goal not met"), not an error. A program
-# whose 1.13-compiled gradients are not 1.13's eager ones (1.13's
-# aot_function mishandles input mutations and non-leaf inputs) is left
-# out of the comparison: its partition says nothing.
+# that 1.13's aot_function computes otherwise than 1.13's eager run
+# (outputs, inputs after the call and after the backward, gradients: it
+# mishandles input mutations, a backward's writes, non-leaf inputs), and
+# a torch.cond program (1.13 has none: the oracle's stand-in traces one
+# branch), is left out of the comparison: its partition is of another
+# program, and says nothing.
 # `uptime` is printed before and after: the wall clock moves with the
 # machine's load.
 #
@@ -184,6 +187,8 @@ echo "$list" | while read -r _ num name rest; do
         if [ "$ob" -gt "$tb" ]; then note="ours saves more"; elif [ "$ob" -lt "$tb" ]; then note="ours saves less"; fi
     elif [ "$ob" = - ] && [ "$tb" != - ]; then
         note="ours: $why"
+    elif [ "$tb" = - ]; then
+        note="PyTorch: $(echo "${torch#refused }" | cut -c1-60)"
     fi
     printf '  %-80s %10s %16s  %s\n' "$name" "$ov/$ob" "$tv/$tb" "$note$mode"
     echo "$ob $tb" >>"$TMP/pairs"
