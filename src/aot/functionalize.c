@@ -61,6 +61,10 @@ typedef struct fval {
     bool rstale;     /* (dreg) x's own counter moved (the set_ under no_grad, an in-place call of x) */
     uint32_t rbase;  /* (dreg) the root of x's chain before the set_, which autograd's base of x is */
     uint32_t rgen;   /* (dreg) rbase's storage generation when x's history was last made */
+    uint32_t vers;   /* (an as_strided of a view, made over its storage's base, and its later versions) 1 + the
+                        writes of the storage that move its version counter (not through .data) when it was
+                        made, 0 where not told: once more have come, PyTorch makes its grad_fn again as an
+                        as_strided of its base (all positions), no longer through the view's own history */
 } fval;
 
 typedef struct fstore {
@@ -450,7 +454,8 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
             hide(z, *out, SG_NODE_DATA);
         /* (made again after a write, as where it was made: an as_strided over the storage's base of a view
            whose own history PyTorch's gradient takes; a write through .data leaves that grad_fn as it was) */
-        if (is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v)
+        if (is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v &&
+            (!z->v[v].vers || store_of(z, v)->writes - store_of(z, v)->writes_hidden + 1 == z->v[v].vers))
             strided_base(z, z->src->args[vn->args].u.v, *out);
         /* an in-place view op under no_grad of what requires grad keeps its history, as where it ran: made
            again, its gradient passes to what it was called on (a hidden write, as there); of a view, as where
@@ -667,7 +672,7 @@ static void next_version(fz *z, uint32_t self, uint32_t out, uint32_t cur)
     fval *sf = &z->v[self];
     z->v[out] = (fval){.parent = sf->parent, .vnode = sf->vnode, .cur = cur, .gen = store_of(z, self)->gen,
                        .obj = sf->obj, .ver = sf->ver, .elem = sf->elem, .hist = SG_NOVAL, .nograd = sf->nograd,
-                       .dreg = sf->dreg, .rstale = sf->rstale, .rbase = sf->rbase, .rgen = sf->rgen};
+                       .dreg = sf->dreg, .rstale = sf->rstale, .rbase = sf->rbase, .rgen = sf->rgen, .vers = sf->vers};
 }
 
 /* Call node nd writes src value v (in place or out=): eager execution bumps
@@ -943,6 +948,15 @@ static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd,
     sg__garg cur[SG_SCHEMA_ARGS];
     uint32_t f;
     CHAIN(current_args(z, r, nd, args, cur));
+    uint32_t sn = cur[0].kind == SG_A_VALUE ? z->dst->vals[cur[0].u.v].node : SG_NOVAL;
+    if (sn != SG_NOVAL && (z->dst->nodes[sn].flags & SG_NODE_STRIDED_BASE)) {
+        /* self an as_strided of a view, over the storage's base: the write's CopySlices hands the gradient
+           of what it wrote over to the base's positions, not to the view's own history as a read would */
+        sg__garg a[SG_SCHEMA_ARGS];
+        const sg__gnode *x = &z->dst->nodes[sn];
+        memcpy(a, &z->dst->args[x->args], x->nargs * sizeof *a);
+        CHAIN(sg__graph_record(z->dst, x->schema, a, x->nargs, x->line, NULL, &cur[0].u.v));
+    }
     CHAIN(sg__replay_call(r, fs, cur, nd->nargs, &f));
     uint32_t self = z->src->args[nd->args].u.v;
     hide(z, f, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)); /* (its other arguments may require grad) */
@@ -1277,6 +1291,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
            has that Function between it and the base: refused where the backward reaches it) */
         strided_base(z, arg, v);
         made(z, nd->out, z->src->args[nd->args].u.v, node, v); /* (its version counter the view's) */
+        z->v[nd->out].vers = store_of(z, nd->out)->writes - store_of(z, nd->out)->writes_hidden + 1;
         if (strided_off_grad(z, nd->out))
             hide(z, v, SG_NODE_DATA);
         return SG_OK;
