@@ -380,7 +380,7 @@ static bool regenerated(fz *z, uint32_t v)
     const fstore *s = store_of(z, v);
     return s->regen != SG_NOVAL && z->v[v].vnode != SG_NOVAL && z->v[v].vnode < s->regen_node &&
            is_tensor(z->src, v) && z->src->vals[v].u.t.base != SG_NOVAL &&
-           z->src->vals[v].u.t.base == z->v[s->regen].obj;
+           z->v[z->src->vals[v].u.t.base].obj == z->v[s->regen].obj; /* (its base: any version of that object) */
 }
 
 static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_t *out);

@@ -2607,7 +2607,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                 out |= src->args[on->args + k].kind == SG_A_VALUE &&
                        src->vals[src->args[on->args + k].u.v].kind == SG_V_TENSOR &&
                        src->vals[src->args[on->args + k].u.v].u.t.storage == src->vals[self0].u.t.storage &&
-                       sg__graph_rg_now(src, src->args[on->args + k].u.v);
+                       sg__graph_rg_now(src, src->args[on->args + k].u.v) &&
+                       gives_edge(src, src->args[on->args + k].u.v, true); /* (no view made under no_grad) */
             if (!out) {
                 s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a set_ of a view with grad enabled (line %u), where "
                             "the base takes its grad_fn: whether the backward reaches it is not known here",

@@ -319,6 +319,34 @@ static int hidden_checked(bw *b, uint32_t r)
     return b->checked[r];
 }
 
+/* May the graph of call node j, which read a leaf, be freed before a later
+ * call reads the leaf (its AccumulateGrad, held by that graph alone, made
+ * anew then, with the leaf's sizes at that time)? Where its result is no
+ * output and no later call takes it as a tensor: a temporary such as
+ * `a.sum().item()`'s, or a local no one reads again, whose life the graph
+ * does not tell. Counted as freed: sound, as where the sizes differ the
+ * gradient is refused (leaf_sizes_unknown) rather than checked against
+ * sizes it may not have. */
+static bool may_die(const bw *b, uint32_t j)
+{
+    const sg__graph *g = b->g;
+    uint32_t o = g->nodes[j].out;
+    if (o == SG_NOVAL || !is_tensor(g, o))
+        return false;
+    for (size_t k = 0; b->spec && k < b->spec->nout; k++)
+        if (b->spec->outs[k] == o)
+            return false;
+    for (uint32_t i = j + 1; i < g->nnodes; i++) {
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->kind == SG_N_PLACEHOLDER || nd->kind == SG_N_ASSERT || !sg__graph_node_reads(g, nd, o))
+            continue;
+        if (nd->kind == SG_N_OUTPUT || nd->out == SG_NOVAL || g->vals[nd->out].kind == SG_V_TENSOR ||
+            g->vals[nd->out].kind == SG_V_LIST) /* (not a number: item, a size) */
+            return false;
+    }
+    return true;
+}
+
 static int hidden_checked_walk(bw *b, uint32_t r)
 {
     const sg__graph *g = b->g;
@@ -345,16 +373,17 @@ static int hidden_checked_walk(bw *b, uint32_t r)
         return 1;
     for (uint32_t j = n + 1; j < g->nnodes; j++) { /* the first call autograd recorded of a version of r */
         const sg__gnode *nd = &g->nodes[j];
-        if ((nd->kind != SG_N_CALL && nd->kind != SG_N_COND) || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) ||
-            nd->scope != g->nodes[n].scope || (nd->out != SG_NOVAL && g->vals[nd->out].kind == SG_V_TENSOR &&
+        bool fn = nd->kind == SG_N_FUNCTION; /* (a custom Function applied with grad: its inputs, args[2]) */
+        if ((nd->kind != SG_N_CALL && nd->kind != SG_N_COND && !fn) || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) ||
+            nd->scope != g->nodes[n].scope || (!fn && nd->out != SG_NOVAL && g->vals[nd->out].kind == SG_V_TENSOR &&
                                                !floating(g, nd->out))) /* (no grad_fn: gt, nonzero) */
             continue;
-        for (uint32_t k = 0; k < nd->nargs; k++) {
+        for (uint32_t k = fn ? 2 : 0; k < (fn ? 3u : nd->nargs); k++) {
             const sg__garg *a = &g->args[nd->args + k];
             uint32_t m = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
             for (uint32_t e = 0; e < m; e++) {
                 uint32_t x = a->kind == SG_A_VALUE ? a->u.v : g->ids[a->u.list.off + e];
-                if (is_tensor(g, x) && hidden_first(b, x) == r)
+                if (is_tensor(g, x) && hidden_first(b, x) == r && !(!fn && may_die(b, (uint32_t)j)))
                     return same_sizes(g, x, r) ? 1 : -1;
             }
         }
