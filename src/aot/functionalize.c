@@ -87,6 +87,10 @@ typedef struct fstore {
                         none), and its node: autograd makes the grad_fn of each view of it made before again as
                         an as_strided of it (its layout now), so their gradient reaches what it takes only */
     uint32_t regen_node;
+    bool families;   /* x.set_(y) under no_grad (or x.data = y) put an object that keeps its own history on it:
+                        its roots' histories differ, and its contents carry the history of the object last
+                        written through (hobj) */
+    uint32_t hobj;   /* (families) that object (SG_NOVAL: the storage's first root's) */
 } fstore;
 
 typedef struct fz {
@@ -515,6 +519,22 @@ static sg_status current_root(fz *z, sg__replay *r, uint32_t v, uint32_t *out)
         *out = f->cur;
         return SG_OK;
     }
+    if (v < z->src->nvals && s->families && s->gen && (f->cur != SG_NOVAL || sg__replay_mapped(r, v) != SG_NOVAL)) {
+        /* a storage two objects with histories of their own are roots of (x.set_(y) under no_grad): where
+           the contents carry the other one's (written through it last), v's values are them, its history
+           its own: a hidden write over its last value (PyTorch: one storage, two grad_fns) */
+        uint32_t first = s->input != SG_NOVAL ? s->input : s->root;
+        uint32_t hobj = s->hobj != SG_NOVAL ? s->hobj : first != SG_NOVAL ? z->v[first].obj : SG_NOVAL;
+        if (hobj != f->obj) {
+            if (f->gen != s->gen || f->cur == SG_NOVAL) {
+                uint32_t old = f->cur != SG_NOVAL ? f->cur : sg__replay_mapped(r, v);
+                CHAIN(hidden_write_as(z, old, s->base, SG_NODE_NO_GRAD, true, false, &z->v[v].cur));
+                z->v[v].gen = s->gen;
+            }
+            *out = z->v[v].cur;
+            return SG_OK;
+        }
+    }
     *out = s->gen ? s->base : f->cur != SG_NOVAL ? f->cur : sg__replay_mapped(r, v);
     if (*out == SG_NOVAL)
         return sg__err(z->dst->ctx, SG_EINTERNAL, "functionalize: value %u has no counterpart", v);
@@ -763,6 +783,12 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
                                   "place", what);
         history |= grad && !seen && detach_obj(z, c) != SG_NOVAL;
         seen |= link_hides(z, c);
+        if (!grad && strided_off_grad(z, c)) { /* (an as_strided over the base, past a .data or detach, that
+                                                   requires no grad: a write through it autograd does not see,
+                                                   the base's history kept: t6 = a.data; t6.as_strided_(...)) */
+            hidden = true;
+            rg = true;
+        }
         rg |= p < z->src->nvals && is_tensor(z->src, p) && z->src->vals[p].u.t.requires_grad;
         if (z->v[c].vnode != SG_NOVAL) { /* (else an input on a synthetic base) */
             const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
@@ -818,6 +844,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         s->base = flat;
         s->gen++;
         s->writes++;
+        s->hobj = obj;
         s->writes_no_grad += (flags & SG_NODE_NO_GRAD) && !hidden;
         s->writes_hidden += hidden;
         if (obj != SG_NOVAL) {
@@ -890,6 +917,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         s->writes_hidden += hidden;
         /* the object written through: the root's, or (a synthetic base) the input's on it */
         uint32_t obj = root < z->src->nvals ? z->v[root].obj : z->v[chain[n - 1]].obj;
+        s->hobj = obj;
         if (obj != SG_NOVAL) {
             z->v[obj].writes++;
             z->v[obj].writes_no_grad += (flags & SG_NODE_NO_GRAD) && !hidden;
@@ -1075,11 +1103,6 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
     /* (a factory's out= into a leaf that required grad: out requires none, its history cut; an out whose
        storage a write with grad gave a history keeps it, whatever its traced flag says) */
     bool keeps = hid && (z->src->vals[o].u.t.requires_grad || store_of(z, o)->grad) && !(nd->flags & SG_NODE_CUT);
-    if (keeps && same_sizes(z->src, o, nd->out)) {
-        uint32_t old; /* an out= autograd does not see: o keeps its history */
-        CHAIN(current(z, r, o, &old));
-        CHAIN(hidden_write(z, old, f, hid, true, &f));
-    }
     if (same_sizes(z->src, o, nd->out)) {
         const sg__fake_tensor *ft = &z->dst->vals[f].u.t, *ot = &z->src->vals[o].u.t;
         bool fits = ft->ndim == ot->ndim;
@@ -1090,6 +1113,12 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
             CHAIN(sg__graph_exprs(z->dst, &off, z->src->exprs + ot->dims, ot->ndim));
             sg__garg a[2] = {{.kind = SG_A_VALUE, .u.v = f}, {.kind = SG_A_EXPRS, .u.list = {off, ot->ndim}}};
             CHAIN(sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_view), a, 2, &f));
+            hide(z, f, hid);
+        }
+        if (keeps) {
+            uint32_t old; /* an out= autograd does not see: o keeps its history */
+            CHAIN(current(z, r, o, &old));
+            CHAIN(hidden_write(z, old, f, hid, true, &f));
         }
         return write_through(z, r, node, nd, o, f);
     }
@@ -1246,6 +1275,12 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             if (keeps && !dreg) {
                 z->v[nd->out].hist = cur; /* (x made again from y's storage keeps its history: link_view) */
                 z->v[nd->out].xhist = true;
+                fstore *ys = store_of(z, src_v); /* (x a root of y's storage: current_root) */
+                uint32_t first = ys->input != SG_NOVAL ? ys->input : ys->root;
+                if (!ys->families && (!ys->gen || ys->hobj == SG_NOVAL))
+                    ys->hobj = first != SG_NOVAL ? z->v[first].obj : SG_NOVAL;
+                if (z->v[nd->out].parent == SG_NOVAL && sf->obj != ys->hobj)
+                    ys->families = true;
             }
             if (dreg) {
                 /* a view x keeps its view metadata and version counter: its base is its old chain's root (or
@@ -2298,7 +2333,7 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
                             .elem = SG_NOVAL, .hist = SG_NOVAL};
         for (size_t i = 0; i < nst; i++)
             z.st[i] = (fstore){.base = SG_NOVAL, .input = SG_NOVAL, .sph = SG_NOVAL, .root = SG_NOVAL,
-                               .regen = SG_NOVAL};
+                               .regen = SG_NOVAL, .hobj = SG_NOVAL};
         /* the inputs: each the root of its storage (its dst value, the
            replay's placeholder, is taken by the first current() of it) */
         meta->nin = root->nphs;

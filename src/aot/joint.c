@@ -2020,6 +2020,16 @@ static sg_status no_grad_view(const sg__graph *src, uint32_t i, uint32_t v, cons
     if (dt != SG_FLOAT64 && dt != SG_FLOAT32) /* (no view meta of other dtypes) */
         return SG_OK;
     bool rg = src->vals[self].u.t.requires_grad || ngv[self];
+    if (!ngv[self] && src->vals[self].u.t.rg_alias && lastobj[v] != SG_NOVAL) {
+        /* (its flag raised after the view was made, by a write with grad through an alias of its storage
+           (SG_NODE_GRAD: an argument required grad then): where that comes after the view's last read
+           with grad, the base required none when it was read) */
+        uint32_t from = SG_NOVAL;
+        for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && from == SG_NOVAL; q++)
+            if (wnode[q] > i && (src->nodes[wnode[q]].flags & SG_NODE_GRAD))
+                from = wnode[q];
+        rg = from != SG_NOVAL && from < lastobj[v];
+    }
     ngv[v] = rg;
     for (uint32_t q = wfirst[st]; q < wfirst[st + 1]; q++) { /* a write with grad enabled in between */
         uint32_t j = wnode[q], vals[8];
@@ -2235,7 +2245,9 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
             continue;
         for (uint32_t k = 0; k < nd->nargs; k++) {
             const sg__garg *a = &src->args[nd->args + k];
-            if (a->kind == SG_A_VALUE)
+            /* (the loss reads what is returned that requires grad; no other output) */
+            if (a->kind == SG_A_VALUE && (!out || (src->vals[a->u.v].kind == SG_V_TENSOR &&
+                                                   sg__graph_rg_now(src, a->u.v))))
                 last[a->u.v] = i;
             for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++) /* (cat's, stack's) */
                 last[src->ids[a->u.list.off + j]] = i;
@@ -2457,6 +2469,32 @@ static uint32_t undecided_cond(const sg__graph *src)
     return SG_NOVAL;
 }
 
+/* Per value of src: the last node of the root scope that reads it (its
+ * output node for what the program returns), or SG_NOVAL (*out, owned by
+ * the caller). */
+static sg_status last_reads(const sg__graph *src, uint32_t **out)
+{
+    uint32_t *last = sg__malloc(src->ctx, (src->nvals ? src->nvals : 1) * sizeof *last);
+    if (!last)
+        return sg__nomem(src->ctx);
+    for (uint32_t v = 0; v < src->nvals; v++)
+        last[v] = SG_NOVAL;
+    for (uint32_t i = 0; i < src->nnodes; i++) {
+        const sg__gnode *nd = &src->nodes[i];
+        for (uint32_t k = 0; nd->scope == 0 && k < nd->nargs; k++) {
+            const sg__garg *a = &src->args[nd->args + k];
+            uint32_t n = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
+            for (uint32_t j = 0; j < n; j++) {
+                uint32_t v = a->kind == SG_A_VALUE ? a->u.v : src->ids[a->u.list.off + j];
+                if (v < src->nvals)
+                    last[v] = i;
+            }
+        }
+    }
+    *out = last;
+    return SG_OK;
+}
+
 sg_status sg__aot_saved_check(const sg__graph *src)
 {
     sg_ctx *ctx = src->ctx;
@@ -2539,6 +2577,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         }
     }
     uint32_t unseen = SG_NOVAL; /* a write with grad the history of what a set_ put on its storage does not see */
+    uint32_t *lastrd = NULL;    /* (last_reads, once a write needs it) */
     bound_args na = {.nd = NULL}; /* the arguments of the node the checks read */
     /* the nodes the backward runs (from the loss through what requires grad), newest first; each
        one's saved values must not have been written since it ran */
@@ -2650,9 +2689,18 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                its values move; functionalization's takes the write (refused after the checks: an
                error of autograd's that the backward meets comes first) */
             uint32_t st = src->vals[nd->out].u.t.storage;
-            for (uint32_t v = 0; v < src->nvals && unseen == SG_NOVAL; v++)
-                if (needed[v] && fam[v] != SG_NOVAL && src->vals[v].u.t.storage == st && fam[v] != fam[nd->out])
-                    unseen = (uint32_t)i;
+            if (!lastrd && !(s = last_reads(src, &lastrd)))
+                for (uint32_t v = 0; v < src->nvals && unseen == SG_NOVAL; v++)
+                    /* (or an input returned requiring no grad: the functional graph gives it the contents'
+                       history, the write's, and would make a loss eager's has not) */
+                    if ((needed[v] || (lastrd[v] != SG_NOVAL && lastrd[v] > i &&
+                                       src->nodes[lastrd[v]].kind == SG_N_OUTPUT && !sg__graph_rg_now(src, v) &&
+                                       src->vals[v].node != SG_NOVAL &&
+                                       src->nodes[src->vals[v].node].kind == SG_N_PLACEHOLDER)) &&
+                        fam[v] != SG_NOVAL && src->vals[v].u.t.storage == st && fam[v] != fam[nd->out])
+                        unseen = (uint32_t)i;
+            if (s)
+                break;
         }
         if (!needed[nd->out] && !set_view &&
             !(data && src->vals[nd->out].u.t.requires_grad && nsto[ast[nd->out]]))
@@ -2807,5 +2855,6 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     sg_free(wfirst);
     sg_free(wnode);
     sg_free(bwst);
+    sg_free(lastrd);
     return s;
 }

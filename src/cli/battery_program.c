@@ -2122,8 +2122,18 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
         if (!synth && !empty && (sg_aot_input_mutation(a, (size_t)ik) || sg_aot_input_mutation(a, (size_t)ij)))
             return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it, "
                                     "where either is written", sg_program_param(p->prog, j), nk);
+        if (relaid && (grads[ij] || grads[ik])) /* (c's tensors are laid out as the call left them, not as given) */
+            return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, a view of it, "
+                                    "where the program changes the layout or storage of either",
+                                    sg_program_param(p->prog, j), nk);
         if (synth ? !grads[ij] : !grads[ik]) /* the view takes no gradient: the parameter's is its own */
             continue;
+        if (!sg_tensor_numel(c->t[j]) && grads[n + ik] && !grads[n + ij])
+            /* (the view's backward makes the empty parameter's gradient: as_strided_backward's zeros of the
+               gradient's options, a plain tensor; slice_backward's new_zeros, the subclass) */
+            return sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: the gradient of the empty %s through its "
+                                    "view %s, a tensor subclass's (plain or a subclass as that view's backward "
+                                    "makes it)", sg_program_param(p->prog, j), nk);
         const sg_tensor *tj = c->t[j], *tk = c->t[k];
         int64_t nj = sg_tensor_numel(tj), span = 0;
         for (int64_t e = 0; e < nj; e++)

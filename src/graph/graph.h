@@ -73,6 +73,8 @@ typedef struct sg__fake_tensor {
                               grad through another view): PyTorch makes its grad_fn when a call with grad
                               asks for it; until then its is_leaf (the field, as check_inplace reads it)
                               says a leaf, and an in-place call with grad on it raises */
+    bool rg_alias : 1;     /* requires_grad raised after it was made, by a write with grad through an alias
+                              (the tracer's alias_grad): it required none before that write */
 } sg__fake_tensor;
 
 typedef struct sg__gval {

@@ -1058,6 +1058,7 @@ static void alias_grad(sg_tracer *t, const sg__mcall *m)
                                                                                                  a torch.cond's) */
                 continue;
             x->u.t.requires_grad = true;
+            x->u.t.rg_alias = true;
             x->u.t.leaf = false;
             x->u.t.stale_fn = v != b && x->u.t.base != SG_NOVAL; /* (a view: its grad_fn made when asked) */
         }

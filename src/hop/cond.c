@@ -232,6 +232,8 @@ typedef struct merge {
     bool tensor; /* the predicate is a tensor: PyTorch's CondAutogradOp then makes every floating output
                     require grad where rg; a bool over sizes is eager torch.cond's own call of the branch
                     (an output requires grad where the branch's does) */
+    sg_truth taken; /* a bool over sizes the guards decide: the branch every call takes (SG_TRUE: the
+                       true one), whose outputs' flags are the outputs'; SG_UNKNOWN: either's */
 } merge;
 
 /* A fresh unbacked symbol ranging over both a's and b's ranges; a size is
@@ -507,8 +509,11 @@ static sg_status merge_one(merge *M, size_t i, uint32_t a, uint32_t b, uint32_t 
     if (!s)
         s = sg__graph_tensor(g, out, (sg_dtype)A.dtype, n, sizes, strides, A.offset, SG_NOVAL);
     if (!s) {
-        g->vals[*out].u.t.requires_grad = M->rg && (M->tensor ? A.dtype == SG_FLOAT64 || A.dtype == SG_FLOAT32
-                                                              : A.requires_grad || B.requires_grad);
+        g->vals[*out].u.t.requires_grad =
+            M->rg && (M->tensor                ? A.dtype == SG_FLOAT64 || A.dtype == SG_FLOAT32
+                      : M->taken == SG_TRUE  ? A.requires_grad
+                      : M->taken == SG_FALSE ? B.requires_grad
+                                             : A.requires_grad || B.requires_grad);
         g->vals[*out].u.t.leaf = !g->vals[*out].u.t.requires_grad;
     }
     return s;
@@ -566,7 +571,9 @@ sg_status sg_tracer_cond(sg_tracer *t, sg_value *out, const sg_arg *pred, uint32
     size_t nops = 0;
     if (!s)
         s = merge_inputs(t, tb, fb, &ops, &nops);
-    merge M = {.t = t, .line = line, .tensor = p.kind == SG_A_VALUE};
+    merge M = {.t = t, .line = line, .tensor = p.kind == SG_A_VALUE, .taken = SG_UNKNOWN};
+    if (!s && p.kind == SG_A_EXPR)
+        s = sg_env_known(t->env, &M.taken, p.u.e);
     for (size_t k = 0; k < nops && !s && !t->no_grad; k++)
         M.rg |= g->vals[ops[k]].kind == SG_V_TENSOR && g->vals[ops[k]].u.t.requires_grad;
     uint32_t nout = output_of(g, tb)->nargs;
