@@ -151,6 +151,11 @@ uint32_t sg__graph_grad_base(const sg__graph *g, uint32_t v)
                    g->nodes[g->vals[first].node].schema->op != SG_OP_set__source_Tensor &&
                    (w = sg__graph_updates(g, first)) != SG_NOVAL)
                 first = w;
+            if (first != v && g->vals[first].node != SG_NOVAL &&
+                g->nodes[g->vals[first].node].kind == SG_N_PLACEHOLDER && g->vals[first].u.t.declared_view) {
+                v = first; /* (a version of an input declared a view: that input's base, above) */
+                continue;
+            }
             if (first == v || g->vals[first].node == SG_NOVAL || g->nodes[g->vals[first].node].kind != SG_N_CALL ||
                 g->nodes[g->vals[first].node].schema->op == SG_OP_detach ||
                 (up = sg__graph_view_of(g, first)) == SG_NOVAL)
