@@ -1735,6 +1735,27 @@ static sg_status copy_slices_fits(const sg__graph *src, const sg__gnode *nd, uin
                    nd->schema->name, nd->line);
 }
 
+/* Does the chain of src value v (its views and in-place versions, up) pass
+ * the result of a set_ with grad enabled of a view (set_view: a tensor that
+ * keeps its view meta, so autograd's base of it is still its old base, on
+ * another storage now)? */
+static bool past_set_view(const sg__graph *src, uint32_t v)
+{
+    for (uint32_t u = v; u != SG_NOVAL && u < src->nvals && src->vals[u].kind == SG_V_TENSOR;) {
+        uint32_t n = src->vals[u].node;
+        if (n == SG_NOVAL || src->nodes[n].kind != SG_N_CALL)
+            return false;
+        const sg__gnode *nd = &src->nodes[n];
+        if (nd->schema->op == SG_OP_set__source_Tensor) {
+            uint32_t self = nd->nargs && src->args[nd->args].kind == SG_A_VALUE ? src->args[nd->args].u.v : SG_NOVAL;
+            return (nd->flags & SG_NODE_GRAD) && self != SG_NOVAL && sg__graph_grad_base(src, self) != self;
+        }
+        uint32_t up = sg__graph_view_of(src, u);
+        u = up != SG_NOVAL ? up : sg__graph_updates(src, u);
+    }
+    return false;
+}
+
 /* Is value v of src a view (of a view ...) of the tensor t is a version of? */
 static bool views(const sg__graph *src, uint32_t v, uint32_t t)
 {
@@ -2689,18 +2710,26 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                its values move; functionalization's takes the write (refused after the checks: an
                error of autograd's that the backward meets comes first) */
             uint32_t st = src->vals[nd->out].u.t.storage;
-            if (!lastrd && !(s = last_reads(src, &lastrd)))
-                for (uint32_t v = 0; v < src->nvals && unseen == SG_NOVAL; v++)
-                    /* (or an input returned requiring no grad: the functional graph gives it the contents'
-                       history, the write's, and would make a loss eager's has not) */
-                    if ((needed[v] || (lastrd[v] != SG_NOVAL && lastrd[v] > i &&
-                                       src->nodes[lastrd[v]].kind == SG_N_OUTPUT && !sg__graph_rg_now(src, v) &&
-                                       src->vals[v].node != SG_NOVAL &&
-                                       src->nodes[src->vals[v].node].kind == SG_N_PLACEHOLDER)) &&
-                        fam[v] != SG_NOVAL && src->vals[v].u.t.storage == st && fam[v] != fam[nd->out])
-                        unseen = (uint32_t)i;
+            if (!lastrd)
+                s = last_reads(src, &lastrd);
+            for (uint32_t v = 0; v < src->nvals && !s && unseen == SG_NOVAL; v++)
+                /* (or an input returned requiring no grad: the functional graph gives it the contents'
+                   history, the write's, and would make a loss eager's has not) */
+                if ((needed[v] || (lastrd[v] != SG_NOVAL && lastrd[v] > i &&
+                                   src->nodes[lastrd[v]].kind == SG_N_OUTPUT && !sg__graph_rg_now(src, v) &&
+                                   src->vals[v].node != SG_NOVAL &&
+                                   src->nodes[src->vals[v].node].kind == SG_N_PLACEHOLDER)) &&
+                    fam[v] != SG_NOVAL && src->vals[v].u.t.storage == st && fam[v] != fam[nd->out])
+                    unseen = (uint32_t)i;
             if (s)
                 break;
+        }
+        if (data && !hidden && (nd->flags & SG_NODE_GRAD) && !set_view && past_set_view(src, arg_of(src, &na, nd, 0))) {
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: %s (line %u) writes with grad through a view of a tensor "
+                        "that a set_ with grad put on another storage while it stayed a view (its CopySlices goes "
+                        "into its old base's history, whose storage is not the one written)", nd->schema->name,
+                        nd->line);
+            break;
         }
         if (!needed[nd->out] && !set_view &&
             !(data && src->vals[nd->out].u.t.requires_grad && nsto[ast[nd->out]]))
