@@ -1092,8 +1092,10 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
     }
     if (m->s->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) {
         if (m->s->op == SG_OP_set__source_Tensor) { /* the set_ rule keeps self's flag; with grad enabled a source
-                                                        that requires grad gives self a grad_fn (NotImplemented) */
-            if (!t->no_grad && !(m->flags & SG_NODE_DATA) && any && !r->requires_grad) {
+                                                        that requires grad gives self a grad_fn (NotImplemented), as
+                                                        does self requiring grad by a write through an alias (an
+                                                        input's written_rg, which the rule does not keep) */
+            if (!t->no_grad && !(m->flags & SG_NODE_DATA) && (any || written_rg) && !r->requires_grad) {
                 r->requires_grad = true;
                 r->leaf = false;
             }
