@@ -481,7 +481,10 @@ uint32_t sg__graph_view_of(const sg__graph *g, uint32_t v);
  * followed up to a detach's result, which starts a history of its own, or
  * a value no call made a view (PyTorch's base of a differentiable view),
  * or v itself. A version an in-place call made of a view (no set_ on the
- * way) is still that view: the chain goes on from its first version. */
+ * way) is still that view: the chain goes on from its first version. An
+ * input the caller declared a view of another input (and a version of
+ * one) has that input for its base: the one on its storage declared no
+ * view. */
 uint32_t sg__graph_grad_base(const sg__graph *g, uint32_t v);
 /* The value whose tensor v is a later version of (v is an in-place or out=
  * result: the argument written and returned), or SG_NOVAL. */
