@@ -932,14 +932,19 @@ static sg_status cond_backward(bw *b, uint32_t i)
     }
     for (int k = 0; k < 2 && !s; k++)
         s = branch_reaches(g, br[k], seed, reach[k]);
+    sg_truth taken = SG_UNKNOWN; /* (a bool over sizes the guards decide: the branch every call takes) */
+    if (!s && !autograd_op && pred.kind == SG_A_EXPR)
+        s = sg_env_known(g->env, &taken, pred.u.e);
     for (uint32_t k = 0; k < nops && !s; k++) {
         if (!need[k])
             continue;
-        if (!autograd_op && reach[0][k] != reach[1][k])
+        if (!autograd_op && reach[0][k] != reach[1][k] && taken == SG_UNKNOWN)
             s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: the gradient of torch.cond operand %u (line %u), which "
                         "one branch reaches and the other does not: eager's (the branch called) is None or a "
                         "tensor as the predicate says", k, line);
-        need[k] = autograd_op || reach[0][k];
+        /* (where the guards decide the predicate, the branch taken says: its gradient, zeros from the other
+           branch, which never runs; None where it does not reach the operand) */
+        need[k] = autograd_op || (taken == SG_TRUE ? reach[0][k] : taken == SG_FALSE ? reach[1][k] : reach[0][k]);
         nneed += need[k];
     }
     if (s || !nneed || !ng) {
