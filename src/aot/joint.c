@@ -1358,7 +1358,8 @@ static bool same_layout_kind(const sg__graph *src, uint32_t a, uint32_t b)
  * of its result o (where that gradient is one formula's, as the engine
  * hands a lone gradient on; the sum of two is a tensor of its own). What
  * PyTorch's formulas give: the gradient as it is (add and sub of self,
- * add of other at alpha 1, clone, alias, expand to the same sizes), a view
+ * add of other at alpha 1, clone, alias, expand to the same sizes, copy_'s
+ * source of the same sizes), a view
  * of it (t, transpose and permute its dimensions permuted; squeeze,
  * unsqueeze, view, reshape and flatten of a gradient that is the loss's
  * scalar expanded, every dimension at stride 0, the same), or, of sum, the
@@ -1394,6 +1395,8 @@ static uint64_t grad_zero_dims(const sg__graph *src, const sg__gnode *nd, int k,
     case SG_OP_alias:
     case SG_OP_expand:
         return k == 0 && same ? zo : 0;
+    case SG_OP_copy: /* (copy_'s src: the gradient summed to its sizes, itself where they are the result's) */
+        return k == 1 && same ? zo : 0;
     case SG_OP_t:
     case SG_OP_transpose_int: {
         if (k != 0 || nx != no)
@@ -2516,12 +2519,68 @@ static sg_status last_reads(const sg__graph *src, uint32_t **out)
     return SG_OK;
 }
 
+/* The outputs that require grad whose sizes an in-place view op under
+ * no_grad changed (t8.unsqueeze_(1) of t8 = t3 * 2): the loss's gradient,
+ * of their sizes now, goes to the grad_fn of their first version, whose
+ * validate_outputs sums it to that version's sizes, or raises where they do
+ * not expand to them; the engine does so first of all, whether or not an
+ * input's gradient is reached from there. SG_EAUTOGRAD where they provably
+ * do not; SG_EUNSUPPORTED where the environment cannot tell. */
+static sg_status relaid_outputs(const sg__graph *src)
+{
+    const sg__gnode *on = &src->nodes[src->scopes[0].output];
+    sg_ctx *ctx = src->ctx;
+    for (uint32_t k = 0; k < on->nargs; k++) {
+        const sg__garg *a = &src->args[on->args + k];
+        if (a->kind != SG_A_VALUE || src->vals[a->u.v].kind != SG_V_TENSOR || !sg__graph_rg_now(src, a->u.v))
+            continue;
+        uint32_t v = a->u.v, r = v, n;
+        while ((n = src->vals[r].node) != SG_NOVAL && src->nodes[n].kind == SG_N_CALL &&
+               (src->nodes[n].flags & SG_NODE_NO_GRAD) && sg__op_info(src->nodes[n].schema->op) &&
+               (sg__op_info(src->nodes[n].schema->op)->tags & SG_T_INPLACE_VIEW) &&
+               sg__graph_updates(src, r) != SG_NOVAL)
+            r = sg__graph_updates(src, r);
+        n = src->vals[r].node;
+        if (r == v || n == SG_NOVAL || src->nodes[n].kind != SG_N_CALL || !(src->nodes[n].flags & SG_NODE_GRAD) ||
+            same_layout_kind(src, r, v))
+            continue;
+        /* (expandable: r's sizes, aligned right, each v's or 1) */
+        uint32_t nr = src->vals[r].u.t.ndim, nv = src->vals[v].u.t.ndim;
+        sg_truth fits = nr <= nv ? SG_TRUE : SG_FALSE;
+        for (uint32_t d = 1; d <= nr && fits != SG_FALSE && nr <= nv; d++) {
+            const sg_expr *x = sg__graph_size(src, r, nr - d), *y = sg__graph_size(src, v, nv - d), *eq, *one;
+            sg_truth same, unit;
+            if (x == y || x == ctx->one)
+                continue;
+            CHAIN(sg_expr_rel(ctx, &eq, SG_REL_EQ, x, y));
+            CHAIN(sg_env_known(src->env, &same, eq));
+            CHAIN(sg_expr_rel(ctx, &one, SG_REL_EQ, x, ctx->one));
+            CHAIN(sg_env_known(src->env, &unit, one));
+            if (same == SG_FALSE && unit == SG_FALSE)
+                fits = SG_FALSE;
+            else if (same != SG_TRUE && unit != SG_TRUE)
+                fits = SG_UNKNOWN;
+        }
+        if (fits == SG_FALSE)
+            return sg__err(ctx, SG_EAUTOGRAD, "invalid gradient at index 0 - got a gradient of the sizes of an output "
+                           "after %s under no_grad (line %u), not compatible with the tensor's before it (PyTorch's "
+                           "validate_outputs)", src->nodes[src->vals[v].node].schema->name,
+                           src->nodes[src->vals[v].node].line);
+        if (fits == SG_UNKNOWN)
+            return sg__err(ctx, SG_EUNSUPPORTED, "unsupported: an output whose sizes %s under no_grad changed (line "
+                           "%u): whether the loss's gradient sums to its sizes before is not known for every size",
+                           src->nodes[src->vals[v].node].schema->name, src->nodes[src->vals[v].node].line);
+    }
+    return SG_OK;
+}
+
 sg_status sg__aot_saved_check(const sg__graph *src)
 {
     sg_ctx *ctx = src->ctx;
     const sg__scope *root = &src->scopes[0];
     if (root->output == SG_NOVAL || !saved_check_needed(src))
         return SG_OK;
+    CHAIN(relaid_outputs(src));
     uint32_t *ast, nast;
     CHAIN(autograd_storages(src, &ast, &nast));
     const uint32_t *fam = ast + 2 * (size_t)src->nvals; /* (the unseen writes' families: a detach in them) */
@@ -2724,6 +2783,14 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             if (s)
                 break;
         }
+        uint32_t wb = data && !hidden && (nd->flags & SG_NODE_GRAD) && arg_of(src, &na, nd, 0) != SG_NOVAL
+                          ? base_now(src, arg_of(src, &na, nd, 0), (uint32_t)i, relayout) : SG_NOVAL;
+        if (wb != SG_NOVAL && src->vals[wb].u.t.storage != src->vals[arg_of(src, &na, nd, 0)].u.t.storage) {
+            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: %s (line %u) writes with grad through a view whose base a "
+                        "set_ put on another storage since (its CopySlices goes into the base's history, laid out as "
+                        "the set_ left it)", nd->schema->name, nd->line);
+            break;
+        }
         if (data && !hidden && (nd->flags & SG_NODE_GRAD) && !set_view && past_set_view(src, arg_of(src, &na, nd, 0))) {
             s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: %s (line %u) writes with grad through a view of a tensor "
                         "that a set_ with grad put on another storage while it stayed a view (its CopySlices goes "
@@ -2763,7 +2830,16 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         if (nd->schema->op == SG_OP_set__source_Tensor && (nd->flags & SG_NODE_GRAD)) {
             /* with grad enabled, on what required grad then (a flag a write with grad raised since
                does not count: that set_ got no grad_fn) */
-            if (!set_view || !(s = set_view_fits(src, nd, (uint32_t)i, vself, relayout)))
+            uint32_t vb = set_view ? sg__graph_grad_base(src, vself) : SG_NOVAL;
+            for (uint32_t q = vb != SG_NOVAL ? wfirst[src->vals[vb].u.t.storage] : 0;
+                 vb != SG_NOVAL && q < wfirst[src->vals[vb].u.t.storage + 1] && !s; q++)
+                if (wnode[q] > i && (src->nodes[wnode[q]].flags & SG_NODE_GRAD))
+                    /* (the view's grad_fn, made again from its base when read, goes through that write's
+                       history first, whose own checks autograd's engine meets before set_'s) */
+                    s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: %s (line %u) writes with grad the base of a view "
+                                "that a set_ with grad enabled (line %u) put on another storage",
+                                src->nodes[wnode[q]].schema->name, src->nodes[wnode[q]].line, nd->line);
+            if (!s && (!set_view || !(s = set_view_fits(src, nd, (uint32_t)i, vself, relayout))))
                 s = sg__err(ctx, SG_EAUTOGRAD, "derivative for set_ is not implemented (line %u)", nd->line);
             break;
         }

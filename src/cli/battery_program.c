@@ -2157,6 +2157,17 @@ static sg_status alias_grads(sg_ctx *ctx, struct cli_program *p, const concrete 
         if (!st)
             st = chain_within(ctx, p, c, k, tj, span, within, hit, sg_program_param(p->prog, j));
         free(hit);
+        /* (a view whose version counter the program moved has its grad_fn made again from its base when next
+           used with grad: an as_strided of the base, every position it reaches; where the chain restricts them,
+           which one eager's gradient took is the order's) */
+        bool moved = sg_tensor_version(tk) != c->version[k] || sg_tensor_version(tj) != c->version[j];
+        for (int64_t e = 0; !st && moved && e < sg_tensor_numel(tk); e++) {
+            int64_t q = position(tk, e);
+            if (q < span && at[q] >= 0 && !within[q])
+                st = sg_ctx_set_error(ctx, SG_EUNSUPPORTED, "unsupported: gradients of %s through %s, an as_strided "
+                                      "reaching beyond the view it was called on, whose version the program moves "
+                                      "(its grad_fn made again from the base)", sg_program_param(p->prog, j), nk);
+        }
         for (int64_t e = 0; !st && synth && e < sg_tensor_numel(tk); e++) {
             /* (the storage's gradient has the view's at every position it reaches: refused where
                autograd's stops at the geometry its as_strided was called on) */
