@@ -1335,6 +1335,12 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
     CHAIN(current_args(z, r, nd, args, cur));
     if (view && is_asstrided(nd) && cur[0].kind == SG_A_VALUE)
         CHAIN(strided_over(z, r, z->src->args[nd->args].u.v, cur[0].u.v, &cur[0].u.v));
+    if (view && is_asstrided(nd) && cur[0].kind == SG_A_VALUE && is_tensor(z->dst, cur[0].u.v) &&
+        z->dst->vals[cur[0].u.v].u.t.offset != z->src->vals[z->src->args[nd->args].u.v].u.t.offset)
+        /* (what stands for self is not at its storage offset: a copy of its values, x after x.data = y, whose
+           storage positions are not the caller's) */
+        return unsupported(z, "an as_strided of storage positions the functional graph does not give what it "
+                              "is called on (a copy stands for it: x.data = y of a view, ...)", sch->name);
     if (view && sch->op == SG_OP_view && cur[0].kind == SG_A_VALUE &&
         !sg__aot_same_strides(z->dst, cur[0].u.v, z->src, z->src->args[nd->args].u.v)) {
         /* self laid out otherwise than the traced value (a size-1 dimension's stride, which decides a later

@@ -2542,8 +2542,8 @@ static sg_status relaid_outputs(const sg__graph *src)
             r = sg__graph_updates(src, r);
         n = src->vals[r].node;
         if (r == v || n == SG_NOVAL || src->nodes[n].kind != SG_N_CALL || !(src->nodes[n].flags & SG_NODE_GRAD) ||
-            same_layout_kind(src, r, v))
-            continue;
+            (src->nodes[n].schema->flags & SG_OPF_VIEW) || same_layout_kind(src, r, v))
+            continue; /* (a view's grad_fn is made again from its base: its gradient passes as a view op's) */
         /* (expandable: r's sizes, aligned right, each v's or 1) */
         uint32_t nr = src->vals[r].u.t.ndim, nv = src->vals[v].u.t.ndim;
         sg_truth fits = nr <= nv ? SG_TRUE : SG_FALSE;
@@ -2783,15 +2783,17 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             if (s)
                 break;
         }
-        uint32_t wb = data && !hidden && (nd->flags & SG_NODE_GRAD) && arg_of(src, &na, nd, 0) != SG_NOVAL
-                          ? base_now(src, arg_of(src, &na, nd, 0), (uint32_t)i, relayout) : SG_NOVAL;
-        if (wb != SG_NOVAL && src->vals[wb].u.t.storage != src->vals[arg_of(src, &na, nd, 0)].u.t.storage) {
+        /* (a write with grad through a view: its CopySlices goes into the history of the view's autograd base,
+           which a set_ may have put on another storage than the one written) */
+        uint32_t wself = data && !hidden && (nd->flags & SG_NODE_GRAD) ? arg_of(src, &na, nd, 0) : SG_NOVAL;
+        uint32_t wb = wself != SG_NOVAL ? base_now(src, wself, (uint32_t)i, relayout) : SG_NOVAL;
+        if (wb != SG_NOVAL && src->vals[wb].u.t.storage != src->vals[wself].u.t.storage) {
             s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: %s (line %u) writes with grad through a view whose base a "
                         "set_ put on another storage since (its CopySlices goes into the base's history, laid out as "
                         "the set_ left it)", nd->schema->name, nd->line);
             break;
         }
-        if (data && !hidden && (nd->flags & SG_NODE_GRAD) && !set_view && past_set_view(src, arg_of(src, &na, nd, 0))) {
+        if (wself != SG_NOVAL && !set_view && past_set_view(src, wself)) {
             s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: %s (line %u) writes with grad through a view of a tensor "
                         "that a set_ with grad put on another storage while it stayed a view (its CopySlices goes "
                         "into its old base's history, whose storage is not the one written)", nd->schema->name,
