@@ -1218,8 +1218,12 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             bool relaid = !is_asstrided(nd) && rg && base == SG_NOVAL && !rs->synth && rs->inputs < 2 &&
                           obj != SG_NOVAL && z->v[obj].parent == SG_NOVAL &&
                           !sg__aot_same_layout(z->src, self, nd->out);
-            if (relaid || (is_asstrided(nd) && rg && base == SG_NOVAL && parent < z->src->nvals &&
-                           z->v[parent].parent == SG_NOVAL && !rs->synth && rs->inputs < 2)) {
+            uint32_t proot = parent; /* (through the object's own relaid versions: x.t_() then x.as_strided_) */
+            while (proot < z->src->nvals && z->v[proot].parent < z->src->nvals && z->v[proot].obj != SG_NOVAL &&
+                   z->v[z->v[proot].parent].obj == z->v[proot].obj)
+                proot = z->v[proot].parent;
+            if (relaid || (is_asstrided(nd) && rg && base == SG_NOVAL && proot < z->src->nvals &&
+                           z->v[proot].parent == SG_NOVAL && !rs->synth && rs->inputs < 2)) {
                 /* a base of views that requires grad laid out anew in place (t_, squeeze_ ..., under no_grad
                    too; as_strided_ with grad of a storage's root: one the program made, or an input alone on
                    its storage): PyTorch makes the grad_fn of each view made of it before again when it is

@@ -2681,7 +2681,14 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             continue;
         }
         if (nd->kind == SG_N_COND && nd->scope == 0 && !(nd->flags & SG_NODE_NO_GRAD)) {
-            s = cond_saved(src, (uint32_t)i, cnt, wfirst, wnode, bwst, needed, nsto, ast);
+            /* (no operand requiring grad, lifted closures among them: autograd records nothing of it) */
+            const sg__garg *ops = &src->args[nd->args + 3];
+            bool any = false;
+            for (uint32_t j = 0; j < ops->u.list.n && !any; j++)
+                any = src->vals[src->ids[ops->u.list.off + j]].kind == SG_V_TENSOR &&
+                      sg__graph_rg_now(src, src->ids[ops->u.list.off + j]);
+            if (any)
+                s = cond_saved(src, (uint32_t)i, cnt, wfirst, wnode, bwst, needed, nsto, ast);
             continue;
         }
         if (nd->kind != SG_N_CALL || nd->scope != 0 || nd->out == SG_NOVAL)

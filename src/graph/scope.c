@@ -249,8 +249,10 @@ static sg_status lift_into(sg_tracer *t, uint32_t s, uint32_t v, uint32_t vs, co
             st = sg__graph_tensor(g, &local, (sg_dtype)ft.dtype, ft.ndim, meta, meta + ft.ndim, meta[2 * ft.ndim],
                                   SG_NOVAL);
             if (!st) {
-                g->vals[local].u.t.requires_grad = ft.requires_grad;
-                g->vals[local].u.t.leaf = ft.leaf;
+                /* (an input a write with grad through an alias gave a history requires grad from then on:
+                   the lifted value, no input of the caller's, says so itself) */
+                g->vals[local].u.t.requires_grad = ft.requires_grad || ft.written_rg;
+                g->vals[local].u.t.leaf = ft.leaf && !ft.written_rg;
                 sg__graph_set_storage_numel(g, g->vals[local].u.t.storage, sg__graph_storage_numel(g, ft.storage));
                 st = sg__graph_placeholder_of(g, local, name ? name : "arg", pv);
             }

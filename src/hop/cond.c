@@ -575,7 +575,7 @@ sg_status sg_tracer_cond(sg_tracer *t, sg_value *out, const sg_arg *pred, uint32
     if (!s && p.kind == SG_A_EXPR)
         s = sg_env_known(t->env, &M.taken, p.u.e);
     for (size_t k = 0; k < nops && !s && !t->no_grad; k++)
-        M.rg |= g->vals[ops[k]].kind == SG_V_TENSOR && g->vals[ops[k]].u.t.requires_grad;
+        M.rg |= g->vals[ops[k]].kind == SG_V_TENSOR && sg__graph_rg_now(g, ops[k]); /* (an input a write through an alias gave a history: written_rg) */
     uint32_t nout = output_of(g, tb)->nargs;
     uint32_t *outs = sg__malloc(t->ctx, (nout + 1) * sizeof *outs);
     if (!s && !outs)
