@@ -974,14 +974,20 @@ static sg_status inplace_check(const sg_tracer *t, sg__mcall *m)
                        "as-is) and the autograd logic to handle view+inplace would override the custom backward "
                        "associated with the custom Function, leading to incorrect gradients. This behavior is "
                        "forbidden. You can fix this by cloning the output of the custom Function.", m->op);
-    uint32_t vn = g->vals[m->a[0].u.v].node;
+    uint32_t first = m->a[0].u.v; /* (the view's first version: t3.zero_() then t3.copy_(t1) of a no_grad view t3) */
+    for (uint32_t u; g->vals[first].node != SG_NOVAL && g->nodes[g->vals[first].node].kind == SG_N_CALL &&
+                     g->nodes[g->vals[first].node].schema->op != SG_OP_set__source_Tensor &&
+                     (u = sg__graph_updates(g, first)) != SG_NOVAL;)
+        first = u;
+    uint32_t vn = g->vals[first].node;
     bool other_rg = false; /* (the write makes the view require grad: its history rebased, as where its base does) */
     for (int i = 1; i < m->s->nargs; i++)
         other_rg |= m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR &&
                     g->vals[m->a[i].u.v].u.t.requires_grad;
+    const sg__fake_tensor *fv = &g->vals[first].u.t;
     if (vn != SG_NOVAL && g->nodes[vn].kind == SG_N_CALL && (g->nodes[vn].flags & SG_NODE_NO_GRAD) &&
-        (g->nodes[vn].schema->flags & SG_OPF_VIEW) && self->base != SG_NOVAL &&
-        (g->vals[self->base].u.t.requires_grad || other_rg))
+        (g->nodes[vn].schema->flags & SG_OPF_VIEW) && fv->base != SG_NOVAL &&
+        (g->vals[fv->base].u.t.requires_grad || other_rg))
         return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a view was created in no_grad mode and is being modified inplace "
                                              "with grad mode enabled", m->op);
     if (self->requires_grad || other_rg) /* an output of unbind, or a view of one (CreationMeta::MULTI_OUTPUT_NODE) */
