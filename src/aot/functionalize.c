@@ -1219,7 +1219,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                           obj != SG_NOVAL && z->v[obj].parent == SG_NOVAL &&
                           !sg__aot_same_layout(z->src, self, nd->out);
             uint32_t proot = parent; /* (through the object's own relaid versions: x.t_() then x.as_strided_) */
-            while (proot < z->src->nvals && z->v[proot].parent < z->src->nvals && z->v[proot].obj != SG_NOVAL &&
+            while (is_asstrided(nd) && rg && base == SG_NOVAL && proot < z->src->nvals &&
+                   z->v[proot].parent < z->src->nvals && z->v[proot].obj != SG_NOVAL &&
                    z->v[z->v[proot].parent].obj == z->v[proot].obj)
                 proot = z->v[proot].parent;
             if (relaid || (is_asstrided(nd) && rg && base == SG_NOVAL && proot < z->src->nvals &&
