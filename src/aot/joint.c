@@ -2493,32 +2493,6 @@ static uint32_t undecided_cond(const sg__graph *src)
     return SG_NOVAL;
 }
 
-/* Per value of src: the last node of the root scope that reads it (its
- * output node for what the program returns), or SG_NOVAL (*out, owned by
- * the caller). */
-static sg_status last_reads(const sg__graph *src, uint32_t **out)
-{
-    uint32_t *last = sg__malloc(src->ctx, (src->nvals ? src->nvals : 1) * sizeof *last);
-    if (!last)
-        return sg__nomem(src->ctx);
-    for (uint32_t v = 0; v < src->nvals; v++)
-        last[v] = SG_NOVAL;
-    for (uint32_t i = 0; i < src->nnodes; i++) {
-        const sg__gnode *nd = &src->nodes[i];
-        for (uint32_t k = 0; nd->scope == 0 && k < nd->nargs; k++) {
-            const sg__garg *a = &src->args[nd->args + k];
-            uint32_t n = a->kind == SG_A_VALUE ? 1 : a->kind == SG_A_VALUES ? a->u.list.n : 0;
-            for (uint32_t j = 0; j < n; j++) {
-                uint32_t v = a->kind == SG_A_VALUE ? a->u.v : src->ids[a->u.list.off + j];
-                if (v < src->nvals)
-                    last[v] = i;
-            }
-        }
-    }
-    *out = last;
-    return SG_OK;
-}
-
 /* The outputs that require grad whose sizes an in-place view op under
  * no_grad changed (t8.unsqueeze_(1) of t8 = t3 * 2): the loss's gradient,
  * of their sizes now, goes to the grad_fn of their first version, whose
@@ -2657,7 +2631,6 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         }
     }
     uint32_t unseen = SG_NOVAL; /* a write with grad the history of what a set_ put on its storage does not see */
-    uint32_t *lastrd = NULL;    /* (last_reads, once a write needs it) */
     bound_args na = {.nd = NULL}; /* the arguments of the node the checks read */
     /* the nodes the backward runs (from the loss through what requires grad), newest first; each
        one's saved values must not have been written since it ran */
@@ -2776,19 +2749,14 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                its values move; functionalization's takes the write (refused after the checks: an
                error of autograd's that the backward meets comes first) */
             uint32_t st = src->vals[nd->out].u.t.storage;
-            if (!lastrd)
-                s = last_reads(src, &lastrd);
-            for (uint32_t v = 0; v < src->nvals && !s && unseen == SG_NOVAL; v++)
+            for (uint32_t v = 0; v < src->nvals && unseen == SG_NOVAL; v++)
                 /* (or an input returned requiring no grad: the functional graph gives it the contents'
                    history, the write's, and would make a loss eager's has not) */
-                if ((needed[v] || (lastrd[v] != SG_NOVAL && lastrd[v] > i &&
-                                   src->nodes[lastrd[v]].kind == SG_N_OUTPUT && !sg__graph_rg_now(src, v) &&
-                                   src->vals[v].node != SG_NOVAL &&
-                                   src->nodes[src->vals[v].node].kind == SG_N_PLACEHOLDER)) &&
+                if ((needed[v] || (src->vals[v].node != SG_NOVAL &&
+                                   src->nodes[src->vals[v].node].kind == SG_N_PLACEHOLDER &&
+                                   !sg__graph_rg_now(src, v) && sg__graph_node_reads(src, on, v))) &&
                     fam[v] != SG_NOVAL && src->vals[v].u.t.storage == st && fam[v] != fam[nd->out])
                     unseen = (uint32_t)i;
-            if (s)
-                break;
         }
         /* (a write with grad through a view: its CopySlices goes into the history of the view's autograd base,
            which a set_ may have put on another storage than the one written) */
@@ -2969,6 +2937,5 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     sg_free(wfirst);
     sg_free(wnode);
     sg_free(bwst);
-    sg_free(lastrd);
     return s;
 }
