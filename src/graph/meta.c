@@ -374,7 +374,12 @@ static sg_status fold_all(sg__mcall *m, const sg_expr **exprs, size_t n)
 }
 
 /* NULL when e is what the facts simplify it to, up to their replacements;
- * else the simplified form (*err set on an error). */
+ * else the simplified form (*err set on an error). A form that names a
+ * symbol e does not is one the fold leaves to the printer: e is folded
+ * then where the fold's other ways (the order of Max's and Min's
+ * arguments, a range of one value) decide nothing either. So after
+ * s0 -> s1 + 1 and s1 <= 3, s0 // 2 stays: the facts make s1 - 1 of it
+ * only through the replacement. */
 static const sg_expr *unfolded(sg_env *env, const sg_expr *e, sg_status *err)
 {
     const sg_expr *simple = NULL, *replaced = NULL;
@@ -385,7 +390,16 @@ static const sg_expr *unfolded(sg_env *env, const sg_expr *e, sg_status *err)
         *err = sg_env_replace(env, &replaced, e);
     if (!*err && ctx->nerr != nerr && ctx->err == SG_ENOMEM)
         *err = SG_ENOMEM; /* a weaker simplification: no verdict */
-    return *err || simple == replaced ? NULL : simple;
+    if (*err || simple == replaced)
+        return NULL;
+    folder F = {.ctx = ctx, .f = sg_env_facts(env)};
+    const sg_expr *r = fold_node(&F, e);
+    sg__nodememo_free(&F.memo);
+    if (F.err || !r) {
+        *err = F.err ? F.err : SG_ENOMEM;
+        return NULL;
+    }
+    return r == e ? NULL : r;
 }
 
 /* The first foldable node of e (innermost first) that is not what the facts
