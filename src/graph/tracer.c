@@ -773,12 +773,14 @@ static sg_status note_versions(sg_tracer *t, uint32_t n)
     return SG_OK;
 }
 
-/* Does a call of m ask its tensor arguments for their grad_fn, as the
- * checks after tracing take it (joint.c, differentiable_call: a derivative,
- * a floating result)? Asked before its rule: a dtype= argument of another
- * dtype says no (its result's dtype is not known yet); so does out=, whose
- * own error comes first, and an in-place call into a tensor that is no
- * float. */
+/* Does a call of m ask its tensor arguments for their grad_fn, as
+ * PyTorch's VariableType kernels do before the operator's own checks (a
+ * derivative of the op, or of its functional form for an in-place call)?
+ * The result's dtype plays no part: sum(dtype=torch.int64) asks, so does
+ * an in-place call into an int tensor (add_, mul_). out= does not, its
+ * own error comes first; nor does copy_ into a tensor that is no float
+ * (copy_'s isDifferentiableType(self): no grad_fn, the kernel's own error
+ * comes first). */
 static bool asks_grad_fn(const sg__mcall *m)
 {
     const sg__opinfo *f = sg__op_info(m->s->op);
@@ -788,12 +790,7 @@ static bool asks_grad_fn(const sg__mcall *m)
         f = sg__op_info(f->functional);
     if (!f || !f->deriv->fn || (f->tags & SG_T_NODIFF) || m->s->op == SG_OP_detach)
         return false;
-    for (int i = 0; i < m->s->nargs; i++)
-        if (m->a[i].kind == SG_A_DTYPE && m->a[i].u.dtype != SG_FLOAT64 && m->a[i].u.dtype != SG_FLOAT32)
-            return false;
-    /* (an in-place call's result is self, of self's dtype: into an int or bool tensor PyTorch records no
-       grad_fn, copy_'s isDifferentiableType(self), and the kernel's own error comes first) */
-    if ((m->s->flags & SG_OPF_INPLACE) && m->s->nargs && m->a[0].kind == SG_A_VALUE) {
+    if (m->s->op == SG_OP_copy_ && m->s->nargs && m->a[0].kind == SG_A_VALUE) {
         const sg__gval *x = &m->g->vals[m->a[0].u.v];
         if (x->kind == SG_V_TENSOR && x->u.t.dtype != SG_FLOAT64 && x->u.t.dtype != SG_FLOAT32)
             return false;
