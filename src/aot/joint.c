@@ -2686,11 +2686,13 @@ sg_status sg__aot_saved_check(const sg__graph *src)
            in-place call's through a view does: CopySlices) */
         uint32_t self0 = nd->schema->op == SG_OP_set__source_Tensor ? arg_of(src, &na, nd, 0) : SG_NOVAL;
         /* (the version an in-place call's write or metadata change came from: e.squeeze_(0) of a view e
-           keeps it a view; not past a set_) */
+           keeps it a view; not past a set_, but for the one of x.data = y, which keeps x's autograd meta,
+           a view's among it) */
         uint32_t vself = self0;
         for (uint32_t u; vself != SG_NOVAL && (u = sg__graph_updates(src, vself)) != SG_NOVAL &&
                          src->nodes[src->vals[vself].node].kind == SG_N_CALL &&
-                         src->nodes[src->vals[vself].node].schema->op != SG_OP_set__source_Tensor;)
+                         (src->nodes[src->vals[vself].node].schema->op != SG_OP_set__source_Tensor ||
+                          (src->nodes[src->vals[vself].node].flags & SG_NODE_DATA));)
             vself = u;
         uint32_t vnode = vself != SG_NOVAL ? src->vals[vself].node : SG_NOVAL; /* (.data, detach: no view autograd sees) */
         bool set_view = self0 != SG_NOVAL && !hidden && vnode != SG_NOVAL &&
@@ -2698,7 +2700,10 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                           src->nodes[vnode].schema->op != SG_OP_detach) ||
                          (src->nodes[vnode].kind == SG_N_PLACEHOLDER && input_view(src, vself))) &&
                         (nd->flags & SG_NODE_GRAD);
-        if (set_view && !nsto[ast[self0]] && !needed[nd->out]) { /* (read since with grad: reached) */
+        /* (the base's storage: a view's after x.data = y is not the one x is on) */
+        uint32_t sbase = set_view ? sg__graph_grad_base(src, vself) : SG_NOVAL;
+        if (set_view && !nsto[ast[self0]] && !(sbase != SG_NOVAL && nsto[ast[sbase]]) &&
+            !needed[nd->out]) { /* (read since with grad: reached) */
             /* (the base takes that grad_fn and requires grad: the trace's flags do not say it, nor
                whether the loss reaches it but through a program output on its storage) */
             bool out = false; /* (one that requires grad: a .data or detach of it carries no history) */
