@@ -2300,8 +2300,8 @@ static sg_status stale_grad_flags(fz *z)
             }
         }
         uint32_t vals[8];
-        size_t nw = nd->schema->written && nd->out != SG_NOVAL && is_tensor(src, nd->out) &&
-                            src->vals[nd->out].u.t.requires_grad
+        size_t nw = nd->schema->written && !(nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) && nd->out != SG_NOVAL &&
+                            is_tensor(src, nd->out) && src->vals[nd->out].u.t.requires_grad
                         ? sg__graph_node_writes(src, i, vals, 8)
                         : 0;
         for (size_t k = 0; k < nw; k++)

@@ -853,13 +853,14 @@ static sg_value shared_storage_of(const concrete *c, const sg_value *vals, const
     return NOVAL;
 }
 
-/* Is `input` parameter k (not the very object of another, no TwoTensor) a
- * view of another tensor: on a storage another parameter is on, or on a
- * declared tensor no parameter takes (its hidden base)? */
+/* Is `input` parameter k (not the very object of another) a view of
+ * another tensor: on a storage another parameter is on, or on a declared
+ * tensor no parameter takes (its hidden base)? A TwoTensor's inner tensors
+ * are then views of that tensor's. */
 static bool declared_view(const concrete *c, size_t k)
 {
     const sg_tensor *x = c->t[k];
-    if (!x || c->tb[k] || c->same_as[k] >= 0)
+    if (!x || c->same_as[k] >= 0)
         return false;
     for (size_t j = 0; j < c->nall; j++)
         if (j != k && (j >= c->n || c->same_as[j] < 0) &&
@@ -1012,6 +1013,8 @@ static int do_trace(case_state *cs, struct cli_program *p, cli_str *why)
                 vals[k] = inner[0];
                 valsb[k] = inner[1];
             }
+            for (size_t j = 0; j < 2 && !st && declared_view(&c, k); j++) /* (as a plain input's, below) */
+                st = sg_tracer_input_declare_view(p->tracer, inner[j]);
         } else if (d) {
             long i = sg_inputs_find(in, sg_source_name(src));
             const sg_fake *f = i >= 0 ? sg_inputs_fake(in, (size_t)i) : NULL;

@@ -416,7 +416,9 @@ sg_status sg_walk_input_declare_view(sg_walk *W, const char *name)
     if (!o || o->kind != W_TENSOR)
         return sg__err(W->ctx, SG_EINVAL, "input %s declared a view: no tensor parameter given so",
                        name ? name : "(NULL)");
-    return sg_tracer_input_declare_view(W->t, o->u.t->v);
+    CHAIN(sg_tracer_input_declare_view(W->t, o->u.t->v));
+    sg_value b = sg__w_twin(W, o->u.t->v); /* (a TwoTensor's inner b views its base's inner b) */
+    return b != SG_NOVAL ? sg_tracer_input_declare_view(W->t, b) : SG_OK;
 }
 
 sg_status sg_walk_input_int(sg_walk *W, const char *name, int64_t value)
