@@ -62,7 +62,7 @@ SG_WARN_UNUSED sg_status sg_walk_input_int(sg_walk *w, const char *name, int64_t
 SG_WARN_UNUSED sg_status sg_walk_input_same(sg_walk *w, const char *name, const char *as);
 /* The tensor parameter name, given already, is a view of another input on
  * its storage (its _base set: sg_tracer_input_declare_view, in a trace and
- * eagerly alike). Errors: SG_EINVAL (NULL, no tensor parameter of that
+ * eagerly alike; a TwoTensor's inner tensors both). Errors: SG_EINVAL (NULL, no tensor parameter of that
  * name given), those of sg_tracer_input_declare_view. */
 SG_WARN_UNUSED sg_status sg_walk_input_declare_view(sg_walk *w, const char *name);
 /* A tensor-subclass input of kind kind, given as its inner tensors in
