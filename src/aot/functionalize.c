@@ -61,10 +61,10 @@ typedef struct fval {
     bool rstale;     /* (dreg) x's own counter moved (the set_ under no_grad, an in-place call of x) */
     uint32_t rbase;  /* (dreg) the root of x's chain before the set_, which autograd's base of x is */
     uint32_t rgen;   /* (dreg) rbase's storage generation when x's history was last made */
-    uint32_t vers;   /* (an as_strided of a view, made over its storage's base, and its later versions) 1 + the
-                        writes of the storage that move its version counter (not through .data) when it was
-                        made, 0 where not told: once more have come, PyTorch makes its grad_fn again as an
-                        as_strided of its base (all positions), no longer through the view's own history */
+    uint32_t vers;   /* (an as_strided of a view, made over its storage's base or, of an input's view, over that
+                        view, and its later versions) 1 + the moves of the storage's version counter (moves()) when it was made, 0 where not told:
+                        once more have come, PyTorch makes its grad_fn again as an as_strided of its base (all
+                        positions), no longer through the view's own history */
 } fval;
 
 typedef struct fstore {
@@ -74,6 +74,8 @@ typedef struct fstore {
     uint32_t inputs; /* how many placeholders share it */
     uint32_t writes, writes_no_grad, writes_hidden; /* data mutations: all, under no_grad (not through .data:
                                                     each write counted once), through .data */
+    uint32_t vbumps; /* in-place view calls (t_, squeeze_ ...) of what is on it that move its version counter
+                        (not through .data) */
     bool written;    /* some call of src writes it */
     bool strided;    /* some as_strided of src views it */
     bool grad;       /* a write with grad of a value that requires grad gave it a history (CopySlices: every
@@ -138,6 +140,27 @@ static inline uint32_t sid_of(const fz *z, uint32_t v)
 static fstore *store_of(fz *z, uint32_t v)
 {
     return v >= z->src->nvals ? &z->st[v - z->src->nvals] : &z->st[sid_of(z, v)];
+}
+
+/* Has src value v a version counter of its own, not its storage's: a link of
+ * its chain is .data (not where x.data = y made the link x's)? */
+static bool own_counter(const fz *z, uint32_t v)
+{
+    for (uint32_t c = v; z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
+        if (z->v[c].vnode == SG_NOVAL)
+            continue;
+        const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
+        if ((vn->flags & SG_NODE_DATA) && (z->v[c].obj == SG_NOVAL || z->v[c].obj == vn->out))
+            return true;
+    }
+    return false;
+}
+
+/* How often the version counter of storage s moved: writes not through
+ * .data, and in-place view calls (fval vers). */
+static uint32_t moves(const fstore *s)
+{
+    return s->writes - s->writes_hidden + s->vbumps;
 }
 
 /* Does the view chain of src value v pass a view made under no_grad (whose
@@ -450,6 +473,22 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
                          {.kind = SG_A_MEMFMT, .kw = "memory_format", .u.dtype = SG_CONTIGUOUS_FORMAT}};
         CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_clone), c, 2, 0, NULL, &p));
     }
+    const sg__gnode *sn = z->v[v].vnode != SG_NOVAL ? &z->src->nodes[z->v[v].vnode] : NULL;
+    if (sn && is_asstrided(sn) && z->v[v].vers && moves(store_of(z, v)) + 1 != z->v[v].vers &&
+        z->v[v].parent == z->src->args[sn->args].u.v && z->v[z->v[v].parent].parent != SG_NOVAL) {
+        /* an as_strided of a view of an input, made again once the version counter moved: PyTorch makes its
+           grad_fn again as an as_strided of its base, so its gradient reaches the positions it takes, not only
+           the view's (an empty one's: none) */
+        uint32_t root = v, x;
+        while (z->v[root].parent != SG_NOVAL)
+            root = z->v[root].parent;
+        CHAIN(current(z, r, root, &x));
+        sg__garg a[4];
+        CHAIN(sg__aot_layout_args(z->dst, z->src, v, x, a));
+        CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out));
+        hide(z, *out, sn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
+        return SG_OK;
+    }
     if (z->v[v].vnode != SG_NOVAL) {
         const sg__gnode *vn = &z->src->nodes[z->v[v].vnode];
         const sg__opinfo *info = sg__op_info(vn->schema->op);
@@ -459,7 +498,7 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
         /* (made again after a write, as where it was made: an as_strided over the storage's base of a view
            whose own history PyTorch's gradient takes; a write through .data leaves that grad_fn as it was) */
         if (is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v &&
-            (!z->v[v].vers || store_of(z, v)->writes - store_of(z, v)->writes_hidden + 1 == z->v[v].vers))
+            (!z->v[v].vers || moves(store_of(z, v)) + 1 == z->v[v].vers))
             strided_base(z, z->src->args[vn->args].u.v, *out);
         /* an in-place view op under no_grad of what requires grad keeps its history, as where it ran: made
            again, its gradient passes to what it was called on (a hidden write, as there); of a view, as where
@@ -1236,6 +1275,13 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 s->regen_node = node;
                 s->gen++;
             }
+            if (!(nd->flags & SG_NODE_DATA) && sg__op_bumps_version(sch) && !own_counter(z, self)) {
+                rs->vbumps++;
+                /* (the counter it moved makes the grad_fn of an as_strided of a view made before again, from
+                   the base, when it is used: those views are made again, out of the view's history, vers) */
+                if (!relaid && rs->strided && !rs->synth && rs->inputs < 2)
+                    rs->gen++;
+            }
             z->v[nd->out] = (fval){.parent = parent, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
                                    .ver = z->v[self].ver, .hist = SG_NOVAL};
             if (strided_off_grad(z, nd->out))
@@ -1331,7 +1377,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
            has that Function between it and the base: refused where the backward reaches it) */
         strided_base(z, arg, v);
         made(z, nd->out, z->src->args[nd->args].u.v, node, v); /* (its version counter the view's) */
-        z->v[nd->out].vers = store_of(z, nd->out)->writes - store_of(z, nd->out)->writes_hidden + 1;
+        z->v[nd->out].vers = moves(store_of(z, nd->out)) + 1;
         if (strided_off_grad(z, nd->out))
             hide(z, v, SG_NODE_DATA);
         return SG_OK;
@@ -1372,6 +1418,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         }
     else
         made(z, nd->out, parent, node, v);
+    if (view && is_asstrided(nd) && is_tensor(z->src, nd->out) && z->v[parent].parent != SG_NOVAL)
+        z->v[nd->out].vers = moves(store_of(z, nd->out)) + 1; /* (of a view of an input: link_view) */
     return SG_OK;
 }
 /* The src value at the root of v's chain of views and in-place calls. */
