@@ -2858,7 +2858,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         uint16_t saves = info && (nd->flags & SG_NODE_GRAD) ? info->deriv->saves : 0;
         /* PyTorch saves what the gradients of the arguments that require grad read: an argument
            read for the others' gradients (x * y saves y for x's), or for its own (the row's own); of
-           more than one tensor argument, only where that gradient's edge takes one (gives_edge) */
+           more than one tensor argument, only where that gradient's edge takes one (gives_edge), but
+           for what more than one formula reads (the row's always: saved whatever edges there are) */
         int nt = 0, nrg = 0; /* the schema's tensor arguments; the node's whose edges took a gradient */
         for (int k = 0; k < nd->schema->nargs; k++) {
             uint32_t v = arg_of(src, &na, nd, k);
@@ -2871,7 +2872,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             if (x == SG_NOVAL || (inplace && k == 0)) /* (an in-place call saves self before it writes it) */
                 continue;
             bool own = (info->deriv->own >> k) & 1, edge = gives_edge(src, x, (nd->rg >> k) & 1);
-            if (k != 15 && nt > 1 && !(nrg - (edge ? 1 : 0) > 0 || (own && edge)))
+            if (k != 15 && nt > 1 && !((info->deriv->always >> k) & 1) &&
+                !(nrg - (edge ? 1 : 0) > 0 || (own && edge)))
                 continue; /* read for no gradient that is wanted: not saved */
             if ((s = read_bw_written(src, bwst, x, (uint32_t)i)))
                 break;

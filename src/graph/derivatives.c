@@ -338,11 +338,12 @@ static sg__garg LV(sg__dctx *d, const uint32_t *v, size_t n)
 
 /* ---- the formulas ---- */
 
-#define FORMULA_OWN(name, saves, own)                  \
-    static void d_##name(sg__dctx *d);                 \
-    const sg__deriv sg__d_##name = {d_##name, saves, own}; \
+#define FORMULA_ALL(name, saves, own, always)                 \
+    static void d_##name(sg__dctx *d);                         \
+    const sg__deriv sg__d_##name = {d_##name, saves, own, always}; \
     static void d_##name(sg__dctx *d)
-#define FORMULA(name, saves) FORMULA_OWN(name, saves, 0)
+#define FORMULA_OWN(name, saves, own) FORMULA_ALL(name, saves, own, 0)
+#define FORMULA(name, saves) FORMULA_ALL(name, saves, 0, 0)
 
 #define SAVE(i) (1u << (i))
 
@@ -395,7 +396,7 @@ FORMULA(mul_scalar, 0)
 }
 
 /* div.Tensor(self, other): other: -grad * ((self / other) / other); self: grad / other. */
-FORMULA_OWN(div, SAVE(0) | SAVE(1), SAVE(1))
+FORMULA_ALL(div, SAVE(0) | SAVE(1), SAVE(1), SAVE(1))
 {
     if (WANT(d, 1)) {
         uint32_t q = CALL(d, div_Tensor, V(CALL(d, div_Tensor, d->a[0], d->a[1])), d->a[1]);
@@ -502,7 +503,7 @@ FORMULA(pow_scalar, SAVE(0))
 /* pow.Tensor_Tensor(self, exponent), in 1.13's order:
  * exponent: grad * where(self == 0 and exponent >= 0, 0, result * self.log());
  * self: where(exponent == 0.0, 0, grad * (exponent * self.pow(exponent - 1))). */
-FORMULA_OWN(pow_tensor, SAVE(0) | SAVE(1) | SG_DSAVE_RESULT, SAVE(0) | SAVE(1))
+FORMULA_ALL(pow_tensor, SAVE(0) | SAVE(1) | SG_DSAVE_RESULT, SAVE(0) | SAVE(1), SAVE(0) | SAVE(1))
 {
     sg__garg self = d->a[0], ex = d->a[1];
     if (WANT(d, 1)) {
@@ -576,7 +577,7 @@ FORMULA(clamp, SAVE(0))
  * max where(self > max or max < min, grad, 0), the test alone where one
  * bound is given; then self as clamp's, with the Tensor tests (and, the
  * tensors being traced, logical_and out of place). */
-FORMULA_OWN(clamp_tensor, SAVE(0) | SAVE(1) | SAVE(2), SAVE(0))
+FORMULA_ALL(clamp_tensor, SAVE(0) | SAVE(1) | SAVE(2), SAVE(0), SAVE(0) | SAVE(1) | SAVE(2))
 {
     sg__garg self = d->a[0], lo = d->a[1], hi = d->a[2];
     bool has_lo = lo.kind == SG_A_VALUE, has_hi = hi.kind == SG_A_VALUE;
@@ -604,7 +605,7 @@ FORMULA_OWN(clamp_tensor, SAVE(0) | SAVE(1) | SAVE(2), SAVE(0))
 
 /* where.self(condition, self, other), in 1.13's order: other: where(condition,
  * 0, grad); self: where(condition, grad, 0); condition: none. */
-FORMULA(where, SAVE(0))
+FORMULA_ALL(where, SAVE(0), 0, SAVE(0))
 {
     if (WANT(d, 2))
         d->gin[2] = CALL(d, where_self, d->a[0], V(zero_scalar(d, false)), V(d->grad));

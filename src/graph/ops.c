@@ -18,7 +18,7 @@
  * none is NULL / SG_OP_NONE. */
 #define sg__meta_none NULL
 #define sg__composite_none NULL
-static const sg__deriv sg__d_none = {NULL, 0, 0};
+static const sg__deriv sg__d_none = {NULL, 0, 0, 0};
 static const sg__opinfo info[] = {
 #define OP(id, schema, rule, variant, kernel, composite, py, pyflags, tags, functional, inverse, derivative) \
     {schema, sg__meta_##rule, variant, sg__composite_##composite, py, pyflags, tags, SG_OP_##functional, \
