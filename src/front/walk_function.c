@@ -392,13 +392,9 @@ sg_status sg__w_function_apply(sg_walk *W, const sg__py *at, const wv *cls, wv *
         for (size_t d = 0; d < nd; d++)
             sizes[d] = sg_tracer_size(W->t, v, d);
         sg_arg a[2] = {{.kind = SG_ARG_VALUE, .u.v = v}, {.kind = SG_ARG_INTS, .u.ints = {nd, sizes}}};
+        /* (PyTorch's _view_as_self_with_no_grad: view_as under no_grad, a view made in no_grad mode whose
+           base is the input, applied under no_grad or not) */
         s = sg__w_op_call(W, at, "view", a, 2, NULL, &outs[j]);
-        if (!s && !grad) { /* (applied under no_grad, an input that requires no grad: PyTorch's
-                              _view_as_self_with_no_grad, view_as's strides on an alias that is no view for
-                              autograd: a detach of it) */
-            sg_arg d = {.kind = SG_ARG_VALUE, .u.v = outs[j].u.t->v};
-            s = sg__w_op_call(W, at, "detach", &d, 1, NULL, &outs[j]);
-        }
     }
     W->grad = grad;
     sg_status s2 = sg_tracer_set_grad_enabled(W->t, grad);
