@@ -824,7 +824,7 @@ FORMULA_OWN(amax, SAVE(0) | SG_DSAVE_RESULT, SAVE(0))
 /* masked_select(self, mask) (masked_select_backward): zeros_like(self
  * expanded to the sizes self and mask broadcast to, preserve_format)
  * .masked_scatter(mask, grad); mask: none. */
-FORMULA_OWN(masked_select, SAVE(0) | SAVE(1), SAVE(0))
+FORMULA_ALL(masked_select, SAVE(0) | SAVE(1), SAVE(0), SAVE(0) | SAVE(1))
 {
     uint32_t self = d->a[0].u.v, mask = d->a[1].u.v;
     size_t n = ndim(d, self) > ndim(d, mask) ? ndim(d, self) : ndim(d, mask);

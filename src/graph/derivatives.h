@@ -49,9 +49,10 @@ typedef struct sg__deriv {
                      for decides whether it is saved, as PyTorch saves only what the wanted gradients read.
                      An operator of one tensor argument reads it for its own always. */
     uint16_t always; /* of saves, the arguments saved whatever gradients are wanted: those the formulas
-                        of more than one argument read (PyTorch's generated code guards a saved tensor by
-                        should_compute_output only where one formula reads it: div's other, where's
-                        condition) */
+                        of more than one argument read, and all of an operator with one differentiable
+                        argument (PyTorch's generated code guards a saved tensor by should_compute_output
+                        only where one formula of several reads it: div's other, where's condition and
+                        masked_select's self and mask are saved unguarded) */
 } sg__deriv;
 
 /* x summed to the sizes of like (PyTorch's sum_to: the leading dimensions
