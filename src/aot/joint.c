@@ -2688,12 +2688,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         /* (the version an in-place call's write or metadata change came from: e.squeeze_(0) of a view e
            keeps it a view; not past a set_, but for the one of x.data = y, which keeps x's autograd meta,
            a view's among it) */
-        uint32_t vself = self0;
-        for (uint32_t u; vself != SG_NOVAL && (u = sg__graph_updates(src, vself)) != SG_NOVAL &&
-                         src->nodes[src->vals[vself].node].kind == SG_N_CALL &&
-                         (src->nodes[src->vals[vself].node].schema->op != SG_OP_set__source_Tensor ||
-                          (src->nodes[src->vals[vself].node].flags & SG_NODE_DATA));)
-            vself = u;
+        uint32_t vself = sg__graph_first_version(src, self0, true);
         uint32_t vnode = vself != SG_NOVAL ? src->vals[vself].node : SG_NOVAL; /* (.data, detach: no view autograd sees) */
         bool set_view = self0 != SG_NOVAL && !hidden && vnode != SG_NOVAL &&
                         ((sg__graph_view_of(src, vself) != SG_NOVAL && src->nodes[vnode].kind == SG_N_CALL &&

@@ -146,11 +146,7 @@ uint32_t sg__graph_grad_base(const sg__graph *g, uint32_t v)
             /* an in-place or out= result: the tensor it wrote, whose base autograd keeps with the object
                (a view written in place, t0.mul_(t0), is still its base's view; its views too). Back to
                its first version, past no set_ (ours keeps what it puts on a view apart: set_view) */
-            uint32_t first = v, w;
-            while (g->nodes[g->vals[first].node].kind == SG_N_CALL &&
-                   g->nodes[g->vals[first].node].schema->op != SG_OP_set__source_Tensor &&
-                   (w = sg__graph_updates(g, first)) != SG_NOVAL)
-                first = w;
+            uint32_t first = sg__graph_first_version(g, v, false);
             if (first != v && g->vals[first].node != SG_NOVAL &&
                 g->nodes[g->vals[first].node].kind == SG_N_PLACEHOLDER && g->vals[first].u.t.declared_view) {
                 v = first; /* (a version of an input declared a view: that input's base, above) */
@@ -187,5 +183,15 @@ uint32_t sg__graph_tensor_of(const sg__graph *g, uint32_t v)
 {
     for (uint32_t w; v != SG_NOVAL && (w = sg__graph_updates(g, v)) != SG_NOVAL;)
         v = w;
+    return v;
+}
+
+uint32_t sg__graph_first_version(const sg__graph *g, uint32_t v, bool past_data_set)
+{
+    for (uint32_t u; v != SG_NOVAL && g->vals[v].node != SG_NOVAL && g->nodes[g->vals[v].node].kind == SG_N_CALL &&
+                     (g->nodes[g->vals[v].node].schema->op != SG_OP_set__source_Tensor ||
+                      (past_data_set && (g->nodes[g->vals[v].node].flags & SG_NODE_DATA))) &&
+                     (u = sg__graph_updates(g, v)) != SG_NOVAL;)
+        v = u;
     return v;
 }

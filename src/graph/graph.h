@@ -491,6 +491,11 @@ uint32_t sg__graph_grad_base(const sg__graph *g, uint32_t v);
 uint32_t sg__graph_updates(const sg__graph *g, uint32_t v);
 /* The first value of the tensor v is a version of (v itself if none). */
 uint32_t sg__graph_tensor_of(const sg__graph *g, uint32_t v);
+/* The version of tensor value v that its chain of in-place calls starts
+ * from, not past a set_ (whose result has another object's view chain),
+ * but for the set_ of x.data = y where past_data_set (x keeps its autograd
+ * meta): the view autograd sees in a version of a view. */
+uint32_t sg__graph_first_version(const sg__graph *g, uint32_t v, bool past_data_set);
 
 /* A tensor-subclass input or output of a traced program: its inner
  * tensors in flatten order, as placeholders (an input's values) or output

@@ -822,17 +822,6 @@ static sg_status moved_no_grad_view(const sg_tracer *t, const char *op, uint32_t
 
 static sg_status inplace_check(const sg_tracer *t, sg__mcall *m);
 
-/* The first version of tensor value v (back through in-place calls, not
- * past a set_). */
-static uint32_t first_version(const sg__graph *g, uint32_t v)
-{
-    for (uint32_t u; g->vals[v].node != SG_NOVAL && g->nodes[g->vals[v].node].kind == SG_N_CALL &&
-                     g->nodes[g->vals[v].node].schema->op != SG_OP_set__source_Tensor &&
-                     (u = sg__graph_updates(g, v)) != SG_NOVAL;)
-        v = u;
-    return v;
-}
-
 /* Is call m a factory's out= (arange, zeros: no tensor argument, nor a
  * list of them, but the one it writes, *out: that one, or SG_NOVAL)? */
 static bool factory_call(const sg__graph *g, const sg__mcall *m, uint32_t *out)
@@ -982,7 +971,7 @@ static sg_status inplace_check(const sg_tracer *t, sg__mcall *m)
                        "as-is) and the autograd logic to handle view+inplace would override the custom backward "
                        "associated with the custom Function, leading to incorrect gradients. This behavior is "
                        "forbidden. You can fix this by cloning the output of the custom Function.", m->op);
-    uint32_t first = first_version(g, m->a[0].u.v); /* (t3.zero_() then t3.copy_(t1) of a no_grad view t3) */
+    uint32_t first = sg__graph_first_version(g, m->a[0].u.v, false); /* (t3.copy_(t1) after t3.zero_()) */
     bool other_rg = false; /* (the write makes the view require grad: its history rebased, as where its base does) */
     for (int i = 1; i < m->s->nargs; i++)
         other_rg |= m->a[i].kind == SG_A_VALUE && g->vals[m->a[i].u.v].kind == SG_V_TENSOR &&
@@ -998,7 +987,7 @@ static sg_status inplace_check(const sg_tracer *t, sg__mcall *m)
                 return sg__err(t->ctx, SG_EAUTOGRAD, "%s: a view was created in no_grad mode and is being modified "
                                                      "inplace with grad mode enabled", m->op);
             uint32_t up = sg__graph_view_of(g, c);
-            c = up != SG_NOVAL ? first_version(g, up) : SG_NOVAL;
+            c = up != SG_NOVAL ? sg__graph_first_version(g, up, false) : SG_NOVAL;
         }
     if (self->requires_grad || other_rg) /* an output of unbind, or a view of one (CreationMeta::MULTI_OUTPUT_NODE) */
         for (uint32_t v = m->a[0].u.v; v != SG_NOVAL; v = sg__graph_view_of(g, v)) {
