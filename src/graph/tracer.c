@@ -687,7 +687,8 @@ static void propagate_grad(void *ud, const sg__mcall *m, uint32_t v)
     g->vals[v].u.t.leaf = !g->vals[v].u.t.requires_grad;
 }
 
-/* ---- views made under no_grad whose version moved (CreationMeta::NO_GRAD_MODE) ---- */
+/* ---- views made under no_grad, or of unbind, whose version moved (CreationMeta NO_GRAD_MODE and
+   MULTI_OUTPUT_NODE) ---- */
 
 /* Value v's entry, if the tracer noted it (else NULL). */
 static const sg__tver *tver(const sg_tracer *t, uint32_t v)
@@ -736,9 +737,13 @@ static sg_status note_value(sg_tracer *t, uint32_t n, uint32_t v)
         e.ctr = 2 * v + 1;
     else if (up != SG_NOVAL || old != SG_NOVAL)
         e.ctr = ctr_key(t, up != SG_NOVAL ? up : old);
-    if (up != SG_NOVAL && (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) == SG_NODE_NO_GRAD &&
-        nd->schema->op != SG_OP_detach && (dt == SG_FLOAT64 || dt == SG_FLOAT32)) /* (views of other dtypes: no
-                                                                                     view meta) */
+    /* (a view made under no_grad, an element of unbind made with grad (CreationMeta::MULTI_OUTPUT_NODE), or a
+       view made with grad of either, which takes its creation meta (propagate_creation_meta); views of other
+       dtypes: no view meta) */
+    const sg__tver *ue = up != SG_NOVAL ? tver(t, up) : NULL;
+    if (up != SG_NOVAL && !(nd->flags & SG_NODE_DATA) && nd->schema->op != SG_OP_detach &&
+        (dt == SG_FLOAT64 || dt == SG_FLOAT32) &&
+        ((nd->flags & SG_NODE_NO_GRAD) || nd->schema->op == SG_OP_unbind_int || (ue && ue->ngv != SG_NOVAL)))
         e.ngv = v;
     t->ver[v] = e;
     return SG_OK;
@@ -814,10 +819,14 @@ static sg_status moved_no_grad_view(const sg_tracer *t, const char *op, uint32_t
     uint32_t key = ctr_key(t, v), w = key < t->nclast ? t->clast[key] : SG_NOVAL, made = g->vals[v].node;
     if (w == SG_NOVAL || w >= g->nnodes || w <= made)
         return SG_OK;
-    return sg__err(t->ctx, SG_EAUTOGRAD, "%s: A view was created in no_grad mode and its base or another view of "
-                   "its base has been modified inplace with grad mode enabled (%s, line %u; the view: %s, line %u)",
-                   op, g->nodes[w].schema->name, g->nodes[w].line, g->nodes[made].schema->name,
-                   g->nodes[made].line);
+    bool no_grad = false; /* (else an element of unbind made with grad, or a view of one) */
+    for (uint32_t c = v; c != SG_NOVAL && !no_grad; c = sg__graph_view_of(g, c))
+        no_grad = g->vals[c].node != SG_NOVAL && (g->nodes[g->vals[c].node].flags & SG_NODE_NO_GRAD);
+    return sg__err(t->ctx, SG_EAUTOGRAD, "%s: %s and its base or another view of its base has been modified "
+                   "inplace%s (%s, line %u; the view: %s, line %u)", op,
+                   no_grad ? "A view was created in no_grad mode" : "Output 0 of a function that returns multiple "
+                   "views is a view", no_grad ? " with grad mode enabled" : "", g->nodes[w].schema->name,
+                   g->nodes[w].line, g->nodes[made].schema->name, g->nodes[made].line);
 }
 
 static sg_status inplace_check(const sg_tracer *t, sg__mcall *m);

@@ -21,7 +21,8 @@ typedef struct sg__tver {
     uint32_t node; /* the node that gave the value when noted (the entry holds while the value's is it) */
     uint32_t ctr;  /* the key of the counter it counts on: 2 * v + 1 for .data's v (a counter of its own),
                       SG_NOVAL: its storage's (2 * storage) */
-    uint32_t ngv;  /* the view made under no_grad it is (or a later version of), or SG_NOVAL */
+    uint32_t ngv;  /* the view made under no_grad, or element of unbind made with grad, or view made with grad
+                      of either, it is (or a later version of), or SG_NOVAL */
 } sg__tver;
 
 struct sg_tracer {
