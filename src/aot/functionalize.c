@@ -75,7 +75,7 @@ typedef struct fstore {
     uint32_t writes, writes_no_grad, writes_hidden; /* data mutations: all, under no_grad (not through .data:
                                                     each write counted once), through .data */
     uint32_t vbumps; /* in-place view calls (t_, squeeze_ ...) of what is on it that move its version counter
-                        (not through .data) */
+                        (not through .data), counted where an as_strided views it (strided) */
     bool written;    /* some call of src writes it */
     bool strided;    /* some as_strided of src views it */
     bool grad;       /* a write with grad of a value that requires grad gave it a history (CopySlices: every
@@ -1275,11 +1275,12 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 s->regen_node = node;
                 s->gen++;
             }
-            if (!(nd->flags & SG_NODE_DATA) && sg__op_bumps_version(sch) && !own_counter(z, self)) {
-                rs->vbumps++;
+            if (rs->strided && !(nd->flags & SG_NODE_DATA) && sg__op_bumps_version(sch) && !own_counter(z, self)) {
                 /* (the counter it moved makes the grad_fn of an as_strided of a view made before again, from
-                   the base, when it is used: those views are made again, out of the view's history, vers) */
-                if (!relaid && rs->strided && !rs->synth && rs->inputs < 2)
+                   the base, when it is used: those views are made again, out of the view's history, vers;
+                   counted only where an as_strided views the storage, the walk of own_counter with it) */
+                rs->vbumps++;
+                if (!relaid && !rs->synth && rs->inputs < 2)
                     rs->gen++;
             }
             z->v[nd->out] = (fval){.parent = parent, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
