@@ -2414,8 +2414,7 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
         s = plan_synthetic(&z);
     if (!s)
         s = stale_grad_flags(&z);
-    if (!s)
-        {
+    if (!s) {
         const sg__replay_cbs cbs = {.call = hook, .end = end, .cond = before_cond, .branch_end = branch_end,
                                     .cond_done = cond_done, .function = before_function,
                                     .function_written = function_written};
