@@ -2078,10 +2078,13 @@ static sg_status no_grad_view(const sg__graph *src, uint32_t i, uint32_t v, cons
             continue;
         size_t nw = sg__graph_node_writes(src, j, vals, 8);
         /* (asked where the base requires grad when the view is read: since it was made, or by the write) */
-        /* (the write makes it require grad where what it writes did not: a.copy_(t); a tensor
-           that required grad already, reached through a detach, is not the view's base) */
-        bool base_rg = rg || (w->out != SG_NOVAL && src->vals[w->out].kind == SG_V_TENSOR &&
-                              src->vals[w->out].u.t.requires_grad && nw && !src->vals[vals[0]].u.t.requires_grad);
+        /* (the write makes it require grad where what it writes did not, but by a write through an alias
+           (rg_alias: this one's, or one before): a.copy_(t), with grad (a write under no_grad whose result's
+           flag a later write with grad raised made none); a tensor that required grad already, reached
+           through a detach, is not the view's base) */
+        bool base_rg = rg || ((w->flags & SG_NODE_GRAD) && w->out != SG_NOVAL &&
+                              src->vals[w->out].kind == SG_V_TENSOR && src->vals[w->out].u.t.requires_grad && nw &&
+                              (!src->vals[vals[0]].u.t.requires_grad || src->vals[vals[0]].u.t.rg_alias));
         for (size_t k = 0; k < nw && base_rg; k++)
             if (cnt[vals[k]] == cnt[v])
                 return ngv_error(src, w, nd);
