@@ -306,12 +306,32 @@ typedef struct stride_map {
     size_t n;
 } stride_map;
 
-static const sg_expr *map_get(const stride_map *m, const sg_expr *key)
+/* The value of key in m: an entry of key itself, else of an expression the
+ * environment proves equal to it (a stride folded under facts recorded
+ * after the sizes it is made of: 2 for Max(2*(s1 % 2), 1) once
+ * Max(2*(s1 % 2), 1) >= 2 is a guard), asking nothing that records one. */
+static sg_status map_get(sg_env *env, const stride_map *m, const sg_expr *key, const sg_expr **out)
 {
+    *out = NULL;
     for (size_t i = 0; i < m->n; i++)
-        if (m->key[i] == key)
-            return m->val[i];
-    return NULL;
+        if (m->key[i] == key) {
+            *out = m->val[i];
+            return SG_OK;
+        }
+    for (size_t i = m->n; i-- > 0;) { /* (the latest entry first, as a later one replaces an earlier) */
+        const sg_expr *eq;
+        sg_truth t;
+        sg_status s = sg_expr_rel(sg_env_ctx(env), &eq, SG_REL_EQ, m->key[i], key);
+        if (!s)
+            s = sg_env_known(env, &t, eq);
+        if (s)
+            return s;
+        if (t == SG_TRUE) {
+            *out = m->val[i];
+            return SG_OK;
+        }
+    }
+    return SG_OK;
 }
 
 static void map_put(stride_map *m, const sg_expr *key, const sg_expr *val)
@@ -368,9 +388,13 @@ static sg_status merge_strides(merge *M, size_t i, const sg_expr *const *as, con
             out[d] = ctx->zero;
             continue;
         }
-        const sg_expr *ea = map_get(&A, as[d]);
+        const sg_expr *ea, *eb;
+        if ((s = map_get(M->t->env, &A, as[d], &ea)))
+            return s;
         if (ea) {
-            if (map_get(&B, bs[d]) != ea)
+            if ((s = map_get(M->t->env, &B, bs[d], &eb)))
+                return s;
+            if (eb != ea)
                 return shape_error(M->t, i, "the strides of the branches do not follow the same sizes");
             out[d] = ea;
         } else if ((s = is_one(M, as[d], &one)) || one) {
