@@ -62,9 +62,10 @@ typedef struct fval {
     uint32_t rbase;  /* (dreg) the root of x's chain before the set_, which autograd's base of x is */
     uint32_t rgen;   /* (dreg) rbase's storage generation when x's history was last made */
     uint32_t vers;   /* (an as_strided of a view, made over its storage's base or, of an input's view, over that
-                        view, and its later versions) 1 + the moves of the storage's version counter (moves()) when it was made, 0 where not told:
-                        once more have come, PyTorch makes its grad_fn again as an as_strided of its base (all
-                        positions), no longer through the view's own history */
+                        view, and its later versions) 1 + the moves of the storage's version counter (moves())
+                        when it was made, 0 where not told: once more have come, PyTorch makes its grad_fn
+                        again as an as_strided of its base (all positions), no longer through the view's own
+                        history */
 } fval;
 
 typedef struct fstore {
