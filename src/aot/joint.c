@@ -288,6 +288,30 @@ static sg_status subclass_refusals(const jctx *J, const sg__graph *g, const uint
     return SG_OK;
 }
 
+/* What joint g's backward part cannot give where the loss is a tensor
+ * subclass (two: subclass_values): the gradient of what a write through a
+ * view wrote over (a scatter's self: the gradient with the view's part
+ * zeroed) where that gradient is plain, a factory's. PyTorch's CopySlices
+ * copies the write's gradient, a TwoTensor, into that plain tensor (the
+ * inner b's values stay), where ours sums a TwoTensor. */
+static sg_status plain_copyslices(const jctx *J, const sg__graph *g, const uint8_t *two)
+{
+    for (uint32_t i = J->first; i < g->nnodes; i++) {
+        const sg__gnode *nd = &g->nodes[i];
+        if (nd->kind != SG_N_CALL || nd->nargs < 2 || g->args[nd->args].kind != SG_A_VALUE ||
+            g->args[nd->args + 1].kind != SG_A_VALUE || two[g->args[nd->args].u.v] ||
+            (nd->schema->op != SG_OP_select_scatter && nd->schema->op != SG_OP_slice_scatter &&
+             nd->schema->op != SG_OP_diagonal_scatter && nd->schema->op != SG_OP_as_strided_scatter))
+            continue;
+        uint32_t z = g->vals[g->args[nd->args + 1].u.v].node; /* (the scatter formula's zeros: a CopySlices) */
+        if (z != SG_NOVAL && g->nodes[z].kind == SG_N_CALL && g->nodes[z].schema->op == SG_OP_zeros)
+            return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: a write with grad through a view whose gradient "
+                           "is plain (a factory's zeros), where the loss is a tensor subclass: PyTorch's CopySlices "
+                           "copies the write's gradient, a TwoTensor, into a plain tensor");
+    }
+    return SG_OK;
+}
+
 /* What the backward cannot give of inputs the program gave another layout
  * or storage, refused where a backward runs: an output requires grad, by
  * the trace's flags (eager's loss) or the functional graph's flow (ntan
@@ -475,22 +499,8 @@ static sg_status joint_end(sg__replay *r, void *ud)
     uint8_t *two = NULL;
     if (!s && npass > 1)
         s = subclass_values(J, r, &two);
-    for (uint32_t i = J->first; two && i < g->nnodes && !s; i++) {
-        /* the gradient of what a write through a view wrote over (a scatter's self: the gradient with the
-           view's part zeroed) where that gradient is plain, a factory's: PyTorch's CopySlices copies the
-           formula's gradient into a plain buffer (the inner b's values), where ours sums a TwoTensor */
-        const sg__gnode *nd = &g->nodes[i];
-        if (nd->kind != SG_N_CALL || nd->nargs < 2 || g->args[nd->args].kind != SG_A_VALUE ||
-            g->args[nd->args + 1].kind != SG_A_VALUE || two[g->args[nd->args].u.v] ||
-            (nd->schema->op != SG_OP_select_scatter && nd->schema->op != SG_OP_slice_scatter &&
-             nd->schema->op != SG_OP_diagonal_scatter && nd->schema->op != SG_OP_as_strided_scatter))
-            continue;
-        uint32_t z = g->vals[g->args[nd->args + 1].u.v].node;
-        if (z != SG_NOVAL && g->nodes[z].kind == SG_N_CALL && g->nodes[z].schema->op == SG_OP_zeros)
-            s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: a write with grad through a view whose gradient is "
-                        "plain (a factory's zeros), where the loss is a tensor subclass: PyTorch's CopySlices "
-                        "copies the write's gradient, a TwoTensor, into a plain tensor");
-    }
+    if (!s && two)
+        s = plain_copyslices(J, g, two);
     if (!s)
         s = gradient_outputs(J, nin, npass, two);
     for (uint32_t k = 0; k < t->ngrad && !s; k++) {
