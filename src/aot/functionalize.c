@@ -880,7 +880,9 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
         slot = (uint32_t)z->src->nvals + sid_of(z, self);
         CHAIN(current(z, r, slot, &b));
         CHAIN(strided_scatter(z, self, b, f, &flat));
-        CHAIN(hidden_write(z, b, flat, (uint8_t)((flags & grad_off) | (hidden ? SG_NODE_DATA : 0)), rg, &flat));
+        /* (what autograd does not see of it past the links of the chain, as link by link below: a write
+           through a detach of the view, without grad, keeps the storage's history) */
+        CHAIN(hidden_write(z, b, flat, (uint8_t)(seen | (hidden ? SG_NODE_DATA : 0)), rg, &flat));
         s->base = flat;
         s->gen++;
         s->writes++;

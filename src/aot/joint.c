@@ -1785,13 +1785,17 @@ static bool past_set_view(const sg__graph *src, uint32_t v)
     return false;
 }
 
-/* Is value v of src a view (of a view ...) of the tensor t is a version of? */
+/* Is value v of src a view (of a view ...) of the tensor t is a version of,
+ * one autograd sees (no detach or .data on the way)? */
 static bool views(const sg__graph *src, uint32_t v, uint32_t t)
 {
     uint32_t obj = sg__graph_tensor_of(src, t);
     /* (through the first versions: v.squeeze_() of a view v is a view of the same) */
     uint32_t u = sg__graph_tensor_of(src, v);
     for (uint32_t w = sg__graph_view_of(src, u); w != SG_NOVAL; w = sg__graph_view_of(src, u)) {
+        const sg__gnode *un = &src->nodes[src->vals[u].node];
+        if (un->schema->op == SG_OP_detach || (un->flags & SG_NODE_DATA)) /* (a history of its own) */
+            return false;
         u = sg__graph_tensor_of(src, w);
         if (u == obj)
             return true;
