@@ -2549,8 +2549,10 @@ static sg_status relaid_outputs(const sg__graph *src)
             r = sg__graph_updates(src, r);
         n = src->vals[r].node;
         if (r == v || n == SG_NOVAL || src->nodes[n].kind != SG_N_CALL || !(src->nodes[n].flags & SG_NODE_GRAD) ||
-            (src->nodes[n].schema->flags & SG_OPF_VIEW) || same_layout_kind(src, r, v))
-            continue; /* (a view's grad_fn is made again from its base: its gradient passes as a view op's) */
+            (src->nodes[n].schema->flags & SG_OPF_VIEW) || sg__graph_grad_base(src, r) != r ||
+            same_layout_kind(src, r, v))
+            continue; /* (a view's grad_fn, a version's of a view too, is made again from its base: its gradient
+                         passes as a view op's) */
         /* (expandable: r's sizes, aligned right, each v's or 1) */
         uint32_t nr = src->vals[r].u.t.ndim, nv = src->vals[v].u.t.ndim;
         sg_truth fits = nr <= nv ? SG_TRUE : SG_FALSE;
