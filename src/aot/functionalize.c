@@ -1391,9 +1391,10 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
     if (view && is_asstrided(nd) && cur[0].kind == SG_A_VALUE)
         CHAIN(strided_over(z, r, z->src->args[nd->args].u.v, cur[0].u.v, &cur[0].u.v));
     if (view && is_asstrided(nd) && cur[0].kind == SG_A_VALUE && is_tensor(z->dst, cur[0].u.v) &&
-        z->dst->vals[cur[0].u.v].u.t.offset != z->src->vals[z->src->args[nd->args].u.v].u.t.offset)
-        /* (what stands for self is not at its storage offset: a copy of its values, x after x.data = y, whose
-           storage positions are not the caller's) */
+        (z->dst->vals[cur[0].u.v].u.t.offset != z->src->vals[z->src->args[nd->args].u.v].u.t.offset ||
+         !sg__aot_same_strides(z->dst, cur[0].u.v, z->src, z->src->args[nd->args].u.v)))
+        /* (what stands for self is not at its storage offset, or not laid out as it: a copy of its values, x
+           after x.data = y, whose storage positions are not the caller's) */
         return unsupported(z, "an as_strided of storage positions the functional graph does not give what it "
                               "is called on (a copy stands for it: x.data = y of a view, ...)", sch->name);
     if (view && sch->op == SG_OP_view && cur[0].kind == SG_A_VALUE &&
