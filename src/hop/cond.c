@@ -306,11 +306,12 @@ typedef struct stride_map {
     size_t n;
 } stride_map;
 
-/* The value of key in m: an entry of key itself, else of an expression the
- * environment proves equal to it (a stride folded under facts recorded
- * after the sizes it is made of: 2 for Max(2*(s1 % 2), 1) once
- * Max(2*(s1 % 2), 1) >= 2 is a guard), asking nothing that records one. */
-static sg_status map_get(sg_env *env, const stride_map *m, const sg_expr *key, const sg_expr **out)
+/* The value of key in m: an entry of key itself, else (proved) of an
+ * expression the environment proves equal to it (a stride folded under
+ * facts recorded after the sizes it is made of: 2 for Max(2*(s1 % 2), 1)
+ * once Max(2*(s1 % 2), 1) >= 2 is a guard), asking nothing that records
+ * one. */
+static sg_status map_get(sg_env *env, const stride_map *m, const sg_expr *key, bool proved, const sg_expr **out)
 {
     *out = NULL;
     for (size_t i = 0; i < m->n; i++)
@@ -318,7 +319,7 @@ static sg_status map_get(sg_env *env, const stride_map *m, const sg_expr *key, c
             *out = m->val[i];
             return SG_OK;
         }
-    for (size_t i = m->n; i-- > 0;) { /* (the latest entry first, as a later one replaces an earlier) */
+    for (size_t i = m->n; proved && i-- > 0;) { /* (the latest entry first, as a later one replaces an earlier) */
         const sg_expr *eq;
         sg_truth t;
         sg_status s = sg_expr_rel(sg_env_ctx(env), &eq, SG_REL_EQ, m->key[i], key);
@@ -388,24 +389,27 @@ static sg_status merge_strides(merge *M, size_t i, const sg_expr *const *as, con
             out[d] = ctx->zero;
             continue;
         }
+        /* (a stride the map has as it is, else 1, else one the environment proves equal to a key) */
         const sg_expr *ea, *eb;
-        if ((s = map_get(M->t->env, &A, as[d], &ea)))
+        if ((s = map_get(M->t->env, &A, as[d], false, &ea)))
             return s;
-        if (ea) {
-            if ((s = map_get(M->t->env, &B, bs[d], &eb)))
-                return s;
-            if (eb != ea)
-                return shape_error(M->t, i, "the strides of the branches do not follow the same sizes");
-            out[d] = ea;
-        } else if ((s = is_one(M, as[d], &one)) || one) {
+        if (!ea && ((s = is_one(M, as[d], &one)) || one)) {
             if (s || (s = is_one(M, bs[d], &one)))
                 return s;
             if (!one)
                 return shape_error(M->t, i, "a stride 1 in one branch only");
             out[d] = ctx->one;
         } else {
-            return shape_error(M->t, i, "a stride that is no product of sizes (a slice that is not dense: call "
-                                        "contiguous() on it)");
+            if (!ea && (s = map_get(M->t->env, &A, as[d], true, &ea)))
+                return s;
+            if (!ea)
+                return shape_error(M->t, i, "a stride that is no product of sizes (a slice that is not dense: "
+                                            "call contiguous() on it)");
+            if ((s = map_get(M->t->env, &B, bs[d], true, &eb)))
+                return s;
+            if (eb != ea)
+                return shape_error(M->t, i, "the strides of the branches do not follow the same sizes");
+            out[d] = ea;
         }
         const sg_expr *next = sg__mul(ctx, out[d], msz[d]), *ka = sg__mul(ctx, as[d], asz[d]),
                       *kb = sg__mul(ctx, bs[d], bsz[d]);
