@@ -380,6 +380,14 @@ static sg_status replay_view(fz *z, sg__replay *r, uint32_t node, uint32_t p, ui
     return SG_OK;
 }
 
+/* as_strided(base, v's sizes, strides, offset) in dst (base a dst value). */
+static sg_status strided_as(fz *z, uint32_t v, uint32_t base, uint32_t *out)
+{
+    sg__garg a[4];
+    CHAIN(sg__aot_layout_args(z->dst, z->src, v, base, a));
+    return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out);
+}
+
 /* as_strided_scatter(base, val, v's sizes, strides, offset) in dst. */
 static sg_status strided_scatter(fz *z, uint32_t v, uint32_t base, uint32_t val, uint32_t *out)
 {
@@ -423,9 +431,7 @@ static sg_status regenerated_view(fz *z, sg__replay *r, uint32_t v, uint32_t *ou
 {
     uint32_t x;
     CHAIN(current(z, r, store_of(z, v)->regen, &x));
-    sg__garg a[4];
-    CHAIN(sg__aot_layout_args(z->dst, z->src, v, x, a));
-    CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out));
+    CHAIN(strided_as(z, v, x, out));
     const sg__gnode *vn = &z->src->nodes[z->v[v].vnode]; /* (a view autograd does not see stays one) */
     if (!(vn->schema->flags & SG_OPF_INPLACE))
         hide(z, *out, vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
@@ -484,9 +490,7 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
         while (z->v[root].parent != SG_NOVAL)
             root = z->v[root].parent;
         CHAIN(current(z, r, root, &x));
-        sg__garg a[4];
-        CHAIN(sg__aot_layout_args(z->dst, z->src, v, x, a));
-        CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out));
+        CHAIN(strided_as(z, v, x, out));
         hide(z, *out, sn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
         return SG_OK;
     }
@@ -521,9 +525,7 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
             CHAIN(hidden_write(z, z->v[o].hist, *out, SG_NODE_DATA, true, out));
         return SG_OK;
     }
-    sg__garg a[4];
-    CHAIN(sg__aot_layout_args(z->dst, z->src, v, p, a));
-    return sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, out);
+    return strided_as(z, v, p, out);
 }
 
 /* Link v of a chain written back: val (its new contents) into base (the
@@ -603,9 +605,7 @@ static sg_status data_set_regen(fz *z, sg__replay *r, uint32_t v)
                               "its base)", NULL);
     uint32_t base, as, cur = f->cur;
     CHAIN(current(z, r, f->rbase, &base));
-    sg__garg a[4];
-    CHAIN(sg__aot_layout_args(z->dst, z->src, v, base, a));
-    CHAIN(sg__graph_record(z->dst, sg__opreg_op(z->dst->reg, SG_OP_as_strided), a, 4, 0, NULL, &as));
+    CHAIN(strided_as(z, v, base, &as));
     hide(z, as, SG_NODE_REGEN);
     CHAIN(hidden_write_as(z, as, cur, SG_NODE_DATA, true, false, &cur));
     f = &z->v[v];

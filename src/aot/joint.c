@@ -2123,20 +2123,25 @@ static sg_status no_grad_view(const sg__graph *src, uint32_t i, uint32_t v, cons
     return SG_OK;
 }
 
+/* Does an operand of cond node nd require grad (now: or by a write with
+ * grad through an alias since, sg__graph_rg_now; else its traced flag)? */
+static bool cond_operand_rg(const sg__graph *src, const sg__gnode *nd, bool now)
+{
+    const sg__garg *ops = &src->args[nd->args + 3];
+    for (uint32_t j = 0; j < ops->u.list.n; j++) {
+        uint32_t x = src->ids[ops->u.list.off + j];
+        if (src->vals[x].kind == SG_V_TENSOR && (now ? sg__graph_rg_now(src, x) : src->vals[x].u.t.requires_grad))
+            return true;
+    }
+    return false;
+}
+
 /* Is cond node nd (made with grad enabled) PyTorch's CondAutogradOp: a
  * tensor predicate and an operand that requires grad (a bool over sizes is
  * eager torch.cond calling the branch, whose own calls ask)? */
 static bool autograd_cond(const sg__graph *src, const sg__gnode *nd)
 {
-    const sg__garg *a = &src->args[nd->args];
-    if (a[0].kind != SG_A_VALUE)
-        return false;
-    for (uint32_t j = 0; j < a[3].u.list.n; j++) {
-        uint32_t x = src->ids[a[3].u.list.off + j];
-        if (src->vals[x].kind == SG_V_TENSOR && src->vals[x].u.t.requires_grad)
-            return true;
-    }
-    return false;
+    return src->args[nd->args].kind == SG_A_VALUE && cond_operand_rg(src, nd, false);
 }
 
 /* Is v an operand of a torch.cond made with grad after node i (its
@@ -2690,12 +2695,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         }
         if (nd->kind == SG_N_COND && nd->scope == 0 && !(nd->flags & SG_NODE_NO_GRAD)) {
             /* (no operand requiring grad, lifted closures among them: autograd records nothing of it) */
-            const sg__garg *ops = &src->args[nd->args + 3];
-            bool any = false;
-            for (uint32_t j = 0; j < ops->u.list.n && !any; j++)
-                any = src->vals[src->ids[ops->u.list.off + j]].kind == SG_V_TENSOR &&
-                      sg__graph_rg_now(src, src->ids[ops->u.list.off + j]);
-            if (any)
+            if (cond_operand_rg(src, nd, true))
                 s = cond_saved(src, (uint32_t)i, cnt, wfirst, wnode, bwst, needed, nsto, ast);
             continue;
         }
