@@ -941,13 +941,15 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
            views are made again from it by their own ops (flatten's view) */
         st = copy_as(z, r, tmp[n], val, &val);
     }
-    if (!st && root < z->src->nvals && z->v[root].nograd && s->root != SG_NOVAL && s->root != root &&
-        is_tensor(z->src, s->root) && z->src->vals[s->root].u.t.requires_grad) {
+    /* (the storage's first root: an input's placeholder, or the first value a call made) */
+    uint32_t first = s->input != SG_NOVAL ? s->input : s->root;
+    if (!st && root < z->src->nvals && z->v[root].nograd && first != SG_NOVAL && first != root &&
+        is_tensor(z->src, first) && z->src->vals[first].u.t.requires_grad) {
         /* a write through x after x.set_(y) under no_grad (x requires no grad, y's storage root does): the
            new contents are a detach's, but y (and what else is on the storage) keeps its own history, as
            autograd sees no write of it: a write it does not see of the storage's values as y has them */
         uint32_t old;
-        st = current(z, r, s->root, &old);
+        st = current(z, r, first, &old);
         if (!st)
             st = hidden_write_as(z, old, val, SG_NODE_NO_GRAD, true, false, &val);
     }
