@@ -128,6 +128,51 @@ static bool is_tensor(const sg__graph *g, uint32_t v)
     return v < g->nvals && g->vals[v].kind == SG_V_TENSOR;
 }
 
+/* Are a and b the same expression, as the environment proves (the dst
+ * graph's forms folded under later guards)? Errors: SG_ENOMEM. */
+static sg_status proved_same(const fz *z, const sg_expr *a, const sg_expr *b, bool *out)
+{
+    *out = a == b;
+    if (*out)
+        return SG_OK;
+    const sg_expr *eq;
+    sg_truth k = SG_UNKNOWN;
+    CHAIN(sg_expr_rel(z->dst->ctx, &eq, SG_REL_EQ, a, b));
+    CHAIN(sg_env_known(z->src->env, &k, eq));
+    *out = k == SG_TRUE;
+    return SG_OK;
+}
+
+/* Is dst value d at src tensor value v's storage offset, with its strides
+ * (proved_same), so that an as_strided over d reads v's storage
+ * positions? Errors: SG_ENOMEM. */
+static sg_status laid_as(const fz *z, uint32_t d, uint32_t v, bool *out)
+{
+    *out = true;
+    if (!is_tensor(z->dst, d))
+        return SG_OK;
+    const sg__fake_tensor *x = &z->dst->vals[d].u.t, *y = &z->src->vals[v].u.t;
+    if (x->ndim != y->ndim) {
+        *out = false;
+        return SG_OK;
+    }
+    CHAIN(proved_same(z, x->offset, y->offset, out));
+    for (uint32_t k = 0; k < y->ndim && *out; k++)
+        CHAIN(proved_same(z, sg__graph_stride(z->dst, d, k), sg__graph_stride(z->src, v, k), out));
+    return SG_OK;
+}
+
+/* An as_strided (or as_strided_) over a value the functional graph gives
+ * as a copy, whose storage positions are not the ones the trace's call
+ * takes (x after x.data = y, ...): refused by name; a shape error of the
+ * replay, as the trace's layout fit its storage, says the same. */
+static sg_status strided_copy_refused(fz *z, const char *op)
+{
+    sg_ctx_reset_error(z->dst->ctx);
+    return unsupported(z, "an as_strided of storage positions the functional graph does not give what it is "
+                          "called on (a copy stands for it: x.data = y of a view, ...)", op);
+}
+
 /* The storage of src tensor value v as functionalization sees it: src's,
  * but an input disjoint from the others on its storage (plan_disjoint) has
  * one of its own, with everything viewing it. */
@@ -1236,7 +1281,15 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             CHAIN(current(z, r, parent, &cur));
             if (is_asstrided(nd))
                 CHAIN(strided_over(z, r, parent, cur, &cur));
-            CHAIN(replay_view(z, r, node, cur, &v));
+            bool laid = true;
+            if (is_asstrided(nd) && parent == self)
+                CHAIN(laid_as(z, cur, self, &laid));
+            if (!laid)
+                return strided_copy_refused(z, sch->name);
+            sg_status vst = replay_view(z, r, node, cur, &v);
+            if (vst == SG_ESHAPE && is_asstrided(nd)) /* (the trace's as_strided_ fit its storage) */
+                return strided_copy_refused(z, sch->name);
+            CHAIN(vst);
             /* (as_strided_ of a view that does not cover its storage: as the out-of-place one below, its
                gradient reaches the view's own elements only, refused where the backward reaches it) */
             if (is_asstrided(nd) && parent != self)
@@ -1392,13 +1445,13 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
     CHAIN(current_args(z, r, nd, args, cur));
     if (view && is_asstrided(nd) && cur[0].kind == SG_A_VALUE)
         CHAIN(strided_over(z, r, z->src->args[nd->args].u.v, cur[0].u.v, &cur[0].u.v));
-    if (view && is_asstrided(nd) && cur[0].kind == SG_A_VALUE && is_tensor(z->dst, cur[0].u.v) &&
-        (z->dst->vals[cur[0].u.v].u.t.offset != z->src->vals[z->src->args[nd->args].u.v].u.t.offset ||
-         !sg__aot_same_strides(z->dst, cur[0].u.v, z->src, z->src->args[nd->args].u.v)))
+    bool laid = true;
+    if (view && is_asstrided(nd) && cur[0].kind == SG_A_VALUE)
+        CHAIN(laid_as(z, cur[0].u.v, z->src->args[nd->args].u.v, &laid));
+    if (!laid)
         /* (what stands for self is not at its storage offset, or not laid out as it: a copy of its values, x
            after x.data = y, whose storage positions are not the caller's) */
-        return unsupported(z, "an as_strided of storage positions the functional graph does not give what it "
-                              "is called on (a copy stands for it: x.data = y of a view, ...)", sch->name);
+        return strided_copy_refused(z, sch->name);
     if (view && sch->op == SG_OP_view && cur[0].kind == SG_A_VALUE &&
         !sg__aot_same_strides(z->dst, cur[0].u.v, z->src, z->src->args[nd->args].u.v)) {
         /* self laid out otherwise than the traced value (a size-1 dimension's stride, which decides a later
@@ -1408,11 +1461,8 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         CHAIN(sg__replay_map(r, nd->out, v));
     } else {
         sg_status st = sg__replay_default(r, node, cur, nd->nargs, &v);
-        if (st == SG_ESHAPE && view && is_asstrided(nd)) { /* (the trace's as_strided fit its storage) */
-            sg_ctx_reset_error(z->dst->ctx);
-            return unsupported(z, "an as_strided of storage positions the functional graph does not give what it "
-                                  "is called on (a copy stands for it: x.data = y of a view, ...)", sch->name);
-        }
+        if (st == SG_ESHAPE && view && is_asstrided(nd)) /* (the trace's as_strided fit its storage) */
+            return strided_copy_refused(z, sch->name);
         CHAIN(st);
     }
     if (nd->out == SG_NOVAL)
