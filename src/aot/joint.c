@@ -1234,6 +1234,29 @@ static void counters(const sg__graph *src, uint32_t *out)
     }
 }
 
+static uint32_t branch_operand(const sg__graph *src, const sg__scope *sc, uint32_t x);
+
+/* The tensors call node j writes (sg__graph_node_writes, at most max into
+ * vals; the count); a call in a branch of a torch.cond of the root writes
+ * the cond's operand where it writes a branch placeholder, a view or a
+ * version of one: that operand stands for it (either branch: the
+ * functional graph writes it whichever one a call takes, as a size
+ * predicate the guards decide does). The writes' index (wnode) and its
+ * readers take them so. */
+static size_t writes_of(const sg__graph *src, uint32_t j, uint32_t *vals, size_t max)
+{
+    size_t n = sg__graph_node_writes(src, j, vals, max);
+    uint32_t b = src->nodes[j].scope;
+    if (b == 0 || src->scopes[b].parent != 0 || src->scopes[b].grads)
+        return n; /* (the root's, a nested cond's, or a custom Function backward's: it runs in the backward) */
+    for (size_t k = 0; k < n && k < max; k++) {
+        uint32_t o = branch_operand(src, &src->scopes[b], vals[k]);
+        if (o != SG_NOVAL && src->vals[o].kind == SG_V_TENSOR)
+            vals[k] = o;
+    }
+    return n;
+}
+
 /* The first write of storage st after node i: its index into wnode (the
  * writes of each storage in node order, wnode[wfirst[st] .. wfirst[st +
  * 1])), or wfirst[st + 1] where there is none. A binary search. */
@@ -1257,7 +1280,7 @@ static bool written_after(const sg__graph *src, const uint32_t *cnt, const uint3
 {
     for (uint32_t q = first_write_after(wfirst, wnode, st, i); q < wfirst[st + 1] && wnode[q] < end; q++) {
         uint32_t vals[8];
-        size_t nw = sg__graph_node_writes(src, wnode[q], vals, 8);
+        size_t nw = writes_of(src, wnode[q], vals, 8);
         if (src->nodes[wnode[q]].flags & SG_NODE_DATA)
             continue;
         for (size_t k = 0; k < nw; k++)
@@ -1578,7 +1601,7 @@ static sg_status function_saved(const sg__graph *src, uint32_t i, const uint32_t
         uint32_t st = src->vals[x].u.t.storage;
         for (uint32_t q = first_write_after(wfirst, wnode, st, i); q < wfirst[st + 1]; q++) {
             uint32_t vals[8];
-            size_t nw = sg__graph_node_writes(src, wnode[q], vals, 8);
+            size_t nw = writes_of(src, wnode[q], vals, 8);
             for (size_t k = 0; k < nw && k < 8; k++)
                 if (src->vals[vals[k]].u.t.storage == st &&
                     ((src->nodes[wnode[q]].flags & SG_NODE_DATA) || cnt[vals[k]] != cnt[x]))
@@ -1885,7 +1908,7 @@ static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cn
            values its backward reads as well) */
         for (uint32_t q = first_write_after(wfirst, wnode, st, i); q < wfirst[st + 1]; q++) {
             uint32_t vals[8];
-            size_t nw = sg__graph_node_writes(src, wnode[q], vals, 8);
+            size_t nw = writes_of(src, wnode[q], vals, 8);
             bool data = (src->nodes[wnode[q]].flags & SG_NODE_DATA) != 0; /* (.data: a counter of its own) */
             for (size_t k = 0; k < nw; k++)
                 data |= src->vals[vals[k]].u.t.storage == st && cnt[vals[k]] != cnt[x];
@@ -2090,7 +2113,7 @@ static sg_status no_grad_view(const sg__graph *src, uint32_t i, uint32_t v, cons
         const sg__gnode *w = &src->nodes[j];
         if (j <= i || lastobj[v] == SG_NOVAL || j >= lastobj[v] || (w->flags & SG_NODE_DATA))
             continue;
-        size_t nw = sg__graph_node_writes(src, j, vals, 8);
+        size_t nw = writes_of(src, j, vals, 8);
         /* (asked where the base requires grad when the view is read: since it was made, or by the write) */
         /* (the write makes it require grad where what it writes did not, but by a write through an alias
            (rg_alias: this one's, or one before): a.copy_(t), with grad (a write under no_grad whose result's
@@ -2102,23 +2125,6 @@ static sg_status no_grad_view(const sg__graph *src, uint32_t i, uint32_t v, cons
         for (size_t k = 0; k < nw && base_rg; k++)
             if (cnt[vals[k]] == cnt[v])
                 return ngv_error(src, w, nd);
-    }
-    /* a torch.cond of the root in between whose branch writes an operand through its counter */
-    for (uint32_t c = i + 1; rg && lastobj[v] != SG_NOVAL && c < lastobj[v]; c++) {
-        if (src->nodes[c].kind != SG_N_COND || src->nodes[c].scope != 0)
-            continue;
-        for (int b = 1; b <= 2; b++) {
-            const sg__scope *sc = &src->scopes[src->args[src->nodes[c].args + b].u.v];
-            for (uint32_t j = 0; j < sc->nwrites; j++) {
-                uint32_t vals[8];
-                size_t nw = sg__graph_node_writes(src, sc->writes[j], vals, 8);
-                for (size_t k = 0; k < nw && k < 8; k++) {
-                    uint32_t o = branch_operand(src, sc, vals[k]);
-                    if (o != SG_NOVAL && src->vals[o].kind == SG_V_TENSOR && cnt[o] == cnt[v])
-                        return ngv_error(src, &src->nodes[sc->writes[j]], nd);
-                }
-            }
-        }
     }
     return SG_OK;
 }
@@ -2229,31 +2235,6 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *last, c
                     s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of x after %s (line %u) and a write of "
                                 "y's storage (%s, line %u): x's values move, not its history", what, nd->line,
                                 src->nodes[wnode[q]].schema->name, src->nodes[wnode[q]].line);
-            /* likewise a torch.cond in between whose branch writes an operand on y's storage (the branch's
-               writes are of its placeholders' storages, not of the operand's: the loop above misses them).
-               Either branch: the functional graph writes the operand whichever one a call takes (a size
-               predicate the guards decide too: the cond stays, x is made again from the storage) */
-            for (uint32_t c = i + 1; c < src->nnodes && read != SG_NOVAL && c < read && !s && self != SG_NOVAL && !kept &&
-                                     src->vals[self].u.t.requires_grad;
-                 c++) {
-                if (src->nodes[c].kind != SG_N_COND || src->nodes[c].scope != 0)
-                    continue;
-                for (int b = 1; b <= 2 && !s; b++) {
-                    const sg__scope *sc = &src->scopes[src->args[src->nodes[c].args + b].u.v];
-                    for (uint32_t j = 0; j < sc->nwrites && !s; j++) {
-                        uint32_t vals[8];
-                        size_t nw = sg__graph_node_writes(src, sc->writes[j], vals, 8);
-                        for (size_t k = 0; k < nw && k < 8 && !s; k++) {
-                            uint32_t o = branch_operand(src, sc, vals[k]);
-                            if (o != SG_NOVAL && src->vals[o].kind == SG_V_TENSOR && src->vals[o].u.t.storage == st)
-                                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients of x after %s (line %u) "
-                                            "and a write of y's storage (%s in a cond branch, line %u): x's values "
-                                            "move, not its history", what, nd->line,
-                                            src->nodes[sc->writes[j]].schema->name, src->nodes[sc->writes[j]].line);
-                        }
-                    }
-                }
-            }
         }
     }
     return s;
@@ -2632,7 +2613,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             uint32_t vals[8];
             if (w->kind != SG_N_CALL || !sg__op_bumps_version(w->schema))
                 continue;
-            size_t nw = sg__graph_node_writes(src, j, vals, 8);
+            size_t nw = writes_of(src, j, vals, 8);
             for (size_t q = 0; q < nw; q++) {
                 uint32_t st = src->vals[vals[q]].u.t.storage;
                 if (q && src->vals[vals[q - 1]].u.t.storage == st)
@@ -2936,7 +2917,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             if (lo < wfirst[st + 1]) {
                 const sg__gnode *w = &src->nodes[wnode[lo]];
                 uint32_t vals[8];
-                size_t nw = sg__graph_node_writes(src, wnode[lo], vals, 8);
+                size_t nw = writes_of(src, wnode[lo], vals, 8);
                 for (size_t q = 0; q < nw && !s; q++) {
                     if (src->vals[vals[q]].u.t.storage != st)
                         continue;
