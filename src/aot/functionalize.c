@@ -650,7 +650,15 @@ static sg_status data_set_regen(fz *z, sg__replay *r, uint32_t v)
                               "its base)", NULL);
     uint32_t base, as, cur = f->cur;
     CHAIN(current(z, r, f->rbase, &base));
-    CHAIN(strided_as(z, v, base, &as));
+    sg_status st = strided_as(z, v, base, &as);
+    if (st == SG_ESHAPE) { /* (x's layout now reaches past its base's storage: PyTorch's gradient takes the positions
+                              that fall inside; a view made under no_grad raises autograd's error first) */
+        sg_ctx_reset_error(z->dst->ctx);
+        return unsupported(z, "x.data = y (or x.set_(y) under no_grad) of a view x whose layout now reaches past its "
+                              "base's storage, read after x's version moved (autograd makes x's grad_fn again as an "
+                              "as_strided of its base)", NULL);
+    }
+    CHAIN(st);
     hide(z, as, SG_NODE_REGEN);
     CHAIN(hidden_write_as(z, as, cur, SG_NODE_DATA, true, false, &cur));
     f = &z->v[v];

@@ -2577,6 +2577,11 @@ cmd_result cmd_run(case_state *cs, sg_ctx *ctx, const cmd_line *ln, cli_str *why
         r = CMD_FAIL;
     } else if (!a) {
         r = check_error_msg(st, p->aot_msg, want, why);
+        if (r == CMD_FAIL && refused_backward(st)) { /* (another error expected: still a refusal by name) */
+            cli_str_clear(why);
+            cli_str_addf(why, "expected %s, the aot pipeline refused: error %s (%s)", want, sg_status_kind(st),
+                         p->aot_msg);
+        }
     } else if (st && grads && refused_backward(st)) {
         r = refusal(ctx, st, want, "", why);
     } else if (st) {
