@@ -186,6 +186,7 @@ typedef struct folder {
     sg_facts *f;
     sg__nodememo memo; /* node -> folded, for this fold */
     sg_status err;
+    unsigned depth;    /* (fold_rec) folds of new forms under way */
 } folder;
 
 /* Are the free symbols of r among those of e? (A replacement the facts made
@@ -308,6 +309,19 @@ static const sg_expr *fold_rec(folder *F, const sg_expr *e)
         if (!F->err)
             F->err = sg_ctx_last_error(F->ctx) ? sg_ctx_last_error(F->ctx) : SG_ENOMEM;
         return NULL;
+    }
+    /* an argument folded may make the node another form that holds new nodes to fold (the constructor's
+       normal form: s3 // 2 folded in -s3 + (2*s0*(s3 // 2) + 7*s3 + 1) // 8 gives s0 - (4*s0 + s3 + 6) // 8,
+       whose FloorDiv the facts decide too): folded again, a few forms deep */
+    if (r != e && r->nargs && !foldable(r) && F->depth < 4) {
+        F->depth++;
+        r = sg__map_args(F->ctx, r, fold_arg, F);
+        F->depth--;
+        if (!r) {
+            if (!F->err)
+                F->err = sg_ctx_last_error(F->ctx) ? sg_ctx_last_error(F->ctx) : SG_ENOMEM;
+            return NULL;
+        }
     }
     /* folding may expose more (Max(Min(a, b), 0) once Min is decided) */
     for (int round = 0; round < 4 && r->nargs && foldable(r); round++) {
