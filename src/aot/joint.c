@@ -1257,6 +1257,60 @@ static size_t writes_of(const sg__graph *src, uint32_t j, uint32_t *vals, size_t
     return n;
 }
 
+/* The data writes (calls that move a version counter, writes_of) in node
+ * order under two kinds of key: each storage st written, and, at
+ * nstorages + c, each version counter c (counters) moved, which a set_
+ * keeps where the tensor goes to another storage. Key k's writes are
+ * (*wnode)[(*wfirst)[k] .. (*wfirst)[k + 1]); both arrays the caller's to
+ * free. Errors: SG_ENOMEM (nothing allocated then). */
+static sg_status write_index(const sg__graph *src, const uint32_t *cnt, uint32_t **wfirst, uint32_t **wnode)
+{
+    size_t nkeys = (size_t)src->nstorages + src->nvals + src->nstorages, nwrites = 0;
+    uint32_t *first = sg__calloc(src->ctx, nkeys + 1, sizeof *first), *node = NULL;
+    if (!first)
+        return sg__nomem(src->ctx);
+    for (int pass = 0; pass < 2; pass++) { /* count, then place */
+        for (uint32_t j = 0; j < src->nnodes; j++) {
+            const sg__gnode *w = &src->nodes[j];
+            uint32_t vals[8], keys[16];
+            size_t nk = 0;
+            if (w->kind != SG_N_CALL || !sg__op_bumps_version(w->schema))
+                continue;
+            size_t nw = writes_of(src, j, vals, 8);
+            for (size_t q = 0; q < nw && q < 8; q++) {
+                uint32_t k2[2] = {src->vals[vals[q]].u.t.storage, src->nstorages + cnt[vals[q]]};
+                for (int t = 0; t < 2; t++) {
+                    size_t x = 0;
+                    while (x < nk && keys[x] != k2[t])
+                        x++;
+                    if (x == nk)
+                        keys[nk++] = k2[t];
+                }
+            }
+            for (size_t x = 0; x < nk; x++) {
+                if (pass == 0)
+                    first[keys[x] + 1]++, nwrites++;
+                else
+                    node[first[keys[x]]++] = j;
+            }
+        }
+        if (pass == 0) {
+            for (size_t k = 0; k < nkeys; k++)
+                first[k + 1] += first[k];
+            if (!(node = sg__malloc(src->ctx, (nwrites ? nwrites : 1) * sizeof *node))) {
+                sg_free(first);
+                return sg__nomem(src->ctx);
+            }
+        }
+    }
+    for (size_t k = nkeys; k > 0; k--) /* (placing moved each start to the next one's) */
+        first[k] = first[k - 1];
+    first[0] = 0;
+    *wfirst = first;
+    *wnode = node;
+    return SG_OK;
+}
+
 /* The first write of storage st after node i: its index into wnode (the
  * writes of each storage in node order, wnode[wfirst[st] .. wfirst[st +
  * 1])), or wfirst[st + 1] where there is none. A binary search. */
@@ -1273,22 +1327,18 @@ static uint32_t first_write_after(const uint32_t *wfirst, const uint32_t *wnode,
     return lo;
 }
 
-/* Does a write of storage st after node i and before node end (SG_NOVAL:
- * any) move counter c (not through .data)? *at: that node. */
-static bool written_after(const sg__graph *src, const uint32_t *cnt, const uint32_t *wfirst, const uint32_t *wnode,
-                          uint32_t st, uint32_t c, uint32_t i, uint32_t end, uint32_t *at)
+/* Does a write after node i and before node end (SG_NOVAL: any) move
+ * version counter c (write_index's key; not through .data), on whatever
+ * storage? *at: that node. */
+static bool written_after(const sg__graph *src, const uint32_t *wfirst, const uint32_t *wnode, uint32_t c, uint32_t i,
+                          uint32_t end, uint32_t *at)
 {
-    for (uint32_t q = first_write_after(wfirst, wnode, st, i); q < wfirst[st + 1] && wnode[q] < end; q++) {
-        uint32_t vals[8];
-        size_t nw = writes_of(src, wnode[q], vals, 8);
-        if (src->nodes[wnode[q]].flags & SG_NODE_DATA)
-            continue;
-        for (size_t k = 0; k < nw; k++)
-            if (cnt[vals[k]] == c) {
-                *at = wnode[q];
-                return true;
-            }
-    }
+    uint32_t key = src->nstorages + c;
+    for (uint32_t q = first_write_after(wfirst, wnode, key, i); q < wfirst[key + 1] && wnode[q] < end; q++)
+        if (!(src->nodes[wnode[q]].flags & SG_NODE_DATA)) {
+            *at = wnode[q];
+            return true;
+        }
     return false;
 }
 
@@ -1610,7 +1660,7 @@ static sg_status function_saved(const sg__graph *src, uint32_t i, const uint32_t
                                    sc->name, src->nodes[i].line, src->nodes[wnode[q]].schema->name,
                                    src->nodes[wnode[q]].line);
         }
-        if (!written_after(src, cnt, wfirst, wnode, st, cnt[x], i, SG_NOVAL, &at))
+        if (!written_after(src, wfirst, wnode, cnt[x], i, SG_NOVAL, &at))
             continue;
         bool saved = false;
         for (uint32_t j = 0; j < a[3].u.list.n; j++)
@@ -1917,7 +1967,7 @@ static sg_status cond_saved(const sg__graph *src, uint32_t i, const uint32_t *cn
                                "written through .data by %s (line %u): PyTorch's backward reads the written values",
                                nd->line, src->nodes[wnode[q]].schema->name, src->nodes[wnode[q]].line);
         }
-        if (!written_after(src, cnt, wfirst, wnode, st, cnt[x], i, SG_NOVAL, &at))
+        if (!written_after(src, wfirst, wnode, cnt[x], i, SG_NOVAL, &at))
             continue;
         if (a[0].kind == SG_A_VALUE)
             return sg__err(src->ctx, SG_EAUTOGRAD, "one of the variables needed for gradient computation has been "
@@ -2345,7 +2395,7 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
                 continue;
             mov[e] = 1;
             if (!src->vals[e].u.t.requires_grad || lastobj[e] == SG_NOVAL ||
-                !written_after(src, cnt, wfirst, wnode, src->vals[e].u.t.storage, cnt[e], i, lastobj[e], &at))
+                !written_after(src, wfirst, wnode, cnt[e], i, lastobj[e], &at))
                 continue;
             char fn[64]; /* (PyTorch's node name: the op's, camel-cased, as TBackward0 and UnbindBackward0) */
             backward_name(nd->schema->name, fn, sizeof fn);
@@ -2362,7 +2412,7 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
         const sg__gval *x = &src->vals[u];
         uint32_t at;
         if (x->kind != SG_V_TENSOR || !x->u.t.custom_view || !x->u.t.requires_grad || x->node == SG_NOVAL ||
-            !written_after(src, cnt, wfirst, wnode, x->u.t.storage, cnt[u], x->node, SG_NOVAL, &at))
+            !written_after(src, wfirst, wnode, cnt[u], x->node, SG_NOVAL, &at))
             continue;
         for (uint32_t w = u; w < src->nvals && !s; w++)
             if (obj[w] == u && last[w] != SG_NOVAL && last[w] > at)
@@ -2585,9 +2635,9 @@ sg_status sg__aot_saved_check(const sg__graph *src)
     uint8_t *nsto = sg__calloc(ctx, nast ? nast : 1, 1); /* a needed value is on it (autograd's storages) */
     uint32_t *cnt = sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *cnt);
     /* the data writes per storage, in node order: wfirst[st] .. wfirst[st + 1] of wnode (the node) */
-    uint32_t *wfirst = sg__calloc(ctx, (size_t)src->nstorages + 1, sizeof *wfirst), *wnode = NULL;
+    uint32_t *wfirst = NULL, *wnode = NULL; /* (write_index) */
     uint32_t *bwst = sg__calloc(ctx, (size_t)src->nstorages + 1, sizeof *bwst);
-    if (!needed || !gz || !nsto || !cnt || !wfirst || !bwst) {
+    if (!needed || !gz || !nsto || !cnt || !bwst) {
         sg_free(needed);
         sg_free(gz);
         sg_free(nsto);
@@ -2606,42 +2656,15 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         relayout = w->kind == SG_N_CALL && (w->schema->op == SG_OP_set__source_Tensor ||
                                             (oi && (oi->tags & SG_T_INPLACE_VIEW)));
     }
-    size_t nwrites = 0;
-    for (int pass = 0; pass < 2; pass++) { /* count, then place */
-        for (uint32_t j = 0; j < src->nnodes; j++) {
-            const sg__gnode *w = &src->nodes[j];
-            uint32_t vals[8];
-            if (w->kind != SG_N_CALL || !sg__op_bumps_version(w->schema))
-                continue;
-            size_t nw = writes_of(src, j, vals, 8);
-            for (size_t q = 0; q < nw; q++) {
-                uint32_t st = src->vals[vals[q]].u.t.storage;
-                if (q && src->vals[vals[q - 1]].u.t.storage == st)
-                    continue;
-                if (pass == 0)
-                    wfirst[st + 1]++, nwrites++;
-                else
-                    wnode[wfirst[st]++] = j;
-            }
-        }
-        if (pass == 0) {
-            for (uint32_t st = 0; st < src->nstorages; st++)
-                wfirst[st + 1] += wfirst[st];
-            if (!(wnode = sg__malloc(ctx, (nwrites ? nwrites : 1) * sizeof *wnode))) {
-                sg_free(needed);
-                sg_free(gz);
-                sg_free(nsto);
-                sg_free(ast);
-                sg_free(cnt);
-                sg_free(wfirst);
-                sg_free(bwst);
-                return sg__nomem(ctx);
-            }
-        }
+    if (write_index(src, cnt, &wfirst, &wnode)) {
+        sg_free(needed);
+        sg_free(gz);
+        sg_free(nsto);
+        sg_free(ast);
+        sg_free(cnt);
+        sg_free(bwst);
+        return sg__nomem(ctx);
     }
-    for (uint32_t st = src->nstorages; st > 0; st--) /* (placing moved each start to the next one's) */
-        wfirst[st] = wfirst[st - 1];
-    wfirst[0] = 0;
     sg_status s = no_grad_views(src, cnt, wfirst, wnode);
     const sg__gnode *on = &src->nodes[root->output];
     for (uint32_t k = 0; k < on->nargs; k++) { /* the loss: the outputs that require grad */
@@ -2935,6 +2958,13 @@ sg_status sg__aot_saved_check(const sg__graph *src)
                                     w->line);
                 }
             }
+            uint32_t at; /* (its counter moved by a write of another storage: a set_ kept it for the tensor it moved) */
+            if (!s && written_after(src, wfirst, wnode, cx, (uint32_t)i, SG_NOVAL, &at))
+                s = sg__err(ctx, SG_EAUTOGRAD,
+                            "one of the variables needed for gradient computation has been modified by an inplace "
+                            "operation: the %s %s saved (line %u) was written by %s (line %u), through a tensor a "
+                            "set_ moved to another storage", k == 15 ? "result" : "argument", nd->schema->name,
+                            nd->line, src->nodes[at].schema->name, src->nodes[at].line);
         }
         if (!s && view_repeats)
             s = sg__err(ctx, SG_EALIASING, "unsupported operation: more than one element of the written-to tensor "
