@@ -1112,6 +1112,10 @@ static void propagate_grad_flag(sg_tracer *t, const sg__mcall *m, uint32_t v)
             if (!t->no_grad && !(m->flags & SG_NODE_DATA) && (any || written_rg) && !r->requires_grad) {
                 r->requires_grad = true;
                 r->leaf = false;
+                /* (of a view: that grad_fn goes into its base's history, CopySlices, as an in-place call's
+                   does; the base and its other views require grad since, theirs made when asked) */
+                if (m->a[0].kind == SG_A_VALUE && g->vals[m->a[0].u.v].u.t.base != SG_NOVAL)
+                    alias_grad(t, m);
             }
             return;
         }
