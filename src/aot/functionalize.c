@@ -792,6 +792,34 @@ static void next_version(fz *z, uint32_t self, uint32_t out, uint32_t cur)
                        .dreg = sf->dreg, .rstale = sf->rstale, .rbase = sf->rbase, .rgen = sf->rgen, .vers = sf->vers};
 }
 
+/* An in-place call nd of self that changes its metadata (t_, as_strided_,
+ * set_ ...) moves the version counter self shares, not through .data:
+ * that makes the grad_fn of an as_strided of a view made before again,
+ * from the base, when it is used; those views are made again, out of the
+ * view's history (fval vers). Counted only where an as_strided views the
+ * storage (the walk of own_counter with it); relaid: the storage's
+ * generation moved already. Errors: SG_EUNSUPPORTED where inputs share
+ * the storage without a synthetic base, each its own placeholder: an
+ * as_strided made before, which requires grad, of one that does not cover
+ * the storage would take its gradient from the base's positions then. */
+static sg_status moved_counter(fz *z, const sg__gnode *nd, uint32_t self, bool relaid)
+{
+    fstore *rs = store_of(z, self);
+    if (!rs->strided || (nd->flags & SG_NODE_DATA) || !sg__op_bumps_version(nd->schema) || own_counter(z, self))
+        return SG_OK;
+    rs->vbumps++;
+    if (!relaid && !rs->synth && rs->inputs < 2)
+        rs->gen++;
+    for (uint32_t u = 0; rs->inputs >= 2 && !rs->synth && u < nd->out; u++) {
+        const sg__gnode *vn = z->v[u].vnode != SG_NOVAL ? &z->src->nodes[z->v[u].vnode] : NULL;
+        if (vn && is_asstrided(vn) && vn->out == u && sid_of(z, u) == sid_of(z, self) &&
+            z->src->vals[u].u.t.requires_grad && !covers_storage(z->src, z->src->args[vn->args].u.v))
+            return unsupported(z, "a version move of a storage inputs share after an as_strided of one of them that "
+                                  "requires grad (autograd makes its grad_fn again over their base)", nd->schema->name);
+    }
+    return SG_OK;
+}
+
 /* Call node nd writes src value v (in place or out=): eager execution bumps
  * the version counter v shares, unless the write is through .data or
  * changes autograd's flags only. */
@@ -1345,14 +1373,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 s->regen_node = node;
                 s->gen++;
             }
-            if (rs->strided && !(nd->flags & SG_NODE_DATA) && sg__op_bumps_version(sch) && !own_counter(z, self)) {
-                /* (the counter it moved makes the grad_fn of an as_strided of a view made before again, from
-                   the base, when it is used: those views are made again, out of the view's history, vers;
-                   counted only where an as_strided views the storage, the walk of own_counter with it) */
-                rs->vbumps++;
-                if (!relaid && !rs->synth && rs->inputs < 2)
-                    rs->gen++;
-            }
+            CHAIN(moved_counter(z, nd, self, relaid));
             z->v[nd->out] = (fval){.parent = parent, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
                                    .ver = z->v[self].ver, .hist = SG_NOVAL};
             if (strided_off_grad(z, nd->out))
@@ -1420,6 +1441,9 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             }
             if (sf->obj != SG_NOVAL)
                 z->v[sf->obj].meta = true;
+            if (nd->flags & SG_NODE_NO_GRAD) /* (with grad: its backward raises, or a check of joint.c refuses,
+                                                   before a view's regenerated grad_fn matters) */
+                CHAIN(moved_counter(z, nd, self, false));
             bump(z, nd, self);
             return sg__replay_map(r, nd->out, cur);
         }
