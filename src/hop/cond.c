@@ -463,7 +463,16 @@ static sg_status merge_layout(merge *M, size_t i, size_t n, const sg_expr *const
         for (size_t d = 0; d < n && !s; d++)
             s = sg_env_replace(M->t->env, &to[k][d], from[k][d]);
     for (size_t d = 0; d < n && !s; d++) { /* equal and free of unbacked symbols: kept; else fresh */
-        bool keep = asz[d] == bsz[d] && !has_unbacked(M->t->ctx, asz[d], &s);
+        bool keep = !has_unbacked(M->t->ctx, asz[d], &s) && !s && !has_unbacked(M->t->ctx, bsz[d], &s) && !s;
+        if (keep && asz[d] != bsz[d]) {
+            /* (or equal as the environment proves: a size one branch's rule folded under a guard,
+               (s0 + 3) // 6 to 1 where 3 <= s0 <= 8, which PyTorch's rules keep as they are) */
+            const sg_expr *eq;
+            sg_truth k = SG_UNKNOWN;
+            if (!(s = sg_expr_rel(M->t->ctx, &eq, SG_REL_EQ, asz[d], bsz[d])))
+                s = sg_env_known(M->t->env, &k, eq);
+            keep = k == SG_TRUE;
+        }
         if (!s)
             sizes[d] = asz[d];
         if (!s && !keep)
