@@ -1005,11 +1005,13 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
             /* current once the generation moves, below; made again from the base where the new
                contents are laid out otherwise (an expanded view written: its repeats) */
             z->v[chain[i]].cur = laid_out_as(z, val, chain[i]) ? val : SG_NOVAL;
-            /* (a view above the one written, with no element, written with grad: made again when read, as
-               PyTorch makes its grad_fn again (SG_NODE_REGEN: a factory's zeros its gradient, a plain tensor
-               under a TwoTensor loss), not the new contents as they are) */
-            if (i > 0 && !gives && grad && !(flags & grad_off) && z->v[chain[i]].cur != SG_NOVAL &&
-                z->src->vals[chain[i]].u.t.requires_grad && sg__graph_empty(z->src, chain[i]))
+            /* (a view above the one written, with no element, written with grad or under no_grad (the
+               counter moves either way): made again when read, as PyTorch makes its grad_fn again
+               (SG_NODE_REGEN: a factory's zeros its gradient, a plain tensor under a TwoTensor loss), not the
+               new contents as they are; the view written itself: write_through) */
+            bool moved = (!gives && grad && !(flags & grad_off)) || (flags & grad_off) == SG_NODE_NO_GRAD;
+            if (i > 0 && moved && z->v[chain[i]].cur != SG_NOVAL && z->src->vals[chain[i]].u.t.requires_grad &&
+                sg__graph_empty(z->src, chain[i]))
                 z->v[chain[i]].cur = SG_NOVAL;
             if (gives && z->v[chain[i]].cur == SG_NOVAL && i == 0) /* (self a detach: its layout to copy into) */
                 st = link_view(z, r, chain[0], tmp[1], &tmp[0]);
@@ -1091,6 +1093,11 @@ static sg_status write_through(fz *z, sg__replay *r, uint32_t node, const sg__gn
         z->v[out].rstale = true; /* (x's own counter moved: its grad_fn made again when read) */
     if (z->v[out].parent != SG_NOVAL && !laid_out_as(z, f, self))
         z->v[out].cur = SG_NOVAL; /* a view: made again from its base when used (a root is its store's) */
+    if (z->v[out].parent != SG_NOVAL && (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) == SG_NODE_NO_GRAD &&
+        is_tensor(z->src, out) && z->src->vals[out].u.t.requires_grad && sg__graph_empty(z->src, out))
+        z->v[out].cur = SG_NOVAL; /* (a view with no element written under no_grad: its counter moved, PyTorch makes
+                                     its grad_fn again when it is used, whose gradient is a factory's zeros,
+                                     SG_NODE_REGEN: a plain tensor under a TwoTensor loss) */
     return sg__replay_map(r, out, f);
 }
 
