@@ -551,9 +551,17 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
             hide(z, *out, SG_NODE_DATA);
         /* (made again after a write, as where it was made: an as_strided over the storage's base of a view
            whose own history PyTorch's gradient takes; a write through .data leaves that grad_fn as it was) */
-        if (is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v &&
-            (!z->v[v].vers || moves(store_of(z, v)) + 1 == z->v[v].vers))
+        bool stale = z->v[v].vers && moves(store_of(z, v)) + 1 != z->v[v].vers;
+        if (is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v && !stale)
             strided_base(z, z->src->args[vn->args].u.v, *out);
+        const fstore *vs = store_of(z, v);
+        if (is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v && stale && vs->regen != SG_NOVAL &&
+            !covers_storage(z->src, vs->regen) && z->src->vals[v].u.t.requires_grad)
+            /* (its grad_fn made again as an as_strided of the base, whose layout an in-place call changed:
+               PyTorch's as_strided_backward keeps the positions that layout covers only) */
+            return unsupported(z, "an as_strided of a view, made again from its base after the version counter "
+                                  "moved, where an in-place call laid the base out over part of its storage",
+                               vn->schema->name);
         /* an in-place view op under no_grad of what requires grad keeps its history, as where it ran: made
            again, its gradient passes to what it was called on (a hidden write, as there); of a view, as where
            it ran (the hook's `again`), its grad_fn is made again from its base: a view as any */
