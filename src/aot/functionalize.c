@@ -1407,15 +1407,22 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             bool dreg = false; /* (fval dreg) */
             CHAIN(current(z, r, src_v, &cur));
             uint8_t hid = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
-            bool keeps = hid && z->src->vals[self].u.t.requires_grad && same_sizes(z->src, self, src_v);
+            bool keeps = hid && z->src->vals[self].u.t.requires_grad;
             if (keeps) {
                 /* x.data = y, or x.set_(y) under no_grad: x keeps its autograd history (its gradient passes
-                   to its old version; of other sizes, refused where the backward reaches it: joint.c) */
+                   to its old version, summed to its sizes where they differ, as validate_outputs does) */
                 CHAIN(current(z, r, self, &old));
                 /* (cur is the source's value, of the program: a copy says it, not the call that made it, whose
                    own result, clamp(x) of x say, keeps no history of x) */
-                CHAIN(hidden_write_as(z, old, cur, (nd->flags & SG_NODE_DATA) ? SG_NODE_DATA : SG_NODE_NO_GRAD, true,
-                                      false, &cur));
+                uint8_t how = (nd->flags & SG_NODE_DATA) ? SG_NODE_DATA : SG_NODE_NO_GRAD;
+                if (!same_sizes(z->src, self, src_v)) { /* (other sizes: over an empty tensor of y's layout that
+                                                          is a hidden write over old, so the copy has y's sizes) */
+                    sg__garg a[4];
+                    CHAIN(sg__aot_layout_args(z->dst, z->src, src_v, old, a));
+                    CHAIN(sg__replay_call(r, sg__opreg_op(z->dst->reg, SG_OP_new_empty_strided), a, 3, &old));
+                    z->dst->nodes[z->dst->vals[old].node].flags |= how | SG_NODE_WRITE;
+                }
+                CHAIN(hidden_write_as(z, old, cur, how, true, false, &cur));
                 dreg = z->src->vals[self].u.t.base != SG_NOVAL || z->v[self].dreg;
             }
             bool nograd = (nd->flags & SG_NODE_NO_GRAD) && !(nd->flags & SG_NODE_DATA) &&

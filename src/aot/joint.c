@@ -2270,9 +2270,6 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *last, c
             bool same = self != SG_NOVAL && y != SG_NOVAL && src->vals[self].u.t.ndim == src->vals[y].u.t.ndim;
             for (uint32_t d = 0; same && d < src->vals[self].u.t.ndim; d++)
                 same = sg__graph_size(src, self, d) == sg__graph_size(src, y, d);
-            if (self != SG_NOVAL && src->vals[self].u.t.requires_grad && !same)
-                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u: x "
-                            "keeps its history, whose gradient PyTorch sums to x's old sizes)", what, nd->line);
             /* y's storage written before x (a version of it) is read: x's values move, its history
                (PyTorch's) does not; not by an in-place call of x's own (a new version of x: its write
                hidden or autograd's as any). Given where x, no view, keeps its sizes: functionalization
