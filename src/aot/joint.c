@@ -1311,9 +1311,10 @@ static sg_status write_index(const sg__graph *src, const uint32_t *cnt, uint32_t
     return SG_OK;
 }
 
-/* The first write of storage st after node i: its index into wnode (the
- * writes of each storage in node order, wnode[wfirst[st] .. wfirst[st +
- * 1])), or wfirst[st + 1] where there is none. A binary search. */
+/* The first write of key st (write_index's: a storage, or a version
+ * counter) after node i: its index into wnode (the writes of each key in
+ * node order, wnode[wfirst[st] .. wfirst[st + 1])), or wfirst[st + 1]
+ * where there is none. A binary search. */
 static uint32_t first_write_after(const uint32_t *wfirst, const uint32_t *wnode, uint32_t st, uint32_t i)
 {
     uint32_t lo = wfirst[st], hi = wfirst[st + 1];
