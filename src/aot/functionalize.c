@@ -353,6 +353,86 @@ static void strided_base(fz *z, uint32_t arg, uint32_t v)
         z->dst->nodes[z->dst->vals[v].node].flags |= SG_NODE_STRIDED_BASE;
 }
 
+/* Is src value v, down to its storage's root (or synthetic base), a chain
+ * of views autograd follows that reach no position twice for any sizes:
+ * slices, selects, narrows, diagonals, transposes, permutes, views,
+ * squeezes and unsqueezes of a root laid out over its storage (no expand,
+ * as_strided, detach or .data, nothing made under no_grad, no input placed
+ * on a synthetic base by its own layout)? */
+static bool plain_view(const fz *z, uint32_t v)
+{
+    for (uint32_t c = v; c < z->src->nvals && z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
+        if (z->v[c].vnode == SG_NOVAL)
+            return false;
+        const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
+        unsigned op = vn->schema->op;
+        if ((vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) ||
+            (op != SG_OP_slice_Tensor && op != SG_OP_select_int && op != SG_OP_narrow && op != SG_OP_diagonal &&
+             op != SG_OP_t && op != SG_OP_transpose_int && op != SG_OP_permute && op != SG_OP_view &&
+             op != SG_OP_squeeze && op != SG_OP_squeeze_dim && op != SG_OP_unsqueeze && op != SG_OP_alias))
+            return false;
+    }
+    return true;
+}
+
+/* Base, the dst value an as_strided of src view arg is made over (the
+ * current value of arg's storage's root p, or its synthetic base), where
+ * PyTorch's gradient of the as_strided goes through arg's own history (arg
+ * does not cover the storage: as_strided_backward keeps arg's positions):
+ * *out becomes where(mask, base, base.detach()), the mask true at arg's
+ * storage positions, so its values are base's and its gradient reaches
+ * those positions only, then base's history, as arg's own does (arg a
+ * plain_view of base, laid out over its storage from offset 0). Left as it
+ * is (*out = base) where that does not hold: strided_base flags it then. */
+static sg_status view_mask(fz *z, sg__replay *r, uint32_t arg, uint32_t p, uint32_t base, uint32_t *out)
+{
+    *out = base;
+    const sg__graph *src = z->src;
+    bool dense = p >= src->nvals ? true : covers_storage(src, p);
+    if (dense && p < src->nvals)
+        CHAIN(laid_as(z, base, p, &dense));
+    if (!dense || covers_storage(src, arg) || src->vals[arg].u.t.custom_view || via_no_grad_view(z, arg) ||
+        !plain_view(z, arg) || stride0_repeats(src, arg))
+        return SG_OK;
+    sg__graph *d = z->dst;
+    const sg__garg boolean = {.kind = SG_A_DTYPE, .kw = "dtype", .u.dtype = SG_BOOL};
+    sg__garg a[5], x[3];
+    uint32_t zl, ones, mask, det;
+    x[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = base};
+    x[1] = boolean;
+    CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_zeros_like), x, 2, &zl));
+    CHAIN(sg__aot_layout_args(d, src, arg, zl, a)); /* (zl, arg's sizes, strides, offset) */
+    x[0] = a[1];
+    CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_ones), x, 2, &ones));
+    a[4] = a[3];
+    a[3] = a[2];
+    a[2] = a[1];
+    a[1] = (sg__garg){.kind = SG_A_VALUE, .u.v = ones};
+    CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_as_strided_scatter), a, 5, &mask));
+    x[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = base};
+    CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_detach), x, 1, &det));
+    x[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = mask};
+    x[1] = (sg__garg){.kind = SG_A_VALUE, .u.v = base};
+    x[2] = (sg__garg){.kind = SG_A_VALUE, .u.v = det};
+    return sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_where_self), x, 3, out);
+}
+
+/* The base under dst value v where view_mask made v (where(mask, base,
+ * base.detach())), else v. */
+static uint32_t unmasked(const sg__graph *d, uint32_t v)
+{
+    uint32_t n = d->vals[v].node;
+    if (n == SG_NOVAL || d->nodes[n].kind != SG_N_CALL || d->nodes[n].schema->op != SG_OP_where_self ||
+        d->nodes[n].nargs != 3)
+        return v;
+    const sg__garg *a = &d->args[d->nodes[n].args];
+    uint32_t det = a[2].kind == SG_A_VALUE ? d->vals[a[2].u.v].node : SG_NOVAL;
+    if (a[1].kind != SG_A_VALUE || det == SG_NOVAL || d->nodes[det].kind != SG_N_CALL ||
+        d->nodes[det].schema->op != SG_OP_detach || d->args[d->nodes[det].args].u.v != a[1].u.v)
+        return v;
+    return a[1].u.v;
+}
+
 /* The synthetic base of storage st: a placeholder of dst, one dimension
  * over the storage's elements (its numel as src has it), made at its first
  * use. */
@@ -546,13 +626,17 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
     if (z->v[v].vnode != SG_NOVAL) {
         const sg__gnode *vn = &z->src->nodes[z->v[v].vnode];
         const sg__opinfo *info = sg__op_info(vn->schema->op);
-        CHAIN(replay_view(z, r, z->v[v].vnode, p, out));
-        if (strided_off_grad(z, v))
-            hide(z, *out, SG_NODE_DATA);
         /* (made again after a write, as where it was made: an as_strided over the storage's base of a view
            whose own history PyTorch's gradient takes; a write through .data leaves that grad_fn as it was) */
         bool stale = z->v[v].vers && moves(store_of(z, v)) + 1 != z->v[v].vers;
-        if (is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v && !stale)
+        bool own = is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v && !stale;
+        uint32_t over = p;
+        if (own)
+            CHAIN(view_mask(z, r, z->src->args[vn->args].u.v, z->v[v].parent, p, &over));
+        CHAIN(replay_view(z, r, z->v[v].vnode, over, out));
+        if (strided_off_grad(z, v))
+            hide(z, *out, SG_NODE_DATA);
+        if (own && over == p)
             strided_base(z, z->src->args[vn->args].u.v, *out);
         const fstore *vs = store_of(z, v);
         if (is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v && stale && vs->regen != SG_NOVAL &&
@@ -1121,12 +1205,16 @@ static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd,
     uint32_t f;
     CHAIN(current_args(z, r, nd, args, cur));
     uint32_t sn = cur[0].kind == SG_A_VALUE ? z->dst->vals[cur[0].u.v].node : SG_NOVAL;
-    if (sn != SG_NOVAL && (z->dst->nodes[sn].flags & SG_NODE_STRIDED_BASE)) {
+    const sg__gnode *x = sn != SG_NOVAL && z->dst->nodes[sn].kind == SG_N_CALL ? &z->dst->nodes[sn] : NULL;
+    if (x && ((x->flags & SG_NODE_STRIDED_BASE) ||
+              (is_asstrided(x) && z->dst->args[x->args].kind == SG_A_VALUE &&
+               unmasked(z->dst, z->dst->args[x->args].u.v) != z->dst->args[x->args].u.v))) {
         /* self an as_strided of a view, over the storage's base: the write's CopySlices hands the gradient
-           of what it wrote over to the base's positions, not to the view's own history as a read would */
+           of what it wrote over to the base's positions, not to the view's own history as a read would
+           (over the base itself, not view_mask's) */
         sg__garg a[SG_SCHEMA_ARGS];
-        const sg__gnode *x = &z->dst->nodes[sn];
         memcpy(a, &z->dst->args[x->args], x->nargs * sizeof *a);
+        a[0].u.v = unmasked(z->dst, a[0].u.v);
         CHAIN(sg__graph_record(z->dst, x->schema, a, x->nargs, x->line, NULL, &cur[0].u.v));
     }
     CHAIN(sg__replay_call(r, fs, cur, nd->nargs, &f));
@@ -1341,13 +1429,17 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 CHAIN(laid_as(z, cur, self, &laid));
             if (!laid)
                 return strided_copy_refused(z, sch->name);
-            sg_status vst = replay_view(z, r, node, cur, &v);
+            uint32_t over = cur;
+            if (is_asstrided(nd) && parent != self)
+                CHAIN(view_mask(z, r, of, parent, cur, &over));
+            sg_status vst = replay_view(z, r, node, over, &v);
             if (vst == SG_ESHAPE && is_asstrided(nd)) /* (the trace's as_strided_ fit its storage) */
                 return strided_copy_refused(z, sch->name);
             CHAIN(vst);
             /* (as_strided_ of a view that does not cover its storage: as the out-of-place one below, its
-               gradient reaches the view's own elements only, refused where the backward reaches it) */
-            if (is_asstrided(nd) && parent != self)
+               gradient reaches the view's own elements only: view_mask, or refused where the backward
+               reaches it) */
+            if (is_asstrided(nd) && parent != self && over == cur)
                 strided_base(z, of, v);
             if (again) {
                 /* a view under no_grad: autograd makes its grad_fn again from its base with the new layout
@@ -1485,14 +1577,17 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
     if (view && is_asstrided(nd) && is_tensor(z->src, nd->out) &&
         (parent = strided_parent(z, nd->out, parent)) != z->src->args[nd->args].u.v) {
         /* as_strided of a storage's positions: made over the storage's base, not the view it was called on */
+        uint32_t arg = z->src->args[nd->args].u.v, over;
         CHAIN(current(z, r, parent, &v));
         CHAIN(strided_over(z, r, parent, v, &v));
-        CHAIN(replay_view(z, r, node, v, &v));
+        CHAIN(view_mask(z, r, arg, parent, v, &over));
+        CHAIN(replay_view(z, r, node, over, &v));
         CHAIN(sg__replay_map(r, nd->out, v));
-        uint32_t arg = z->src->args[nd->args].u.v;
         /* (its gradient reaches the view's own elements only, and a view of a custom Function's output
-           has that Function between it and the base: refused where the backward reaches it) */
-        strided_base(z, arg, v);
+           has that Function between it and the base: refused where the backward reaches it, but where
+           view_mask gave it those elements) */
+        if (over == unmasked(z->dst, over))
+            strided_base(z, arg, v);
         made(z, nd->out, z->src->args[nd->args].u.v, node, v); /* (its version counter the view's) */
         z->v[nd->out].vers = moves(store_of(z, nd->out)) + 1;
         if (strided_off_grad(z, nd->out))
