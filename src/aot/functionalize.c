@@ -382,8 +382,9 @@ static bool plain_view(const fz *z, uint32_t v)
  * *out becomes where(mask, base, base.detach()), the mask true at arg's
  * storage positions, so its values are base's and its gradient reaches
  * those positions only, then base's history, as arg's own does (arg a
- * plain_view of base, laid out over its storage from offset 0). Left as it
- * is (*out = base) where that does not hold: strided_base flags it then. */
+ * plain_view of base, laid out over its storage from offset 0, that
+ * requires grad). Left as it is (*out = base) where that does not hold:
+ * strided_base flags it then. */
 static sg_status view_mask(fz *z, sg__replay *r, uint32_t arg, uint32_t p, uint32_t base, uint32_t *out)
 {
     *out = base;
@@ -391,9 +392,9 @@ static sg_status view_mask(fz *z, sg__replay *r, uint32_t arg, uint32_t p, uint3
     bool dense = p >= src->nvals ? true : covers_storage(src, p);
     if (dense && p < src->nvals)
         CHAIN(laid_as(z, base, p, &dense));
-    if (!dense || covers_storage(src, arg) || src->vals[arg].u.t.custom_view || via_no_grad_view(z, arg) ||
-        !plain_view(z, arg) || stride0_repeats(src, arg))
-        return SG_OK;
+    if (!dense || !src->vals[arg].u.t.requires_grad || covers_storage(src, arg) || src->vals[arg].u.t.custom_view ||
+        via_no_grad_view(z, arg) || !plain_view(z, arg) || stride0_repeats(src, arg))
+        return SG_OK; /* (one that requires no grad by the trace's flag: flagged, refused only where reached) */
     sg__graph *d = z->dst;
     const sg__garg boolean = {.kind = SG_A_DTYPE, .kw = "dtype", .u.dtype = SG_BOOL};
     sg__garg a[5], x[3];
