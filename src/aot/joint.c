@@ -1918,10 +1918,12 @@ enum { PAST_LEAF = 1u, HIDDEN_VIEW = 2u };
  * ast's keys; ast[nvals + v]: past a leaf, autograd_storages). */
 static void mark_needed(const sg__graph *src, uint8_t *needed, uint8_t *nsto, const uint32_t *ast, uint32_t v)
 {
-    if (v == SG_NOVAL || src->vals[v].kind != SG_V_TENSOR || !src->vals[v].u.t.requires_grad)
+    if (v == SG_NOVAL || src->vals[v].kind != SG_V_TENSOR || !sg__graph_rg_now(src, v))
         return;
     needed[v] += needed[v] < 2;
-    nsto[ast[v]] |= !src->vals[v].u.t.leaf && !(ast[src->nvals + v] & PAST_LEAF);
+    /* (an input a write with grad through its view gave a history, written_rg, is no leaf since) */
+    const sg__fake_tensor *t = &src->vals[v].u.t;
+    nsto[ast[v]] |= (!t->leaf || t->written_rg) && !(ast[src->nvals + v] & PAST_LEAF);
 }
 
 /* The checks of torch.cond node i (made with grad) whose outputs the
