@@ -510,6 +510,20 @@ static sg_status replay_view(fz *z, sg__replay *r, uint32_t node, uint32_t p, ui
     return SG_OK;
 }
 
+/* The as_strided call node of src view arg, made over base (the current
+ * value of arg's storage's root p), replayed into *out: over view_mask's
+ * masked base where that applies, else flagged by strided_base. */
+static sg_status strided_of_view(fz *z, sg__replay *r, uint32_t node, uint32_t arg, uint32_t p, uint32_t base,
+                                 uint32_t *out)
+{
+    uint32_t over;
+    CHAIN(view_mask(z, r, arg, p, base, &over));
+    CHAIN(replay_view(z, r, node, over, out));
+    if (over == base)
+        strided_base(z, arg, *out);
+    return SG_OK;
+}
+
 /* as_strided(base, v's sizes, strides, offset) in dst (base a dst value). */
 static sg_status strided_as(fz *z, uint32_t v, uint32_t base, uint32_t *out)
 {
@@ -630,15 +644,12 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
         /* (made again after a write, as where it was made: an as_strided over the storage's base of a view
            whose own history PyTorch's gradient takes; a write through .data leaves that grad_fn as it was) */
         bool stale = z->v[v].vers && moves(store_of(z, v)) + 1 != z->v[v].vers;
-        bool own = is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v && !stale;
-        uint32_t over = p;
-        if (own)
-            CHAIN(view_mask(z, r, z->src->args[vn->args].u.v, z->v[v].parent, p, &over));
-        CHAIN(replay_view(z, r, z->v[v].vnode, over, out));
+        if (is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v && !stale)
+            CHAIN(strided_of_view(z, r, z->v[v].vnode, z->src->args[vn->args].u.v, z->v[v].parent, p, out));
+        else
+            CHAIN(replay_view(z, r, z->v[v].vnode, p, out));
         if (strided_off_grad(z, v))
             hide(z, *out, SG_NODE_DATA);
-        if (own && over == p)
-            strided_base(z, z->src->args[vn->args].u.v, *out);
         const fstore *vs = store_of(z, v);
         if (is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v && stale && vs->regen != SG_NOVAL &&
             !covers_storage(z->src, vs->regen) && z->src->vals[v].u.t.requires_grad)
@@ -1430,18 +1441,13 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 CHAIN(laid_as(z, cur, self, &laid));
             if (!laid)
                 return strided_copy_refused(z, sch->name);
-            uint32_t over = cur;
-            if (is_asstrided(nd) && parent != self)
-                CHAIN(view_mask(z, r, of, parent, cur, &over));
-            sg_status vst = replay_view(z, r, node, over, &v);
+            /* (as_strided_ of a view that does not cover its storage: as the out-of-place one below, its
+               gradient reaches the view's own elements only) */
+            sg_status vst = is_asstrided(nd) && parent != self ? strided_of_view(z, r, node, of, parent, cur, &v)
+                                                               : replay_view(z, r, node, cur, &v);
             if (vst == SG_ESHAPE && is_asstrided(nd)) /* (the trace's as_strided_ fit its storage) */
                 return strided_copy_refused(z, sch->name);
             CHAIN(vst);
-            /* (as_strided_ of a view that does not cover its storage: as the out-of-place one below, its
-               gradient reaches the view's own elements only: view_mask, or refused where the backward
-               reaches it) */
-            if (is_asstrided(nd) && parent != self && over == cur)
-                strided_base(z, of, v);
             if (again) {
                 /* a view under no_grad: autograd makes its grad_fn again from its base with the new layout
                    (its version moved), so the gradient goes through this view as through any */
@@ -1578,17 +1584,13 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
     if (view && is_asstrided(nd) && is_tensor(z->src, nd->out) &&
         (parent = strided_parent(z, nd->out, parent)) != z->src->args[nd->args].u.v) {
         /* as_strided of a storage's positions: made over the storage's base, not the view it was called on */
-        uint32_t arg = z->src->args[nd->args].u.v, over;
+        uint32_t arg = z->src->args[nd->args].u.v;
         CHAIN(current(z, r, parent, &v));
         CHAIN(strided_over(z, r, parent, v, &v));
-        CHAIN(view_mask(z, r, arg, parent, v, &over));
-        CHAIN(replay_view(z, r, node, over, &v));
-        CHAIN(sg__replay_map(r, nd->out, v));
         /* (its gradient reaches the view's own elements only, and a view of a custom Function's output
-           has that Function between it and the base: refused where the backward reaches it, but where
-           view_mask gave it those elements) */
-        if (over == unmasked(z->dst, over))
-            strided_base(z, arg, v);
+           has that Function between it and the base) */
+        CHAIN(strided_of_view(z, r, node, arg, parent, v, &v));
+        CHAIN(sg__replay_map(r, nd->out, v));
         made(z, nd->out, z->src->args[nd->args].u.v, node, v); /* (its version counter the view's) */
         z->v[nd->out].vers = moves(store_of(z, nd->out)) + 1;
         if (strided_off_grad(z, nd->out))
