@@ -2203,23 +2203,6 @@ static bool autograd_cond(const sg__graph *src, const sg__gnode *nd)
     return src->args[nd->args].kind == SG_A_VALUE && cond_operand_rg(src, nd, false);
 }
 
-/* Is v an operand of a torch.cond made with grad after node i (its
- * backward reaches v, over a size predicate too; a custom Function's apply
- * and CondAutogradOp's are reads in last already)? */
-static bool cond_reads(const sg__graph *src, uint32_t v, uint32_t i)
-{
-    for (uint32_t j = i + 1; j < src->nnodes; j++) {
-        const sg__gnode *c = &src->nodes[j];
-        if (c->kind != SG_N_COND || c->scope != 0 || (c->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
-            continue;
-        const sg__garg *ops = &src->args[c->args + 3];
-        for (uint32_t k = 0; ops->kind == SG_A_VALUES && k < ops->u.list.n; k++)
-            if (src->ids[ops->u.list.off + k] == v)
-                return true;
-    }
-    return false;
-}
-
 /* Is write node n an in-place call whose self is a version of object o
  * (obj: each value's first version)? */
 static bool writes_own(const sg__graph *src, const uint32_t *obj, uint32_t n, uint32_t o)
@@ -2233,10 +2216,9 @@ static bool writes_own(const sg__graph *src, const uint32_t *obj, uint32_t n, ui
 
 /* What autograd does of x after x.data = y (or x.set_(y) under no_grad),
  * x keeping its history while its values are y's, that ours cannot give,
- * refused by name: of other sizes, x (any version of it) read with grad,
- * by a call, a custom Function or a torch.cond, or a view of x made
- * before, read with grad after x's storage was written since (its grad_fn
- * made again from x's new geometry); y's storage written, not by an
+ * refused by name: of other sizes, a view of x made before, read with
+ * grad after x's storage was written since (its grad_fn made again from
+ * x's new geometry); y's storage written, not by an
  * in-place call of x's own (nor in a cond branch), before x is read. last:
  * each value's last read with grad; obj, lastobj: each value's first
  * version, and the last read with grad of any version of that object; the
@@ -2246,7 +2228,7 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *last, c
 {
     sg_ctx *ctx = src->ctx;
     sg_status s = SG_OK;
-    for (uint32_t i = 0; i < src->nnodes && !s; i++) { /* x.data = y of other sizes, then x read with grad */
+    for (uint32_t i = 0; i < src->nnodes && !s; i++) { /* x.data = y, then x or a view of it read with grad */
         const sg__gnode *nd = &src->nodes[i];
         uint32_t read = nd->out != SG_NOVAL ? lastobj[obj[nd->out]] : SG_NOVAL; /* (of x, any version, after) */
         if (read != SG_NOVAL && read <= i)
@@ -2267,12 +2249,16 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *last, c
                 view_read = (made == SG_NOVAL || wnode[q] > made) && wnode[q] < last[v] &&
                             !(src->nodes[wnode[q]].flags & SG_NODE_DATA);
         }
-        if (read != SG_NOVAL || view_read || cond_reads(src, nd->out, i)) {
+        if (read != SG_NOVAL || view_read) {
             /* (x.set_(y) under no_grad likewise: x keeps its grad_fn, its metadata y's) */
             const char *what = (nd->flags & SG_NODE_DATA) ? "x.data = y" : "x.set_(y) under no_grad";
             bool same = self != SG_NOVAL && y != SG_NOVAL && src->vals[self].u.t.ndim == src->vals[y].u.t.ndim;
             for (uint32_t d = 0; same && d < src->vals[self].u.t.ndim; d++)
                 same = sg__graph_size(src, self, d) == sg__graph_size(src, y, d);
+            if (view_read && !same && src->vals[self].u.t.requires_grad)
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u), where "
+                            "a view of x made before is read after its storage was written: autograd makes its "
+                            "grad_fn again over x's new geometry", what, nd->line);
             /* y's storage written before x (a version of it) is read: x's values move, its history
                (PyTorch's) does not; not by an in-place call of x's own (a new version of x: its write
                hidden or autograd's as any). Given where x, no view, keeps its sizes: functionalization
