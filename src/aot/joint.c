@@ -2223,8 +2223,9 @@ static bool writes_own(const sg__graph *src, const uint32_t *obj, uint32_t n, ui
  * each value's last read with grad; obj, lastobj: each value's first
  * version, and the last read with grad of any version of that object; the
  * storages' writes in node order, wnode[wfirst[st] .. wfirst[st + 1]). */
-static sg_status data_set_refusals(const sg__graph *src, const uint32_t *last, const uint32_t *obj,
-                                   const uint32_t *lastobj, const uint32_t *wfirst, const uint32_t *wnode)
+static sg_status data_set_refusals(const sg__graph *src, const uint32_t *cnt, const uint32_t *last,
+                                   const uint32_t *obj, const uint32_t *lastobj, const uint32_t *wfirst,
+                                   const uint32_t *wnode)
 {
     sg_ctx *ctx = src->ctx;
     sg_status s = SG_OK;
@@ -2237,17 +2238,16 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *last, c
             nd->schema->op != SG_OP_set__source_Tensor || nd->out == SG_NOVAL)
             continue;
         uint32_t self = arg_value(src, nd, 0), y = arg_value(src, nd, 1);
-        /* (a view of x made before, read with grad after, its storage written since it was made: its
-           grad_fn made again from x's new geometry) */
+        /* (a view of x made before, read with grad after its version counter moved since it was made, by
+           a write of its storage or of x, which keeps that counter on y's storage: its grad_fn made again
+           from x's new geometry) */
         bool view_read = false;
         for (uint32_t v = 0; v < nd->out && self != SG_NOVAL && !view_read; v++) {
             if (src->vals[v].kind != SG_V_TENSOR || obj[v] == obj[self] || last[v] == SG_NOVAL || last[v] <= i ||
                 src->vals[v].u.t.storage != src->vals[self].u.t.storage)
                 continue;
-            uint32_t st = src->vals[v].u.t.storage, made = src->vals[obj[v]].node; /* (its first version) */
-            for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && !view_read; q++)
-                view_read = (made == SG_NOVAL || wnode[q] > made) && wnode[q] < last[v] &&
-                            !(src->nodes[wnode[q]].flags & SG_NODE_DATA);
+            uint32_t made = src->vals[obj[v]].node, at; /* (its first version) */
+            view_read = written_after(src, wfirst, wnode, cnt[v], made == SG_NOVAL ? 0 : made, last[v], &at);
         }
         if (read != SG_NOVAL || view_read) {
             /* (x.set_(y) under no_grad likewise: x keeps its grad_fn, its metadata y's) */
@@ -2347,7 +2347,7 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
             lastobj[obj[v]] = last[v];
     }
     if (!s && obj)
-        s = data_set_refusals(src, last, obj, lastobj, wfirst, wnode);
+        s = data_set_refusals(src, cnt, last, obj, lastobj, wfirst, wnode);
     for (uint32_t i = 0; i < src->nnodes && !s; i++) {
         const sg__gnode *nd = &src->nodes[i];
         if (nd->kind != SG_N_CALL || nd->scope != 0 || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != SG_NODE_NO_GRAD ||
