@@ -2216,9 +2216,9 @@ static bool writes_own(const sg__graph *src, const uint32_t *obj, uint32_t n, ui
 
 /* What autograd does of x after x.data = y (or x.set_(y) under no_grad),
  * x keeping its history while its values are y's, that ours cannot give,
- * refused by name: of other sizes, a view of x made before, read with
- * grad after x's storage was written since (its grad_fn made again from
- * x's new geometry); y's storage written, not by an
+ * refused by name: of another layout, a view of x made before, read
+ * with grad after its version counter moved since (its grad_fn made again
+ * from x's new geometry); y's storage written, not by an
  * in-place call of x's own (nor in a cond branch), before x is read. last:
  * each value's last read with grad; obj, lastobj: each value's first
  * version, and the last read with grad of any version of that object; the
@@ -2255,10 +2255,11 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *cnt, co
             bool same = self != SG_NOVAL && y != SG_NOVAL && src->vals[self].u.t.ndim == src->vals[y].u.t.ndim;
             for (uint32_t d = 0; same && d < src->vals[self].u.t.ndim; d++)
                 same = sg__graph_size(src, self, d) == sg__graph_size(src, y, d);
-            if (view_read && !same && src->vals[self].u.t.requires_grad)
-                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u), where "
-                            "a view of x made before is read after its storage was written: autograd makes its "
-                            "grad_fn again over x's new geometry", what, nd->line);
+            if (view_read && y != SG_NOVAL && !sg__aot_same_layout(src, self, y) && src->vals[self].u.t.requires_grad)
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other %s (line %u), where a "
+                            "view of x made before is read after its version counter moved: autograd makes its "
+                            "grad_fn again over x's new geometry", what, same ? "strides or offset" : "sizes",
+                            nd->line);
             /* y's storage written before x (a version of it) is read: x's values move, its history
                (PyTorch's) does not; not by an in-place call of x's own (a new version of x: its write
                hidden or autograd's as any). Given where x, no view, keeps its sizes: functionalization
