@@ -2255,7 +2255,17 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *cnt, co
             bool same = self != SG_NOVAL && y != SG_NOVAL && src->vals[self].u.t.ndim == src->vals[y].u.t.ndim;
             for (uint32_t d = 0; same && d < src->vals[self].u.t.ndim; d++)
                 same = sg__graph_size(src, self, d) == sg__graph_size(src, y, d);
-            if (view_read && y != SG_NOVAL && !sg__aot_same_layout(src, self, y) && src->vals[self].u.t.requires_grad)
+            uint32_t made = self != SG_NOVAL ? src->vals[obj[self]].node : SG_NOVAL, at;
+            if (read != SG_NOVAL && !same && self != SG_NOVAL && src->vals[self].u.t.base != SG_NOVAL &&
+                src->vals[self].u.t.requires_grad &&
+                written_after(src, wfirst, wnode, cnt[self], made == SG_NOVAL ? 0 : made, i, &at))
+                /* (x a view whose counter moved before: autograd makes x's grad_fn again over its base, with
+                   y's sizes, not x's old history: gradient sizes the functional graph does not give) */
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u) of a "
+                            "view x whose version counter moved since it was made (%s, line %u): autograd makes its "
+                            "grad_fn again over its base", what, nd->line, src->nodes[at].schema->name,
+                            src->nodes[at].line);
+            if (!s && view_read && y != SG_NOVAL && !sg__aot_same_layout(src, self, y) && src->vals[self].u.t.requires_grad)
                 s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other %s (line %u), where a "
                             "view of x made before is read after its version counter moved: autograd makes its "
                             "grad_fn again over x's new geometry", what, same ? "strides or offset" : "sizes",
