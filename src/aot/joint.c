@@ -2738,16 +2738,18 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             /* (the base takes that grad_fn and requires grad: the trace's flags do not say it, nor
                whether the loss reaches it but through a program output on its storage) */
             bool out = false; /* (one that requires grad: a .data or detach of it carries no history) */
-            bool any = false; /* (an output on the storage of self or of the base at all) */
+            bool any = false; /* (an output on the storage of self or of the base whose history may reach it) */
             for (uint32_t k = 0; k < on->nargs; k++) {
                 const sg__garg *a = &src->args[on->args + k];
                 if (a->kind != SG_A_VALUE || src->vals[a->u.v].kind != SG_V_TENSOR)
                     continue;
                 uint32_t ost = src->vals[a->u.v].u.t.storage;
                 bool on_self = ost == src->vals[self0].u.t.storage;
-                any |= on_self || (sbase != SG_NOVAL && ost == src->vals[sbase].u.t.storage);
-                out |= on_self && sg__graph_rg_now(src, a->u.v) &&
-                       gives_edge(src, a->u.v, true); /* (no view made under no_grad) */
+                /* (not a view made under no_grad, nor a view of one: its history stops there, at a leaf) */
+                bool reach = sg__graph_rg_now(src, a->u.v) && gives_edge(src, a->u.v, true) &&
+                             !(ast[src->nvals + a->u.v] & PAST_LEAF);
+                any |= (on_self || (sbase != SG_NOVAL && ost == src->vals[sbase].u.t.storage)) && reach;
+                out |= on_self && reach;
             }
             if (!any) /* (nothing the loss reads is on them, nor read with grad since: the backward cannot reach
                          the base's new grad_fn) */
