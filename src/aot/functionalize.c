@@ -1539,7 +1539,11 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             if (keeps && !dreg) {
                 z->v[nd->out].hist = cur; /* (x made again from y's storage keeps its history: link_view) */
                 z->v[nd->out].xhist = true;
-                fstore *ys = store_of(z, src_v); /* (x a root of y's storage: current_root) */
+            }
+            if ((keeps && !dreg) || (!hid && z->v[nd->out].parent == SG_NOVAL)) {
+                /* (x a root of y's storage, with a history of its own: that of x.data = y, or of a set_ with
+                   grad, y's family seeing none of x's writes: current_root) */
+                fstore *ys = store_of(z, src_v);
                 uint32_t first = ys->input != SG_NOVAL ? ys->input : ys->root;
                 if (!ys->families && (!ys->gen || ys->hobj == SG_NOVAL))
                     ys->hobj = first != SG_NOVAL ? z->v[first].obj : SG_NOVAL;
