@@ -1859,6 +1859,17 @@ static sg_status before_function(sg__replay *r, void *ud, uint32_t node)
  * contents into it at the backward's end); a gradient it takes is the
  * joint's to check. Errors: SG_EUNSUPPORTED (a tensor the forward made, a
  * view). */
+/* Does a node of scope sc read value v (an argument, or in a list)? */
+static bool read_in_scope(const sg__graph *src, const sg__scope *sc, uint32_t v)
+{
+    uint32_t s = (uint32_t)(sc - src->scopes);
+    for (uint32_t i = 0; i < src->nnodes; i++)
+        if (src->nodes[i].scope == s && src->nodes[i].kind != SG_N_PLACEHOLDER &&
+            sg__graph_node_reads(src, &src->nodes[i], v))
+            return true;
+    return false;
+}
+
 static sg_status function_written(sg__replay *r, void *ud, uint32_t node, const uint32_t **phs, uint32_t *n)
 {
     fz *z = ud;
@@ -1888,6 +1899,13 @@ static sg_status function_written(sg__replay *r, void *ud, uint32_t node, const 
         if (!on || z->v[v].parent != SG_NOVAL || on->kind != SG_N_PLACEHOLDER || on->scope != 0)
             return unsupported(z, "a custom Function's backward that writes a tensor other than a program input "
                                   "as it is (one the forward made, or a view)", sc->name);
+        for (uint32_t j = 0; j < sc->nphs; j++) { /* (another tensor it takes on that storage) */
+            uint32_t u = sc->outer[j], ph = src->nodes[sc->phs[j]].out;
+            if (j != k && u != SG_NOVAL && is_tensor(src, u) && sid_of(z, u) == sid_of(z, v) && read_in_scope(src, sc, ph))
+                return unsupported(z, "a custom Function's backward that writes a tensor whose storage another tensor "
+                                      "it takes shares (a saved view of it: PyTorch's backward reads the written "
+                                      "values)", sc->name);
+        }
         sg__aot_bwrite *grown = sg__realloc(z->dst->ctx, m->bwrites, (m->nbwrites + 1) * sizeof *grown);
         if (!grown)
             return sg__nomem(z->dst->ctx);
