@@ -224,6 +224,12 @@ static sg_status subclass_values(const jctx *J, const sg__replay *r, uint8_t **o
         if (jv != SG_NOVAL)
             two[jv] = 1;
     }
+    for (uint32_t q = 0; q < m->nbases; q++) { /* (a synthetic base of inner tensors: its inputs' views of it) */
+        uint32_t mb = m->bases[q].member;
+        uint32_t jv = m->in_inner && mb < m->nin && m->in_inner[mb] ? sg__replay_mapped(r, m->bases[q].dph) : SG_NOVAL;
+        if (jv != SG_NOVAL)
+            two[jv] = 1;
+    }
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const sg__gnode *nd = &g->nodes[i];
         if (nd->out == SG_NOVAL || (nd->kind != SG_N_CALL && nd->kind != SG_N_COND))
