@@ -644,8 +644,13 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
         /* (made again after a write, as where it was made: an as_strided over the storage's base of a view
            whose own history PyTorch's gradient takes; a write through .data leaves that grad_fn as it was) */
         bool stale = z->v[v].vers && moves(store_of(z, v)) + 1 != z->v[v].vers;
-        if (is_asstrided(vn) && z->v[v].parent != z->src->args[vn->args].u.v && !stale)
-            CHAIN(strided_of_view(z, r, z->v[v].vnode, z->src->args[vn->args].u.v, z->v[v].parent, p, out));
+        uint32_t self = z->src->args[vn->args].u.v;
+        bool again = (vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) == SG_NODE_NO_GRAD && is_tensor(z->src, self) &&
+                     z->src->vals[self].u.t.requires_grad && z->src->vals[self].u.t.base != SG_NOVAL;
+        /* (an as_strided_ of a view under no_grad: its grad_fn made again over its base, as the hook's `of`) */
+        uint32_t of = again && (info && (info->tags & SG_T_INPLACE_VIEW)) ? z->src->vals[self].u.t.base : self;
+        if (is_asstrided(vn) && z->v[v].parent != of && !stale)
+            CHAIN(strided_of_view(z, r, z->v[v].vnode, of, z->v[v].parent, p, out));
         else
             CHAIN(replay_view(z, r, z->v[v].vnode, p, out));
         if (strided_off_grad(z, v))
@@ -661,9 +666,6 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
         /* an in-place view op under no_grad of what requires grad keeps its history, as where it ran: made
            again, its gradient passes to what it was called on (a hidden write, as there); of a view, as where
            it ran (the hook's `again`), its grad_fn is made again from its base: a view as any */
-        uint32_t self = z->src->args[vn->args].u.v;
-        bool again = (vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) == SG_NODE_NO_GRAD && is_tensor(z->src, self) &&
-                     z->src->vals[self].u.t.requires_grad && z->src->vals[self].u.t.base != SG_NOVAL;
         if (info && (info->tags & SG_T_INPLACE_VIEW) && again && z->dst->vals[*out].node != SG_NOVAL)
             z->dst->nodes[z->dst->vals[*out].node].flags &= (uint8_t)~SG_NODE_NO_GRAD;
         else if (info && (info->tags & SG_T_INPLACE_VIEW) && (vn->flags & SG_NODE_NO_GRAD) && is_tensor(z->src, v) &&
