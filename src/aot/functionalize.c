@@ -636,6 +636,9 @@ static sg_status link_view(fz *z, sg__replay *r, uint32_t v, uint32_t p, uint32_
         CHAIN(current(z, r, root, &x));
         CHAIN(strided_as(z, v, x, out));
         hide(z, *out, sn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
+        if (is_tensor(z->src, v) && !z->src->vals[v].u.t.requires_grad && root < z->src->nvals &&
+            is_tensor(z->src, root) && z->src->vals[root].u.t.requires_grad)
+            hide(z, *out, SG_NODE_DATA); /* (of a detach or .data of it: no grad_fn to make again, none made) */
         return SG_OK;
     }
     if (z->v[v].vnode != SG_NOVAL) {
