@@ -374,9 +374,11 @@ static int hidden_checked_walk(bw *b, uint32_t r)
     for (uint32_t j = n + 1; j < g->nnodes; j++) { /* the first call autograd recorded of a version of r */
         const sg__gnode *nd = &g->nodes[j];
         bool fn = nd->kind == SG_N_FUNCTION; /* (a custom Function applied with grad: its inputs, args[2]) */
+        const sg__opinfo *oi = nd->kind == SG_N_CALL ? sg__op_info(nd->schema->op) : NULL;
         if ((nd->kind != SG_N_CALL && nd->kind != SG_N_COND && !fn) || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) ||
             nd->scope != g->nodes[n].scope || (!fn && nd->out != SG_NOVAL && g->vals[nd->out].kind == SG_V_TENSOR &&
-                                               !floating(g, nd->out))) /* (no grad_fn: gt, nonzero) */
+                                               !floating(g, nd->out)) || /* (no grad_fn: gt, nonzero) */
+            (oi && (oi->tags & SG_T_NODIFF))) /* (nor ones_like's, zeros_like's of it) */
             continue;
         for (uint32_t k = fn ? 2 : 0; k < (fn ? 3u : nd->nargs); k++) {
             const sg__garg *a = &g->args[nd->args + k];
