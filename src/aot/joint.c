@@ -2222,16 +2222,18 @@ static bool writes_own(const sg__graph *src, const uint32_t *obj, uint32_t n, ui
 
 /* What autograd does of x after x.data = y (or x.set_(y) under no_grad),
  * x keeping its history while its values are y's, that ours cannot give,
- * refused by name: of another layout, a view of x made before, read
- * with grad after its version counter moved since (its grad_fn made again
- * from x's new geometry); y's storage written, not by an
+ * refused by name: of other sizes, x a view whose counter moved since it
+ * was made, or x whose history stops at a view made under no_grad; of
+ * another layout, a view of x made before, read with grad after its
+ * version counter moved since (its grad_fn made again from x's new
+ * geometry); y's storage written, not by an
  * in-place call of x's own (nor in a cond branch), before x is read. last:
  * each value's last read with grad; obj, lastobj: each value's first
  * version, and the last read with grad of any version of that object; the
  * storages' writes in node order, wnode[wfirst[st] .. wfirst[st + 1]). */
-static sg_status data_set_refusals(const sg__graph *src, const uint32_t *cnt, const uint32_t *last,
-                                   const uint32_t *obj, const uint32_t *lastobj, const uint32_t *wfirst,
-                                   const uint32_t *wnode)
+static sg_status data_set_refusals(const sg__graph *src, const uint32_t *cnt, const uint32_t *ast,
+                                   const uint32_t *last, const uint32_t *obj, const uint32_t *lastobj,
+                                   const uint32_t *wfirst, const uint32_t *wnode)
 {
     sg_ctx *ctx = src->ctx;
     sg_status s = SG_OK;
@@ -2262,7 +2264,13 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *cnt, co
             for (uint32_t d = 0; same && d < src->vals[self].u.t.ndim; d++)
                 same = sg__graph_size(src, self, d) == sg__graph_size(src, y, d);
             uint32_t made = self != SG_NOVAL ? src->vals[obj[self]].node : SG_NOVAL, at;
-            if (read != SG_NOVAL && !same && self != SG_NOVAL && src->vals[self].u.t.base != SG_NOVAL &&
+            if (read != SG_NOVAL && !same && self != SG_NOVAL && src->vals[self].u.t.requires_grad &&
+                (ast[src->nvals + self] & (PAST_LEAF | HIDDEN_VIEW)))
+                /* (x's history stops at a view made under no_grad, a leaf: no input's gradient goes through it,
+                   so ours computes none there, where the engine checks the gradient's sizes and may raise) */
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u) of a "
+                            "tensor whose history stops at a view made under no_grad", what, nd->line);
+            if (!s && read != SG_NOVAL && !same && self != SG_NOVAL && src->vals[self].u.t.base != SG_NOVAL &&
                 src->vals[self].u.t.requires_grad &&
                 written_after(src, wfirst, wnode, cnt[self], made == SG_NOVAL ? 0 : made, i, &at))
                 /* (x a view whose counter moved before: autograd makes x's grad_fn again over its base, with
@@ -2307,7 +2315,8 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *cnt, co
  * returned.
  * cnt: the values' counters; the writes of each storage in node order,
  * wnode[wfirst[st] .. wfirst[st + 1]). */
-static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const uint32_t *wfirst, const uint32_t *wnode)
+static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const uint32_t *ast, const uint32_t *wfirst,
+                               const uint32_t *wnode)
 {
     sg_ctx *ctx = src->ctx;
     uint32_t *last = sg__malloc(ctx, (src->nvals ? src->nvals : 1) * sizeof *last); /* the last read with grad */
@@ -2364,7 +2373,7 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
             lastobj[obj[v]] = last[v];
     }
     if (!s && obj)
-        s = data_set_refusals(src, cnt, last, obj, lastobj, wfirst, wnode);
+        s = data_set_refusals(src, cnt, ast, last, obj, lastobj, wfirst, wnode);
     for (uint32_t i = 0; i < src->nnodes && !s; i++) {
         const sg__gnode *nd = &src->nodes[i];
         if (nd->kind != SG_N_CALL || nd->scope != 0 || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) != SG_NODE_NO_GRAD ||
@@ -2668,7 +2677,7 @@ sg_status sg__aot_saved_check(const sg__graph *src)
         sg_free(bwst);
         return sg__nomem(ctx);
     }
-    sg_status s = no_grad_views(src, cnt, wfirst, wnode);
+    sg_status s = no_grad_views(src, cnt, ast, wfirst, wnode);
     const sg__gnode *on = &src->nodes[root->output];
     for (uint32_t k = 0; k < on->nargs; k++) { /* the loss: the outputs that require grad */
         const sg__garg *a = &src->args[on->args + k];
