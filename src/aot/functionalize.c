@@ -379,9 +379,10 @@ static bool plain_view(const fz *z, uint32_t v)
  * current value of arg's storage's root p, or its synthetic base), where
  * PyTorch's gradient of the as_strided goes through arg's own history (arg
  * does not cover the storage: as_strided_backward keeps arg's positions):
- * *out becomes where(mask, base, base.detach()), the mask true at arg's
- * storage positions, so its values are base's and its gradient reaches
- * those positions only, then base's history, as arg's own does (arg a
+ * *out becomes base with arg's positions written back through an
+ * as_strided of base over base.detach(), so its values are base's and its
+ * gradient reaches arg's positions only, then base's history, as arg's own
+ * does (arg a
  * plain_view of base, laid out over its storage from offset 0, that
  * requires grad). Left as it is (*out = base) where that does not hold:
  * strided_base flags it then. */
@@ -395,43 +396,39 @@ static sg_status view_mask(fz *z, sg__replay *r, uint32_t arg, uint32_t p, uint3
     if (!dense || !src->vals[arg].u.t.requires_grad || covers_storage(src, arg) || src->vals[arg].u.t.custom_view ||
         via_no_grad_view(z, arg) || !plain_view(z, arg) || stride0_repeats(src, arg))
         return SG_OK; /* (one that requires no grad by the trace's flag: flagged, refused only where reached) */
+    /* as_strided_scatter(base.detach(), as_strided(base, arg's layout), arg's layout): base's values (arg's
+       positions written back as they are), its gradient at arg's positions only, nothing saved for the
+       backward (both derivatives take sizes alone) */
     sg__graph *d = z->dst;
-    const sg__garg boolean = {.kind = SG_A_DTYPE, .kw = "dtype", .u.dtype = SG_BOOL};
-    sg__garg a[5], x[3];
-    uint32_t zl, ones, mask, det;
-    x[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = base};
-    x[1] = boolean;
-    CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_zeros_like), x, 2, &zl));
-    CHAIN(sg__aot_layout_args(d, src, arg, zl, a)); /* (zl, arg's sizes, strides, offset) */
-    x[0] = a[1];
-    CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_ones), x, 2, &ones));
+    sg__garg a[5], x[1] = {{.kind = SG_A_VALUE, .u.v = base}};
+    uint32_t det, at;
+    CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_detach), x, 1, &det));
+    CHAIN(sg__aot_layout_args(d, src, arg, base, a)); /* (base, arg's sizes, strides, offset) */
+    CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_as_strided), a, 4, &at));
     a[4] = a[3];
     a[3] = a[2];
     a[2] = a[1];
-    a[1] = (sg__garg){.kind = SG_A_VALUE, .u.v = ones};
-    CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_as_strided_scatter), a, 5, &mask));
-    x[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = base};
-    CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_detach), x, 1, &det));
-    x[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = mask};
-    x[1] = (sg__garg){.kind = SG_A_VALUE, .u.v = base};
-    x[2] = (sg__garg){.kind = SG_A_VALUE, .u.v = det};
-    return sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_where_self), x, 3, out);
+    a[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = det};
+    a[1] = (sg__garg){.kind = SG_A_VALUE, .u.v = at};
+    return sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_as_strided_scatter), a, 5, out);
 }
 
-/* The base under dst value v where view_mask made v (where(mask, base,
- * base.detach())), else v. */
+/* The base under dst value v where view_mask made v (the as_strided_scatter
+ * of base.detach() and an as_strided of base), else v. */
 static uint32_t unmasked(const sg__graph *d, uint32_t v)
 {
     uint32_t n = d->vals[v].node;
-    if (n == SG_NOVAL || d->nodes[n].kind != SG_N_CALL || d->nodes[n].schema->op != SG_OP_where_self ||
-        d->nodes[n].nargs != 3)
+    if (n == SG_NOVAL || d->nodes[n].kind != SG_N_CALL || d->nodes[n].schema->op != SG_OP_as_strided_scatter ||
+        d->nodes[n].nargs != 5)
         return v;
     const sg__garg *a = &d->args[d->nodes[n].args];
-    uint32_t det = a[2].kind == SG_A_VALUE ? d->vals[a[2].u.v].node : SG_NOVAL;
-    if (a[1].kind != SG_A_VALUE || det == SG_NOVAL || d->nodes[det].kind != SG_N_CALL ||
-        d->nodes[det].schema->op != SG_OP_detach || d->args[d->nodes[det].args].u.v != a[1].u.v)
+    uint32_t det = a[0].kind == SG_A_VALUE ? d->vals[a[0].u.v].node : SG_NOVAL;
+    uint32_t at = a[1].kind == SG_A_VALUE ? d->vals[a[1].u.v].node : SG_NOVAL;
+    if (det == SG_NOVAL || at == SG_NOVAL || d->nodes[det].kind != SG_N_CALL || d->nodes[at].kind != SG_N_CALL ||
+        d->nodes[det].schema->op != SG_OP_detach || d->nodes[at].schema->op != SG_OP_as_strided ||
+        d->args[d->nodes[det].args].u.v != d->args[d->nodes[at].args].u.v)
         return v;
-    return a[1].u.v;
+    return d->args[d->nodes[det].args].u.v;
 }
 
 /* The synthetic base of storage st: a placeholder of dst, one dimension
