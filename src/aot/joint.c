@@ -2445,11 +2445,12 @@ static sg_status no_grad_views(const sg__graph *src, const uint32_t *cnt, const 
 
 /* Is src value v the first version of a view made under no_grad or
  * through .data (autograd gives it no grad_fn: a leaf where it requires
- * grad)? */
+ * grad), an element of unbind's list among them? */
 static bool hidden_view(const sg__graph *src, uint32_t v)
 {
     const sg__gnode *nd = src->vals[v].node == SG_NOVAL ? NULL : &src->nodes[src->vals[v].node];
-    return nd && nd->kind == SG_N_CALL && nd->out == v && (nd->schema->flags & SG_OPF_VIEW) &&
+    bool made = nd && (nd->out == v || (nd->out != SG_NOVAL && src->vals[nd->out].kind == SG_V_LIST));
+    return made && nd->kind == SG_N_CALL && (nd->schema->flags & SG_OPF_VIEW) &&
            !(nd->schema->flags & (SG_OPF_INPLACE | SG_OPF_OUT)) && (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
 }
 
