@@ -908,6 +908,22 @@ static void next_version(fz *z, uint32_t self, uint32_t out, uint32_t cur)
  * the storage without a synthetic base, each its own placeholder: an
  * as_strided made before, which requires grad, of one that does not cover
  * the storage would take its gradient from the base's positions then. */
+/* Is value u, a view made before node i, read after it (by a node of the
+ * root, an output among them) and written by none after it? */
+static bool read_not_written_since(const fz *z, uint32_t i, uint32_t u)
+{
+    bool read = false;
+    for (uint32_t j = i + 1; j < z->src->nnodes; j++) {
+        uint32_t vals[8];
+        size_t nw = sg__graph_node_writes(z->src, j, vals, 8);
+        for (size_t k = 0; k < nw && k < 8; k++)
+            if (vals[k] == u)
+                return false;
+        read |= z->src->nodes[j].scope == 0 && sg__graph_node_reads(z->src, &z->src->nodes[j], u);
+    }
+    return read;
+}
+
 static sg_status moved_counter(fz *z, const sg__gnode *nd, uint32_t self, bool relaid)
 {
     fstore *rs = store_of(z, self);
@@ -1488,6 +1504,17 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 s->regen = nd->out;
                 s->regen_node = node;
                 s->gen++;
+            } else if (is_asstrided(nd) && rg && base == SG_NOVAL && rs->synth && obj != SG_NOVAL) {
+                /* (on a synthetic base: a view of the object made before, which requires grad, read after,
+                   would be made again from the base's positions, not as PyTorch's as_strided over the
+                   object's new layout; one written after meets the write's own checks first) */
+                for (uint32_t u = 0; u < nd->out; u++)
+                    if (is_tensor(z->src, u) && z->src->vals[u].u.t.requires_grad &&
+                        z->src->vals[u].u.t.base != SG_NOVAL && z->v[z->src->vals[u].u.t.base].obj == obj &&
+                        read_not_written_since(z, node, u))
+                        return unsupported(z, "as_strided_ with grad of a tensor on a synthetic base, with views of "
+                                              "it made before (autograd makes their grad_fn again over its new "
+                                              "layout)", sch->name);
             }
             CHAIN(moved_counter(z, nd, self, relaid));
             z->v[nd->out] = (fval){.parent = parent, .vnode = node, .cur = v, .gen = store_of(z, self)->gen, .obj = obj,
