@@ -908,18 +908,24 @@ static void next_version(fz *z, uint32_t self, uint32_t out, uint32_t cur)
  * the storage without a synthetic base, each its own placeholder: an
  * as_strided made before, which requires grad, of one that does not cover
  * the storage would take its gradient from the base's positions then. */
-/* Is value u, a view made before node i, read after it (by a node of the
- * root, an output among them) and written by none after it? */
+/* Is value u, a view made before node i, read with grad after it (by a
+ * call of the root that gives a floating tensor, or as an output) and
+ * written by none after it? */
 static bool read_not_written_since(const fz *z, uint32_t i, uint32_t u)
 {
+    const sg__graph *src = z->src;
     bool read = false;
-    for (uint32_t j = i + 1; j < z->src->nnodes; j++) {
+    for (uint32_t j = i + 1; j < src->nnodes; j++) {
+        const sg__gnode *nd = &src->nodes[j];
         uint32_t vals[8];
-        size_t nw = sg__graph_node_writes(z->src, j, vals, 8);
+        size_t nw = sg__graph_node_writes(src, j, vals, 8);
         for (size_t k = 0; k < nw && k < 8; k++)
             if (vals[k] == u)
                 return false;
-        read |= z->src->nodes[j].scope == 0 && sg__graph_node_reads(z->src, &z->src->nodes[j], u);
+        bool grad = nd->kind == SG_N_OUTPUT ||
+                    (nd->kind == SG_N_CALL && !(nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) && is_tensor(src, nd->out) &&
+                     (src->vals[nd->out].u.t.dtype == SG_FLOAT64 || src->vals[nd->out].u.t.dtype == SG_FLOAT32));
+        read |= nd->scope == 0 && grad && sg__graph_node_reads(src, nd, u);
     }
     return read;
 }
@@ -1511,7 +1517,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 for (uint32_t u = 0; u < nd->out; u++)
                     if (is_tensor(z->src, u) && z->src->vals[u].u.t.requires_grad &&
                         z->src->vals[u].u.t.base != SG_NOVAL && z->v[z->src->vals[u].u.t.base].obj == obj &&
-                        read_not_written_since(z, node, u))
+                        !via_no_grad_view(z, u) && read_not_written_since(z, node, u))
                         return unsupported(z, "as_strided_ with grad of a tensor on a synthetic base, with views of "
                                               "it made before (autograd makes their grad_fn again over its new "
                                               "layout)", sch->name);
