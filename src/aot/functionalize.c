@@ -572,7 +572,14 @@ static sg_status regenerated_view(fz *z, sg__replay *r, uint32_t v, uint32_t *ou
 {
     uint32_t x;
     CHAIN(current(z, r, store_of(z, v)->regen, &x));
-    CHAIN(strided_as(z, v, x, out));
+    sg_status st = strided_as(z, v, x, out);
+    if (st == SG_ESHAPE) { /* (the view's layout reaches past the base's storage as it is now: x.data = y of the
+                              base since; autograd's own checks of that gradient come first in PyTorch) */
+        sg_ctx_reset_error(z->dst->ctx);
+        return unsupported(z, "a view made again from its base laid out anew in place, whose layout reaches past "
+                              "the base's storage now", z->src->nodes[z->v[v].vnode].schema->name);
+    }
+    CHAIN(st);
     const sg__gnode *vn = &z->src->nodes[z->v[v].vnode]; /* (a view autograd does not see stays one) */
     if (!(vn->schema->flags & SG_OPF_INPLACE))
         hide(z, *out, vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA));
