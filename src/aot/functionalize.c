@@ -1548,6 +1548,12 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             bool dreg = false; /* (fval dreg) */
             CHAIN(current(z, r, src_v, &cur));
             uint8_t hid = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
+            if (hid && !z->src->vals[self].u.t.requires_grad && z->src->vals[self].u.t.written_rg &&
+                !same_sizes(z->src, self, src_v))
+                /* (an input a write with grad through its view gave a history, CopySlices, which its traced flag
+                   does not say: x keeps it, and the gradient of y's sizes meets validate_outputs there) */
+                return unsupported(z, "x.data = y (or x.set_(y) under no_grad) of other sizes of an input a write "
+                                      "with grad through its view gave a history", sch->name);
             bool keeps = hid && z->src->vals[self].u.t.requires_grad;
             if (keeps) {
                 /* x.data = y, or x.set_(y) under no_grad: x keeps its autograd history (its gradient passes
