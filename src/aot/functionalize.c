@@ -394,8 +394,9 @@ static sg_status view_mask(fz *z, sg__replay *r, uint32_t arg, uint32_t p, uint3
     if (dense && p < src->nvals)
         CHAIN(laid_as(z, base, p, &dense));
     if (!dense || !src->vals[arg].u.t.requires_grad || covers_storage(src, arg) || src->vals[arg].u.t.custom_view ||
-        via_no_grad_view(z, arg) || !plain_view(z, arg) || stride0_repeats(src, arg))
-        return SG_OK; /* (one that requires no grad by the trace's flag: flagged, refused only where reached) */
+        via_no_grad_view(z, arg) || !plain_view(z, arg) || stride0_repeats(src, arg) || sg__graph_empty(src, arg))
+        return SG_OK; /* (one that requires no grad by the trace's flag, or with no element: flagged, refused only
+                         where reached) */
     /* as_strided_scatter(base.detach(), as_strided(base, arg's layout), arg's layout): base's values (arg's
        positions written back as they are), its gradient at arg's positions only, nothing saved for the
        backward (both derivatives take sizes alone) */
