@@ -382,10 +382,9 @@ static bool plain_view(const fz *z, uint32_t v)
  * *out becomes base with arg's positions written back through an
  * as_strided of base over base.detach(), so its values are base's and its
  * gradient reaches arg's positions only, then base's history, as arg's own
- * does (arg a
- * plain_view of base, laid out over its storage from offset 0, that
- * requires grad). Left as it is (*out = base) where that does not hold:
- * strided_base flags it then. */
+ * does (arg a plain_view of base, with elements, laid out over its storage
+ * from offset 0, that requires grad). Left as it is (*out = base) where
+ * that does not hold: strided_base flags it then. */
 static sg_status view_mask(fz *z, sg__replay *r, uint32_t arg, uint32_t p, uint32_t base, uint32_t *out)
 {
     *out = base;
@@ -906,16 +905,6 @@ static void next_version(fz *z, uint32_t self, uint32_t out, uint32_t cur)
                        .dreg = sf->dreg, .rstale = sf->rstale, .rbase = sf->rbase, .rgen = sf->rgen, .vers = sf->vers};
 }
 
-/* An in-place call nd of self that changes its metadata (t_, as_strided_,
- * set_ ...) moves the version counter self shares, not through .data:
- * that makes the grad_fn of an as_strided of a view made before again,
- * from the base, when it is used; those views are made again, out of the
- * view's history (fval vers). Counted only where an as_strided views the
- * storage (the walk of own_counter with it); relaid: the storage's
- * generation moved already. Errors: SG_EUNSUPPORTED where inputs share
- * the storage without a synthetic base, each its own placeholder: an
- * as_strided made before, which requires grad, of one that does not cover
- * the storage would take its gradient from the base's positions then. */
 /* Is value u, a view made before node i, read with grad after it (by a
  * call of the root that gives a floating tensor, or as an output) and
  * written by none after it? */
@@ -938,6 +927,16 @@ static bool read_not_written_since(const fz *z, uint32_t i, uint32_t u)
     return read;
 }
 
+/* An in-place call nd of self that changes its metadata (t_, as_strided_,
+ * set_ ...) moves the version counter self shares, not through .data:
+ * that makes the grad_fn of an as_strided of a view made before again,
+ * from the base, when it is used; those views are made again, out of the
+ * view's history (fval vers). Counted only where an as_strided views the
+ * storage (the walk of own_counter with it); relaid: the storage's
+ * generation moved already. Errors: SG_EUNSUPPORTED where inputs share
+ * the storage without a synthetic base, each its own placeholder: an
+ * as_strided made before, which requires grad, of one that does not cover
+ * the storage would take its gradient from the base's positions then. */
 static sg_status moved_counter(fz *z, const sg__gnode *nd, uint32_t self, bool relaid)
 {
     fstore *rs = store_of(z, self);
@@ -1901,13 +1900,6 @@ static sg_status before_function(sg__replay *r, void *ud, uint32_t node)
     return src->nodes[node].scope == 0 ? function_writes(z, node) : SG_OK;
 }
 
-/* After a custom Function's backward was replayed: the placeholders it
- * writes, whose new contents its output gave after the gradients (the
- * node names them: graph.h SG_N_FUNCTION). A tensor it lifts must be a
- * program input as it is (meta->bwrites: the joint copies the new
- * contents into it at the backward's end); a gradient it takes is the
- * joint's to check. Errors: SG_EUNSUPPORTED (a tensor the forward made, a
- * view). */
 /* Does a node of scope sc read value v (an argument, or in a list)? */
 static bool read_in_scope(const sg__graph *src, const sg__scope *sc, uint32_t v)
 {
@@ -1919,6 +1911,13 @@ static bool read_in_scope(const sg__graph *src, const sg__scope *sc, uint32_t v)
     return false;
 }
 
+/* After a custom Function's backward was replayed: the placeholders it
+ * writes, whose new contents its output gave after the gradients (the
+ * node names them: graph.h SG_N_FUNCTION). A tensor it lifts must be a
+ * program input as it is (meta->bwrites: the joint copies the new
+ * contents into it at the backward's end); a gradient it takes is the
+ * joint's to check. Errors: SG_EUNSUPPORTED (a tensor the forward made, a
+ * view). */
 static sg_status function_written(sg__replay *r, void *ud, uint32_t node, const uint32_t **phs, uint32_t *n)
 {
     fz *z = ud;

@@ -2264,14 +2264,14 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *cnt, co
             for (uint32_t d = 0; same && d < src->vals[self].u.t.ndim; d++)
                 same = sg__graph_size(src, self, d) == sg__graph_size(src, y, d);
             uint32_t made = self != SG_NOVAL ? src->vals[obj[self]].node : SG_NOVAL, at;
-            if (read != SG_NOVAL && !same && self != SG_NOVAL && src->vals[self].u.t.requires_grad &&
-                (ast[src->nvals + self] & (PAST_LEAF | HIDDEN_VIEW)))
+            /* (of other sizes, x read with grad after) */
+            bool other = read != SG_NOVAL && !same && self != SG_NOVAL && src->vals[self].u.t.requires_grad;
+            if (other && (ast[src->nvals + self] & (PAST_LEAF | HIDDEN_VIEW)))
                 /* (x's history stops at a view made under no_grad, a leaf: no input's gradient goes through it,
                    so ours computes none there, where the engine checks the gradient's sizes and may raise) */
                 s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u) of a "
                             "tensor whose history stops at a view made under no_grad", what, nd->line);
-            if (!s && read != SG_NOVAL && !same && self != SG_NOVAL && src->vals[self].u.t.base != SG_NOVAL &&
-                src->vals[self].u.t.requires_grad &&
+            if (!s && other && src->vals[self].u.t.base != SG_NOVAL &&
                 written_after(src, wfirst, wnode, cnt[self], made == SG_NOVAL ? 0 : made, i, &at))
                 /* (x a view whose counter moved before: autograd makes x's grad_fn again over its base, with
                    y's sizes, not x's old history: gradient sizes the functional graph does not give) */
