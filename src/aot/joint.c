@@ -2251,11 +2251,19 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *cnt, co
            from x's new geometry) */
         bool view_read = false;
         for (uint32_t v = 0; v < nd->out && self != SG_NOVAL && !view_read; v++) {
-            if (src->vals[v].kind != SG_V_TENSOR || obj[v] == obj[self] || last[v] == SG_NOVAL || last[v] <= i ||
+            if (src->vals[v].kind != SG_V_TENSOR)
+                continue;
+            /* (a view whose autograd base is x read in a later version too: a write of it after the set_
+               is its CopySlices over x, of x's new sizes) */
+            uint32_t vlast = last[v], gb = sg__graph_grad_base(src, v);
+            if (gb != SG_NOVAL && obj[gb] == obj[self] && lastobj[obj[v]] != SG_NOVAL &&
+                (vlast == SG_NOVAL || lastobj[obj[v]] > vlast))
+                vlast = lastobj[obj[v]];
+            if (vlast == SG_NOVAL || vlast <= i || obj[v] == obj[self] ||
                 src->vals[v].u.t.storage != src->vals[self].u.t.storage)
                 continue;
             uint32_t made = src->vals[obj[v]].node, at; /* (its first version) */
-            view_read = written_after(src, wfirst, wnode, cnt[v], made == SG_NOVAL ? 0 : made, last[v], &at);
+            view_read = written_after(src, wfirst, wnode, cnt[v], made == SG_NOVAL ? 0 : made, vlast, &at);
         }
         if (read != SG_NOVAL || view_read) {
             /* (x.set_(y) under no_grad likewise: x keeps its grad_fn, its metadata y's) */
