@@ -505,7 +505,8 @@ sg_status sg_aot_compile_with(const sg_tracer *t, const sg_aot_options *o, sg_ao
     if (!s) {
         a->fw->reg = src->reg;
         sg__graph_reserve(a->fw, src->nnodes); /* about one node a node: room at once, not grown by copies */
-        s = sg__aot_functionalize_meta(src, a->fw, keep_input_mutations != 0, &a->m);
+        sg__tsig sig = sg__tracer_signature(t);
+        s = sg__aot_functionalize_meta(src, a->fw, keep_input_mutations != 0, sig.nin || sig.nout, &a->m);
     }
     if (!s)
         s = build_epilogue(a);

@@ -217,11 +217,15 @@ typedef struct sg__aot_meta {
 
 /* sg__aot_functionalize that also analyses: keep says whether mutations
  * that may stay in the graph do (copy_ at its end) or all go to the
- * runtime epilogue (the graph gives their updated values first); *meta
+ * runtime epilogue (the graph gives their updated values first); subclass,
+ * whether the program's signature has a tensor subclass (inputs on one
+ * storage that the hints tell apart then stay apart: PyTorch refuses a
+ * synthetic base beside a subclass); *meta
  * filled (freed by the caller with sg__aot_meta_free, even on an error).
  * Errors: those of sg__aot_functionalize, and SG_EALIASING where PyTorch
  * refuses a mutation (a set_ that cannot stay in the graph). */
-sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool keep, sg__aot_meta *meta);
+sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool keep, bool subclass,
+                                     sg__aot_meta *meta);
 void sg__aot_meta_free(sg__aot_meta *meta);
 
 /* ---- training (joint.c) ---- */

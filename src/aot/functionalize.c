@@ -105,6 +105,7 @@ typedef struct fz {
     uint32_t *raw;  /* by storage: the src storage it is part of */
     uint32_t nst;   /* storages: src's, then one per input told apart from others on its storage */
     bool keep;    /* keep_input_mutations */
+    bool subclass; /* the signature has a tensor subclass (plan_disjoint) */
     sg__aot_meta *meta; /* filled at the end */
     uint32_t *lead;     /* the leading outputs */
     uint32_t *stack, cap; /* the links current() makes again */
@@ -2059,12 +2060,12 @@ static sg_status analyse_inputs(fz *z, sg__aot_meta *m, const uint32_t *last)
         in->cleared = in->leaf && src->vals[ph].u.t.requires_grad && !in->requires_grad;
         in->moved = in->leaf && src->vals[ph].u.t.requires_grad && in->requires_grad && !src->vals[in->final].u.t.leaf;
         bool in_graph = z->keep && (in->data || in->storage) &&
-                        ((!in->metadata && !in->requires_grad) || in->hidden || in->no_grad);
+                        ((!in->metadata && !in->requires_grad && !in->written_rg) || in->hidden || in->no_grad);
         if (st->synth) { /* its synthetic base's place (1.9: data only; requires grad if any input on it does) */
             bool rg = false;
             for (uint32_t j = 0; j < m->nin; j++)
                 rg |= m->in[j].tensor && sid_of(z, m->in[j].ph) == sid_of(z, ph) &&
-                      src->vals[last[m->in[j].ph]].u.t.requires_grad;
+                      (src->vals[last[m->in[j].ph]].u.t.requires_grad || src->vals[last[m->in[j].ph]].u.t.written_rg);
             bool no_grad = st->writes <= st->writes_no_grad + st->writes_hidden;
             in_graph = in->data && z->keep && (!rg || no_grad || st->writes <= st->writes_hidden);
             in->no_grad = in->data && no_grad;
@@ -2316,15 +2317,18 @@ static sg_status end(sg__replay *r, void *ud)
         if (!st || !st->synth || st->input != m->in[i].ph || !st->writes)
             continue;
         bool rg = false, ng = st->writes <= st->writes_no_grad + st->writes_hidden, hid = st->writes <= st->writes_hidden;
-        for (uint32_t j = 0; j < m->nin; j++)
+        bool wrg = false; /* (a member a write with grad gave a history: its write out of the graph, as analyse_inputs) */
+        for (uint32_t j = 0; j < m->nin; j++) {
             rg |= m->in[j].tensor && store_of(z, m->in[j].ph) == st && m->in[j].requires_grad;
+            wrg |= m->in[j].tensor && store_of(z, m->in[j].ph) == st && m->in[j].written_rg;
+        }
         /* (the joint differentiates with respect to the base where a member requires grad) */
         if (st->sph != SG_NOVAL)
             dst->vals[st->sph].u.t.requires_grad = rg;
         sg__aot_base *b = &m->bases[m->nbases++];
         *b = (sg__aot_base){.dph = st->sph, .member = i, .numel = sg__graph_storage_numel(src, src->vals[m->in[i].ph].u.t.storage),
                             .lead = SG_NOVAL, .hidden = hid, .detached = st->detached};
-        b->where = z->keep && (!rg || ng || hid) ? SG__AOT_IN_GRAPH : SG__AOT_OUT_GRAPH;
+        b->where = z->keep && ((!rg && !wrg) || ng || hid) ? SG__AOT_IN_GRAPH : SG__AOT_OUT_GRAPH;
         for (uint32_t j = 0; j < m->nin; j++)
             if (m->in[j].tensor && store_of(z, m->in[j].ph) == st)
                 m->in[j].base = m->nbases - 1;
@@ -2527,7 +2531,10 @@ static sg_status plan_disjoint(fz *z)
         bool meet = false;
         if (!is_tensor(src, a) || bad[src->vals[a].u.t.storage])
             continue;
-        if (!(meet = stride0_repeats(src, a)))
+        /* (a write with grad through one input gave every input on the storage a history, written_rg: one
+           disjoint from the write takes its gradient to the write's history through their base; not with a
+           tensor subclass, where PyTorch refuses the base, and keeps disjoint inputs apart) */
+        if (!(meet = stride0_repeats(src, a) || (src->vals[a].u.t.written_rg && !z->subclass)))
             s = overlaps_itself(z, a, &meet);
         if (meet)
             bad[src->vals[a].u.t.storage] = 1;
@@ -2648,13 +2655,14 @@ static sg_status stale_grad_flags(fz *z)
     return s;
 }
 
-sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool keep, sg__aot_meta *meta)
+sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool keep, bool subclass,
+                                     sg__aot_meta *meta)
 {
     if (!src || !dst || !meta)
         return SG_EINVAL;
     sg_ctx *ctx = dst->ctx;
     *meta = (sg__aot_meta){.keep = keep};
-    fz z = {.src = src, .dst = dst, .keep = keep, .meta = meta};
+    fz z = {.src = src, .dst = dst, .keep = keep, .subclass = subclass, .meta = meta};
     const sg__scope *root = &src->scopes[0];
     size_t nst = (size_t)src->nstorages + root->nphs; /* src's storages, and one per input told apart */
     z.v = sg__malloc(ctx, (src->nvals + nst + 1) * sizeof *z.v); /* then a slot per storage's synthetic base */
@@ -2720,7 +2728,7 @@ sg_status sg__aot_functionalize_meta(const sg__graph *src, sg__graph *dst, bool 
 sg_status sg__aot_functionalize(const sg__graph *src, sg__graph *dst)
 {
     sg__aot_meta m;
-    sg_status s = sg__aot_functionalize_meta(src, dst, true, &m);
+    sg_status s = sg__aot_functionalize_meta(src, dst, true, false, &m);
     sg__aot_meta_free(&m);
     return s;
 }

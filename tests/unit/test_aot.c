@@ -866,7 +866,7 @@ static void test_cond_backward(void **state)
         sg__aot_train *t = NULL;
         assert_int_equal(sg__graph_new(src->env, &fw), SG_OK);
         fw->reg = src->reg;
-        assert_int_equal(sg__aot_functionalize_meta(src, fw, true, &m), SG_OK);
+        assert_int_equal(sg__aot_functionalize_meta(src, fw, true, false, &m), SG_OK);
         if (sg__aot_train_build(fw, &m, part == 0, &t))
             fail_msg("train: %s", sg_ctx_last_error_msg(C));
         if (sg__graph_lint(fw) || sg__graph_lint(sg__aot_train_bw(t)))
