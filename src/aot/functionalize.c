@@ -1248,21 +1248,28 @@ static sg_status write(fz *z, sg__replay *r, uint32_t node, const sg__gnode *nd,
     sg__garg cur[SG_SCHEMA_ARGS];
     uint32_t f;
     CHAIN(current_args(z, r, nd, args, cur));
-    uint32_t sn = cur[0].kind == SG_A_VALUE ? z->dst->vals[cur[0].u.v].node : SG_NOVAL;
-    const sg__gnode *x = sn != SG_NOVAL && z->dst->nodes[sn].kind == SG_N_CALL ? &z->dst->nodes[sn] : NULL;
-    if (x && ((x->flags & SG_NODE_STRIDED_BASE) ||
-              (is_asstrided(x) && z->dst->args[x->args].kind == SG_A_VALUE &&
-               unmasked(z->dst, z->dst->args[x->args].u.v) != z->dst->args[x->args].u.v))) {
-        /* self an as_strided of a view, over the storage's base: the write's CopySlices hands the gradient
-           of what it wrote over to the base's positions, not to the view's own history as a read would
-           (over the base itself, not view_mask's) */
-        sg__garg a[SG_SCHEMA_ARGS];
-        memcpy(a, &z->dst->args[x->args], x->nargs * sizeof *a);
-        a[0].u.v = unmasked(z->dst, a[0].u.v);
-        CHAIN(sg__graph_record(z->dst, x->schema, a, x->nargs, x->line, NULL, &cur[0].u.v));
+    uint32_t self = z->src->args[nd->args].u.v;
+    const sg__gnode *x = NULL; /* (the as_strided under self's value, through the views made of it since) */
+    for (uint32_t v = cur[0].kind == SG_A_VALUE ? cur[0].u.v : SG_NOVAL, n; v != SG_NOVAL && !x;) {
+        n = z->dst->vals[v].node;
+        const sg__gnode *y = n != SG_NOVAL && z->dst->nodes[n].kind == SG_N_CALL ? &z->dst->nodes[n] : NULL;
+        if (y && ((y->flags & SG_NODE_STRIDED_BASE) ||
+                  (is_asstrided(y) && z->dst->args[y->args].kind == SG_A_VALUE &&
+                   unmasked(z->dst, z->dst->args[y->args].u.v) != z->dst->args[y->args].u.v)))
+            x = y;
+        else if (y && (y->schema->flags & SG_OPF_VIEW) && !(y->schema->flags & SG_OPF_INPLACE) && y->nargs &&
+                 z->dst->args[y->args].kind == SG_A_VALUE)
+            v = z->dst->args[y->args].u.v; /* (a squeeze of it, ...) */
+        else
+            v = SG_NOVAL;
+    }
+    if (x) {
+        /* self an as_strided of a view, over the storage's base, or a view of one: the write's CopySlices
+           hands the gradient of what it wrote over to the base's positions, self's layout of the base, not to
+           the view's own history as a read would (over the base itself, not view_mask's) */
+        CHAIN(strided_as(z, self, unmasked(z->dst, z->dst->args[x->args].u.v), &cur[0].u.v));
     }
     CHAIN(sg__replay_call(r, fs, cur, nd->nargs, &f));
-    uint32_t self = z->src->args[nd->args].u.v;
     hide(z, f, nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)); /* (its other arguments may require grad) */
     if (z->v[self].parent != SG_NOVAL) /* a view written: its grad_fn made again (rebase_history) */
         hide(z, f, SG_NODE_REGEN);
