@@ -337,9 +337,20 @@ static sg_status relaid_refusals(const jctx *J, uint32_t ntan)
             return sg__err(fw->ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that changes the layout of "
                            "an input that requires grad on a storage other inputs view (input %s)",
                            fw->vals[in->dph].name);
-        if (in->storage)
+        /* (x.data = y, or x.set_(y) under no_grad, of the same sizes onto a storage of the program's: the
+           gradient of x's new value is x's, as its history, or AccumulateGrad, takes it; of other sizes a
+           leaf's AccumulateGrad checks them, made when first asked and kept while a grad_fn holds it;
+           another input on either storage, views of one another, autograd's made again from the base) */
+        bool same = in->updated != SG_NOVAL && fw->vals[in->updated].u.t.ndim == fw->vals[in->dph].u.t.ndim;
+        for (uint32_t d = 0; same && d < fw->vals[in->dph].u.t.ndim; d++)
+            same = sg__graph_size(fw, in->updated, d) == sg__graph_size(fw, in->dph, d);
+        if (in->storage && ((!same && in->leaf) || in->relaid || in->base != SG_NOVAL || in->shared ||
+                            in->onto != SG_NOVAL))
             return sg__err(fw->ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that sets the storage of an "
-                           "input that requires grad (set_ or .data =; input %s)", fw->vals[in->dph].name);
+                           "input that requires grad (set_ or .data =; input %s) %s", fw->vals[in->dph].name,
+                           !same && in->leaf ? "of a leaf to other sizes"
+                           : in->relaid  ? "and changes its layout in place"
+                                         : "where other inputs view its storage or the one it takes");
     }
     return SG_OK;
 }
