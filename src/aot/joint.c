@@ -265,13 +265,21 @@ static sg_status subclass_refusals(const jctx *J, const sg__graph *g, const uint
            base): its grad_fn made again, as SG_NODE_REGEN says of the program's own views;
            functionalization writes an input itself, no view of it */
         const sg__aot_input *in = &m->in[i];
-        if (!in->tensor || !in->data || !in->requires_grad || !sg__graph_empty(fw, in->dph))
+        if (!in->tensor || !in->data || !sg__graph_empty(fw, in->dph))
             continue;
-        if (in->base != SG_NOVAL || in->shared)
+        if (in->requires_grad && (in->base != SG_NOVAL || in->shared))
             return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: an empty input written where other inputs view its "
                            "storage and the loss is a tensor subclass (input %s): the grad_fn PyTorch makes again "
                            "for an input view gives a plain gradient there, and which input views which is the "
                            "caller's", fw->vals[in->dph].name);
+        /* (one a write with grad gave a history, on a synthetic base (an expand written through): the graph
+           makes it again from the base, an as_strided whose gradient of no element is a factory's zeros,
+           plain, where PyTorch's goes through the input's CopySlices, a TwoTensor) */
+        if (in->written_rg && in->base != SG_NOVAL)
+            return sg__err(g->ctx, SG_EUNSUPPORTED, "unsupported: an empty input on a synthetic base written with "
+                           "grad where the loss is a tensor subclass (input %s): its gradient through the base's "
+                           "as_strided is plain, PyTorch's through its CopySlices a TwoTensor",
+                           fw->vals[in->dph].name);
     }
     for (uint32_t i = 0; i < J->first; i++) {
         /* an empty view written with grad, and read (beyond the write carried back to its base: its
