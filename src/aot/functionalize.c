@@ -355,11 +355,11 @@ static void strided_base(fz *z, uint32_t arg, uint32_t v)
 }
 
 /* Is src value v, down to its storage's root (or synthetic base), a chain
- * of views autograd follows that reach no position twice for any sizes:
- * slices, selects, narrows, diagonals, transposes, permutes, views,
- * squeezes and unsqueezes of a root laid out over its storage (no expand,
- * as_strided, detach or .data, nothing made under no_grad, no input placed
- * on a synthetic base by its own layout)? */
+ * of views autograd follows: slices, selects, narrows, diagonals,
+ * transposes, permutes, views, squeezes and unsqueezes of a root laid out
+ * over its storage, and as_strided calls on what reaches no position twice
+ * by a stride 0 (no expand, detach or .data, nothing made under no_grad, no
+ * input placed on a synthetic base by its own layout)? */
 static bool plain_view(const fz *z, uint32_t v)
 {
     for (uint32_t c = v; c < z->src->nvals && z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
@@ -370,8 +370,11 @@ static bool plain_view(const fz *z, uint32_t v)
         if ((vn->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)) ||
             (op != SG_OP_slice_Tensor && op != SG_OP_select_int && op != SG_OP_narrow && op != SG_OP_diagonal &&
              op != SG_OP_t && op != SG_OP_transpose_int && op != SG_OP_permute && op != SG_OP_view &&
-             op != SG_OP_squeeze && op != SG_OP_squeeze_dim && op != SG_OP_unsqueeze && op != SG_OP_alias))
+             op != SG_OP_squeeze && op != SG_OP_squeeze_dim && op != SG_OP_unsqueeze && op != SG_OP_alias &&
+             op != SG_OP_as_strided))
             return false;
+        if (op == SG_OP_as_strided && z->v[c].parent < z->src->nvals && stride0_repeats(z->src, z->v[c].parent))
+            return false; /* (as_strided_backward divides by the count of what it was called on there) */
     }
     return true;
 }
@@ -386,6 +389,24 @@ static bool plain_view(const fz *z, uint32_t v)
  * does (arg a plain_view of base, with elements, laid out over its storage
  * from offset 0, that requires grad). Left as it is (*out = base) where
  * that does not hold: strided_base flags it then. */
+/* as_strided_scatter(det, as_strided(m, v's layout), v's layout) into *out:
+ * det's values (base.detach(), m's values are base's) with m's gradient at
+ * v's positions only (view_mask). */
+static sg_status mask_layout(fz *z, sg__replay *r, uint32_t det, uint32_t v, uint32_t m, uint32_t *out)
+{
+    sg__graph *d = z->dst;
+    sg__garg a[5];
+    uint32_t at;
+    CHAIN(sg__aot_layout_args(d, z->src, v, m, a)); /* (m, v's sizes, strides, offset) */
+    CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_as_strided), a, 4, &at));
+    a[4] = a[3];
+    a[3] = a[2];
+    a[2] = a[1];
+    a[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = det};
+    a[1] = (sg__garg){.kind = SG_A_VALUE, .u.v = at};
+    return sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_as_strided_scatter), a, 5, out);
+}
+
 static sg_status view_mask(fz *z, sg__replay *r, uint32_t arg, uint32_t p, uint32_t base, uint32_t *out)
 {
     *out = base;
@@ -401,17 +422,18 @@ static sg_status view_mask(fz *z, sg__replay *r, uint32_t arg, uint32_t p, uint3
        positions written back as they are), its gradient at arg's positions only, nothing saved for the
        backward (both derivatives take sizes alone) */
     sg__graph *d = z->dst;
-    sg__garg a[5], x[1] = {{.kind = SG_A_VALUE, .u.v = base}};
-    uint32_t det, at;
+    sg__garg x[1] = {{.kind = SG_A_VALUE, .u.v = base}};
+    uint32_t det;
     CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_detach), x, 1, &det));
-    CHAIN(sg__aot_layout_args(d, src, arg, base, a)); /* (base, arg's sizes, strides, offset) */
-    CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_as_strided), a, 4, &at));
-    a[4] = a[3];
-    a[3] = a[2];
-    a[2] = a[1];
-    a[0] = (sg__garg){.kind = SG_A_VALUE, .u.v = det};
-    a[1] = (sg__garg){.kind = SG_A_VALUE, .u.v = at};
-    return sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_as_strided_scatter), a, 5, out);
+    /* (an as_strided on arg's chain keeps of its gradient the positions of what it was called on, its
+       as_strided_backward: a mask of that layout too, under arg's) */
+    for (uint32_t c = arg; c < src->nvals && z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
+        uint32_t p = z->v[c].parent;
+        if (z->src->nodes[z->v[c].vnode].schema->op == SG_OP_as_strided && p < src->nvals &&
+            !covers_storage(src, p))
+            CHAIN(mask_layout(z, r, det, p, *out, out));
+    }
+    return mask_layout(z, r, det, arg, *out, out);
 }
 
 /* The base under dst value v where view_mask made v (the as_strided_scatter
@@ -426,10 +448,11 @@ static uint32_t unmasked(const sg__graph *d, uint32_t v)
     uint32_t det = a[0].kind == SG_A_VALUE ? d->vals[a[0].u.v].node : SG_NOVAL;
     uint32_t at = a[1].kind == SG_A_VALUE ? d->vals[a[1].u.v].node : SG_NOVAL;
     if (det == SG_NOVAL || at == SG_NOVAL || d->nodes[det].kind != SG_N_CALL || d->nodes[at].kind != SG_N_CALL ||
-        d->nodes[det].schema->op != SG_OP_detach || d->nodes[at].schema->op != SG_OP_as_strided ||
-        d->args[d->nodes[det].args].u.v != d->args[d->nodes[at].args].u.v)
+        d->nodes[det].schema->op != SG_OP_detach || d->nodes[at].schema->op != SG_OP_as_strided)
         return v;
-    return d->args[d->nodes[det].args].u.v;
+    uint32_t b = d->args[d->nodes[det].args].u.v, m = d->args[d->nodes[at].args].u.v;
+    /* (over the base, or over a mask of it: an as_strided's on the view's chain) */
+    return m == b || (m != v && unmasked(d, m) == b) ? b : v;
 }
 
 /* The synthetic base of storage st: a placeholder of dst, one dimension
