@@ -379,16 +379,6 @@ static bool plain_view(const fz *z, uint32_t v)
     return true;
 }
 
-/* Base, the dst value an as_strided of src view arg is made over (the
- * current value of arg's storage's root p, or its synthetic base), where
- * PyTorch's gradient of the as_strided goes through arg's own history (arg
- * does not cover the storage: as_strided_backward keeps arg's positions):
- * *out becomes base with arg's positions written back through an
- * as_strided of base over base.detach(), so its values are base's and its
- * gradient reaches arg's positions only, then base's history, as arg's own
- * does (arg a plain_view of base, with elements, laid out over its storage
- * from offset 0, that requires grad). Left as it is (*out = base) where
- * that does not hold: strided_base flags it then. */
 /* as_strided_scatter(det, as_strided(m, v's layout), v's layout) into *out:
  * det's values (base.detach(), m's values are base's) with m's gradient at
  * v's positions only (view_mask). */
@@ -407,6 +397,17 @@ static sg_status mask_layout(fz *z, sg__replay *r, uint32_t det, uint32_t v, uin
     return sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_as_strided_scatter), a, 5, out);
 }
 
+/* Base, the dst value an as_strided of src view arg is made over (the
+ * current value of arg's storage's root p, or its synthetic base), where
+ * PyTorch's gradient of the as_strided goes through arg's own history (arg
+ * does not cover the storage: as_strided_backward keeps arg's positions):
+ * *out becomes base with arg's positions written back through an
+ * as_strided of base over base.detach(), so its values are base's and its
+ * gradient reaches arg's positions only, then base's history, as arg's own
+ * does (arg a plain_view of base, with elements, laid out over its storage
+ * from offset 0, that requires grad); so too for the positions of what
+ * each as_strided on arg's chain was called on. Left as it is (*out =
+ * base) where that does not hold: strided_base flags it then. */
 static sg_status view_mask(fz *z, sg__replay *r, uint32_t arg, uint32_t p, uint32_t base, uint32_t *out)
 {
     *out = base;
@@ -428,16 +429,16 @@ static sg_status view_mask(fz *z, sg__replay *r, uint32_t arg, uint32_t p, uint3
     /* (an as_strided on arg's chain keeps of its gradient the positions of what it was called on, its
        as_strided_backward: a mask of that layout too, under arg's) */
     for (uint32_t c = arg; c < src->nvals && z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
-        uint32_t p = z->v[c].parent;
-        if (z->src->nodes[z->v[c].vnode].schema->op == SG_OP_as_strided && p < src->nvals &&
-            !covers_storage(src, p))
-            CHAIN(mask_layout(z, r, det, p, *out, out));
+        uint32_t on = z->v[c].parent;
+        if (src->nodes[z->v[c].vnode].schema->op == SG_OP_as_strided && on < src->nvals && !covers_storage(src, on))
+            CHAIN(mask_layout(z, r, det, on, *out, out));
     }
     return mask_layout(z, r, det, arg, *out, out);
 }
 
 /* The base under dst value v where view_mask made v (the as_strided_scatter
- * of base.detach() and an as_strided of base), else v. */
+ * of base.detach() and an as_strided of base, or of such a mask of it),
+ * else v. */
 static uint32_t unmasked(const sg__graph *d, uint32_t v)
 {
     uint32_t n = d->vals[v].node;
