@@ -230,6 +230,22 @@ static bool is_asstrided(const sg__gnode *nd)
     return nd->kind == SG_N_CALL && (nd->schema->op == SG_OP_as_strided || nd->schema->op == SG_OP_as_strided_);
 }
 
+/* Does the parent p of a link (a src value, or the slot of a synthetic
+ * base) require grad? A synthetic base does where an input on its storage
+ * does. */
+static bool link_requires_grad(const fz *z, uint32_t p)
+{
+    if (p < z->src->nvals)
+        return is_tensor(z->src, p) && z->src->vals[p].u.t.requires_grad;
+    const sg__scope *root = &z->src->scopes[0];
+    for (uint32_t k = 0; p != SG_NOVAL && k < root->nphs; k++) {
+        uint32_t ph = z->src->nodes[root->phs[k]].out;
+        if (is_tensor(z->src, ph) && sid_of(z, ph) == p - (uint32_t)z->src->nvals && z->src->vals[ph].u.t.requires_grad)
+            return true;
+    }
+    return false;
+}
+
 /* Is src value v an as_strided made over its storage's base (strided_parent)
  * of what autograd does not follow there from, a .data or detach of it: v
  * requires no grad where its parent, the base, does? Its link hides then
@@ -239,16 +255,7 @@ static bool strided_off_grad(const fz *z, uint32_t v)
     uint32_t n = z->v[v].vnode, p = z->v[v].parent;
     if (n == SG_NOVAL || !is_asstrided(&z->src->nodes[n]) || !is_tensor(z->src, v) || z->src->vals[v].u.t.requires_grad)
         return false;
-    if (p < z->src->nvals)
-        return is_tensor(z->src, p) && z->src->vals[p].u.t.requires_grad;
-    /* (over a synthetic base: it requires grad where an input on its storage does) */
-    const sg__scope *root = &z->src->scopes[0];
-    for (uint32_t k = 0; p != SG_NOVAL && k < root->nphs; k++) {
-        uint32_t ph = z->src->nodes[root->phs[k]].out;
-        if (is_tensor(z->src, ph) && sid_of(z, ph) == p - (uint32_t)z->src->nvals && z->src->vals[ph].u.t.requires_grad)
-            return true;
-    }
-    return false;
+    return link_requires_grad(z, p);
 }
 
 /* The layout of src tensor value v under the environment's hints into *l;
@@ -1074,7 +1081,7 @@ static sg_status store_value(fz *z, sg__replay *r, const char *what, uint8_t fla
             hidden = true;
             rg = true;
         }
-        rg |= p < z->src->nvals && is_tensor(z->src, p) && z->src->vals[p].u.t.requires_grad;
+        rg |= link_requires_grad(z, p);
         if (z->v[c].vnode != SG_NOVAL) { /* (else an input on a synthetic base) */
             const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
             /* a view that may repeat positions (expand, as_strided), written in part: link by
