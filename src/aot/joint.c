@@ -2298,8 +2298,14 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *cnt, co
                    so ours computes none there, where the engine checks the gradient's sizes and may raise) */
                 s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u) of a "
                             "tensor whose history stops at a view made under no_grad", what, nd->line);
-            if (!s && other && src->vals[self].u.t.base != SG_NOVAL &&
-                written_after(src, wfirst, wnode, cnt[self], made == SG_NOVAL ? 0 : made, i, &at))
+            /* (a caller's view is one too; a set_ under no_grad moves x's counter itself) */
+            bool xview = self != SG_NOVAL && (src->vals[self].u.t.base != SG_NOVAL || src->vals[self].u.t.declared_view);
+            bool moved = other && xview && written_after(src, wfirst, wnode, cnt[self], made == SG_NOVAL ? 0 : made, i, &at);
+            if (other && xview && !moved && !(nd->flags & SG_NODE_DATA)) {
+                moved = true;
+                at = i;
+            }
+            if (!s && moved)
                 /* (x a view whose counter moved before: autograd makes x's grad_fn again over its base, with
                    y's sizes, not x's old history: gradient sizes the functional graph does not give) */
                 s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u) of a "
