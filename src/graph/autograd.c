@@ -447,11 +447,12 @@ static uint32_t hidden_root(bw *b, uint32_t v)
     return checked > 0 ? r : checked < 0 ? SG_NOVAL : v;
 }
 
-/* The engine's validate_outputs of gradient *x given to argument v: against
- * the sizes of the grad_fn's input metadata (hidden_root's), so where v's
- * sizes changed under no_grad and *x is not of them, *x is summed to (or
- * refused by) the sizes before: *v becomes that version. */
-static void validate_hidden(bw *b, sg__dctx *d, uint32_t *v, uint32_t *x)
+/* The engine's validate_outputs of gradient *x given to argument v by who
+ * (an operator's, a custom Function's backward): against the sizes of the
+ * grad_fn's input metadata (hidden_root's), so where v's sizes changed
+ * under no_grad and *x is not of them, *x is summed to (or refused by) the
+ * sizes before: *v becomes that version. */
+static void validate_hidden(bw *b, sg__dctx *d, const char *who, uint32_t *v, uint32_t *x)
 {
     sg__graph *g = b->g;
     uint32_t r = hidden_root(b, *v);
@@ -462,7 +463,7 @@ static void validate_hidden(bw *b, sg__dctx *d, uint32_t *v, uint32_t *x)
     if (!same_sizes(g, r, *x) && !expandable(g, r, *x)) {
         d->st = sg__err(g->ctx, SG_EAUTOGRAD, "invalid gradient at index 0 - got a gradient of sizes not "
                         "compatible with the tensor's before a metadata change under no_grad (%s's argument; "
-                        "PyTorch's validate_outputs)", d->s->name);
+                        "PyTorch's validate_outputs)", who);
         return;
     }
     if (!same_sizes(g, r, *x))
@@ -532,7 +533,7 @@ static sg_status node_backward(bw *b, uint32_t i)
     /* the engine's validate_outputs: each gradient summed to its argument's sizes, in order */
     for (int k = 0; k < d.s->nargs && !d.st; k++) {
         if (d.need[k] && d.gin[k] != SG_NOVAL)
-            validate_hidden(b, &d, &d.a[k].u.v, &d.gin[k]);
+            validate_hidden(b, &d, d.s->name, &d.a[k].u.v, &d.gin[k]);
         if (d.need[k] && d.gin[k] != SG_NOVAL && !d.st && !same_sizes(g, d.a[k].u.v, d.gin[k]))
             d.gin[k] = sg__deriv_sum_to(&d, d.gin[k], d.a[k].u.v);
         if (d.need[k] && d.gin[k] != SG_NOVAL && !d.st && floating(g, d.a[k].u.v) && floating(g, d.gin[k]))
@@ -540,7 +541,7 @@ static sg_status node_backward(bw *b, uint32_t i)
     }
     for (uint32_t j = 0; d.list >= 0 && j < d.nl && !d.st; j++) {
         if (lneed[j] && lgin[j] != SG_NOVAL)
-            validate_hidden(b, &d, &lv[j], &lgin[j]);
+            validate_hidden(b, &d, d.s->name, &lv[j], &lgin[j]);
         if (lneed[j] && lgin[j] != SG_NOVAL && !d.st && !same_sizes(g, lv[j], lgin[j]))
             lgin[j] = sg__deriv_sum_to(&d, lgin[j], lv[j]);
         if (lneed[j] && lgin[j] != SG_NOVAL && !d.st && floating(g, lv[j]) && floating(g, lgin[j]))
@@ -704,6 +705,12 @@ static sg_status function_backward(bw *b, uint32_t i)
         uint32_t in = g->ids[ins_off + (uint32_t)idx], x = ret[k];
         if (!b->reach[in] || x == SG_NOVAL)
             continue;
+        if (is_tensor(g, x)) { /* (against the history's sizes where in's changed under no_grad) */
+            d.st = SG_OK;
+            validate_hidden(b, &d, g->scopes[sc].name, &in, &x);
+            if ((s = d.st))
+                break;
+        }
         if (!same_sizes(g, in, x)) {
             if (!is_tensor(g, x) || !expandable(g, in, x)) {
                 s = sg__err(ctx, SG_EAUTOGRAD, "Function %s returned an invalid gradient at index %lld - got a "
