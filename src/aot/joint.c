@@ -352,12 +352,13 @@ static sg_status relaid_refusals(const jctx *J, uint32_t ntan)
         bool same = in->updated != SG_NOVAL && fw->vals[in->updated].u.t.ndim == fw->vals[in->dph].u.t.ndim;
         for (uint32_t d = 0; same && d < fw->vals[in->dph].u.t.ndim; d++)
             same = sg__graph_size(fw, in->updated, d) == sg__graph_size(fw, in->dph, d);
-        if (in->storage && ((!same && in->leaf) || in->relaid || in->base != SG_NOVAL || in->shared ||
+        if (in->storage && ((!same && in->leaf) || in->relaid || in->data || in->base != SG_NOVAL || in->shared ||
                             in->onto != SG_NOVAL))
             return sg__err(fw->ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that sets the storage of an "
                            "input that requires grad (set_ or .data =; input %s) %s", fw->vals[in->dph].name,
                            !same && in->leaf ? "of a leaf to other sizes"
                            : in->relaid  ? "and changes its layout in place"
+                           : in->data    ? "and writes its own storage"
                                          : "where other inputs view its storage or the one it takes");
     }
     return SG_OK;
