@@ -2163,7 +2163,9 @@ static sg_status ngv_error(const sg__graph *src, const sg__gnode *w, const sg__g
  * NO_GRAD_MODE; see no_grad_views): autograd's error where a write
  * through its counter comes between it and its last read with grad
  * (lastobj) and its base requires grad. ngv: such views (of such views
- * too), v's flag set here. */
+ * too), v's flag set here: 1, or 2 where only a write with grad through an
+ * alias after v was made raised its base's flag (rg_alias) and v is not
+ * read with grad, so its views' reads decide. */
 static sg_status no_grad_view(const sg__graph *src, uint32_t i, uint32_t v, const uint32_t *cnt, const uint32_t *wfirst,
                               const uint32_t *wnode, const uint32_t *lastobj, uint8_t *ngv)
 {
@@ -2176,13 +2178,21 @@ static sg_status no_grad_view(const sg__graph *src, uint32_t i, uint32_t v, cons
     if (dt != SG_FLOAT64 && dt != SG_FLOAT32) /* (no view meta of other dtypes) */
         return SG_OK;
     bool rg = src->vals[self].u.t.requires_grad || ngv[self];
-    if (!ngv[self] && src->vals[self].u.t.rg_alias && lastobj[v] != SG_NOVAL) {
+    if (ngv[self] == 2 || (!ngv[self] && src->vals[self].u.t.rg_alias)) {
         /* (its flag raised after the view was made, by a write with grad through an alias of its storage
            (SG_NODE_GRAD: an argument required grad then): where that comes after the view's last read
-           with grad, the base required none when it was read) */
+           with grad, the base required none when it was read; a view of it not read with grad leaves
+           that to its own views' reads (2), from the first of them made) */
+        uint32_t made = i;
+        for (uint32_t u = self; u != SG_NOVAL && ngv[u] == 2 && src->vals[u].node != SG_NOVAL; u = sg__graph_view_of(src, u))
+            made = src->vals[u].node;
+        if (lastobj[v] == SG_NOVAL) {
+            ngv[v] = 2;
+            return SG_OK;
+        }
         uint32_t from = SG_NOVAL;
         for (uint32_t q = wfirst[st]; q < wfirst[st + 1] && from == SG_NOVAL; q++)
-            if (wnode[q] > i && (src->nodes[wnode[q]].flags & SG_NODE_GRAD))
+            if (wnode[q] > made && (src->nodes[wnode[q]].flags & SG_NODE_GRAD))
                 from = wnode[q];
         rg = from != SG_NOVAL && from < lastobj[v];
     }
