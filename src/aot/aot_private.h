@@ -45,9 +45,13 @@ static inline bool sg__aot_bw_copy(const sg__graph *g, uint32_t first, uint32_t 
  * dst), a[3] the offset. Errors: SG_ENOMEM. */
 sg_status sg__aot_layout_args(sg__graph *dst, const sg__graph *src, uint32_t v, uint32_t self, sg__garg *a);
 
-/* Does dst value d have src value v's strides, every dimension's (a view
- * of d is one where the traced view of v is)? */
-bool sg__aot_same_strides(const sg__graph *dst, uint32_t d, const sg__graph *src, uint32_t v);
+/* Are expressions a and b the same, as src's environment proves (a graph's
+ * forms folded under later guards)? *out. Errors: SG_ENOMEM. */
+sg_status sg__aot_proved_same(const sg__graph *src, const sg_expr *a, const sg_expr *b, bool *out);
+/* Does dst value d have src value v's rank and strides, every dimension's
+ * (sg__aot_proved_same; a view of d is one where the traced view of v
+ * is)? *out. Errors: SG_ENOMEM. */
+sg_status sg__aot_same_strides(const sg__graph *dst, uint32_t d, const sg__graph *src, uint32_t v, bool *out);
 /* Dst value self's values in the sizes of src value v, as reshape gives
  * them where a view cannot: a contiguous clone, _unsafe_view'd (a view
  * traced of a value whose functional counterpart is laid out otherwise). */

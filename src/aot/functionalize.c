@@ -129,42 +129,16 @@ static bool is_tensor(const sg__graph *g, uint32_t v)
     return v < g->nvals && g->vals[v].kind == SG_V_TENSOR;
 }
 
-/* Are a and b the same expression, as the environment proves (the dst
- * graph's forms folded under later guards)? Errors: SG_ENOMEM. */
-static sg_status proved_same(const fz *z, const sg_expr *a, const sg_expr *b, bool *out)
-{
-    *out = a == b;
-    if (*out)
-        return SG_OK;
-    const sg_expr *eq;
-    sg_truth k = SG_UNKNOWN;
-    CHAIN(sg_expr_rel(z->dst->ctx, &eq, SG_REL_EQ, a, b));
-    CHAIN(sg_env_known(z->src->env, &k, eq));
-    *out = k == SG_TRUE;
-    return SG_OK;
-}
-
-/* Has dst value d src tensor value v's rank and strides (proved_same)?
- * Errors: SG_ENOMEM. */
-static sg_status strides_as(const fz *z, uint32_t d, uint32_t v, bool *out)
-{
-    const sg__fake_tensor *x = &z->dst->vals[d].u.t, *y = &z->src->vals[v].u.t;
-    *out = x->ndim == y->ndim;
-    for (uint32_t k = 0; k < y->ndim && *out; k++)
-        CHAIN(proved_same(z, sg__graph_stride(z->dst, d, k), sg__graph_stride(z->src, v, k), out));
-    return SG_OK;
-}
-
 /* Is dst value d at src tensor value v's storage offset, with its strides
- * (proved_same), so that an as_strided over d reads v's storage
+ * (sg__aot_proved_same), so that an as_strided over d reads v's storage
  * positions? Errors: SG_ENOMEM. */
 static sg_status laid_as(const fz *z, uint32_t d, uint32_t v, bool *out)
 {
     *out = true;
     if (!is_tensor(z->dst, d))
         return SG_OK;
-    CHAIN(proved_same(z, z->dst->vals[d].u.t.offset, z->src->vals[v].u.t.offset, out));
-    return *out ? strides_as(z, d, v, out) : SG_OK;
+    CHAIN(sg__aot_proved_same(z->src, z->dst->vals[d].u.t.offset, z->src->vals[v].u.t.offset, out));
+    return *out ? sg__aot_same_strides(z->dst, d, z->src, v, out) : SG_OK;
 }
 
 /* An as_strided (or as_strided_) over a value the functional graph gives
@@ -1701,7 +1675,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
         return strided_copy_refused(z, sch->name);
     bool strided = true;
     if (view && sch->op == SG_OP_view && cur[0].kind == SG_A_VALUE && is_tensor(z->dst, cur[0].u.v))
-        CHAIN(strides_as(z, cur[0].u.v, z->src->args[nd->args].u.v, &strided));
+        CHAIN(sg__aot_same_strides(z->dst, cur[0].u.v, z->src, z->src->args[nd->args].u.v, &strided));
     if (!strided) {
         /* self laid out otherwise than the traced value (a size-1 dimension's stride, which decides a later
            result's layout): reshape's values, a contiguous copy viewed (sg__aot_view_again likewise) */

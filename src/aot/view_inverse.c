@@ -134,15 +134,26 @@ sg_status sg__aot_reshape_as(sg__graph *dst, const sg__graph *src, uint32_t v, u
     return clone_viewed(dst, self, a[1], line, out);
 }
 
-bool sg__aot_same_strides(const sg__graph *dst, uint32_t d, const sg__graph *src, uint32_t v)
+sg_status sg__aot_proved_same(const sg__graph *src, const sg_expr *a, const sg_expr *b, bool *out)
 {
-    if (dst->vals[d].kind != SG_V_TENSOR || src->vals[v].kind != SG_V_TENSOR ||
-        dst->vals[d].u.t.ndim != src->vals[v].u.t.ndim)
-        return false;
-    for (uint32_t k = 0; k < src->vals[v].u.t.ndim; k++)
-        if (sg__graph_stride(dst, d, k) != sg__graph_stride(src, v, k))
-            return false;
-    return true;
+    *out = a == b;
+    if (*out)
+        return SG_OK;
+    const sg_expr *eq;
+    sg_truth k = SG_UNKNOWN;
+    CHAIN(sg_expr_rel(src->ctx, &eq, SG_REL_EQ, a, b));
+    CHAIN(sg_env_known(src->env, &k, eq));
+    *out = k == SG_TRUE;
+    return SG_OK;
+}
+
+sg_status sg__aot_same_strides(const sg__graph *dst, uint32_t d, const sg__graph *src, uint32_t v, bool *out)
+{
+    *out = dst->vals[d].kind == SG_V_TENSOR && src->vals[v].kind == SG_V_TENSOR &&
+           dst->vals[d].u.t.ndim == src->vals[v].u.t.ndim;
+    for (uint32_t k = 0; *out && k < src->vals[v].u.t.ndim; k++)
+        CHAIN(sg__aot_proved_same(src, sg__graph_stride(dst, d, k), sg__graph_stride(src, v, k), out));
+    return SG_OK;
 }
 
 sg_status sg__aot_view_again(sg__graph *dst, const sg__graph *src, uint32_t node, uint32_t self, uint32_t *out)
@@ -159,8 +170,10 @@ sg_status sg__aot_view_again(sg__graph *dst, const sg__graph *src, uint32_t node
         /* no storage_offset: the one of what it was called on, said (self may be another view of the storage) */
         args[n++] = (sg__garg){.kind = SG_A_EXPR, .u.e = src->vals[src->args[nd->args].u.v].u.t.offset};
     }
-    if (op == SG_OP_view && src->args[nd->args].kind == SG_A_VALUE &&
-        !sg__aot_same_strides(dst, self, src, src->args[nd->args].u.v))
+    bool same = true;
+    if (op == SG_OP_view && src->args[nd->args].kind == SG_A_VALUE)
+        CHAIN(sg__aot_same_strides(dst, self, src, src->args[nd->args].u.v, &same));
+    if (!same)
         return sg__aot_reshape_as(dst, src, nd->out, self, nd->line, out);
     return call(dst, op, args, n, nd->line, out);
 }
