@@ -2932,7 +2932,8 @@ sg_status sg__aot_saved_check(const sg__graph *src)
             break;
         }
         bool view_repeats = false; /* (CopySlices' last write, after the formula it wraps: below) */
-        if (inplace && !s) {
+        if (inplace && !s && !(oi && (oi->tags & SG_T_INPLACE_VIEW))) { /* (t_, unsqueeze_ of a view: its own
+                                                                             backward over the view's, no CopySlices) */
             /* its backward (CopySlices, in PyTorch's order) copies the gradient into a tensor laid out as
                the view's base is when the call runs (a set_ may have given it a layout that repeats), takes
                the view's layout of it (as_strided: setStorage's error where that reaches past it), runs the
