@@ -2250,6 +2250,34 @@ static bool writes_own(const sg__graph *src, const uint32_t *obj, uint32_t n, ui
     return obj[src->args[w->args].u.v] == o;
 }
 
+/* Does the autograd history of src value v reach an input that requires
+ * grad: through calls autograd recorded (SG_NODE_GRAD, not hidden), their
+ * tensor arguments (lists too), back to a placeholder of the root? seen:
+ * nvals bytes, zeroed by the caller, marks the values walked. */
+static bool history_reaches_input(const sg__graph *src, uint32_t v, uint8_t *seen)
+{
+    if (v == SG_NOVAL || v >= src->nvals || seen[v] || src->vals[v].kind != SG_V_TENSOR)
+        return false;
+    seen[v] = 1;
+    uint32_t n = src->vals[v].node;
+    if (n == SG_NOVAL)
+        return false;
+    const sg__gnode *nd = &src->nodes[n];
+    if (nd->kind == SG_N_PLACEHOLDER)
+        return nd->scope == 0 && src->vals[v].u.t.requires_grad;
+    if (nd->kind != SG_N_CALL || !(nd->flags & SG_NODE_GRAD) || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
+        return false;
+    for (uint32_t k = 0; k < nd->nargs; k++) {
+        const sg__garg *a = &src->args[nd->args + k];
+        if (a->kind == SG_A_VALUE && history_reaches_input(src, a->u.v, seen))
+            return true;
+        for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++)
+            if (history_reaches_input(src, src->ids[a->u.list.off + j], seen))
+                return true;
+    }
+    return false;
+}
+
 /* What autograd does of x after x.data = y (or x.set_(y) under no_grad),
  * x keeping its history while its values are y's, that ours cannot give,
  * refused by name: of other sizes, x a view whose counter moved since it
@@ -2309,6 +2337,23 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *cnt, co
                    so ours computes none there, where the engine checks the gradient's sizes and may raise) */
                 s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u) of a "
                             "tensor whose history stops at a view made under no_grad", what, nd->line);
+            if (!s && other && !src->vals[self].u.t.leaf) {
+                /* (the same where the history reaches no input further up: the engine still checks the
+                   gradient's sizes at x's grad_fn) */
+                uint8_t *seen = sg__calloc(ctx, src->nvals ? src->nvals : 1, 1);
+                if (!seen)
+                    s = sg__nomem(ctx);
+                else if (!history_reaches_input(src, self, seen))
+                    s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u) "
+                                "of a tensor whose history reaches no input that requires grad", what, nd->line);
+                sg_free(seen);
+            }
+            if (!s && other && src->vals[self].u.t.leaf && !(nd->flags & SG_NODE_DATA))
+                /* (a set_ gives a leaf an AccumulateGrad of its new sizes, beside the one a read before made:
+                   both add into one .grad) */
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through x.set_(y) under no_grad of other "
+                            "sizes (line %u) of a leaf: PyTorch makes its AccumulateGrad again, and the gradients of "
+                            "the old and the new one add into one .grad", nd->line);
             /* (a caller's view is one too; a set_ under no_grad moves x's counter itself) */
             bool xview = self != SG_NOVAL && (src->vals[self].u.t.base != SG_NOVAL || src->vals[self].u.t.declared_view);
             bool moved = other && xview && written_after(src, wfirst, wnode, cnt[self], made == SG_NOVAL ? 0 : made, i, &at);
