@@ -2252,36 +2252,57 @@ static bool writes_own(const sg__graph *src, const uint32_t *obj, uint32_t n, ui
 
 /* Does the autograd history of src value v reach an input that requires
  * grad: through calls autograd recorded (SG_NODE_GRAD, not hidden), their
- * tensor arguments (lists too), back to a placeholder of the root? seen:
- * nvals bytes, zeroed by the caller, marks the values walked. */
-static bool history_reaches_input(const sg__graph *src, uint32_t v, uint8_t *seen)
+ * tensor arguments (lists too), back to a placeholder of the root? *out.
+ * A walk with a stack of its own (a long chain of calls is no recursion).
+ * Errors: SG_ENOMEM. */
+static sg_status history_reaches_input(const sg__graph *src, uint32_t v, bool *out)
 {
-    if (v == SG_NOVAL || v >= src->nvals || seen[v] || src->vals[v].kind != SG_V_TENSOR)
-        return false;
-    seen[v] = 1;
-    uint32_t n = src->vals[v].node;
-    if (n == SG_NOVAL)
-        return false;
-    const sg__gnode *nd = &src->nodes[n];
-    if (nd->kind == SG_N_PLACEHOLDER)
-        return nd->scope == 0 && src->vals[v].u.t.requires_grad;
-    if (nd->kind != SG_N_CALL || !(nd->flags & SG_NODE_GRAD) || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
-        return false;
-    for (uint32_t k = 0; k < nd->nargs; k++) {
-        const sg__garg *a = &src->args[nd->args + k];
-        if (a->kind == SG_A_VALUE && history_reaches_input(src, a->u.v, seen))
-            return true;
-        for (uint32_t j = 0; a->kind == SG_A_VALUES && j < a->u.list.n; j++)
-            if (history_reaches_input(src, src->ids[a->u.list.off + j], seen))
-                return true;
+    *out = false;
+    uint8_t *seen = sg__calloc(src->ctx, src->nvals ? src->nvals : 1, 1);
+    uint32_t *stack = sg__malloc(src->ctx, (src->nvals ? src->nvals : 1) * sizeof *stack), n = 0;
+    if (!seen || !stack) {
+        sg_free(seen);
+        sg_free(stack);
+        return sg__nomem(src->ctx);
     }
-    return false;
+    if (v < src->nvals) {
+        seen[v] = 1;
+        stack[n++] = v;
+    }
+    while (n && !*out) {
+        uint32_t u = stack[--n], node = src->vals[u].node;
+        if (src->vals[u].kind != SG_V_TENSOR || node == SG_NOVAL)
+            continue;
+        const sg__gnode *nd = &src->nodes[node];
+        if (nd->kind == SG_N_PLACEHOLDER) {
+            *out = nd->scope == 0 && src->vals[u].u.t.requires_grad;
+            continue;
+        }
+        if (nd->kind != SG_N_CALL || !(nd->flags & SG_NODE_GRAD) || (nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA)))
+            continue;
+        for (uint32_t k = 0; k < nd->nargs; k++) { /* (each value pushed once: the stack holds nvals) */
+            const sg__garg *a = &src->args[nd->args + k];
+            uint32_t m = a->kind == SG_A_VALUES ? a->u.list.n : a->kind == SG_A_VALUE ? 1 : 0;
+            for (uint32_t j = 0; j < m; j++) {
+                uint32_t x = a->kind == SG_A_VALUES ? src->ids[a->u.list.off + j] : a->u.v;
+                if (x < src->nvals && !seen[x]) {
+                    seen[x] = 1;
+                    stack[n++] = x;
+                }
+            }
+        }
+    }
+    sg_free(seen);
+    sg_free(stack);
+    return SG_OK;
 }
 
 /* What autograd does of x after x.data = y (or x.set_(y) under no_grad),
  * x keeping its history while its values are y's, that ours cannot give,
  * refused by name: of other sizes, x a view whose counter moved since it
- * was made, or x whose history stops at a view made under no_grad; of
+ * was made (a set_ under no_grad moves it), x whose history stops at a
+ * view made under no_grad or reaches no input that requires grad, or a
+ * leaf x.set_(y) under no_grad (a new AccumulateGrad); of
  * another layout, a view of x made before, read with grad after its
  * version counter moved since (its grad_fn made again from x's new
  * geometry); y's storage written, not by an
@@ -2337,17 +2358,14 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *cnt, co
                    so ours computes none there, where the engine checks the gradient's sizes and may raise) */
                 s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u) of a "
                             "tensor whose history stops at a view made under no_grad", what, nd->line);
-            if (!s && other && !src->vals[self].u.t.leaf) {
+            bool reaches = true;
+            if (!s && other && !src->vals[self].u.t.leaf)
+                s = history_reaches_input(src, self, &reaches);
+            if (!s && !reaches)
                 /* (the same where the history reaches no input further up: the engine still checks the
                    gradient's sizes at x's grad_fn) */
-                uint8_t *seen = sg__calloc(ctx, src->nvals ? src->nvals : 1, 1);
-                if (!seen)
-                    s = sg__nomem(ctx);
-                else if (!history_reaches_input(src, self, seen))
-                    s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u) "
-                                "of a tensor whose history reaches no input that requires grad", what, nd->line);
-                sg_free(seen);
-            }
+                s = sg__err(ctx, SG_EUNSUPPORTED, "unsupported: gradients through %s of other sizes (line %u) of a "
+                            "tensor whose history reaches no input that requires grad", what, nd->line);
             if (!s && other && src->vals[self].u.t.leaf && !(nd->flags & SG_NODE_DATA))
                 /* (a set_ gives a leaf an AccumulateGrad of its new sizes, beside the one a read before made:
                    both add into one .grad) */
