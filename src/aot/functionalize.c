@@ -1809,7 +1809,9 @@ static sg_status cond_done(sg__replay *r, void *ud, uint32_t node, uint32_t list
            contents, as through any hidden write) */
         s = current(z, r, op, &old);
         if (!s)
-            s = hidden_write(z, old, e, SG_NODE_NO_GRAD, z->src->vals[op].u.t.requires_grad, &e);
+            s = hidden_write(z, old, e, SG_NODE_NO_GRAD,
+                             z->src->vals[op].u.t.requires_grad || z->src->vals[op].u.t.written_rg ||
+                                 store_of(z, op)->grad, &e); /* (an input a write with grad gave a history too) */
         if (!s)
             s = store_value(z, r, "cond", SG_NODE_NO_GRAD, false, op, e);
         uint32_t owner = z->v[op].ver;
