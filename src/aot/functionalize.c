@@ -341,9 +341,21 @@ static void strided_base(fz *z, uint32_t arg, uint32_t v)
  * over its storage, and as_strided calls on what reaches no position twice
  * by a stride 0 (no expand, detach or .data, nothing made under no_grad, no
  * input placed on a synthetic base by its own layout)? */
+/* The link below src value c on its chain of views: what its view call
+ * was called on (an as_strided's self, which functionalization links to
+ * the storage's base instead: its fval parent), else its fval parent. */
+static uint32_t called_on(const fz *z, uint32_t c)
+{
+    uint32_t n = z->v[c].vnode;
+    if (n != SG_NOVAL && is_asstrided(&z->src->nodes[n]) && z->src->nodes[n].nargs &&
+        z->src->args[z->src->nodes[n].args].kind == SG_A_VALUE)
+        return z->src->args[z->src->nodes[n].args].u.v;
+    return z->v[c].parent;
+}
+
 static bool plain_view(const fz *z, uint32_t v)
 {
-    for (uint32_t c = v; c < z->src->nvals && z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
+    for (uint32_t c = v; c < z->src->nvals && z->v[c].parent != SG_NOVAL; c = called_on(z, c)) {
         if (z->v[c].vnode == SG_NOVAL)
             return false;
         const sg__gnode *vn = &z->src->nodes[z->v[c].vnode];
@@ -354,7 +366,7 @@ static bool plain_view(const fz *z, uint32_t v)
              op != SG_OP_squeeze && op != SG_OP_squeeze_dim && op != SG_OP_unsqueeze && op != SG_OP_alias &&
              op != SG_OP_as_strided))
             return false;
-        if (op == SG_OP_as_strided && z->v[c].parent < z->src->nvals && stride0_repeats(z->src, z->v[c].parent))
+        if (op == SG_OP_as_strided && called_on(z, c) < z->src->nvals && stride0_repeats(z->src, called_on(z, c)))
             return false; /* (as_strided_backward divides by the count of what it was called on there) */
     }
     return true;
@@ -409,8 +421,8 @@ static sg_status view_mask(fz *z, sg__replay *r, uint32_t arg, uint32_t p, uint3
     CHAIN(sg__replay_call(r, sg__opreg_op(d->reg, SG_OP_detach), x, 1, &det));
     /* (an as_strided on arg's chain keeps of its gradient the positions of what it was called on, its
        as_strided_backward: a mask of that layout too, under arg's) */
-    for (uint32_t c = arg; c < src->nvals && z->v[c].parent != SG_NOVAL; c = z->v[c].parent) {
-        uint32_t on = z->v[c].parent;
+    for (uint32_t c = arg; c < src->nvals && z->v[c].parent != SG_NOVAL; c = called_on(z, c)) {
+        uint32_t on = called_on(z, c);
         if (src->nodes[z->v[c].vnode].schema->op == SG_OP_as_strided && on < src->nvals && !covers_storage(src, on))
             CHAIN(mask_layout(z, r, det, on, *out, out));
     }
