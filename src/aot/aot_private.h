@@ -45,6 +45,9 @@ static inline bool sg__aot_bw_copy(const sg__graph *g, uint32_t first, uint32_t 
  * dst), a[3] the offset. Errors: SG_ENOMEM. */
 sg_status sg__aot_layout_args(sg__graph *dst, const sg__graph *src, uint32_t v, uint32_t self, sg__garg *a);
 
+/* Do tensor values v and w of g have the same sizes, the same expressions
+ * (no proof asked)? */
+bool sg__aot_same_sizes(const sg__graph *g, uint32_t v, uint32_t w);
 /* Are expressions a and b the same, as src's environment proves (a graph's
  * forms folded under later guards)? *out. Errors: SG_ENOMEM. */
 sg_status sg__aot_proved_same(const sg__graph *src, const sg_expr *a, const sg_expr *b, bool *out);

@@ -335,12 +335,6 @@ static void strided_base(fz *z, uint32_t arg, uint32_t v)
         z->dst->nodes[z->dst->vals[v].node].flags |= SG_NODE_STRIDED_BASE;
 }
 
-/* Is src value v, down to its storage's root (or synthetic base), a chain
- * of views autograd follows: slices, selects, narrows, diagonals,
- * transposes, permutes, views, squeezes and unsqueezes of a root laid out
- * over its storage, and as_strided calls on what reaches no position twice
- * by a stride 0 (no expand, detach or .data, nothing made under no_grad, no
- * input placed on a synthetic base by its own layout)? */
 /* The link below src value c on its chain of views: what its view call
  * was called on (an as_strided's self, which functionalization links to
  * the storage's base instead: its fval parent), else its fval parent. */
@@ -353,6 +347,12 @@ static uint32_t called_on(const fz *z, uint32_t c)
     return z->v[c].parent;
 }
 
+/* Is src value v, down to its storage's root (or synthetic base), a chain
+ * of views autograd follows: slices, selects, narrows, diagonals,
+ * transposes, permutes, views, squeezes and unsqueezes of a root laid out
+ * over its storage, and as_strided calls on what reaches no position twice
+ * by a stride 0 (no expand, detach or .data, nothing made under no_grad, no
+ * input placed on a synthetic base by its own layout)? */
 static bool plain_view(const fz *z, uint32_t v)
 {
     for (uint32_t c = v; c < z->src->nvals && z->v[c].parent != SG_NOVAL; c = called_on(z, c)) {
@@ -366,7 +366,8 @@ static bool plain_view(const fz *z, uint32_t v)
              op != SG_OP_squeeze && op != SG_OP_squeeze_dim && op != SG_OP_unsqueeze && op != SG_OP_alias &&
              op != SG_OP_as_strided))
             return false;
-        if (op == SG_OP_as_strided && called_on(z, c) < z->src->nvals && stride0_repeats(z->src, called_on(z, c)))
+        uint32_t on = called_on(z, c);
+        if (op == SG_OP_as_strided && on < z->src->nvals && stride0_repeats(z->src, on))
             return false; /* (as_strided_backward divides by the count of what it was called on there) */
     }
     return true;
@@ -1349,16 +1350,6 @@ static sg_status resized(fz *z, sg__replay *r, uint32_t o, uint32_t out)
     return SG_OK;
 }
 
-/* Do src values v and w have the same sizes? */
-static bool same_sizes(const sg__graph *g, uint32_t v, uint32_t w)
-{
-    if (g->vals[v].u.t.ndim != g->vals[w].u.t.ndim)
-        return false;
-    for (uint32_t d = 0; d < g->vals[v].u.t.ndim; d++)
-        if (sg__graph_size(g, v, d) != sg__graph_size(g, w, d))
-            return false;
-    return true;
-}
 
 /* An out= call: its functional row over the other arguments, written into
  * out (PyTorch's functionalization of out=: the result replaces out's
@@ -1403,7 +1394,7 @@ static sg_status write_out(fz *z, sg__replay *r, uint32_t node, const sg__gnode 
     /* (a factory's out= into a leaf that required grad: out requires none, its history cut; an out whose
        storage a write with grad gave a history keeps it, whatever its traced flag says) */
     bool keeps = hid && (z->src->vals[o].u.t.requires_grad || store_of(z, o)->grad) && !(nd->flags & SG_NODE_CUT);
-    if (same_sizes(z->src, o, nd->out)) {
+    if (sg__aot_same_sizes(z->src, o, nd->out)) {
         const sg__fake_tensor *ft = &z->dst->vals[f].u.t, *ot = &z->src->vals[o].u.t;
         bool fits = ft->ndim == ot->ndim;
         for (uint32_t d = 0; d < ot->ndim && fits; d++)
@@ -1574,7 +1565,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
             CHAIN(current(z, r, src_v, &cur));
             uint8_t hid = nd->flags & (SG_NODE_NO_GRAD | SG_NODE_DATA);
             if (hid && !z->src->vals[self].u.t.requires_grad && z->src->vals[self].u.t.written_rg &&
-                !same_sizes(z->src, self, src_v))
+                !sg__aot_same_sizes(z->src, self, src_v))
                 /* (an input a write with grad through its view gave a history, CopySlices, which its traced flag
                    does not say: x keeps it, and the gradient of y's sizes meets validate_outputs there) */
                 return unsupported(z, "x.data = y (or x.set_(y) under no_grad) of other sizes of an input a write "
@@ -1587,7 +1578,7 @@ static sg_status hook(sg__replay *r, void *ud, uint32_t node, const sg__garg *ar
                 /* (cur is the source's value, of the program: a copy says it, not the call that made it, whose
                    own result, clamp(x) of x say, keeps no history of x) */
                 uint8_t how = (nd->flags & SG_NODE_DATA) ? SG_NODE_DATA : SG_NODE_NO_GRAD;
-                if (!same_sizes(z->src, self, src_v)) { /* (other sizes: over an empty tensor of y's layout that
+                if (!sg__aot_same_sizes(z->src, self, src_v)) { /* (other sizes: over an empty tensor of y's layout that
                                                           is a hidden write over old, so the copy has y's sizes) */
                     sg__garg a[4];
                     CHAIN(sg__aot_layout_args(z->dst, z->src, src_v, old, a));

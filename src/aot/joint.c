@@ -349,9 +349,7 @@ static sg_status relaid_refusals(const jctx *J, uint32_t ntan)
            gradient of x's new value is x's, as its history, or AccumulateGrad, takes it; of other sizes a
            leaf's AccumulateGrad checks them, made when first asked and kept while a grad_fn holds it;
            another input on either storage, views of one another, autograd's made again from the base) */
-        bool same = in->updated != SG_NOVAL && fw->vals[in->updated].u.t.ndim == fw->vals[in->dph].u.t.ndim;
-        for (uint32_t d = 0; same && d < fw->vals[in->dph].u.t.ndim; d++)
-            same = sg__graph_size(fw, in->updated, d) == sg__graph_size(fw, in->dph, d);
+        bool same = in->updated != SG_NOVAL && sg__aot_same_sizes(fw, in->updated, in->dph);
         if (in->storage && ((!same && in->leaf) || in->relaid || in->data || in->base != SG_NOVAL || in->shared ||
                             in->onto != SG_NOVAL))
             return sg__err(fw->ctx, SG_EUNSUPPORTED, "unsupported: gradients of a program that sets the storage of an "
@@ -1470,13 +1468,7 @@ static int wrap_dim(int64_t d, uint32_t n)
 /* Have tensor values a and b of src the same sizes and dtype? */
 static bool same_layout_kind(const sg__graph *src, uint32_t a, uint32_t b)
 {
-    const sg__fake_tensor *x = &src->vals[a].u.t, *y = &src->vals[b].u.t;
-    if (x->ndim != y->ndim || x->dtype != y->dtype)
-        return false;
-    for (uint32_t d = 0; d < x->ndim; d++)
-        if (sg__graph_size(src, a, d) != sg__graph_size(src, b, d))
-            return false;
-    return true;
+    return src->vals[a].u.t.dtype == src->vals[b].u.t.dtype && sg__aot_same_sizes(src, a, b);
 }
 
 /* The dimensions at stride 0 of eager's gradient of argument k (value x)
@@ -2347,9 +2339,7 @@ static sg_status data_set_refusals(const sg__graph *src, const uint32_t *cnt, co
         if (read != SG_NOVAL || view_read) {
             /* (x.set_(y) under no_grad likewise: x keeps its grad_fn, its metadata y's) */
             const char *what = (nd->flags & SG_NODE_DATA) ? "x.data = y" : "x.set_(y) under no_grad";
-            bool same = self != SG_NOVAL && y != SG_NOVAL && src->vals[self].u.t.ndim == src->vals[y].u.t.ndim;
-            for (uint32_t d = 0; same && d < src->vals[self].u.t.ndim; d++)
-                same = sg__graph_size(src, self, d) == sg__graph_size(src, y, d);
+            bool same = self != SG_NOVAL && y != SG_NOVAL && sg__aot_same_sizes(src, self, y);
             uint32_t made = self != SG_NOVAL ? src->vals[obj[self]].node : SG_NOVAL, at;
             /* (of other sizes, x read with grad after) */
             bool other = read != SG_NOVAL && !same && self != SG_NOVAL && src->vals[self].u.t.requires_grad;

@@ -134,6 +134,16 @@ sg_status sg__aot_reshape_as(sg__graph *dst, const sg__graph *src, uint32_t v, u
     return clone_viewed(dst, self, a[1], line, out);
 }
 
+bool sg__aot_same_sizes(const sg__graph *g, uint32_t v, uint32_t w)
+{
+    if (g->vals[v].u.t.ndim != g->vals[w].u.t.ndim)
+        return false;
+    for (uint32_t d = 0; d < g->vals[v].u.t.ndim; d++)
+        if (sg__graph_size(g, v, d) != sg__graph_size(g, w, d))
+            return false;
+    return true;
+}
+
 sg_status sg__aot_proved_same(const sg__graph *src, const sg_expr *a, const sg_expr *b, bool *out)
 {
     *out = a == b;
